@@ -1,0 +1,104 @@
+// Package bench measures the generated decoders against plain decoding of the
+// same bytes into hand-written structs; compare the figures as ratios of one run.
+package bench
+
+import (
+	stdjson "encoding/json"
+	"testing"
+
+	"github.com/acpgen/acpgen/gen/acp"
+	"github.com/acpgen/acpgen/runtime/wire"
+	jsonv2 "github.com/go-json-experiment/json"
+)
+
+var messages = map[string][]byte{
+	"session_new": []byte(`{"cwd":"/home/user/project","mcpServers":[{"name":"fs","command":"/usr/bin/mcp-fs","args":["--root","/home/user/project"],"env":[{"name":"LOG","value":"debug"}]}],"additionalDirectories":["/home/user/lib","/opt/shared"]}`),
+	"prompt":      []byte(`{"sessionId":"sess_01HZX","prompt":[{"type":"text","text":"Explain the build failure in main.go"},{"type":"text","text":"Here is the log output from the last run of the tests"},{"type":"text","text":"Please keep the answer short."}]}`),
+	"update":      []byte(`{"sessionId":"sess_01HZX","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"The build fails because the import path is wrong."}}}`),
+}
+
+// Hand-written equivalents for the plain-decode baselines.
+type plainEnv struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+type plainMCP struct {
+	Type    string     `json:"type,omitempty"`
+	Name    string     `json:"name"`
+	Command string     `json:"command"`
+	Args    []string   `json:"args"`
+	Env     []plainEnv `json:"env"`
+}
+type plainNew struct {
+	Cwd                   string     `json:"cwd"`
+	MCPServers            []plainMCP `json:"mcpServers"`
+	AdditionalDirectories []string   `json:"additionalDirectories,omitempty"`
+}
+type plainBlock struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+type plainPrompt struct {
+	SessionID string       `json:"sessionId"`
+	Prompt    []plainBlock `json:"prompt"`
+}
+type plainUpdate struct {
+	SessionID string `json:"sessionId"`
+	Update    struct {
+		SessionUpdate string     `json:"sessionUpdate"`
+		Content       plainBlock `json:"content"`
+	} `json:"update"`
+}
+
+func plainTarget(name string) func() any {
+	switch name {
+	case "session_new":
+		return func() any { return new(plainNew) }
+	case "prompt":
+		return func() any { return new(plainPrompt) }
+	}
+	return func() any { return new(plainUpdate) }
+}
+
+func generated(name string) func() wire.Decodable {
+	switch name {
+	case "session_new":
+		return func() wire.Decodable { return new(acp.NewSessionRequest) }
+	case "prompt":
+		return func() wire.Decodable { return new(acp.PromptRequest) }
+	}
+	return func() wire.Decodable { return new(acp.SessionNotification) }
+}
+
+func BenchmarkDecode(b *testing.B) {
+	for _, name := range []string{"session_new", "prompt", "update"} {
+		data := messages[name]
+		b.Run(name+"/acpgen", func(b *testing.B) {
+			mk := generated(name)
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := wire.Decode(data, mk(), wire.Lenient); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(name+"/encoding-json", func(b *testing.B) {
+			mk := plainTarget(name)
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := stdjson.Unmarshal(data, mk()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(name+"/json-v2", func(b *testing.B) {
+			mk := plainTarget(name)
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := jsonv2.Unmarshal(data, mk()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

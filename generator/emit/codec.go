@@ -1,0 +1,772 @@
+package emit
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/acpgen/acpgen/generator/ir"
+	. "github.com/dave/jennifer/jen"
+)
+
+func wq(name string) *Statement { return Qual(WirePath, name) }
+
+// shapeName names a value shape for helper functions (decodeSliceContentBlock).
+func shapeName(r *ir.Ref) string {
+	switch r.Kind {
+	case ir.String:
+		return "String"
+	case ir.Bool:
+		return "Bool"
+	case ir.Int:
+		return strings.ToUpper(r.Format[:1]) + r.Format[1:]
+	case ir.Float:
+		return "Float64"
+	case ir.Raw, ir.Routed:
+		return "Raw"
+	case ir.Named:
+		return r.Type.Name
+	case ir.Array:
+		n := ""
+		if r.ElemNullable && pointerable(r.Elem) {
+			n = "Nullable"
+		}
+		return "Slice" + n + shapeName(r.Elem)
+	case ir.Map:
+		n := ""
+		if r.ElemNullable && pointerable(r.Elem) {
+			n = "Nullable"
+		}
+		return "Map" + n + shapeName(r.Elem)
+	}
+	panic("shape")
+}
+
+var readers = map[string]string{"int32": "ReadInt32", "uint16": "ReadUint16", "uint32": "ReadUint32", "int64": "ReadInt64", "uint64": "ReadUint64"}
+
+// decodeInto returns statements that declare x (of shape r's Go type),
+// decode the next value into it and leave any failure in err.
+func (e *emitter) decodeInto(r *ir.Ref) []Code {
+	switch r.Kind {
+	case ir.String:
+		return []Code{List(Id("x"), Err()).Op(":=").Id("d").Dot("ReadString").Call()}
+	case ir.Bool:
+		return []Code{List(Id("x"), Err()).Op(":=").Id("d").Dot("ReadBool").Call()}
+	case ir.Int:
+		return []Code{List(Id("x"), Err()).Op(":=").Id("d").Dot(readers[r.Format]).Call()}
+	case ir.Float:
+		return []Code{List(Id("x"), Err()).Op(":=").Id("d").Dot("ReadFloat64").Call()}
+	case ir.Raw, ir.Routed:
+		return []Code{List(Id("x"), Err()).Op(":=").Id("d").Dot("ReadRaw").Call()}
+	case ir.Array:
+		return []Code{List(Id("x"), Err()).Op(":=").Id(e.sliceDecoder(r)).Call(Id("d"), Lit(r.SkipInvalidItems))}
+	case ir.Map:
+		return []Code{List(Id("x"), Err()).Op(":=").Id(e.mapDecoder(r)).Call(Id("d"))}
+	case ir.Named:
+		return []Code{Var().Id("x").Id(r.Type.Name), Err().Op(":=").Id("x").Dot("DecodeJSON").Call(Id("d"))}
+	}
+	panic("decodeInto")
+}
+
+// appendValue returns `b = <append expr>` for a value expression of shape r.
+// expr must be addressable for named types (their AppendJSON has a pointer receiver).
+func (e *emitter) appendValue(r *ir.Ref, expr *Statement) Code {
+	var call *Statement
+	switch r.Kind {
+	case ir.String:
+		call = wq("AppendString").Call(Id("b"), expr)
+	case ir.Bool:
+		call = wq("AppendBool").Call(Id("b"), expr)
+	case ir.Int:
+		if strings.HasPrefix(r.Format, "u") {
+			call = wq("AppendUint").Call(Id("b"), Uint64().Call(expr))
+		} else {
+			call = wq("AppendInt").Call(Id("b"), Int64().Call(expr))
+		}
+	case ir.Float:
+		call = wq("AppendFloat").Call(Id("b"), expr)
+	case ir.Raw, ir.Routed:
+		call = wq("AppendRaw").Call(Id("b"), expr)
+	case ir.Array:
+		call = Id(e.sliceAppender(r)).Call(Id("b"), expr)
+	case ir.Map:
+		call = Id(e.mapAppender(r)).Call(Id("b"), expr)
+	case ir.Named:
+		call = expr.Dot("AppendJSON").Call(Id("b"))
+	}
+	return Id("b").Op("=").Add(call)
+}
+
+// ---- helpers for arrays and maps, emitted once per shape ----
+
+func (e *emitter) helper(name string, fn func(*File)) string {
+	if !e.helpers[name] {
+		e.helpers[name] = true
+		e.pending = append(e.pending, fn)
+	}
+	return name
+}
+
+func (e *emitter) sliceDecoder(r *ir.Ref) string {
+	name := "decode" + shapeName(r)
+	return e.helper(name, func(f *File) {
+		elemPtr := r.ElemNullable && pointerable(r.Elem)
+		var body []Code
+		body = append(body,
+			If(Err().Op(":=").Id("d").Dot("BeginArray").Call(), Err().Op("!=").Nil()).Block(Return(Nil(), Err())),
+			// A non-nil empty slice: [] must stay distinguishable from absent.
+			Id("out").Op(":=").Add(goType(r)).Values(),
+		)
+		var item []Code
+		item = append(item,
+			List(Id("ok"), Id("nerr")).Op(":=").Id("d").Dot("NextItem").Call(),
+			If(Id("nerr").Op("!=").Nil()).Block(Return(Nil(), Id("nerr"))),
+			If(Op("!").Id("ok")).Block(Return(Id("out"), Nil())),
+		)
+		if r.ElemNullable {
+			item = append(item, If(Id("d").Dot("TryNull").Call()).Block(Id("out").Op("=").Append(Id("out"), Nil()), Continue()))
+		}
+		item = append(item, Id("m").Op(":=").Id("d").Dot("Mark").Call())
+		item = append(item, e.decodeInto(r.Elem)...)
+		item = append(item, If(Err().Op("!=").Nil()).Block(
+			If(Id("skipInvalid").Op("&&").Id("d").Dot("Lenient").Call().Op("&&").Op("!").Add(wq("IsSyntax")).Call(Err())).Block(
+				Id("d").Dot("Rewind").Call(Id("m")),
+				If(Err().Op(":=").Id("d").Dot("Skip").Call(), Err().Op("!=").Nil()).Block(Return(Nil(), Err())),
+				Continue(),
+			),
+			Return(Nil(), wq("AtIndex").Call(Err(), Id("i"))),
+		))
+		val := Id("x")
+		if elemPtr {
+			val = Op("&").Id("x")
+		}
+		item = append(item, Id("out").Op("=").Append(Id("out"), val))
+		body = append(body, For(Id("i").Op(":=").Lit(0), Empty(), Id("i").Op("++")).Block(item...))
+		f.Comment(fmt.Sprintf("%s decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.", name))
+		f.Func().Id(name).Params(Id("d").Op("*").Add(wq("Decoder")), Id("skipInvalid").Bool()).Params(goType(r), Error()).Block(body...)
+		f.Line()
+	})
+}
+
+func (e *emitter) mapDecoder(r *ir.Ref) string {
+	name := "decode" + shapeName(r)
+	return e.helper(name, func(f *File) {
+		elemPtr := r.ElemNullable && pointerable(r.Elem)
+		var item []Code
+		item = append(item,
+			List(Id("key"), Id("ok"), Id("kerr")).Op(":=").Id("d").Dot("NextKey").Call(),
+			If(Id("kerr").Op("!=").Nil()).Block(Return(Nil(), Id("kerr"))),
+			If(Op("!").Id("ok")).Block(Return(Id("out"), Nil())),
+			Id("name").Op(":=").String().Call(Id("key")),
+		)
+		if r.ElemNullable {
+			item = append(item, If(Id("d").Dot("TryNull").Call()).Block(Id("out").Index(Id("name")).Op("=").Nil(), Continue()))
+		}
+		item = append(item, e.decodeInto(r.Elem)...)
+		item = append(item, If(Err().Op("!=").Nil()).Block(Return(Nil(), wq("AtKey").Call(Err(), Id("name")))))
+		val := Id("x")
+		if elemPtr {
+			val = Op("&").Id("x")
+		}
+		item = append(item, Id("out").Index(Id("name")).Op("=").Add(val))
+		f.Comment(fmt.Sprintf("%s decodes an object used as a map.", name))
+		f.Func().Id(name).Params(Id("d").Op("*").Add(wq("Decoder"))).Params(goType(r), Error()).Block(
+			If(Err().Op(":=").Id("d").Dot("BeginObject").Call(), Err().Op("!=").Nil()).Block(Return(Nil(), Err())),
+			Id("out").Op(":=").Add(goType(r)).Values(),
+			For().Block(item...),
+		)
+		f.Line()
+	})
+}
+
+func (e *emitter) sliceAppender(r *ir.Ref) string {
+	name := "append" + shapeName(r)
+	return e.helper(name, func(f *File) {
+		var elem Code
+		if r.ElemNullable && pointerable(r.Elem) {
+			elem = If(Id("x").Op("==").Nil()).Block(Id("b").Op("=").Append(Id("b"), Lit("null").Op("...")), Continue()).Line().Add(e.appendValue(r.Elem, derefIfScalar(r.Elem, Id("x"))))
+		} else if r.Elem.Kind == ir.Named {
+			elem = e.appendValue(r.Elem, Id("s").Index(Id("i")))
+		} else {
+			elem = e.appendValue(r.Elem, Id("x"))
+		}
+		f.Comment(fmt.Sprintf("%s encodes an array; nil encodes as [].", name))
+		f.Func().Id(name).Params(Id("b").Index().Byte(), Id("s").Add(goType(r))).Index().Byte().Block(
+			Id("b").Op("=").Append(Id("b"), LitRune('[')),
+			For(List(Id("i"), Id("x")).Op(":=").Range().Id("s")).Block(
+				If(Id("i").Op(">").Lit(0)).Block(Id("b").Op("=").Append(Id("b"), LitRune(','))),
+				Id("_").Op("=").Id("x"),
+				elem,
+			),
+			Return(Append(Id("b"), LitRune(']'))),
+		)
+		f.Line()
+	})
+}
+
+func derefIfScalar(r *ir.Ref, expr *Statement) *Statement {
+	if r.Kind == ir.Named {
+		return expr
+	}
+	return Op("*").Add(expr)
+}
+
+func (e *emitter) mapAppender(r *ir.Ref) string {
+	name := "append" + shapeName(r)
+	return e.helper(name, func(f *File) {
+		var elem Code
+		if r.ElemNullable && pointerable(r.Elem) {
+			elem = If(Id("x").Op("==").Nil()).Block(Id("b").Op("=").Append(Id("b"), Lit("null").Op("..."))).Else().Block(e.appendValue(r.Elem, derefIfScalar(r.Elem, Id("x"))))
+		} else if r.Elem.Kind == ir.Named {
+			elem = Block(Id("v").Op(":=").Id("x"), e.appendValue(r.Elem, Id("v")))
+		} else {
+			elem = e.appendValue(r.Elem, Id("x"))
+		}
+		f.Comment(fmt.Sprintf("%s encodes a map with its keys sorted, so output is deterministic; nil encodes as {}.", name))
+		f.Func().Id(name).Params(Id("b").Index().Byte(), Id("m").Add(goType(r))).Index().Byte().Block(
+			Id("b").Op("=").Append(Id("b"), LitRune('{')),
+			For(List(Id("i"), Id("k")).Op(":=").Range().Qual("github.com/acpgen/acpgen/runtime/wire", "SortedKeys").Call(Id("m"))).Block(
+				If(Id("i").Op(">").Lit(0)).Block(Id("b").Op("=").Append(Id("b"), LitRune(','))),
+				Id("b").Op("=").Add(wq("AppendString")).Call(Id("b"), Id("k")),
+				Id("b").Op("=").Append(Id("b"), LitRune(':')),
+				Id("x").Op(":=").Id("m").Index(Id("k")),
+				elem,
+			),
+			Return(Append(Id("b"), LitRune('}'))),
+		)
+		f.Line()
+	})
+}
+
+// ---- per-type codecs ----
+
+func recv(t string) *Statement { return Params(Id("v").Op("*").Id(t)) }
+
+func decoderParam() Code { return Id("d").Op("*").Add(wq("Decoder")) }
+
+func (e *emitter) codecs(f *File) {
+	for _, t := range e.m.Types {
+		switch t.Kind {
+		case ir.Struct:
+			e.structCodec(f, t)
+			if t.Union != nil {
+				e.unionMembers(f, t.Union, false)
+			}
+		case ir.ObjectUnion:
+			e.unionMembers(f, t.Union, true)
+			e.objectEntry(f, t.Name, true)
+		case ir.ValueUnion:
+			e.valueUnion(f, t)
+		case ir.Enum:
+			e.enumCodec(f, t)
+		case ir.Alias:
+			if t.Target.Kind != ir.Named {
+				e.aliasCodec(f, t)
+			}
+		}
+		if !(t.Kind == ir.Alias && t.Target.Kind == ir.Named) {
+			e.stdInterop(f, t.Name)
+		}
+	}
+	for i := 0; i < len(e.pending); i++ {
+		e.pending[i](f)
+	}
+}
+
+// stdInterop makes every type usable with encoding/json, through the fast paths.
+func (e *emitter) stdInterop(f *File, name string) {
+	f.Comment("MarshalJSON encodes v with its generated encoder.")
+	f.Func().Params(Id("v").Id(name)).Id("MarshalJSON").Params().Params(Index().Byte(), Error()).Block(
+		Return(Id("v").Dot("AppendJSON").Call(Nil()), Nil()),
+	)
+	f.Comment("UnmarshalJSON decodes data leniently, as the official SDKs accept it.")
+	f.Func().Add(recv(name)).Id("UnmarshalJSON").Params(Id("data").Index().Byte()).Error().Block(
+		Return(wq("Decode").Call(Id("data"), Id("v"), wq("Lenient"))),
+	)
+	f.Line()
+}
+
+// objectEntry emits DecodeJSON/AppendJSON for object-shaped types, on top of
+// their member-level methods. The decode loop is emitted per type (not shared
+// through an interface) so the required-member masks stay on the stack.
+func (e *emitter) objectEntry(f *File, name string, union bool) {
+	var pre []Code
+	pre = append(pre, Op("*").Id("v").Op("=").Id(name).Values())
+	if union || e.hasSelect(name) {
+		pre = append(pre, If(Err().Op(":=").Id("v").Dot("selectVariant").Call(Id("d")), Err().Op("!=").Nil()).Block(Return(Err())))
+	}
+	sink := Op("&").Id("v").Dot("Unknown")
+	if union {
+		sink = Id("v").Dot("unknownSink").Call()
+	}
+	body := append(pre,
+		If(Err().Op(":=").Id("d").Dot("BeginObject").Call(), Err().Op("!=").Nil()).Block(Return(Err())),
+		Var().Id("seen").Index(Lit(seenDepth)).Uint64(),
+		For().Block(
+			List(Id("key"), Id("ok"), Err()).Op(":=").Id("d").Dot("NextKey").Call(),
+			If(Err().Op("!=").Nil()).Block(Return(Err())),
+			If(Op("!").Id("ok")).Block(Break()),
+			List(Id("handled"), Err()).Op(":=").Id("v").Dot("decodeField").Call(Id("d"), Id("key"), Id("seen").Index(Empty(), Empty())),
+			If(Err().Op("!=").Nil()).Block(Return(Err())),
+			If(Id("handled")).Block(Continue()),
+			Id("name").Op(":=").String().Call(Id("key")),
+			List(Id("raw"), Err()).Op(":=").Id("d").Dot("ReadRaw").Call(),
+			If(Err().Op("!=").Nil()).Block(Return(wq("AtKey").Call(Err(), Id("name")))),
+			If(Id("sink").Op(":=").Add(sink), Id("sink").Op("!=").Nil()).Block(
+				Op("*").Id("sink").Op("=").Append(Op("*").Id("sink"), wq("Field").Values(Dict{Id("Name"): Id("name"), Id("Value"): Id("raw")})),
+			),
+		),
+		Return(Id("v").Dot("checkRequired").Call(Id("d"), Id("seen").Index(Empty(), Empty()))),
+	)
+	f.Comment(fmt.Sprintf("DecodeJSON decodes one %s object, keeping unknown members.", name))
+	f.Func().Add(recv(name)).Id("DecodeJSON").Params(decoderParam()).Error().Block(body...)
+	f.Comment("AppendJSON appends the JSON encoding of v to b.")
+	f.Func().Add(recv(name)).Id("AppendJSON").Params(Id("b").Index().Byte()).Index().Byte().Block(
+		Id("b").Op("=").Append(Id("b"), LitRune('{')),
+		List(Id("b"), Id("_")).Op("=").Id("v").Dot("appendFields").Call(Id("b"), False()),
+		Return(Append(Id("b"), LitRune('}'))),
+	)
+	f.Line()
+}
+
+func (e *emitter) hasSelect(name string) bool {
+	for _, t := range e.m.Types {
+		if t.Name == name {
+			return t.Union != nil
+		}
+	}
+	return false
+}
+
+func (e *emitter) structCodec(f *File, t *ir.Type) {
+	e.objectEntry(f, t.Name, false)
+	// decodeField
+	var cases []Code
+	bit := 0
+	for _, fl := range t.Fields {
+		cases = append(cases, Case(Lit(fl.JSON)).Block(e.fieldDecode(fl, &bit)...))
+	}
+	var tail Code = Return(False(), Nil())
+	if t.Union != nil {
+		tail = Return(Id("v").Dot(t.Union.FieldName()).Dot("decodeField").Call(Id("d"), Id("key"), Id("seen").Index(Lit(1), Empty())))
+	}
+	var sw Code = Null()
+	if len(cases) > 0 {
+		sw = Switch(String().Call(Id("key"))).Block(cases...)
+	}
+	f.Comment("decodeField decodes the member named key; it reports false for a member it does not declare.")
+	f.Func().Add(recv(t.Name)).Id("decodeField").Params(decoderParam(), Id("key").Index().Byte(), Id("seen").Index().Uint64()).Params(Bool(), Error()).Block(sw, tail)
+	// checkRequired
+	var checks []Code
+	bit = 0
+	for _, fl := range t.Fields {
+		if fl.Required {
+			checks = append(checks, If(Id("seen").Index(Lit(0)).Op("&").Parens(Lit(1).Op("<<").Lit(bit)).Op("==").Lit(0)).Block(
+				Return(Id("d").Dot("Errorf").Call(Lit("missing required member %q"), Lit(fl.JSON))),
+			))
+			bit++
+		}
+	}
+	if t.Union != nil {
+		checks = append(checks, Return(Id("v").Dot(t.Union.FieldName()).Dot("checkRequired").Call(Id("d"), Id("seen").Index(Lit(1), Empty()))))
+	} else {
+		checks = append(checks, Return(Nil()))
+	}
+	f.Comment("checkRequired reports the first required member that decoding did not see.")
+	f.Func().Add(recv(t.Name)).Id("checkRequired").Params(decoderParam(), Id("seen").Index().Uint64()).Error().Block(checks...)
+	if t.Union != nil {
+		f.Comment("selectVariant picks the variant from the object ahead, before its members are read.")
+		f.Func().Add(recv(t.Name)).Id("selectVariant").Params(decoderParam()).Error().Block(
+			Return(Id("v").Dot(t.Union.FieldName()).Dot("selectVariant").Call(Id("d"))))
+	}
+	// appendFields
+	var enc []Code
+	for _, fl := range t.Fields {
+		enc = append(enc, e.fieldEncode(fl))
+	}
+	if t.Union != nil {
+		enc = append(enc, List(Id("b"), Id("comma")).Op("=").Id("v").Dot(t.Union.FieldName()).Dot("appendFields").Call(Id("b"), Id("comma")))
+	}
+	enc = append(enc, Return(Id("v").Dot("Unknown").Dot("AppendMembers").Call(Id("b"), Id("comma"))))
+	f.Comment("appendFields appends v's members, comma-separated; comma says whether one was written before.")
+	f.Func().Add(recv(t.Name)).Id("appendFields").Params(Id("b").Index().Byte(), Id("comma").Bool()).Params(Index().Byte(), Bool()).Block(enc...)
+	f.Line()
+}
+
+func zeroOf(fl *ir.Field) Code {
+	if fieldPtr(fl) || nilable(fl.Ref) {
+		return Nil()
+	}
+	switch fl.Ref.Kind {
+	case ir.String:
+		return Lit("")
+	case ir.Bool:
+		return False()
+	case ir.Int, ir.Float:
+		return Lit(0)
+	}
+	return Id(fl.Ref.Type.Name).Values()
+}
+
+func (e *emitter) fieldDecode(fl *ir.Field, bit *int) []Code {
+	var out []Code
+	if fl.Required {
+		out = append(out, Id("seen").Index(Lit(0)).Op("|=").Lit(1).Op("<<").Lit(*bit))
+		*bit++
+	}
+	target := Id("v").Dot(fl.Name)
+	if fl.Nullable {
+		out = append(out, If(Id("d").Dot("TryNull").Call()).Block(target.Clone().Op("=").Add(zeroOf(fl)), Return(True(), Nil())))
+	} else if fl.DefaultOnNull {
+		out = append(out, If(Id("d").Dot("Lenient").Call().Op("&&").Id("d").Dot("TryNull").Call()).Block(target.Clone().Op("=").Add(zeroOf(fl)), Return(True(), Nil())))
+	}
+	if fl.DefaultOnError {
+		out = append(out, Id("m").Op(":=").Id("d").Dot("Mark").Call())
+	}
+	out = append(out, e.decodeInto(fl.Ref)...)
+	var onErr []Code
+	if fl.DefaultOnError {
+		onErr = append(onErr, If(Id("d").Dot("Lenient").Call().Op("&&").Op("!").Add(wq("IsSyntax")).Call(Err())).Block(
+			Id("d").Dot("Rewind").Call(Id("m")),
+			If(Err().Op(":=").Id("d").Dot("Skip").Call(), Err().Op("!=").Nil()).Block(Return(True(), Err())),
+			target.Clone().Op("=").Add(zeroOf(fl)),
+			Return(True(), Nil()),
+		))
+	}
+	onErr = append(onErr, Return(True(), wq("AtKey").Call(Err(), Lit(fl.JSON))))
+	out = append(out, If(Err().Op("!=").Nil()).Block(onErr...))
+	if fieldPtr(fl) {
+		out = append(out, target.Clone().Op("=").Op("&").Id("x"))
+	} else {
+		out = append(out, target.Clone().Op("=").Id("x"))
+	}
+	out = append(out, Return(True(), Nil()))
+	return out
+}
+
+func memberPrefix(name string) Code {
+	return Id("b").Op("=").Append(Id("b"), Lit(fmt.Sprintf("%q:", name)).Op("..."))
+}
+
+func commaStmt() Code {
+	return If(Id("comma")).Block(Id("b").Op("=").Append(Id("b"), LitRune(',')))
+}
+
+func (e *emitter) fieldEncode(fl *ir.Field) Code {
+	v := Id("v").Dot(fl.Name)
+	write := func(val Code) []Code {
+		return []Code{commaStmt(), memberPrefix(fl.JSON), val, Id("comma").Op("=").True()}
+	}
+	switch {
+	case fieldPtr(fl):
+		val := e.appendValue(fl.Ref, derefIfScalar(fl.Ref, v.Clone()))
+		if fl.Required {
+			return If(v.Clone().Op("==").Nil()).Block(write(Id("b").Op("=").Append(Id("b"), Lit("null").Op("...")))...).Else().Block(write(val)...)
+		}
+		return If(v.Clone().Op("!=").Nil()).Block(write(val)...)
+	case nilable(fl.Ref):
+		val := e.appendValue(fl.Ref, v.Clone())
+		if !fl.Required {
+			return If(v.Clone().Op("!=").Nil()).Block(write(val)...)
+		}
+		if fl.Nullable {
+			return If(v.Clone().Op("==").Nil()).Block(write(Id("b").Op("=").Append(Id("b"), Lit("null").Op("...")))...).Else().Block(write(val)...)
+		}
+		return Block(write(val)...)
+	}
+	return Block(write(e.appendValue(fl.Ref, v.Clone()))...)
+}
+
+// unionMembers emits the member-level methods of an object union (standalone
+// or embedded in a struct).
+func (e *emitter) unionMembers(f *File, u *ir.Union, standalone bool) {
+	name := u.Name
+	// selectVariant
+	var sel []Code
+	init := func(v *ir.Variant) []Code {
+		out := []Code{Id("v").Dot(v.Name).Op("=").New(Id(v.Payload.Type.Name))}
+		if v.Payload.Type.Union != nil {
+			out = append(out, Return(Id("v").Dot(v.Name).Dot("selectVariant").Call(Id("d"))))
+		} else {
+			out = append(out, Return(Nil()))
+		}
+		return out
+	}
+	var fallback, catchAll, absent *ir.Variant
+	for _, v := range u.Variants {
+		switch v.Role {
+		case ir.Fallback:
+			fallback = v
+		case ir.CatchAll:
+			catchAll = v
+		case ir.Absent:
+			absent = v
+		}
+	}
+	if u.Discriminator != "" {
+		D := u.Discriminator
+		sel = append(sel,
+			List(Id("kind"), Id("tag"), Id("found"), Err()).Op(":=").Id("d").Dot("ScanKey").Call(Lit(D)),
+			If(Err().Op("!=").Nil()).Block(Return(Err())),
+		)
+		var missing []Code
+		switch {
+		case absent != nil:
+			missing = init(absent)
+		case fallback != nil:
+			missing = init(fallback)
+		default:
+			missing = []Code{Return(Id("d").Dot("Errorf").Call(Lit(fmt.Sprintf("missing discriminator %q", D))))}
+		}
+		sel = append(sel, If(Op("!").Id("found").Op("||").Id("kind").Op("==").Add(wq("KindNull"))).Block(missing...))
+		var wrongKind []Code
+		if fallback != nil {
+			wrongKind = init(fallback)
+		} else {
+			wrongKind = []Code{Return(wq("AtKey").Call(Id("d").Dot("TypeError").Call(Lit("string"), Id("kind")), Lit(D)))}
+		}
+		sel = append(sel, If(Id("kind").Op("!=").Add(wq("KindString"))).Block(wrongKind...))
+		var cases []Code
+		for _, v := range u.Variants {
+			if v.Role == ir.Tagged {
+				cases = append(cases, Case(Lit(v.Tag)).Block(init(v)...))
+			}
+		}
+		switch {
+		case catchAll != nil:
+			cases = append(cases, Default().Block(init(catchAll)...))
+		case fallback != nil:
+			cases = append(cases, Default().Block(init(fallback)...))
+		}
+		sel = append(sel, Switch(String().Call(Id("tag"))).Block(cases...))
+		if catchAll == nil && fallback == nil {
+			sel = append(sel, Return(wq("AtKey").Call(Id("d").Dot("Errorf").Call(Lit(fmt.Sprintf("unknown %s %%q of %s", D, name)), Id("tag")), Lit(D))))
+		}
+	} else {
+		var keys []string
+		lone := false
+		for _, v := range u.Variants {
+			var blk []Code
+			var cond *Statement
+			for i, k := range v.Keys {
+				fv := fmt.Sprintf("found%d", i)
+				blk = append(blk, List(Id("_"), Id("_"), Id(fv), Err()).Op(":=").Id("d").Dot("ScanKey").Call(Lit(k)),
+					If(Err().Op("!=").Nil()).Block(Return(Err())))
+				if cond == nil {
+					cond = Id(fv)
+				} else {
+					cond = cond.Op("&&").Id(fv)
+				}
+				keys = append(keys, k)
+			}
+			if cond == nil {
+				// A lone object variant needs no look-ahead.
+				sel = append(sel, init(v)...)
+				lone = true
+				break
+			}
+			blk = append(blk, If(cond).Block(init(v)...))
+			sel = append(sel, Block(blk...))
+		}
+		if !lone {
+			sel = append(sel, Return(Id("d").Dot("Errorf").Call(Lit(fmt.Sprintf("matches no variant of %s: expected a member %s", name, strings.Join(quoteKeys(keys), " or "))))))
+		}
+	}
+	f.Comment("selectVariant picks the variant from the object ahead, before its members are read.")
+	f.Func().Add(recv(name)).Id("selectVariant").Params(decoderParam()).Error().Block(sel...)
+
+	// decodeField, checkRequired, appendFields, unknownSink
+	var dec, chk, enc, sink []Code
+	for _, v := range u.Variants {
+		active := Id("v").Dot(v.Name).Op("!=").Nil()
+		var d []Code
+		if v.Role == ir.Tagged || v.Role == ir.Absent {
+			// The tag was read by selectVariant; the variant field says it.
+			d = append(d, If(String().Call(Id("key")).Op("==").Lit(u.Discriminator)).Block(Return(True(), Id("d").Dot("Skip").Call())))
+		}
+		d = append(d, Return(Id("v").Dot(v.Name).Dot("decodeField").Call(Id("d"), Id("key"), Id("seen"))))
+		dec = append(dec, Case(active.Clone()).Block(d...))
+		chk = append(chk, Case(active.Clone()).Block(Return(Id("v").Dot(v.Name).Dot("checkRequired").Call(Id("d"), Id("seen")))))
+		var en []Code
+		if v.Role == ir.Tagged {
+			en = append(en, commaStmt(), Id("b").Op("=").Append(Id("b"), Lit(fmt.Sprintf("%q:%q", u.Discriminator, v.Tag)).Op("...")), Id("comma").Op("=").True())
+		}
+		en = append(en, Return(Id("v").Dot(v.Name).Dot("appendFields").Call(Id("b"), Id("comma"))))
+		enc = append(enc, Case(active.Clone()).Block(en...))
+		sink = append(sink, Case(active.Clone()).Block(Return(Op("&").Id("v").Dot(v.Name).Dot("Unknown"))))
+	}
+	f.Comment("decodeField decodes a member of the selected variant.")
+	f.Func().Add(recv(name)).Id("decodeField").Params(decoderParam(), Id("key").Index().Byte(), Id("seen").Index().Uint64()).Params(Bool(), Error()).Block(
+		Switch().Block(dec...), Return(False(), Nil()))
+	f.Comment("checkRequired checks the selected variant's required members.")
+	f.Func().Add(recv(name)).Id("checkRequired").Params(decoderParam(), Id("seen").Index().Uint64()).Error().Block(
+		Switch().Block(chk...), Return(Id("d").Dot("Errorf").Call(Lit("no variant of "+name+" selected"))))
+	f.Comment("appendFields appends the selected variant's members, its tag first.")
+	f.Func().Add(recv(name)).Id("appendFields").Params(Id("b").Index().Byte(), Id("comma").Bool()).Params(Index().Byte(), Bool()).Block(
+		Switch().Block(enc...), Return(Id("b"), Id("comma")))
+	if standalone {
+		f.Comment("unknownSink is where members no variant declares are kept.")
+		f.Func().Add(recv(name)).Id("unknownSink").Params().Op("*").Add(wq("Fields")).Block(
+			Switch().Block(sink...), Return(Nil()))
+	}
+	f.Line()
+}
+
+func quoteKeys(ks []string) []string {
+	out := make([]string, len(ks))
+	for i, k := range ks {
+		out[i] = fmt.Sprintf("%q", k)
+	}
+	return out
+}
+
+// jsonKind is the wire.Kind constant a value of shape r starts with.
+func jsonKind(r *ir.Ref) string {
+	switch r.Kind {
+	case ir.String:
+		return "KindString"
+	case ir.Bool:
+		return "KindBool"
+	case ir.Int, ir.Float:
+		return "KindNumber"
+	case ir.Array:
+		return "KindArray"
+	case ir.Map:
+		return "KindObject"
+	case ir.Named:
+		t := r.Type
+		switch t.Kind {
+		case ir.Struct, ir.ObjectUnion:
+			return "KindObject"
+		case ir.Enum:
+			return jsonKind(t.EnumBase)
+		case ir.Alias:
+			return jsonKind(t.Target)
+		}
+	}
+	return ""
+}
+
+func (e *emitter) valueUnion(f *File, t *ir.Type) {
+	u := t.Union
+	byKind := map[string][]*ir.Variant{}
+	var order []string
+	for _, v := range u.Variants {
+		k := "KindNull"
+		if !v.Null {
+			k = jsonKind(v.Payload)
+		}
+		if _, ok := byKind[k]; !ok {
+			order = append(order, k)
+		}
+		byKind[k] = append(byKind[k], v)
+	}
+	var cases []Code
+	var want []string
+	for _, k := range order {
+		vs := byKind[k]
+		want = append(want, strings.ToLower(strings.TrimPrefix(k, "Kind")))
+		var body []Code
+		for i, v := range vs {
+			if v.Null {
+				body = append(body, Id("v").Dot(v.Name).Op("=").True(), Return(Id("d").Dot("ReadNull").Call()))
+				break
+			}
+			last := i == len(vs)-1
+			var blk []Code
+			if !last {
+				blk = append(blk, Id("m").Op(":=").Id("d").Dot("Mark").Call())
+			}
+			blk = append(blk, e.decodeInto(v.Payload)...)
+			assign := Id("v").Dot(v.Name).Op("=").Op("&").Id("x")
+			if nilable(v.Payload) {
+				assign = Id("v").Dot(v.Name).Op("=").Id("x")
+			}
+			if last {
+				blk = append(blk, If(Err().Op("!=").Nil()).Block(Return(Err())), assign, Return(Nil()))
+			} else {
+				// Told apart by trying: the first variant that decodes wins.
+				blk = append(blk, If(Err().Op("==").Nil()).Block(assign, Return(Nil())),
+					If(wq("IsSyntax").Call(Err())).Block(Return(Err())),
+					Id("d").Dot("Rewind").Call(Id("m")))
+			}
+			body = append(body, Block(blk...))
+		}
+		cases = append(cases, Case(wq(k)).Block(body...))
+	}
+	f.Comment(fmt.Sprintf("DecodeJSON decodes one %s, choosing the variant by JSON type, then by trying the candidates in order.", t.Name))
+	f.Func().Add(recv(t.Name)).Id("DecodeJSON").Params(decoderParam()).Error().Block(
+		Op("*").Id("v").Op("=").Id(t.Name).Values(),
+		Id("k").Op(":=").Id("d").Dot("Peek").Call(),
+		Switch(Id("k")).Block(cases...),
+		Return(Id("d").Dot("TypeError").Call(Lit(strings.Join(want, " or ")), Id("k"))),
+	)
+	var enc []Code
+	for _, v := range u.Variants {
+		if v.Null {
+			enc = append(enc, Case(Id("v").Dot(v.Name)).Block(Return(Append(Id("b"), Lit("null").Op("...")))))
+			continue
+		}
+		val := e.appendValue(v.Payload, derefIfScalar(v.Payload, Id("v").Dot(v.Name)))
+		if nilable(v.Payload) {
+			val = e.appendValue(v.Payload, Id("v").Dot(v.Name))
+		}
+		enc = append(enc, Case(Id("v").Dot(v.Name).Op("!=").Nil()).Block(val, Return(Id("b"))))
+	}
+	f.Comment("AppendJSON appends the set variant; with none set it appends null.")
+	f.Func().Add(recv(t.Name)).Id("AppendJSON").Params(Id("b").Index().Byte()).Index().Byte().Block(
+		Switch().Block(enc...), Return(Append(Id("b"), Lit("null").Op("..."))))
+	f.Line()
+}
+
+func (e *emitter) enumCodec(f *File, t *ir.Type) {
+	var dec []Code
+	if t.EnumBase.Kind == ir.String {
+		var cases []Code
+		for _, v := range t.EnumValues {
+			cases = append(cases, Case(Lit(v.String)).Block(Op("*").Id("v").Op("=").Id(v.Name)))
+		}
+		if t.EnumOpen {
+			cases = append(cases, Default().Block(Op("*").Id("v").Op("=").Id(t.Name).Call(String().Call(Id("s")))))
+		} else {
+			cases = append(cases, Default().Block(Return(Id("d").Dot("Errorf").Call(Lit(fmt.Sprintf("unknown %s value %%q", t.Name)), Id("s")))))
+		}
+		dec = append(dec,
+			List(Id("s"), Err()).Op(":=").Id("d").Dot("ReadStringBytes").Call(),
+			If(Err().Op("!=").Nil()).Block(Return(Err())),
+			Switch(String().Call(Id("s"))).Block(cases...),
+			Return(Nil()))
+	} else {
+		dec = append(dec,
+			List(Id("x"), Err()).Op(":=").Id("d").Dot(readers[t.EnumBase.Format]).Call(),
+			If(Err().Op("!=").Nil()).Block(Return(Err())))
+		if !t.EnumOpen {
+			var vals []Code
+			for _, v := range t.EnumValues {
+				vals = append(vals, Lit(int(v.Int)))
+			}
+			dec = append(dec, Switch(Id("x")).Block(Case(vals...).Block(), Default().Block(Return(Id("d").Dot("Errorf").Call(Lit(fmt.Sprintf("unknown %s value %%d", t.Name)), Id("x"))))))
+		}
+		dec = append(dec, Op("*").Id("v").Op("=").Id(t.Name).Call(Id("x")), Return(Nil()))
+	}
+	f.Comment(fmt.Sprintf("DecodeJSON decodes one %s value.", t.Name))
+	f.Func().Add(recv(t.Name)).Id("DecodeJSON").Params(decoderParam()).Error().Block(dec...)
+	base := t.EnumBase
+	f.Comment("AppendJSON appends the JSON encoding of v to b.")
+	f.Func().Add(recv(t.Name)).Id("AppendJSON").Params(Id("b").Index().Byte()).Index().Byte().Block(
+		e.appendValue(base, goType(base).Call(Op("*").Id("v"))), Return(Id("b")))
+	f.Line()
+}
+
+func (e *emitter) aliasCodec(f *File, t *ir.Type) {
+	r := t.Target
+	dec := append(e.decodeInto(r),
+		If(Err().Op("!=").Nil()).Block(Return(Err())),
+		Op("*").Id("v").Op("=").Id(t.Name).Call(Id("x")),
+		Return(Nil()))
+	f.Comment(fmt.Sprintf("DecodeJSON decodes one %s value.", t.Name))
+	f.Func().Add(recv(t.Name)).Id("DecodeJSON").Params(decoderParam()).Error().Block(dec...)
+	f.Comment("AppendJSON appends the JSON encoding of v to b.")
+	f.Func().Add(recv(t.Name)).Id("AppendJSON").Params(Id("b").Index().Byte()).Index().Byte().Block(
+		e.appendValue(r, goType(r).Call(Op("*").Id("v"))), Return(Id("b")))
+	f.Line()
+}

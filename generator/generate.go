@@ -1,0 +1,174 @@
+// Package generator ties acpgen's stages together: load a schema channel,
+// build its IR, emit Go. Generation is a pure function from inputs to a map of
+// file paths to bytes; writing and checking are consumers of that map.
+package generator
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+
+	"github.com/acpgen/acpgen/generator/emit"
+	"github.com/acpgen/acpgen/generator/ir"
+	"github.com/acpgen/acpgen/generator/load"
+	"github.com/acpgen/acpgen/generator/meta"
+	"github.com/acpgen/acpgen/generator/source"
+)
+
+// Channel is one schema file generated into one Go package.
+type Channel struct {
+	Name       string // "stable" or "unstable"
+	SchemaFile string // file name inside the schema folder
+	MetaFile   string // meta file name: cross-checked if present in the schema folder, written when WriteMeta
+	OutDir     string // output folder, relative to the output root
+	Package    string // Go package name
+	ImportPath string // Go import path of OutDir
+}
+
+// Config is everything one generation needs.
+type Config struct {
+	SchemaDir string // folder holding the schema files (and maybe meta files and lock.json)
+	// WriteMeta adds the derived meta files to the output, under MetaDir.
+	WriteMeta bool
+	MetaDir   string
+	Channels  []Channel
+	// Descriptions copies the schema's description text into doc comments.
+	Descriptions bool
+}
+
+// DefaultChannels are the repo's own packages.
+func DefaultChannels(module string) []Channel {
+	return []Channel{
+		{Name: "stable", SchemaFile: source.StableFile, MetaFile: "meta.json", OutDir: "gen/acp", Package: "acp", ImportPath: module + "/gen/acp"},
+		{Name: "unstable", SchemaFile: source.UnstableFile, MetaFile: "meta.unstable.json", OutDir: "gen/acp/unstable", Package: "unstable", ImportPath: module + "/gen/acp/unstable"},
+	}
+}
+
+// RepoConfig is the repository's own generation: the pinned schema folder,
+// both channels, meta files written beside the schemas.
+func RepoConfig() Config {
+	return Config{SchemaDir: "schema", WriteMeta: true, MetaDir: "schema", Channels: DefaultChannels(Module)}
+}
+
+// Owned lists the output folders of cfg, where stale generated files are removed.
+func (cfg Config) Owned() []string {
+	var out []string
+	for _, ch := range cfg.Channels {
+		out = append(out, ch.OutDir)
+	}
+	return out
+}
+
+// Module is this repository's module path.
+const Module = "github.com/acpgen/acpgen"
+
+// Generate produces every output file in memory: slash-separated path -> bytes.
+func Generate(cfg Config) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	var lock *source.Lock
+	if l, err := source.ReadLock(filepath.Join(cfg.SchemaDir, source.LockFile)); err == nil {
+		lock = l
+	}
+	for _, ch := range cfg.Channels {
+		file := filepath.Join(cfg.SchemaDir, ch.SchemaFile)
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("%s channel: %w", ch.Name, err)
+		}
+		doc, err := load.Load(file, data)
+		if err != nil {
+			return nil, err
+		}
+		m, err := ir.Build(doc, ch.Name)
+		if err != nil {
+			return nil, err
+		}
+		table, err := meta.Derive(data, file)
+		if err != nil {
+			return nil, err
+		}
+		if err := sameMethods(m, table, file); err != nil {
+			return nil, err
+		}
+		if ch.MetaFile != "" {
+			metaPath := filepath.Join(cfg.SchemaDir, ch.MetaFile)
+			if given, err := os.ReadFile(metaPath); err == nil && !(cfg.WriteMeta && filepath.Clean(cfg.MetaDir) == filepath.Clean(cfg.SchemaDir)) {
+				sets, err := meta.ParseMeta(given, metaPath)
+				if err != nil {
+					return nil, err
+				}
+				if err := meta.Compare(table, sets, metaPath); err != nil {
+					return nil, err
+				}
+			}
+			if cfg.WriteMeta {
+				out[path.Join(filepath.ToSlash(cfg.MetaDir), ch.MetaFile)] = table.MarshalMeta()
+			}
+		}
+		sum := sha256.Sum256(data)
+		o := emit.Config{
+			Package: ch.Package, ImportPath: ch.ImportPath, Descriptions: cfg.Descriptions,
+			SchemaFile: ch.SchemaFile, SchemaSHA256: hex.EncodeToString(sum[:]),
+			ProtocolVersion: table.Version,
+		}
+		src := "local schema folder"
+		if lock != nil && lock.Files[ch.SchemaFile] == "sha256:"+o.SchemaSHA256 {
+			o.SchemaPackage, o.SchemaVersion = lock.Package, lock.Version
+			src = lock.Package + "@" + lock.Version
+		}
+		o.Provenance = []string{
+			fmt.Sprintf("Source: %s, %s (v1 %s), sha256 %s.", src, ch.SchemaFile, ch.Name, o.SchemaSHA256),
+		}
+		files, err := emit.Files(m, o)
+		if err != nil {
+			return nil, err
+		}
+		for name, b := range files {
+			out[path.Join(ch.OutDir, name)] = b
+		}
+	}
+	return out, nil
+}
+
+// sameMethods cross-checks the IR's method binding with the meta derivation,
+// two independent readings of the routing unions.
+func sameMethods(m *ir.Model, t *meta.Table, file string) error {
+	key := func(side, wire string, notif bool) string { return fmt.Sprintf("%s %s %v", side, wire, notif) }
+	a, b := map[string]bool{}, map[string]bool{}
+	for _, x := range m.Methods {
+		a[key(x.Side, x.Wire, x.Notification)] = true
+	}
+	for _, x := range t.Methods {
+		b[key(x.Side, x.Wire, x.Kind == meta.Notification)] = true
+	}
+	var diff []string
+	for k := range a {
+		if !b[k] {
+			diff = append(diff, "only in IR: "+k)
+		}
+	}
+	for k := range b {
+		if !a[k] {
+			diff = append(diff, "only in meta: "+k)
+		}
+	}
+	if len(diff) > 0 {
+		sort.Strings(diff)
+		return fmt.Errorf("%s: method tables disagree: %v", file, diff)
+	}
+	return nil
+}
+
+// Paths returns the output paths in order.
+func Paths(files map[string][]byte) []string {
+	out := make([]string, 0, len(files))
+	for p := range files {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,891 @@
+package ir
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/acpgen/acpgen/generator/load"
+)
+
+type builder struct {
+	doc    *load.Document
+	m      *Model
+	schema map[*Type]*load.Schema // the def schema of each named type
+	state  map[*Type]int          // 1 while being filled, 2 when done
+}
+
+// ensure fills a def type once; shape analysis needs a variant's members before
+// the loop over defs reaches it.
+func (b *builder) ensure(t *Type) error {
+	switch b.state[t] {
+	case 2:
+		return nil
+	case 1:
+		return b.errf(b.schema[t], "%s depends on its own shape through a union", t.Name)
+	}
+	b.state[t] = 1
+	if err := b.fill(t, b.schema[t]); err != nil {
+		return err
+	}
+	b.state[t] = 2
+	return nil
+}
+
+func (b *builder) errf(s *load.Schema, format string, args ...any) error {
+	return &load.Error{File: s.File, Pointer: s.Pointer, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Build resolves a loaded schema into the IR of one channel.
+func Build(doc *load.Document, channel string) (*Model, error) {
+	b := &builder{doc: doc, m: &Model{Channel: channel, File: doc.File, byDef: map[string]*Type{}, names: map[string]*Type{}},
+		schema: map[*Type]*load.Schema{}, state: map[*Type]int{}}
+	// Declare every def first so references (and recursion) resolve to one *Type.
+	for _, d := range doc.Root.Defs {
+		t := &Type{Name: GoName(d.Name), Def: d.Name, File: d.Schema.File, Pointer: d.Schema.Pointer}
+		if err := b.claim(t, d.Schema); err != nil {
+			return nil, err
+		}
+		b.m.byDef[d.Name] = t
+		b.schema[t] = d.Schema
+	}
+	// Inline types are appended while filling; keep each after its def.
+	var ordered []*Type
+	for _, d := range doc.Root.Defs {
+		t := b.m.byDef[d.Name]
+		if err := b.ensure(t); err != nil {
+			return nil, err
+		}
+	}
+	for _, d := range doc.Root.Defs {
+		t := b.m.byDef[d.Name]
+		ordered = append(ordered, t)
+		for _, it := range b.m.Types {
+			if root(it) == t {
+				ordered = append(ordered, it)
+			}
+		}
+	}
+	b.m.Types = ordered
+	if err := b.methods(); err != nil {
+		return nil, err
+	}
+	return b.m, nil
+}
+
+func root(t *Type) *Type {
+	for t.Parent != nil {
+		t = t.Parent
+	}
+	return t
+}
+
+// claim reserves a Go name; two schema nodes mapping to one name is an error.
+func (b *builder) claim(t *Type, s *load.Schema) error {
+	if prev, ok := b.m.names[t.Name]; ok {
+		return b.errf(s, "Go name %s is already taken by %s#%s", t.Name, prev.File, prev.Pointer)
+	}
+	b.m.names[t.Name] = t
+	return nil
+}
+
+// inline declares a type found inside another and appends it after it.
+func (b *builder) inline(parent *Type, name string, s *load.Schema) (*Type, error) {
+	t := &Type{Name: name, Parent: parent, File: s.File, Pointer: s.Pointer, Title: s.Title, Description: s.Description, Overlay: s.XOverlay}
+	if err := b.claim(t, s); err != nil {
+		return nil, err
+	}
+	b.m.Types = append(b.m.Types, t)
+	return t, nil
+}
+
+func isNullOnly(s *load.Schema) bool {
+	return len(s.Types) == 1 && s.Types[0] == "null" && len(s.Properties) == 0 && s.Ref == "" && s.AnyOf == nil && s.OneOf == nil && s.AllOf == nil
+}
+
+// refOnly returns the $ref of a schema that is only a reference, directly or
+// through a one-element allOf wrapper.
+func refOnly(s *load.Schema) string {
+	if s.Ref != "" && len(s.Types) == 0 && len(s.Properties) == 0 && s.AnyOf == nil && s.OneOf == nil && s.AllOf == nil {
+		return s.Ref
+	}
+	if len(s.AllOf) == 1 && s.Ref == "" && len(s.Types) == 0 && len(s.Properties) == 0 && s.AnyOf == nil && s.OneOf == nil {
+		return refOnly(s.AllOf[0])
+	}
+	return ""
+}
+
+func (b *builder) named(s *load.Schema, ref string) (*Type, error) {
+	x := *s
+	x.Ref = ref
+	_, name, err := b.doc.Resolve(&x)
+	if err != nil {
+		return nil, err
+	}
+	return b.m.byDef[name], nil
+}
+
+func nonNullTypes(s *load.Schema) (types []string, nullable bool) {
+	for _, t := range s.Types {
+		if t == "null" {
+			nullable = true
+		} else {
+			types = append(types, t)
+		}
+	}
+	return
+}
+
+func (b *builder) fill(t *Type, s *load.Schema) error {
+	t.Title, t.Description, t.Overlay = s.Title, s.Description, s.XOverlay
+	branches, exclusive := s.AnyOf, false
+	if s.OneOf != nil {
+		if s.AnyOf != nil {
+			return b.errf(s, "both anyOf and oneOf on one schema are not supported")
+		}
+		branches, exclusive = s.OneOf, true
+	}
+	types, _ := nonNullTypes(s)
+	isObject := len(s.Properties) > 0 || (len(types) == 1 && types[0] == "object" && !mapOnly(s))
+	if ref := refOnly(s); ref != "" {
+		nt, err := b.named(s, ref)
+		if err != nil {
+			return err
+		}
+		t.Kind, t.Target = Alias, &Ref{Kind: Named, Type: nt}
+		return nil
+	}
+	if s.AllOf != nil {
+		return b.errf(s, "allOf is understood only as a one-element $ref wrapper")
+	}
+	switch {
+	case isObject:
+		t.Kind = Struct
+		if err := b.structFields(t, s, ""); err != nil {
+			return err
+		}
+		if branches != nil {
+			u, err := b.union(t, s, branches, exclusive, true)
+			if err != nil {
+				return err
+			}
+			t.Union = u
+			// The union owns its discriminator: a property of the same name
+			// is described by the variants, not kept twice.
+			if u.Discriminator != "" {
+				kept := t.Fields[:0]
+				for _, f := range t.Fields {
+					if f.JSON != u.Discriminator {
+						kept = append(kept, f)
+					}
+				}
+				t.Fields = kept
+			}
+			if err := b.checkMemberNames(t, s); err != nil {
+				return err
+			}
+		}
+		return nil
+	case branches != nil:
+		if e, ok, err := b.enum(t, s, branches); err != nil || ok {
+			_ = e
+			return err
+		}
+		u, err := b.union(t, s, branches, exclusive, false)
+		if err != nil {
+			return err
+		}
+		t.Union = u
+		t.Kind = ObjectUnion
+		for _, v := range u.Variants {
+			if !v.Object {
+				t.Kind = ValueUnion
+			}
+		}
+		if t.Kind == ValueUnion {
+			for _, v := range u.Variants {
+				if v.Role != Shape {
+					return b.errf(s, "variant %s is tagged but the union has non-object variants", v.Name)
+				}
+			}
+		}
+		return nil
+	}
+	r, nullable, err := b.ref(t, s, "")
+	if err != nil {
+		return err
+	}
+	if nullable && r.Kind != Raw {
+		return b.errf(s, "a nullable named type is not supported; make its uses nullable instead")
+	}
+	t.Kind, t.Target = Alias, r
+	return nil
+}
+
+// mapOnly reports an object schema with no properties: a map or a free-form object.
+func mapOnly(s *load.Schema) bool {
+	return len(s.Properties) == 0 && s.AdditionalProperties != nil && !(s.AdditionalProperties.IsBool && s.AdditionalProperties.BoolValue)
+}
+
+// enum recognises unions of constants: closed (only consts) or open (consts
+// plus one free branch of the same type).
+func (b *builder) enum(t *Type, s *load.Schema, branches []*load.Schema) (*Type, bool, error) {
+	var base string
+	var free *load.Schema
+	var values []*EnumValue
+	for _, br := range branches {
+		types, nullable := nonNullTypes(br)
+		if nullable || len(types) != 1 || (types[0] != "string" && types[0] != "integer") || len(br.Properties) > 0 || br.Ref != "" || br.AnyOf != nil || br.OneOf != nil || br.AllOf != nil {
+			return nil, false, nil
+		}
+		if base == "" {
+			base = types[0]
+		} else if base != types[0] {
+			return nil, false, nil
+		}
+		if br.Const == nil {
+			if free != nil {
+				return nil, false, nil
+			}
+			free = br
+			continue
+		}
+		v := &EnumValue{Title: br.Title, Description: br.Description}
+		switch {
+		case base == "string" && br.Const.Kind == load.String:
+			v.String = br.Const.String
+			v.Name = t.Name + GoName(v.String)
+		case base == "integer" && br.Const.Kind == load.Number:
+			i, err := br.Const.Number.Int64()
+			if err != nil {
+				return nil, false, b.errf(br, "integer const %s does not fit int64", br.Const.Number)
+			}
+			v.Int = i
+			if br.Title == "" {
+				return nil, false, b.errf(br, "integer enum values need a title to name them")
+			}
+			v.Name = t.Name + GoName(br.Title)
+		default:
+			return nil, false, b.errf(br, "const does not match type %s", base)
+		}
+		values = append(values, v)
+	}
+	if len(values) == 0 {
+		return nil, false, nil
+	}
+	t.Kind = Enum
+	t.EnumValues = values
+	t.EnumOpen = free != nil
+	fmtName := ""
+	for _, br := range branches {
+		if br.Format != "" {
+			fmtName = br.Format
+		}
+	}
+	if base == "string" {
+		t.EnumBase = &Ref{Kind: String}
+	} else {
+		if fmtName == "" {
+			fmtName = "int64"
+		}
+		t.EnumBase = &Ref{Kind: Int, Format: fmtName}
+	}
+	seen := map[string]bool{}
+	for _, v := range values {
+		if seen[v.Name] {
+			return nil, false, b.errf(s, "two enum values map to the Go name %s", v.Name)
+		}
+		seen[v.Name] = true
+		if other, ok := b.m.names[v.Name]; ok {
+			return nil, false, b.errf(s, "enum constant %s collides with type %s#%s", v.Name, other.File, other.Pointer)
+		}
+	}
+	return t, true, nil
+}
+
+// structFields collects the declared members of an object schema; skip names a
+// member owned elsewhere (a variant's tag).
+func (b *builder) structFields(t *Type, s *load.Schema, skip string) error {
+	for _, p := range s.Properties {
+		if p.Name == skip {
+			continue
+		}
+		f := &Field{
+			JSON: p.Name, Name: GoName(p.Name), Required: s.IsRequired(p.Name), Pointer: p.Schema.Pointer,
+			Description: p.Schema.Description, Default: p.Schema.Default, Overlay: p.Schema.XOverlay,
+			DefaultOnError: p.Schema.XDefaultOnError, DefaultOnNull: p.Schema.XDefaultOnNull,
+		}
+		r, nullable, err := b.ref(t, p.Schema, f.Name)
+		if err != nil {
+			return err
+		}
+		f.Ref, f.Nullable = r, nullable
+		t.Fields = append(t.Fields, f)
+	}
+	for _, r := range s.Required {
+		if s.Property(r) == nil && r != skip {
+			return b.errf(s, "required member %q is not declared in properties", r)
+		}
+	}
+	if ap := s.AdditionalProperties; ap != nil && !ap.IsBool {
+		r, _, err := b.ref(t, ap, "Extra")
+		if err != nil {
+			return err
+		}
+		t.Extra = r
+	}
+	return b.checkMemberNames(t, s)
+}
+
+// reserved Go member names of generated structs.
+var reserved = map[string]bool{"Unknown": true}
+
+func (b *builder) checkMemberNames(t *Type, s *load.Schema) error {
+	seen := map[string]string{}
+	check := func(name, what string) error {
+		if reserved[name] {
+			return b.errf(s, "%s maps to the Go name %s, which acpgen reserves for unknown members", what, name)
+		}
+		if prev, ok := seen[name]; ok {
+			return b.errf(s, "%s and %s both map to the Go field %s", prev, what, name)
+		}
+		seen[name] = what
+		return nil
+	}
+	for _, f := range t.Fields {
+		if err := check(f.Name, fmt.Sprintf("member %q", f.JSON)); err != nil {
+			return err
+		}
+	}
+	if t.Union != nil {
+		if err := check(t.Union.fieldName(), "the union"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fieldName is the Go field that holds an embedded union in its struct.
+func (u *Union) fieldName() string {
+	if u.Discriminator != "" {
+		return GoName(u.Discriminator)
+	}
+	return "Variant"
+}
+
+// FieldName is the Go field that holds an embedded union in its struct.
+func (u *Union) FieldName() string { return u.fieldName() }
+
+// ref converts a member or item schema into a value shape.
+func (b *builder) ref(owner *Type, s *load.Schema, member string) (*Ref, bool, error) {
+	if s.IsBool {
+		if !s.BoolValue {
+			return nil, false, b.errf(s, "the false schema accepts nothing and has no Go type")
+		}
+		return &Ref{Kind: Raw}, true, nil
+	}
+	if ref := refOnly(s); ref != "" {
+		nt, err := b.named(s, ref)
+		if err != nil {
+			return nil, false, err
+		}
+		return &Ref{Kind: Named, Type: nt}, false, nil
+	}
+	// anyOf: [X, {type: null}] is the second way the schema writes nullability.
+	if len(s.AnyOf) == 2 && s.OneOf == nil && len(s.Types) == 0 && len(s.Properties) == 0 {
+		for i, br := range s.AnyOf {
+			if isNullOnly(br) {
+				r, _, err := b.ref(owner, s.AnyOf[1-i], member)
+				return r, true, err
+			}
+		}
+	}
+	if routes, nullable, ok := b.routed(s); ok {
+		return &Ref{Kind: Routed, Routes: routes}, nullable, nil
+	}
+	if s.AnyOf != nil || s.OneOf != nil {
+		if owner == nil {
+			return nil, false, b.errf(s, "an inline union needs an owning type to be named after")
+		}
+		it, err := b.inline(owner, owner.Name+member, s)
+		if err != nil {
+			return nil, false, err
+		}
+		if err := b.fill(it, s); err != nil {
+			return nil, false, err
+		}
+		return &Ref{Kind: Named, Type: it}, false, nil
+	}
+	if s.AllOf != nil {
+		return nil, false, b.errf(s, "allOf is understood only as a one-element $ref wrapper")
+	}
+	types, nullable := nonNullTypes(s)
+	if len(types) > 1 {
+		return nil, false, b.errf(s, "a value of several types %v needs a union; write it with anyOf", types)
+	}
+	if s.Enum != nil {
+		return nil, false, b.errf(s, "inline enum is not supported; use a $defs entry with oneOf of consts")
+	}
+	r := &Ref{Const: s.Const, MinLength: s.MinLength, MaxLength: s.MaxLength}
+	if s.Minimum != nil {
+		v := s.Minimum.String()
+		r.Minimum = &v
+	}
+	if s.Maximum != nil {
+		v := s.Maximum.String()
+		r.Maximum = &v
+	}
+	if s.HasPattern {
+		r.Pattern = s.Pattern
+	}
+	kind := ""
+	if len(types) == 1 {
+		kind = types[0]
+	}
+	switch kind {
+	case "":
+		if len(s.Properties) > 0 {
+			kind = "object"
+			break
+		}
+		if s.Items != nil || s.Format != "" || s.Const != nil {
+			return nil, false, b.errf(s, "schema has no type")
+		}
+		r.Kind = Raw
+		return r, true, nil
+	}
+	switch kind {
+	case "string":
+		r.Kind = String
+		switch s.Format {
+		case "":
+		case "uri":
+			r.URI = true
+		default:
+			return nil, false, b.errf(s, "format %q does not apply to strings", s.Format)
+		}
+	case "boolean":
+		r.Kind = Bool
+	case "integer":
+		r.Kind, r.Format = Int, s.Format
+		switch s.Format {
+		case "":
+			r.Format = "int64"
+		case "int32", "uint16", "uint32", "int64", "uint64":
+		default:
+			return nil, false, b.errf(s, "integer format %q is not supported", s.Format)
+		}
+	case "number":
+		r.Kind = Float
+		if s.Format != "" && s.Format != "double" {
+			return nil, false, b.errf(s, "number format %q is not supported", s.Format)
+		}
+	case "array":
+		if s.Items == nil {
+			r.Kind, r.Elem = Array, &Ref{Kind: Raw}
+			break
+		}
+		elem, en, err := b.ref(owner, s.Items, member+"Item")
+		if err != nil {
+			return nil, false, err
+		}
+		r.Kind, r.Elem, r.ElemNullable, r.SkipInvalidItems = Array, elem, en, s.XSkipInvalidItems
+	case "object":
+		if len(s.Properties) > 0 || s.AnyOf != nil {
+			if owner == nil {
+				return nil, false, b.errf(s, "an inline object needs an owning type to be named after")
+			}
+			it, err := b.inline(owner, owner.Name+member, s)
+			if err != nil {
+				return nil, false, err
+			}
+			if err := b.fill(it, s); err != nil {
+				return nil, false, err
+			}
+			return &Ref{Kind: Named, Type: it}, nullable, nil
+		}
+		r.Kind = Map
+		r.Elem = &Ref{Kind: Raw}
+		if ap := s.AdditionalProperties; ap != nil && !ap.IsBool {
+			elem, en, err := b.ref(owner, ap, member+"Value")
+			if err != nil {
+				return nil, false, err
+			}
+			r.Elem, r.ElemNullable = elem, en
+		}
+	case "null":
+		return nil, false, b.errf(s, "a member that can only be null has no Go type")
+	}
+	return r, nullable, nil
+}
+
+// routed recognises the routing unions' params/result: anyOf (maybe nested,
+// maybe with null) whose leaves all reference method-bound or free-form defs.
+// Which one applies is decided by the method name, so the value stays raw here
+// and the method table types it.
+func (b *builder) routed(s *load.Schema) ([]string, bool, bool) {
+	var routes []string
+	nullable := false
+	var walk func(s *load.Schema) bool
+	walk = func(s *load.Schema) bool {
+		if isNullOnly(s) {
+			nullable = true
+			return true
+		}
+		if s.AnyOf != nil && len(s.Properties) == 0 && len(s.Types) == 0 {
+			for _, br := range s.AnyOf {
+				if !walk(br) {
+					return false
+				}
+			}
+			return true
+		}
+		ref := refOnly(s)
+		if ref == "" {
+			return false
+		}
+		d, name, err := b.doc.Resolve(&load.Schema{Ref: ref, File: s.File, Pointer: s.Pointer})
+		if err != nil {
+			return false
+		}
+		free := len(d.Types) == 0 && len(d.Properties) == 0 && d.AnyOf == nil && d.OneOf == nil && d.AllOf == nil && d.Ref == ""
+		if d.XMethod == "" && !free {
+			return false
+		}
+		routes = append(routes, name)
+		return true
+	}
+	if s.AnyOf == nil || !walk(s) || len(routes) < 2 {
+		return nil, false, false
+	}
+	return routes, nullable, true
+}
+
+// tagOf returns the const string a branch gives the member name, if any.
+func tagOf(br *load.Schema, name string) (string, bool) {
+	p := br.Property(name)
+	if p == nil || p.Const == nil || p.Const.Kind != load.String || !br.IsRequired(name) {
+		return "", false
+	}
+	return p.Const.String, true
+}
+
+// discriminator finds the tag member: declared, or the one const-string
+// required member that tagged branches share.
+func discriminator(s *load.Schema, branches []*load.Schema) string {
+	if s.Discriminator != "" {
+		return s.Discriminator
+	}
+	for _, br := range branches {
+		for _, p := range br.Properties {
+			if _, ok := tagOf(br, p.Name); ok {
+				return p.Name
+			}
+		}
+	}
+	return ""
+}
+
+func (b *builder) union(t *Type, s *load.Schema, branches []*load.Schema, exclusive, embedded bool) (*Union, error) {
+	u := &Union{Exclusive: exclusive, Discriminator: discriminator(s, branches)}
+	u.Name = t.Name
+	if embedded {
+		u.Name = t.Name + u.fieldName()
+	}
+	names := map[string]bool{}
+	for i, br := range branches {
+		v := &Variant{Title: br.Title, Pointer: br.Pointer}
+		if err := b.variant(t, u, v, br, embedded); err != nil {
+			return nil, err
+		}
+		if names[v.Name] {
+			return nil, b.errf(br, "two variants of %s map to the Go name %s", u.Name, v.Name)
+		}
+		names[v.Name] = true
+		_ = i
+		u.Variants = append(u.Variants, v)
+	}
+	var fallback, catchAll, absent int
+	for _, v := range u.Variants {
+		switch v.Role {
+		case Fallback:
+			fallback++
+		case CatchAll:
+			catchAll++
+		case Absent:
+			absent++
+		}
+	}
+	if fallback > 1 || catchAll > 1 || absent > 1 {
+		return nil, b.errf(s, "a union may have at most one untagged fallback, one catch-all and one absent-tag variant")
+	}
+	if u.Discriminator == "" {
+		if err := b.shapeKeys(s, u); err != nil {
+			return nil, err
+		}
+	}
+	return u, nil
+}
+
+func (b *builder) variant(t *Type, u *Union, v *Variant, br *load.Schema, embedded bool) error {
+	D := u.Discriminator
+	inlineName := func() string { return u.Name + v.Name }
+	payloadStruct := func(skip string) error {
+		// A variant is either a reference to a struct def, or an inline object.
+		if ref := refOnly(br); ref != "" && len(br.Properties) == 0 {
+			nt, err := b.named(br, ref)
+			if err != nil {
+				return err
+			}
+			v.Payload = &Ref{Kind: Named, Type: nt}
+			return nil
+		}
+		extra := 0
+		for _, p := range br.Properties {
+			if p.Name != skip {
+				extra++
+			}
+		}
+		if len(br.AllOf) == 1 && extra == 0 && br.AnyOf == nil && br.OneOf == nil {
+			nt, err := b.named(br, refOnly(br.AllOf[0]))
+			if err != nil {
+				return err
+			}
+			if nt == nil {
+				return b.errf(br, "allOf of a variant must reference a def")
+			}
+			v.Payload = &Ref{Kind: Named, Type: nt}
+			return nil
+		}
+		if br.AllOf != nil {
+			return b.errf(br, "a variant with both its own members and allOf is not supported")
+		}
+		it, err := b.inline(t, inlineName(), br)
+		if err != nil {
+			return err
+		}
+		it.Kind = Struct
+		if err := b.structFields(it, br, skip); err != nil {
+			return err
+		}
+		if br.AnyOf != nil || br.OneOf != nil {
+			brs, ex := br.AnyOf, false
+			if br.OneOf != nil {
+				brs, ex = br.OneOf, true
+			}
+			iu, err := b.union(it, br, brs, ex, true)
+			if err != nil {
+				return err
+			}
+			it.Union = iu
+			if err := b.checkMemberNames(it, br); err != nil {
+				return err
+			}
+		}
+		v.Payload = &Ref{Kind: Named, Type: it}
+		return nil
+	}
+	if D != "" {
+		if tag, ok := tagOf(br, D); ok {
+			v.Role, v.Tag, v.Name, v.Object = Tagged, tag, GoName(tag), true
+			return payloadStruct(D)
+		}
+		if p := br.Property(D); p != nil {
+			types, _ := nonNullTypes(p)
+			switch {
+			case isNullOnly(p):
+				v.Role, v.Name, v.Object = Absent, variantName(br, "None"), true
+				return payloadStruct(D)
+			case br.Not != nil && len(types) == 1 && types[0] == "string" && p.Const == nil:
+				// The catch-all keeps its tag as an ordinary member.
+				v.Role, v.Name, v.Object = CatchAll, variantName(br, "Other"), true
+				return payloadStruct("")
+			}
+			return b.errf(br, "variant gives the discriminator %q neither a const, null, nor an open string with not", D)
+		}
+		if br.Not != nil {
+			return b.errf(br, "a variant with not must declare the discriminator %q", D)
+		}
+		v.Role, v.Object = Fallback, true
+		v.Name = variantName(br, "")
+		if err := payloadStruct(""); err != nil {
+			return err
+		}
+		if v.Name == "" {
+			v.Name = v.Payload.Type.Name
+		}
+		return nil
+	}
+	v.Role = Shape
+	if isNullOnly(br) {
+		v.Null, v.Name = true, variantName(br, "Null")
+		return nil
+	}
+	types, _ := nonNullTypes(br)
+	if len(br.Properties) > 0 || (len(types) == 1 && types[0] == "object") || (refOnly(br) != "" && isStructDef(b, br)) {
+		v.Name = variantName(br, "")
+		if v.Name == "" && refOnly(br) == "" {
+			return b.errf(br, "an inline object variant needs a title to be named")
+		}
+		if err := payloadStruct(""); err != nil {
+			return err
+		}
+		v.Object = true
+		v.Name = variantName(br, v.Payload.Type.Name)
+		return nil
+	}
+	r, nullable, err := b.ref(t, br, variantName(br, "Value"))
+	if err != nil {
+		return err
+	}
+	if nullable {
+		return b.errf(br, "a nullable variant is not supported; add a null variant instead")
+	}
+	v.Payload = r
+	v.Name = variantName(br, "")
+	if v.Name == "" {
+		if r.Kind == Named {
+			v.Name = r.Type.Name
+		} else {
+			return b.errf(br, "a shape variant needs a title to be named")
+		}
+	}
+	return nil
+}
+
+// isStructDef reports whether a reference-only branch points at an object def.
+func isStructDef(b *builder, br *load.Schema) bool {
+	ref := refOnly(br)
+	d, _, err := b.doc.Resolve(&load.Schema{Ref: ref, File: br.File, Pointer: br.Pointer})
+	if err != nil {
+		return false
+	}
+	types, _ := nonNullTypes(d)
+	return len(d.Properties) > 0 || (len(types) == 1 && types[0] == "object")
+}
+
+func variantName(br *load.Schema, def string) string {
+	if br.Title != "" {
+		return GoName(br.Title)
+	}
+	return def
+}
+
+// shapeKeys finds, for object variants of a shape union, the required members
+// that no sibling declares, so the variant can be chosen by looking at keys.
+func (b *builder) shapeKeys(s *load.Schema, u *Union) error {
+	objs := 0
+	for _, v := range u.Variants {
+		if v.Object {
+			objs++
+			if b.schema[v.Payload.Type] != nil {
+				if err := b.ensure(v.Payload.Type); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if objs < 2 {
+		return nil
+	}
+	for _, v := range u.Variants {
+		if !v.Object {
+			continue
+		}
+		for _, f := range v.Payload.Type.Fields {
+			if !f.Required {
+				continue
+			}
+			unique := true
+			for _, o := range u.Variants {
+				if o == v || !o.Object {
+					continue
+				}
+				for _, of := range o.Payload.Type.Fields {
+					if of.JSON == f.JSON {
+						unique = false
+					}
+				}
+			}
+			if unique {
+				v.Keys = append(v.Keys, f.JSON)
+			}
+		}
+		if len(v.Keys) == 0 {
+			return b.errf(s, "variant %s of %s has no required member that tells it apart from its siblings", v.Name, u.Name)
+		}
+	}
+	return nil
+}
+
+// methods binds x-method defs to methods, telling requests from notifications
+// by the routing union that references them.
+func (b *builder) methods() error {
+	kinds := map[string]string{} // def name -> "request" | "notification" | "response"
+	// A routing container is an object with method and params (a request when
+	// it also has id, else a notification) or with result (a response); the defs
+	// referenced under params or result take that role.
+	collect := func(under *load.Schema, role string) {
+		load.Walk(under, func(x *load.Schema) bool {
+			if r := refOnly(x); r != "" {
+				name := strings.TrimPrefix(r, "#/$defs/")
+				if def := b.doc.Def(name); def != nil && def.XMethod != "" {
+					kinds[name] = role
+				}
+			}
+			return true
+		})
+	}
+	load.Walk(b.doc.Root, func(x *load.Schema) bool {
+		if p := x.Property("params"); p != nil && x.Property("method") != nil {
+			if x.Property("id") != nil {
+				collect(p, "request")
+			} else {
+				collect(p, "notification")
+			}
+		}
+		if r := x.Property("result"); r != nil {
+			collect(r, "response")
+		}
+		return true
+	})
+	type key struct{ wire, side string }
+	results := map[key]*Type{}
+	for _, d := range b.doc.Root.Defs {
+		if d.Schema.XMethod != "" && kinds[d.Name] == "response" {
+			results[key{d.Schema.XMethod, d.Schema.XSide}] = b.m.byDef[d.Name]
+		}
+	}
+	seen := map[string]*load.Schema{}
+	for _, d := range b.doc.Root.Defs {
+		s := d.Schema
+		if s.XMethod == "" {
+			continue
+		}
+		if s.XSide == "" {
+			return b.errf(s, "x-method %q without x-side", s.XMethod)
+		}
+		role := kinds[d.Name]
+		if role == "" {
+			return b.errf(s, "def with x-method %q is referenced by no routing union", s.XMethod)
+		}
+		if role == "response" {
+			continue
+		}
+		k := s.XSide + " " + role + " " + s.XMethod
+		if prev, ok := seen[k]; ok {
+			return b.errf(s, "method %q is defined twice as a %s handled by %s (also at %s)", s.XMethod, role, s.XSide, prev.Pointer)
+		}
+		seen[k] = s
+		m := &Method{Wire: s.XMethod, Side: s.XSide, Notification: role == "notification", Params: b.m.byDef[d.Name]}
+		if !m.Notification {
+			m.Result = results[key{s.XMethod, s.XSide}]
+			if m.Result == nil {
+				return b.errf(s, "request %q handled by %s has no response def", s.XMethod, s.XSide)
+			}
+			m.Result.Uses = append(m.Result.Uses, MethodUse{m, "result"})
+		}
+		m.Params.Uses = append(m.Params.Uses, MethodUse{m, "params"})
+		b.m.Methods = append(b.m.Methods, m)
+	}
+	return nil
+}

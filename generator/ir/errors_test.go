@@ -1,0 +1,128 @@
+package ir
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/acpgen/acpgen/generator/load"
+)
+
+func build(t *testing.T, schema string) (*Model, error) {
+	t.Helper()
+	doc, err := load.Load("x.json", []byte(schema))
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	return Build(doc, "stable")
+}
+
+func TestBuildErrors(t *testing.T) {
+	for _, c := range []struct{ name, schema, want string }{
+		{"two defs one Go name", `{"$defs": {"SessionId": {"type": "string"}, "SessionID": {"type": "string"}}}`,
+			`x.json#/$defs/SessionID: Go name SessionID is already taken by x.json#/$defs/SessionId`},
+		{"request without response", `{"anyOf": [{"type": "object", "properties": {"id": {}, "method": {"type": "string"}, "params": {"anyOf": [{"allOf": [{"$ref": "#/$defs/PingRequest"}]}]}}}],
+			"$defs": {"PingRequest": {"type": "object", "x-method": "ping", "x-side": "agent"}}}`,
+			`x.json#/$defs/PingRequest: request "ping" handled by agent has no response def`},
+		{"method twice", `{"anyOf": [{"type": "object", "properties": {"id": {}, "method": {"type": "string"}, "params": {"anyOf": [{"allOf": [{"$ref": "#/$defs/A"}]}, {"allOf": [{"$ref": "#/$defs/B"}]}]}}},
+			{"type": "object", "properties": {"id": {}, "result": {"anyOf": [{"allOf": [{"$ref": "#/$defs/R"}]}]}}}],
+			"$defs": {"A": {"type": "object", "x-method": "ping", "x-side": "agent"}, "B": {"type": "object", "x-method": "ping", "x-side": "agent"}, "R": {"type": "object", "x-method": "ping", "x-side": "agent"}}}`,
+			`x.json#/$defs/B: method "ping" is defined twice as a request handled by agent`},
+		{"x-method without side", `{"$defs": {"A": {"type": "object", "x-method": "ping"}}}`, `x.json#/$defs/A: x-method "ping" without x-side`},
+		{"orphan x-method", `{"$defs": {"A": {"type": "object", "x-method": "ping", "x-side": "agent"}}}`, `is referenced by no routing union`},
+		{"unknown tag shape", `{"$defs": {"U": {"oneOf": [{"type": "object", "properties": {"k": {"type": "string", "const": "a"}}, "required": ["k"]},
+			{"type": "object", "properties": {"k": {"type": "integer"}}, "required": ["k"]}]}}}`, `neither a const, null, nor an open string`},
+		{"indistinguishable shapes", `{"$defs": {"U": {"anyOf": [{"title": "A", "type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]},
+			{"title": "B", "type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]}]}}}`, `has no required member that tells it apart`},
+		{"reserved member name", `{"$defs": {"S": {"type": "object", "properties": {"unknown": {"type": "string"}}}}}`, `reserves for unknown members`},
+		{"member name collision", `{"$defs": {"S": {"type": "object", "properties": {"sessionId": {"type": "string"}, "session_id": {"type": "string"}}}}}`, `both map to the Go field SessionID`},
+		{"false schema", `{"$defs": {"S": {"type": "object", "properties": {"a": false}}}}`, `the false schema accepts nothing`},
+		{"allOf with members", `{"$defs": {"B": {"type": "object"}, "S": {"allOf": [{"$ref": "#/$defs/B"}, {"$ref": "#/$defs/B"}]}}}`, `allOf is understood only as a one-element $ref wrapper`},
+		{"required not declared", `{"$defs": {"S": {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["b"]}}}`, `required member "b" is not declared`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := build(t, c.schema)
+			if err == nil {
+				t.Fatalf("built without error; want %q", c.want)
+			}
+			if !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %q does not contain %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestShapesOfPinnedSchema(t *testing.T) {
+	m := loadModel(t, "schema.unstable.json", "unstable")
+	kind := func(def string) *Type {
+		ty := m.TypeByDef(def)
+		if ty == nil {
+			t.Fatalf("no type for %s", def)
+		}
+		return ty
+	}
+	roles := func(def string) string {
+		ty := kind(def)
+		var out []string
+		for _, v := range ty.Union.Variants {
+			out = append(out, v.Name+":"+[]string{"tagged", "fallback", "catchall", "absent", "shape"}[v.Role])
+		}
+		return strings.Join(out, ",")
+	}
+	for def, want := range map[string]string{
+		"McpServer":                  "HTTP:tagged,SSE:tagged,ACP:tagged,Stdio:fallback",
+		"AuthMethod":                 "Terminal:tagged,Agent:fallback",
+		"MultiSelectItems":           "String:tagged,Other:catchall,Titled:fallback",
+		"RequestId":                  "Null:shape,Number:shape,Str:shape",
+		"EmbeddedResourceResource":   "TextResourceContents:shape,BlobResourceContents:shape",
+		"RequestPermissionOutcome":   "Cancelled:tagged,Selected:tagged",
+		"SessionConfigSelectOptions": "Ungrouped:shape,Grouped:shape",
+	} {
+		if got := roles(def); got != want {
+			t.Errorf("%s variants %s, want %s", def, got, want)
+		}
+	}
+	if k := kind("ErrorCode"); k.Kind != Enum || !k.EnumOpen || k.EnumBase.Format != "int32" || len(k.EnumValues) != 8 {
+		t.Errorf("ErrorCode is not an open int32 enum of 8 named values: %+v", k)
+	}
+	if k := kind("StopReason"); k.Kind != Enum || k.EnumOpen {
+		t.Errorf("StopReason is not a closed enum")
+	}
+	// IdleStateUpdate: an object whose tag member is owned by its embedded union,
+	// with a variant for the tag being absent or null.
+	idle := kind("IdleStateUpdate")
+	if idle.Kind != Struct || idle.Union == nil || idle.Union.Discriminator != "stopReason" {
+		t.Fatalf("IdleStateUpdate: %+v", idle)
+	}
+	for _, f := range idle.Fields {
+		if f.JSON == "stopReason" {
+			t.Error("stopReason kept as a field beside the union that owns it")
+		}
+	}
+	if !strings.Contains(roles2(idle.Union), "None:absent") || !strings.Contains(roles2(idle.Union), "Other:catchall") {
+		t.Errorf("IdleStateUpdate variants: %s", roles2(idle.Union))
+	}
+	if kind("SessionUpdate").Kind != ObjectUnion || len(kind("SessionUpdate").Union.Variants) != 19 {
+		t.Error("unstable SessionUpdate is not a 19-variant object union")
+	}
+	if r := fieldRef(t, kind("AgentRequest"), "params"); r.Kind != Routed {
+		t.Error("routing union params is not method-routed")
+	}
+}
+
+func roles2(u *Union) string {
+	var out []string
+	for _, v := range u.Variants {
+		out = append(out, v.Name+":"+[]string{"tagged", "fallback", "catchall", "absent", "shape"}[v.Role])
+	}
+	return strings.Join(out, ",")
+}
+
+func fieldRef(t *testing.T, ty *Type, json string) *Ref {
+	for _, f := range ty.Fields {
+		if f.JSON == json {
+			return f.Ref
+		}
+	}
+	t.Fatalf("%s has no member %s", ty.Name, json)
+	return nil
+}

@@ -1,0 +1,183 @@
+// Package ir is acpgen's typed, resolved model of one ACP schema channel. It
+// knows nothing of Go emission: every decision about shapes (which union kind,
+// which field is nullable, which variant is the fallback) is made here once, so
+// emitters only translate.
+package ir
+
+import "github.com/acpgen/acpgen/generator/load"
+
+// Model is one channel (stable or unstable) of the protocol.
+type Model struct {
+	Channel string // "stable" or "unstable"
+	File    string
+	Types   []*Type // named ($defs) types in schema order, each followed by its inline types
+	Methods []*Method
+	byDef   map[string]*Type
+	names   map[string]*Type
+}
+
+// TypeByDef returns the type built from the named $defs entry.
+func (m *Model) TypeByDef(def string) *Type { return m.byDef[def] }
+
+// Kind says which Go shape a type takes.
+type Kind int
+
+// Type kinds.
+const (
+	Struct      Kind = iota // an object with declared members, maybe with an embedded object union
+	ObjectUnion             // a union whose variants are all objects, told apart by a tag or shape
+	ValueUnion              // a union with non-object variants, told apart by JSON kind, then shape
+	Enum                    // string or integer constants, closed or open
+	Alias                   // a named scalar, array, map or free-form value
+)
+
+// Type is one named Go type.
+type Type struct {
+	Name    string // Go name
+	Def     string // $defs name; "" for inline types
+	Parent  *Type  // for inline types: the type they were found in
+	File    string
+	Pointer string // JSON pointer of the schema node
+	Kind    Kind
+
+	Title       string
+	Description string
+	Overlay     []string
+
+	// Struct
+	Fields []*Field
+	// Union is the variant set of an ObjectUnion or ValueUnion, or the embedded
+	// union of a Struct whose schema has both properties and anyOf/oneOf.
+	Union *Union
+	// Extra types unknown members of a Struct whose additionalProperties is a schema.
+	Extra *Ref
+
+	// Enum
+	EnumBase   *Ref
+	EnumValues []*EnumValue
+	EnumOpen   bool
+
+	// Alias
+	Target *Ref
+
+	// Methods whose params or result this type is.
+	Uses []MethodUse
+}
+
+// MethodUse ties a type to a method it carries.
+type MethodUse struct {
+	Method *Method
+	Role   string // "params" or "result"
+}
+
+// Field is one object member.
+type Field struct {
+	JSON        string
+	Name        string // Go name
+	Ref         *Ref
+	Required    bool
+	Nullable    bool // null is a valid value
+	Default     *load.Node
+	Pointer     string
+	Description string
+	Overlay     []string
+
+	// Leniency hints, honoured by lenient decoding only.
+	DefaultOnError bool
+	DefaultOnNull  bool
+}
+
+// RefKind is the shape of a value.
+type RefKind int
+
+// Value shapes.
+const (
+	String RefKind = iota
+	Bool
+	Int   // Format says the width: int32, uint16, uint32, int64 (default), uint64
+	Float // double
+	Raw   // any JSON value, kept verbatim
+	Array
+	Map
+	Named
+	Routed // a method-dependent payload: decoded by method, kept verbatim here
+)
+
+// Ref is a use of a value shape.
+type Ref struct {
+	Kind   RefKind
+	Format string
+	Elem   *Ref  // Array, Map
+	Type   *Type // Named
+	// Routes lists the defs a Routed payload can be, in schema order.
+	Routes []string
+
+	// Constraints, for validation.
+	Const     *load.Node
+	Minimum   *string
+	Maximum   *string
+	MinLength *int
+	MaxLength *int
+	Pattern   string
+	URI       bool
+
+	// Array items that fail to decode are dropped in lenient mode.
+	SkipInvalidItems bool
+	// Nullable items (arrays) or values (maps).
+	ElemNullable bool
+}
+
+// Union is a set of variants.
+type Union struct {
+	Name          string // Go name of the union type (for embedded unions, a member of the struct)
+	Discriminator string // tag member; "" when variants are told apart by shape
+	Exclusive     bool   // oneOf: exactly one variant may match
+	Variants      []*Variant
+}
+
+// Role says how a variant is selected.
+type Role int
+
+// Variant roles.
+const (
+	Tagged   Role = iota // the discriminator has this const value
+	Fallback             // no or unknown tag: the untagged default variant (keeps the tag it saw)
+	CatchAll             // an unknown tag: the open union's "other" variant
+	Absent               // the discriminator is absent or null
+	Shape                // told apart by JSON kind and required members
+)
+
+// Variant is one alternative of a union.
+type Variant struct {
+	Name    string // Go name of the variant field
+	Tag     string // Tagged: the discriminator value
+	Role    Role
+	Title   string
+	Pointer string
+	Payload *Ref // a Named struct for object variants; any shape for value unions; nil for a null variant
+	// Object marks a variant whose JSON is an object (its Payload is a struct).
+	Object bool
+	// Null marks the variant of a ValueUnion that is the JSON null.
+	Null bool
+	// Keys are required members that tell this object variant apart from its
+	// siblings in a shape union.
+	Keys []string
+}
+
+// EnumValue is one named constant.
+type EnumValue struct {
+	Name        string // Go constant name
+	String      string
+	Int         int64
+	Title       string
+	Description string
+}
+
+// Method is one JSON-RPC method.
+type Method struct {
+	Wire         string
+	Side         string // agent, client, protocol, proxy: the side that handles it
+	Notification bool
+	Params       *Type
+	Result       *Type // requests only
+}

@@ -1,0 +1,65 @@
+package source
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Verify checks that every file the lock pins exists in dir with the pinned
+// sha256. The error lists every missing or differing file.
+func Verify(dir string, l *Lock) error {
+	missing, bad := check(dir, l)
+	for _, name := range missing {
+		bad = append(bad, fmt.Errorf("%s is missing (lock pins %s for %s@%s); pull the schemas again",
+			filepath.Join(dir, name), l.Files[name], Package, l.Version))
+	}
+	return errors.Join(bad...)
+}
+
+// check sorts the lock's files into missing ones and errors for the rest.
+func check(dir string, l *Lock) (missing []string, bad []error) {
+	for _, name := range sortedKeys(l.Files) {
+		path := filepath.Join(dir, name)
+		data, err := os.ReadFile(path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			missing = append(missing, name)
+		case err != nil:
+			bad = append(bad, err)
+		case fileHash(data) != l.Files[name]:
+			bad = append(bad, fmt.Errorf("%s has %s but %s pins %s (%s@%s); it was edited or comes from another release: delete it and pull again, or pull a new version to re-pin",
+				path, fileHash(data), filepath.Join(dir, LockFile), l.Files[name], Package, l.Version))
+		}
+	}
+	return missing, bad
+}
+
+// Ensure makes dir hold exactly the files its lock pins: it pulls the lock's
+// version with npm when files are missing, and fails when a present file
+// differs, because overwriting it could destroy someone's deliberate edit.
+func Ensure(ctx context.Context, dir string, stderr io.Writer) (*Lock, error) {
+	lockPath := filepath.Join(dir, LockFile)
+	l, err := ReadLock(lockPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s does not exist: pull with an explicit version to create it", lockPath)
+	}
+	if err != nil {
+		return nil, err
+	}
+	missing, bad := check(dir, l)
+	if len(bad) > 0 {
+		return nil, errors.Join(bad...)
+	}
+	if len(missing) == 0 {
+		return l, nil
+	}
+	if stderr != nil {
+		fmt.Fprintf(stderr, "%s: missing %v; pulling %s@%s\n", dir, missing, Package, l.Version)
+	}
+	return Pull(ctx, PullOptions{Dir: dir, Stderr: stderr})
+}

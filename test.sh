@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Runs every test of the repository: vet, then the Go tests (including the
+# drift check that regenerates gen/ in memory). Needs the pinned schema, which
+# `go run ./cmd/acpgen generate` pulls.
+set -euo pipefail
+cd "$(dirname "$0")"
+go vet ./...
+go test -count=1 ./...
