@@ -16,6 +16,7 @@ import (
 	"github.com/acpgen/acpgen/generator/ir"
 	"github.com/acpgen/acpgen/generator/load"
 	"github.com/acpgen/acpgen/generator/meta"
+	"github.com/acpgen/acpgen/generator/overlay"
 	"github.com/acpgen/acpgen/generator/source"
 )
 
@@ -27,6 +28,8 @@ type Channel struct {
 	OutDir     string // output folder, relative to the output root
 	Package    string // Go package name
 	ImportPath string // Go import path of OutDir
+	// Overlays are overlay files applied in order to this channel's schema.
+	Overlays []string
 }
 
 // Config is everything one generation needs.
@@ -79,7 +82,11 @@ func Generate(cfg Config) (map[string][]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s channel: %w", ch.Name, err)
 		}
-		doc, err := load.Load(file, data)
+		merged, err := overlay.ApplyFiles(data, file, ch.Overlays)
+		if err != nil {
+			return nil, err
+		}
+		doc, err := load.Load(file, merged.Schema)
 		if err != nil {
 			return nil, err
 		}
@@ -87,7 +94,7 @@ func Generate(cfg Config) (map[string][]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		table, err := meta.Derive(data, file)
+		table, err := meta.Derive(merged.Schema, file)
 		if err != nil {
 			return nil, err
 		}
@@ -114,6 +121,7 @@ func Generate(cfg Config) (map[string][]byte, error) {
 			Package: ch.Package, ImportPath: ch.ImportPath, Descriptions: cfg.Descriptions,
 			SchemaFile: ch.SchemaFile, SchemaSHA256: hex.EncodeToString(sum[:]),
 			ProtocolVersion: table.Version,
+			Overlays:        merged.Overlays,
 		}
 		src := "local schema folder"
 		if lock != nil && lock.Files[ch.SchemaFile] == "sha256:"+o.SchemaSHA256 {

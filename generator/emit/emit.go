@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/acpgen/acpgen/generator/ir"
+	"github.com/acpgen/acpgen/generator/overlay"
 	. "github.com/dave/jennifer/jen"
 )
 
@@ -31,6 +32,30 @@ type Config struct {
 	SchemaPackage, SchemaVersion, SchemaSHA256, SchemaFile string
 	// ProtocolVersion is the wire protocol version of the schema (v1 files: 1).
 	ProtocolVersion int
+	// Overlays describes the overlays applied, for provenance in doc comments.
+	Overlays []overlay.Info
+}
+
+// provenance says which overlays added or changed a node.
+func (e *emitter) provenance(ids []string) string {
+	var parts []string
+	for _, id := range ids {
+		found := false
+		for _, o := range e.o.Overlays {
+			if o.ID == id {
+				s := fmt.Sprintf("Added or changed by %q (%s", o.Title, o.Status)
+				if o.URL != "" {
+					s += ", " + o.URL
+				}
+				parts = append(parts, s+").")
+				found = true
+			}
+		}
+		if !found {
+			parts = append(parts, fmt.Sprintf("Added or changed by overlay %q.", id))
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // Files emits the package's files: name -> gofmt'ed source.
@@ -366,6 +391,9 @@ func (e *emitter) typeDoc(t *ir.Type) string {
 	if links := docLinks(t.Description); len(links) > 0 {
 		parts = append(parts, "See "+strings.Join(links, " and ")+".")
 	}
+	if len(t.Overlay) > 0 {
+		parts = append(parts, e.provenance(t.Overlay))
+	}
 	text := strings.Join(parts, " ")
 	if e.o.Descriptions && t.Description != "" {
 		text += "\n\n" + t.Description
@@ -406,6 +434,12 @@ func (e *emitter) fieldDoc(f *ir.Field) string {
 	}
 	if links := docLinks(f.Description); len(links) > 0 {
 		parts = append(parts, "See "+strings.Join(links, " and ")+".")
+	}
+	if f.Ephemeral {
+		parts = append(parts, "It applies to this turn only and is not part of durable history.")
+	}
+	if len(f.Overlay) > 0 {
+		parts = append(parts, e.provenance(f.Overlay))
 	}
 	text := strings.Join(parts, " ")
 	if e.o.Descriptions && f.Description != "" {

@@ -313,10 +313,21 @@ func (b *builder) structFields(t *Type, s *load.Schema, skip string) error {
 			JSON: p.Name, Name: GoName(p.Name), Required: s.IsRequired(p.Name), Pointer: p.Schema.Pointer,
 			Description: p.Schema.Description, Default: p.Schema.Default, Overlay: p.Schema.XOverlay,
 			DefaultOnError: p.Schema.XDefaultOnError, DefaultOnNull: p.Schema.XDefaultOnNull,
+			Ephemeral: p.Schema.XEphemeral,
 		}
 		r, nullable, err := b.ref(t, p.Schema, f.Name)
 		if err != nil {
 			return err
+		}
+		for _, ns := range p.Schema.XMeta {
+			if r.Kind != Map {
+				return b.errf(p.Schema, "x-acpgen-meta applies to an object map member")
+			}
+			nr, _, err := b.ref(t, ns.Schema, f.Name+GoName(ns.Name))
+			if err != nil {
+				return err
+			}
+			f.Meta = append(f.Meta, MetaNamespace{Key: ns.Name, Ref: nr})
 		}
 		f.Ref, f.Nullable = r, nullable
 		t.Fields = append(t.Fields, f)
@@ -435,7 +446,7 @@ func (b *builder) ref(owner *Type, s *load.Schema, member string) (*Ref, bool, e
 		r.Maximum = &v
 	}
 	if s.HasPattern {
-		r.Pattern = s.Pattern
+		r.Pattern, r.PatternName = s.Pattern, s.XPatternName
 	}
 	kind := ""
 	if len(types) == 1 {

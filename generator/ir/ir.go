@@ -82,9 +82,20 @@ type Field struct {
 	Description string
 	Overlay     []string
 
+	// Ephemeral members are used for one turn and dropped from durable history.
+	Ephemeral bool
+	// Meta types namespaces of a _meta map member: key -> value shape.
+	Meta []MetaNamespace
+
 	// Leniency hints, honoured by lenient decoding only.
 	DefaultOnError bool
 	DefaultOnNull  bool
+}
+
+// MetaNamespace is one typed key of a _meta object.
+type MetaNamespace struct {
+	Key string
+	Ref *Ref
 }
 
 // RefKind is the shape of a value.
@@ -119,7 +130,9 @@ type Ref struct {
 	MinLength *int
 	MaxLength *int
 	Pattern   string
-	URI       bool
+	// PatternName says what Pattern means, for error messages.
+	PatternName string
+	URI         bool
 
 	// Array items that fail to decode are dropped in lenient mode.
 	SkipInvalidItems bool

@@ -63,9 +63,12 @@ type Schema struct {
 	XSkipInvalidItems bool
 	XDefaultOnNull    bool
 	XDocsIgnore       bool
-	XOverlay          []string // provenance keys set by overlays (see generator/overlay)
-	SchemaURI         string   // "$schema", root only
-	Defs              []Def    // "$defs", root only
+	XOverlay          []string   // provenance: ids of the overlays that added or changed this node
+	XEphemeral        bool       // x-acpgen-ephemeral: used for this turn only, not part of durable history
+	XPatternName      string     // x-acpgen-pattern-name: what the pattern means, for error messages ("an absolute path")
+	XMeta             []Property // x-acpgen-meta: typed namespaces of a _meta object (key -> schema, usually a $ref)
+	SchemaURI         string     // "$schema", root only
+	Defs              []Def      // "$defs", root only
 	defsIndex         map[string]*Schema
 }
 
@@ -166,6 +169,9 @@ func Walk(s *Schema, f func(*Schema) bool) {
 		}
 	}
 	Walk(s.Not, f)
+	for _, p := range s.XMeta {
+		Walk(p.Schema, f)
+	}
 	for _, d := range s.Defs {
 		Walk(d.Schema, f)
 	}
@@ -382,6 +388,21 @@ func convert(file, ptr string, n *Node, root bool) (*Schema, error) {
 			s.XDefaultOnNull, err = flag(k, v)
 		case "x-docs-ignore":
 			s.XDocsIgnore, err = flag(k, v)
+		case "x-acpgen-ephemeral":
+			s.XEphemeral, err = flag(k, v)
+		case "x-acpgen-pattern-name":
+			s.XPatternName, err = str(k, v)
+		case "x-acpgen-meta":
+			if v.Kind != Object {
+				return nil, bad(k, "x-acpgen-meta must map namespace keys to schemas")
+			}
+			for _, m := range v.Members {
+				x, err := convert(file, ptr+"/x-acpgen-meta/"+PointerToken(m.Name), m.Value, false)
+				if err != nil {
+					return nil, err
+				}
+				s.XMeta = append(s.XMeta, Property{m.Name, x})
+			}
 		case "x-acpgen-overlay":
 			if v.Kind != Array {
 				return nil, bad(k, "x-acpgen-overlay must be an array of strings")

@@ -1,0 +1,28 @@
+// Package tables holds the hand-kept facts upstream does not encode in its
+// schema, starting with capability gates. Every entry is checked against the
+// IR at generation time: an entry that names nothing, or matches nothing, is
+// an error against the pinned schema.
+package tables
+
+// Gate says that something a peer sends is allowed only after the other side
+// advertised a capability.
+type Gate struct {
+	// Method is the wire name of the method whose params (or result) carry the
+	// gated thing; a gate with an empty Path gates the method itself.
+	Method string `json:"method"`
+	// Path locates the gated member inside the params (or result, see Result):
+	// slash-separated member names, "*" for every array item or map value,
+	// e.g. "/additionalDirectories" or "/prompt/*".
+	Path string `json:"path,omitempty"`
+	// Result is true when Path is inside the method's result, not its params.
+	Result bool `json:"result,omitempty"`
+	// Variant names the union variant (its tag value, or variant name for
+	// untagged ones) at Path that is gated, e.g. "image"; "" gates the member's presence.
+	Variant string `json:"variant,omitempty"`
+	// Capability is the dotted path of the capability in the other side's
+	// initialize message, e.g. "agentCapabilities.sessionCapabilities.additionalDirectories".
+	// It is granted by true, or by the presence of a non-null object.
+	Capability string `json:"capability"`
+	// Source says where the gate comes from: "table" or an overlay id.
+	Source string `json:"source,omitempty"`
+}
