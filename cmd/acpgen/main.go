@@ -33,6 +33,7 @@ func app() *cli.App {
 		ExitErrHandler: func(*cli.Context, error) {},
 		Commands: []*cli.Command{
 			generateCommand(),
+			overlayCommand(),
 			{
 				Name:  "schema",
 				Usage: "obtain and verify the pinned upstream schema files",
