@@ -253,7 +253,7 @@ func (e *emitter) codecs(f *File) {
 			}
 		case ir.ObjectUnion:
 			e.unionMembers(f, t.Union, true)
-			e.objectEntry(f, t.Name, true)
+			e.objectEntry(f, t, true)
 		case ir.ValueUnion:
 			e.valueUnion(f, t)
 		case ir.Enum:
@@ -288,11 +288,36 @@ func (e *emitter) stdInterop(f *File, name string) {
 // objectEntry emits DecodeJSON/AppendJSON for object-shaped types, on top of
 // their member-level methods. The decode loop is emitted per type (not shared
 // through an interface) so the required-member masks stay on the stack.
-func (e *emitter) objectEntry(f *File, name string, union bool) {
+func (e *emitter) objectEntry(f *File, t *ir.Type, union bool) {
+	name := t.Name
+	// An anyOf union with an untagged fallback accepts an object whose tagged
+	// variant fails, as the fallback: decoding retries it that way.
+	var fallback *ir.Variant
+	var holder *Statement // the union value: v itself, or v's embedded union field
+	if t.Union != nil && !t.Union.Exclusive {
+		for _, vr := range t.Union.Variants {
+			if vr.Role == ir.Fallback {
+				fallback = vr
+			}
+		}
+		holder = Id("v")
+		if !union {
+			holder = Id("v").Dot(t.Union.FieldName())
+		}
+	}
 	var pre []Code
 	pre = append(pre, Op("*").Id("v").Op("=").Id(name).Values())
 	if union || e.hasSelect(name) {
-		pre = append(pre, If(Err().Op(":=").Id("v").Dot("selectVariant").Call(Id("d")), Err().Op("!=").Nil()).Block(Return(Err())))
+		sel := If(Err().Op(":=").Id("v").Dot("selectVariant").Call(Id("d")), Err().Op("!=").Nil()).Block(Return(Err()))
+		if fallback != nil {
+			init := []Code{holder.Clone().Dot(fallback.Name).Op("=").New(Id(fallback.Payload.Type.Name))}
+			if fallback.Payload.Type.Union != nil {
+				init = append(init, If(Err().Op(":=").Add(holder.Clone()).Dot(fallback.Name).Dot("selectVariant").Call(Id("d")), Err().Op("!=").Nil()).Block(Return(Err())))
+			}
+			pre = append(pre, If(Id("asFallback")).Block(init...).Else().Block(sel))
+		} else {
+			pre = append(pre, sel)
+		}
 	}
 	sink := Op("&").Id("v").Dot("Unknown")
 	if union {
@@ -317,8 +342,21 @@ func (e *emitter) objectEntry(f *File, name string, union bool) {
 		),
 		Return(Id("v").Dot("checkRequired").Call(Id("d"), Id("seen").Index(Empty(), Empty()))),
 	)
-	f.Comment(fmt.Sprintf("DecodeJSON decodes one %s object, keeping unknown members.", name))
-	f.Func().Add(recv(name)).Id("DecodeJSON").Params(decoderParam()).Error().Block(body...)
+	if fallback == nil {
+		f.Comment(fmt.Sprintf("DecodeJSON decodes one %s object, keeping unknown members.", name))
+		f.Func().Add(recv(name)).Id("DecodeJSON").Params(decoderParam()).Error().Block(body...)
+	} else {
+		f.Comment(fmt.Sprintf("DecodeJSON decodes one %s object, keeping unknown members. When the tagged variant fails, the object is retried as %s, as anyOf allows.", name, fallback.Name))
+		f.Func().Add(recv(name)).Id("DecodeJSON").Params(decoderParam()).Error().Block(
+			Id("m").Op(":=").Id("d").Dot("Mark").Call(),
+			Err().Op(":=").Id("v").Dot("decodeObject").Call(Id("d"), False()),
+			If(Err().Op("==").Nil().Op("||").Qual(WirePath, "IsSyntax").Call(Err()).Op("||").Add(holder.Clone()).Dot(fallback.Name).Op("!=").Nil()).Block(Return(Err())),
+			Id("d").Dot("Rewind").Call(Id("m")),
+			If(Id("v").Dot("decodeObject").Call(Id("d"), True()).Op("!=").Nil()).Block(Return(Err())),
+			Return(Nil()),
+		)
+		f.Func().Add(recv(name)).Id("decodeObject").Params(decoderParam(), Id("asFallback").Bool()).Error().Block(body...)
+	}
 	f.Comment("AppendJSON appends the JSON encoding of v to b.")
 	f.Func().Add(recv(name)).Id("AppendJSON").Params(Id("b").Index().Byte()).Index().Byte().Block(
 		Id("b").Op("=").Append(Id("b"), LitRune('{')),
@@ -338,7 +376,7 @@ func (e *emitter) hasSelect(name string) bool {
 }
 
 func (e *emitter) structCodec(f *File, t *ir.Type) {
-	e.objectEntry(f, t.Name, false)
+	e.objectEntry(f, t, false)
 	// decodeField
 	var cases []Code
 	bit := 0

@@ -73,6 +73,7 @@ func Files(m *ir.Model, o Config) (map[string][]byte, error) {
 		{"types.go", e.types, false},
 		{"codec.go", e.codecs, false},
 		{"methods.go", e.methodsFile, false},
+		{"validate.go", e.validators, false},
 		{"defs_test.go", e.defsTest, true},
 	} {
 		var jf *File
@@ -96,10 +97,11 @@ func Files(m *ir.Model, o Config) (map[string][]byte, error) {
 }
 
 type emitter struct {
-	m       *ir.Model
-	o       Config
-	helpers map[string]bool
-	pending []func(*File)
+	m        *ir.Model
+	o        Config
+	helpers  map[string]bool
+	pending  []func(*File)
+	patterns []pattern
 }
 
 func (e *emitter) header() []string {

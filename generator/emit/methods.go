@@ -10,6 +10,9 @@ import (
 // RoundtripPath is the test-support package generated tests call.
 const RoundtripPath = "github.com/acpgen/acpgen/internal/roundtrip"
 
+// DifferentialPath is the package of the validator's differential test.
+const DifferentialPath = "github.com/acpgen/acpgen/internal/differential"
+
 // MethodConst is the Go constant name of a wire method name.
 func MethodConst(wire string) string { return "Method" + ir.GoName(wire) }
 
@@ -83,13 +86,14 @@ func (e *emitter) defsTest(f *File) {
 		}
 		rows = append(rows, Lit(t.Def).Op(":").Qual(RoundtripPath, "For").Index(Id(t.Name)).Call())
 	}
-	f.Comment("defCodecs decodes and re-encodes each $defs entry by name.")
-	f.Var().Id("defCodecs").Op("=").Map(String()).Qual(RoundtripPath, "Codec").Values(rows...)
+	f.Comment("defs holds the test hooks of each $defs entry by name.")
+	f.Var().Id("defs").Op("=").Map(String()).Qual(RoundtripPath, "Def").Values(rows...)
 	f.Line()
+	cfg := Qual(RoundtripPath, "Config").Values(Dict{Id("Channel"): Lit(e.m.Channel), Id("Defs"): Id("defs")})
 	f.Func().Id("TestRoundTrip").Params(Id("t").Op("*").Qual("testing", "T")).Block(
-		Qual(RoundtripPath, "Run").Call(Id("t"), Qual(RoundtripPath, "Config").Values(Dict{
-			Id("Channel"): Lit(e.m.Channel),
-			Id("Codecs"):  Id("defCodecs"),
-		})),
+		Qual(RoundtripPath, "Run").Call(Id("t"), cfg),
+	)
+	f.Func().Id("TestDifferential").Params(Id("t").Op("*").Qual("testing", "T")).Block(
+		Qual(DifferentialPath, "Run").Call(Id("t"), cfg.Clone()),
 	)
 }

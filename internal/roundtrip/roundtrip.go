@@ -18,25 +18,43 @@ import (
 // Codec decodes data as one type and re-encodes it.
 type Codec func(data []byte, mode wire.Mode) ([]byte, error)
 
-// For returns the codec of the generated type T.
+// Def is what the tests need of one generated type.
+type Def struct {
+	Codec Codec
+	// Check is the validator's verdict on raw JSON: strict decoding (no
+	// leniency) followed by Validate.
+	Check func(data []byte) error
+}
+
+// For returns the test hooks of the generated type T.
 func For[T any, P interface {
 	*T
 	wire.Decodable
 	wire.Appender
-}]() Codec {
-	return func(data []byte, mode wire.Mode) ([]byte, error) {
-		var v T
-		if err := wire.Decode(data, P(&v), mode); err != nil {
-			return nil, err
-		}
-		return P(&v).AppendJSON(nil), nil
+	Validate() error
+}]() Def {
+	return Def{
+		Codec: func(data []byte, mode wire.Mode) ([]byte, error) {
+			var v T
+			if err := wire.Decode(data, P(&v), mode); err != nil {
+				return nil, err
+			}
+			return P(&v).AppendJSON(nil), nil
+		},
+		Check: func(data []byte) error {
+			var v T
+			if err := wire.Decode(data, P(&v), wire.Strict); err != nil {
+				return err
+			}
+			return P(&v).Validate()
+		},
 	}
 }
 
-// Config names the channel under test and its codecs by $defs name.
+// Config names the channel under test and its types by $defs name.
 type Config struct {
 	Channel string // "stable" or "unstable"
-	Codecs  map[string]Codec
+	Defs    map[string]Def
 }
 
 // Root finds the repository root (the folder with go.mod) above the test's folder.
@@ -82,19 +100,19 @@ func Run(t *testing.T, c Config) {
 			t.Fatal(err)
 		}
 		for name := range doc.Defs {
-			if c.Codecs[name] == nil {
+			if c.Defs[name].Codec == nil {
 				t.Errorf("$defs/%s has no generated type", name)
 			}
 		}
-		for name := range c.Codecs {
+		for name := range c.Defs {
 			if _, ok := doc.Defs[name]; !ok {
 				t.Errorf("generated codec %s names no $defs entry", name)
 			}
 		}
-		if len(doc.Defs) != len(c.Codecs) {
-			t.Errorf("%d defs, %d generated types", len(doc.Defs), len(c.Codecs))
+		if len(doc.Defs) != len(c.Defs) {
+			t.Errorf("%d defs, %d generated types", len(doc.Defs), len(c.Defs))
 		}
-		t.Logf("%s: %d defs, %d generated types", c.Channel, len(doc.Defs), len(c.Codecs))
+		t.Logf("%s: %d defs, %d generated types", c.Channel, len(doc.Defs), len(c.Defs))
 	})
 	t.Run("generated examples", func(t *testing.T) {
 		examples, err := corpus.Examples(schema)
@@ -126,7 +144,7 @@ func Run(t *testing.T, c Config) {
 		}
 		n := 0
 		for _, inv := range cases {
-			codec := c.Codecs[inv.Def]
+			codec := c.Defs[inv.Def].Codec
 			if codec == nil {
 				continue // a def only the other channel has
 			}
@@ -152,7 +170,7 @@ func Run(t *testing.T, c Config) {
 // check decodes payload as def in both modes, re-encodes it, and compares.
 func check(t *testing.T, c Config, def, label string, payload []byte) {
 	t.Helper()
-	codec := c.Codecs[def]
+	codec := c.Defs[def].Codec
 	if codec == nil {
 		t.Errorf("%s: no codec for %s", label, def)
 		return

@@ -7153,11 +7153,27 @@ func (v *MultiSelectItems) unknownSink() *wire.Fields {
 	return nil
 }
 
-// DecodeJSON decodes one MultiSelectItems object, keeping unknown members.
+// DecodeJSON decodes one MultiSelectItems object, keeping unknown members. When the tagged variant fails, the object is retried as Titled, as anyOf allows.
 func (v *MultiSelectItems) DecodeJSON(d *wire.Decoder) error {
-	*v = MultiSelectItems{}
-	if err := v.selectVariant(d); err != nil {
+	m := d.Mark()
+	err := v.decodeObject(d, false)
+	if err == nil || wire.IsSyntax(err) || v.Titled != nil {
 		return err
+	}
+	d.Rewind(m)
+	if v.decodeObject(d, true) != nil {
+		return err
+	}
+	return nil
+}
+func (v *MultiSelectItems) decodeObject(d *wire.Decoder, asFallback bool) error {
+	*v = MultiSelectItems{}
+	if asFallback {
+		v.Titled = new(TitledMultiSelectItems)
+	} else {
+		if err := v.selectVariant(d); err != nil {
+			return err
+		}
 	}
 	if err := d.BeginObject(); err != nil {
 		return err
@@ -11722,11 +11738,27 @@ func (v *AuthMethod) unknownSink() *wire.Fields {
 	return nil
 }
 
-// DecodeJSON decodes one AuthMethod object, keeping unknown members.
+// DecodeJSON decodes one AuthMethod object, keeping unknown members. When the tagged variant fails, the object is retried as Agent, as anyOf allows.
 func (v *AuthMethod) DecodeJSON(d *wire.Decoder) error {
-	*v = AuthMethod{}
-	if err := v.selectVariant(d); err != nil {
+	m := d.Mark()
+	err := v.decodeObject(d, false)
+	if err == nil || wire.IsSyntax(err) || v.Agent != nil {
 		return err
+	}
+	d.Rewind(m)
+	if v.decodeObject(d, true) != nil {
+		return err
+	}
+	return nil
+}
+func (v *AuthMethod) decodeObject(d *wire.Decoder, asFallback bool) error {
+	*v = AuthMethod{}
+	if asFallback {
+		v.Agent = new(AuthMethodAgent)
+	} else {
+		if err := v.selectVariant(d); err != nil {
+			return err
+		}
 	}
 	if err := d.BeginObject(); err != nil {
 		return err
@@ -27390,11 +27422,27 @@ func (v *MCPServer) unknownSink() *wire.Fields {
 	return nil
 }
 
-// DecodeJSON decodes one MCPServer object, keeping unknown members.
+// DecodeJSON decodes one MCPServer object, keeping unknown members. When the tagged variant fails, the object is retried as Stdio, as anyOf allows.
 func (v *MCPServer) DecodeJSON(d *wire.Decoder) error {
-	*v = MCPServer{}
-	if err := v.selectVariant(d); err != nil {
+	m := d.Mark()
+	err := v.decodeObject(d, false)
+	if err == nil || wire.IsSyntax(err) || v.Stdio != nil {
 		return err
+	}
+	d.Rewind(m)
+	if v.decodeObject(d, true) != nil {
+		return err
+	}
+	return nil
+}
+func (v *MCPServer) decodeObject(d *wire.Decoder, asFallback bool) error {
+	*v = MCPServer{}
+	if asFallback {
+		v.Stdio = new(MCPServerStdio)
+	} else {
+		if err := v.selectVariant(d); err != nil {
+			return err
+		}
 	}
 	if err := d.BeginObject(); err != nil {
 		return err
@@ -30052,11 +30100,27 @@ func (v *SetSessionModeRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one SetSessionConfigOptionRequest object, keeping unknown members.
+// DecodeJSON decodes one SetSessionConfigOptionRequest object, keeping unknown members. When the tagged variant fails, the object is retried as ValueID, as anyOf allows.
 func (v *SetSessionConfigOptionRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = SetSessionConfigOptionRequest{}
-	if err := v.selectVariant(d); err != nil {
+	m := d.Mark()
+	err := v.decodeObject(d, false)
+	if err == nil || wire.IsSyntax(err) || v.Type.ValueID != nil {
 		return err
+	}
+	d.Rewind(m)
+	if v.decodeObject(d, true) != nil {
+		return err
+	}
+	return nil
+}
+func (v *SetSessionConfigOptionRequest) decodeObject(d *wire.Decoder, asFallback bool) error {
+	*v = SetSessionConfigOptionRequest{}
+	if asFallback {
+		v.Type.ValueID = new(SetSessionConfigOptionRequestTypeValueID)
+	} else {
+		if err := v.selectVariant(d); err != nil {
+			return err
+		}
 	}
 	if err := d.BeginObject(); err != nil {
 		return err

@@ -1,0 +1,312 @@
+package emit
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/acpgen/acpgen/generator/ir"
+	. "github.com/dave/jennifer/jen"
+)
+
+// validators emits Validate/validate for every type. Validation is separate
+// from decoding so values built in Go are checked the same way; it walks the
+// whole value and reports every violation with its JSON pointer.
+func (e *emitter) validators(f *File) {
+	for _, t := range e.m.Types {
+		if t.Kind == ir.Alias && t.Target.Kind == ir.Named {
+			continue // a Go alias shares its target's methods
+		}
+		var body []Code
+		switch t.Kind {
+		case ir.Struct:
+			body = e.structValidate(t)
+			if t.Union != nil {
+				body = append(body, Id("x").Dot(t.Union.FieldName()).Dot("validate").Call(Id("v")))
+			}
+		case ir.ObjectUnion, ir.ValueUnion:
+			body = e.unionValidate(t.Union)
+		case ir.Enum:
+			body = e.enumValidate(t)
+		case ir.Alias:
+			body = e.valueValidate(t.Target, goType(t.Target).Call(Op("*").Id("x")), false)
+		}
+		f.Comment(fmt.Sprintf("Validate reports every way x breaks the schema of %s, each with the JSON pointer of the offending value.", t.Name))
+		f.Func().Params(Id("x").Op("*").Id(t.Name)).Id("Validate").Params().Error().Block(
+			Var().Id("v").Qual(WirePath, "Validator"),
+			Id("x").Dot("validate").Call(Op("&").Id("v")),
+			Return(Id("v").Dot("Err").Call()),
+		)
+		f.Func().Params(Id("x").Op("*").Id(t.Name)).Id("validate").Params(Id("v").Op("*").Qual(WirePath, "Validator")).Block(body...)
+		f.Line()
+		if t.Kind == ir.Struct && t.Union != nil {
+			f.Func().Params(Id("x").Op("*").Id(t.Union.Name)).Id("validate").Params(Id("v").Op("*").Qual(WirePath, "Validator")).Block(e.unionValidate(t.Union)...)
+			f.Line()
+		}
+	}
+	for _, p := range e.patterns {
+		f.Var().Id(p.name).Op("=").Qual("regexp", "MustCompile").Call(Lit(p.re))
+	}
+}
+
+type pattern struct{ name, re string }
+
+func (e *emitter) patternVar(re string) string {
+	for _, p := range e.patterns {
+		if p.re == re {
+			return p.name
+		}
+	}
+	name := fmt.Sprintf("pattern%d", len(e.patterns))
+	e.patterns = append(e.patterns, pattern{name, re})
+	return name
+}
+
+func (e *emitter) structValidate(t *ir.Type) []Code {
+	var out []Code
+	for _, fl := range t.Fields {
+		x := Id("x").Dot(fl.Name)
+		switch {
+		case fieldPtr(fl):
+			checks := e.valueValidate(fl.Ref, derefIfScalar(fl.Ref, x.Clone()), true)
+			if len(checks) > 0 {
+				out = append(out, If(x.Clone().Op("!=").Nil()).Block(wrapPush(fl.JSON, checks)...))
+			}
+		case nilable(fl.Ref) && !fl.Required:
+			checks := e.valueValidate(fl.Ref, x.Clone(), false)
+			if len(checks) > 0 {
+				out = append(out, If(x.Clone().Op("!=").Nil()).Block(wrapPush(fl.JSON, checks)...))
+			}
+		default:
+			out = append(out, wrapPush(fl.JSON, e.valueValidate(fl.Ref, x.Clone(), false))...)
+		}
+	}
+	// An unknown member named like a declared one would be encoded twice.
+	if len(t.Fields) > 0 {
+		var names []Code
+		for _, fl := range t.Fields {
+			names = append(names, Lit(fl.JSON))
+		}
+		out = append(out, For(List(Id("_"), Id("u")).Op(":=").Range().Id("x").Dot("Unknown")).Block(
+			Switch(Id("u").Dot("Name")).Block(Case(names...).Block(
+				Id("v").Dot("AddAt").Call(Id("u").Dot("Name"), Lit("is a declared member; set its field instead of Unknown")))),
+		))
+	}
+	return out
+}
+
+func wrapPush(key string, checks []Code) []Code {
+	if len(checks) == 0 {
+		return nil
+	}
+	out := []Code{Id("v").Dot("Push").Call(Lit(key))}
+	out = append(out, checks...)
+	return append(out, Id("v").Dot("Pop").Call())
+}
+
+// valueValidate checks a value of shape r at the current position. ptr says
+// expr is a pointer to a named type (whose validate has a pointer receiver anyway).
+func (e *emitter) valueValidate(r *ir.Ref, expr *Statement, ptr bool) []Code {
+	var out []Code
+	add := func(cond *Statement, reason Code) {
+		out = append(out, If(cond).Block(Id("v").Dot("Add").Call(reason)))
+	}
+	switch r.Kind {
+	case ir.String:
+		if r.Const != nil {
+			add(expr.Clone().Op("!=").Lit(r.Const.String), Lit(fmt.Sprintf("must be %q", r.Const.String)))
+		}
+		if r.MinLength != nil && *r.MinLength > 0 {
+			add(Qual(WirePath, "RuneCount").Call(expr.Clone()).Op("<").Lit(*r.MinLength),
+				Lit(fmt.Sprintf("must be at least %d character%s long", *r.MinLength, plural(*r.MinLength))))
+		}
+		if r.MaxLength != nil {
+			add(Qual(WirePath, "RuneCount").Call(expr.Clone()).Op(">").Lit(*r.MaxLength),
+				Lit(fmt.Sprintf("must be at most %d characters long", *r.MaxLength)))
+		}
+		if r.Pattern != "" {
+			what := r.PatternName
+			if what == "" {
+				what = fmt.Sprintf("a string matching %q", r.Pattern)
+			}
+			add(Op("!").Id(e.patternVar(r.Pattern)).Dot("MatchString").Call(expr.Clone()), Lit("must be "+what))
+		}
+		if r.URI {
+			add(Op("!").Qual(WirePath, "IsURI").Call(expr.Clone()), Lit("must be an absolute URI"))
+		}
+	case ir.Int:
+		lo, hi := intRange(r.Format)
+		if r.Minimum != nil {
+			if n, ok := parseInt(*r.Minimum); ok && n > lo {
+				add(expr.Clone().Op("<").Lit(int(n)), Lit(fmt.Sprintf("must be at least %d", n)))
+			}
+		}
+		if r.Maximum != nil {
+			if n, ok := parseInt(*r.Maximum); ok && float64(n) < hi {
+				add(expr.Clone().Op(">").Lit(int(n)), Lit(fmt.Sprintf("must be at most %d", n)))
+			}
+		}
+	case ir.Float:
+		add(Qual("math", "IsNaN").Call(expr.Clone()).Op("||").Qual("math", "IsInf").Call(expr.Clone(), Lit(0)), Lit("must be a finite number"))
+		if r.Minimum != nil {
+			if x, err := strconv.ParseFloat(*r.Minimum, 64); err == nil {
+				add(expr.Clone().Op("<").Lit(x), Lit("must be at least "+*r.Minimum))
+			}
+		}
+		if r.Maximum != nil {
+			if x, err := strconv.ParseFloat(*r.Maximum, 64); err == nil {
+				add(expr.Clone().Op(">").Lit(x), Lit("must be at most "+*r.Maximum))
+			}
+		}
+	case ir.Raw, ir.Routed:
+		add(Len(expr.Clone()).Op(">").Lit(0).Op("&&").Op("!").Qual(WirePath, "Valid").Call(expr.Clone()), Lit("is not valid JSON"))
+		if r.Kind == ir.Routed {
+			out = append(out, e.routedValidate(r, expr)...)
+		}
+	case ir.Array:
+		elem := e.elemValidate(r, expr.Clone().Index(Id("i")))
+		if len(elem) > 0 {
+			out = append(out, For(Id("i").Op(":=").Range().Add(expr.Clone())).Block(
+				append(append([]Code{Id("v").Dot("PushIndex").Call(Id("i"))}, elem...), Id("v").Dot("Pop").Call())...))
+		}
+	case ir.Map:
+		elem := e.elemValidate(r, Id("val"))
+		if len(elem) > 0 {
+			out = append(out, For(List(Id("k"), Id("val")).Op(":=").Range().Add(expr.Clone())).Block(
+				append(append([]Code{Id("v").Dot("Push").Call(Id("k"))}, elem...), Id("v").Dot("Pop").Call())...))
+		}
+	case ir.Named:
+		if needsValidate(r.Type) {
+			out = append(out, expr.Clone().Dot("validate").Call(Id("v")))
+		}
+	}
+	return out
+}
+
+// elemValidate checks an array item or map value (an addressable elem) of container r.
+func (e *emitter) elemValidate(r *ir.Ref, elem *Statement) []Code {
+	if r.ElemNullable && pointerable(r.Elem) {
+		checks := e.valueValidate(r.Elem, derefIfScalar(r.Elem, elem.Clone()), true)
+		if len(checks) == 0 {
+			return nil
+		}
+		return []Code{If(elem.Clone().Op("!=").Nil()).Block(checks...)}
+	}
+	return e.valueValidate(r.Elem, elem, false)
+}
+
+// needsValidate reports whether a named type has anything to check; every
+// generated type has a validate method, so this only trims calls.
+func needsValidate(t *ir.Type) bool {
+	switch t.Kind {
+	case ir.Enum:
+		return !t.EnumOpen
+	case ir.Alias:
+		if t.Target.Kind == ir.Named {
+			return needsValidate(t.Target.Type)
+		}
+		return t.Target.Kind != ir.String || t.Target.MinLength != nil || t.Target.Pattern != "" || t.Target.URI || t.Target.Const != nil
+	}
+	return true
+}
+
+// routedValidate checks a method-routed payload against the method types it
+// may be, unless one of them accepts any value (the extension methods' case).
+func (e *emitter) routedValidate(r *ir.Ref, expr *Statement) []Code {
+	var tries []Code
+	for _, name := range r.Routes {
+		t := e.m.TypeByDef(name)
+		if t == nil || (t.Kind == ir.Alias && t.Target.Kind == ir.Raw) {
+			return nil
+		}
+		tries = append(tries, Block(
+			Var().Id("t").Id(t.Name),
+			If(Qual(WirePath, "Decode").Call(expr.Clone(), Op("&").Id("t"), Qual(WirePath, "Strict")).Op("==").Nil().Op("&&").Id("t").Dot("Validate").Call().Op("==").Nil()).Block(Id("ok").Op("=").True()),
+		))
+	}
+	out := []Code{Id("ok").Op(":=").Len(expr.Clone()).Op("==").Lit(0)}
+	out = append(out, tries...)
+	return append(out, If(Op("!").Id("ok")).Block(Id("v").Dot("Add").Call(Lit("matches none of the method types "+strings.Join(r.Routes, ", ")))))
+}
+
+func (e *emitter) enumValidate(t *ir.Type) []Code {
+	if t.EnumOpen {
+		return nil
+	}
+	var vals []Code
+	for _, v := range t.EnumValues {
+		vals = append(vals, Id(v.Name))
+	}
+	verb := "%q"
+	if t.EnumBase.Kind == ir.Int {
+		verb = "%d"
+	}
+	return []Code{Switch(Op("*").Id("x")).Block(Case(vals...), Default().Block(
+		Id("v").Dot("Add").Call(Qual("fmt", "Sprintf").Call(Lit("unknown "+t.Name+" value "+verb), Op("*").Id("x")))))}
+}
+
+func (e *emitter) unionValidate(u *ir.Union) []Code {
+	var out []Code
+	var names []string
+	out = append(out, Id("n").Op(":=").Lit(0))
+	for _, v := range u.Variants {
+		names = append(names, v.Name)
+		set := Id("x").Dot(v.Name).Op("!=").Nil()
+		if v.Null {
+			set = Id("x").Dot(v.Name)
+		}
+		var body []Code
+		body = append(body, Id("n").Op("++"))
+		if !v.Null {
+			expr := Id("x").Dot(v.Name)
+			if !nilable(v.Payload) {
+				expr = derefIfScalar(v.Payload, expr)
+			}
+			body = append(body, e.valueValidate(v.Payload, expr, true)...)
+		}
+		if v.Role == ir.CatchAll {
+			var known []Code
+			for _, o := range u.Variants {
+				if o.Role == ir.Tagged {
+					known = append(known, Lit(o.Tag))
+				}
+			}
+			tagField := Id("x").Dot(v.Name).Dot(ir.GoName(u.Discriminator))
+			body = append(body, Switch(tagField).Block(Case(known...).Block(
+				Id("v").Dot("AddAt").Call(Lit(u.Discriminator), Lit("is a known "+u.Discriminator+"; the catch-all variant "+v.Name+" is for unknown ones")))))
+		}
+		out = append(out, If(set).Block(body...))
+	}
+	out = append(out,
+		If(Id("n").Op("==").Lit(0)).Block(Id("v").Dot("Add").Call(Lit(fmt.Sprintf("no variant is set (one of %s)", strings.Join(names, ", "))))),
+		If(Id("n").Op(">").Lit(1)).Block(Id("v").Dot("Add").Call(Lit("more than one variant is set"))),
+	)
+	return out
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func intRange(format string) (int64, float64) {
+	switch format {
+	case "int32":
+		return math.MinInt32, math.MaxInt32
+	case "uint16":
+		return 0, math.MaxUint16
+	case "uint32":
+		return 0, math.MaxUint32
+	case "uint64":
+		return 0, math.MaxUint64
+	}
+	return math.MinInt64, math.MaxInt64
+}
+
+func parseInt(s string) (int64, bool) {
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil
+}
