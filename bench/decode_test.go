@@ -82,6 +82,19 @@ func BenchmarkDecode(b *testing.B) {
 				}
 			}
 		})
+		b.Run(name+"/acpgen+validate", func(b *testing.B) {
+			mk := generated(name)
+			b.ReportAllocs()
+			for b.Loop() {
+				v := mk()
+				if err := wire.Decode(data, v, wire.Lenient); err != nil {
+					b.Fatal(err)
+				}
+				if err := v.(interface{ Validate() error }).Validate(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 		b.Run(name+"/encoding-json", func(b *testing.B) {
 			mk := plainTarget(name)
 			b.ReportAllocs()

@@ -7,10 +7,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/acpgen/acpgen/generator/emit"
 	"github.com/acpgen/acpgen/generator/ir"
@@ -18,6 +20,7 @@ import (
 	"github.com/acpgen/acpgen/generator/meta"
 	"github.com/acpgen/acpgen/generator/overlay"
 	"github.com/acpgen/acpgen/generator/source"
+	"github.com/acpgen/acpgen/generator/tables"
 )
 
 // Channel is one schema file generated into one Go package.
@@ -30,6 +33,9 @@ type Channel struct {
 	ImportPath string // Go import path of OutDir
 	// Overlays are overlay files applied in order to this channel's schema.
 	Overlays []string
+	// NoRoundTripTest leaves out the generated round-trip test, which reads
+	// the repository's pinned schema (for packages built from other bases).
+	NoRoundTripTest bool
 }
 
 // Config is everything one generation needs.
@@ -41,20 +47,29 @@ type Config struct {
 	Channels  []Channel
 	// Descriptions copies the schema's description text into doc comments.
 	Descriptions bool
+	// StrictGates makes a capability gate that matches nothing in any channel
+	// an error (the pinned schema); otherwise such gates are reported and skipped.
+	StrictGates bool
+	// Report receives notes such as skipped gates; nil discards them.
+	Report io.Writer
 }
+
+// RFDOverlays are the RFD overlays the repo's own packages carry, relative to
+// the repository root.
+var RFDOverlays = []string{"overlays/additional-directories.json", "overlays/runtime-context.json"}
 
 // DefaultChannels are the repo's own packages.
 func DefaultChannels(module string) []Channel {
 	return []Channel{
-		{Name: "stable", SchemaFile: source.StableFile, MetaFile: "meta.json", OutDir: "gen/acp", Package: "acp", ImportPath: module + "/gen/acp"},
-		{Name: "unstable", SchemaFile: source.UnstableFile, MetaFile: "meta.unstable.json", OutDir: "gen/acp/unstable", Package: "unstable", ImportPath: module + "/gen/acp/unstable"},
+		{Name: "stable", SchemaFile: source.StableFile, MetaFile: "meta.json", OutDir: "gen/acp", Package: "acp", ImportPath: module + "/gen/acp", Overlays: RFDOverlays},
+		{Name: "unstable", SchemaFile: source.UnstableFile, MetaFile: "meta.unstable.json", OutDir: "gen/acp/unstable", Package: "unstable", ImportPath: module + "/gen/acp/unstable", Overlays: RFDOverlays},
 	}
 }
 
 // RepoConfig is the repository's own generation: the pinned schema folder,
 // both channels, meta files written beside the schemas.
 func RepoConfig() Config {
-	return Config{SchemaDir: "schema", WriteMeta: true, MetaDir: "schema", Channels: DefaultChannels(Module)}
+	return Config{SchemaDir: "schema", WriteMeta: true, MetaDir: "schema", Channels: DefaultChannels(Module), StrictGates: true}
 }
 
 // Owned lists the output folders of cfg, where stale generated files are removed.
@@ -72,6 +87,7 @@ const Module = "github.com/acpgen/acpgen"
 // Generate produces every output file in memory: slash-separated path -> bytes.
 func Generate(cfg Config) (map[string][]byte, error) {
 	out := map[string][]byte{}
+	gateUsed, gateSkips := map[string]bool{}, map[string][]string{}
 	var lock *source.Lock
 	if l, err := source.ReadLock(filepath.Join(cfg.SchemaDir, source.LockFile)); err == nil {
 		lock = l
@@ -122,6 +138,9 @@ func Generate(cfg Config) (map[string][]byte, error) {
 			SchemaFile: ch.SchemaFile, SchemaSHA256: hex.EncodeToString(sum[:]),
 			ProtocolVersion: table.Version,
 			Overlays:        merged.Overlays,
+			Semantics:       merged.Semantics,
+			NoRoundTripTest: ch.NoRoundTripTest,
+			OverlayFiles:    slashed(ch.Overlays),
 		}
 		src := "local schema folder"
 		if lock != nil && lock.Files[ch.SchemaFile] == "sha256:"+o.SchemaSHA256 {
@@ -131,6 +150,15 @@ func Generate(cfg Config) (map[string][]byte, error) {
 		o.Provenance = []string{
 			fmt.Sprintf("Source: %s, %s (v1 %s), sha256 %s.", src, ch.SchemaFile, ch.Name, o.SchemaSHA256),
 		}
+		rows := append(append([]tables.Gate{}, tables.Gates...), merged.Gates...)
+		gates, skipped := m.ResolveGates(rows)
+		o.Gates = gates
+		for _, g := range gates {
+			gateUsed[ir.GateString(g.Row)] = true
+		}
+		for _, s := range skipped {
+			gateSkips[ir.GateString(s.Row)] = append(gateSkips[ir.GateString(s.Row)], ch.Name+": "+s.Reason)
+		}
 		files, err := emit.Files(m, o)
 		if err != nil {
 			return nil, err
@@ -139,7 +167,34 @@ func Generate(cfg Config) (map[string][]byte, error) {
 			out[path.Join(ch.OutDir, name)] = b
 		}
 	}
+	// A table row that applies to no channel is stale: against the pinned
+	// schema that is an error; against other bases it is only reported.
+	var stale []string
+	for key, reasons := range gateSkips {
+		if !gateUsed[key] {
+			stale = append(stale, key+": "+strings.Join(reasons, "; "))
+		}
+	}
+	sort.Strings(stale)
+	if len(stale) > 0 {
+		if cfg.StrictGates {
+			return nil, fmt.Errorf("capability gates that match nothing:\n  %s", strings.Join(stale, "\n  "))
+		}
+		if cfg.Report != nil {
+			for _, s := range stale {
+				fmt.Fprintf(cfg.Report, "gate skipped: %s\n", s)
+			}
+		}
+	}
 	return out, nil
+}
+
+func slashed(files []string) []string {
+	var out []string
+	for _, f := range files {
+		out = append(out, filepath.ToSlash(f))
+	}
+	return out
 }
 
 // sameMethods cross-checks the IR's method binding with the meta derivation,

@@ -120,8 +120,12 @@ func TestDescriptionsFlag(t *testing.T) {
 
 func TestHelpNamesEveryFlag(t *testing.T) {
 	for cmd, flags := range map[string][]string{
-		"generate":    {"--schema-dir", "--root", "--check", "--descriptions"},
-		"schema pull": {"--schema-dir", "--version", "--from-url", "--npm"},
+		"generate":      {"--config", "--schema-dir", "--root", "--check", "--descriptions", "--channel", "--out", "--package", "--import-path", "--overlay", "--verbose"},
+		"schema pull":   {"--config", "--schema-dir", "--version", "--from-url", "--npm"},
+		"schema verify": {"--config", "--schema-dir"},
+		"schema diff":   {"--format", "--channel", "--npm"},
+		"apidiff":       {"--channel", "--npm"},
+		"config show":   {"--config"},
 	} {
 		out, err := run(t, append(strings.Fields(cmd), "--help")...)
 		if err != nil {

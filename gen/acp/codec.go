@@ -9463,6 +9463,27 @@ func (v *SessionCapabilities) decodeField(d *wire.Decoder, key []byte, seen []ui
 		}
 		v.Meta = x
 		return true, nil
+	case "runtimeContext":
+		if d.TryNull() {
+			v.RuntimeContext = nil
+			return true, nil
+		}
+		m := d.Mark()
+		var x SessionRuntimeContextCapabilities
+		err := x.DecodeJSON(d)
+		if err != nil {
+			if d.Lenient() && !wire.IsSyntax(err) {
+				d.Rewind(m)
+				if err := d.Skip(); err != nil {
+					return true, err
+				}
+				v.RuntimeContext = nil
+				return true, nil
+			}
+			return true, wire.AtKey(err, "runtimeContext")
+		}
+		v.RuntimeContext = &x
+		return true, nil
 	}
 	return false, nil
 }
@@ -9520,6 +9541,14 @@ func (v *SessionCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) 
 		}
 		b = append(b, "\"_meta\":"...)
 		b = appendMapRaw(b, v.Meta)
+		comma = true
+	}
+	if v.RuntimeContext != nil {
+		if comma {
+			b = append(b, ',')
+		}
+		b = append(b, "\"runtimeContext\":"...)
+		b = v.RuntimeContext.AppendJSON(b)
 		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
@@ -13033,17 +13062,8 @@ func (v *SessionInfo) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 		v.Cwd = x
 		return true, nil
 	case "additionalDirectories":
-		m := d.Mark()
-		x, err := decodeSliceString(d, true)
+		x, err := decodeSliceString(d, false)
 		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.AdditionalDirectories = nil
-				return true, nil
-			}
 			return true, wire.AtKey(err, "additionalDirectories")
 		}
 		v.AdditionalDirectories = x
@@ -19519,10 +19539,6 @@ func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint
 		v.Cwd = x
 		return true, nil
 	case "additionalDirectories":
-		if d.Lenient() && d.TryNull() {
-			v.AdditionalDirectories = nil
-			return true, nil
-		}
 		x, err := decodeSliceString(d, false)
 		if err != nil {
 			return true, wire.AtKey(err, "additionalDirectories")
@@ -20499,10 +20515,6 @@ func (v *LoadSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uin
 		v.Cwd = x
 		return true, nil
 	case "additionalDirectories":
-		if d.Lenient() && d.TryNull() {
-			v.AdditionalDirectories = nil
-			return true, nil
-		}
 		x, err := decodeSliceString(d, false)
 		if err != nil {
 			return true, wire.AtKey(err, "additionalDirectories")
@@ -20700,6 +20712,13 @@ func (v *ListSessionsRequest) decodeField(d *wire.Decoder, key []byte, seen []ui
 		}
 		v.Meta = x
 		return true, nil
+	case "additionalDirectories":
+		x, err := decodeSliceString(d, false)
+		if err != nil {
+			return true, wire.AtKey(err, "additionalDirectories")
+		}
+		v.AdditionalDirectories = x
+		return true, nil
 	}
 	return false, nil
 }
@@ -20733,6 +20752,14 @@ func (v *ListSessionsRequest) appendFields(b []byte, comma bool) ([]byte, bool) 
 		}
 		b = append(b, "\"_meta\":"...)
 		b = appendMapRaw(b, v.Meta)
+		comma = true
+	}
+	if v.AdditionalDirectories != nil {
+		if comma {
+			b = append(b, ',')
+		}
+		b = append(b, "\"additionalDirectories\":"...)
+		b = appendSliceString(b, v.AdditionalDirectories)
 		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
@@ -20932,10 +20959,6 @@ func (v *ResumeSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []u
 		v.Cwd = x
 		return true, nil
 	case "additionalDirectories":
-		if d.Lenient() && d.TryNull() {
-			v.AdditionalDirectories = nil
-			return true, nil
-		}
 		x, err := decodeSliceString(d, false)
 		if err != nil {
 			return true, wire.AtKey(err, "additionalDirectories")
@@ -21795,6 +21818,13 @@ func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) 
 		}
 		v.Meta = x
 		return true, nil
+	case "runtimeContext":
+		x, err := decodeSliceRuntimeContextItem(d, false)
+		if err != nil {
+			return true, wire.AtKey(err, "runtimeContext")
+		}
+		v.RuntimeContext = x
+		return true, nil
 	}
 	return false, nil
 }
@@ -21834,6 +21864,14 @@ func (v *PromptRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 		}
 		b = append(b, "\"_meta\":"...)
 		b = appendMapRaw(b, v.Meta)
+		comma = true
+	}
+	if v.RuntimeContext != nil {
+		if comma {
+			b = append(b, ',')
+		}
+		b = append(b, "\"runtimeContext\":"...)
+		b = appendSliceRuntimeContextItem(b, v.RuntimeContext)
 		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
@@ -24612,6 +24650,210 @@ func (v *CancelRequestNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+// DecodeJSON decodes one SessionRuntimeContextCapabilities object, keeping unknown members.
+func (v *SessionRuntimeContextCapabilities) DecodeJSON(d *wire.Decoder) error {
+	*v = SessionRuntimeContextCapabilities{}
+	if err := d.BeginObject(); err != nil {
+		return err
+	}
+	var seen [4]uint64
+	for {
+		key, ok, err := d.NextKey()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		handled, err := v.decodeField(d, key, seen[:])
+		if err != nil {
+			return err
+		}
+		if handled {
+			continue
+		}
+		name := string(key)
+		raw, err := d.ReadRaw()
+		if err != nil {
+			return wire.AtKey(err, name)
+		}
+		if sink := &v.Unknown; sink != nil {
+			*sink = append(*sink, wire.Field{
+				Name:  name,
+				Value: raw,
+			})
+		}
+	}
+	return v.checkRequired(d, seen[:])
+}
+
+// AppendJSON appends the JSON encoding of v to b.
+func (v *SessionRuntimeContextCapabilities) AppendJSON(b []byte) []byte {
+	b = append(b, '{')
+	b, _ = v.appendFields(b, false)
+	return append(b, '}')
+}
+
+// decodeField decodes the member named key; it reports false for a member it does not declare.
+func (v *SessionRuntimeContextCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+	switch string(key) {
+	case "_meta":
+		if d.TryNull() {
+			v.Meta = nil
+			return true, nil
+		}
+		m := d.Mark()
+		x, err := decodeMapRaw(d)
+		if err != nil {
+			if d.Lenient() && !wire.IsSyntax(err) {
+				d.Rewind(m)
+				if err := d.Skip(); err != nil {
+					return true, err
+				}
+				v.Meta = nil
+				return true, nil
+			}
+			return true, wire.AtKey(err, "_meta")
+		}
+		v.Meta = x
+		return true, nil
+	}
+	return false, nil
+}
+
+// checkRequired reports the first required member that decoding did not see.
+func (v *SessionRuntimeContextCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
+	return nil
+}
+
+// appendFields appends v's members, comma-separated; comma says whether one was written before.
+func (v *SessionRuntimeContextCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
+	if v.Meta != nil {
+		if comma {
+			b = append(b, ',')
+		}
+		b = append(b, "\"_meta\":"...)
+		b = appendMapRaw(b, v.Meta)
+		comma = true
+	}
+	return v.Unknown.AppendMembers(b, comma)
+}
+
+// MarshalJSON encodes v with its generated encoder.
+func (v SessionRuntimeContextCapabilities) MarshalJSON() ([]byte, error) {
+	return v.AppendJSON(nil), nil
+}
+
+// UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+func (v *SessionRuntimeContextCapabilities) UnmarshalJSON(data []byte) error {
+	return wire.Decode(data, v, wire.Lenient)
+}
+
+// DecodeJSON decodes one RuntimeContextItem object, keeping unknown members.
+func (v *RuntimeContextItem) DecodeJSON(d *wire.Decoder) error {
+	*v = RuntimeContextItem{}
+	if err := d.BeginObject(); err != nil {
+		return err
+	}
+	var seen [4]uint64
+	for {
+		key, ok, err := d.NextKey()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		handled, err := v.decodeField(d, key, seen[:])
+		if err != nil {
+			return err
+		}
+		if handled {
+			continue
+		}
+		name := string(key)
+		raw, err := d.ReadRaw()
+		if err != nil {
+			return wire.AtKey(err, name)
+		}
+		if sink := &v.Unknown; sink != nil {
+			*sink = append(*sink, wire.Field{
+				Name:  name,
+				Value: raw,
+			})
+		}
+	}
+	return v.checkRequired(d, seen[:])
+}
+
+// AppendJSON appends the JSON encoding of v to b.
+func (v *RuntimeContextItem) AppendJSON(b []byte) []byte {
+	b = append(b, '{')
+	b, _ = v.appendFields(b, false)
+	return append(b, '}')
+}
+
+// decodeField decodes the member named key; it reports false for a member it does not declare.
+func (v *RuntimeContextItem) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+	switch string(key) {
+	case "title":
+		x, err := d.ReadString()
+		if err != nil {
+			return true, wire.AtKey(err, "title")
+		}
+		v.Title = &x
+		return true, nil
+	case "text":
+		seen[0] |= 1 << 0
+		x, err := d.ReadString()
+		if err != nil {
+			return true, wire.AtKey(err, "text")
+		}
+		v.Text = x
+		return true, nil
+	}
+	return false, nil
+}
+
+// checkRequired reports the first required member that decoding did not see.
+func (v *RuntimeContextItem) checkRequired(d *wire.Decoder, seen []uint64) error {
+	if seen[0]&(1<<0) == 0 {
+		return d.Errorf("missing required member %q", "text")
+	}
+	return nil
+}
+
+// appendFields appends v's members, comma-separated; comma says whether one was written before.
+func (v *RuntimeContextItem) appendFields(b []byte, comma bool) ([]byte, bool) {
+	if v.Title != nil {
+		if comma {
+			b = append(b, ',')
+		}
+		b = append(b, "\"title\":"...)
+		b = wire.AppendString(b, *v.Title)
+		comma = true
+	}
+	{
+		if comma {
+			b = append(b, ',')
+		}
+		b = append(b, "\"text\":"...)
+		b = wire.AppendString(b, v.Text)
+		comma = true
+	}
+	return v.Unknown.AppendMembers(b, comma)
+}
+
+// MarshalJSON encodes v with its generated encoder.
+func (v RuntimeContextItem) MarshalJSON() ([]byte, error) {
+	return v.AppendJSON(nil), nil
+}
+
+// UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+func (v *RuntimeContextItem) UnmarshalJSON(data []byte) error {
+	return wire.Decode(data, v, wire.Lenient)
+}
+
 // decodeMapRaw decodes an object used as a map.
 func decodeMapRaw(d *wire.Decoder) (map[string]wire.Raw, error) {
 	if err := d.BeginObject(); err != nil {
@@ -25510,6 +25752,50 @@ func decodeSliceHTTPHeader(d *wire.Decoder, skipInvalid bool) ([]HTTPHeader, err
 
 // appendSliceHTTPHeader encodes an array; nil encodes as [].
 func appendSliceHTTPHeader(b []byte, s []HTTPHeader) []byte {
+	b = append(b, '[')
+	for i, x := range s {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		_ = x
+		b = s[i].AppendJSON(b)
+	}
+	return append(b, ']')
+}
+
+// decodeSliceRuntimeContextItem decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
+func decodeSliceRuntimeContextItem(d *wire.Decoder, skipInvalid bool) ([]RuntimeContextItem, error) {
+	if err := d.BeginArray(); err != nil {
+		return nil, err
+	}
+	out := []RuntimeContextItem{}
+	for i := 0; ; i++ {
+		ok, nerr := d.NextItem()
+		if nerr != nil {
+			return nil, nerr
+		}
+		if !ok {
+			return out, nil
+		}
+		m := d.Mark()
+		var x RuntimeContextItem
+		err := x.DecodeJSON(d)
+		if err != nil {
+			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
+				d.Rewind(m)
+				if err := d.Skip(); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			return nil, wire.AtIndex(err, i)
+		}
+		out = append(out, x)
+	}
+}
+
+// appendSliceRuntimeContextItem encodes an array; nil encodes as [].
+func appendSliceRuntimeContextItem(b []byte, s []RuntimeContextItem) []byte {
 	b = append(b, '[')
 	for i, x := range s {
 		if i > 0 {

@@ -993,7 +993,7 @@ type MCPCapabilities struct {
 	Unknown wire.Fields `json:"-"`
 }
 
-// SessionCapabilities is an object. Schema: $defs/SessionCapabilities. See https://agentclientprotocol.com/protocol/v1/initialization#session-capabilities.
+// SessionCapabilities is an object. Schema: $defs/SessionCapabilities. See https://agentclientprotocol.com/protocol/v1/initialization#session-capabilities. Added or changed by "Runtime context on session/prompt" (proposed RFD, open pull request, https://github.com/agentclientprotocol/agent-client-protocol/pull/874).
 type SessionCapabilities struct {
 	// List is the optional member "list"; null is allowed. nil means absent or null. Lenient decoding treats an invalid value as absent.
 	List *SessionListCapabilities `json:"list,omitempty"`
@@ -1007,6 +1007,8 @@ type SessionCapabilities struct {
 	Close *SessionCloseCapabilities `json:"close,omitempty"`
 	// Meta is the optional member "_meta"; null is allowed. nil means absent. Lenient decoding treats an invalid value as absent. See https://agentclientprotocol.com/protocol/v1/extensibility.
 	Meta map[string]wire.Raw `json:"_meta,omitempty"`
+	// RuntimeContext is the optional member "runtimeContext"; null is allowed. nil means absent or null. Lenient decoding treats an invalid value as absent. Added or changed by "Runtime context on session/prompt" (proposed RFD, open pull request, https://github.com/agentclientprotocol/agent-client-protocol/pull/874).
+	RuntimeContext *SessionRuntimeContextCapabilities `json:"runtimeContext,omitempty"`
 	// Unknown keeps members this version does not model, in input order, so they re-encode unchanged.
 	Unknown wire.Fields `json:"-"`
 }
@@ -1339,13 +1341,13 @@ type ListSessionsResponse struct {
 	Unknown wire.Fields `json:"-"`
 }
 
-// SessionInfo is an object. Schema: $defs/SessionInfo.
+// SessionInfo is an object. Schema: $defs/SessionInfo. Added or changed by "Additional Workspace Roots for Session Lifecycle Requests" (draft RFD, https://agentclientprotocol.com/rfds/additional-directories).
 type SessionInfo struct {
 	// SessionID is the required member "sessionId".
 	SessionID SessionID `json:"sessionId"`
-	// Cwd is the required member "cwd".
+	// Cwd is the required member "cwd". Added or changed by "Additional Workspace Roots for Session Lifecycle Requests" (draft RFD, https://agentclientprotocol.com/rfds/additional-directories).
 	Cwd string `json:"cwd"`
-	// AdditionalDirectories is the optional member "additionalDirectories". nil means absent. Lenient decoding treats an invalid value as absent. Lenient decoding drops invalid items.
+	// AdditionalDirectories is the optional member "additionalDirectories". nil means absent. Added or changed by "Additional Workspace Roots for Session Lifecycle Requests" (draft RFD, https://agentclientprotocol.com/rfds/additional-directories).
 	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
 	// Title is the optional member "title"; null is allowed. nil means absent or null. Lenient decoding treats an invalid value as absent.
 	Title *string `json:"title,omitempty"`
@@ -1960,11 +1962,11 @@ type LogoutRequest struct {
 	Unknown wire.Fields `json:"-"`
 }
 
-// NewSessionRequest is an object. It is the params of session/new, a request handled by the agent side. Schema: $defs/NewSessionRequest. See https://agentclientprotocol.com/protocol/v1/session-setup#creating-a-session.
+// NewSessionRequest is an object. It is the params of session/new, a request handled by the agent side. Schema: $defs/NewSessionRequest. See https://agentclientprotocol.com/protocol/v1/session-setup#creating-a-session. Added or changed by "Additional Workspace Roots for Session Lifecycle Requests" (draft RFD, https://agentclientprotocol.com/rfds/additional-directories).
 type NewSessionRequest struct {
-	// Cwd is the required member "cwd".
+	// Cwd is the required member "cwd". Added or changed by "Additional Workspace Roots for Session Lifecycle Requests" (draft RFD, https://agentclientprotocol.com/rfds/additional-directories).
 	Cwd string `json:"cwd"`
-	// AdditionalDirectories is the optional member "additionalDirectories". nil means absent. Lenient decoding treats null as the default.
+	// AdditionalDirectories is the optional member "additionalDirectories". nil means absent. Added or changed by "Additional Workspace Roots for Session Lifecycle Requests" (draft RFD, https://agentclientprotocol.com/rfds/additional-directories).
 	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
 	// MCPServers is the required member "mcpServers". Lenient decoding treats null as the default.
 	MCPServers []MCPServer `json:"mcpServers"`
@@ -2059,13 +2061,13 @@ type MCPServerStdio struct {
 	Unknown wire.Fields `json:"-"`
 }
 
-// LoadSessionRequest is an object. It is the params of session/load, a request handled by the agent side. Schema: $defs/LoadSessionRequest. See https://agentclientprotocol.com/protocol/v1/session-setup#loading-sessions.
+// LoadSessionRequest is an object. It is the params of session/load, a request handled by the agent side. Schema: $defs/LoadSessionRequest. See https://agentclientprotocol.com/protocol/v1/session-setup#loading-sessions. Added or changed by "Additional Workspace Roots for Session Lifecycle Requests" (draft RFD, https://agentclientprotocol.com/rfds/additional-directories).
 type LoadSessionRequest struct {
 	// MCPServers is the required member "mcpServers". Lenient decoding treats null as the default.
 	MCPServers []MCPServer `json:"mcpServers"`
-	// Cwd is the required member "cwd".
+	// Cwd is the required member "cwd". Added or changed by "Additional Workspace Roots for Session Lifecycle Requests" (draft RFD, https://agentclientprotocol.com/rfds/additional-directories).
 	Cwd string `json:"cwd"`
-	// AdditionalDirectories is the optional member "additionalDirectories". nil means absent. Lenient decoding treats null as the default.
+	// AdditionalDirectories is the optional member "additionalDirectories". nil means absent. Added or changed by "Additional Workspace Roots for Session Lifecycle Requests" (draft RFD, https://agentclientprotocol.com/rfds/additional-directories).
 	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
 	// SessionID is the required member "sessionId".
 	SessionID SessionID `json:"sessionId"`
@@ -2075,14 +2077,16 @@ type LoadSessionRequest struct {
 	Unknown wire.Fields `json:"-"`
 }
 
-// ListSessionsRequest is an object. It is the params of session/list, a request handled by the agent side. Schema: $defs/ListSessionsRequest.
+// ListSessionsRequest is an object. It is the params of session/list, a request handled by the agent side. Schema: $defs/ListSessionsRequest. Added or changed by "Additional Workspace Roots for Session Lifecycle Requests" (draft RFD, https://agentclientprotocol.com/rfds/additional-directories).
 type ListSessionsRequest struct {
-	// Cwd is the optional member "cwd"; null is allowed. nil means absent or null.
+	// Cwd is the optional member "cwd"; null is allowed. nil means absent or null. Added or changed by "Additional Workspace Roots for Session Lifecycle Requests" (draft RFD, https://agentclientprotocol.com/rfds/additional-directories).
 	Cwd *string `json:"cwd,omitempty"`
 	// Cursor is the optional member "cursor"; null is allowed. nil means absent or null.
 	Cursor *string `json:"cursor,omitempty"`
 	// Meta is the optional member "_meta"; null is allowed. nil means absent. Lenient decoding treats an invalid value as absent. See https://agentclientprotocol.com/protocol/v1/extensibility.
 	Meta map[string]wire.Raw `json:"_meta,omitempty"`
+	// AdditionalDirectories is the optional member "additionalDirectories". nil means absent. Added or changed by "Additional Workspace Roots for Session Lifecycle Requests" (draft RFD, https://agentclientprotocol.com/rfds/additional-directories).
+	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
 	// Unknown keeps members this version does not model, in input order, so they re-encode unchanged.
 	Unknown wire.Fields `json:"-"`
 }
@@ -2097,13 +2101,13 @@ type DeleteSessionRequest struct {
 	Unknown wire.Fields `json:"-"`
 }
 
-// ResumeSessionRequest is an object. It is the params of session/resume, a request handled by the agent side. Schema: $defs/ResumeSessionRequest.
+// ResumeSessionRequest is an object. It is the params of session/resume, a request handled by the agent side. Schema: $defs/ResumeSessionRequest. Added or changed by "Additional Workspace Roots for Session Lifecycle Requests" (draft RFD, https://agentclientprotocol.com/rfds/additional-directories).
 type ResumeSessionRequest struct {
 	// SessionID is the required member "sessionId".
 	SessionID SessionID `json:"sessionId"`
-	// Cwd is the required member "cwd".
+	// Cwd is the required member "cwd". Added or changed by "Additional Workspace Roots for Session Lifecycle Requests" (draft RFD, https://agentclientprotocol.com/rfds/additional-directories).
 	Cwd string `json:"cwd"`
-	// AdditionalDirectories is the optional member "additionalDirectories". nil means absent. Lenient decoding treats null as the default.
+	// AdditionalDirectories is the optional member "additionalDirectories". nil means absent. Added or changed by "Additional Workspace Roots for Session Lifecycle Requests" (draft RFD, https://agentclientprotocol.com/rfds/additional-directories).
 	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
 	// MCPServers is the optional member "mcpServers". nil means absent. Lenient decoding treats null as the default.
 	MCPServers []MCPServer `json:"mcpServers,omitempty"`
@@ -2183,7 +2187,7 @@ type SetSessionConfigOptionRequestTypeValueID struct {
 	Unknown wire.Fields `json:"-"`
 }
 
-// PromptRequest is an object. It is the params of session/prompt, a request handled by the agent side. Schema: $defs/PromptRequest. See https://agentclientprotocol.com/protocol/v1/prompt-turn#1-user-message.
+// PromptRequest is an object. It is the params of session/prompt, a request handled by the agent side. Schema: $defs/PromptRequest. See https://agentclientprotocol.com/protocol/v1/prompt-turn#1-user-message. Added or changed by "Runtime context on session/prompt" (proposed RFD, open pull request, https://github.com/agentclientprotocol/agent-client-protocol/pull/874).
 type PromptRequest struct {
 	// SessionID is the required member "sessionId".
 	SessionID SessionID `json:"sessionId"`
@@ -2191,6 +2195,8 @@ type PromptRequest struct {
 	Prompt []ContentBlock `json:"prompt"`
 	// Meta is the optional member "_meta"; null is allowed. nil means absent. Lenient decoding treats an invalid value as absent. See https://agentclientprotocol.com/protocol/v1/extensibility.
 	Meta map[string]wire.Raw `json:"_meta,omitempty"`
+	// RuntimeContext is the optional member "runtimeContext". nil means absent. It applies to this turn only and is not part of durable history. Added or changed by "Runtime context on session/prompt" (proposed RFD, open pull request, https://github.com/agentclientprotocol/agent-client-protocol/pull/874).
+	RuntimeContext []RuntimeContextItem `json:"runtimeContext,omitempty"`
 	// Unknown keeps members this version does not model, in input order, so they re-encode unchanged.
 	Unknown wire.Fields `json:"-"`
 }
@@ -2506,6 +2512,24 @@ type CancelRequestNotification struct {
 	RequestID RequestID `json:"requestId"`
 	// Meta is the optional member "_meta"; null is allowed. nil means absent. Lenient decoding treats an invalid value as absent. See https://agentclientprotocol.com/protocol/v1/extensibility.
 	Meta map[string]wire.Raw `json:"_meta,omitempty"`
+	// Unknown keeps members this version does not model, in input order, so they re-encode unchanged.
+	Unknown wire.Fields `json:"-"`
+}
+
+// SessionRuntimeContextCapabilities is an object. Schema: $defs/SessionRuntimeContextCapabilities. Added or changed by "Runtime context on session/prompt" (proposed RFD, open pull request, https://github.com/agentclientprotocol/agent-client-protocol/pull/874).
+type SessionRuntimeContextCapabilities struct {
+	// Meta is the optional member "_meta"; null is allowed. nil means absent. Lenient decoding treats an invalid value as absent.
+	Meta map[string]wire.Raw `json:"_meta,omitempty"`
+	// Unknown keeps members this version does not model, in input order, so they re-encode unchanged.
+	Unknown wire.Fields `json:"-"`
+}
+
+// RuntimeContextItem is an object. Schema: $defs/RuntimeContextItem. Added or changed by "Runtime context on session/prompt" (proposed RFD, open pull request, https://github.com/agentclientprotocol/agent-client-protocol/pull/874).
+type RuntimeContextItem struct {
+	// Title is the optional member "title". nil means absent or null.
+	Title *string `json:"title,omitempty"`
+	// Text is the required member "text".
+	Text string `json:"text"`
 	// Unknown keeps members this version does not model, in input order, so they re-encode unchanged.
 	Unknown wire.Fields `json:"-"`
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/acpgen/acpgen/runtime/wire"
 	"math"
+	"regexp"
 )
 
 // Validate reports every way x breaks the schema of AgentRequest, each with the JSON pointer of the offending value.
@@ -1852,9 +1853,14 @@ func (x *SessionCapabilities) validate(v *wire.Validator) {
 		}
 		v.Pop()
 	}
+	if x.RuntimeContext != nil {
+		v.Push("runtimeContext")
+		x.RuntimeContext.validate(v)
+		v.Pop()
+	}
 	for _, u := range x.Unknown {
 		switch u.Name {
-		case "list", "delete", "additionalDirectories", "resume", "close", "_meta":
+		case "list", "delete", "additionalDirectories", "resume", "close", "_meta", "runtimeContext":
 			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
 		}
 	}
@@ -2597,6 +2603,28 @@ func (x *SessionInfo) Validate() error {
 	return v.Err()
 }
 func (x *SessionInfo) validate(v *wire.Validator) {
+	v.Push("cwd")
+	if wire.RuneCount(x.Cwd) < 1 {
+		v.Add("must be at least 1 character long")
+	}
+	if !pattern0.MatchString(x.Cwd) {
+		v.Add("must be an absolute path")
+	}
+	v.Pop()
+	if x.AdditionalDirectories != nil {
+		v.Push("additionalDirectories")
+		for i := range x.AdditionalDirectories {
+			v.PushIndex(i)
+			if wire.RuneCount(x.AdditionalDirectories[i]) < 1 {
+				v.Add("must be at least 1 character long")
+			}
+			if !pattern0.MatchString(x.AdditionalDirectories[i]) {
+				v.Add("must be an absolute path")
+			}
+			v.Pop()
+		}
+		v.Pop()
+	}
 	if x.Meta != nil {
 		v.Push("_meta")
 		for k, val := range x.Meta {
@@ -4010,6 +4038,28 @@ func (x *NewSessionRequest) Validate() error {
 	return v.Err()
 }
 func (x *NewSessionRequest) validate(v *wire.Validator) {
+	v.Push("cwd")
+	if wire.RuneCount(x.Cwd) < 1 {
+		v.Add("must be at least 1 character long")
+	}
+	if !pattern0.MatchString(x.Cwd) {
+		v.Add("must be an absolute path")
+	}
+	v.Pop()
+	if x.AdditionalDirectories != nil {
+		v.Push("additionalDirectories")
+		for i := range x.AdditionalDirectories {
+			v.PushIndex(i)
+			if wire.RuneCount(x.AdditionalDirectories[i]) < 1 {
+				v.Add("must be at least 1 character long")
+			}
+			if !pattern0.MatchString(x.AdditionalDirectories[i]) {
+				v.Add("must be an absolute path")
+			}
+			v.Pop()
+		}
+		v.Pop()
+	}
 	v.Push("mcpServers")
 	for i := range x.MCPServers {
 		v.PushIndex(i)
@@ -4203,6 +4253,28 @@ func (x *LoadSessionRequest) validate(v *wire.Validator) {
 		v.Pop()
 	}
 	v.Pop()
+	v.Push("cwd")
+	if wire.RuneCount(x.Cwd) < 1 {
+		v.Add("must be at least 1 character long")
+	}
+	if !pattern0.MatchString(x.Cwd) {
+		v.Add("must be an absolute path")
+	}
+	v.Pop()
+	if x.AdditionalDirectories != nil {
+		v.Push("additionalDirectories")
+		for i := range x.AdditionalDirectories {
+			v.PushIndex(i)
+			if wire.RuneCount(x.AdditionalDirectories[i]) < 1 {
+				v.Add("must be at least 1 character long")
+			}
+			if !pattern0.MatchString(x.AdditionalDirectories[i]) {
+				v.Add("must be an absolute path")
+			}
+			v.Pop()
+		}
+		v.Pop()
+	}
 	if x.Meta != nil {
 		v.Push("_meta")
 		for k, val := range x.Meta {
@@ -4229,6 +4301,16 @@ func (x *ListSessionsRequest) Validate() error {
 	return v.Err()
 }
 func (x *ListSessionsRequest) validate(v *wire.Validator) {
+	if x.Cwd != nil {
+		v.Push("cwd")
+		if wire.RuneCount(*x.Cwd) < 1 {
+			v.Add("must be at least 1 character long")
+		}
+		if !pattern0.MatchString(*x.Cwd) {
+			v.Add("must be an absolute path")
+		}
+		v.Pop()
+	}
 	if x.Meta != nil {
 		v.Push("_meta")
 		for k, val := range x.Meta {
@@ -4240,9 +4322,23 @@ func (x *ListSessionsRequest) validate(v *wire.Validator) {
 		}
 		v.Pop()
 	}
+	if x.AdditionalDirectories != nil {
+		v.Push("additionalDirectories")
+		for i := range x.AdditionalDirectories {
+			v.PushIndex(i)
+			if wire.RuneCount(x.AdditionalDirectories[i]) < 1 {
+				v.Add("must be at least 1 character long")
+			}
+			if !pattern0.MatchString(x.AdditionalDirectories[i]) {
+				v.Add("must be an absolute path")
+			}
+			v.Pop()
+		}
+		v.Pop()
+	}
 	for _, u := range x.Unknown {
 		switch u.Name {
-		case "cwd", "cursor", "_meta":
+		case "cwd", "cursor", "_meta", "additionalDirectories":
 			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
 		}
 	}
@@ -4281,6 +4377,28 @@ func (x *ResumeSessionRequest) Validate() error {
 	return v.Err()
 }
 func (x *ResumeSessionRequest) validate(v *wire.Validator) {
+	v.Push("cwd")
+	if wire.RuneCount(x.Cwd) < 1 {
+		v.Add("must be at least 1 character long")
+	}
+	if !pattern0.MatchString(x.Cwd) {
+		v.Add("must be an absolute path")
+	}
+	v.Pop()
+	if x.AdditionalDirectories != nil {
+		v.Push("additionalDirectories")
+		for i := range x.AdditionalDirectories {
+			v.PushIndex(i)
+			if wire.RuneCount(x.AdditionalDirectories[i]) < 1 {
+				v.Add("must be at least 1 character long")
+			}
+			if !pattern0.MatchString(x.AdditionalDirectories[i]) {
+				v.Add("must be an absolute path")
+			}
+			v.Pop()
+		}
+		v.Pop()
+	}
 	if x.MCPServers != nil {
 		v.Push("mcpServers")
 		for i := range x.MCPServers {
@@ -4461,9 +4579,18 @@ func (x *PromptRequest) validate(v *wire.Validator) {
 		}
 		v.Pop()
 	}
+	if x.RuntimeContext != nil {
+		v.Push("runtimeContext")
+		for i := range x.RuntimeContext {
+			v.PushIndex(i)
+			x.RuntimeContext[i].validate(v)
+			v.Pop()
+		}
+		v.Pop()
+	}
 	for _, u := range x.Unknown {
 		switch u.Name {
-		case "sessionId", "prompt", "_meta":
+		case "sessionId", "prompt", "_meta", "runtimeContext":
 			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
 		}
 	}
@@ -5059,3 +5186,46 @@ func (x *CancelRequestNotification) validate(v *wire.Validator) {
 		}
 	}
 }
+
+// Validate reports every way x breaks the schema of SessionRuntimeContextCapabilities, each with the JSON pointer of the offending value.
+func (x *SessionRuntimeContextCapabilities) Validate() error {
+	var v wire.Validator
+	x.validate(&v)
+	return v.Err()
+}
+func (x *SessionRuntimeContextCapabilities) validate(v *wire.Validator) {
+	if x.Meta != nil {
+		v.Push("_meta")
+		for k, val := range x.Meta {
+			v.Push(k)
+			if len(val) > 0 && !wire.Valid(val) {
+				v.Add("is not valid JSON")
+			}
+			v.Pop()
+		}
+		v.Pop()
+	}
+	for _, u := range x.Unknown {
+		switch u.Name {
+		case "_meta":
+			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
+		}
+	}
+}
+
+// Validate reports every way x breaks the schema of RuntimeContextItem, each with the JSON pointer of the offending value.
+func (x *RuntimeContextItem) Validate() error {
+	var v wire.Validator
+	x.validate(&v)
+	return v.Err()
+}
+func (x *RuntimeContextItem) validate(v *wire.Validator) {
+	for _, u := range x.Unknown {
+		switch u.Name {
+		case "title", "text":
+			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
+		}
+	}
+}
+
+var pattern0 = regexp.MustCompile("^(/|[A-Za-z]:[\\\\/]|\\\\\\\\[^\\\\/]+[\\\\/][^\\\\/]+)")

@@ -34,6 +34,16 @@ type Config struct {
 	ProtocolVersion int
 	// Overlays describes the overlays applied, for provenance in doc comments.
 	Overlays []overlay.Info
+	// Gates are the capability gates resolved against this model.
+	Gates []*ir.Gate
+	// Semantics are the overlays' typed meanings behind the helpers of extras.go.
+	Semantics overlay.Semantics
+	// OverlayFiles are the overlay files applied (slash-separated, relative
+	// to the repository root), for the round-trip test to apply them too.
+	OverlayFiles []string
+	// NoRoundTripTest leaves out defs_test.go, whose suite reads the
+	// repository's pinned schema (packages generated from other bases).
+	NoRoundTripTest bool
 }
 
 // provenance says which overlays added or changed a node.
@@ -64,8 +74,11 @@ func Files(m *ir.Model, o Config) (map[string][]byte, error) {
 	if err := e.check(); err != nil {
 		return nil, err
 	}
+	if err := e.checkExtras(); err != nil {
+		return nil, err
+	}
 	out := map[string][]byte{}
-	for _, f := range []struct {
+	files := []struct {
 		name string
 		fn   func(*File)
 		test bool
@@ -74,8 +87,24 @@ func Files(m *ir.Model, o Config) (map[string][]byte, error) {
 		{"codec.go", e.codecs, false},
 		{"methods.go", e.methodsFile, false},
 		{"validate.go", e.validators, false},
+		{"extras.go", e.extras, false},
 		{"defs_test.go", e.defsTest, true},
-	} {
+	}
+	if e.hasGates() {
+		files = append(files, struct {
+			name string
+			fn   func(*File)
+			test bool
+		}{"gates.go", e.gates, false}, struct {
+			name string
+			fn   func(*File)
+			test bool
+		}{"gates_test.go", e.gatesTest, true})
+	}
+	for _, f := range files {
+		if f.name == "defs_test.go" && o.NoRoundTripTest {
+			continue
+		}
 		var jf *File
 		if f.test {
 			jf = NewFilePathName(o.ImportPath, o.Package)

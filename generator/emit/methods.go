@@ -89,7 +89,15 @@ func (e *emitter) defsTest(f *File) {
 	f.Comment("defs holds the test hooks of each $defs entry by name.")
 	f.Var().Id("defs").Op("=").Map(String()).Qual(RoundtripPath, "Def").Values(rows...)
 	f.Line()
-	cfg := Qual(RoundtripPath, "Config").Values(Dict{Id("Channel"): Lit(e.m.Channel), Id("Defs"): Id("defs")})
+	d := Dict{Id("Channel"): Lit(e.m.Channel), Id("Defs"): Id("defs")}
+	if len(e.o.OverlayFiles) > 0 {
+		var files []Code
+		for _, f := range e.o.OverlayFiles {
+			files = append(files, Lit(f))
+		}
+		d[Id("Overlays")] = Index().String().Values(files...)
+	}
+	cfg := Qual(RoundtripPath, "Config").Values(d)
 	f.Func().Id("TestRoundTrip").Params(Id("t").Op("*").Qual("testing", "T")).Block(
 		Qual(RoundtripPath, "Run").Call(Id("t"), cfg),
 	)

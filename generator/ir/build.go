@@ -210,6 +210,9 @@ func (b *builder) fill(t *Type, s *load.Schema) error {
 		}
 		return nil
 	}
+	if s.Enum != nil && len(types) == 1 && types[0] == "string" {
+		return b.stringEnum(t, s)
+	}
 	r, nullable, err := b.ref(t, s, "")
 	if err != nil {
 		return err
@@ -260,10 +263,13 @@ func (b *builder) enum(t *Type, s *load.Schema, branches []*load.Schema) (*Type,
 				return nil, false, b.errf(br, "integer const %s does not fit int64", br.Const.Number)
 			}
 			v.Int = i
-			if br.Title == "" {
+			if v.Title == "" {
+				v.Title = boldLabel(br.Description)
+			}
+			if v.Title == "" {
 				return nil, false, b.errf(br, "integer enum values need a title to name them")
 			}
-			v.Name = t.Name + GoName(br.Title)
+			v.Name = t.Name + GoName(v.Title)
 		default:
 			return nil, false, b.errf(br, "const does not match type %s", base)
 		}
@@ -300,6 +306,38 @@ func (b *builder) enum(t *Type, s *load.Schema, branches []*load.Schema) (*Type,
 		}
 	}
 	return t, true, nil
+}
+
+// stringEnum makes a closed enum of a def written with "enum" (npm 0.10.0's
+// Role); newer schemas write the same as oneOf of consts.
+func (b *builder) stringEnum(t *Type, s *load.Schema) error {
+	t.Kind, t.EnumBase = Enum, &Ref{Kind: String}
+	for _, n := range s.Enum {
+		if n.Kind != load.String {
+			return b.errf(s, "enum of a string def must list strings")
+		}
+		v := &EnumValue{String: n.String, Name: t.Name + GoName(n.String)}
+		if other, ok := b.m.names[v.Name]; ok {
+			return b.errf(s, "enum constant %s collides with type %s#%s", v.Name, other.File, other.Pointer)
+		}
+		t.EnumValues = append(t.EnumValues, v)
+	}
+	return nil
+}
+
+// boldLabel returns the "**Label**:" a description starts with. Older schemas
+// (npm 0.10.0) name their ErrorCode values only that way; newer ones repeat the
+// label as the title.
+func boldLabel(desc string) string {
+	rest, ok := strings.CutPrefix(desc, "**")
+	if !ok {
+		return ""
+	}
+	label, _, ok := strings.Cut(rest, "**:")
+	if !ok || strings.ContainsAny(label, "*\n") {
+		return ""
+	}
+	return label
 }
 
 // structFields collects the declared members of an object schema; skip names a
@@ -605,7 +643,7 @@ func (b *builder) union(t *Type, s *load.Schema, branches []*load.Schema, exclus
 	names := map[string]bool{}
 	for i, br := range branches {
 		v := &Variant{Title: br.Title, Pointer: br.Pointer}
-		if err := b.variant(t, u, v, br, embedded); err != nil {
+		if err := b.variant(t, u, v, br, branches, embedded); err != nil {
 			return nil, err
 		}
 		if names[v.Name] {
@@ -637,7 +675,7 @@ func (b *builder) union(t *Type, s *load.Schema, branches []*load.Schema, exclus
 	return u, nil
 }
 
-func (b *builder) variant(t *Type, u *Union, v *Variant, br *load.Schema, embedded bool) error {
+func (b *builder) variant(t *Type, u *Union, v *Variant, br *load.Schema, siblings []*load.Schema, embedded bool) error {
 	D := u.Discriminator
 	inlineName := func() string { return u.Name + v.Name }
 	payloadStruct := func(skip string) error {
@@ -735,13 +773,20 @@ func (b *builder) variant(t *Type, u *Union, v *Variant, br *load.Schema, embedd
 	if len(br.Properties) > 0 || (len(types) == 1 && types[0] == "object") || (refOnly(br) != "" && isStructDef(b, br)) {
 		v.Name = variantName(br, "")
 		if v.Name == "" && refOnly(br) == "" {
-			return b.errf(br, "an inline object variant needs a title to be named")
+			// Older schemas (npm 0.10.0) leave the response variants untitled:
+			// name them after the member only they require (result, error).
+			v.Name = soleRequired(br, siblings)
+			if v.Name == "" {
+				return b.errf(br, "an inline object variant needs a title to be named")
+			}
 		}
 		if err := payloadStruct(""); err != nil {
 			return err
 		}
 		v.Object = true
-		v.Name = variantName(br, v.Payload.Type.Name)
+		if v.Name == "" {
+			v.Name = v.Payload.Type.Name
+		}
 		return nil
 	}
 	r, nullable, err := b.ref(t, br, variantName(br, "Value"))
@@ -756,6 +801,10 @@ func (b *builder) variant(t *Type, u *Union, v *Variant, br *load.Schema, embedd
 	if v.Name == "" {
 		if r.Kind == Named {
 			v.Name = r.Type.Name
+		} else if len(types) == 1 {
+			// Untitled scalar branches (npm 0.10.0's RequestId) are named by
+			// their JSON type; a clash is caught as two variants of one name.
+			v.Name = GoName(types[0])
 		} else {
 			return b.errf(br, "a shape variant needs a title to be named")
 		}
@@ -772,6 +821,27 @@ func isStructDef(b *builder, br *load.Schema) bool {
 	}
 	types, _ := nonNullTypes(d)
 	return len(d.Properties) > 0 || (len(types) == 1 && types[0] == "object")
+}
+
+// soleRequired names an untitled object branch after the one required member
+// no sibling declares, or returns "".
+func soleRequired(br *load.Schema, siblings []*load.Schema) string {
+	found := ""
+	for _, r := range br.Required {
+		unique := true
+		for _, o := range siblings {
+			if o != br && o.Property(r) != nil {
+				unique = false
+			}
+		}
+		if unique {
+			if found != "" {
+				return ""
+			}
+			found = GoName(r)
+		}
+	}
+	return found
 }
 
 func variantName(br *load.Schema, def string) string {
@@ -859,6 +929,13 @@ func (b *builder) methods() error {
 		}
 		return true
 	})
+	// npm 0.10.0 writes the protocol-level notifications as a bare union of
+	// their params in the top-level anyOf, with no envelope.
+	for _, e := range b.doc.Root.AnyOf {
+		if len(e.Properties) == 0 && e.AnyOf != nil {
+			collect(e, "notification")
+		}
+	}
 	type key struct{ wire, side string }
 	results := map[key]*Type{}
 	for _, d := range b.doc.Root.Defs {

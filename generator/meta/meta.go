@@ -126,10 +126,15 @@ func (d *deriver) unions(root map[string]any) []routing {
 	for i, e := range top {
 		entry, _ := e.(map[string]any)
 		props, _ := entry["properties"].(map[string]any)
+		ptr := fmt.Sprintf("/anyOf/%d", i)
 		if _, ok := props["method"]; !ok {
+			// npm 0.10.0 writes the protocol-level notifications as a bare
+			// union of their params, with no envelope around them.
+			if _, union := entry["anyOf"]; union && props == nil {
+				out = append(out, routing{name: "ProtocolLevel", ptr: ptr, node: entry, kind: Notification, side: "protocol"})
+			}
 			continue
 		}
-		ptr := fmt.Sprintf("/anyOf/%d", i)
 		title, _ := entry["title"].(string)
 		side, ok := inlineUnions[title]
 		if !ok {

@@ -4,6 +4,7 @@ package output
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -89,11 +90,28 @@ func generated(path string) bool {
 	return string(buf[:n]) == Header
 }
 
-// Write puts files under root: every file is first written to a temporary file
-// beside its target, and only when all succeeded are they renamed into place.
-// On an error before the renames, nothing under root has changed. Stale
-// generated files in the owned folders are removed afterwards.
-func Write(root string, files map[string][]byte, owned []string) (err error) {
+// Write is WriteContext without cancellation.
+func Write(root string, files map[string][]byte, owned []string) error {
+	return WriteContext(context.Background(), root, files, owned)
+}
+
+// beforeRename runs between the temporary-file phase and the rename phase.
+// Tests set it to inject a failure at the last moment that must leave the
+// output untouched.
+var beforeRename = func() error { return nil }
+
+// tempMarker is in the name of every temporary file Write creates, which
+// starts with a dot so the go tool ignores it.
+const tempMarker = ".acpgen-"
+
+// WriteContext puts files under root: every changed file is first written to
+// a temporary file beside its target, and only when all succeeded (and ctx is
+// not cancelled) are they renamed into place, each rename atomic. On an error
+// before the renames nothing under root has changed and no temporary file is
+// left. Generated files in the owned folders that files no longer contains
+// are removed afterwards, as are temporary files a killed run left behind;
+// both only when they carry Header.
+func WriteContext(ctx context.Context, root string, files map[string][]byte, owned []string) (err error) {
 	type pending struct{ tmp, dst string }
 	var todo []pending
 	defer func() {
@@ -105,36 +123,45 @@ func Write(root string, files map[string][]byte, owned []string) (err error) {
 	}()
 	changes, err := Compare(root, files, owned)
 	if err != nil {
-		return err
+		return fmt.Errorf("nothing written: %w", err)
 	}
 	for _, c := range changes {
 		if c.Kind == "extra" {
 			continue
 		}
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("nothing written: %w", err)
+		}
 		dst := filepath.Join(root, filepath.FromSlash(c.Path))
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return err
+			return fmt.Errorf("nothing written: %w", err)
 		}
-		f, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".acpgen-*")
+		f, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+tempMarker+"*")
 		if err != nil {
-			return err
+			return fmt.Errorf("nothing written: %w", err)
 		}
 		todo = append(todo, pending{f.Name(), dst})
 		if _, err := f.Write(c.New); err != nil {
 			f.Close()
-			return err
+			return fmt.Errorf("nothing written: %w", err)
 		}
 		if err := f.Close(); err != nil {
-			return err
+			return fmt.Errorf("nothing written: %w", err)
 		}
 		if err := os.Chmod(f.Name(), 0o644); err != nil {
-			return err
+			return fmt.Errorf("nothing written: %w", err)
 		}
+	}
+	if err := beforeRename(); err != nil {
+		return fmt.Errorf("nothing written: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("nothing written: %w", err)
 	}
 	for i, p := range todo {
 		if err := os.Rename(p.tmp, p.dst); err != nil {
 			todo = todo[i:]
-			return fmt.Errorf("renaming %s into place: %w", p.dst, err)
+			return fmt.Errorf("renaming %s into place (%d of %d files already replaced): %w", p.dst, i, len(todo)+i, err)
 		}
 	}
 	todo = nil
@@ -142,6 +169,30 @@ func Write(root string, files map[string][]byte, owned []string) (err error) {
 		if c.Kind == "extra" {
 			if err := os.Remove(filepath.Join(root, filepath.FromSlash(c.Path))); err != nil && !os.IsNotExist(err) {
 				return err
+			}
+		}
+	}
+	return removeLeftovers(root, owned)
+}
+
+// removeLeftovers deletes temporary files of an earlier run that was killed
+// between writing them and renaming them.
+func removeLeftovers(root string, owned []string) error {
+	for _, dir := range owned {
+		d := filepath.Join(root, filepath.FromSlash(dir))
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if e.IsDir() || !strings.HasPrefix(name, ".") || !strings.Contains(name, tempMarker) {
+				continue
+			}
+			if p := filepath.Join(d, name); generated(p) {
+				if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+					return err
+				}
 			}
 		}
 	}

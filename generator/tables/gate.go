@@ -23,6 +23,10 @@ type Gate struct {
 	// initialize message, e.g. "agentCapabilities.sessionCapabilities.additionalDirectories".
 	// It is granted by true, or by the presence of a non-null object.
 	Capability string `json:"capability"`
+	// Require inverts the rule: when the capability is advertised, the member
+	// at Path must be present (e.g. every SessionInfo carries
+	// additionalDirectories once that capability is advertised).
+	Require bool `json:"require,omitempty"`
 	// Source says where the gate comes from: "table" or an overlay id.
 	Source string `json:"source,omitempty"`
 }

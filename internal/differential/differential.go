@@ -135,7 +135,7 @@ func validate(s *gojsonschema.Schema, instance []byte) (valid bool, err error) {
 // Run runs the differential test for one channel.
 func Run(t *testing.T, c roundtrip.Config) {
 	registerFormats()
-	schema := roundtrip.SchemaFile(t, c.Channel)
+	schema := roundtrip.Schema(t, c)
 	ref, err := newReference(schema)
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acpgen/acpgen/generator/overlay"
 	"github.com/acpgen/acpgen/internal/corpus"
 	"github.com/acpgen/acpgen/runtime/wire"
 )
@@ -55,6 +56,9 @@ func For[T any, P interface {
 type Config struct {
 	Channel string // "stable" or "unstable"
 	Defs    map[string]Def
+	// Overlays are the overlay files (slash-separated, relative to the
+	// repository root) the package was generated with, applied in order.
+	Overlays []string
 }
 
 // Root finds the repository root (the folder with go.mod) above the test's folder.
@@ -89,9 +93,27 @@ func SchemaFile(t testing.TB, channel string) []byte {
 	return data
 }
 
+// Schema is the schema a package was generated from: the pinned schema of
+// its channel with the package's overlays applied.
+func Schema(t testing.TB, c Config) []byte {
+	base := SchemaFile(t, c.Channel)
+	if len(c.Overlays) == 0 {
+		return base
+	}
+	files := make([]string, len(c.Overlays))
+	for i, f := range c.Overlays {
+		files[i] = filepath.Join(Root(t), filepath.FromSlash(f))
+	}
+	r, err := overlay.ApplyFiles(base, c.Channel+" schema", files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Schema
+}
+
 // Run runs the round-trip suite for one channel.
 func Run(t *testing.T, c Config) {
-	schema := SchemaFile(t, c.Channel)
+	schema := Schema(t, c)
 	t.Run("every def has a type", func(t *testing.T) {
 		var doc struct {
 			Defs map[string]json.RawMessage `json:"$defs"`

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/acpgen/acpgen/runtime/wire"
 	"math"
+	"regexp"
 )
 
 // Validate reports every way x breaks the schema of AgentRequest, each with the JSON pointer of the offending value.
@@ -1935,9 +1936,14 @@ func (x *SessionCapabilities) validate(v *wire.Validator) {
 		}
 		v.Pop()
 	}
+	if x.RuntimeContext != nil {
+		v.Push("runtimeContext")
+		x.RuntimeContext.validate(v)
+		v.Pop()
+	}
 	for _, u := range x.Unknown {
 		switch u.Name {
-		case "list", "delete", "additionalDirectories", "systemPrompt", "fork", "archive", "status", "title", "resume", "close", "_meta":
+		case "list", "delete", "additionalDirectories", "systemPrompt", "fork", "archive", "status", "title", "resume", "close", "_meta", "runtimeContext":
 			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
 		}
 	}
@@ -3156,6 +3162,28 @@ func (x *SessionInfo) Validate() error {
 	return v.Err()
 }
 func (x *SessionInfo) validate(v *wire.Validator) {
+	v.Push("cwd")
+	if wire.RuneCount(x.Cwd) < 1 {
+		v.Add("must be at least 1 character long")
+	}
+	if !pattern0.MatchString(x.Cwd) {
+		v.Add("must be an absolute path")
+	}
+	v.Pop()
+	if x.AdditionalDirectories != nil {
+		v.Push("additionalDirectories")
+		for i := range x.AdditionalDirectories {
+			v.PushIndex(i)
+			if wire.RuneCount(x.AdditionalDirectories[i]) < 1 {
+				v.Add("must be at least 1 character long")
+			}
+			if !pattern0.MatchString(x.AdditionalDirectories[i]) {
+				v.Add("must be an absolute path")
+			}
+			v.Pop()
+		}
+		v.Pop()
+	}
 	if x.Meta != nil {
 		v.Push("_meta")
 		for k, val := range x.Meta {
@@ -5600,6 +5628,28 @@ func (x *NewSessionRequest) Validate() error {
 	return v.Err()
 }
 func (x *NewSessionRequest) validate(v *wire.Validator) {
+	v.Push("cwd")
+	if wire.RuneCount(x.Cwd) < 1 {
+		v.Add("must be at least 1 character long")
+	}
+	if !pattern0.MatchString(x.Cwd) {
+		v.Add("must be an absolute path")
+	}
+	v.Pop()
+	if x.AdditionalDirectories != nil {
+		v.Push("additionalDirectories")
+		for i := range x.AdditionalDirectories {
+			v.PushIndex(i)
+			if wire.RuneCount(x.AdditionalDirectories[i]) < 1 {
+				v.Add("must be at least 1 character long")
+			}
+			if !pattern0.MatchString(x.AdditionalDirectories[i]) {
+				v.Add("must be an absolute path")
+			}
+			v.Pop()
+		}
+		v.Pop()
+	}
 	v.Push("mcpServers")
 	for i := range x.MCPServers {
 		v.PushIndex(i)
@@ -5869,6 +5919,28 @@ func (x *LoadSessionRequest) validate(v *wire.Validator) {
 		v.Pop()
 	}
 	v.Pop()
+	v.Push("cwd")
+	if wire.RuneCount(x.Cwd) < 1 {
+		v.Add("must be at least 1 character long")
+	}
+	if !pattern0.MatchString(x.Cwd) {
+		v.Add("must be an absolute path")
+	}
+	v.Pop()
+	if x.AdditionalDirectories != nil {
+		v.Push("additionalDirectories")
+		for i := range x.AdditionalDirectories {
+			v.PushIndex(i)
+			if wire.RuneCount(x.AdditionalDirectories[i]) < 1 {
+				v.Add("must be at least 1 character long")
+			}
+			if !pattern0.MatchString(x.AdditionalDirectories[i]) {
+				v.Add("must be an absolute path")
+			}
+			v.Pop()
+		}
+		v.Pop()
+	}
 	if x.SystemPrompt != nil {
 		v.Push("systemPrompt")
 		x.SystemPrompt.validate(v)
@@ -5900,6 +5972,16 @@ func (x *ListSessionsRequest) Validate() error {
 	return v.Err()
 }
 func (x *ListSessionsRequest) validate(v *wire.Validator) {
+	if x.Cwd != nil {
+		v.Push("cwd")
+		if wire.RuneCount(*x.Cwd) < 1 {
+			v.Add("must be at least 1 character long")
+		}
+		if !pattern0.MatchString(*x.Cwd) {
+			v.Add("must be an absolute path")
+		}
+		v.Pop()
+	}
 	if x.Meta != nil {
 		v.Push("_meta")
 		for k, val := range x.Meta {
@@ -5911,9 +5993,23 @@ func (x *ListSessionsRequest) validate(v *wire.Validator) {
 		}
 		v.Pop()
 	}
+	if x.AdditionalDirectories != nil {
+		v.Push("additionalDirectories")
+		for i := range x.AdditionalDirectories {
+			v.PushIndex(i)
+			if wire.RuneCount(x.AdditionalDirectories[i]) < 1 {
+				v.Add("must be at least 1 character long")
+			}
+			if !pattern0.MatchString(x.AdditionalDirectories[i]) {
+				v.Add("must be an absolute path")
+			}
+			v.Pop()
+		}
+		v.Pop()
+	}
 	for _, u := range x.Unknown {
 		switch u.Name {
-		case "cwd", "cursor", "archived", "_meta":
+		case "cwd", "cursor", "archived", "_meta", "additionalDirectories":
 			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
 		}
 	}
@@ -5960,6 +6056,28 @@ func (x *ForkSessionRequest) Validate() error {
 	return v.Err()
 }
 func (x *ForkSessionRequest) validate(v *wire.Validator) {
+	v.Push("cwd")
+	if wire.RuneCount(x.Cwd) < 1 {
+		v.Add("must be at least 1 character long")
+	}
+	if !pattern0.MatchString(x.Cwd) {
+		v.Add("must be an absolute path")
+	}
+	v.Pop()
+	if x.AdditionalDirectories != nil {
+		v.Push("additionalDirectories")
+		for i := range x.AdditionalDirectories {
+			v.PushIndex(i)
+			if wire.RuneCount(x.AdditionalDirectories[i]) < 1 {
+				v.Add("must be at least 1 character long")
+			}
+			if !pattern0.MatchString(x.AdditionalDirectories[i]) {
+				v.Add("must be an absolute path")
+			}
+			v.Pop()
+		}
+		v.Pop()
+	}
 	if x.MCPServers != nil {
 		v.Push("mcpServers")
 		for i := range x.MCPServers {
@@ -6104,6 +6222,28 @@ func (x *ResumeSessionRequest) Validate() error {
 	return v.Err()
 }
 func (x *ResumeSessionRequest) validate(v *wire.Validator) {
+	v.Push("cwd")
+	if wire.RuneCount(x.Cwd) < 1 {
+		v.Add("must be at least 1 character long")
+	}
+	if !pattern0.MatchString(x.Cwd) {
+		v.Add("must be an absolute path")
+	}
+	v.Pop()
+	if x.AdditionalDirectories != nil {
+		v.Push("additionalDirectories")
+		for i := range x.AdditionalDirectories {
+			v.PushIndex(i)
+			if wire.RuneCount(x.AdditionalDirectories[i]) < 1 {
+				v.Add("must be at least 1 character long")
+			}
+			if !pattern0.MatchString(x.AdditionalDirectories[i]) {
+				v.Add("must be an absolute path")
+			}
+			v.Pop()
+		}
+		v.Pop()
+	}
 	if x.MCPServers != nil {
 		v.Push("mcpServers")
 		for i := range x.MCPServers {
@@ -6289,9 +6429,18 @@ func (x *PromptRequest) validate(v *wire.Validator) {
 		}
 		v.Pop()
 	}
+	if x.RuntimeContext != nil {
+		v.Push("runtimeContext")
+		for i := range x.RuntimeContext {
+			v.PushIndex(i)
+			x.RuntimeContext[i].validate(v)
+			v.Pop()
+		}
+		v.Pop()
+	}
 	for _, u := range x.Unknown {
 		switch u.Name {
-		case "sessionId", "prompt", "_meta":
+		case "sessionId", "prompt", "_meta", "runtimeContext":
 			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
 		}
 	}
@@ -7257,3 +7406,46 @@ func (x *ProxySuccessorNotification) validate(v *wire.Validator) {
 		}
 	}
 }
+
+// Validate reports every way x breaks the schema of SessionRuntimeContextCapabilities, each with the JSON pointer of the offending value.
+func (x *SessionRuntimeContextCapabilities) Validate() error {
+	var v wire.Validator
+	x.validate(&v)
+	return v.Err()
+}
+func (x *SessionRuntimeContextCapabilities) validate(v *wire.Validator) {
+	if x.Meta != nil {
+		v.Push("_meta")
+		for k, val := range x.Meta {
+			v.Push(k)
+			if len(val) > 0 && !wire.Valid(val) {
+				v.Add("is not valid JSON")
+			}
+			v.Pop()
+		}
+		v.Pop()
+	}
+	for _, u := range x.Unknown {
+		switch u.Name {
+		case "_meta":
+			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
+		}
+	}
+}
+
+// Validate reports every way x breaks the schema of RuntimeContextItem, each with the JSON pointer of the offending value.
+func (x *RuntimeContextItem) Validate() error {
+	var v wire.Validator
+	x.validate(&v)
+	return v.Err()
+}
+func (x *RuntimeContextItem) validate(v *wire.Validator) {
+	for _, u := range x.Unknown {
+		switch u.Name {
+		case "title", "text":
+			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
+		}
+	}
+}
+
+var pattern0 = regexp.MustCompile("^(/|[A-Za-z]:[\\\\/]|\\\\\\\\[^\\\\/]+[\\\\/][^\\\\/]+)")

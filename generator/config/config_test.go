@@ -1,0 +1,152 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/acpgen/acpgen/generator"
+)
+
+// TestRepoConfig: the repository's acpgen.json resolves to exactly the
+// built-in configuration the drift test regenerates with.
+func TestRepoConfig(t *testing.T) {
+	t.Chdir(filepath.Join("..", ".."))
+	f, err := Load(FileName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Resolve(f, FileName, Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.WriteMeta == nil || !*r.WriteMeta {
+		t.Fatal("acpgen.json should write the meta files")
+	}
+	got := r.Config
+	got.WriteMeta = true
+	want := generator.RepoConfig()
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("acpgen.json resolves to\n%+v\nbuilt-in repository configuration is\n%+v", got, want)
+	}
+	lock, err := os.ReadFile(filepath.Join("schema", "lock.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(lock), `"version": "`+r.Version+`"`) {
+		t.Fatalf("acpgen.json schema.version %s disagrees with schema/lock.json", r.Version)
+	}
+}
+
+func write(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestErrorsNameFileAndKey(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ text, want string }{
+		{`{"chanels": []}`, `acpgen.json: chanels: unknown key`},
+		{`{"schema": {"dir": "s", "versoin": "1"}}`, `acpgen.json: schema.versoin: unknown key`},
+		{`{"channels": [{"name": "stable", "out": 3}]}`, `acpgen.json: channels[0].out: Invalid type. Expected: string, given: integer`},
+		{`{"channels": [{"out": "x"}]}`, `acpgen.json: channels[0].name: required key is missing`},
+		{`{"channels": [{"name": "beta"}]}`, `acpgen.json: channels[0].name: `},
+		{`{"channels": [{"name": "stable", "package": "Acp"}]}`, `acpgen.json: channels[0].package: Does not match pattern`},
+		{`{"channels": [{"name": "stable"}, {"name": "stable"}]}`, `acpgen.json: channels[1].name: channel "stable" is already configured at channels[0]`},
+		{`{"channels": [{"name": "stable", "out": "../elsewhere"}]}`, `acpgen.json: channels[0].out: "../elsewhere": must be a clean path inside the output root`},
+		{`{"descriptions": "yes"}`, `acpgen.json: descriptions: Invalid type. Expected: boolean`},
+		{"{\n  \"schema\": {\n    \"dir\": \"x\",\n  }\n}", `acpgen.json: not valid JSON: line 4, column 3`},
+	} {
+		p := write(t, dir, "acpgen.json", c.text)
+		_, err := Load(p)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s:\n got %v\nwant %q", c.text, err, c.want)
+		}
+		if err != nil && !strings.HasPrefix(err.Error(), p) {
+			t.Errorf("%s: error does not start with the file name: %v", c.text, err)
+		}
+	}
+}
+
+func TestResolveDownstream(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "go.mod", "module example.com/down\n\ngo 1.26\n")
+	p := write(t, dir, "sdk/acpgen.json", `{
+  "schema": {"dir": "../schema", "writeMeta": false},
+  "channels": [{"name": "stable", "out": "acp"}, {"name": "unstable", "out": "acp/unstable", "overlays": ["ov.json"]}]
+}`)
+	f, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Resolve(f, p, Overrides{Overlays: []string{"extra.json"}, Package: map[string]string{"stable": "acpsdk"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdk := filepath.Join(dir, "sdk")
+	if r.Root != sdk || r.Config.SchemaDir != filepath.Join(dir, "schema") {
+		t.Fatalf("root %s, schema %s", r.Root, r.Config.SchemaDir)
+	}
+	want := []generator.Channel{
+		{Name: "stable", SchemaFile: "schema.json", MetaFile: "meta.json", OutDir: "acp", Package: "acpsdk",
+			ImportPath: "example.com/down/sdk/acp", Overlays: []string{"extra.json"}, NoRoundTripTest: true},
+		{Name: "unstable", SchemaFile: "schema.unstable.json", MetaFile: "meta.unstable.json", OutDir: "acp/unstable", Package: "unstable",
+			ImportPath: "example.com/down/sdk/acp/unstable", Overlays: []string{filepath.Join(sdk, "ov.json"), "extra.json"}, NoRoundTripTest: true},
+	}
+	if !reflect.DeepEqual(r.Config.Channels, want) {
+		t.Fatalf("got  %+v\nwant %+v", r.Config.Channels, want)
+	}
+	if r.Config.StrictGates {
+		t.Fatal("strict gates outside the repository")
+	}
+
+	// Flags select channels and override folders; a flag naming a channel
+	// that is not generated is an error.
+	r, err = Resolve(f, p, Overrides{Channels: []string{"unstable"}, Out: map[string]string{"unstable": "u"}, Root: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Config.Channels) != 1 || r.Config.Channels[0].OutDir != "u" || r.Config.Channels[0].ImportPath != "example.com/down/u" {
+		t.Fatalf("got %+v", r.Config.Channels)
+	}
+	if _, err := Resolve(f, p, Overrides{Channels: []string{"unstable"}, Out: map[string]string{"stable": "s"}}); err == nil || !strings.Contains(err.Error(), "--out stable") {
+		t.Fatalf("got %v", err)
+	}
+	if _, err := Resolve(f, p, Overrides{Channels: []string{"v2"}}); err == nil || !strings.Contains(err.Error(), "--channel v2") {
+		t.Fatalf("got %v", err)
+	}
+
+	// Without a go.mod an import path cannot be derived.
+	bare := t.TempDir()
+	p = write(t, bare, "acpgen.json", `{"channels": [{"name": "stable", "out": "acp"}]}`)
+	f, _ = Load(p)
+	if _, err := Resolve(f, p, Overrides{}); err == nil || !strings.Contains(err.Error(), p+": channels[0]: importPath is not set") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestSetVersion(t *testing.T) {
+	dir := t.TempDir()
+	text := "{\n  \"schema\": {\"dir\": \"schema\",   \"version\": \"2.2.0\"},\n  \"channels\": [{\"name\": \"stable\"}]\n}\n"
+	p := write(t, dir, "acpgen.json", text)
+	changed, err := SetVersion(p, "2.4.0")
+	if err != nil || !changed {
+		t.Fatal(changed, err)
+	}
+	got, _ := os.ReadFile(p)
+	if want := strings.Replace(text, "2.2.0", "2.4.0", 1); string(got) != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+	if changed, err := SetVersion(p, "2.4.0"); err != nil || changed {
+		t.Fatal("setting the same version changed the file", err)
+	}
+}

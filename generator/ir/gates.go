@@ -1,0 +1,289 @@
+package ir
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/acpgen/acpgen/generator/tables"
+)
+
+// Gate is a capability gate resolved against a model: the typed route from a
+// method's params (or result) to the gated member, and from the initialize
+// messages to the capability.
+type Gate struct {
+	Row    tables.Gate
+	Method *Method
+	Root   *Type // params or result type
+	Steps  []GateStep
+	// The gated thing at the end of Steps: a union variant, an enum value, or
+	// (neither set) the member's presence. No steps and no end gates the method.
+	Variant   *Variant
+	Union     *Union
+	EnumValue *EnumValue
+	EnumType  *Type
+	Cap       *CapabilityPath
+}
+
+// StepKind is one move along a gate path.
+type StepKind int
+
+// Gate path moves.
+const (
+	StepMember StepKind = iota // into a struct member (maybe through union variants)
+	StepItems                  // into every array item
+	StepValues                 // into every map value
+)
+
+// GateStep is one move; a member of a union is reached through the variants
+// whose payload declares it.
+type GateStep struct {
+	Kind  StepKind
+	JSON  string
+	Field *Field
+	// Via lists the union variants the member is reached through (with Union
+	// their union), or nil for a plain struct member.
+	Union *Union
+	Via   []*Variant
+	// Ref is the shape of the value after the move.
+	Ref *Ref
+}
+
+// CapabilityPath is a capability resolved in the initialize messages.
+type CapabilityPath struct {
+	Dotted string
+	// InResult says the path starts in initialize's result (the agent's
+	// advertisement), else in its params (the client's).
+	InResult bool
+	Fields   []*Field
+	// Bool leaves are granted by true; object leaves by being present.
+	Bool bool
+}
+
+func (m *Model) method(wire string) *Method {
+	for _, x := range m.Methods {
+		if x.Wire == wire && x.Params != nil {
+			return x
+		}
+	}
+	return nil
+}
+
+// SkippedGate is a row that does not apply to a model, and why.
+type SkippedGate struct {
+	Row    tables.Gate
+	Reason string
+}
+
+// ResolveGates resolves rows against the model. Rows that do not resolve (a
+// method, member, variant or capability the model lacks) are returned in
+// skipped with the reason: a channel may lack what another has, so whether a
+// row is stale is decided over all channels by the caller.
+func (m *Model) ResolveGates(rows []tables.Gate) (gates []*Gate, skipped []SkippedGate) {
+	seen := map[tables.Gate]bool{}
+	for _, row := range rows {
+		key := row
+		key.Source = ""
+		if seen[key] {
+			continue // the same gate from the table and an overlay
+		}
+		seen[key] = true
+		g, skip, err := m.resolveGate(row)
+		switch {
+		case skip:
+			skipped = append(skipped, SkippedGate{row, "no method " + row.Method})
+		case err != nil:
+			skipped = append(skipped, SkippedGate{row, err.Error()})
+		default:
+			gates = append(gates, g)
+		}
+	}
+	return gates, skipped
+}
+
+// GateString names a row for messages.
+func GateString(row tables.Gate) string {
+	where := "params"
+	if row.Result {
+		where = "result"
+	}
+	s := fmt.Sprintf("%s %s%s", row.Method, where, row.Path)
+	if row.Variant != "" {
+		s += " [" + row.Variant + "]"
+	}
+	if row.Require {
+		return s + " required by " + row.Capability + " (" + row.Source + ")"
+	}
+	return s + " -> " + row.Capability + " (" + row.Source + ")"
+}
+
+func named(r *Ref) *Type {
+	if r == nil || r.Kind != Named {
+		return nil
+	}
+	t := r.Type
+	for t.Kind == Alias && t.Target.Kind == Named {
+		t = t.Target.Type
+	}
+	return t
+}
+
+func (m *Model) resolveGate(row tables.Gate) (*Gate, bool, error) {
+	meth := m.method(row.Method)
+	if meth == nil {
+		return nil, true, nil
+	}
+	g := &Gate{Row: row, Method: meth, Root: meth.Params}
+	if row.Result {
+		if meth.Result == nil {
+			return nil, false, fmt.Errorf("method %s has no result", row.Method)
+		}
+		g.Root = meth.Result
+	}
+	cur := &Ref{Kind: Named, Type: g.Root}
+	if row.Path != "" {
+		if !strings.HasPrefix(row.Path, "/") {
+			return nil, false, fmt.Errorf("path must start with /")
+		}
+		for _, seg := range strings.Split(row.Path[1:], "/") {
+			step, err := m.step(cur, seg)
+			if err != nil {
+				return nil, false, err
+			}
+			g.Steps = append(g.Steps, step)
+			cur = step.Ref
+		}
+	}
+	if row.Variant != "" {
+		t := named(cur)
+		switch {
+		case t != nil && t.Kind == Enum:
+			for _, v := range t.EnumValues {
+				if v.String == row.Variant {
+					g.EnumValue, g.EnumType = v, t
+				}
+			}
+		case t != nil && t.Union != nil:
+			for _, v := range t.Union.Variants {
+				if v.Tag == row.Variant || (v.Tag == "" && v.Name == GoName(row.Variant)) {
+					g.Variant, g.Union = v, t.Union
+				}
+			}
+		}
+		if g.Variant == nil && g.EnumValue == nil {
+			return nil, false, fmt.Errorf("no variant or enum value %q at %q", row.Variant, row.Path)
+		}
+	}
+	if row.Require && (len(g.Steps) == 0 || g.Steps[len(g.Steps)-1].Kind != StepMember || g.Variant != nil || g.EnumValue != nil) {
+		return nil, false, fmt.Errorf("a require gate must end at a member")
+	}
+	c, err := m.capability(row.Capability)
+	if err != nil {
+		return nil, false, err
+	}
+	g.Cap = c
+	return g, false, nil
+}
+
+func (m *Model) step(cur *Ref, seg string) (GateStep, error) {
+	if seg == "*" {
+		switch cur.Kind {
+		case Array:
+			return GateStep{Kind: StepItems, Ref: cur.Elem}, nil
+		case Map:
+			return GateStep{Kind: StepValues, Ref: cur.Elem}, nil
+		}
+		if t := named(cur); t != nil && t.Kind == Alias && (t.Target.Kind == Array || t.Target.Kind == Map) {
+			return m.step(t.Target, seg)
+		}
+		return GateStep{}, fmt.Errorf("* needs an array or map, found %s", kindOf(cur))
+	}
+	t := named(cur)
+	if t == nil {
+		return GateStep{}, fmt.Errorf("member %q of a %s", seg, kindOf(cur))
+	}
+	for _, f := range t.Fields {
+		if f.JSON == seg {
+			return GateStep{Kind: StepMember, JSON: seg, Field: f, Ref: f.Ref}, nil
+		}
+	}
+	if t.Union != nil {
+		var via []*Variant
+		var field *Field
+		for _, v := range t.Union.Variants {
+			if !v.Object {
+				continue
+			}
+			for _, f := range v.Payload.Type.Fields {
+				if f.JSON == seg {
+					if field != nil && field.Ref.Kind != f.Ref.Kind {
+						return GateStep{}, fmt.Errorf("member %q has different shapes in the variants of %s", seg, t.Name)
+					}
+					via, field = append(via, v), f
+				}
+			}
+		}
+		if field != nil {
+			return GateStep{Kind: StepMember, JSON: seg, Field: field, Union: t.Union, Via: via, Ref: field.Ref}, nil
+		}
+	}
+	return GateStep{}, fmt.Errorf("%s has no member %q", t.Name, seg)
+}
+
+func kindOf(r *Ref) string {
+	if t := named(r); t != nil {
+		return t.Name
+	}
+	return [...]string{"string", "boolean", "integer", "number", "raw JSON value", "array", "map", "named", "routed payload"}[r.Kind]
+}
+
+// capability resolves a dotted capability path. Its first member is looked up
+// in initialize's params (the client's advertisement) or result (the agent's).
+func (m *Model) capability(dotted string) (*CapabilityPath, error) {
+	init := m.method("initialize")
+	if init == nil || init.Result == nil {
+		return nil, fmt.Errorf("capability %q: the schema has no initialize request and result", dotted)
+	}
+	parts := strings.Split(dotted, ".")
+	c := &CapabilityPath{Dotted: dotted}
+	var cur *Type
+	for _, root := range []struct {
+		t      *Type
+		result bool
+	}{{init.Params, false}, {init.Result, true}} {
+		for _, f := range root.t.Fields {
+			if f.JSON == parts[0] {
+				cur, c.InResult = root.t, root.result
+			}
+		}
+	}
+	if cur == nil {
+		return nil, fmt.Errorf("capability %q: initialize has no member %q", dotted, parts[0])
+	}
+	for i, p := range parts {
+		var field *Field
+		if cur != nil {
+			for _, f := range cur.Fields {
+				if f.JSON == p {
+					field = f
+				}
+			}
+		}
+		if field == nil {
+			return nil, fmt.Errorf("capability %q: no member %q", dotted, strings.Join(parts[:i+1], "."))
+		}
+		c.Fields = append(c.Fields, field)
+		cur = named(field.Ref)
+		if cur != nil && cur.Kind != Struct {
+			cur = nil
+		}
+	}
+	last := c.Fields[len(c.Fields)-1]
+	switch {
+	case last.Ref.Kind == Bool:
+		c.Bool = true
+	case named(last.Ref) != nil && named(last.Ref).Kind == Struct:
+	default:
+		return nil, fmt.Errorf("capability %q is neither a boolean nor an object", dotted)
+	}
+	return c, nil
+}

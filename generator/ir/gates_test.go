@@ -1,0 +1,46 @@
+package ir
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/acpgen/acpgen/generator/tables"
+)
+
+func TestGatesResolveOnPinnedSchema(t *testing.T) {
+	used := map[string]bool{}
+	for _, c := range []struct{ f, ch string }{{"schema.json", "stable"}, {"schema.unstable.json", "unstable"}} {
+		m := loadModel(t, c.f, c.ch)
+		gates, skipped := m.ResolveGates(tables.Gates)
+		for _, g := range gates {
+			used[GateString(g.Row)] = true
+		}
+		t.Logf("%s: %d gates apply, %d do not", c.ch, len(gates), len(skipped))
+	}
+	for _, row := range tables.Gates {
+		if !used[GateString(row)] {
+			t.Errorf("table row matches nothing in either channel: %s", GateString(row))
+		}
+	}
+}
+
+func TestGateMismatchesAreReported(t *testing.T) {
+	m := loadModel(t, "schema.unstable.json", "unstable")
+	for _, c := range []struct {
+		row  tables.Gate
+		want string
+	}{
+		{tables.Gate{Method: "session/teleport", Capability: "agentCapabilities.loadSession"}, "no method session/teleport"},
+		{tables.Gate{Method: "session/new", Path: "/extraDirectories", Capability: "agentCapabilities.loadSession"}, `NewSessionRequest has no member "extraDirectories"`},
+		{tables.Gate{Method: "session/prompt", Path: "/prompt/*", Variant: "video", Capability: "agentCapabilities.loadSession"}, `no variant or enum value "video"`},
+		{tables.Gate{Method: "session/prompt", Capability: "agentCapabilities.promptCapabilities.video"}, `no member "agentCapabilities.promptCapabilities.video"`},
+		{tables.Gate{Method: "session/prompt", Capability: "serverCapabilities.x"}, `initialize has no member "serverCapabilities"`},
+		{tables.Gate{Method: "session/prompt", Path: "/sessionId/*", Capability: "agentCapabilities.loadSession"}, `* needs an array or map`},
+		{tables.Gate{Method: "session/list", Result: true, Path: "/sessions/*", Require: true, Capability: "agentCapabilities.loadSession"}, `require gate must end at a member`},
+	} {
+		gates, skipped := m.ResolveGates([]tables.Gate{c.row})
+		if len(gates) != 0 || len(skipped) != 1 || !strings.Contains(skipped[0].Reason, c.want) {
+			t.Errorf("%s: got %d gates, skipped %+v; want reason %q", GateString(c.row), len(gates), skipped, c.want)
+		}
+	}
+}

@@ -1,0 +1,208 @@
+package schemadiff
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/acpgen/acpgen/generator/load"
+)
+
+// envelope routes the defs named in reqs (with their responses) and notes.
+func envelope(reqs, notes []string) string {
+	var p, r, n []string
+	for _, x := range reqs {
+		p = append(p, fmt.Sprintf(`{"$ref": "#/$defs/%sRequest"}`, x))
+		r = append(r, fmt.Sprintf(`{"$ref": "#/$defs/%sResponse"}`, x))
+	}
+	for _, x := range notes {
+		n = append(n, fmt.Sprintf(`{"$ref": "#/$defs/%sNotification"}`, x))
+	}
+	return fmt.Sprintf(`"ClientRequest": {"x-docs-ignore": true, "properties": {"id": {"type": "integer"}, "method": {"type": "string"}, "params": {"anyOf": [%s]}}},
+	"AgentResponse": {"x-docs-ignore": true, "properties": {"id": {"type": "integer"}, "result": {"anyOf": [%s]}}},
+	"ClientNotification": {"x-docs-ignore": true, "properties": {"method": {"type": "string"}, "params": {"anyOf": [%s]}}}`,
+		strings.Join(p, ","), strings.Join(r, ","), strings.Join(n, ","))
+}
+
+func surface(t *testing.T, defs string) *Surface {
+	t.Helper()
+	doc, err := load.Load("test.json", []byte(`{"$defs": {`+defs+`}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Extract(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+const oldDefs = `
+	"NewRequest": {"x-method": "session/new", "x-side": "agent", "type": "object", "description": "Creates a session.",
+		"properties": {"cwd": {"type": "string"}, "mode": {"$ref": "#/$defs/Mode"}, "tags": {"type": "array", "items": {"type": "string"}},
+			"limit": {"type": "integer", "format": "uint32"}, "note": {"type": ["string", "null"]}, "gone": {"type": "boolean"},
+			"loose": {"type": "string", "x-deserialize-default-on-error": true}},
+		"required": ["cwd"]},
+	"NewResponse": {"x-method": "session/new", "x-side": "agent", "type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]},
+	"OldRequest": {"x-method": "session/old", "x-side": "agent", "type": "object"},
+	"OldResponse": {"x-method": "session/old", "x-side": "agent", "type": "object"},
+	"CancelNotification": {"x-method": "session/cancel", "x-side": "agent", "type": "object"},
+	"Mode": {"oneOf": [{"const": "ask", "type": "string"}, {"const": "code", "type": "string"}, {"const": "plan", "type": "string"}]},
+	"Kind": {"anyOf": [{"const": "a", "type": "string"}, {"title": "other", "type": "string"}]},
+	"Block": {"oneOf": [
+		{"type": "object", "properties": {"type": {"const": "text", "type": "string"}}, "required": ["type"], "allOf": [{"$ref": "#/$defs/Text"}]},
+		{"type": "object", "properties": {"type": {"const": "image", "type": "string"}}, "required": ["type"], "allOf": [{"$ref": "#/$defs/Image"}]}]},
+	"Open": {"anyOf": [
+		{"type": "object", "properties": {"kind": {"const": "x", "type": "string"}}, "required": ["kind"], "allOf": [{"$ref": "#/$defs/Text"}]},
+		{"title": "other", "type": "object", "properties": {"kind": {"type": "string"}}, "not": {"anyOf": [{"properties": {"kind": {"const": "x"}}}]}}]},
+	"Text": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+	"Image": {"type": "object", "properties": {"data": {"type": "string"}}, "required": ["data"]},
+	"AgentCapabilities": {"type": "object", "properties": {"loadSession": {"type": "boolean"}, "legacy": {"type": "boolean"}}},
+	"Removed": {"type": "string"},
+	"Id": {"type": "string"},
+`
+
+const newDefs = `
+	"NewRequest": {"x-method": "session/new", "x-side": "agent", "type": "object", "description": "Creates a new session.",
+		"properties": {"cwd": {"type": "string"}, "mode": {"$ref": "#/$defs/Mode"}, "tags": {"type": "array", "items": {"type": "string"}},
+			"limit": {"type": "integer", "format": "uint64"}, "note": {"type": "string"}, "extra": {"type": "string"}, "must": {"type": "string"},
+			"loose": {"type": "string"}},
+		"required": ["cwd", "tags", "must"]},
+	"NewResponse": {"x-method": "session/new", "x-side": "agent", "type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]},
+	"ForkRequest": {"x-method": "session/fork", "x-side": "agent", "type": "object"},
+	"ForkResponse": {"x-method": "session/fork", "x-side": "agent", "type": "object"},
+	"CancelNotification": {"x-method": "session/cancel", "x-side": "client", "type": "object"},
+	"Mode": {"oneOf": [{"const": "ask", "type": "string"}, {"const": "code", "type": "string"}, {"const": "review", "type": "string"}]},
+	"Kind": {"anyOf": [{"const": "a", "type": "string"}, {"const": "b", "type": "string"}, {"title": "other", "type": "string"}]},
+	"Block": {"oneOf": [
+		{"type": "object", "properties": {"type": {"const": "text", "type": "string"}}, "required": ["type"], "allOf": [{"$ref": "#/$defs/Text"}]},
+		{"type": "object", "properties": {"type": {"const": "audio", "type": "string"}}, "required": ["type"], "allOf": [{"$ref": "#/$defs/Image"}]}]},
+	"Open": {"anyOf": [
+		{"type": "object", "properties": {"kind": {"const": "x", "type": "string"}}, "required": ["kind"], "allOf": [{"$ref": "#/$defs/Text"}]},
+		{"type": "object", "properties": {"kind": {"const": "y", "type": "string"}}, "required": ["kind"], "allOf": [{"$ref": "#/$defs/Image"}]},
+		{"title": "other", "type": "object", "properties": {"kind": {"type": "string"}}, "not": {"anyOf": [{"properties": {"kind": {"const": "x"}}}]}}]},
+	"Text": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+	"Image": {"type": "object", "properties": {"data": {"type": "string"}}, "required": ["data"]},
+	"AgentCapabilities": {"type": "object", "properties": {"loadSession": {"type": "boolean"}, "fork": {"type": "boolean"}}},
+	"Id": {"type": "integer"},
+	"Fresh": {"type": "string"},
+`
+
+func TestClassifier(t *testing.T) {
+	old := surface(t, oldDefs+envelope([]string{"New", "Old"}, []string{"Cancel"}))
+	new := surface(t, newDefs+envelope([]string{"New", "Fork"}, []string{"Cancel"}))
+	var got []string
+	for _, c := range Compare(old, new) {
+		got = append(got, fmt.Sprintf("%s %s %s %s", c.Class, c.Op, c.Category, c.Subject))
+	}
+	want := []string{
+		"breaking removed method session/old (request)",
+		"breaking changed method session/cancel (notification)", // handled by another side
+		"breaking removed capability AgentCapabilities.legacy",
+		"breaking changed type Id",      // alias string -> integer
+		"breaking removed type Removed", // def removed
+		"breaking removed type OldRequest",
+		"breaking removed type OldResponse",
+		"breaking changed field NewRequest.limit",   // uint32 -> uint64
+		"breaking changed field NewRequest.note",    // no longer nullable: *string either way, but null rejected
+		"breaking added field NewRequest.must",      // required
+		"breaking removed field NewRequest.gone",    //
+		"breaking changed field NewRequest.tags",    // optional -> required
+		"breaking removed variant Block[image]",     //
+		"breaking removed enum value Mode \"plan\"", //
+		"breaking changed decoding NewRequest.loose",
+		"additive added method session/fork (request)",
+		"additive added capability AgentCapabilities.fork",
+		"additive added type Fresh",
+		"additive added type ForkRequest",
+		"additive added type ForkResponse",
+		"additive added field NewRequest.extra",
+		"additive added variant Block[audio]",
+		"additive added variant Open[y]",
+		"additive added enum value Kind \"b\"",
+		"additive added enum value Mode \"review\"",
+		"docs changed type NewRequest",
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("got:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+}
+
+func TestNotes(t *testing.T) {
+	old := surface(t, oldDefs+envelope([]string{"New", "Old"}, []string{"Cancel"}))
+	new := surface(t, newDefs+envelope([]string{"New", "Fork"}, []string{"Cancel"}))
+	detail := map[string]string{}
+	for _, c := range Compare(old, new) {
+		detail[c.Subject] = c.Detail
+	}
+	for subject, want := range map[string]string{
+		`Mode "review"`:                 "closed enum: SDKs built from the old schema reject this value",
+		`Kind "b"`:                      "open enum",
+		"Block[audio]":                  "closed union: SDKs built from the old schema reject it",
+		"Open[y]":                       "open union",
+		"NewRequest.note":               "null no longer accepted",
+		"NewRequest.tags":               "now required",
+		"NewRequest.loose":              "stricter decoding: no longer x-deserialize-default-on-error",
+		"session/cancel (notification)": "handled by client, was agent",
+		"NewRequest.limit":              "type uint64, was uint32",
+		"session/fork (request)":        "handled by agent; params ForkRequest, result ForkResponse",
+		"AgentCapabilities.legacy":      "optional bool",
+		"NewRequest.must":               "required string",
+	} {
+		if !strings.Contains(detail[subject], want) {
+			t.Errorf("%s: detail %q lacks %q", subject, detail[subject], want)
+		}
+	}
+}
+
+func TestIdentical(t *testing.T) {
+	a := surface(t, oldDefs+envelope([]string{"New", "Old"}, []string{"Cancel"}))
+	b := surface(t, oldDefs+envelope([]string{"New", "Old"}, []string{"Cancel"}))
+	if c := Compare(a, b); len(c) != 0 {
+		t.Fatalf("identical schemas differ: %+v", c)
+	}
+}
+
+// TestReportFormats runs Diff over folders: a channel missing on one side is
+// noted rather than compared, and both formats carry the verdict.
+func TestReportFormats(t *testing.T) {
+	oldDir, newDir := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(oldDir, "schema.unstable.json"), []byte(`{"$defs": {`+oldDefs+envelope([]string{"New", "Old"}, []string{"Cancel"})+`}}`), 0o644)
+	os.WriteFile(filepath.Join(newDir, "schema.unstable.json"), []byte(`{"$defs": {`+newDefs+envelope([]string{"New", "Fork"}, []string{"Cancel"})+`}}`), 0o644)
+	os.WriteFile(filepath.Join(newDir, "schema.json"), []byte(`{"$defs": {`+newDefs+envelope([]string{"New", "Fork"}, []string{"Cancel"})+`}}`), 0o644)
+	r, err := Diff(Side{"v1", oldDir}, Side{"v2", newDir}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text, md bytes.Buffer
+	r.Text(&text)
+	r.Markdown(&md)
+	for _, want := range []string{
+		"schema diff v1 -> v2",
+		"stable (schema.json): only in v2 (v1 has no schema.json): not compared",
+		"unstable (schema.unstable.json): 15 breaking, 10 additive, 1 docs",
+		"  breaking removed method     session/old (request): was handled by agent",
+		"breaking: a Go SDK generated from the new schema needs a major version",
+	} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text report lacks %q:\n%s", want, text.String())
+		}
+	}
+	for _, want := range []string{
+		"## ACP schema changes: v1 → v2",
+		"#### Breaking (15)",
+		"- Removed method `session/old (request)`: was handled by agent",
+		"- Added variant `Block[audio]`: payload Image; closed union",
+		"#### Docs (1)\n\nDescription text changed: `NewRequest`.",
+	} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown report lacks %q:\n%s", want, md.String())
+		}
+	}
+}

@@ -1,0 +1,157 @@
+// Package gatetest runs the capability-gate tests the generator emits from
+// its gate table: for every gate, a message using the gated thing passes when
+// every capability is advertised, and fails naming the capability when all
+// but that one are.
+package gatetest
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/acpgen/acpgen/runtime/wire"
+)
+
+// Capability is one capability path of the table.
+type Capability struct {
+	Path     string // dotted, e.g. "agentCapabilities.promptCapabilities.image"
+	Bool     bool   // granted by true (else by an empty object)
+	InResult bool   // in initialize's result (the agent's), else its params (the client's)
+}
+
+// Negotiation is the initialize params and result, as JSON, to decode into
+// the generated package's Negotiated.
+type Negotiation struct {
+	Request, Response []byte
+}
+
+// Case is one gate of the table.
+type Case struct {
+	Gate       string // the row, for messages
+	Capability string
+	Pointer    string // where the violation must point
+	// Require marks an inverse rule: the message lacks a member that the
+	// capability, once advertised, requires.
+	Require bool
+	// Check runs the gate check on a generated message that uses the gated
+	// thing, under the given negotiation.
+	Check func(Negotiation) ([]wire.GateViolation, error)
+	// Method is set for method gates: AllowsMethod must agree.
+	Method  string
+	Allowed func(Negotiation, string) (bool, string, error)
+}
+
+// Config is the generated package's table.
+type Config struct {
+	Capabilities []Capability
+	Cases        []Case
+}
+
+// Negotiate builds initialize messages that advertise every capability except
+// the one named (which, with its sub-capabilities, is left out).
+func Negotiate(caps []Capability, except string) Negotiation {
+	req := map[string]any{"protocolVersion": 1}
+	resp := map[string]any{"protocolVersion": 1}
+	for _, c := range caps {
+		if c.Path == except || strings.HasPrefix(c.Path, except+".") {
+			continue
+		}
+		root := req
+		if c.InResult {
+			root = resp
+		}
+		parts := strings.Split(c.Path, ".")
+		m := root
+		for _, p := range parts[:len(parts)-1] {
+			next, ok := m[p].(map[string]any)
+			if !ok {
+				next = map[string]any{}
+				m[p] = next
+			}
+			m = next
+		}
+		leaf := parts[len(parts)-1]
+		if c.Bool {
+			m[leaf] = true
+		} else if _, ok := m[leaf]; !ok {
+			m[leaf] = map[string]any{}
+		}
+	}
+	// A capability that is a parent of another must stay absent when excepted.
+	a, _ := json.Marshal(req)
+	b, _ := json.Marshal(resp)
+	return Negotiation{Request: a, Response: b}
+}
+
+// Run checks every case both ways.
+func Run(t *testing.T, c Config) {
+	if len(c.Cases) == 0 {
+		t.Fatal("no gates")
+	}
+	all := Negotiate(c.Capabilities, "")
+	for _, tc := range c.Cases {
+		t.Run(tc.Gate, func(t *testing.T) {
+			if tc.Require {
+				runRequire(t, c, tc, all)
+				return
+			}
+			got, err := tc.Check(all)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range got {
+				t.Errorf("positive: violation with every capability advertised: %+v", v)
+			}
+			got, err = tc.Check(Negotiate(c.Capabilities, tc.Capability))
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, v := range got {
+				if v.Capability == tc.Capability && v.Pointer == tc.Pointer {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("negative: without %s, want a violation at %q; got %+v", tc.Capability, tc.Pointer, got)
+			}
+			if tc.Allowed != nil {
+				if ok, _, err := tc.Allowed(all, tc.Method); err != nil || !ok {
+					t.Errorf("AllowsMethod(%s) with every capability = %v, %v", tc.Method, ok, err)
+				}
+				ok, need, err := tc.Allowed(Negotiate(c.Capabilities, tc.Capability), tc.Method)
+				if err != nil || ok || need != tc.Capability {
+					t.Errorf("AllowsMethod(%s) without %s = %v, %q, %v", tc.Method, tc.Capability, ok, need, err)
+				}
+			}
+		})
+	}
+	t.Logf("%d gates checked, each positive and negative", len(c.Cases))
+}
+
+// runRequire checks an inverse rule on a message that lacks the member: a
+// violation with the capability advertised, none without it.
+func runRequire(t *testing.T, c Config, tc Case, all Negotiation) {
+	got, err := tc.Check(all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, v := range got {
+		if v.Capability == tc.Capability && v.Pointer == tc.Pointer && v.Required {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("negative: with %s advertised, a message lacking %s must be refused; got %+v", tc.Capability, tc.Pointer, got)
+	}
+	got, err = tc.Check(Negotiate(c.Capabilities, tc.Capability))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range got {
+		if v.Capability == tc.Capability {
+			t.Errorf("positive: without %s the member is optional; got %+v", tc.Capability, v)
+		}
+	}
+}

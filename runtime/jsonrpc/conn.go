@@ -1,0 +1,712 @@
+package jsonrpc
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"os"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+
+	"github.com/acpgen/acpgen/runtime/wire"
+)
+
+// Handler receives inbound messages. The generated dispatcher implements it.
+type Handler interface {
+	// HandleRequest handles one request and returns the JSON of its result,
+	// or an error: a *wire.RPCError is sent as is; anything with an
+	// RPCError() *wire.RPCError method is converted with it; any other error
+	// becomes -32603 internal error whose message is the error text. ctx is
+	// cancelled when the peer sends $/cancel_request for this id or the
+	// connection shuts down; a handler that then returns any error is
+	// answered -32800 request cancelled. params is nil when absent or null;
+	// it stays valid after the handler returns.
+	HandleRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error)
+	// HandleNotification handles one notification; notifications are never
+	// answered. Calls are made one at a time, in arrival order; ctx is
+	// cancelled when the connection shuts down; params is nil when absent
+	// or null.
+	HandleNotification(ctx context.Context, method string, params wire.Raw)
+}
+
+// Options tune a Conn; the zero value is usable.
+type Options struct {
+	// MaxFrame is the maximum length in bytes of one line, without its line
+	// terminator. Longer lines are answered -32600 and skipped. Default
+	// DefaultMaxFrame.
+	MaxFrame int
+	// Logger receives the runtime's logs. Default: a text handler on
+	// os.Stderr (stdout carries the protocol).
+	Logger *slog.Logger
+	// MaxConcurrent bounds the inbound requests handled at once; more wait.
+	// Default DefaultMaxConcurrent.
+	MaxConcurrent int
+}
+
+// Defaults for Options.
+const (
+	DefaultMaxFrame      = 64 << 20
+	DefaultMaxConcurrent = 64
+)
+
+// CancelRequestMethod is the protocol-level notification that cancels an
+// in-flight request; params {"requestId": id}.
+const CancelRequestMethod = "$/cancel_request"
+
+// ErrClosed is returned by Call and Notify once the connection has shut down.
+var ErrClosed = errors.New("jsonrpc: connection closed")
+
+// ErrMalformedResponse is wrapped by the error a Call returns when the peer
+// answers it with a response that breaks JSON-RPC (e.g. both result and
+// error).
+var ErrMalformedResponse = errors.New("jsonrpc: malformed response")
+
+// Conn is one JSON-RPC connection. Its methods are safe for concurrent use.
+type Conn struct {
+	h        Handler
+	log      *slog.Logger
+	maxFrame int
+	sem      chan struct{} // one token per running request handler
+
+	r   io.Reader
+	br  *bufio.Reader
+	dec wire.Decoder // used by the reader goroutine only
+
+	w     io.Writer
+	wlock chan struct{} // a lock that a waiter can abandon when its ctx ends
+	werr  error         // sticky write error, guarded by wlock
+
+	lastID atomic.Int64
+
+	mu       sync.Mutex
+	started  bool
+	closed   bool
+	base     context.Context // parent of handler contexts, set by Run
+	stop     context.CancelFunc
+	pending  map[int64]*pendingCall
+	inflight map[string]*inbound // by idKey; duplicates chained
+
+	notes   queue
+	wg      sync.WaitGroup // handlers and the notification goroutine
+	done    chan struct{}  // closed at shutdown
+	closing chan struct{}  // closed by Close
+	once    sync.Once
+}
+
+type pendingCall struct {
+	method string
+	ch     chan callResult // buffered: the reader never blocks on it
+	// abandoned marks a call whose caller gave up (its ctx ended); the entry
+	// stays so the peer's late answer is recognised and dropped quietly.
+	abandoned bool
+}
+
+type callResult struct {
+	result wire.Raw
+	err    error
+}
+
+// inbound is one request being handled, for $/cancel_request.
+type inbound struct {
+	key    string
+	cancel context.CancelFunc
+	next   *inbound // another in-flight request with the same id
+}
+
+// NewConn returns a connection reading frames from r and writing them to w.
+// Nothing is read until Run is called.
+func NewConn(r io.Reader, w io.Writer, h Handler, o Options) *Conn {
+	if o.MaxFrame <= 0 {
+		o.MaxFrame = DefaultMaxFrame
+	}
+	o.MaxFrame = min(o.MaxFrame, math.MaxInt-2) // readFrame adds 2
+	if o.MaxConcurrent <= 0 {
+		o.MaxConcurrent = DefaultMaxConcurrent
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	c := &Conn{
+		h:        h,
+		log:      o.Logger,
+		maxFrame: o.MaxFrame,
+		sem:      make(chan struct{}, o.MaxConcurrent),
+		r:        r,
+		br:       bufio.NewReaderSize(r, min(64<<10, o.MaxFrame+2)),
+		w:        w,
+		wlock:    make(chan struct{}, 1),
+		pending:  make(map[int64]*pendingCall),
+		inflight: make(map[string]*inbound),
+		done:     make(chan struct{}),
+		closing:  make(chan struct{}),
+	}
+	c.notes.init()
+	return c
+}
+
+// Done returns a channel closed when the connection shuts down.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Run reads and dispatches frames until EOF (returns nil), until ctx ends
+// (returns ctx.Err()), until Close (returns nil) or a read error (returned).
+// Handler contexts derive from ctx. Before returning, Run cancels in-flight
+// handlers and waits for them; see the package documentation on shutdown.
+// Run may be called once.
+func (c *Conn) Run(ctx context.Context) error {
+	c.mu.Lock()
+	if c.started {
+		c.mu.Unlock()
+		return errors.New("jsonrpc: Run called twice")
+	}
+	c.started = true
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.base, c.stop = context.WithCancel(ctx)
+	c.wg.Add(1)
+	c.mu.Unlock()
+
+	go c.notificationLoop()
+	readDone := make(chan error, 1) // buffered: an abandoned reader still exits
+	go func() { readDone <- c.readLoop() }()
+
+	var err error
+	early := true // stopped before the reader finished
+	select {
+	case err = <-readDone:
+		early = false
+	case <-ctx.Done():
+		err = ctx.Err()
+	case <-c.closing:
+	}
+	select {
+	case <-c.closing:
+		// A read error caused by Close closing the reader is no error.
+		err = nil
+	default:
+	}
+	c.shutdown(early)
+	c.wg.Wait()
+	return err
+}
+
+// Close shuts the connection down: in-flight handler contexts are cancelled,
+// pending and later Calls and Notifies fail with ErrClosed, and the reader is
+// closed if it is an io.Closer so that Run's Read returns. Close does not wait
+// (it may be called from a handler); Run returns once handlers have finished.
+// The writer is not closed. Close returns the reader's Close error, if any.
+func (c *Conn) Close() error {
+	c.once.Do(func() { close(c.closing) })
+	return c.shutdown(true)
+}
+
+// shutdown runs once; closeReader says whether to unblock a pending Read.
+func (c *Conn) shutdown(closeReader bool) error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	stop := c.stop
+	c.mu.Unlock()
+
+	close(c.done) // wakes every Call still waiting
+	if stop != nil {
+		stop()
+	}
+	c.notes.close()
+	if closeReader {
+		if rc, ok := c.r.(io.Closer); ok {
+			return rc.Close()
+		}
+	}
+	return nil
+}
+
+func (c *Conn) isClosed() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// readLoop reads frames until EOF or a read error.
+func (c *Conn) readLoop() error {
+	for {
+		frame, tooBig, err := c.readFrame()
+		if c.isClosed() {
+			return nil
+		}
+		switch {
+		case tooBig:
+			c.log.Warn("jsonrpc: frame too large, skipped", "max", c.maxFrame)
+			c.replyError(nil, invalidRequest(fmt.Sprintf("frame exceeds %d bytes", c.maxFrame)).rpc())
+		case !blank(frame):
+			c.handleFrame(frame)
+		}
+		if err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return fmt.Errorf("jsonrpc: read: %w", err)
+		}
+	}
+}
+
+// readFrame returns the next line without its terminator. A line longer than
+// maxFrame is consumed chunk by chunk and dropped (tooBig). A final line
+// without a newline is returned together with io.EOF.
+func (c *Conn) readFrame() (frame []byte, tooBig bool, err error) {
+	limit := c.maxFrame + 2 // room for "\r\n", checked exactly below
+	for {
+		chunk, err := c.br.ReadSlice('\n')
+		if !tooBig {
+			switch {
+			case len(frame)+len(chunk) > limit:
+				tooBig, frame = true, nil
+			case frame == nil && err != bufio.ErrBufferFull:
+				// The usual case: the whole line was buffered. Copy it, as
+				// handlers keep slices of it after the next read.
+				frame = append(make([]byte, 0, len(chunk)), chunk...)
+			default:
+				frame = append(frame, chunk...)
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if tooBig {
+			return nil, true, err
+		}
+		frame = trimEOL(frame)
+		if len(frame) > c.maxFrame {
+			return nil, true, err
+		}
+		return frame, false, err
+	}
+}
+
+func trimEOL(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		b = b[:n-1]
+	}
+	if n := len(b); n > 0 && b[n-1] == '\r' {
+		b = b[:n-1]
+	}
+	return b
+}
+
+func blank(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return false
+		}
+	}
+	return true
+}
+
+// handleFrame classifies one frame and dispatches it, on the reader goroutine.
+func (c *Conn) handleFrame(frame []byte) {
+	var m message
+	if e := parse(&c.dec, frame, &m); e != nil {
+		c.log.Warn("jsonrpc: rejected frame", "code", e.code, "reason", e.reason, "frame", preview(frame))
+		if m.kind == kindResponse && m.callID != 0 {
+			// Release the Call waiting for this answer rather than leave it hanging.
+			c.deliver(m.callID, m.id, callResult{err: fmt.Errorf("%w: %s", ErrMalformedResponse, e.reason)})
+		}
+		c.replyError(m.replyID, e.rpc())
+		return
+	}
+	switch m.kind {
+	case kindRequest:
+		c.startRequest(&m)
+	case kindNotification:
+		if m.method == CancelRequestMethod {
+			c.cancelInbound(m.params)
+			return
+		}
+		c.notes.push(note{method: m.method, params: m.params})
+	case kindResponse:
+		if m.callID == 0 {
+			c.logUnknownResponse(&m)
+			return
+		}
+		var r callResult
+		if m.rpcErr != nil {
+			r.err = m.rpcErr
+		} else {
+			r.result = m.result
+		}
+		c.deliver(m.callID, m.id, r)
+	}
+}
+
+// deliver hands a response to the Call waiting for id.
+func (c *Conn) deliver(id int64, rawID wire.Raw, r callResult) {
+	c.mu.Lock()
+	p := c.pending[id]
+	delete(c.pending, id)
+	abandoned := p != nil && p.abandoned
+	c.mu.Unlock()
+	switch {
+	case p == nil:
+		c.log.Warn("jsonrpc: response to unknown id ignored", "id", string(rawID))
+	case abandoned:
+		c.log.Debug("jsonrpc: late response to abandoned call ignored", "id", id, "method", p.method)
+	default:
+		p.ch <- r
+	}
+}
+
+func (c *Conn) logUnknownResponse(m *message) {
+	if m.rpcErr != nil {
+		c.log.Warn("jsonrpc: error response to unknown id ignored", "id", string(m.id), "code", m.rpcErr.Code, "message", m.rpcErr.Message)
+		return
+	}
+	c.log.Warn("jsonrpc: response to unknown id ignored", "id", string(m.id))
+}
+
+// startRequest tracks an inbound request and starts its goroutine.
+func (c *Conn) startRequest(m *message) {
+	in := &inbound{key: idKey(m.id)}
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	ctx, cancel := context.WithCancel(c.base)
+	in.cancel = cancel
+	in.next = c.inflight[in.key]
+	c.inflight[in.key] = in
+	c.wg.Add(1) // under mu, so it happens before shutdown's Wait
+	c.mu.Unlock()
+	go c.serve(ctx, in, m.id, m.method, m.params)
+}
+
+func (c *Conn) untrack(in *inbound) {
+	c.mu.Lock()
+	head := c.inflight[in.key]
+	if head == in {
+		if in.next == nil {
+			delete(c.inflight, in.key)
+		} else {
+			c.inflight[in.key] = in.next
+		}
+	} else {
+		for p := head; p != nil; p = p.next {
+			if p.next == in {
+				p.next = in.next
+				break
+			}
+		}
+	}
+	c.mu.Unlock()
+	in.cancel()
+}
+
+// cancelInbound handles $/cancel_request.
+func (c *Conn) cancelInbound(params wire.Raw) {
+	id, ok := requestIDParam(params)
+	if !ok {
+		c.log.Warn("jsonrpc: malformed $/cancel_request ignored", "params", preview(params))
+		return
+	}
+	key := idKey(id)
+	c.mu.Lock()
+	in := c.inflight[key]
+	for p := in; p != nil; p = p.next {
+		p.cancel()
+	}
+	c.mu.Unlock()
+	if in == nil {
+		c.log.Debug("jsonrpc: $/cancel_request for unknown id", "id", string(id))
+	}
+}
+
+// Replies the runtime makes itself. They are shared, never mutated.
+var (
+	errPanic     = &wire.RPCError{Code: wire.CodeInternalError, Message: "Internal error"}
+	errCancelled = &wire.RPCError{Code: wire.CodeCancelled, Message: "Request cancelled"}
+)
+
+// serve runs one request handler and answers it.
+func (c *Conn) serve(ctx context.Context, in *inbound, id wire.Raw, method string, params wire.Raw) {
+	defer c.wg.Done()
+	var (
+		res      wire.Raw
+		rerr     *wire.RPCError
+		panicked bool
+	)
+	select {
+	case c.sem <- struct{}{}:
+		res, rerr, panicked = c.callHandler(ctx, id, method, params)
+		<-c.sem
+	case <-ctx.Done():
+		// Cancelled while waiting for a slot: the handler never runs.
+		rerr = errCancelled
+	}
+	cancelled := ctx.Err() != nil // before untrack, which cancels ctx
+	c.untrack(in)
+	switch {
+	case rerr == nil:
+		c.replyResult(id, method, res)
+	case cancelled && !panicked:
+		c.replyError(id, errCancelled)
+	default:
+		c.replyError(id, rerr)
+	}
+}
+
+// callHandler runs the handler and converts its error, both under recover:
+// an error's Error or RPCError method is user code too.
+func (c *Conn) callHandler(ctx context.Context, id wire.Raw, method string, params wire.Raw) (res wire.Raw, rerr *wire.RPCError, panicked bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			c.log.Error("jsonrpc: request handler panicked", "method", method, "id", string(id), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			res, rerr, panicked = nil, errPanic, true
+		}
+	}()
+	res, err := c.h.HandleRequest(ctx, method, params)
+	if err != nil {
+		rerr = toRPCError(err)
+		c.log.Debug("jsonrpc: request failed", "method", method, "id", string(id), "code", rerr.Code, "err", rerr.Message)
+		return nil, rerr, false
+	}
+	return res, nil, false
+}
+
+// rpcErrorer is what wire.ValidationError and wire.GateError implement.
+type rpcErrorer interface{ RPCError() *wire.RPCError }
+
+func toRPCError(err error) *wire.RPCError {
+	var re *wire.RPCError
+	if errors.As(err, &re) {
+		if re != nil {
+			return re
+		}
+		return errPanic // a typed nil *RPCError: nothing to report but failure
+	}
+	var conv rpcErrorer
+	if errors.As(err, &conv) {
+		if re := conv.RPCError(); re != nil {
+			return re
+		}
+	}
+	return &wire.RPCError{Code: wire.CodeInternalError, Message: err.Error()}
+}
+
+// notificationLoop runs notification handlers one at a time, in order.
+func (c *Conn) notificationLoop() {
+	defer c.wg.Done()
+	for {
+		n, ok := c.notes.pop()
+		if !ok {
+			return
+		}
+		c.callNotification(n)
+	}
+}
+
+func (c *Conn) callNotification(n note) {
+	defer func() {
+		if v := recover(); v != nil {
+			c.log.Error("jsonrpc: notification handler panicked", "method", n.method, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+		}
+	}()
+	c.h.HandleNotification(c.base, n.method, n.params)
+}
+
+// Call sends a request and waits for its response. It returns the result
+// JSON, or a *wire.RPCError when the peer answers with an error. When ctx ends
+// first, Call sends "$/cancel_request" for the request and returns ctx.Err();
+// the peer's late answer is dropped. After shutdown it returns ErrClosed.
+// params may be nil (omitted); it must be valid JSON.
+func (c *Conn) Call(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	id := c.lastID.Add(1)
+	p := &pendingCall{method: method, ch: make(chan callResult, 1)}
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil, ErrClosed
+	}
+	c.pending[id] = p // before writing: the answer may arrive at once
+	c.mu.Unlock()
+
+	buf := getBuf()
+	b, err := appendRequest(*buf, id, method, params)
+	if err == nil {
+		err = c.write(ctx, b)
+	}
+	putBuf(buf, b)
+	if err != nil {
+		c.mu.Lock()
+		delete(c.pending, id)
+		c.mu.Unlock()
+		return nil, err
+	}
+
+	select {
+	case r := <-p.ch:
+		return r.result, r.err
+	case <-c.done:
+		return nil, ErrClosed
+	case <-ctx.Done():
+	}
+	c.mu.Lock()
+	_, waiting := c.pending[id]
+	if waiting {
+		p.abandoned = true
+	}
+	c.mu.Unlock()
+	if !waiting {
+		// The answer won the race with ctx: it is in (or on its way to) p.ch.
+		select {
+		case r := <-p.ch:
+			return r.result, r.err
+		case <-c.done:
+			return nil, ErrClosed
+		}
+	}
+	if err := c.notify(context.WithoutCancel(ctx), CancelRequestMethod, appendCancelParams(nil, id)); err != nil && !errors.Is(err, ErrClosed) {
+		c.log.Debug("jsonrpc: sending $/cancel_request failed", "id", id, "err", err)
+	}
+	return nil, ctx.Err()
+}
+
+// Notify sends a notification and returns once its frame is written. params
+// may be nil (omitted); it must be valid JSON. If ctx ends while waiting for
+// the writer, Notify returns ctx.Err() and nothing is written.
+func (c *Conn) Notify(ctx context.Context, method string, params wire.Raw) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return c.notify(ctx, method, params)
+}
+
+func (c *Conn) notify(ctx context.Context, method string, params wire.Raw) error {
+	if c.isClosed() {
+		return ErrClosed
+	}
+	buf := getBuf()
+	b, err := appendNotification(*buf, method, params)
+	if err == nil {
+		err = c.write(ctx, b)
+	}
+	putBuf(buf, b)
+	return err
+}
+
+func (c *Conn) replyResult(id wire.Raw, method string, res wire.Raw) {
+	buf := getBuf()
+	b, err := appendResult(*buf, id, res)
+	if err != nil {
+		c.log.Error("jsonrpc: handler returned invalid result JSON", "method", method, "id", string(id), "err", err)
+		b = appendError((*buf)[:0], id, &wire.RPCError{Code: wire.CodeInternalError, Message: "Internal error: invalid result JSON"}, c.log)
+	}
+	c.writeReply(b)
+	putBuf(buf, b)
+}
+
+func (c *Conn) replyError(id wire.Raw, e *wire.RPCError) {
+	buf := getBuf()
+	b := appendError(*buf, id, e, c.log)
+	c.writeReply(b)
+	putBuf(buf, b)
+}
+
+// writeReply writes a response; replies are owed even during shutdown, so it
+// ignores the closed state. Failures are logged by write.
+func (c *Conn) writeReply(b []byte) { _ = c.write(context.Background(), b) }
+
+// write writes one whole frame. Once a write fails the stream may hold a
+// partial frame, so every later write fails too.
+func (c *Conn) write(ctx context.Context, b []byte) error {
+	select {
+	case c.wlock <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-c.wlock }()
+	if c.werr != nil {
+		return c.werr
+	}
+	if _, err := c.w.Write(b); err != nil {
+		c.werr = fmt.Errorf("jsonrpc: write: %w", err)
+		c.log.Error("jsonrpc: write failed; later writes will fail", "err", err)
+		return c.werr
+	}
+	return nil
+}
+
+// preview shortens a frame for logs.
+func preview(b []byte) string {
+	const max = 200
+	if len(b) > max {
+		return string(b[:max]) + "..."
+	}
+	return string(b)
+}
+
+// note is a queued inbound notification.
+type note struct {
+	method string
+	params wire.Raw
+}
+
+// queue is an unbounded FIFO of notifications: pushing never blocks, so the
+// reader never waits for a notification handler.
+type queue struct {
+	mu     sync.Mutex
+	cond   sync.Cond
+	items  []note
+	head   int
+	closed bool
+}
+
+func (q *queue) init() { q.cond.L = &q.mu }
+
+func (q *queue) push(n note) {
+	q.mu.Lock()
+	q.items = append(q.items, n)
+	q.mu.Unlock()
+	q.cond.Signal()
+}
+
+// pop waits for the next notification; ok is false once the queue is closed
+// and drained.
+func (q *queue) pop() (n note, ok bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for q.head == len(q.items) {
+		if q.closed {
+			return note{}, false
+		}
+		q.cond.Wait()
+	}
+	n = q.items[q.head]
+	q.items[q.head] = note{} // let the frame be collected
+	q.head++
+	if q.head == len(q.items) {
+		q.items, q.head = q.items[:0], 0
+	}
+	return n, true
+}
+
+func (q *queue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	q.cond.Broadcast()
+}

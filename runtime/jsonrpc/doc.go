@@ -1,0 +1,75 @@
+// Package jsonrpc is the JSON-RPC 2.0 connection that acpgen-generated SDKs
+// run the Agent Client Protocol on: one JSON message per line over a byte
+// stream, normally a process's stdin and stdout.
+//
+// A [Conn] reads frames from an io.Reader, hands inbound requests and
+// notifications to a [Handler] (the generated dispatcher), correlates
+// responses to its own [Conn.Call]s, and writes frames to an io.Writer.
+//
+// # Concurrency model
+//
+//   - One reader goroutine, started by [Conn.Run], reads and classifies
+//     frames in order. It never runs Handler code and never waits for a
+//     handler, so responses to outbound calls and "$/cancel_request"
+//     notifications keep flowing while handlers run (a handler may itself
+//     Call the peer and wait for the answer).
+//   - Each inbound request runs on its own goroutine. At most
+//     Options.MaxConcurrent run at once; the others wait for a slot (they can
+//     still be cancelled while waiting). Requests complete and are answered in
+//     any order.
+//   - Inbound notifications run one at a time, in arrival order, on a single
+//     goroutine of their own, independently of requests: a session/cancel is
+//     delivered while the session/prompt request it cancels is still running.
+//     Their queue is unbounded so that a slow notification handler never
+//     stalls the reader; it delays only later notifications.
+//   - There is no ordering between a request and the notifications around
+//     it: a notification that arrives after a request may be handled before
+//     the request's handler starts.
+//   - "$/cancel_request" notifications are consumed by the runtime (never
+//     passed to the Handler): they cancel the context of the inbound request
+//     with that id. A request whose context was cancelled (by the peer or by
+//     shutdown) and whose handler returns any error is answered -32800.
+//   - Writes are serialized: every frame (request, notification, response) is
+//     written whole with a single Write, one per line, in the order the
+//     writes are issued. Notify and Call return only after their frame is
+//     written, so notifications a handler sends before returning are on the
+//     wire before its response (ACP needs every session/update of a turn
+//     before the turn's session/prompt response). A writer that blocks (a
+//     peer that stops reading) blocks every writer.
+//
+// # Errors answered by the runtime
+//
+//   - A line that is not JSON: -32700 parse error, id null.
+//   - A batch (a JSON array), a value that is not an object, or a malformed
+//     envelope ("jsonrpc" not "2.0", method not a string, id not a string,
+//     number or null, params not an object or array, a request carrying
+//     result or error, a response without exactly one of result and error or
+//     with a malformed error object): -32600 invalid request. The id is
+//     echoed when the message is a request whose id is readable; otherwise
+//     it is null (an invalid response is never answered with its own id, which
+//     the peer would take for the answer to one of its requests).
+//   - A line longer than Options.MaxFrame: -32600 with id null; the line is
+//     skipped without being buffered whole and reading goes on.
+//   - A handler panic: -32603, logged with its stack.
+//
+// Unknown methods are the Handler's business (the dispatcher answers
+// -32601). A response whose id matches no outbound call is logged and
+// ignored. Empty lines are ignored and a line may end in "\r\n".
+//
+// # Shutdown
+//
+// Run returns when the reader reaches EOF (nil), when its context ends
+// (ctx.Err()), when [Conn.Close] is called (nil) or on a read error. In every
+// case it first cancels the contexts of in-flight handlers, fails pending
+// Calls with [ErrClosed], lets the notification goroutine finish the
+// notifications already received (their context is cancelled), and waits for
+// every handler to return; their replies are still written (best effort).
+// When Run stops before EOF it closes the reader if it is an io.Closer, so
+// the blocked Read returns; a reader that cannot be closed is left in its
+// Read, and the reader goroutine exits, touching nothing, as soon as that
+// Read returns. The writer is never closed: it belongs to the caller, who
+// may close it after Run returns to signal EOF to the peer.
+//
+// Logs go to Options.Logger (by default a text handler on os.Stderr), never
+// to the protocol writer.
+package jsonrpc

@@ -1,0 +1,131 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"strconv"
+	"sync"
+
+	"github.com/acpgen/acpgen/runtime/wire"
+)
+
+// ErrInvalidJSON is returned by Call and Notify for params that are not one
+// valid JSON value; nothing is written, as one bad frame would make the peer
+// answer a parse error nobody can correlate.
+var ErrInvalidJSON = errors.New("jsonrpc: params are not valid JSON")
+
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+func getBuf() *[]byte {
+	p := bufPool.Get().(*[]byte)
+	*p = (*p)[:0]
+	return p
+}
+
+// putBuf returns the (possibly grown) buffer b to the pool, unless one huge
+// frame grew it so much that keeping it would pin memory.
+func putBuf(p *[]byte, b []byte) {
+	if cap(b) > 64<<10 {
+		return
+	}
+	*p = b[:0]
+	bufPool.Put(p)
+}
+
+const head = `{"jsonrpc":"2.0"`
+
+func appendRequest(b []byte, id int64, method string, params wire.Raw) ([]byte, error) {
+	b = append(b, head+`,"id":`...)
+	b = strconv.AppendInt(b, id, 10)
+	return appendMethodParams(b, method, params)
+}
+
+func appendNotification(b []byte, method string, params wire.Raw) ([]byte, error) {
+	return appendMethodParams(append(b, head...), method, params)
+}
+
+func appendMethodParams(b []byte, method string, params wire.Raw) ([]byte, error) {
+	b = append(b, `,"method":`...)
+	b = wire.AppendString(b, method)
+	if len(params) > 0 {
+		var err error
+		if b, err = appendJSON(append(b, `,"params":`...), params); err != nil {
+			return b, err
+		}
+	}
+	return append(b, "}\n"...), nil
+}
+
+func appendCancelParams(b []byte, id int64) wire.Raw {
+	b = append(b, `{"requestId":`...)
+	b = strconv.AppendInt(b, id, 10)
+	return append(b, '}')
+}
+
+func appendResult(b []byte, id wire.Raw, result wire.Raw) ([]byte, error) {
+	b = append(b, head+`,"id":`...)
+	b = wire.AppendRaw(b, id)
+	b = append(b, `,"result":`...)
+	if len(result) == 0 {
+		b = append(b, "null"...)
+	} else {
+		var err error
+		if b, err = appendJSON(b, result); err != nil {
+			return b, err
+		}
+	}
+	return append(b, "}\n"...), nil
+}
+
+// appendError appends an error response; a nil id is written as null. Data
+// that cannot be encoded is dropped (and logged) rather than losing the reply.
+func appendError(b []byte, id wire.Raw, e *wire.RPCError, log *slog.Logger) []byte {
+	b = append(b, head+`,"id":`...)
+	b = wire.AppendRaw(b, id)
+	b = append(b, `,"error":{"code":`...)
+	b = strconv.AppendInt(b, int64(e.Code), 10)
+	b = append(b, `,"message":`...)
+	b = wire.AppendString(b, e.Message)
+	if e.Data != nil {
+		mark := len(b)
+		var err error
+		if b, err = appendData(append(b, `,"data":`...), e.Data); err != nil {
+			log.Error("jsonrpc: error data not encodable, dropped", "code", e.Code, "err", err)
+			b = b[:mark]
+		}
+	}
+	return append(b, "}}\n"...)
+}
+
+func appendData(b []byte, data any) ([]byte, error) {
+	switch v := data.(type) {
+	case wire.Raw:
+		return appendJSON(b, v)
+	case json.RawMessage:
+		return appendJSON(b, v)
+	}
+	enc, err := json.Marshal(data)
+	if err != nil {
+		return b, err
+	}
+	return append(b, enc...), nil
+}
+
+// appendJSON appends one JSON value after validating it. A value holding a
+// line break (pretty-printed JSON) is compacted, as a raw newline would split
+// the frame; JSON strings cannot hold raw line breaks, so the check is exact.
+func appendJSON(b []byte, v []byte) ([]byte, error) {
+	if !wire.Valid(v) {
+		return b, ErrInvalidJSON
+	}
+	if bytes.IndexByte(v, '\n') < 0 && bytes.IndexByte(v, '\r') < 0 {
+		return append(b, v...), nil
+	}
+	buf := bytes.NewBuffer(b)
+	if err := json.Compact(buf, v); err != nil {
+		return b, err
+	}
+	return buf.Bytes(), nil
+}
