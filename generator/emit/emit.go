@@ -101,6 +101,13 @@ func Files(m *ir.Model, o Config) (map[string][]byte, error) {
 			test bool
 		}{"gates_test.go", e.gatesTest, true})
 	}
+	if e.hasDispatch() {
+		files = append(files, struct {
+			name string
+			fn   func(*File)
+			test bool
+		}{"dispatch.go", e.dispatch, false})
+	}
 	for _, f := range files {
 		if f.name == "defs_test.go" && o.NoRoundTripTest {
 			continue

@@ -1,0 +1,203 @@
+package acp_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acpgen/acpgen/gen/acp"
+	"github.com/acpgen/acpgen/runtime/wire"
+)
+
+// echoAgent streams a prompt's text back as agent_message_chunk updates and
+// waits for session/cancel when the prompt says "wait".
+type echoAgent struct {
+	acp.UnimplementedAgentHandler
+	conn    *acp.AgentConn
+	waiting chan struct{}
+}
+
+func (a *echoAgent) Initialize(ctx context.Context, p *acp.InitializeRequest) (*acp.InitializeResponse, error) {
+	return &acp.InitializeResponse{AgentCapabilities: &acp.AgentCapabilities{
+		SessionCapabilities: &acp.SessionCapabilities{AdditionalDirectories: &acp.SessionAdditionalDirectoriesCapabilities{}},
+	}}, nil
+}
+
+func (a *echoAgent) SessionNew(ctx context.Context, p *acp.NewSessionRequest) (*acp.NewSessionResponse, error) {
+	return &acp.NewSessionResponse{SessionID: acp.SessionID("s-" + strings.Join(p.EffectiveRoots(), ","))}, nil
+}
+
+func (a *echoAgent) SessionPrompt(ctx context.Context, p *acp.PromptRequest) (*acp.PromptResponse, error) {
+	for _, b := range p.Prompt {
+		if b.Text == nil {
+			continue
+		}
+		if b.Text.Text == "wait" {
+			close(a.waiting)
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}
+		for _, w := range strings.Fields(b.Text.Text) {
+			u := acp.SessionNotification{SessionID: p.SessionID, Update: acp.NewSessionUpdateAgentMessageChunk(acp.ContentChunk{Content: acp.NewContentBlockText(acp.TextContent{Text: w})})}
+			if err := a.conn.SessionUpdate(ctx, &u); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return &acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+}
+
+type recordingClient struct {
+	acp.UnimplementedClientHandler
+	mu      sync.Mutex
+	updates []string
+}
+
+func (c *recordingClient) SessionUpdate(ctx context.Context, p *acp.SessionNotification) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.updates = append(c.updates, p.Update.AgentMessageChunk.Content.Text.Text)
+}
+
+func pair(t *testing.T) (*acp.ClientConn, *recordingClient, *echoAgent, func()) {
+	t.Helper()
+	ar, cw := io.Pipe()
+	cr, aw := io.Pipe()
+	agent := &echoAgent{waiting: make(chan struct{})}
+	agent.conn = acp.NewAgentConn(agent, ar, aw, acp.ConnOptions{})
+	client := &recordingClient{}
+	cc := acp.NewClientConn(client, cr, cw, acp.ConnOptions{})
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); agent.conn.Run(ctx) }()
+	go func() { defer wg.Done(); cc.Run(ctx) }()
+	return cc, client, agent, func() { cancel(); cw.Close(); aw.Close(); wg.Wait() }
+}
+
+func TestDispatchFlow(t *testing.T) {
+	cc, client, agent, stop := pair(t)
+	defer stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+
+	// Outbound gates need negotiation first.
+	if _, err := cc.SessionNew(ctx, &acp.NewSessionRequest{Cwd: "/w", MCPServers: []acp.MCPServer{}}); err == nil {
+		t.Fatal("session/new sent before initialize")
+	}
+	init, err := cc.Initialize(ctx, &acp.InitializeRequest{})
+	if err != nil || init.ProtocolVersion != acp.CurrentProtocolVersion {
+		t.Fatalf("initialize: %+v %v", init, err)
+	}
+	s, err := cc.SessionNew(ctx, &acp.NewSessionRequest{Cwd: "/w", MCPServers: []acp.MCPServer{}, AdditionalDirectories: []string{"/a", "/b"}})
+	if err != nil || s.SessionID != "s-/w,/a,/b" {
+		t.Fatalf("session/new: %+v %v", s, err)
+	}
+	// An http MCP server was not advertised: refused before sending.
+	_, err = cc.SessionNew(ctx, &acp.NewSessionRequest{Cwd: "/w", MCPServers: []acp.MCPServer{acp.NewMCPServerHTTP(acp.MCPServerHTTP{Name: "h", URL: "https://x", Headers: []acp.HTTPHeader{}})}})
+	var ge *wire.GateError
+	if !errors.As(err, &ge) || ge.Violations[0].Capability != "agentCapabilities.mcpCapabilities.http" {
+		t.Fatalf("http MCP server not gated: %v", err)
+	}
+	// A relative root is invalid params, checked before sending.
+	if _, err := cc.SessionNew(ctx, &acp.NewSessionRequest{Cwd: "/w", MCPServers: []acp.MCPServer{}, AdditionalDirectories: []string{"rel"}}); err == nil || !strings.Contains(err.Error(), "/additionalDirectories/0: must be an absolute path") {
+		t.Fatalf("relative root: %v", err)
+	}
+	// Streamed updates arrive before the prompt's response.
+	r, err := cc.SessionPrompt(ctx, &acp.PromptRequest{SessionID: s.SessionID, Prompt: []acp.ContentBlock{acp.NewContentBlockText(acp.TextContent{Text: "one two three"})}})
+	if err != nil || r.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v %v", r, err)
+	}
+	client.mu.Lock()
+	got := strings.Join(client.updates, " ")
+	client.mu.Unlock()
+	if got != "one two three" {
+		t.Fatalf("updates before the response: %q", got)
+	}
+	// session/cancel mid-turn: the prompt answers stopReason cancelled.
+	done := make(chan *acp.PromptResponse)
+	go func() {
+		r, err := cc.SessionPrompt(ctx, &acp.PromptRequest{SessionID: s.SessionID, Prompt: []acp.ContentBlock{acp.NewContentBlockText(acp.TextContent{Text: "wait"})}})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- r
+	}()
+	<-agent.waiting
+	if err := cc.SessionCancel(ctx, &acp.CancelNotification{SessionID: s.SessionID}); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-done; r == nil || r.StopReason != acp.StopReasonCancelled {
+		t.Fatalf("cancelled prompt answered %+v", r)
+	}
+	// Raw sends bypass the checks; the agent's dispatcher answers them.
+	_, err = cc.Send(ctx, acp.MethodSessionNew, wire.Raw(`{"cwd":"relative","mcpServers":[]}`))
+	var rpc *wire.RPCError
+	if !errors.As(err, &rpc) || rpc.Code != -32602 || !strings.Contains(rpc.Message, "/cwd") {
+		t.Fatalf("invalid params over the wire: %v", err)
+	}
+	_, err = cc.Send(ctx, acp.MethodSessionLoad, wire.Raw(`{"sessionId":"s","cwd":"/w","mcpServers":[]}`))
+	if !errors.As(err, &rpc) || rpc.Code != -32601 {
+		t.Fatalf("session/load without loadSession: %v", err)
+	}
+	_, err = cc.Send(ctx, "_vendor/thing", wire.Raw(`{}`))
+	if !errors.As(err, &rpc) || rpc.Code != -32601 {
+		t.Fatalf("unknown extension method: %v", err)
+	}
+}
+
+// Raw frames: errors as the official SDKs give them.
+func TestDispatchFrames(t *testing.T) {
+	in, toAgent := io.Pipe()
+	fromAgent, out := io.Pipe()
+	agent := &echoAgent{}
+	agent.conn = acp.NewAgentConn(agent, in, out, acp.ConnOptions{})
+	go agent.conn.Run(context.Background())
+	defer toAgent.Close()
+	lines := bufio.NewScanner(fromAgent)
+	send := func(frame string) map[string]any {
+		t.Helper()
+		if _, err := io.WriteString(toAgent, frame+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		if !lines.Scan() {
+			t.Fatal("no reply")
+		}
+		var m map[string]any
+		if err := json.Unmarshal(lines.Bytes(), &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	code := func(m map[string]any) float64 {
+		e, _ := m["error"].(map[string]any)
+		c, _ := e["code"].(float64)
+		return c
+	}
+	if m := send(`{not json`); code(m) != -32700 || m["id"] != nil {
+		t.Fatalf("parse error: %v", m)
+	}
+	if m := send(`[{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}]`); code(m) != -32600 {
+		t.Fatalf("batch: %v", m)
+	}
+	if m := send(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}`); code(m) != -32600 {
+		t.Fatalf("before initialize: %v", m)
+	}
+	if m := send(`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":1}}`); m["result"] == nil {
+		t.Fatalf("initialize: %v", m)
+	}
+	if m := send(`{"jsonrpc":"2.0","id":"x","method":"no/such","params":{}}`); code(m) != -32601 || m["id"] != "x" {
+		t.Fatalf("unknown method: %v", m)
+	}
+	m := send(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s","prompt":[{"type":"text"}]}}`)
+	data, _ := json.Marshal(m["error"])
+	if code(m) != -32602 || !strings.Contains(string(data), `"pointer":"/prompt/0"`) {
+		t.Fatalf("invalid params: %s", data)
+	}
+}

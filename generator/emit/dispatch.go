@@ -1,0 +1,434 @@
+package emit
+
+import (
+	"fmt"
+
+	"github.com/acpgen/acpgen/generator/ir"
+	. "github.com/dave/jennifer/jen"
+)
+
+// JSONRPCPath is the connection runtime the dispatcher runs on.
+const JSONRPCPath = "github.com/acpgen/acpgen/runtime/jsonrpc"
+
+// side is one end of a connection: the methods it handles and those it calls.
+type side struct {
+	name    string // "agent" or "client"
+	peer    string
+	Name    string // Go prefix: Agent, Client
+	handles []*ir.Method
+	calls   []*ir.Method
+}
+
+func (e *emitter) sides() []*side {
+	var out []*side
+	for _, s := range []string{"agent", "client"} {
+		peer := map[string]string{"agent": "client", "client": "agent"}[s]
+		sd := &side{name: s, peer: peer, Name: ir.GoName(s)}
+		for _, m := range e.m.Methods {
+			switch m.Side {
+			case s:
+				sd.handles = append(sd.handles, m)
+			case peer:
+				sd.calls = append(sd.calls, m)
+			}
+		}
+		if len(sd.handles) > 0 {
+			out = append(out, sd)
+		}
+	}
+	return out
+}
+
+func (e *emitter) hasDispatch() bool {
+	if !e.hasGates() {
+		return false
+	}
+	s := e.sides()
+	return len(s) == 2
+}
+
+func methodGo(m *ir.Method) string { return ir.GoName(m.Wire) }
+
+func ctxParam() Code { return Id("ctx").Qual("context", "Context") }
+
+// turnSupport reports whether the model has what session/cancel semantics
+// need: a prompt request with a session id, a cancel notification, and a
+// "cancelled" stop reason.
+func (e *emitter) turnSupport() (prompt, cancel *ir.Method, ok bool) {
+	for _, m := range e.m.Methods {
+		if m.Side != "agent" {
+			continue
+		}
+		switch {
+		case m.Wire == "session/prompt" && !m.Notification:
+			prompt = m
+		case m.Wire == "session/cancel" && m.Notification:
+			cancel = m
+		}
+	}
+	if prompt == nil || cancel == nil {
+		return nil, nil, false
+	}
+	hasSession := func(t *ir.Type) bool {
+		for _, f := range t.Fields {
+			if f.JSON == "sessionId" && !fieldPtr(f) {
+				return true
+			}
+		}
+		return false
+	}
+	sr := e.m.TypeByDef("StopReason")
+	okStop := false
+	if sr != nil && sr.Kind == ir.Enum {
+		for _, v := range sr.EnumValues {
+			if v.String == "cancelled" {
+				okStop = true
+			}
+		}
+	}
+	hasStop := false
+	for _, f := range prompt.Result.Fields {
+		if f.JSON == "stopReason" && f.Required && !fieldPtr(f) && namedType(f.Ref) == sr {
+			hasStop = true
+		}
+	}
+	return prompt, cancel, hasSession(prompt.Params) && hasSession(cancel.Params) && okStop && hasStop
+}
+
+func (e *emitter) dispatch(f *File) {
+	f.Comment("ExtHandler receives \"_\"-prefixed extension methods that the schema does not describe.")
+	f.Comment("A handler that also implements it gets them; otherwise requests are answered")
+	f.Comment("method-not-found and notifications are dropped.")
+	f.Type().Id("ExtHandler").Interface(
+		Id("ExtRequest").Params(ctxParam(), Id("method").String(), Id("params").Qual(WirePath, "Raw")).Params(Qual(WirePath, "Raw"), Error()),
+		Id("ExtNotification").Params(ctxParam(), Id("method").String(), Id("params").Qual(WirePath, "Raw")),
+	)
+	f.Comment("ConnOptions configures a connection end.")
+	f.Type().Id("ConnOptions").Struct(
+		Comment("RPC configures the JSON-RPC runtime (frame size, logger, concurrency)."),
+		Id("RPC").Qual(JSONRPCPath, "Options"),
+		Comment("Strict decodes inbound messages without the schema's leniency; the default is"),
+		Comment("lenient, accepting what the official SDKs accept."),
+		Id("Strict").Bool(),
+		Comment("OnDrop is told about inbound notifications that were dropped because they were"),
+		Comment("invalid or used a capability this side did not advertise (a notification cannot be"),
+		Comment("answered). Nil logs them with RPC.Logger, or to stderr."),
+		Id("OnDrop").Func().Params(Id("method").String(), Err().Error()),
+	)
+	f.Func().Id("errMethodNotFound").Params(Id("method").String()).Error().Block(
+		Return(Op("&").Qual(WirePath, "RPCError").Values(Dict{Id("Code"): Qual(WirePath, "CodeMethodNotFound"), Id("Message"): Lit("Method not found: ").Op("+").Id("method")})))
+	f.Comment("invalidParams converts a decode error to -32602 with the offending pointer as data.")
+	f.Func().Id("invalidParams").Params(Err().Error()).Error().Block(
+		Var().Id("we").Op("*").Qual(WirePath, "Error"),
+		If(Qual("errors", "As").Call(Err(), Op("&").Id("we"))).Block(
+			Return(Op("&").Qual(WirePath, "RPCError").Values(Dict{Id("Code"): Qual(WirePath, "CodeInvalidParams"), Id("Message"): Lit("Invalid params: ").Op("+").Id("err").Dot("Error").Call(),
+				Id("Data"): Map(String()).Any().Values(Dict{Lit("violations"): Index().Qual(WirePath, "Violation").Values(Values(Dict{Id("Pointer"): Id("we").Dot("Pointer"), Id("Reason"): Id("we").Dot("Msg")}))})}))),
+		Return(Op("&").Qual(WirePath, "RPCError").Values(Dict{Id("Code"): Qual(WirePath, "CodeInvalidParams"), Id("Message"): Lit("Invalid params: ").Op("+").Id("err").Dot("Error").Call()})),
+	)
+	f.Comment("outbound checks a message this side is about to send: valid, and within what the peer advertised.")
+	f.Func().Id("outbound").Params(Id("n").Op("*").Id("Negotiated"), Id("method").String(), Id("v").Interface(Id("Validate").Params().Error())).Error().Block(
+		If(Err().Op(":=").Id("v").Dot("Validate").Call(), Err().Op("!=").Nil()).Block(Return(Err())),
+		If(List(Id("ok"), Id("need")).Op(":=").Id("n").Dot("AllowsMethod").Call(Id("method")), Op("!").Id("ok")).Block(
+			Return(Op("&").Qual(WirePath, "GateError").Values(Dict{Id("Violations"): Index().Qual(WirePath, "GateViolation").Values(Values(Dict{Id("Method"): Id("method"), Id("Capability"): Id("need")}))}))),
+		If(Id("vs").Op(":=").Id("n").Dot("CheckParams").Call(Id("method"), Id("v")), Len(Id("vs")).Op(">").Lit(0)).Block(
+			Return(Op("&").Qual(WirePath, "GateError").Values(Dict{Id("Violations"): Id("vs")}))),
+		Return(Nil()),
+	)
+	f.Comment("errNotInitialized answers a request that arrives before initialize.")
+	f.Var().Id("errNotInitialized").Op("=").Op("&").Qual(WirePath, "RPCError").Values(Dict{Id("Code"): Qual(WirePath, "CodeInvalidRequest"), Id("Message"): Lit("Invalid request: initialize first")})
+	f.Line()
+	for _, sd := range e.sides() {
+		e.sideDispatch(f, sd)
+	}
+}
+
+func (e *emitter) sideDispatch(f *File, sd *side) {
+	hname := sd.Name + "Handler"
+	// Handler interface.
+	var methods []Code
+	for _, m := range sd.handles {
+		kind := "request"
+		if m.Notification {
+			kind = "notification"
+		}
+		methods = append(methods, Comment(fmt.Sprintf("%s handles the %s %s.", methodGo(m), kind, m.Wire)))
+		if m.Notification {
+			methods = append(methods, Id(methodGo(m)).Params(ctxParam(), Id("params").Op("*").Id(m.Params.Name)))
+		} else {
+			methods = append(methods, Id(methodGo(m)).Params(ctxParam(), Id("params").Op("*").Id(m.Params.Name)).Params(Op("*").Id(m.Result.Name), Error()))
+		}
+	}
+	f.Comment(fmt.Sprintf("%s is implemented by the %s side: one method per method the %s handles. Embed", hname, sd.name, sd.name))
+	f.Comment(fmt.Sprintf("Unimplemented%s so an implementation compiles unchanged when upstream adds methods.", hname))
+	f.Type().Id(hname).Interface(methods...)
+	un := "Unimplemented" + hname
+	f.Comment(fmt.Sprintf("%s answers every request method-not-found and ignores notifications.", un))
+	f.Type().Id(un).Struct()
+	for _, m := range sd.handles {
+		if m.Notification {
+			f.Comment(fmt.Sprintf("%s ignores the notification.", methodGo(m)))
+			f.Func().Params(Id(un)).Id(methodGo(m)).Params(Qual("context", "Context"), Op("*").Id(m.Params.Name)).Block()
+		} else {
+			f.Comment(fmt.Sprintf("%s answers method-not-found.", methodGo(m)))
+			f.Func().Params(Id(un)).Id(methodGo(m)).Params(Qual("context", "Context"), Op("*").Id(m.Params.Name)).Params(Op("*").Id(m.Result.Name), Error()).Block(
+				Return(Nil(), Id("errMethodNotFound").Call(Id(MethodConst(m.Wire)))))
+		}
+	}
+	f.Var().Id("_").Id(hname).Op("=").Id(un).Values()
+	f.Line()
+
+	// Connection end.
+	cname := sd.Name + "Conn"
+	prompt, cancel, turns := e.turnSupport()
+	turns = turns && sd.name == "agent"
+	fields := []Code{
+		Id("h").Id(hname),
+		Id("ext").Id("ExtHandler"),
+		Id("conn").Op("*").Qual(JSONRPCPath, "Conn"),
+		Id("mode").Qual(WirePath, "Mode"),
+		Id("onDrop").Func().Params(String(), Error()),
+		Id("mu").Qual("sync", "Mutex"),
+		Id("neg").Id("Negotiated"),
+		Id("ready").Bool(),
+	}
+	if turns {
+		fields = append(fields, Id("turns").Map(Id("SessionID")).Op("*").Id("turn"))
+	}
+	f.Comment(fmt.Sprintf("%s is the %s's end of a connection: it routes inbound messages to a %s", cname, sd.name, hname))
+	f.Comment(fmt.Sprintf("(decoding, validating and gate-checking them first) and sends typed calls to the %s,", sd.peer))
+	f.Comment("checked against what the peer advertised. Concurrency is the runtime's: requests run")
+	f.Comment("concurrently, notifications in order; see package runtime/jsonrpc.")
+	f.Type().Id(cname).Struct(fields...)
+	body := []Code{
+		Id("c").Op(":=").Op("&").Id(cname).Values(Dict{Id("h"): Id("h"), Id("onDrop"): Id("o").Dot("OnDrop")}),
+		If(List(Id("x"), Id("ok")).Op(":=").Id("h").Assert(Id("ExtHandler")), Id("ok")).Block(Id("c").Dot("ext").Op("=").Id("x")),
+		If(Id("o").Dot("Strict")).Block(Id("c").Dot("mode").Op("=").Qual(WirePath, "Strict")),
+	}
+	if turns {
+		body = append(body, Id("c").Dot("turns").Op("=").Map(Id("SessionID")).Op("*").Id("turn").Values())
+	}
+	body = append(body,
+		If(Id("c").Dot("onDrop").Op("==").Nil()).Block(
+			Id("log").Op(":=").Id("o").Dot("RPC").Dot("Logger"),
+			If(Id("log").Op("==").Nil()).Block(Id("log").Op("=").Qual("log/slog", "New").Call(Qual("log/slog", "NewTextHandler").Call(Qual("os", "Stderr"), Nil()))),
+			Id("c").Dot("onDrop").Op("=").Func().Params(Id("method").String(), Err().Error()).Block(
+				Id("log").Dot("Warn").Call(Lit("dropped inbound notification"), Lit("method"), Id("method"), Lit("error"), Err())),
+		),
+		Id("c").Dot("conn").Op("=").Qual(JSONRPCPath, "NewConn").Call(Id("r"), Id("w"), Id(lower(sd.Name)+"Inbound").Values(Id("c")), Id("o").Dot("RPC")),
+		Return(Id("c")),
+	)
+	f.Comment(fmt.Sprintf("New%s connects h to a peer over r (its output) and w (its input), e.g. os.Stdin and os.Stdout.", cname))
+	f.Func().Id("New"+cname).Params(Id("h").Id(hname), Id("r").Qual("io", "Reader"), Id("w").Qual("io", "Writer"), Id("o").Id("ConnOptions")).Op("*").Id(cname).Block(body...)
+	f.Comment("Run serves the connection until EOF, Close or ctx ends; it returns nil on EOF.")
+	f.Func().Params(Id("c").Op("*").Id(cname)).Id("Run").Params(ctxParam()).Error().Block(Return(Id("c").Dot("conn").Dot("Run").Call(Id("ctx"))))
+	f.Comment("Close stops the connection.")
+	f.Func().Params(Id("c").Op("*").Id(cname)).Id("Close").Params().Error().Block(Return(Id("c").Dot("conn").Dot("Close").Call()))
+	f.Comment("Negotiated returns what both sides advertised in initialize (nil messages before it).")
+	f.Func().Params(Id("c").Op("*").Id(cname)).Id("Negotiated").Params().Id("Negotiated").Block(
+		Id("c").Dot("mu").Dot("Lock").Call(), Defer().Id("c").Dot("mu").Dot("Unlock").Call(), Return(Id("c").Dot("neg")))
+	f.Func().Params(Id("c").Op("*").Id(cname)).Id("state").Params().Params(Op("*").Id("Negotiated"), Bool()).Block(
+		Id("c").Dot("mu").Dot("Lock").Call(), Defer().Id("c").Dot("mu").Dot("Unlock").Call(),
+		Id("n").Op(":=").Id("c").Dot("neg"), Return(Op("&").Id("n"), Id("c").Dot("ready")))
+	f.Comment("Send sends a request as is (no checks): for tests, proxies and methods the schema does not describe.")
+	f.Func().Params(Id("c").Op("*").Id(cname)).Id("Send").Params(ctxParam(), Id("method").String(), Id("params").Qual(WirePath, "Raw")).Params(Qual(WirePath, "Raw"), Error()).Block(
+		Return(Id("c").Dot("conn").Dot("Call").Call(Id("ctx"), Id("method"), Id("params"))))
+	f.Comment("SendNotification sends a notification as is (no checks).")
+	f.Func().Params(Id("c").Op("*").Id(cname)).Id("SendNotification").Params(ctxParam(), Id("method").String(), Id("params").Qual(WirePath, "Raw")).Error().Block(
+		Return(Id("c").Dot("conn").Dot("Notify").Call(Id("ctx"), Id("method"), Id("params"))))
+
+	// Outbound typed calls.
+	for _, m := range sd.calls {
+		e.outboundCall(f, sd, cname, m)
+	}
+
+	// Inbound routing.
+	in := lower(sd.Name) + "Inbound"
+	f.Comment(fmt.Sprintf("%s adapts %s to the runtime's Handler.", in, cname))
+	f.Type().Id(in).Struct(Id("c").Op("*").Id(cname))
+	var reqCases, noteCases []Code
+	for _, m := range sd.handles {
+		if m.Notification {
+			noteCases = append(noteCases, Case(Id(MethodConst(m.Wire))).Block(e.inboundNotification(sd, m, cancel, turns)...))
+		} else {
+			reqCases = append(reqCases, Case(Id(MethodConst(m.Wire))).Block(e.inboundRequest(sd, m, prompt, turns)...))
+		}
+	}
+	reqCases = append(reqCases, Default().Block(
+		If(Qual("strings", "HasPrefix").Call(Id("method"), Lit("_")).Op("&&").Id("c").Dot("ext").Op("!=").Nil()).Block(
+			Return(Id("c").Dot("ext").Dot("ExtRequest").Call(Id("ctx"), Id("method"), Id("params")))),
+		Return(Nil(), Id("errMethodNotFound").Call(Id("method")))))
+	noteCases = append(noteCases, Default().Block(
+		If(Qual("strings", "HasPrefix").Call(Id("method"), Lit("_")).Op("&&").Id("c").Dot("ext").Op("!=").Nil()).Block(
+			Id("c").Dot("ext").Dot("ExtNotification").Call(Id("ctx"), Id("method"), Id("params")))))
+	f.Func().Params(Id("a").Id(in)).Id("HandleRequest").Params(ctxParam(), Id("method").String(), Id("params").Qual(WirePath, "Raw")).Params(Qual(WirePath, "Raw"), Error()).Block(
+		Id("c").Op(":=").Id("a").Dot("c"),
+		List(Id("n"), Id("ready")).Op(":=").Id("c").Dot("state").Call(),
+		Id("_").Op("=").Id("n"),
+		If(Op("!").Id("ready").Op("&&").Id("method").Op("!=").Lit("initialize")).Block(Return(Nil(), Id("errNotInitialized"))),
+		Switch(Id("method")).Block(reqCases...),
+	)
+	f.Func().Params(Id("a").Id(in)).Id("HandleNotification").Params(ctxParam(), Id("method").String(), Id("params").Qual(WirePath, "Raw")).Block(
+		Id("c").Op(":=").Id("a").Dot("c"),
+		List(Id("n"), Id("ready")).Op(":=").Id("c").Dot("state").Call(),
+		If(Op("!").Id("ready")).Block(Id("c").Dot("onDrop").Call(Id("method"), Qual("errors", "New").Call(Lit("received before initialize"))), Return()),
+		Id("_").Op("=").Id("n"),
+		Switch(Id("method")).Block(noteCases...),
+	)
+	if turns {
+		e.turnHelpers(f, cname)
+	}
+	f.Line()
+}
+
+func lower(s string) string { return string(s[0]+32) + s[1:] }
+
+// inboundRequest decodes, validates and gate-checks params, calls the handler,
+// and checks and encodes its result.
+func (e *emitter) inboundRequest(sd *side, m *ir.Method, prompt *ir.Method, turns bool) []Code {
+	out := []Code{
+		Var().Id("p").Id(m.Params.Name),
+		If(Err().Op(":=").Qual(WirePath, "Decode").Call(Id("params"), Op("&").Id("p"), Id("c").Dot("mode")), Err().Op("!=").Nil()).Block(Return(Nil(), Id("invalidParams").Call(Err()))),
+		If(Err().Op(":=").Id("p").Dot("Validate").Call(), Err().Op("!=").Nil()).Block(Return(Nil(), Err())),
+	}
+	initialize := m.Wire == "initialize"
+	if !initialize {
+		out = append(out,
+			If(List(Id("ok"), Id("need")).Op(":=").Id("n").Dot("AllowsMethod").Call(Id("method")), Op("!").Id("ok")).Block(
+				Return(Nil(), Op("&").Qual(WirePath, "GateError").Values(Dict{Id("Violations"): Index().Qual(WirePath, "GateViolation").Values(Values(Dict{Id("Method"): Id("method"), Id("Capability"): Id("need")}))}))),
+			If(Id("vs").Op(":=").Id("n").Dot("CheckParams").Call(Id("method"), Op("&").Id("p")), Len(Id("vs")).Op(">").Lit(0)).Block(
+				Return(Nil(), Op("&").Qual(WirePath, "GateError").Values(Dict{Id("Violations"): Id("vs")}))),
+		)
+	}
+	call := List(Id("res"), Err()).Op(":=").Id("c").Dot("h").Dot(methodGo(m)).Call(Id("ctx"), Op("&").Id("p"))
+	if turns && m == prompt {
+		out = append(out,
+			List(Id("ctx"), Id("t")).Op(":=").Id("c").Dot("startTurn").Call(Id("ctx"), Id("p").Dot("SessionID")),
+			Defer().Id("c").Dot("endTurn").Call(Id("p").Dot("SessionID"), Id("t")),
+			call,
+			Comment("A turn ended by session/cancel answers stopReason \"cancelled\", not an error."),
+			If(Id("t").Dot("cancelled").Dot("Load").Call().Op("&&").Parens(Err().Op("!=").Nil().Op("||").Id("res").Op("==").Nil())).Block(
+				List(Id("res"), Err()).Op("=").List(Op("&").Id(m.Result.Name).Values(Dict{Id("StopReason"): Id("StopReasonCancelled")}), Nil())),
+		)
+	} else {
+		out = append(out, call)
+	}
+	out = append(out,
+		If(Err().Op("!=").Nil()).Block(Return(Nil(), Err())),
+		If(Id("res").Op("==").Nil()).Block(Return(Nil(), Qual("fmt", "Errorf").Call(Lit("%s handler returned no result"), Id("method")))),
+	)
+	if initialize {
+		out = append(out,
+			Comment("Version negotiation: an agent that does not say answers with the version this package speaks."),
+			If(Id("res").Dot("ProtocolVersion").Op("==").Lit(0)).Block(Id("res").Dot("ProtocolVersion").Op("=").Id("CurrentProtocolVersion")),
+		)
+	}
+	out = append(out,
+		If(Err().Op(":=").Id("res").Dot("Validate").Call(), Err().Op("!=").Nil()).Block(Return(Nil(), Qual("fmt", "Errorf").Call(Lit("%s handler returned an invalid result: %w"), Id("method"), Err()))),
+	)
+	if initialize {
+		out = append(out,
+			Id("n").Op("=").Op("&").Id("Negotiated").Values(Dict{Id("Request"): Op("&").Id("p"), Id("Response"): Id("res")}),
+			Id("c").Dot("mu").Dot("Lock").Call(),
+			Id("c").Dot("neg").Op(",").Id("c").Dot("ready").Op("=").Op("*").Id("n").Op(",").True(),
+			Id("c").Dot("mu").Dot("Unlock").Call(),
+		)
+	}
+	out = append(out,
+		If(Id("vs").Op(":=").Id("n").Dot("CheckResult").Call(Id("method"), Id("res")), Len(Id("vs")).Op(">").Lit(0)).Block(
+			Return(Nil(), Qual("fmt", "Errorf").Call(Lit("%s handler result: %w"), Id("method"), Op("&").Qual(WirePath, "GateError").Values(Dict{Id("Violations"): Id("vs")})))),
+		Return(Id("res").Dot("AppendJSON").Call(Nil()), Nil()),
+	)
+	return out
+}
+
+func (e *emitter) inboundNotification(sd *side, m *ir.Method, cancel *ir.Method, turns bool) []Code {
+	out := []Code{
+		Var().Id("p").Id(m.Params.Name),
+		If(Err().Op(":=").Qual(WirePath, "Decode").Call(Id("params"), Op("&").Id("p"), Id("c").Dot("mode")), Err().Op("!=").Nil()).Block(Id("c").Dot("onDrop").Call(Id("method"), Err()), Return()),
+		If(Err().Op(":=").Id("p").Dot("Validate").Call(), Err().Op("!=").Nil()).Block(Id("c").Dot("onDrop").Call(Id("method"), Err()), Return()),
+		If(Id("vs").Op(":=").Id("n").Dot("CheckParams").Call(Id("method"), Op("&").Id("p")), Len(Id("vs")).Op(">").Lit(0)).Block(
+			Id("c").Dot("onDrop").Call(Id("method"), Op("&").Qual(WirePath, "GateError").Values(Dict{Id("Violations"): Id("vs")})), Return()),
+	}
+	if turns && m == cancel {
+		out = append(out, Id("c").Dot("cancelTurn").Call(Id("p").Dot("SessionID")))
+	}
+	return append(out, Id("c").Dot("h").Dot(methodGo(m)).Call(Id("ctx"), Op("&").Id("p")))
+}
+
+// turnHelpers tracks in-flight prompt turns so session/cancel can end them.
+func (e *emitter) turnHelpers(f *File, cname string) {
+	f.Comment("turn is one in-flight session/prompt.")
+	f.Type().Id("turn").Struct(Id("cancel").Qual("context", "CancelFunc"), Id("cancelled").Qual("sync/atomic", "Bool"))
+	f.Func().Params(Id("c").Op("*").Id(cname)).Id("startTurn").Params(ctxParam(), Id("s").Id("SessionID")).Params(Qual("context", "Context"), Op("*").Id("turn")).Block(
+		List(Id("ctx"), Id("cancel")).Op(":=").Qual("context", "WithCancel").Call(Id("ctx")),
+		Id("t").Op(":=").Op("&").Id("turn").Values(Dict{Id("cancel"): Id("cancel")}),
+		Id("c").Dot("mu").Dot("Lock").Call(), Id("c").Dot("turns").Index(Id("s")).Op("=").Id("t"), Id("c").Dot("mu").Dot("Unlock").Call(),
+		Return(Id("ctx"), Id("t")))
+	f.Func().Params(Id("c").Op("*").Id(cname)).Id("endTurn").Params(Id("s").Id("SessionID"), Id("t").Op("*").Id("turn")).Block(
+		Id("t").Dot("cancel").Call(),
+		Id("c").Dot("mu").Dot("Lock").Call(),
+		If(Id("c").Dot("turns").Index(Id("s")).Op("==").Id("t")).Block(Delete(Id("c").Dot("turns"), Id("s"))),
+		Id("c").Dot("mu").Dot("Unlock").Call())
+	f.Comment("cancelTurn ends the session's in-flight prompt: its context is cancelled and it answers \"cancelled\".")
+	f.Func().Params(Id("c").Op("*").Id(cname)).Id("cancelTurn").Params(Id("s").Id("SessionID")).Block(
+		Id("c").Dot("mu").Dot("Lock").Call(), Id("t").Op(":=").Id("c").Dot("turns").Index(Id("s")), Id("c").Dot("mu").Dot("Unlock").Call(),
+		If(Id("t").Op("!=").Nil()).Block(Id("t").Dot("cancelled").Dot("Store").Call(True()), Id("t").Dot("cancel").Call()))
+}
+
+// outboundCall emits a typed call to the peer, checked before sending.
+func (e *emitter) outboundCall(f *File, sd *side, cname string, m *ir.Method) {
+	name := methodGo(m)
+	pre := []Code{
+		List(Id("n"), Id("ready")).Op(":=").Id("c").Dot("state").Call(),
+	}
+	initialize := m.Wire == "initialize"
+	if initialize {
+		pre = append(pre, Id("_").Op(",").Id("_").Op("=").Id("n").Op(",").Id("ready"),
+			If(Id("params").Dot("ProtocolVersion").Op("==").Lit(0)).Block(Id("params").Dot("ProtocolVersion").Op("=").Id("CurrentProtocolVersion")),
+			If(Err().Op(":=").Id("params").Dot("Validate").Call(), Err().Op("!=").Nil()).Block(Return(zeroRet(m), Err())),
+		)
+	} else {
+		pre = append(pre,
+			If(Op("!").Id("ready")).Block(Return(zeroRet(m), Qual("errors", "New").Call(Lit(m.Wire+": initialize first")))),
+			If(Err().Op(":=").Id("outbound").Call(Id("n"), Id(MethodConst(m.Wire)), Id("params")), Err().Op("!=").Nil()).Block(Return(zeroRet(m), Err())),
+		)
+	}
+	if m.Notification {
+		f.Comment(fmt.Sprintf("%s sends the notification %s to the %s, after checking it is valid and allowed.", name, m.Wire, sd.peer))
+		f.Comment("It returns once the frame is written, so notifications precede a later response.")
+		f.Func().Params(Id("c").Op("*").Id(cname)).Id(name).Params(ctxParam(), Id("params").Op("*").Id(m.Params.Name)).Error().Block(
+			append(pre, Return(Id("c").Dot("conn").Dot("Notify").Call(Id("ctx"), Id(MethodConst(m.Wire)), Id("params").Dot("AppendJSON").Call(Nil()))))...)
+		return
+	}
+	body := append(pre,
+		List(Id("raw"), Err()).Op(":=").Id("c").Dot("conn").Dot("Call").Call(Id("ctx"), Id(MethodConst(m.Wire)), Id("params").Dot("AppendJSON").Call(Nil())),
+		If(Err().Op("!=").Nil()).Block(Return(Nil(), Err())),
+		Id("res").Op(":=").New(Id(m.Result.Name)),
+		If(Err().Op(":=").Qual(WirePath, "Decode").Call(Id("raw"), Id("res"), Id("c").Dot("mode")), Err().Op("!=").Nil()).Block(Return(Nil(), Qual("fmt", "Errorf").Call(Lit(m.Wire+": invalid result: %w"), Err()))),
+		If(Err().Op(":=").Id("res").Dot("Validate").Call(), Err().Op("!=").Nil()).Block(Return(Nil(), Qual("fmt", "Errorf").Call(Lit(m.Wire+": invalid result: %w"), Err()))),
+	)
+	if initialize {
+		body = append(body,
+			If(Id("res").Dot("ProtocolVersion").Op("!=").Id("CurrentProtocolVersion")).Block(
+				Return(Id("res"), Qual("fmt", "Errorf").Call(Lit("initialize: the agent speaks protocol version %d, this package %d"), Id("res").Dot("ProtocolVersion"), Id("CurrentProtocolVersion")))),
+			Id("c").Dot("mu").Dot("Lock").Call(),
+			Id("c").Dot("neg").Op(",").Id("c").Dot("ready").Op("=").Id("Negotiated").Values(Dict{Id("Request"): Id("params"), Id("Response"): Id("res")}).Op(",").True(),
+			Id("c").Dot("mu").Dot("Unlock").Call(),
+		)
+	} else {
+		body = append(body,
+			If(Id("vs").Op(":=").Id("n").Dot("CheckResult").Call(Id(MethodConst(m.Wire)), Id("res")), Len(Id("vs")).Op(">").Lit(0)).Block(
+				Return(Nil(), Op("&").Qual(WirePath, "GateError").Values(Dict{Id("Violations"): Id("vs")}))))
+	}
+	body = append(body, Return(Id("res"), Nil()))
+	f.Comment(fmt.Sprintf("%s calls %s on the %s, after checking the params are valid and allowed; the result is", name, m.Wire, sd.peer))
+	f.Comment("decoded, validated and checked against what this side advertised.")
+	f.Func().Params(Id("c").Op("*").Id(cname)).Id(name).Params(ctxParam(), Id("params").Op("*").Id(m.Params.Name)).Params(Op("*").Id(m.Result.Name), Error()).Block(body...)
+}
+
+func zeroRet(m *ir.Method) Code {
+	if m.Notification {
+		return Null()
+	}
+	return Nil()
+}
