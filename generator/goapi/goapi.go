@@ -64,6 +64,9 @@ func (r *Report) Level() Level {
 	return l
 }
 
+// handlerGrowth matches a method added to a generated handler interface.
+var handlerGrowth = regexp.MustCompile(`^(?:\./\S+\.)?(\w+Handler)\.\w+: added$`)
+
 // provenance matches apidiff's messages about the generated provenance
 // constants.
 var provenance = regexp.MustCompile(`^(\./\S+\.)?Schema(Package|Version|File|SHA256): `)
@@ -108,6 +111,10 @@ func Compare(old, new schemadiff.Side, channels []string) (*Report, error) {
 				cr.Provenance = append(cr.Provenance, c.Message)
 			case c.Compatible:
 				cr.Compatible = append(cr.Compatible, c.Message)
+			case handlerGrowth.MatchString(c.Message) && pb.Scope().Lookup("Unimplemented"+handlerGrowth.FindStringSubmatch(c.Message)[1]) != nil:
+				// Implementations embed Unimplemented<X>Handler, which gains
+				// the method too: growing the interface breaks none of them.
+				cr.Compatible = append(cr.Compatible, c.Message+" (Unimplemented"+handlerGrowth.FindStringSubmatch(c.Message)[1]+" covers it)")
 			default:
 				cr.Incompatible = append(cr.Incompatible, c.Message)
 			}
