@@ -66,10 +66,29 @@ func Build(doc *load.Document, channel string) (*Model, error) {
 		}
 	}
 	b.m.Types = ordered
+	if err := b.aliasCycles(); err != nil {
+		return nil, err
+	}
 	if err := b.methods(); err != nil {
 		return nil, err
 	}
 	return b.m, nil
+}
+
+// aliasCycles rejects $ref chains that come back to themselves with no object
+// in between (A: {$ref: B}, B: {$ref: A}): such a type has no values. Cycles
+// through an object's members are recursive types and fine.
+func (b *builder) aliasCycles() error {
+	for _, t := range b.m.Types {
+		seen := map[*Type]bool{}
+		for x := t; x.Kind == Alias && x.Target.Kind == Named; x = x.Target.Type {
+			if seen[x] {
+				return b.errf(b.schema[t], "$ref cycle with no object in between: %s refers back to itself", t.Def)
+			}
+			seen[x] = true
+		}
+	}
+	return nil
 }
 
 func root(t *Type) *Type {

@@ -37,6 +37,7 @@ func TestBuildErrors(t *testing.T) {
 		{"member name collision", `{"$defs": {"S": {"type": "object", "properties": {"sessionId": {"type": "string"}, "session_id": {"type": "string"}}}}}`, `both map to the Go field SessionID`},
 		{"false schema", `{"$defs": {"S": {"type": "object", "properties": {"a": false}}}}`, `the false schema accepts nothing`},
 		{"allOf with members", `{"$defs": {"B": {"type": "object"}, "S": {"allOf": [{"$ref": "#/$defs/B"}, {"$ref": "#/$defs/B"}]}}}`, `allOf is understood only as a one-element $ref wrapper`},
+		{"ref cycle without object", `{"$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"allOf": [{"$ref": "#/$defs/A"}]}}}`, `x.json#/$defs/A: $ref cycle with no object in between`},
 		{"required not declared", `{"$defs": {"S": {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["b"]}}}`, `required member "b" is not declared`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -125,4 +126,15 @@ func fieldRef(t *testing.T, ty *Type, json string) *Ref {
 	}
 	t.Fatalf("%s has no member %s", ty.Name, json)
 	return nil
+}
+
+// A recursive object type (through a member) is legitimate.
+func TestRecursiveObjectIsFine(t *testing.T) {
+	m, err := build(t, `{"$defs": {"Node": {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}, "parent": {"anyOf": [{"$ref": "#/$defs/Alias"}, {"type": "null"}]}}}, "Alias": {"$ref": "#/$defs/Node"}}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.TypeByDef("Node").Kind != Struct || m.TypeByDef("Alias").Kind != Alias {
+		t.Fatal("unexpected kinds")
+	}
 }
