@@ -373,8 +373,7 @@ func (e *emitter) gateValue(g *ir.Gate, cur *ir.Ref, i int) (*Statement, string)
 	}
 	st := g.Steps[i]
 	inner, rest := e.gateValue(g, st.Ref, i+1)
-	switch st.Kind {
-	case ir.StepItems:
+	if st.Kind == ir.StepItems || st.Kind == ir.StepValues {
 		r := cur
 		if t != nil && t.Kind == ir.Alias {
 			r = t.Target
@@ -382,14 +381,8 @@ func (e *emitter) gateValue(g *ir.Gate, cur *ir.Ref, i int) (*Statement, string)
 		if r.ElemNullable && pointerable(r.Elem) {
 			inner = Id("ptr").Call(inner)
 		}
-		return goType(cur).Values(inner), "/0" + rest
-	case ir.StepValues:
-		r := cur
-		if t != nil && t.Kind == ir.Alias {
-			r = t.Target
-		}
-		if r.ElemNullable && pointerable(r.Elem) {
-			inner = Id("ptr").Call(inner)
+		if st.Kind == ir.StepItems {
+			return goType(cur).Values(inner), "/0" + rest
 		}
 		return goType(cur).Values(Dict{Lit("k"): inner}), "/k" + rest
 	}
