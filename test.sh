@@ -5,4 +5,6 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 go vet ./...
+# The interop tests run the official TypeScript SDK, pinned by interop/package-lock.json.
+npm ci --prefix interop --ignore-scripts --no-audit --no-fund --loglevel=error
 go test -count=1 ./...

@@ -29,9 +29,20 @@ func main() {
 		stop() // a second interrupt kills the process as usual
 	}()
 	if err := app().RunContext(ctx, os.Args); err != nil {
-		fmt.Fprintln(os.Stderr, "acpgen:", err)
+		fmt.Fprintln(os.Stderr, "acpgen:", errorText(err))
 		os.Exit(1)
 	}
+}
+
+// errorText prints an error that lists a single problem ("summary:\n  problem",
+// as overlay, format and meta errors do) as that problem's line alone: the line
+// already names the file and JSON pointer, so one bad input gives one line.
+func errorText(err error) string {
+	msg := err.Error()
+	if _, items, ok := strings.Cut(msg, ":\n  "); ok && !strings.Contains(items, "\n") {
+		return items
+	}
+	return msg
 }
 
 // errStale is returned by generate --check; its message is already printed.
@@ -59,6 +70,7 @@ func app() *cli.App {
 			},
 			apidiffCommand(),
 			configCommand(),
+			scaffoldCommand(),
 		},
 	}
 }

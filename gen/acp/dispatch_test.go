@@ -201,3 +201,4 @@ func TestDispatchFrames(t *testing.T) {
 		t.Fatalf("invalid params: %s", data)
 	}
 }
+

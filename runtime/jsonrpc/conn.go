@@ -104,6 +104,8 @@ type pendingCall struct {
 	// abandoned marks a call whose caller gave up (its ctx ended); the entry
 	// stays so the peer's late answer is recognised and dropped quietly.
 	abandoned bool
+	// direct marks a call made from a notification handler.
+	direct bool
 }
 
 type callResult struct {
@@ -346,8 +348,26 @@ func (c *Conn) handleFrame(frame []byte) {
 		} else {
 			r.result = m.result
 		}
+		// A response must not overtake the notifications read before it: the
+		// caller may rely on their effects (ACP: a turn's session/update
+		// notifications precede its session/prompt response).
+		if !c.isDirect(m.callID) {
+			id, rawID := m.callID, append(wire.Raw(nil), m.id...)
+			if c.notes.pushIfBusy(note{then: func() { c.deliver(id, rawID, r) }}) {
+				return
+			}
+		}
 		c.deliver(m.callID, m.id, r)
 	}
+}
+
+// isDirect reports whether the call waiting for id was made from a
+// notification handler, whose response is delivered without waiting.
+func (c *Conn) isDirect(id int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := c.pending[id]
+	return p != nil && p.direct
 }
 
 // deliver hands a response to the Call waiting for id.
@@ -512,9 +532,19 @@ func (c *Conn) notificationLoop() {
 		if !ok {
 			return
 		}
-		c.callNotification(n)
+		if n.then != nil {
+			n.then()
+		} else {
+			c.callNotification(n)
+		}
+		c.notes.finish()
 	}
 }
+
+// inNotification marks the context notification handlers get: a Call made
+// with it is answered at once, since holding its response behind the running
+// notification (itself) would deadlock.
+type inNotification struct{}
 
 func (c *Conn) callNotification(n note) {
 	defer func() {
@@ -522,7 +552,7 @@ func (c *Conn) callNotification(n note) {
 			c.log.Error("jsonrpc: notification handler panicked", "method", n.method, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 		}
 	}()
-	c.h.HandleNotification(c.base, n.method, n.params)
+	c.h.HandleNotification(context.WithValue(c.base, inNotification{}, true), n.method, n.params)
 }
 
 // Call sends a request and waits for its response. It returns the result
@@ -535,7 +565,7 @@ func (c *Conn) Call(ctx context.Context, method string, params wire.Raw) (wire.R
 		return nil, err
 	}
 	id := c.lastID.Add(1)
-	p := &pendingCall{method: method, ch: make(chan callResult, 1)}
+	p := &pendingCall{method: method, ch: make(chan callResult, 1), direct: ctx.Value(inNotification{}) != nil}
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -663,6 +693,9 @@ func preview(b []byte) string {
 type note struct {
 	method string
 	params wire.Raw
+	// then, when set, makes the item a response delivery that was held back
+	// until the notifications read before the response had been handled.
+	then func()
 }
 
 // queue is an unbounded FIFO of notifications: pushing never blocks, so the
@@ -673,6 +706,29 @@ type queue struct {
 	items  []note
 	head   int
 	closed bool
+	active bool // an item handed out by pop is still being handled
+}
+
+// pushIfBusy queues n behind pending or running items and reports whether it
+// did; with the queue idle, the caller may act at once instead.
+func (q *queue) pushIfBusy(n note) bool {
+	q.mu.Lock()
+	busy := q.active || q.head < len(q.items)
+	if busy {
+		q.items = append(q.items, n)
+	}
+	q.mu.Unlock()
+	if busy {
+		q.cond.Signal()
+	}
+	return busy
+}
+
+// finish marks the item last handed out by pop as handled.
+func (q *queue) finish() {
+	q.mu.Lock()
+	q.active = false
+	q.mu.Unlock()
 }
 
 func (q *queue) init() { q.cond.L = &q.mu }
@@ -698,6 +754,7 @@ func (q *queue) pop() (n note, ok bool) {
 	n = q.items[q.head]
 	q.items[q.head] = note{} // let the frame be collected
 	q.head++
+	q.active = true
 	if q.head == len(q.items) {
 		q.items, q.head = q.items[:0], 0
 	}

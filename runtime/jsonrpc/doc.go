@@ -29,6 +29,13 @@
 //     passed to the Handler): they cancel the context of the inbound request
 //     with that id. A request whose context was cancelled (by the peer or by
 //     shutdown) and whose handler returns any error is answered -32800.
+//   - A response to one of our calls never overtakes the notifications read
+//     before it: while earlier notifications are queued or running, the
+//     response is queued behind them, so Call returns after their handlers.
+//     (ACP: a turn's session/update notifications are handled before its
+//     session/prompt call returns.) A Call made from inside a notification
+//     handler, with the context the handler was given, is answered at once;
+//     holding it back would deadlock.
 //   - Writes are serialized: every frame (request, notification, response) is
 //     written whole with a single Write, one per line, in the order the
 //     writes are issued. Notify and Call return only after their frame is

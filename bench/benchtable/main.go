@@ -1,0 +1,182 @@
+// Command benchtable turns the output of the benchmark runs (bench/run.sh)
+// into the README's tables: medians over -count runs, the ratios the targets
+// are stated in, and whether each target is met.
+//
+//	go run ./bench/benchtable generate.txt messages.txt
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// result is the medians of one benchmark over its runs.
+type result struct {
+	ns, allocs float64
+	metrics    map[string]float64 // custom units (peak-RSS-MB, ...)
+}
+
+var line = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+(.*)$`)
+
+func main() {
+	runs := map[string]map[string][]float64{} // name -> unit -> values
+	var header []string
+	for _, file := range os.Args[1:] {
+		f, err := os.Open(file)
+		if err != nil {
+			fail(err)
+		}
+		header = append(header, parse(f, runs)...)
+		f.Close()
+	}
+	if len(runs) == 0 {
+		fail(fmt.Errorf("no benchmark results in %v", os.Args[1:]))
+	}
+	res := map[string]result{}
+	for name, units := range runs {
+		r := result{metrics: map[string]float64{}}
+		for unit, vs := range units {
+			m := median(vs)
+			switch unit {
+			case "ns/op":
+				r.ns = m
+			case "allocs/op":
+				r.allocs = m
+			default:
+				r.metrics[unit] = m
+			}
+		}
+		res[name] = r
+	}
+	w := bufio.NewWriter(os.Stdout)
+	defer w.Flush()
+	slices.Sort(header)
+	fmt.Fprintf(w, "Machine: %s\n", strings.Join(slices.Compact(header), ", "))
+	messages(w, res)
+	generation(w, res)
+}
+
+// parse reads `go test -bench` output, collecting every value per unit.
+func parse(r io.Reader, runs map[string]map[string][]float64) (header []string) {
+	s := bufio.NewScanner(r)
+	for s.Scan() {
+		t := s.Text()
+		for _, k := range []string{"goos: ", "goarch: ", "cpu: "} {
+			if strings.HasPrefix(t, k) {
+				header = append(header, t)
+			}
+		}
+		m := line.FindStringSubmatch(t)
+		if m == nil {
+			continue
+		}
+		f := strings.Fields(m[2])
+		for i := 0; i+1 < len(f); i += 2 {
+			v, err := strconv.ParseFloat(f[i], 64)
+			if err != nil {
+				continue
+			}
+			if runs[m[1]] == nil {
+				runs[m[1]] = map[string][]float64{}
+			}
+			runs[m[1]][f[i+1]] = append(runs[m[1]][f[i+1]], v)
+		}
+	}
+	return header
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if n := len(s); n%2 == 1 {
+		return s[n/2]
+	} else {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
+}
+
+func us(ns float64) string { return strconv.FormatFloat(ns/1000, 'f', 2, 64) }
+
+func verdict(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "**missed**"
+}
+
+func messages(w io.Writer, res map[string]result) {
+	get := func(msg, impl string) (result, bool) {
+		r, ok := res["BenchmarkMessages/"+msg+"/"+impl]
+		return r, ok
+	}
+	names := []string{"session_new", "prompt", "update"}
+	if _, ok := get("session_new", "acpgen-decode+validate"); !ok {
+		return
+	}
+	fmt.Fprintln(w, "\nDecode + Validate of the params, µs/op (allocs/op), medians:")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| message | acpgen decode+Validate | peer decode+Validate | plain go-json-experiment | plain encoding/json | gojsonschema | peer ÷ acpgen (target ≥ 4) | acpgen ÷ fastest plain (≤ 1.5) | gojsonschema ÷ acpgen (≥ 10) |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
+	for _, m := range names {
+		a, _ := get(m, "acpgen-decode+validate")
+		p, _ := get(m, "peer-decode+validate")
+		v2, _ := get(m, "json-v2")
+		std, _ := get(m, "encoding-json")
+		gs, _ := get(m, "gojsonschema")
+		fastest := min(v2.ns, std.ns)
+		cell := func(r result) string { return fmt.Sprintf("%s (%.0f)", us(r.ns), r.allocs) }
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %.1f %s | %.2f %s | %.0f %s |\n", m,
+			cell(a), cell(p), cell(v2), cell(std), cell(gs),
+			p.ns/a.ns, verdict(p.ns/a.ns >= 4),
+			a.ns/fastest, verdict(a.ns/fastest <= 1.5),
+			gs.ns/a.ns, verdict(gs.ns/a.ns >= 10))
+	}
+	fmt.Fprintln(w, "\nFull dispatch (frame bytes in, typed handler, response frame bytes out), µs per frame:")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| message | decode+Validate+encode result | dispatch, 1 proc | overhead (target ≤ 30%) | dispatch, 2 procs |")
+	fmt.Fprintln(w, "|---|---|---|---|---|")
+	for _, m := range names {
+		base, _ := get(m, "acpgen-decode+validate+encode")
+		d1, _ := get(m, "acpgen-dispatch")
+		d2, _ := get(m, "acpgen-dispatch-2procs")
+		over := d1.ns/base.ns - 1
+		fmt.Fprintf(w, "| %s | %s | %s | %+.0f%% %s | %s |\n", m, us(base.ns), us(d1.ns), over*100, verdict(over <= 0.3), us(d2.ns))
+	}
+}
+
+func generation(w io.Writer, res map[string]result) {
+	g, ok := res["BenchmarkGenerate"]
+	if !ok {
+		return
+	}
+	f := res["BenchmarkFormatFloor"]
+	p := res["BenchmarkGenerateProcess"]
+	fmt.Fprintln(w, "\nGeneration (both channels, RFD overlays, validators, gates, dispatch), medians:")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| measure | value | target |")
+	fmt.Fprintln(w, "|---|---|---|")
+	fmt.Fprintf(w, "| go/format alone on the output (%.0f lines) | %.0f ms | |\n", f.metrics["lines"], f.ns/1e6)
+	fmt.Fprintf(w, "| generation in-process | %.0f ms (%.1f× go/format), peak heap %.0f MB | ≤ 2× go/format: %s |\n", g.ns/1e6, g.ns/f.ns, g.metrics["peak-heap-MB"], verdict(g.ns/f.ns <= 2))
+	fmt.Fprintf(w, "| `acpgen generate` process | %.0f ms (%.1f× go/format), peak RSS %.0f MB | ≤ 2× go/format: %s; < 100 MB: %s |\n", p.ns/1e6, p.ns/f.ns, p.metrics["peak-RSS-MB"], verdict(p.ns/f.ns <= 2), verdict(p.metrics["peak-RSS-MB"] < 100))
+	s1, ok := res["BenchmarkScale/1x"]
+	if !ok {
+		return
+	}
+	for _, n := range []string{"1x", "4x", "16x"} {
+		s := res["BenchmarkScale/"+n]
+		fmt.Fprintf(w, "| synthetic schema %s (%.0f defs, %.0f lines) | %.0f ms (%.1f× the 1x time) | |\n", n, s.metrics["defs"], s.metrics["lines"], s.ns/1e6, s.ns/s1.ns)
+	}
+	s16 := res["BenchmarkScale/16x"]
+	fmt.Fprintf(w, "| time(16x) ÷ time(1x) | %.1f | ≤ 20: %s |\n", s16.ns/s1.ns, verdict(s16.ns/s1.ns <= 20))
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "benchtable:", err)
+	os.Exit(1)
+}

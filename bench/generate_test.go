@@ -1,0 +1,257 @@
+package bench
+
+import (
+	"encoding/json"
+	"go/format"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/metrics"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/acpgen/acpgen/generator"
+)
+
+// The generation benchmarks need the pinned schema (`go run ./cmd/acpgen
+// generate` pulls it). Generation reads paths relative to the repository
+// root, hence the Chdir.
+
+// BenchmarkGenerate is the repository's whole generation in-process: both
+// channels, the RFD overlays, validators, gates, dispatch, meta tables; the
+// output formatted with go/format as emitted. peak-heap-MB is the largest
+// heap seen by a sampler during the runs.
+func BenchmarkGenerate(b *testing.B) {
+	b.Chdir("..")
+	cfg := generator.RepoConfig()
+	b.ReportAllocs()
+	peak := sampleHeap()
+	for b.Loop() {
+		if _, err := generator.Generate(cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(peak()/(1<<20), "peak-heap-MB")
+}
+
+// BenchmarkFormatFloor formats the same generated Go files with go/format
+// alone: the floor any generator that emits formatted Go pays.
+func BenchmarkFormatFloor(b *testing.B) {
+	b.Chdir("..")
+	files, err := generator.Generate(generator.RepoConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	var srcs [][]byte
+	lines := 0
+	for _, p := range generator.Paths(files) {
+		if strings.HasSuffix(p, ".go") {
+			srcs = append(srcs, files[p])
+			lines += strings.Count(string(files[p]), "\n")
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, src := range srcs {
+			if _, err := format.Source(src); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(lines), "lines")
+}
+
+// BenchmarkGenerateProcess runs `acpgen generate` as a whole process on a
+// copy of the pinned schema, with the RFD overlays, into a temporary root.
+// peak-RSS-MB is the largest resident set of any run (getrusage).
+func BenchmarkGenerateProcess(b *testing.B) {
+	repo, err := filepath.Abs("..")
+	if err != nil {
+		b.Fatal(err)
+	}
+	bin := buildAcpgen(b, repo)
+	schema := b.TempDir()
+	for _, name := range []string{"schema.json", "schema.unstable.json", "lock.json"} {
+		data, err := os.ReadFile(filepath.Join(repo, "schema", name))
+		if err != nil {
+			b.Fatalf("%v (run `go run ./cmd/acpgen generate` first)", err)
+		}
+		if err := os.WriteFile(filepath.Join(schema, name), data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	root, work := b.TempDir(), b.TempDir()
+	args := []string{"generate", "--schema-dir", schema, "--root", root}
+	for _, o := range generator.RFDOverlays {
+		args = append(args, "--overlay", filepath.Join(repo, filepath.FromSlash(o)))
+	}
+	var maxRSS int64
+	for b.Loop() {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = work // no acpgen.json in reach
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%v\n%s", err, out)
+		}
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			maxRSS = max(maxRSS, int64(ru.Maxrss)) // KiB on Linux
+		}
+	}
+	b.ReportMetric(float64(maxRSS)/1024, "peak-RSS-MB")
+}
+
+var built struct {
+	sync.Once
+	bin string
+	err error
+	out []byte
+}
+
+func buildAcpgen(b *testing.B, repo string) string {
+	built.Do(func() {
+		dir, err := os.MkdirTemp("", "acpgen-bench-")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.bin = filepath.Join(dir, "acpgen")
+		cmd := exec.Command("go", "build", "-o", built.bin, "./cmd/acpgen")
+		cmd.Dir = repo
+		built.out, built.err = cmd.CombinedOutput()
+	})
+	if built.err != nil {
+		b.Fatalf("build acpgen: %v\n%s", built.err, built.out)
+	}
+	return built.bin
+}
+
+// BenchmarkScale generates synthetic schemas of 1, 4 and 16 times the size
+// of the v1 unstable schema (made here, not committed): the schema's $defs
+// plus renamed copies whose references point at the copies. The copies carry
+// no x-method and the routing unions (x-docs-ignore) are not copied, so the
+// method tables stay those of the original; every other def is generated n
+// times.
+func BenchmarkScale(b *testing.B) {
+	src, err := os.ReadFile(filepath.Join("..", "schema", "schema.unstable.json"))
+	if err != nil {
+		b.Fatalf("%v (run `go run ./cmd/acpgen generate` first)", err)
+	}
+	for _, n := range []int{1, 4, 16} {
+		b.Run(itoa(n)+"x", func(b *testing.B) {
+			dir := b.TempDir()
+			data, defs, err := scaled(src, n)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "schema.unstable.json"), data, 0o644); err != nil {
+				b.Fatal(err)
+			}
+			cfg := generator.Config{SchemaDir: dir, Channels: []generator.Channel{{
+				Name: "unstable", SchemaFile: "schema.unstable.json", OutDir: "gen/acp/unstable",
+				Package: "unstable", ImportPath: generator.Module + "/gen/acp/unstable", NoRoundTripTest: true,
+			}}}
+			b.ReportAllocs()
+			var lines int
+			for b.Loop() {
+				files, err := generator.Generate(cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				lines = 0
+				for _, f := range files {
+					lines += strings.Count(string(f), "\n")
+				}
+			}
+			b.ReportMetric(float64(defs), "defs")
+			b.ReportMetric(float64(lines), "lines")
+		})
+	}
+}
+
+// scaled returns the schema with n-1 renamed copies of every def added.
+func scaled(src []byte, n int) ([]byte, int, error) {
+	var doc map[string]any
+	if err := json.Unmarshal(src, &doc); err != nil {
+		return nil, 0, err
+	}
+	defs := doc["$defs"].(map[string]any)
+	orig := make(map[string]any, len(defs))
+	for k, v := range defs {
+		orig[k] = v
+	}
+	for i := 2; i <= n; i++ {
+		suffix := "Copy" + itoa(i)
+		for name, def := range orig {
+			if m, ok := def.(map[string]any); ok && m["x-docs-ignore"] == true {
+				continue
+			}
+			c := renamed(def, suffix)
+			if m, ok := c.(map[string]any); ok {
+				delete(m, "x-method")
+				delete(m, "x-side")
+			}
+			defs[name+suffix] = c
+		}
+	}
+	out, err := json.Marshal(doc)
+	return out, len(defs), err
+}
+
+// renamed deep-copies v, pointing every local $ref at the copy with suffix.
+func renamed(v any, suffix string) any {
+	switch x := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			if s, ok := e.(string); ok && k == "$ref" && strings.HasPrefix(s, "#/$defs/") {
+				m[k] = s + suffix
+				continue
+			}
+			m[k] = renamed(e, suffix)
+		}
+		return m
+	case []any:
+		s := make([]any, len(x))
+		for i, e := range x {
+			s[i] = renamed(e, suffix)
+		}
+		return s
+	}
+	return v
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+// sampleHeap samples the live heap until the returned func is called, which
+// reports the peak in bytes. runtime/metrics reads do not stop the world.
+func sampleHeap() func() float64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	var peak uint64
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(2 * time.Millisecond)
+		defer t.Stop()
+		for {
+			metrics.Read(s)
+			peak = max(peak, s[0].Value.Uint64())
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() float64 {
+		close(stop)
+		<-done
+		runtime.KeepAlive(s)
+		return float64(peak)
+	}
+}

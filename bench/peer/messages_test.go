@@ -1,0 +1,234 @@
+// Package peer compares acpgen's generated SDK with the leading Go peer SDK
+// and with baselines, all in one `go test -bench` run so the figures can be
+// read as ratios. It is a module of its own so that the root module never
+// depends on the peer.
+package peer
+
+import (
+	stdjson "encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	peeracp "github.com/coder/acp-go-sdk"
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/xeipuuv/gojsonschema"
+
+	"github.com/acpgen/acpgen/gen/acp"
+	"github.com/acpgen/acpgen/generator"
+	"github.com/acpgen/acpgen/generator/overlay"
+	"github.com/acpgen/acpgen/runtime/wire"
+)
+
+// message is one benchmarked message: its params bytes, the def they are
+// validated against, and constructors for every implementation's type.
+type message struct {
+	name, method, def string
+	params            []byte
+	acpgen            func() validatable
+	peer              func() validatable
+	plain             func() any
+	result            wire.Appender // the handler's result; nil for a notification
+}
+
+type validatable interface {
+	Validate() error
+}
+
+var messages = []message{
+	{
+		name: "session_new", method: acp.MethodSessionNew, def: "NewSessionRequest",
+		params: []byte(`{"cwd":"/home/user/project","mcpServers":[{"name":"fs","command":"/usr/bin/mcp-fs","args":["--root","/home/user/project"],"env":[{"name":"LOG","value":"debug"}]}],"additionalDirectories":["/home/user/lib","/opt/shared"]}`),
+		acpgen: func() validatable { return new(acp.NewSessionRequest) },
+		peer:   func() validatable { return new(peeracp.NewSessionRequest) },
+		plain:  func() any { return new(plainNew) },
+		result: &acp.NewSessionResponse{SessionID: "sess_01HZX"},
+	},
+	{
+		name: "prompt", method: acp.MethodSessionPrompt, def: "PromptRequest",
+		params: []byte(`{"sessionId":"sess_01HZX","prompt":[{"type":"text","text":"Explain the build failure in main.go"},{"type":"text","text":"Here is the log output from the last run of the tests"},{"type":"text","text":"Please keep the answer short."}]}`),
+		acpgen: func() validatable { return new(acp.PromptRequest) },
+		peer:   func() validatable { return new(peeracp.PromptRequest) },
+		plain:  func() any { return new(plainPrompt) },
+		result: &acp.PromptResponse{StopReason: acp.StopReasonEndTurn},
+	},
+	{
+		name: "update", method: acp.MethodSessionUpdate, def: "SessionNotification",
+		params: []byte(`{"sessionId":"sess_01HZX","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"The build fails because the import path is wrong."}}}`),
+		acpgen: func() validatable { return new(acp.SessionNotification) },
+		peer:   func() validatable { return new(peeracp.SessionNotification) },
+		plain:  func() any { return new(plainUpdate) },
+	},
+}
+
+// Hand-written structs for the plain-decode baselines: the members these
+// messages use, no validation, no unknown-member keeping.
+type plainEnv struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+type plainMCP struct {
+	Type    string     `json:"type,omitempty"`
+	Name    string     `json:"name"`
+	Command string     `json:"command"`
+	Args    []string   `json:"args"`
+	Env     []plainEnv `json:"env"`
+}
+type plainNew struct {
+	Cwd                   string     `json:"cwd"`
+	MCPServers            []plainMCP `json:"mcpServers"`
+	AdditionalDirectories []string   `json:"additionalDirectories,omitempty"`
+}
+type plainBlock struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+type plainPrompt struct {
+	SessionID string       `json:"sessionId"`
+	Prompt    []plainBlock `json:"prompt"`
+}
+type plainUpdate struct {
+	SessionID string `json:"sessionId"`
+	Update    struct {
+		SessionUpdate string     `json:"sessionUpdate"`
+		Content       plainBlock `json:"content"`
+	} `json:"update"`
+}
+
+// BenchmarkMessages: for each message, every implementation decodes (and,
+// where it can, validates) the same params bytes.
+func BenchmarkMessages(b *testing.B) {
+	for _, m := range messages {
+		b.Run(m.name+"/acpgen-decode", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				v := m.acpgen()
+				if err := wire.Decode(m.params, v.(wire.Decodable), wire.Lenient); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(m.name+"/acpgen-decode+validate", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				v := m.acpgen()
+				if err := wire.Decode(m.params, v.(wire.Decodable), wire.Lenient); err != nil {
+					b.Fatal(err)
+				}
+				if err := v.Validate(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		// The work a dispatch does besides the runtime's: decode, validate,
+		// encode the handler's result.
+		b.Run(m.name+"/acpgen-decode+validate+encode", func(b *testing.B) {
+			var buf []byte
+			b.ReportAllocs()
+			for b.Loop() {
+				v := m.acpgen()
+				if err := wire.Decode(m.params, v.(wire.Decodable), wire.Lenient); err != nil {
+					b.Fatal(err)
+				}
+				if err := v.Validate(); err != nil {
+					b.Fatal(err)
+				}
+				if m.result != nil {
+					buf = m.result.AppendJSON(buf[:0])
+				}
+			}
+		})
+		b.Run(m.name+"/acpgen-dispatch", func(b *testing.B) { benchDispatch(b, m, 1) })
+		b.Run(m.name+"/acpgen-dispatch-2procs", func(b *testing.B) { benchDispatch(b, m, 2) })
+		b.Run(m.name+"/peer-decode+validate", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				v := m.peer()
+				if err := stdjson.Unmarshal(m.params, v); err != nil {
+					b.Fatal(err)
+				}
+				if err := v.Validate(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(m.name+"/gojsonschema", func(b *testing.B) {
+			s := compiledDef(b, m.def)
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := s.Validate(gojsonschema.NewBytesLoader(m.params))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if !res.Valid() {
+					b.Fatal(res.Errors())
+				}
+			}
+		})
+		b.Run(m.name+"/encoding-json", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := stdjson.Unmarshal(m.params, m.plain()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(m.name+"/json-v2", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := jsonv2.Unmarshal(m.params, m.plain()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// compiledDef compiles one def of the stable schema as gen/acp is generated
+// from it (the RFD overlays applied, so both validators check the same
+// constraints). gojsonschema knows drafts up to 7: the 2020-12 defs are read
+// as draft 7 through a wrapper whose $ref points into them.
+func compiledDef(b *testing.B, def string) *gojsonschema.Schema {
+	schemas.once.Do(func() {
+		root := filepath.Join("..", "..")
+		file := filepath.Join(root, "schema", "schema.json")
+		data, err := os.ReadFile(file)
+		if err != nil {
+			schemas.err = fmt.Errorf("%v (run `go run ./cmd/acpgen generate` at the repository root first)", err)
+			return
+		}
+		var ovs []string
+		for _, o := range generator.RFDOverlays {
+			ovs = append(ovs, filepath.Join(root, filepath.FromSlash(o)))
+		}
+		merged, err := overlay.ApplyFiles(data, file, ovs)
+		if err != nil {
+			schemas.err = err
+			return
+		}
+		var doc struct {
+			Defs stdjson.RawMessage `json:"$defs"`
+		}
+		schemas.err = stdjson.Unmarshal(merged.Schema, &doc)
+		schemas.defs = doc.Defs
+	})
+	if schemas.err != nil {
+		b.Fatal(schemas.err)
+	}
+	sl := gojsonschema.NewSchemaLoader()
+	sl.Draft = gojsonschema.Draft7
+	sl.AutoDetect = false
+	s, err := sl.Compile(gojsonschema.NewBytesLoader(fmt.Appendf(nil, `{"$ref":"#/$defs/%s","$defs":%s}`, def, schemas.defs)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+var schemas struct {
+	once sync.Once
+	defs stdjson.RawMessage
+	err  error
+}

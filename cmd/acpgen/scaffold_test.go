@@ -1,0 +1,146 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// goIn runs the go command in dir, hermetically: this repository replaces
+// github.com/acpgen/acpgen and the generated package needs no other module.
+func goIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off", "GOTOOLCHAIN=local", "GOPROXY=off")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go %s in %s: %v\n%s", strings.Join(args, " "), dir, err, out)
+	}
+	return string(out)
+}
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	repo, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return repo
+}
+
+// Both starters scaffold into modules of their own, build, vet, and talk to
+// each other: the client runs the agent and prints its reply.
+func TestScaffoldStartersBuildAndRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds modules with the go command")
+	}
+	repo := repoRoot(t)
+	dir := t.TempDir()
+	for _, kind := range []string{"agent", "client"} {
+		out, err := run(t, "scaffold", kind, "--out", filepath.Join(dir, "my-"+kind), "--replace", repo)
+		if err != nil {
+			t.Fatalf("scaffold %s: %v\n%s", kind, err, out)
+		}
+		mustContain(t, out, "wrote a starter ACP "+kind, "go mod tidy")
+		mod, err := os.ReadFile(filepath.Join(dir, "my-"+kind, "go.mod"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustContain(t, string(mod), "module my-"+kind+"\n", "go "+starterGoVersion, "require github.com/acpgen/acpgen v0.0.0", "replace github.com/acpgen/acpgen => "+repo)
+		src, _ := os.ReadFile(filepath.Join(dir, "my-"+kind, kind+".go"))
+		mustContain(t, string(src), "acp.Unimplemented"+strings.ToUpper(kind[:1])+kind[1:]+"Handler")
+		goIn(t, filepath.Join(dir, "my-"+kind), "build", "-o", kind, ".")
+		goIn(t, filepath.Join(dir, "my-"+kind), "vet", "./...")
+	}
+	cmd := exec.Command(filepath.Join(dir, "my-client", "client"), "-prompt", "ping pong", filepath.Join(dir, "my-agent", "agent"))
+	cmd.Dir = dir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil || string(out) != "You said: ping pong" || !strings.Contains(stderr.String(), "stop reason: end_turn") {
+		t.Fatalf("starter client against starter agent: %v\nstdout: %q\nstderr: %s", err, out, stderr.String())
+	}
+}
+
+// Inside an existing module the starter joins it (no go.mod), and --unstable
+// builds on the unstable channel.
+func TestScaffoldJoinsEnclosingModule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module with the go command")
+	}
+	repo := repoRoot(t)
+	host := t.TempDir()
+	mod := "module example.com/host\n\ngo 1.26.0\n\nrequire github.com/acpgen/acpgen v0.0.0\n\nreplace github.com/acpgen/acpgen => " + repo + "\n"
+	if err := os.WriteFile(filepath.Join(host, "go.mod"), []byte(mod), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := run(t, "scaffold", "agent", "--unstable", "--out", filepath.Join(host, "cmd", "unstable-agent"))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	mustContain(t, out, "joins the module at "+host, "gen/acp/unstable")
+	if _, err := os.Stat(filepath.Join(host, "cmd", "unstable-agent", "go.mod")); err == nil {
+		t.Error("a starter inside a module got a go.mod of its own")
+	}
+	goIn(t, host, "build", "./...")
+	goIn(t, host, "vet", "./...")
+
+	// Flags for a new go.mod make no sense when joining a module.
+	if out, err := run(t, "scaffold", "client", "--out", filepath.Join(host, "cmd", "c"), "--replace", repo); err == nil || !strings.Contains(err.Error(), "joins the module") {
+		t.Errorf("--replace while joining a module: %v\n%s", err, out)
+	}
+}
+
+func TestScaffoldRefusals(t *testing.T) {
+	dir := t.TempDir()
+	full := filepath.Join(dir, "full")
+	os.Mkdir(full, 0o755)
+	keep := filepath.Join(full, "main.go")
+	os.WriteFile(keep, []byte("package main\n"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"scaffold", "agent", "--out", full}, "is not empty: scaffold never overwrites"},
+		{[]string{"scaffold", "client", "--out", filepath.Join(dir, "x"), "--unstable", "--import", "example.com/acp"}, "give one or the other"},
+		{[]string{"scaffold", "agent", "--out", filepath.Join(dir, "x"), "--import", `bad"path`}, "is not an import path"},
+		{[]string{"scaffold", "agent", "--out", filepath.Join(dir, "x"), "--module", "bad module"}, "is not a module path"},
+		{[]string{"scaffold", "agent", "--out", filepath.Join(dir, "x y")}, "not a usable program name"},
+		{[]string{"scaffold", "agent", "--out", filepath.Join(dir, "x"), "extra"}, "takes no arguments"},
+	} {
+		out, err := run(t, tc.args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want an error containing %q\n%s", tc.args, err, tc.want, out)
+		}
+	}
+	if data, _ := os.ReadFile(keep); string(data) != "package main\n" {
+		t.Error("scaffold changed a file in a non-empty folder")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x")); err == nil {
+		t.Error("a refused scaffold created its folder")
+	}
+}
+
+// Without --replace or a version, go.mod has no requirement and the output
+// says how to add it.
+func TestScaffoldWithoutVersion(t *testing.T) {
+	dir := t.TempDir()
+	out, err := run(t, "scaffold", "agent", "--out", filepath.Join(dir, "a"), "--module", "example.com/a")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	mustContain(t, out, "go get github.com/acpgen/acpgen@latest")
+	mod, _ := os.ReadFile(filepath.Join(dir, "a", "go.mod"))
+	if string(mod) != "module example.com/a\n\ngo "+starterGoVersion+"\n" {
+		t.Errorf("go.mod:\n%s", mod)
+	}
+	out, err = run(t, "scaffold", "client", "--out", filepath.Join(dir, "c"), "--acpgen-version", "v1.2.3")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	mod, _ = os.ReadFile(filepath.Join(dir, "c", "go.mod"))
+	mustContain(t, string(mod), "module c\n", "require github.com/acpgen/acpgen v1.2.3\n")
+}

@@ -1,0 +1,433 @@
+// Command client is an example ACP client built on the generated package
+// github.com/acpgen/acpgen/gen/acp. It starts the agent given as its
+// arguments, speaks ACP with it over the agent's stdin and stdout, and runs
+// one scripted flow, checking every result:
+//
+//	initialize          protocol version 1; what the agent advertises
+//	session/new         cwd plus additionalDirectories (if advertised, else refused locally by the gate)
+//	session/prompt      "hello streamed world" streamed back as agent_message_chunk updates,
+//	                    with runtimeContext if advertised (else refused locally by the gate)
+//	session/cancel      a turn that says "wait" is cancelled mid-turn: stopReason cancelled
+//	invalid params      a session/prompt whose text block has no text must fail with -32602
+//	_acpgen/history     if the agent offers it: the turns, recorded without runtimeContext
+//	exit                closing the agent's stdin ends it with status 0
+//
+// Each passed step prints "ok STEP: details" on stdout; the first failure
+// prints "FAIL STEP: reason" on stderr and exits with status 1. Logs go to
+// stderr. The agents it is tested with are examples/agent and
+// interop/ts-agent.mjs (the official TypeScript SDK's agent side).
+//
+// Usage:
+//
+//	client [-cwd DIR] [-add-dir DIR]... [-timeout 30s] AGENT [ARGS...]
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/acpgen/acpgen/gen/acp"
+	"github.com/acpgen/acpgen/runtime/jsonrpc"
+	"github.com/acpgen/acpgen/runtime/wire"
+)
+
+// Names shared with the example agents.
+const (
+	rootsMetaKey  = "acpgen/roots"
+	historyMethod = "_acpgen/history"
+)
+
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+func main() {
+	cwd := flag.String("cwd", "", "the session's working directory, absolute (default: the current directory)")
+	var addDirs stringList
+	flag.Var(&addDirs, "add-dir", "an additional workspace root, absolute; repeatable (default: the parent of -cwd)")
+	timeout := flag.Duration("timeout", 30*time.Second, "time limit for the whole flow")
+	flag.Usage = func() {
+		fmt.Fprintln(flag.CommandLine.Output(), "usage: client [flags] AGENT [ARGS...]")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() == 0 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	if *cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			fail("setup", err)
+		}
+		*cwd = wd
+	}
+	if len(addDirs) == 0 {
+		addDirs = stringList{filepath.Dir(*cwd)}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	defer cancel()
+	if err := run(ctx, flag.Args(), *cwd, addDirs); err != nil {
+		var se *stepError
+		if errors.As(err, &se) {
+			fail(se.step, se.err)
+		}
+		fail("setup", err)
+	}
+}
+
+type stepError struct {
+	step string
+	err  error
+}
+
+func (e *stepError) Error() string { return e.step + ": " + e.err.Error() }
+
+func stepErr(step string, format string, args ...any) error {
+	return &stepError{step, fmt.Errorf(format, args...)}
+}
+
+func fail(step string, err error) {
+	fmt.Fprintf(os.Stderr, "FAIL %s: %v\n", step, err)
+	os.Exit(1)
+}
+
+func ok(step, format string, args ...any) {
+	fmt.Printf("ok %s: %s\n", step, fmt.Sprintf(format, args...))
+}
+
+func run(ctx context.Context, agentArgs []string, cwd string, addDirs []string) error {
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	cmd := exec.Command(agentArgs[0], agentArgs[1:]...)
+	cmd.Stderr = os.Stderr
+	toAgent, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	fromAgent, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	defer cmd.Process.Kill() // no-op once it has exited
+
+	h := &handler{chunks: map[acp.SessionID][]string{}}
+	h.cond.L = &h.mu
+	counted := &updateCounter{r: fromAgent, h: h}
+	conn := acp.NewClientConn(h, counted, toAgent, acp.ConnOptions{
+		RPC: jsonrpc.Options{Logger: log},
+		OnDrop: func(method string, err error) {
+			log.Warn("dropped inbound notification", "method", method, "err", err)
+			if method == acp.MethodSessionUpdate {
+				h.handled(nil)
+			}
+		},
+	})
+	runDone := make(chan error, 1)
+	go func() { runDone <- conn.Run(context.Background()) }()
+
+	if err := flow(ctx, conn, h, cwd, addDirs); err != nil {
+		return err
+	}
+
+	// Closing the agent's stdin is the end of the conversation: the agent
+	// exits, Run sees EOF, and only then may Wait close the pipes.
+	toAgent.Close()
+	select {
+	case err := <-runDone:
+		if err != nil {
+			return stepErr("exit", "connection: %v", err)
+		}
+	case <-ctx.Done():
+		return stepErr("exit", "agent did not close its stdout after its stdin was closed")
+	}
+	if err := cmd.Wait(); err != nil {
+		return stepErr("exit", "agent: %v", err)
+	}
+	ok("exit", "agent exited with status 0")
+	return nil
+}
+
+func flow(ctx context.Context, conn *acp.ClientConn, h *handler, cwd string, addDirs []string) error {
+	// initialize
+	init, err := conn.Initialize(ctx, &acp.InitializeRequest{
+		ProtocolVersion: acp.CurrentProtocolVersion,
+		ClientInfo:      &acp.Implementation{Name: "acpgen-example-client", Version: "0.1.0"},
+	})
+	if err != nil {
+		return stepErr("initialize", "%v", err)
+	}
+	neg := conn.Negotiated()
+	hasDirs := neg.Allows("agentCapabilities.sessionCapabilities.additionalDirectories")
+	hasContext := neg.Allows("agentCapabilities.sessionCapabilities.runtimeContext")
+	name := "(unnamed)"
+	if init.AgentInfo != nil {
+		name = init.AgentInfo.Name
+	}
+	ok("initialize", "protocolVersion=%d agent=%s additionalDirectories=%t runtimeContext=%t", init.ProtocolVersion, name, hasDirs, hasContext)
+
+	// session/new with additional roots. Without the capability, the
+	// generated ClientConn refuses to send them: show that, then go without.
+	req := &acp.NewSessionRequest{Cwd: cwd, MCPServers: []acp.MCPServer{}, AdditionalDirectories: addDirs}
+	req.DedupeAdditionalDirectories()
+	if !hasDirs {
+		var ge *wire.GateError
+		if _, err := conn.SessionNew(ctx, req); !errors.As(err, &ge) {
+			return stepErr("session/new", "additionalDirectories without the capability: got %v, want a local gate error", err)
+		}
+		ok("gate", "additionalDirectories refused locally: %v", ge)
+		req.AdditionalDirectories = nil
+	}
+	sess, err := conn.SessionNew(ctx, req)
+	if err != nil {
+		return stepErr("session/new", "%v", err)
+	}
+	roots := req.EffectiveRoots()
+	if raw, found := sess.Meta[rootsMetaKey]; found {
+		var echoed []string
+		if err := json.Unmarshal(raw, &echoed); err != nil || !slices.Equal(echoed, roots) {
+			return stepErr("session/new", "agent reports roots %s, want %q", raw, roots)
+		}
+	}
+	ok("session/new", "sessionId=%s roots=%s", sess.SessionID, strings.Join(roots, ","))
+	sid := sess.SessionID
+
+	// A turn streamed back word by word, with runtime context when allowed.
+	const text = "hello streamed world"
+	title := "editor"
+	prompt := &acp.PromptRequest{
+		SessionID:      sid,
+		Prompt:         []acp.ContentBlock{acp.NewContentBlockText(acp.TextContent{Text: text})},
+		RuntimeContext: []acp.RuntimeContextItem{{Title: &title, Text: "open file: main.go, line 12"}},
+	}
+	if !hasContext {
+		var ge *wire.GateError
+		if _, err := conn.SessionPrompt(ctx, prompt); !errors.As(err, &ge) {
+			return stepErr("session/prompt", "runtimeContext without the capability: got %v, want a local gate error", err)
+		}
+		ok("gate", "runtimeContext refused locally: %v", ge)
+		prompt.RuntimeContext = nil
+	}
+	res, err := h.prompt(ctx, conn, prompt)
+	if err != nil {
+		return stepErr("session/prompt", "%v", err)
+	}
+	chunks := h.take(sid)
+	got := strings.Join(chunks, "")
+	want := text
+	if hasContext {
+		want = "context: editor\n" + text
+	}
+	if res.StopReason != acp.StopReasonEndTurn || got != want {
+		return stepErr("session/prompt", "stopReason %s, streamed %q; want end_turn, %q", res.StopReason, got, want)
+	}
+	ok("session/prompt", "stopReason=%s chunks=%d text=%q", res.StopReason, len(chunks), text)
+
+	// session/cancel mid-turn: "wait" blocks the agent until cancelled.
+	first := h.await(sid)
+	type result struct {
+		res *acp.PromptResponse
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		r, err := h.prompt(ctx, conn, &acp.PromptRequest{SessionID: sid, Prompt: []acp.ContentBlock{acp.NewContentBlockText(acp.TextContent{Text: "before wait after"})}})
+		done <- result{r, err}
+	}()
+	select {
+	case <-first:
+	case <-ctx.Done():
+		return stepErr("session/cancel", "no chunk before the wait")
+	}
+	if err := conn.SessionCancel(ctx, &acp.CancelNotification{SessionID: sid}); err != nil {
+		return stepErr("session/cancel", "%v", err)
+	}
+	r := <-done
+	if r.err != nil {
+		return stepErr("session/cancel", "%v", r.err)
+	}
+	if got := strings.Join(h.take(sid), ""); r.res.StopReason != acp.StopReasonCancelled || got != "before" {
+		return stepErr("session/cancel", "stopReason %s, streamed %q; want cancelled, \"before\"", r.res.StopReason, got)
+	}
+	ok("session/cancel", "stopReason=%s after streaming %q", r.res.StopReason, "before")
+
+	// A malformed request, sent raw since the typed call would refuse it.
+	bad := fmt.Appendf(nil, `{"sessionId":%q,"prompt":[{"type":"text"}]}`, sid)
+	_, err = conn.Send(ctx, acp.MethodSessionPrompt, bad)
+	var re *wire.RPCError
+	if !errors.As(err, &re) || re.Code != wire.CodeInvalidParams {
+		return stepErr("invalid params", "session/prompt without text: got %v, want -32602", err)
+	}
+	ok("invalid params", "session/prompt without text answered %d", re.Code)
+
+	// The agent's record of the session, if it offers one.
+	raw, err := conn.Send(ctx, historyMethod, fmt.Appendf(nil, `{"sessionId":%q}`, sid))
+	if errors.As(err, &re) && re.Code == wire.CodeMethodNotFound {
+		ok("history", "not offered by this agent")
+		return nil
+	}
+	if err != nil {
+		return stepErr("history", "%v", err)
+	}
+	var hist struct {
+		Turns []json.RawMessage `json:"turns"`
+	}
+	if err := json.Unmarshal(raw, &hist); err != nil || len(hist.Turns) != 2 {
+		return stepErr("history", "got %s, want 2 turns", raw)
+	}
+	for i, t := range hist.Turns {
+		var turn acp.PromptRequest
+		if err := turn.UnmarshalJSON(t); err != nil {
+			return stepErr("history", "turn %d: %v", i, err)
+		}
+		if turn.RuntimeContext != nil || bytes.Contains(t, []byte(`"runtimeContext"`)) {
+			return stepErr("history", "turn %d was recorded with its runtimeContext: %s", i, t)
+		}
+	}
+	ok("history", "%d turns recorded, none with runtimeContext", len(hist.Turns))
+	return nil
+}
+
+// handler records the text of agent_message_chunk updates per session.
+type handler struct {
+	acp.UnimplementedClientHandler
+
+	mu      sync.Mutex
+	cond    sync.Cond // signalled when done grows
+	seen    int       // session/update frames read from the agent
+	done    int       // session/update notifications handled or dropped
+	chunks  map[acp.SessionID][]string
+	waiters map[acp.SessionID]chan struct{}
+}
+
+func (h *handler) SessionUpdate(ctx context.Context, p *acp.SessionNotification) {
+	h.handled(p)
+}
+
+// SessionRequestPermission declines: this client runs no tools.
+func (h *handler) SessionRequestPermission(ctx context.Context, p *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+	return &acp.RequestPermissionResponse{Outcome: acp.NewRequestPermissionOutcomeCancelled(acp.RequestPermissionOutcomeCancelled{})}, nil
+}
+
+func (h *handler) handled(p *acp.SessionNotification) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.done++
+	h.cond.Broadcast()
+	if p == nil {
+		return
+	}
+	if c := p.Update.AgentMessageChunk; c != nil && c.Content.Text != nil {
+		h.chunks[p.SessionID] = append(h.chunks[p.SessionID], c.Content.Text.Text)
+		if w := h.waiters[p.SessionID]; w != nil {
+			close(w)
+			delete(h.waiters, p.SessionID)
+		}
+	}
+}
+
+// await returns a channel closed by the session's next chunk.
+func (h *handler) await(id acp.SessionID) <-chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.waiters == nil {
+		h.waiters = map[acp.SessionID]chan struct{}{}
+	}
+	w := make(chan struct{})
+	h.waiters[id] = w
+	return w
+}
+
+func (h *handler) take(id acp.SessionID) []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	c := h.chunks[id]
+	delete(h.chunks, id)
+	return c
+}
+
+// prompt runs a turn and returns once every session/update the agent sent
+// before its response has been handled. The generated ClientConn returns the
+// response as soon as it is read, while notifications are handled on their
+// own goroutine, so without this wait the last chunks may not have been
+// handled yet. The agent writes every update before the response, so the
+// update frames read by then are exactly the ones to wait for.
+func (h *handler) prompt(ctx context.Context, conn *acp.ClientConn, p *acp.PromptRequest) (*acp.PromptResponse, error) {
+	res, err := conn.SessionPrompt(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	h.wait(ctx)
+	return res, nil
+}
+
+func (h *handler) wait(ctx context.Context) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	target := h.seen
+	stop := context.AfterFunc(ctx, func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		h.cond.Broadcast()
+	})
+	defer stop()
+	for h.done < target && ctx.Err() == nil {
+		h.cond.Wait()
+	}
+}
+
+// updateCounter counts the session/update frames read from the agent, one
+// line at a time, before the connection parses them.
+type updateCounter struct {
+	r       io.Reader
+	h       *handler
+	partial []byte
+}
+
+func (u *updateCounter) Read(p []byte) (int, error) {
+	n, err := u.r.Read(p)
+	data := p[:n]
+	for {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			u.partial = append(u.partial, data...)
+			break
+		}
+		line := data[:i]
+		if len(u.partial) > 0 {
+			line = append(u.partial, line...)
+			u.partial = u.partial[:0]
+		}
+		if isUpdate(line) {
+			u.h.mu.Lock()
+			u.h.seen++
+			u.h.mu.Unlock()
+		}
+		data = data[i+1:]
+	}
+	return n, err
+}
+
+func isUpdate(line []byte) bool {
+	var m struct {
+		ID     *json.RawMessage `json:"id"`
+		Method string           `json:"method"`
+	}
+	return json.Unmarshal(line, &m) == nil && m.ID == nil && m.Method == acp.MethodSessionUpdate
+}

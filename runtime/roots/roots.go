@@ -1,0 +1,262 @@
+// Package roots decides whether a filesystem path is inside a session's root
+// set, [cwd, ...additionalDirectories], the way the additionalDirectories RFD
+// asks an agent to enforce it: containment is judged on real paths (symlinks
+// and ".." resolved by the filesystem, never by lexical cleaning alone),
+// escapes through symlinks are blocked, and whenever resolution fails the
+// answer is "not in scope" together with the error (fail closed).
+//
+// A check answers for the filesystem as it was when it ran. To act on the
+// answer without a window in which a path component is swapped for a symlink,
+// open files with [Set.Open] or [Set.OpenFile]: they go through an [os.Root]
+// opened on the root directory, so the kernel walk itself cannot leave the
+// root.
+//
+// Path comparison is byte-wise on the real paths, as on Linux; case-folding
+// file systems are not special-cased.
+package roots
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Errors wrapped by the errors this package returns.
+var (
+	// ErrOutside: the path resolves outside every root.
+	ErrOutside = errors.New("path is outside the session roots")
+	// ErrUnresolvable: the path cannot be resolved safely, so it is refused.
+	ErrUnresolvable = errors.New("path cannot be resolved safely")
+)
+
+// Root is one declared root.
+type Root struct {
+	Path string // as declared (cwd or an additionalDirectories entry)
+	Real string // its real path when the Set was made
+}
+
+// Set is a session's ordered root set. Its methods are safe for concurrent use.
+type Set struct {
+	roots []Root
+	open  []*os.Root // open[i] is roots[i].Real, pinned at New
+}
+
+// New resolves the session roots: cwd first, then the additional
+// directories in order. Every root must be a non-empty absolute path to an
+// existing directory; one that is not is an error rather than a smaller root
+// set (the RFD forbids silently dropping a root). Exact duplicates, and
+// entries equal to cwd, are dropped, keeping the first occurrence. The Set
+// holds each root directory open; Close releases them.
+func New(cwd string, additional []string) (*Set, error) {
+	s := &Set{}
+	seen := map[string]bool{}
+	for i, p := range append([]string{cwd}, additional...) {
+		what := "cwd"
+		if i > 0 {
+			what = fmt.Sprintf("additionalDirectories[%d]", i-1)
+		}
+		if err := checkSyntax(p); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("roots: %s %q: %w", what, p, err)
+		}
+		if !filepath.IsAbs(p) {
+			s.Close()
+			return nil, fmt.Errorf("roots: %s %q: not an absolute path", what, p)
+		}
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		real, err := filepath.EvalSymlinks(p)
+		if err == nil {
+			real, err = filepath.Abs(real)
+		}
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("roots: %s %q: %w", what, p, err)
+		}
+		r, err := os.OpenRoot(real)
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("roots: %s %q: %w", what, p, err)
+		}
+		s.roots = append(s.roots, Root{Path: p, Real: real})
+		s.open = append(s.open, r)
+	}
+	return s, nil
+}
+
+// Close releases the root directories. The Set must not be used afterwards.
+func (s *Set) Close() error {
+	var errs []error
+	for _, r := range s.open {
+		errs = append(errs, r.Close())
+	}
+	s.open = nil
+	return errors.Join(errs...)
+}
+
+// Roots returns the roots in order, cwd first.
+func (s *Set) Roots() []Root { return append([]Root(nil), s.roots...) }
+
+// Contains reports whether path is in scope and, if so, the declared path of
+// the first root containing it. A relative path is taken relative to cwd. A
+// path that does not exist yet is judged by its longest existing ancestor,
+// resolved, with the remaining components joined lexically; those components
+// must not contain "..", and the first of them must really be absent (a
+// dangling symlink there would redirect a later create). Any failure to
+// resolve yields ok == false and an error wrapping ErrUnresolvable.
+func (s *Set) Contains(path string) (root string, ok bool, err error) {
+	i, _, err := s.locate(path)
+	if err != nil {
+		if errors.Is(err, ErrOutside) {
+			return "", false, nil
+		}
+		return "", false, err
+	}
+	return s.roots[i].Path, true, nil
+}
+
+// Resolve returns the real path that path refers to (or would refer to, once
+// created) and the declared root containing it, or an error wrapping
+// ErrOutside or ErrUnresolvable.
+func (s *Set) Resolve(path string) (real, root string, err error) {
+	i, rel, err := s.locate(path)
+	if err != nil {
+		return "", "", err
+	}
+	return filepath.Join(s.roots[i].Real, rel), s.roots[i].Path, nil
+}
+
+// Open opens path for reading if it is in scope. The open is done relative
+// to the root's directory handle, so a symlink swapped in after the check
+// cannot lead outside the root.
+func (s *Set) Open(path string) (*os.File, error) {
+	return s.OpenFile(path, os.O_RDONLY, 0)
+}
+
+// OpenFile is Open with flags and permissions, as os.OpenFile; with
+// os.O_CREATE it creates files that do not exist yet inside the roots.
+func (s *Set) OpenFile(path string, flag int, perm fs.FileMode) (*os.File, error) {
+	i, rel, err := s.locate(path)
+	if err != nil {
+		return nil, err
+	}
+	if s.open == nil {
+		return nil, errors.New("roots: Set is closed")
+	}
+	f, err := s.open[i].OpenFile(rel, flag, perm)
+	if err != nil {
+		return nil, fmt.Errorf("roots: %w", err)
+	}
+	return f, nil
+}
+
+// locate resolves path and returns the index of the first root containing it
+// and the path relative to that root's real path ("." for the root itself).
+func (s *Set) locate(path string) (int, string, error) {
+	if len(s.roots) == 0 {
+		return 0, "", errors.New("roots: empty Set")
+	}
+	if err := checkSyntax(path); err != nil {
+		return 0, "", fmt.Errorf("roots: %q: %w: %v", path, ErrUnresolvable, err)
+	}
+	if !filepath.IsAbs(path) {
+		// Relative paths resolve against cwd only (RFD: "Relative paths MUST
+		// continue to resolve only against cwd"). Joined without cleaning, so
+		// ".." is left for the filesystem to resolve.
+		path = s.roots[0].Path + string(filepath.Separator) + path
+	}
+	real, err := resolve(path)
+	if err != nil {
+		return 0, "", fmt.Errorf("roots: %q: %w: %v", path, ErrUnresolvable, err)
+	}
+	for i, r := range s.roots {
+		if rel, ok := within(r.Real, real); ok {
+			return i, rel, nil
+		}
+	}
+	return 0, "", fmt.Errorf("roots: %q (%s): %w", path, real, ErrOutside)
+}
+
+func checkSyntax(p string) error {
+	switch {
+	case p == "":
+		return errors.New("empty path")
+	case strings.IndexByte(p, 0) >= 0:
+		return errors.New("path contains NUL")
+	}
+	return nil
+}
+
+// within reports whether real is base or below it; both are clean absolute
+// real paths, so a lexical comparison is exact here.
+func within(base, real string) (string, bool) {
+	rel, err := filepath.Rel(base, real)
+	if err != nil || filepath.IsAbs(rel) {
+		return "", false
+	}
+	if rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return rel, true
+}
+
+// resolve returns the real path of an absolute path, following symlinks and
+// ".." as the filesystem does. For a path that does not exist, it resolves
+// the longest existing ancestor and appends the missing components.
+func resolve(path string) (string, error) {
+	real, err := filepath.EvalSymlinks(path)
+	if err == nil {
+		return filepath.Abs(real)
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	// Split without cleaning: "link/.." must be resolved by the filesystem
+	// (the parent of the link's target), not lexically.
+	vol := filepath.VolumeName(path)
+	comps := components(path[len(vol):])
+	for n := len(comps) - 1; n >= 0; n-- {
+		prefix := vol + string(filepath.Separator) + strings.Join(comps[:n], string(filepath.Separator))
+		base, err := filepath.EvalSymlinks(prefix)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		rest := comps[n:]
+		for _, c := range rest {
+			if c == ".." {
+				return "", errors.New(`".." after a component that does not exist`)
+			}
+		}
+		// The first missing component must be absent, not a dangling symlink
+		// (or anything else EvalSymlinks could not follow): creating through
+		// it would land wherever the link points.
+		first := filepath.Join(base, rest[0])
+		if _, err := os.Lstat(first); !errors.Is(err, fs.ErrNotExist) {
+			if err == nil {
+				return "", fmt.Errorf("%s exists but cannot be resolved (dangling symlink?)", first)
+			}
+			return "", err
+		}
+		return filepath.Abs(filepath.Join(append([]string{base}, rest...)...))
+	}
+	return "", err
+}
+
+// components splits a path on separators, dropping empty and "." parts.
+func components(p string) []string {
+	var out []string
+	for _, c := range strings.FieldsFunc(p, func(r rune) bool { return os.IsPathSeparator(uint8(r)) && r < 0x80 }) {
+		if c != "." {
+			out = append(out, c)
+		}
+	}
+	return out
+}

@@ -1,0 +1,35 @@
+package templates
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestRender(t *testing.T) {
+	for _, kind := range Kinds() {
+		files, err := Render(kind, Data{Name: "x", Import: "example.com/acp", Module: "example.com/x", GoVersion: "1.26.0"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for name := range files {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		if want := []string{kind + ".go", "go.mod", "main.go"}; !slices.Equal(names, want) {
+			t.Errorf("%s: files %v, want %v", kind, names, want)
+		}
+		if !strings.Contains(string(files["main.go"]), `acp "example.com/acp"`) {
+			t.Errorf("%s: main.go does not import the package:\n%s", kind, files["main.go"])
+		}
+		// Without a module path the starter joins an existing module.
+		files, _ = Render(kind, Data{Name: "x", Import: "example.com/acp"})
+		if _, ok := files["go.mod"]; ok {
+			t.Errorf("%s: go.mod written without a module path", kind)
+		}
+	}
+	if _, err := Render("proxy", Data{Name: "x", Import: "example.com/acp"}); err == nil {
+		t.Error("unknown kind rendered")
+	}
+}
