@@ -23,51 +23,76 @@ import (
 
 // BenchmarkGenerate is the repository's whole generation in-process: both
 // channels, the RFD overlays, validators, gates, dispatch, meta tables; the
-// output formatted with go/format as emitted. peak-heap-MB is the largest
-// heap seen by a sampler during the runs.
+// output formatted with go/format as emitted. Each run is followed, outside
+// the timing, by go/format alone on the same output (format-ms/op), so the
+// ratio x-format is taken under the same machine conditions; peak-heap-MB is
+// the largest heap a sampler saw.
 func BenchmarkGenerate(b *testing.B) {
 	b.Chdir("..")
 	cfg := generator.RepoConfig()
+	var floor time.Duration
 	b.ReportAllocs()
 	peak := sampleHeap()
 	for b.Loop() {
-		if _, err := generator.Generate(cfg); err != nil {
+		files, err := generator.Generate(cfg)
+		if err != nil {
 			b.Fatal(err)
 		}
+		b.StopTimer()
+		floor += formatAll(b, files)
+		files = nil
+		runtime.GC() // the floor's garbage is not the next run's to collect
+		b.StartTimer()
 	}
 	b.ReportMetric(peak()/(1<<20), "peak-heap-MB")
+	reportFloor(b, floor)
 }
 
-// BenchmarkFormatFloor formats the same generated Go files with go/format
-// alone: the floor any generator that emits formatted Go pays.
+// reportFloor reports the go/format time per op and the ratio to it.
+func reportFloor(b *testing.B, floor time.Duration) {
+	per := float64(floor.Nanoseconds()) / float64(b.N)
+	b.ReportMetric(per/1e6, "format-ms/op")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/per, "x-format")
+}
+
+// formatAll formats every Go file of a generation with go/format alone: the
+// floor any generator that emits formatted Go pays.
+func formatAll(b *testing.B, files map[string][]byte) time.Duration {
+	start := time.Now()
+	for p, src := range files {
+		if strings.HasSuffix(p, ".go") {
+			if _, err := format.Source(src); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	return time.Since(start)
+}
+
+// BenchmarkFormatFloor is go/format alone on the generated Go files.
 func BenchmarkFormatFloor(b *testing.B) {
 	b.Chdir("..")
 	files, err := generator.Generate(generator.RepoConfig())
 	if err != nil {
 		b.Fatal(err)
 	}
-	var srcs [][]byte
 	lines := 0
-	for _, p := range generator.Paths(files) {
+	for p, src := range files {
 		if strings.HasSuffix(p, ".go") {
-			srcs = append(srcs, files[p])
-			lines += strings.Count(string(files[p]), "\n")
+			lines += strings.Count(string(src), "\n")
 		}
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		for _, src := range srcs {
-			if _, err := format.Source(src); err != nil {
-				b.Fatal(err)
-			}
-		}
+		formatAll(b, files)
 	}
 	b.ReportMetric(float64(lines), "lines")
 }
 
 // BenchmarkGenerateProcess runs `acpgen generate` as a whole process on a
 // copy of the pinned schema, with the RFD overlays, into a temporary root.
-// peak-RSS-MB is the largest resident set of any run (getrusage).
+// peak-RSS-MB is the largest resident set of any run (getrusage); each run is
+// followed, outside the timing, by go/format alone on the files it wrote.
 func BenchmarkGenerateProcess(b *testing.B) {
 	repo, err := filepath.Abs("..")
 	if err != nil {
@@ -90,6 +115,7 @@ func BenchmarkGenerateProcess(b *testing.B) {
 		args = append(args, "--overlay", filepath.Join(repo, filepath.FromSlash(o)))
 	}
 	var maxRSS int64
+	var floor time.Duration
 	for b.Loop() {
 		cmd := exec.Command(bin, args...)
 		cmd.Dir = work // no acpgen.json in reach
@@ -99,8 +125,29 @@ func BenchmarkGenerateProcess(b *testing.B) {
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 			maxRSS = max(maxRSS, int64(ru.Maxrss)) // KiB on Linux
 		}
+		b.StopTimer()
+		floor += formatAll(b, readTree(b, root))
+		b.StartTimer()
 	}
 	b.ReportMetric(float64(maxRSS)/1024, "peak-RSS-MB")
+	reportFloor(b, floor)
+}
+
+// readTree reads every file under root, keyed by slash path.
+func readTree(b *testing.B, root string) map[string][]byte {
+	out := map[string][]byte{}
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		out[filepath.ToSlash(p)] = data
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return out
 }
 
 var built struct {

@@ -12,5 +12,5 @@ out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 go version
 go test ./bench -run '^$' -bench 'Generate|FormatFloor|Scale' -benchmem -benchtime 2x -count "$count" | tee "$out/generate.txt"
-(cd bench/peer && go test -run '^$' -bench 'Messages' -benchmem -benchtime 300ms -count "$count") | tee "$out/messages.txt"
+(cd bench/peer && go test -run '^$' -bench 'Messages|Interleaved' -benchmem -benchtime 300ms -count "$count") | tee "$out/messages.txt"
 go run ./bench/benchtable "$out/generate.txt" "$out/messages.txt"

@@ -201,4 +201,3 @@ func TestDispatchFrames(t *testing.T) {
 		t.Fatalf("invalid params: %s", data)
 	}
 }
-

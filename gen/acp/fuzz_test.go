@@ -223,14 +223,16 @@ func runSide(t *testing.T, data []byte, client bool) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	runDone := make(chan error, 1)
-	var initFrames []byte // written after the connection's first frame, if any
 	if client {
 		cc := acp.NewClientConn(fuzzClient{}, pr, out, opts)
 		go func() { runDone <- cc.Run(ctx) }()
 		initDone := make(chan error, 1)
 		yes := true
 		caps := &acp.ClientCapabilities{Fs: &acp.FileSystemCapabilities{ReadTextFile: &yes, WriteTextFile: &yes}, Terminal: &yes}
-		go func() { _, err := cc.Initialize(ctx, &acp.InitializeRequest{ClientCapabilities: caps}); initDone <- err }()
+		go func() {
+			_, err := cc.Initialize(ctx, &acp.InitializeRequest{ClientCapabilities: caps})
+			initDone <- err
+		}()
 		<-out.first
 		if _, err := fmt.Fprintf(pw, `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":%d}}`+"\n", acp.CurrentProtocolVersion); err != nil {
 			t.Fatal(err)
@@ -241,8 +243,8 @@ func runSide(t *testing.T, data []byte, client bool) string {
 	} else {
 		ac := acp.NewAgentConn(fuzzAgent{}, pr, out, opts)
 		go func() { runDone <- ac.Run(ctx) }()
-		initFrames = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":%d,"clientCapabilities":{"fs":{"readTextFile":true,"writeTextFile":true},"terminal":true}}}`+"\n", acp.CurrentProtocolVersion)
-		if _, err := pw.Write(initFrames); err != nil {
+		init := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":%d,"clientCapabilities":{"fs":{"readTextFile":true,"writeTextFile":true},"terminal":true}}}`+"\n", acp.CurrentProtocolVersion)
+		if _, err := pw.Write(init); err != nil {
 			t.Fatal(err)
 		}
 		<-out.first

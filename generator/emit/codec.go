@@ -659,29 +659,7 @@ func quoteKeys(ks []string) []string {
 
 // jsonKind is the wire.Kind constant a value of shape r starts with.
 func jsonKind(r *ir.Ref) string {
-	switch r.Kind {
-	case ir.String:
-		return "KindString"
-	case ir.Bool:
-		return "KindBool"
-	case ir.Int, ir.Float:
-		return "KindNumber"
-	case ir.Array:
-		return "KindArray"
-	case ir.Map:
-		return "KindObject"
-	case ir.Named:
-		t := r.Type
-		switch t.Kind {
-		case ir.Struct, ir.ObjectUnion:
-			return "KindObject"
-		case ir.Enum:
-			return jsonKind(t.EnumBase)
-		case ir.Alias:
-			return jsonKind(t.Target)
-		}
-	}
-	return ""
+	return map[string]string{"string": "KindString", "boolean": "KindBool", "number": "KindNumber", "array": "KindArray", "object": "KindObject"}[ir.JSONKind(r)]
 }
 
 func (e *emitter) valueUnion(f *File, t *ir.Type) {

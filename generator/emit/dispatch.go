@@ -290,7 +290,7 @@ func (e *emitter) inboundRequest(sd *side, m *ir.Method, prompt *ir.Method, turn
 		If(Err().Op(":=").Qual(WirePath, "Decode").Call(Id("params"), Op("&").Id("p"), Id("c").Dot("mode")), Err().Op("!=").Nil()).Block(Return(Nil(), Id("invalidParams").Call(Err()))),
 		If(Err().Op(":=").Id("p").Dot("Validate").Call(), Err().Op("!=").Nil()).Block(Return(Nil(), Err())),
 	}
-	initialize := m.Wire == "initialize"
+	initialize := m == e.m.Initialize()
 	if !initialize {
 		out = append(out,
 			If(List(Id("ok"), Id("need")).Op(":=").Id("n").Dot("AllowsMethod").Call(Id("method")), Op("!").Id("ok")).Block(
@@ -381,7 +381,7 @@ func (e *emitter) outboundCall(f *File, sd *side, cname string, m *ir.Method) {
 	pre := []Code{
 		List(Id("n"), Id("ready")).Op(":=").Id("c").Dot("state").Call(),
 	}
-	initialize := m.Wire == "initialize"
+	initialize := m == e.m.Initialize()
 	if initialize {
 		pre = append(pre, Id("_").Op(",").Id("_").Op("=").Id("n").Op(",").Id("ready"),
 			If(Id("params").Dot("ProtocolVersion").Op("==").Lit(0)).Block(Id("params").Dot("ProtocolVersion").Op("=").Id("CurrentProtocolVersion")),

@@ -125,7 +125,9 @@ func Files(m *ir.Model, o Config) (map[string][]byte, error) {
 		f.fn(jf)
 		var buf bytes.Buffer
 		if err := jf.Render(&buf); err != nil {
-			return nil, fmt.Errorf("emit %s/%s: %w", o.Package, f.name, err)
+			// jennifer appends the whole unformatted source; one line is enough.
+			msg, _, _ := strings.Cut(err.Error(), " while formatting source")
+			return nil, fmt.Errorf("emit %s/%s: generated code does not format (a generator bug): %s", o.Package, f.name, msg)
 		}
 		out[f.name] = buf.Bytes()
 	}

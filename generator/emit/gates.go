@@ -21,12 +21,7 @@ func namedType(r *ir.Ref) *ir.Type {
 }
 
 func (e *emitter) hasGates() bool {
-	for _, m := range e.m.Methods {
-		if m.Wire == "initialize" && m.Result != nil {
-			return true
-		}
-	}
-	return false
+	return e.m.Initialize() != nil
 }
 
 // capFuncs names one accessor per capability path, in first-use order.
@@ -45,18 +40,7 @@ func (e *emitter) capFuncs() ([]*ir.CapabilityPath, map[string]string) {
 // gates emits the negotiated-capabilities API: Allows, AllowsMethod,
 // CheckParams and CheckResult, generated from the resolved gate table.
 func (e *emitter) gates(f *File) {
-	init := e.m.TypeByDef("InitializeRequest")
-	for _, m := range e.m.Methods {
-		if m.Wire == "initialize" {
-			init = m.Params
-		}
-	}
-	var initResult *ir.Type
-	for _, m := range e.m.Methods {
-		if m.Wire == "initialize" {
-			initResult = m.Result
-		}
-	}
+	init, initResult := e.m.Initialize().Params, e.m.Initialize().Result
 	f.Comment("Negotiated holds what both sides advertised in initialize. Gates consult it: a")
 	f.Comment("capability is granted by true, or by the presence of its (non-null) object.")
 	f.Type().Id("Negotiated").Struct(
@@ -333,12 +317,7 @@ func (e *emitter) gatesTest(f *File) {
 		}
 		cases = append(cases, Values(d))
 	}
-	var initReq, initResp string
-	for _, m := range e.m.Methods {
-		if m.Wire == "initialize" {
-			initReq, initResp = m.Params.Name, m.Result.Name
-		}
-	}
+	initReq, initResp := e.m.Initialize().Params.Name, e.m.Initialize().Result.Name
 	f.Func().Id("negotiated").Params(Id("ng").Qual(GatetestPath, "Negotiation")).Params(Op("*").Id("Negotiated"), Error()).Block(
 		Id("n").Op(":=").Op("&").Id("Negotiated").Values(Dict{Id("Request"): New(Id(initReq)), Id("Response"): New(Id(initResp))}),
 		If(Err().Op(":=").Qual(WirePath, "Decode").Call(Id("ng").Dot("Request"), Id("n").Dot("Request"), Qual(WirePath, "Strict")), Err().Op("!=").Nil()).Block(Return(Nil(), Err())),

@@ -69,10 +69,72 @@ func Build(doc *load.Document, channel string) (*Model, error) {
 	if err := b.aliasCycles(); err != nil {
 		return nil, err
 	}
+	if err := b.valueUnionKinds(); err != nil {
+		return nil, err
+	}
 	if err := b.methods(); err != nil {
 		return nil, err
 	}
 	return b.m, nil
+}
+
+// valueUnionKinds requires every variant of a union told apart by JSON type
+// to have one JSON type: a variant that is itself such a union, or any value,
+// (or the union itself, through a $ref cycle) could not be chosen.
+func (b *builder) valueUnionKinds() error {
+	for _, t := range b.m.Types {
+		if t.Kind != ValueUnion {
+			continue
+		}
+		for _, v := range t.Union.Variants {
+			if !v.Null && JSONKind(v.Payload) == "" {
+				return b.errf(b.schemaOf(t), "variant %s of %s has no single JSON type (a union or any value, or a $ref back to the union); it cannot be told apart", v.Name, t.Name)
+			}
+		}
+	}
+	return nil
+}
+
+func (b *builder) schemaOf(t *Type) *load.Schema {
+	if s := b.schema[t]; s != nil {
+		return s
+	}
+	return &load.Schema{File: t.File, Pointer: t.Pointer}
+}
+
+// JSONKind is the JSON type every value of shape r has ("string", "boolean",
+// "number", "array", "object"), or "" when values of r can be of several.
+func JSONKind(r *Ref) string {
+	switch r.Kind {
+	case String:
+		return "string"
+	case Bool:
+		return "boolean"
+	case Int, Float:
+		return "number"
+	case Array:
+		return "array"
+	case Map:
+		return "object"
+	case Named:
+		seen := map[*Type]bool{}
+		t := r.Type
+		for t.Kind == Alias && t.Target.Kind == Named && !seen[t] {
+			seen[t] = true
+			t = t.Target.Type
+		}
+		switch t.Kind {
+		case Struct, ObjectUnion:
+			return "object"
+		case Enum:
+			return JSONKind(t.EnumBase)
+		case Alias:
+			if t.Target.Kind != Named {
+				return JSONKind(t.Target)
+			}
+		}
+	}
+	return ""
 }
 
 // aliasCycles rejects $ref chains that come back to themselves with no object
@@ -960,6 +1022,19 @@ func (b *builder) methods() error {
 	for _, d := range b.doc.Root.Defs {
 		if d.Schema.XMethod != "" && kinds[d.Name] == "response" {
 			results[key{d.Schema.XMethod, d.Schema.XSide}] = b.m.byDef[d.Name]
+		}
+	}
+	// A response must answer a request of the same wire name and side; naming
+	// the response def points at the likely typo.
+	requests := map[key]bool{}
+	for _, d := range b.doc.Root.Defs {
+		if d.Schema.XMethod != "" && kinds[d.Name] == "request" {
+			requests[key{d.Schema.XMethod, d.Schema.XSide}] = true
+		}
+	}
+	for _, d := range b.doc.Root.Defs {
+		if d.Schema.XMethod != "" && kinds[d.Name] == "response" && !requests[key{d.Schema.XMethod, d.Schema.XSide}] {
+			return b.errf(d.Schema, "response with x-method %q and x-side %q answers no request", d.Schema.XMethod, d.Schema.XSide)
 		}
 	}
 	seen := map[string]*load.Schema{}

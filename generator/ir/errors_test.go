@@ -38,6 +38,12 @@ func TestBuildErrors(t *testing.T) {
 		{"false schema", `{"$defs": {"S": {"type": "object", "properties": {"a": false}}}}`, `the false schema accepts nothing`},
 		{"allOf with members", `{"$defs": {"B": {"type": "object"}, "S": {"allOf": [{"$ref": "#/$defs/B"}, {"$ref": "#/$defs/B"}]}}}`, `allOf is understood only as a one-element $ref wrapper`},
 		{"ref cycle without object", `{"$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"allOf": [{"$ref": "#/$defs/A"}]}}}`, `x.json#/$defs/A: $ref cycle with no object in between`},
+		{"response answers nothing", `{"anyOf": [{"type": "object", "properties": {"id": {}, "method": {"type": "string"}, "params": {"anyOf": [{"allOf": [{"$ref": "#/$defs/A"}]}]}}},
+			{"type": "object", "properties": {"id": {}, "result": {"anyOf": [{"allOf": [{"$ref": "#/$defs/R"}]}]}}}],
+			"$defs": {"A": {"type": "object", "x-method": "ping", "x-side": "agent"}, "R": {"type": "object", "x-method": "pong", "x-side": "agent"}}}`,
+			`x.json#/$defs/R: response with x-method "pong" and x-side "agent" answers no request`},
+		{"cycle through a union", `{"$defs": {"A": {"anyOf": [{"$ref": "#/$defs/A"}, {"type": "string"}]}}}`, `variant A of A has no single JSON type`},
+		{"union variant of any value", `{"$defs": {"Any": {}, "U": {"anyOf": [{"title": "S", "type": "string"}, {"$ref": "#/$defs/Any"}]}}}`, `variant Any of U has no single JSON type`},
 		{"required not declared", `{"$defs": {"S": {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["b"]}}}`, `required member "b" is not declared`},
 	} {
 		t.Run(c.name, func(t *testing.T) {

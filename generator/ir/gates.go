@@ -59,11 +59,25 @@ type CapabilityPath struct {
 	Bool bool
 }
 
+// method returns the request (preferred) or notification with the wire name.
 func (m *Model) method(wire string) *Method {
+	var note *Method
 	for _, x := range m.Methods {
 		if x.Wire == wire && x.Params != nil {
-			return x
+			if !x.Notification {
+				return x
+			}
+			note = x
 		}
+	}
+	return note
+}
+
+// Initialize returns the initialize request, which carries both sides'
+// capabilities (params and result), or nil when the schema has none.
+func (m *Model) Initialize() *Method {
+	if x := m.method("initialize"); x != nil && !x.Notification && x.Result != nil {
+		return x
 	}
 	return nil
 }
@@ -239,8 +253,8 @@ func kindOf(r *Ref) string {
 // capability resolves a dotted capability path. Its first member is looked up
 // in initialize's params (the client's advertisement) or result (the agent's).
 func (m *Model) capability(dotted string) (*CapabilityPath, error) {
-	init := m.method("initialize")
-	if init == nil || init.Result == nil {
+	init := m.Initialize()
+	if init == nil {
 		return nil, fmt.Errorf("capability %q: the schema has no initialize request and result", dotted)
 	}
 	parts := strings.Split(dotted, ".")
