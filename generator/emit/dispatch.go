@@ -245,12 +245,19 @@ func (e *emitter) sideDispatch(f *File, sd *side) {
 	in := lower(sd.Name) + "Inbound"
 	f.Comment(fmt.Sprintf("%s adapts %s to the runtime's Handler.", in, cname))
 	f.Type().Id(in).Struct(Id("c").Op("*").Id(cname))
+	// One function per method keeps each stack frame small: a switch holding
+	// every params type would make every request goroutine grow its stack.
 	var reqCases, noteCases []Code
 	for _, m := range sd.handles {
+		fn := "serve" + methodGo(m)
+		args := []Code{Id("ctx"), Id("n"), Id("method"), Id("params")}
+		sig := []Code{ctxParam(), Id("n").Op("*").Id("Negotiated"), Id("method").String(), Id("params").Qual(WirePath, "Raw")}
 		if m.Notification {
-			noteCases = append(noteCases, Case(Id(MethodConst(m.Wire))).Block(e.inboundNotification(sd, m, cancel, turns)...))
+			noteCases = append(noteCases, Case(Id(MethodConst(m.Wire))).Block(Id("c").Dot(fn).Call(args...)))
+			f.Func().Params(Id("c").Op("*").Id(cname)).Id(fn).Params(sig...).Block(e.inboundNotification(sd, m, cancel, turns)...)
 		} else {
-			reqCases = append(reqCases, Case(Id(MethodConst(m.Wire))).Block(e.inboundRequest(sd, m, prompt, turns)...))
+			reqCases = append(reqCases, Case(Id(MethodConst(m.Wire))).Block(Return(Id("c").Dot(fn).Call(args...))))
+			f.Func().Params(Id("c").Op("*").Id(cname)).Id(fn).Params(sig...).Params(Qual(WirePath, "Raw"), Error()).Block(e.inboundRequest(sd, m, prompt, turns)...)
 		}
 	}
 	reqCases = append(reqCases, Default().Block(

@@ -95,6 +95,7 @@ type Conn struct {
 	wg      sync.WaitGroup // handlers and the notification goroutine
 	done    chan struct{}  // closed at shutdown
 	closing chan struct{}  // closed by Close
+	jobs    chan job       // unbuffered: hand-off to an idle worker
 	once    sync.Once
 }
 
@@ -146,6 +147,7 @@ func NewConn(r io.Reader, w io.Writer, h Handler, o Options) *Conn {
 		inflight: make(map[string]*inbound),
 		done:     make(chan struct{}),
 		closing:  make(chan struct{}),
+		jobs:     make(chan job),
 	}
 	c.notes.init()
 	return c
@@ -409,7 +411,38 @@ func (c *Conn) startRequest(m *message) {
 	c.inflight[in.key] = in
 	c.wg.Add(1) // under mu, so it happens before shutdown's Wait
 	c.mu.Unlock()
-	go c.serve(ctx, in, m.id, m.method, m.params)
+	j := job{ctx, in, m.id, m.method, m.params}
+	select {
+	case c.jobs <- j: // an idle worker takes it
+	default:
+		c.wg.Add(1)
+		go c.worker(j)
+	}
+}
+
+// job is one inbound request for a worker.
+type job struct {
+	ctx    context.Context
+	in     *inbound
+	id     wire.Raw
+	method string
+	params wire.Raw
+}
+
+// worker serves requests until shutdown. Workers are reused rather than one
+// goroutine started per request: a fresh goroutine's small stack grows (and
+// is copied) on every request deep in decoding; a warm one has grown already.
+// There are never more workers than requests were once in flight together.
+func (c *Conn) worker(j job) {
+	defer c.wg.Done()
+	for {
+		c.serve(j.ctx, j.in, j.id, j.method, j.params)
+		select {
+		case j = <-c.jobs:
+		case <-c.done:
+			return
+		}
+	}
 }
 
 func (c *Conn) untrack(in *inbound) {

@@ -645,6 +645,719 @@ type agentInbound struct {
 	c *AgentConn
 }
 
+func (c *AgentConn) serveInitialize(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p InitializeRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	res, err := c.h.Initialize(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	// Version negotiation: an agent that does not say answers with the version this package speaks.
+	if res.ProtocolVersion == 0 {
+		res.ProtocolVersion = CurrentProtocolVersion
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	n = &Negotiated{
+		Request:  &p,
+		Response: res,
+	}
+	c.mu.Lock()
+	c.neg, c.ready = *n, true
+	c.mu.Unlock()
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
+func (c *AgentConn) serveAuthenticate(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p AuthenticateRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if ok, need := n.AllowsMethod(method); !ok {
+		return nil, &wire.GateError{Violations: []wire.GateViolation{{
+			Capability: need,
+			Method:     method,
+		}}}
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		return nil, &wire.GateError{Violations: vs}
+	}
+	res, err := c.h.Authenticate(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
+func (c *AgentConn) serveProvidersList(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p ListProvidersRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if ok, need := n.AllowsMethod(method); !ok {
+		return nil, &wire.GateError{Violations: []wire.GateViolation{{
+			Capability: need,
+			Method:     method,
+		}}}
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		return nil, &wire.GateError{Violations: vs}
+	}
+	res, err := c.h.ProvidersList(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
+func (c *AgentConn) serveProvidersSet(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p SetProviderRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if ok, need := n.AllowsMethod(method); !ok {
+		return nil, &wire.GateError{Violations: []wire.GateViolation{{
+			Capability: need,
+			Method:     method,
+		}}}
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		return nil, &wire.GateError{Violations: vs}
+	}
+	res, err := c.h.ProvidersSet(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
+func (c *AgentConn) serveProvidersDisable(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p DisableProviderRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if ok, need := n.AllowsMethod(method); !ok {
+		return nil, &wire.GateError{Violations: []wire.GateViolation{{
+			Capability: need,
+			Method:     method,
+		}}}
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		return nil, &wire.GateError{Violations: vs}
+	}
+	res, err := c.h.ProvidersDisable(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
+func (c *AgentConn) serveLogout(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p LogoutRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if ok, need := n.AllowsMethod(method); !ok {
+		return nil, &wire.GateError{Violations: []wire.GateViolation{{
+			Capability: need,
+			Method:     method,
+		}}}
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		return nil, &wire.GateError{Violations: vs}
+	}
+	res, err := c.h.Logout(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
+func (c *AgentConn) serveAuthStatus(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p AuthStatusRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if ok, need := n.AllowsMethod(method); !ok {
+		return nil, &wire.GateError{Violations: []wire.GateViolation{{
+			Capability: need,
+			Method:     method,
+		}}}
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		return nil, &wire.GateError{Violations: vs}
+	}
+	res, err := c.h.AuthStatus(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
+func (c *AgentConn) serveSessionNew(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p NewSessionRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if ok, need := n.AllowsMethod(method); !ok {
+		return nil, &wire.GateError{Violations: []wire.GateViolation{{
+			Capability: need,
+			Method:     method,
+		}}}
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		return nil, &wire.GateError{Violations: vs}
+	}
+	res, err := c.h.SessionNew(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
+func (c *AgentConn) serveSessionLoad(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p LoadSessionRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if ok, need := n.AllowsMethod(method); !ok {
+		return nil, &wire.GateError{Violations: []wire.GateViolation{{
+			Capability: need,
+			Method:     method,
+		}}}
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		return nil, &wire.GateError{Violations: vs}
+	}
+	res, err := c.h.SessionLoad(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
+func (c *AgentConn) serveSessionList(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p ListSessionsRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if ok, need := n.AllowsMethod(method); !ok {
+		return nil, &wire.GateError{Violations: []wire.GateViolation{{
+			Capability: need,
+			Method:     method,
+		}}}
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		return nil, &wire.GateError{Violations: vs}
+	}
+	res, err := c.h.SessionList(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
+func (c *AgentConn) serveSessionDelete(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p DeleteSessionRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if ok, need := n.AllowsMethod(method); !ok {
+		return nil, &wire.GateError{Violations: []wire.GateViolation{{
+			Capability: need,
+			Method:     method,
+		}}}
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		return nil, &wire.GateError{Violations: vs}
+	}
+	res, err := c.h.SessionDelete(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
+func (c *AgentConn) serveSessionFork(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p ForkSessionRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if ok, need := n.AllowsMethod(method); !ok {
+		return nil, &wire.GateError{Violations: []wire.GateViolation{{
+			Capability: need,
+			Method:     method,
+		}}}
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		return nil, &wire.GateError{Violations: vs}
+	}
+	res, err := c.h.SessionFork(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
+func (c *AgentConn) serveSessionArchive(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p ArchiveSessionRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if ok, need := n.AllowsMethod(method); !ok {
+		return nil, &wire.GateError{Violations: []wire.GateViolation{{
+			Capability: need,
+			Method:     method,
+		}}}
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		return nil, &wire.GateError{Violations: vs}
+	}
+	res, err := c.h.SessionArchive(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
+func (c *AgentConn) serveSessionUnarchive(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p UnarchiveSessionRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if ok, need := n.AllowsMethod(method); !ok {
+		return nil, &wire.GateError{Violations: []wire.GateViolation{{
+			Capability: need,
+			Method:     method,
+		}}}
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		return nil, &wire.GateError{Violations: vs}
+	}
+	res, err := c.h.SessionUnarchive(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
+func (c *AgentConn) serveSessionStatus(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p SessionStatusRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if ok, need := n.AllowsMethod(method); !ok {
+		return nil, &wire.GateError{Violations: []wire.GateViolation{{
+			Capability: need,
+			Method:     method,
+		}}}
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		return nil, &wire.GateError{Violations: vs}
+	}
+	res, err := c.h.SessionStatus(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
+func (c *AgentConn) serveSessionSetTitle(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p SetSessionTitleRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if ok, need := n.AllowsMethod(method); !ok {
+		return nil, &wire.GateError{Violations: []wire.GateViolation{{
+			Capability: need,
+			Method:     method,
+		}}}
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		return nil, &wire.GateError{Violations: vs}
+	}
+	res, err := c.h.SessionSetTitle(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
+func (c *AgentConn) serveSessionResume(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p ResumeSessionRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if ok, need := n.AllowsMethod(method); !ok {
+		return nil, &wire.GateError{Violations: []wire.GateViolation{{
+			Capability: need,
+			Method:     method,
+		}}}
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		return nil, &wire.GateError{Violations: vs}
+	}
+	res, err := c.h.SessionResume(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
+func (c *AgentConn) serveSessionClose(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p CloseSessionRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if ok, need := n.AllowsMethod(method); !ok {
+		return nil, &wire.GateError{Violations: []wire.GateViolation{{
+			Capability: need,
+			Method:     method,
+		}}}
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		return nil, &wire.GateError{Violations: vs}
+	}
+	res, err := c.h.SessionClose(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
+func (c *AgentConn) serveSessionSetMode(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p SetSessionModeRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if ok, need := n.AllowsMethod(method); !ok {
+		return nil, &wire.GateError{Violations: []wire.GateViolation{{
+			Capability: need,
+			Method:     method,
+		}}}
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		return nil, &wire.GateError{Violations: vs}
+	}
+	res, err := c.h.SessionSetMode(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
+func (c *AgentConn) serveSessionSetConfigOption(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p SetSessionConfigOptionRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if ok, need := n.AllowsMethod(method); !ok {
+		return nil, &wire.GateError{Violations: []wire.GateViolation{{
+			Capability: need,
+			Method:     method,
+		}}}
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		return nil, &wire.GateError{Violations: vs}
+	}
+	res, err := c.h.SessionSetConfigOption(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
+func (c *AgentConn) serveSessionPrompt(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p PromptRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if ok, need := n.AllowsMethod(method); !ok {
+		return nil, &wire.GateError{Violations: []wire.GateViolation{{
+			Capability: need,
+			Method:     method,
+		}}}
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		return nil, &wire.GateError{Violations: vs}
+	}
+	ctx, t := c.startTurn(ctx, p.SessionID)
+	defer c.endTurn(p.SessionID, t)
+	res, err := c.h.SessionPrompt(ctx, &p)
+	// A turn ended by session/cancel answers stopReason "cancelled", not an error.
+	if t.cancelled.Load() && (err != nil || res == nil) {
+		res, err = &PromptResponse{StopReason: StopReasonCancelled}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
+func (c *AgentConn) serveSessionCancel(ctx context.Context, n *Negotiated, method string, params wire.Raw) {
+	var p CancelNotification
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		c.onDrop(method, err)
+		return
+	}
+	if err := p.Validate(); err != nil {
+		c.onDrop(method, err)
+		return
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		c.onDrop(method, &wire.GateError{Violations: vs})
+		return
+	}
+	c.cancelTurn(p.SessionID)
+	c.h.SessionCancel(ctx, &p)
+}
+func (c *AgentConn) serveMCPMessage(ctx context.Context, n *Negotiated, method string, params wire.Raw) {
+	var p MessageMCPNotification
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		c.onDrop(method, err)
+		return
+	}
+	if err := p.Validate(); err != nil {
+		c.onDrop(method, err)
+		return
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		c.onDrop(method, &wire.GateError{Violations: vs})
+		return
+	}
+	c.h.MCPMessage(ctx, &p)
+}
 func (a agentInbound) HandleRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
 	c := a.c
 	n, ready := c.state()
@@ -654,664 +1367,47 @@ func (a agentInbound) HandleRequest(ctx context.Context, method string, params w
 	}
 	switch method {
 	case MethodInitialize:
-		var p InitializeRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		res, err := c.h.Initialize(ctx, &p)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		// Version negotiation: an agent that does not say answers with the version this package speaks.
-		if res.ProtocolVersion == 0 {
-			res.ProtocolVersion = CurrentProtocolVersion
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		n = &Negotiated{
-			Request:  &p,
-			Response: res,
-		}
-		c.mu.Lock()
-		c.neg, c.ready = *n, true
-		c.mu.Unlock()
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveInitialize(ctx, n, method, params)
 	case MethodAuthenticate:
-		var p AuthenticateRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if ok, need := n.AllowsMethod(method); !ok {
-			return nil, &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}}
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			return nil, &wire.GateError{Violations: vs}
-		}
-		res, err := c.h.Authenticate(ctx, &p)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveAuthenticate(ctx, n, method, params)
 	case MethodProvidersList:
-		var p ListProvidersRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if ok, need := n.AllowsMethod(method); !ok {
-			return nil, &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}}
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			return nil, &wire.GateError{Violations: vs}
-		}
-		res, err := c.h.ProvidersList(ctx, &p)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveProvidersList(ctx, n, method, params)
 	case MethodProvidersSet:
-		var p SetProviderRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if ok, need := n.AllowsMethod(method); !ok {
-			return nil, &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}}
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			return nil, &wire.GateError{Violations: vs}
-		}
-		res, err := c.h.ProvidersSet(ctx, &p)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveProvidersSet(ctx, n, method, params)
 	case MethodProvidersDisable:
-		var p DisableProviderRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if ok, need := n.AllowsMethod(method); !ok {
-			return nil, &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}}
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			return nil, &wire.GateError{Violations: vs}
-		}
-		res, err := c.h.ProvidersDisable(ctx, &p)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveProvidersDisable(ctx, n, method, params)
 	case MethodLogout:
-		var p LogoutRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if ok, need := n.AllowsMethod(method); !ok {
-			return nil, &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}}
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			return nil, &wire.GateError{Violations: vs}
-		}
-		res, err := c.h.Logout(ctx, &p)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveLogout(ctx, n, method, params)
 	case MethodAuthStatus:
-		var p AuthStatusRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if ok, need := n.AllowsMethod(method); !ok {
-			return nil, &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}}
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			return nil, &wire.GateError{Violations: vs}
-		}
-		res, err := c.h.AuthStatus(ctx, &p)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveAuthStatus(ctx, n, method, params)
 	case MethodSessionNew:
-		var p NewSessionRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if ok, need := n.AllowsMethod(method); !ok {
-			return nil, &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}}
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			return nil, &wire.GateError{Violations: vs}
-		}
-		res, err := c.h.SessionNew(ctx, &p)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveSessionNew(ctx, n, method, params)
 	case MethodSessionLoad:
-		var p LoadSessionRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if ok, need := n.AllowsMethod(method); !ok {
-			return nil, &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}}
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			return nil, &wire.GateError{Violations: vs}
-		}
-		res, err := c.h.SessionLoad(ctx, &p)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveSessionLoad(ctx, n, method, params)
 	case MethodSessionList:
-		var p ListSessionsRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if ok, need := n.AllowsMethod(method); !ok {
-			return nil, &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}}
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			return nil, &wire.GateError{Violations: vs}
-		}
-		res, err := c.h.SessionList(ctx, &p)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveSessionList(ctx, n, method, params)
 	case MethodSessionDelete:
-		var p DeleteSessionRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if ok, need := n.AllowsMethod(method); !ok {
-			return nil, &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}}
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			return nil, &wire.GateError{Violations: vs}
-		}
-		res, err := c.h.SessionDelete(ctx, &p)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveSessionDelete(ctx, n, method, params)
 	case MethodSessionFork:
-		var p ForkSessionRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if ok, need := n.AllowsMethod(method); !ok {
-			return nil, &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}}
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			return nil, &wire.GateError{Violations: vs}
-		}
-		res, err := c.h.SessionFork(ctx, &p)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveSessionFork(ctx, n, method, params)
 	case MethodSessionArchive:
-		var p ArchiveSessionRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if ok, need := n.AllowsMethod(method); !ok {
-			return nil, &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}}
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			return nil, &wire.GateError{Violations: vs}
-		}
-		res, err := c.h.SessionArchive(ctx, &p)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveSessionArchive(ctx, n, method, params)
 	case MethodSessionUnarchive:
-		var p UnarchiveSessionRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if ok, need := n.AllowsMethod(method); !ok {
-			return nil, &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}}
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			return nil, &wire.GateError{Violations: vs}
-		}
-		res, err := c.h.SessionUnarchive(ctx, &p)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveSessionUnarchive(ctx, n, method, params)
 	case MethodSessionStatus:
-		var p SessionStatusRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if ok, need := n.AllowsMethod(method); !ok {
-			return nil, &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}}
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			return nil, &wire.GateError{Violations: vs}
-		}
-		res, err := c.h.SessionStatus(ctx, &p)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveSessionStatus(ctx, n, method, params)
 	case MethodSessionSetTitle:
-		var p SetSessionTitleRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if ok, need := n.AllowsMethod(method); !ok {
-			return nil, &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}}
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			return nil, &wire.GateError{Violations: vs}
-		}
-		res, err := c.h.SessionSetTitle(ctx, &p)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveSessionSetTitle(ctx, n, method, params)
 	case MethodSessionResume:
-		var p ResumeSessionRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if ok, need := n.AllowsMethod(method); !ok {
-			return nil, &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}}
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			return nil, &wire.GateError{Violations: vs}
-		}
-		res, err := c.h.SessionResume(ctx, &p)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveSessionResume(ctx, n, method, params)
 	case MethodSessionClose:
-		var p CloseSessionRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if ok, need := n.AllowsMethod(method); !ok {
-			return nil, &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}}
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			return nil, &wire.GateError{Violations: vs}
-		}
-		res, err := c.h.SessionClose(ctx, &p)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveSessionClose(ctx, n, method, params)
 	case MethodSessionSetMode:
-		var p SetSessionModeRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if ok, need := n.AllowsMethod(method); !ok {
-			return nil, &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}}
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			return nil, &wire.GateError{Violations: vs}
-		}
-		res, err := c.h.SessionSetMode(ctx, &p)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveSessionSetMode(ctx, n, method, params)
 	case MethodSessionSetConfigOption:
-		var p SetSessionConfigOptionRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if ok, need := n.AllowsMethod(method); !ok {
-			return nil, &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}}
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			return nil, &wire.GateError{Violations: vs}
-		}
-		res, err := c.h.SessionSetConfigOption(ctx, &p)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveSessionSetConfigOption(ctx, n, method, params)
 	case MethodSessionPrompt:
-		var p PromptRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if ok, need := n.AllowsMethod(method); !ok {
-			return nil, &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}}
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			return nil, &wire.GateError{Violations: vs}
-		}
-		ctx, t := c.startTurn(ctx, p.SessionID)
-		defer c.endTurn(p.SessionID, t)
-		res, err := c.h.SessionPrompt(ctx, &p)
-		// A turn ended by session/cancel answers stopReason "cancelled", not an error.
-		if t.cancelled.Load() && (err != nil || res == nil) {
-			res, err = &PromptResponse{StopReason: StopReasonCancelled}, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveSessionPrompt(ctx, n, method, params)
 	default:
 		if strings.HasPrefix(method, "_") && c.ext != nil {
 			return c.ext.ExtRequest(ctx, method, params)
@@ -1329,36 +1425,9 @@ func (a agentInbound) HandleNotification(ctx context.Context, method string, par
 	_ = n
 	switch method {
 	case MethodSessionCancel:
-		var p CancelNotification
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			c.onDrop(method, err)
-			return
-		}
-		if err := p.Validate(); err != nil {
-			c.onDrop(method, err)
-			return
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			c.onDrop(method, &wire.GateError{Violations: vs})
-			return
-		}
-		c.cancelTurn(p.SessionID)
-		c.h.SessionCancel(ctx, &p)
+		c.serveSessionCancel(ctx, n, method, params)
 	case MethodMCPMessage:
-		var p MessageMCPNotification
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			c.onDrop(method, err)
-			return
-		}
-		if err := p.Validate(); err != nil {
-			c.onDrop(method, err)
-			return
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			c.onDrop(method, &wire.GateError{Violations: vs})
-			return
-		}
-		c.h.MCPMessage(ctx, &p)
+		c.serveMCPMessage(ctx, n, method, params)
 	default:
 		if strings.HasPrefix(method, "_") && c.ext != nil {
 			c.ext.ExtNotification(ctx, method, params)
@@ -2174,6 +2243,374 @@ type clientInbound struct {
 	c *ClientConn
 }
 
+func (c *ClientConn) serveFsWriteTextFile(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p WriteTextFileRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if ok, need := n.AllowsMethod(method); !ok {
+		return nil, &wire.GateError{Violations: []wire.GateViolation{{
+			Capability: need,
+			Method:     method,
+		}}}
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		return nil, &wire.GateError{Violations: vs}
+	}
+	res, err := c.h.FsWriteTextFile(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
+func (c *ClientConn) serveFsReadTextFile(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p ReadTextFileRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if ok, need := n.AllowsMethod(method); !ok {
+		return nil, &wire.GateError{Violations: []wire.GateViolation{{
+			Capability: need,
+			Method:     method,
+		}}}
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		return nil, &wire.GateError{Violations: vs}
+	}
+	res, err := c.h.FsReadTextFile(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
+func (c *ClientConn) serveSessionRequestPermission(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p RequestPermissionRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if ok, need := n.AllowsMethod(method); !ok {
+		return nil, &wire.GateError{Violations: []wire.GateViolation{{
+			Capability: need,
+			Method:     method,
+		}}}
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		return nil, &wire.GateError{Violations: vs}
+	}
+	res, err := c.h.SessionRequestPermission(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
+func (c *ClientConn) serveTerminalCreate(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p CreateTerminalRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if ok, need := n.AllowsMethod(method); !ok {
+		return nil, &wire.GateError{Violations: []wire.GateViolation{{
+			Capability: need,
+			Method:     method,
+		}}}
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		return nil, &wire.GateError{Violations: vs}
+	}
+	res, err := c.h.TerminalCreate(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
+func (c *ClientConn) serveTerminalOutput(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p TerminalOutputRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if ok, need := n.AllowsMethod(method); !ok {
+		return nil, &wire.GateError{Violations: []wire.GateViolation{{
+			Capability: need,
+			Method:     method,
+		}}}
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		return nil, &wire.GateError{Violations: vs}
+	}
+	res, err := c.h.TerminalOutput(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
+func (c *ClientConn) serveTerminalRelease(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p ReleaseTerminalRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if ok, need := n.AllowsMethod(method); !ok {
+		return nil, &wire.GateError{Violations: []wire.GateViolation{{
+			Capability: need,
+			Method:     method,
+		}}}
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		return nil, &wire.GateError{Violations: vs}
+	}
+	res, err := c.h.TerminalRelease(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
+func (c *ClientConn) serveTerminalWaitForExit(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p WaitForTerminalExitRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if ok, need := n.AllowsMethod(method); !ok {
+		return nil, &wire.GateError{Violations: []wire.GateViolation{{
+			Capability: need,
+			Method:     method,
+		}}}
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		return nil, &wire.GateError{Violations: vs}
+	}
+	res, err := c.h.TerminalWaitForExit(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
+func (c *ClientConn) serveTerminalKill(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p KillTerminalRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if ok, need := n.AllowsMethod(method); !ok {
+		return nil, &wire.GateError{Violations: []wire.GateViolation{{
+			Capability: need,
+			Method:     method,
+		}}}
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		return nil, &wire.GateError{Violations: vs}
+	}
+	res, err := c.h.TerminalKill(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
+func (c *ClientConn) serveElicitationCreate(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p CreateElicitationRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if ok, need := n.AllowsMethod(method); !ok {
+		return nil, &wire.GateError{Violations: []wire.GateViolation{{
+			Capability: need,
+			Method:     method,
+		}}}
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		return nil, &wire.GateError{Violations: vs}
+	}
+	res, err := c.h.ElicitationCreate(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
+func (c *ClientConn) serveMCPMessage(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p MessageMCPRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if ok, need := n.AllowsMethod(method); !ok {
+		return nil, &wire.GateError{Violations: []wire.GateViolation{{
+			Capability: need,
+			Method:     method,
+		}}}
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		return nil, &wire.GateError{Violations: vs}
+	}
+	res, err := c.h.MCPMessage(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
+func (c *ClientConn) serveSessionUpdate(ctx context.Context, n *Negotiated, method string, params wire.Raw) {
+	var p SessionNotification
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		c.onDrop(method, err)
+		return
+	}
+	if err := p.Validate(); err != nil {
+		c.onDrop(method, err)
+		return
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		c.onDrop(method, &wire.GateError{Violations: vs})
+		return
+	}
+	c.h.SessionUpdate(ctx, &p)
+}
+func (c *ClientConn) serveElicitationComplete(ctx context.Context, n *Negotiated, method string, params wire.Raw) {
+	var p CompleteElicitationNotification
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		c.onDrop(method, err)
+		return
+	}
+	if err := p.Validate(); err != nil {
+		c.onDrop(method, err)
+		return
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		c.onDrop(method, &wire.GateError{Violations: vs})
+		return
+	}
+	c.h.ElicitationComplete(ctx, &p)
+}
+func (c *ClientConn) serveAuthStatusUpdate(ctx context.Context, n *Negotiated, method string, params wire.Raw) {
+	var p AuthStatusUpdateNotification
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		c.onDrop(method, err)
+		return
+	}
+	if err := p.Validate(); err != nil {
+		c.onDrop(method, err)
+		return
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		c.onDrop(method, &wire.GateError{Violations: vs})
+		return
+	}
+	c.h.AuthStatusUpdate(ctx, &p)
+}
 func (a clientInbound) HandleRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
 	c := a.c
 	n, ready := c.state()
@@ -2183,315 +2620,25 @@ func (a clientInbound) HandleRequest(ctx context.Context, method string, params 
 	}
 	switch method {
 	case MethodFsWriteTextFile:
-		var p WriteTextFileRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if ok, need := n.AllowsMethod(method); !ok {
-			return nil, &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}}
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			return nil, &wire.GateError{Violations: vs}
-		}
-		res, err := c.h.FsWriteTextFile(ctx, &p)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveFsWriteTextFile(ctx, n, method, params)
 	case MethodFsReadTextFile:
-		var p ReadTextFileRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if ok, need := n.AllowsMethod(method); !ok {
-			return nil, &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}}
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			return nil, &wire.GateError{Violations: vs}
-		}
-		res, err := c.h.FsReadTextFile(ctx, &p)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveFsReadTextFile(ctx, n, method, params)
 	case MethodSessionRequestPermission:
-		var p RequestPermissionRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if ok, need := n.AllowsMethod(method); !ok {
-			return nil, &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}}
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			return nil, &wire.GateError{Violations: vs}
-		}
-		res, err := c.h.SessionRequestPermission(ctx, &p)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveSessionRequestPermission(ctx, n, method, params)
 	case MethodTerminalCreate:
-		var p CreateTerminalRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if ok, need := n.AllowsMethod(method); !ok {
-			return nil, &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}}
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			return nil, &wire.GateError{Violations: vs}
-		}
-		res, err := c.h.TerminalCreate(ctx, &p)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveTerminalCreate(ctx, n, method, params)
 	case MethodTerminalOutput:
-		var p TerminalOutputRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if ok, need := n.AllowsMethod(method); !ok {
-			return nil, &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}}
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			return nil, &wire.GateError{Violations: vs}
-		}
-		res, err := c.h.TerminalOutput(ctx, &p)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveTerminalOutput(ctx, n, method, params)
 	case MethodTerminalRelease:
-		var p ReleaseTerminalRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if ok, need := n.AllowsMethod(method); !ok {
-			return nil, &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}}
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			return nil, &wire.GateError{Violations: vs}
-		}
-		res, err := c.h.TerminalRelease(ctx, &p)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveTerminalRelease(ctx, n, method, params)
 	case MethodTerminalWaitForExit:
-		var p WaitForTerminalExitRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if ok, need := n.AllowsMethod(method); !ok {
-			return nil, &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}}
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			return nil, &wire.GateError{Violations: vs}
-		}
-		res, err := c.h.TerminalWaitForExit(ctx, &p)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveTerminalWaitForExit(ctx, n, method, params)
 	case MethodTerminalKill:
-		var p KillTerminalRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if ok, need := n.AllowsMethod(method); !ok {
-			return nil, &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}}
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			return nil, &wire.GateError{Violations: vs}
-		}
-		res, err := c.h.TerminalKill(ctx, &p)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveTerminalKill(ctx, n, method, params)
 	case MethodElicitationCreate:
-		var p CreateElicitationRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if ok, need := n.AllowsMethod(method); !ok {
-			return nil, &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}}
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			return nil, &wire.GateError{Violations: vs}
-		}
-		res, err := c.h.ElicitationCreate(ctx, &p)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveElicitationCreate(ctx, n, method, params)
 	case MethodMCPMessage:
-		var p MessageMCPRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if ok, need := n.AllowsMethod(method); !ok {
-			return nil, &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}}
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			return nil, &wire.GateError{Violations: vs}
-		}
-		res, err := c.h.MCPMessage(ctx, &p)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveMCPMessage(ctx, n, method, params)
 	default:
 		if strings.HasPrefix(method, "_") && c.ext != nil {
 			return c.ext.ExtRequest(ctx, method, params)
@@ -2509,50 +2656,11 @@ func (a clientInbound) HandleNotification(ctx context.Context, method string, pa
 	_ = n
 	switch method {
 	case MethodSessionUpdate:
-		var p SessionNotification
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			c.onDrop(method, err)
-			return
-		}
-		if err := p.Validate(); err != nil {
-			c.onDrop(method, err)
-			return
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			c.onDrop(method, &wire.GateError{Violations: vs})
-			return
-		}
-		c.h.SessionUpdate(ctx, &p)
+		c.serveSessionUpdate(ctx, n, method, params)
 	case MethodElicitationComplete:
-		var p CompleteElicitationNotification
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			c.onDrop(method, err)
-			return
-		}
-		if err := p.Validate(); err != nil {
-			c.onDrop(method, err)
-			return
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			c.onDrop(method, &wire.GateError{Violations: vs})
-			return
-		}
-		c.h.ElicitationComplete(ctx, &p)
+		c.serveElicitationComplete(ctx, n, method, params)
 	case MethodAuthStatusUpdate:
-		var p AuthStatusUpdateNotification
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			c.onDrop(method, err)
-			return
-		}
-		if err := p.Validate(); err != nil {
-			c.onDrop(method, err)
-			return
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			c.onDrop(method, &wire.GateError{Violations: vs})
-			return
-		}
-		c.h.AuthStatusUpdate(ctx, &p)
+		c.serveAuthStatusUpdate(ctx, n, method, params)
 	default:
 		if strings.HasPrefix(method, "_") && c.ext != nil {
 			c.ext.ExtNotification(ctx, method, params)
