@@ -102,17 +102,22 @@ func Generate(cfg Config) (map[string][]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		doc, err := load.Load(file, merged.Schema)
-		if err != nil {
-			return nil, err
+		doc := merged.Doc
+		if doc == nil {
+			if doc, err = load.Load(file, merged.Schema); err != nil {
+				return nil, err
+			}
 		}
+
 		m, err := ir.Build(doc, ch.Name)
 		if err != nil {
 			return nil, err
 		}
-		table, err := meta.Derive(merged.Schema, file)
-		if err != nil {
-			return nil, err
+		table := merged.Methods
+		if table == nil {
+			if table, err = meta.Derive(merged.Schema, file); err != nil {
+				return nil, err
+			}
 		}
 		if err := sameMethods(m, table, file); err != nil {
 			return nil, err

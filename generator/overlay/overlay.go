@@ -58,6 +58,10 @@ type Result struct {
 	Semantics Semantics
 	// AddedDefs are the defs the overlays added to the base, in order.
 	AddedDefs []string
+	// Doc is Schema loaded, when overlays were applied (nil otherwise).
+	Doc *load.Document
+	// Methods is the method table of Schema, when the overlays needed it (nil otherwise).
+	Methods *meta.Table
 }
 
 // Presence: Def's Member must be present (an empty list when there is
@@ -140,10 +144,13 @@ func Apply(base []byte, baseFile string, docs []*Document) (*Result, error) {
 		}
 	}
 	a.res.Schema = root.JSON()
-	// The merged document must still be one the loader accepts.
-	if _, err := load.Load(baseFile+" (with overlays)", a.res.Schema); err != nil {
+	// The merged document must still be one the loader accepts; the loaded
+	// document is kept for the generator, which would otherwise load it again.
+	doc, err := load.Load(baseFile+" (with overlays)", a.res.Schema)
+	if err != nil {
 		return nil, err
 	}
+	a.res.Doc = doc
 	if err := a.resolveGates(); err != nil {
 		return nil, err
 	}
@@ -770,10 +777,8 @@ func (a *applier) resolveGates() error {
 	if err != nil {
 		return err
 	}
-	doc, err := load.Load(a.baseFile+" (with overlays)", a.res.Schema)
-	if err != nil {
-		return err
-	}
+	a.res.Methods = t
+	doc := a.res.Doc
 	for _, p := range a.res.Presence {
 		for _, m := range t.Methods {
 			for _, role := range []struct {
