@@ -307,6 +307,287 @@ type agentInbound struct {
 	c *AgentConn
 }
 
+func (c *AgentConn) serveInitialize(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p InitializeRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	res, err := c.h.Initialize(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	// Version negotiation: an agent that does not say answers with the version this package speaks.
+	if res.ProtocolVersion == 0 {
+		res.ProtocolVersion = CurrentProtocolVersion
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	n = &Negotiated{
+		Request:  &p,
+		Response: res,
+	}
+	c.mu.Lock()
+	c.neg, c.ready = *n, true
+	c.mu.Unlock()
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
+func (c *AgentConn) serveSessionNew(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p NewSessionRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if ok, need := n.AllowsMethod(method); !ok {
+		return nil, &wire.GateError{Violations: []wire.GateViolation{{
+			Capability: need,
+			Method:     method,
+		}}}
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		return nil, &wire.GateError{Violations: vs}
+	}
+	res, err := c.h.SessionNew(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
+func (c *AgentConn) serveSessionLoad(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p LoadSessionRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if ok, need := n.AllowsMethod(method); !ok {
+		return nil, &wire.GateError{Violations: []wire.GateViolation{{
+			Capability: need,
+			Method:     method,
+		}}}
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		return nil, &wire.GateError{Violations: vs}
+	}
+	res, err := c.h.SessionLoad(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
+func (c *AgentConn) serveSessionResume(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p ResumeSessionRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if ok, need := n.AllowsMethod(method); !ok {
+		return nil, &wire.GateError{Violations: []wire.GateViolation{{
+			Capability: need,
+			Method:     method,
+		}}}
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		return nil, &wire.GateError{Violations: vs}
+	}
+	res, err := c.h.SessionResume(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
+func (c *AgentConn) serveSessionFork(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p ForkSessionRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if ok, need := n.AllowsMethod(method); !ok {
+		return nil, &wire.GateError{Violations: []wire.GateViolation{{
+			Capability: need,
+			Method:     method,
+		}}}
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		return nil, &wire.GateError{Violations: vs}
+	}
+	res, err := c.h.SessionFork(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
+func (c *AgentConn) serveSessionList(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p ListSessionsRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if ok, need := n.AllowsMethod(method); !ok {
+		return nil, &wire.GateError{Violations: []wire.GateViolation{{
+			Capability: need,
+			Method:     method,
+		}}}
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		return nil, &wire.GateError{Violations: vs}
+	}
+	res, err := c.h.SessionList(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
+func (c *AgentConn) serveSessionPrompt(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p PromptRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if ok, need := n.AllowsMethod(method); !ok {
+		return nil, &wire.GateError{Violations: []wire.GateViolation{{
+			Capability: need,
+			Method:     method,
+		}}}
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		return nil, &wire.GateError{Violations: vs}
+	}
+	ctx, t := c.startTurn(ctx, p.SessionID)
+	defer c.endTurn(p.SessionID, t)
+	res, err := c.h.SessionPrompt(ctx, &p)
+	// A turn ended by session/cancel answers stopReason "cancelled", not an error.
+	if t.cancelled.Load() && (err != nil || res == nil) {
+		res, err = &PromptResponse{StopReason: StopReasonCancelled}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
+func (c *AgentConn) serveSessionCancel(ctx context.Context, n *Negotiated, method string, params wire.Raw) {
+	var p CancelNotification
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		c.onDrop(method, err)
+		return
+	}
+	if err := p.Validate(); err != nil {
+		c.onDrop(method, err)
+		return
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		c.onDrop(method, &wire.GateError{Violations: vs})
+		return
+	}
+	c.cancelTurn(p.SessionID)
+	c.h.SessionCancel(ctx, &p)
+}
+func (c *AgentConn) serveSandboxagentSessionSetMetadata(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p SandboxAgentSetMetadataRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if ok, need := n.AllowsMethod(method); !ok {
+		return nil, &wire.GateError{Violations: []wire.GateViolation{{
+			Capability: need,
+			Method:     method,
+		}}}
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		return nil, &wire.GateError{Violations: vs}
+	}
+	res, err := c.h.SandboxagentSessionSetMetadata(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
 func (a agentInbound) HandleRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
 	c := a.c
 	n, ready := c.state()
@@ -316,261 +597,21 @@ func (a agentInbound) HandleRequest(ctx context.Context, method string, params w
 	}
 	switch method {
 	case MethodInitialize:
-		var p InitializeRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		res, err := c.h.Initialize(ctx, &p)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		// Version negotiation: an agent that does not say answers with the version this package speaks.
-		if res.ProtocolVersion == 0 {
-			res.ProtocolVersion = CurrentProtocolVersion
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		n = &Negotiated{
-			Request:  &p,
-			Response: res,
-		}
-		c.mu.Lock()
-		c.neg, c.ready = *n, true
-		c.mu.Unlock()
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveInitialize(ctx, n, method, params)
 	case MethodSessionNew:
-		var p NewSessionRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if ok, need := n.AllowsMethod(method); !ok {
-			return nil, &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}}
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			return nil, &wire.GateError{Violations: vs}
-		}
-		res, err := c.h.SessionNew(ctx, &p)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveSessionNew(ctx, n, method, params)
 	case MethodSessionLoad:
-		var p LoadSessionRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if ok, need := n.AllowsMethod(method); !ok {
-			return nil, &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}}
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			return nil, &wire.GateError{Violations: vs}
-		}
-		res, err := c.h.SessionLoad(ctx, &p)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveSessionLoad(ctx, n, method, params)
 	case MethodSessionResume:
-		var p ResumeSessionRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if ok, need := n.AllowsMethod(method); !ok {
-			return nil, &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}}
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			return nil, &wire.GateError{Violations: vs}
-		}
-		res, err := c.h.SessionResume(ctx, &p)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveSessionResume(ctx, n, method, params)
 	case MethodSessionFork:
-		var p ForkSessionRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if ok, need := n.AllowsMethod(method); !ok {
-			return nil, &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}}
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			return nil, &wire.GateError{Violations: vs}
-		}
-		res, err := c.h.SessionFork(ctx, &p)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveSessionFork(ctx, n, method, params)
 	case MethodSessionList:
-		var p ListSessionsRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if ok, need := n.AllowsMethod(method); !ok {
-			return nil, &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}}
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			return nil, &wire.GateError{Violations: vs}
-		}
-		res, err := c.h.SessionList(ctx, &p)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveSessionList(ctx, n, method, params)
 	case MethodSessionPrompt:
-		var p PromptRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if ok, need := n.AllowsMethod(method); !ok {
-			return nil, &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}}
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			return nil, &wire.GateError{Violations: vs}
-		}
-		ctx, t := c.startTurn(ctx, p.SessionID)
-		defer c.endTurn(p.SessionID, t)
-		res, err := c.h.SessionPrompt(ctx, &p)
-		// A turn ended by session/cancel answers stopReason "cancelled", not an error.
-		if t.cancelled.Load() && (err != nil || res == nil) {
-			res, err = &PromptResponse{StopReason: StopReasonCancelled}, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveSessionPrompt(ctx, n, method, params)
 	case MethodSandboxagentSessionSetMetadata:
-		var p SandboxAgentSetMetadataRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if ok, need := n.AllowsMethod(method); !ok {
-			return nil, &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}}
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			return nil, &wire.GateError{Violations: vs}
-		}
-		res, err := c.h.SandboxagentSessionSetMetadata(ctx, &p)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveSandboxagentSessionSetMetadata(ctx, n, method, params)
 	default:
 		if strings.HasPrefix(method, "_") && c.ext != nil {
 			return c.ext.ExtRequest(ctx, method, params)
@@ -588,21 +629,7 @@ func (a agentInbound) HandleNotification(ctx context.Context, method string, par
 	_ = n
 	switch method {
 	case MethodSessionCancel:
-		var p CancelNotification
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			c.onDrop(method, err)
-			return
-		}
-		if err := p.Validate(); err != nil {
-			c.onDrop(method, err)
-			return
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			c.onDrop(method, &wire.GateError{Violations: vs})
-			return
-		}
-		c.cancelTurn(p.SessionID)
-		c.h.SessionCancel(ctx, &p)
+		c.serveSessionCancel(ctx, n, method, params)
 	default:
 		if strings.HasPrefix(method, "_") && c.ext != nil {
 			c.ext.ExtNotification(ctx, method, params)
@@ -987,6 +1014,86 @@ type clientInbound struct {
 	c *ClientConn
 }
 
+func (c *ClientConn) serveSessionUpdate(ctx context.Context, n *Negotiated, method string, params wire.Raw) {
+	var p SessionNotification
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		c.onDrop(method, err)
+		return
+	}
+	if err := p.Validate(); err != nil {
+		c.onDrop(method, err)
+		return
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		c.onDrop(method, &wire.GateError{Violations: vs})
+		return
+	}
+	c.h.SessionUpdate(ctx, &p)
+}
+func (c *ClientConn) serveFsReadTextFile(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p ReadTextFileRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if ok, need := n.AllowsMethod(method); !ok {
+		return nil, &wire.GateError{Violations: []wire.GateViolation{{
+			Capability: need,
+			Method:     method,
+		}}}
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		return nil, &wire.GateError{Violations: vs}
+	}
+	res, err := c.h.FsReadTextFile(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
+func (c *ClientConn) serveSandboxagentSessionRequestQuestion(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
+	var p SandboxAgentRequestQuestionRequest
+	if err := wire.Decode(params, &p, c.mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if ok, need := n.AllowsMethod(method); !ok {
+		return nil, &wire.GateError{Violations: []wire.GateViolation{{
+			Capability: need,
+			Method:     method,
+		}}}
+	}
+	if vs := n.CheckParams(method, &p); len(vs) > 0 {
+		return nil, &wire.GateError{Violations: vs}
+	}
+	res, err := c.h.SandboxagentSessionRequestQuestion(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	if err := res.Validate(); err != nil {
+		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+	}
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+	}
+	return res.AppendJSON(nil), nil
+}
 func (a clientInbound) HandleRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
 	c := a.c
 	n, ready := c.state()
@@ -996,67 +1103,9 @@ func (a clientInbound) HandleRequest(ctx context.Context, method string, params 
 	}
 	switch method {
 	case MethodFsReadTextFile:
-		var p ReadTextFileRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if ok, need := n.AllowsMethod(method); !ok {
-			return nil, &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}}
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			return nil, &wire.GateError{Violations: vs}
-		}
-		res, err := c.h.FsReadTextFile(ctx, &p)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveFsReadTextFile(ctx, n, method, params)
 	case MethodSandboxagentSessionRequestQuestion:
-		var p SandboxAgentRequestQuestionRequest
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			return nil, invalidParams(err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if ok, need := n.AllowsMethod(method); !ok {
-			return nil, &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}}
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			return nil, &wire.GateError{Violations: vs}
-		}
-		res, err := c.h.SandboxagentSessionRequestQuestion(ctx, &p)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, fmt.Errorf("%s handler returned no result", method)
-		}
-		if err := res.Validate(); err != nil {
-			return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
-		}
-		if vs := n.CheckResult(method, res); len(vs) > 0 {
-			return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
-		}
-		return res.AppendJSON(nil), nil
+		return c.serveSandboxagentSessionRequestQuestion(ctx, n, method, params)
 	default:
 		if strings.HasPrefix(method, "_") && c.ext != nil {
 			return c.ext.ExtRequest(ctx, method, params)
@@ -1074,20 +1123,7 @@ func (a clientInbound) HandleNotification(ctx context.Context, method string, pa
 	_ = n
 	switch method {
 	case MethodSessionUpdate:
-		var p SessionNotification
-		if err := wire.Decode(params, &p, c.mode); err != nil {
-			c.onDrop(method, err)
-			return
-		}
-		if err := p.Validate(); err != nil {
-			c.onDrop(method, err)
-			return
-		}
-		if vs := n.CheckParams(method, &p); len(vs) > 0 {
-			c.onDrop(method, &wire.GateError{Violations: vs})
-			return
-		}
-		c.h.SessionUpdate(ctx, &p)
+		c.serveSessionUpdate(ctx, n, method, params)
 	default:
 		if strings.HasPrefix(method, "_") && c.ext != nil {
 			c.ext.ExtNotification(ctx, method, params)
