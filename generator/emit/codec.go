@@ -307,7 +307,7 @@ func (e *emitter) objectEntry(f *File, t *ir.Type, union bool) {
 	}
 	var pre []Code
 	pre = append(pre, Op("*").Id("v").Op("=").Id(name).Values())
-	if union || e.hasSelect(name) {
+	if t.Union != nil {
 		sel := If(Err().Op(":=").Id("v").Dot("selectVariant").Call(Id("d")), Err().Op("!=").Nil()).Block(Return(Err()))
 		if fallback != nil {
 			init := []Code{holder.Clone().Dot(fallback.Name).Op("=").New(Id(fallback.Payload.Type.Name))}
@@ -364,15 +364,6 @@ func (e *emitter) objectEntry(f *File, t *ir.Type, union bool) {
 		Return(Append(Id("b"), LitRune('}'))),
 	)
 	f.Line()
-}
-
-func (e *emitter) hasSelect(name string) bool {
-	for _, t := range e.m.Types {
-		if t.Name == name {
-			return t.Union != nil
-		}
-	}
-	return false
 }
 
 func (e *emitter) structCodec(f *File, t *ir.Type) {
