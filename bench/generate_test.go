@@ -15,7 +15,22 @@ import (
 	"time"
 
 	"github.com/acpgen/acpgen/generator"
+	"github.com/acpgen/acpgen/generator/config"
+	"github.com/acpgen/acpgen/internal/pinned"
 )
+
+// repoConfig is the repository's own generation, as acpgen.json says, with
+// the pinned release in the schema cache. Generation reads paths relative to
+// the repository root, hence the Chdir.
+func repoConfig(b *testing.B) generator.Config {
+	b.Helper()
+	b.Chdir("..")
+	r, err := config.Setup(b.Context(), "", config.Overrides{}, os.Stderr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return r.Config
+}
 
 // The generation benchmarks need the pinned schema (`go run ./cmd/acpgen
 // generate` pulls it). Generation reads paths relative to the repository
@@ -28,8 +43,7 @@ import (
 // ratio x-format is taken under the same machine conditions; peak-heap-MB is
 // the largest heap a sampler saw.
 func BenchmarkGenerate(b *testing.B) {
-	b.Chdir("..")
-	cfg := generator.RepoConfig()
+	cfg := repoConfig(b)
 	var floor time.Duration
 	b.ReportAllocs()
 	peak := sampleHeap()
@@ -71,8 +85,7 @@ func formatAll(b *testing.B, files map[string][]byte) time.Duration {
 
 // BenchmarkFormatFloor is go/format alone on the generated Go files.
 func BenchmarkFormatFloor(b *testing.B) {
-	b.Chdir("..")
-	files, err := generator.Generate(generator.RepoConfig())
+	files, err := generator.Generate(repoConfig(b))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -99,26 +112,17 @@ func BenchmarkGenerateProcess(b *testing.B) {
 		b.Fatal(err)
 	}
 	bin := buildAcpgen(b, repo)
-	schema := b.TempDir()
-	for _, name := range []string{"schema.json", "schema.unstable.json", "lock.json"} {
-		data, err := os.ReadFile(filepath.Join(repo, "schema", name))
-		if err != nil {
-			b.Fatalf("%v (run `go run ./cmd/acpgen generate` first)", err)
-		}
-		if err := os.WriteFile(filepath.Join(schema, name), data, 0o644); err != nil {
-			b.Fatal(err)
-		}
+	root := b.TempDir()
+	// The repository's configuration, with its outputs under root.
+	args := []string{"generate", "--config", filepath.Join(repo, "acpgen.json"), "--root", root, "-q"}
+	for _, ch := range []string{"stable", "unstable"} {
+		args = append(args, "--import-path", ch+"=example.com/"+ch)
 	}
-	root, work := b.TempDir(), b.TempDir()
-	args := []string{"generate", "--schema-dir", schema, "--root", root}
-	for _, o := range generator.RFDOverlays {
-		args = append(args, "--overlay", filepath.Join(repo, filepath.FromSlash(o)))
-	}
+	repoConfig(b) // the pinned release is in the cache
 	var maxRSS int64
 	var floor time.Duration
 	for b.Loop() {
 		cmd := exec.Command(bin, args...)
-		cmd.Dir = work // no acpgen.json in reach
 		if out, err := cmd.CombinedOutput(); err != nil {
 			b.Fatalf("%v\n%s", err, out)
 		}
@@ -182,10 +186,7 @@ func buildAcpgen(b *testing.B, repo string) string {
 // method tables stay those of the original; every other def is generated n
 // times.
 func BenchmarkScale(b *testing.B) {
-	src, err := os.ReadFile(filepath.Join("..", "schema", "schema.unstable.json"))
-	if err != nil {
-		b.Fatalf("%v (run `go run ./cmd/acpgen generate` first)", err)
-	}
+	src := pinned.File(b, "schema.unstable.json")
 	for _, n := range []int{1, 4, 16} {
 		b.Run(itoa(n)+"x", func(b *testing.B) {
 			dir := b.TempDir()

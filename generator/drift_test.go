@@ -1,23 +1,34 @@
 package generator_test
 
 import (
-	"path/filepath"
+	"os"
 	"testing"
 
 	"github.com/acpgen/acpgen/generator"
+	"github.com/acpgen/acpgen/generator/config"
 	"github.com/acpgen/acpgen/generator/output"
 )
+
+// repoConfig is the repository's own generation, as acpgen.json says.
+func repoConfig(t *testing.T) *config.Resolved {
+	t.Helper()
+	t.Chdir("..") // the repository root
+	r, err := config.Setup(t.Context(), "", config.Overrides{}, os.Stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
 
 // TestGeneratedUpToDate regenerates the repository's output in memory and
 // requires the committed files to be identical.
 func TestGeneratedUpToDate(t *testing.T) {
-	t.Chdir(filepath.Join("..")) // the repository root
-	cfg := generator.RepoConfig()
-	files, err := generator.Generate(cfg)
+	r := repoConfig(t)
+	files, err := r.Generate()
 	if err != nil {
 		t.Fatal(err)
 	}
-	changes, err := output.Compare(".", files, cfg.Owned())
+	changes, err := output.Compare(r.Root, files, r.Config.Owned())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,12 +43,12 @@ func TestGeneratedUpToDate(t *testing.T) {
 
 // TestDeterministic requires two generations to be byte-identical.
 func TestDeterministic(t *testing.T) {
-	t.Chdir(filepath.Join(".."))
-	a, err := generator.Generate(generator.RepoConfig())
+	cfg := repoConfig(t).Config
+	a, err := generator.Generate(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := generator.Generate(generator.RepoConfig())
+	b, err := generator.Generate(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ import (
 type Channel struct {
 	Name       string // "stable" or "unstable"
 	SchemaFile string // file name inside the schema folder
-	MetaFile   string // meta file name: cross-checked if present in the schema folder, written when WriteMeta
+	MetaFile   string // meta file name: cross-checked if present in the schema folder (CheckMeta), written into MetaDir
 	OutDir     string // output folder, relative to the output root
 	Package    string // Go package name
 	ImportPath string // Go import path of OutDir
@@ -40,11 +40,18 @@ type Channel struct {
 
 // Config is everything one generation needs.
 type Config struct {
-	SchemaDir string // folder holding the schema files (and maybe meta files and lock.json)
-	// WriteMeta adds the derived meta files to the output, under MetaDir.
-	WriteMeta bool
-	MetaDir   string
-	Channels  []Channel
+	// Root is the output root (relative to the current folder, or absolute);
+	// OutDir and MetaDir are relative to it.
+	Root string
+	// SchemaDir holds the schema files, and lock.json when they are a
+	// pinned release (it names the release in the provenance).
+	SchemaDir string
+	// CheckMeta cross-checks meta files found in SchemaDir with the schema.
+	CheckMeta bool
+	// MetaDir receives the derived meta files (slash-separated, relative to
+	// the output root); "" writes none.
+	MetaDir  string
+	Channels []Channel
 	// Descriptions copies the schema's description text into doc comments.
 	Descriptions bool
 	// StrictGates makes a capability gate that matches nothing in any channel
@@ -52,24 +59,6 @@ type Config struct {
 	StrictGates bool
 	// Report receives notes such as skipped gates; nil discards them.
 	Report io.Writer
-}
-
-// RFDOverlays are the RFD overlays the repo's own packages carry, relative to
-// the repository root.
-var RFDOverlays = []string{"overlays/additional-directories.json", "overlays/runtime-context.json"}
-
-// DefaultChannels are the repo's own packages.
-func DefaultChannels(module string) []Channel {
-	return []Channel{
-		{Name: "stable", SchemaFile: source.StableFile, MetaFile: "meta.json", OutDir: "gen/acp", Package: "acp", ImportPath: module + "/gen/acp", Overlays: RFDOverlays},
-		{Name: "unstable", SchemaFile: source.UnstableFile, MetaFile: "meta.unstable.json", OutDir: "gen/acp/unstable", Package: "unstable", ImportPath: module + "/gen/acp/unstable", Overlays: RFDOverlays},
-	}
-}
-
-// RepoConfig is the repository's own generation: the pinned schema folder,
-// both channels, meta files written beside the schemas.
-func RepoConfig() Config {
-	return Config{SchemaDir: "schema", WriteMeta: true, MetaDir: "schema", Channels: DefaultChannels(Module), StrictGates: true}
 }
 
 // Owned lists the output folders of cfg, where stale generated files are removed.
@@ -122,20 +111,8 @@ func Generate(cfg Config) (map[string][]byte, error) {
 		if err := sameMethods(m, table, file); err != nil {
 			return nil, err
 		}
-		if ch.MetaFile != "" {
-			metaPath := filepath.Join(cfg.SchemaDir, ch.MetaFile)
-			if given, err := os.ReadFile(metaPath); err == nil && !(cfg.WriteMeta && filepath.Clean(cfg.MetaDir) == filepath.Clean(cfg.SchemaDir)) {
-				sets, err := meta.ParseMeta(given, metaPath)
-				if err != nil {
-					return nil, err
-				}
-				if err := meta.Compare(table, sets, metaPath); err != nil {
-					return nil, err
-				}
-			}
-			if cfg.WriteMeta {
-				out[path.Join(filepath.ToSlash(cfg.MetaDir), ch.MetaFile)] = table.MarshalMeta()
-			}
+		if err := metaFiles(cfg, ch, table, out); err != nil {
+			return nil, err
 		}
 		sum := sha256.Sum256(data)
 		o := emit.Config{
@@ -192,6 +169,29 @@ func Generate(cfg Config) (map[string][]byte, error) {
 		}
 	}
 	return out, nil
+}
+
+// metaFiles cross-checks a given meta file and adds the derived one to out.
+func metaFiles(cfg Config, ch Channel, table *meta.Table, out map[string][]byte) error {
+	if ch.MetaFile == "" {
+		return nil
+	}
+	if cfg.CheckMeta {
+		metaPath := filepath.Join(cfg.SchemaDir, ch.MetaFile)
+		if given, err := os.ReadFile(metaPath); err == nil {
+			sets, err := meta.ParseMeta(given, metaPath)
+			if err != nil {
+				return err
+			}
+			if err := meta.Compare(table, sets, metaPath); err != nil {
+				return err
+			}
+		}
+	}
+	if cfg.MetaDir != "" {
+		out[path.Join(cfg.MetaDir, ch.MetaFile)] = table.MarshalMeta()
+	}
+	return nil
 }
 
 func slashed(files []string) []string {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/acpgen/acpgen/internal/pinned"
 )
 
 // TestNoUpstreamProse: the committed gen/ carries only comments we generate,
@@ -14,10 +16,7 @@ import (
 func TestNoUpstreamProse(t *testing.T) {
 	var sentences []string
 	for _, name := range []string{"schema.json", "schema.unstable.json"} {
-		data, err := os.ReadFile(filepath.Join("..", "schema", name))
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := pinned.File(t, name)
 		var doc any
 		if err := json.Unmarshal(data, &doc); err != nil {
 			t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"github.com/acpgen/acpgen/generator"
 	"github.com/acpgen/acpgen/generator/output"
 	"github.com/acpgen/acpgen/generator/source"
+	"github.com/acpgen/acpgen/internal/pinned"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden packages instead of comparing them")
@@ -59,7 +60,7 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			if *update {
-				if err := output.Write(".", files, cfg.Owned()); err != nil {
+				if _, err := output.WriteContext(t.Context(), ".", files, cfg.Owned()); err != nil {
 					t.Fatal(err)
 				}
 				return
@@ -86,11 +87,6 @@ func TestVendorOverlaysOnPinnedSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Chdir(root)
-	for _, f := range []string{source.StableFile, source.UnstableFile} {
-		if _, err := os.Stat(filepath.Join("schema", f)); err != nil {
-			t.Fatalf("%v (run the README's generate command first: it pulls the pinned schema)", err)
-		}
-	}
 	// Inside the module, so the generated code imports its runtime; under
 	// testdata, so ./... never sees it.
 	tmp, err := os.MkdirTemp(filepath.Join(root, "golden", "testdata"), "vendor-")
@@ -116,12 +112,12 @@ func TestVendorOverlaysOnPinnedSchema(t *testing.T) {
 		})
 		pkgs = append(pkgs, "./"+rel+"/"+v.name)
 	}
-	cfg := generator.Config{SchemaDir: "schema", Channels: chans}
+	cfg := generator.Config{SchemaDir: pinned.Dir(t), Channels: chans}
 	files, err := generator.Generate(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := output.Write(".", files, cfg.Owned()); err != nil {
+	if _, err := output.WriteContext(t.Context(), ".", files, cfg.Owned()); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command("go", append([]string{"vet"}, pkgs...)...)

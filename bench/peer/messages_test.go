@@ -5,6 +5,7 @@
 package peer
 
 import (
+	"context"
 	stdjson "encoding/json"
 	"fmt"
 	"os"
@@ -17,7 +18,7 @@ import (
 	"github.com/xeipuuv/gojsonschema"
 
 	"github.com/acpgen/acpgen/gen/acp"
-	"github.com/acpgen/acpgen/generator"
+	"github.com/acpgen/acpgen/generator/config"
 	"github.com/acpgen/acpgen/generator/overlay"
 	"github.com/acpgen/acpgen/runtime/wire"
 )
@@ -192,17 +193,20 @@ func BenchmarkMessages(b *testing.B) {
 // as draft 7 through a wrapper whose $ref points into them.
 func compiledDef(b *testing.B, def string) *gojsonschema.Schema {
 	schemas.once.Do(func() {
-		root := filepath.Join("..", "..")
-		file := filepath.Join(root, "schema", "schema.json")
-		data, err := os.ReadFile(file)
+		// The repository's configuration: the pinned release (from the
+		// schema cache) and the stable channel's overlays.
+		r, err := config.Setup(context.Background(), filepath.Join("..", "..", "acpgen.json"), config.Overrides{Channels: []string{"stable"}}, os.Stderr)
 		if err != nil {
-			schemas.err = fmt.Errorf("%v (run `go run ./cmd/acpgen generate` at the repository root first)", err)
+			schemas.err = err
 			return
 		}
-		var ovs []string
-		for _, o := range generator.RFDOverlays {
-			ovs = append(ovs, filepath.Join(root, filepath.FromSlash(o)))
+		file := filepath.Join(r.Config.SchemaDir, r.Config.Channels[0].SchemaFile)
+		data, err := os.ReadFile(file)
+		if err != nil {
+			schemas.err = err
+			return
 		}
+		ovs := r.Config.Channels[0].Overlays
 		merged, err := overlay.ApplyFiles(data, file, ovs)
 		if err != nil {
 			schemas.err = err

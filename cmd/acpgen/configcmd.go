@@ -26,11 +26,7 @@ func configCommand() *cli.Command {
 				Usage: "print the configuration generate would use, with every default filled in",
 				Flags: []cli.Flag{configFlag()},
 				Action: func(c *cli.Context) error {
-					f, file, err := loadConfig(c)
-					if err != nil {
-						return err
-					}
-					r, err := config.Resolve(f, file, config.Overrides{})
+					r, err := config.Open(c.String("config"), config.Overrides{})
 					if err != nil {
 						return err
 					}
@@ -46,17 +42,16 @@ func configCommand() *cli.Command {
 					show := struct {
 						File         string    `json:"file"`
 						Root         string    `json:"root"`
-						SchemaDir    string    `json:"schemaDir"`
+						Lock         string    `json:"lock"`
+						Cache        string    `json:"cache"`
 						Version      string    `json:"version,omitempty"`
 						URL          string    `json:"url,omitempty"`
-						WriteMeta    *bool     `json:"writeMeta,omitempty"`
+						MetaDir      string    `json:"metaDir,omitempty"`
+						StrictGates  bool      `json:"strictGates"`
 						Descriptions bool      `json:"descriptions"`
 						Channels     []channel `json:"channels"`
-					}{File: r.File, Root: r.Root, SchemaDir: r.Config.SchemaDir, Version: r.Version, URL: r.URL,
-						WriteMeta: r.WriteMeta, Descriptions: r.Config.Descriptions}
-					if show.File == "" {
-						show.File = "(none: built-in defaults)"
-					}
+					}{File: r.File, Root: r.Root, Lock: r.LockPath(), Cache: r.Cache, Version: r.Version, URL: r.URL,
+						MetaDir: r.Config.MetaDir, StrictGates: r.Config.StrictGates, Descriptions: r.Config.Descriptions}
 					for _, ch := range r.Config.Channels {
 						show.Channels = append(show.Channels, channel{ch.Name, ch.SchemaFile, ch.MetaFile, ch.OutDir, ch.Package, ch.ImportPath, append([]string{}, ch.Overlays...)})
 					}

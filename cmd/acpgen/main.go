@@ -5,12 +5,12 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
+		"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/acpgen/acpgen/generator/config"
 	"github.com/acpgen/acpgen/generator/output"
@@ -30,6 +30,10 @@ func main() {
 	}()
 	if err := app().RunContext(ctx, os.Args); err != nil {
 		fmt.Fprintln(os.Stderr, "acpgen:", errorText(err))
+		var v verdictError
+		if errors.As(err, &v) {
+			os.Exit(ExitStatusVerdict)
+		}
 		os.Exit(1)
 	}
 }
@@ -45,8 +49,11 @@ func errorText(err error) string {
 	return msg
 }
 
-// errStale is returned by generate --check; its message is already printed.
-var errStale = errors.New("generated files are stale: run `go run ./cmd/acpgen generate`")
+// staleError is returned by generate --check once the diff is printed; it
+// names the command that regenerates.
+func staleError() error {
+	return fmt.Errorf("generated files are stale: run `%s`", rerun("--check"))
+}
 
 func app() *cli.App {
 	return &cli.App{
@@ -56,6 +63,7 @@ func app() *cli.App {
 		ExitErrHandler: func(*cli.Context, error) {},
 		// Overlay and output paths may contain commas.
 		DisableSliceFlagSeparator: true,
+		Version:                   buildVersion(),
 		Commands: []*cli.Command{
 			generateCommand(),
 			overlayCommand(),
@@ -70,7 +78,9 @@ func app() *cli.App {
 			},
 			apidiffCommand(),
 			configCommand(),
+			initCommand(),
 			scaffoldCommand(),
+			versionCommand(),
 		},
 	}
 }
@@ -79,15 +89,8 @@ func configFlag() *cli.StringFlag {
 	return &cli.StringFlag{Name: "config", Usage: "configuration file (default: " + config.FileName + " in the current folder, if present; see `acpgen config schema`)"}
 }
 
-// loadConfig reads the configuration named by --config, or acpgen.json in
-// the current folder; with neither, it returns nil and "" (built-in defaults).
-func loadConfig(c *cli.Context) (*config.File, string, error) {
-	file, err := config.Find(c.String("config"))
-	if err != nil || file == "" {
-		return nil, "", err
-	}
-	f, err := config.Load(file)
-	return f, file, err
+func cacheFlag() *cli.StringFlag {
+	return &cli.StringFlag{Name: "cache-dir", Usage: "schema cache (default: $" + source.CacheEnv + ", else acpgen/ in the user's cache folder)"}
 }
 
 func generateCommand() *cli.Command {
@@ -98,7 +101,8 @@ func generateCommand() *cli.Command {
 			"flags take NAME=VALUE (stable=..., unstable=...), or just VALUE when one channel is generated.",
 		Flags: []cli.Flag{
 			configFlag(),
-			&cli.StringFlag{Name: "schema-dir", Usage: "folder with schema.json and schema.unstable.json (and meta files, cross-checked when present); a folder with lock.json is verified and pulled when files are missing (default: the configuration's schema.dir, else schema)"},
+			&cli.StringFlag{Name: "schema-dir", Usage: "read the schema files from this folder instead of the pinned release (read-only: verified against its lock.json when it has one; meta files in it are cross-checked)"},
+			cacheFlag(),
 			&cli.StringFlag{Name: "root", Usage: "folder the output paths are relative to (default: the configuration file's folder, else the current folder)"},
 			&cli.BoolFlag{Name: "check", Usage: "generate in memory, print a unified diff of every stale, missing or extra file, exit 1 if any; write nothing"},
 			&cli.BoolFlag{Name: "descriptions", Usage: "copy the schema's description text into doc comments (off: comments are generated from structure only)"},
@@ -108,42 +112,25 @@ func generateCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "import-path", Usage: "Go import path of a channel's output folder: NAME=PATH (default: derived from the go.mod above the root); repeatable"},
 			&cli.StringSliceFlag{Name: "overlay", Usage: "overlay file applied to every channel, after the configured ones; repeatable"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "print generation notes, such as capability gates that match nothing in this schema or channel selection"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing on success (no summary line)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return fmt.Errorf("generate takes no arguments, got %q", c.Args().Slice())
 			}
-			f, file, err := loadConfig(c)
+			start := time.Now()
+			o, err := generateOverrides(c)
 			if err != nil {
 				return err
 			}
-			o := config.Overrides{
-				SchemaDir: c.String("schema-dir"), Root: c.String("root"),
-				Channels: c.StringSlice("channel"), Overlays: c.StringSlice("overlay"),
-			}
-			if c.IsSet("descriptions") {
-				d := c.Bool("descriptions")
-				o.Descriptions = &d
-			}
-			for _, p := range []struct {
-				flag string
-				dst  *map[string]string
-			}{{"out", &o.Out}, {"package", &o.Package}, {"import-path", &o.ImportPath}} {
-				if *p.dst, err = channelValues(p.flag, c.StringSlice(p.flag), o.Channels); err != nil {
-					return err
-				}
-			}
-			r, err := config.Resolve(f, file, o)
+			r, err := config.Setup(c.Context, c.String("config"), o, c.App.ErrWriter)
 			if err != nil {
-				return err
-			}
-			if err := r.Prepare(c.Context, os.Stderr); err != nil {
 				return err
 			}
 			if c.Bool("verbose") {
 				// Off by default: a schema other than the pinned one, or a
 				// subset of the channels, skips many gates by design.
-				r.Config.Report = os.Stderr
+				r.Config.Report = c.App.ErrWriter
 			}
 			files, err := r.Generate()
 			if err != nil {
@@ -159,13 +146,69 @@ func generateCommand() *cli.Command {
 					fmt.Fprint(c.App.Writer, output.Unified(ch))
 				}
 				if len(changes) > 0 {
-					return errStale
+					return staleError()
+				}
+				if !c.Bool("quiet") {
+					fmt.Fprintf(c.App.ErrWriter, "acpgen: %s: %d files up to date (%s, %s)\n", channelNames(r), len(files), schemaName(r), elapsed(start))
 				}
 				return nil
 			}
-			return output.WriteContext(c.Context, r.Root, files, owned)
+			sum, err := output.WriteContext(c.Context, r.Root, files, owned)
+			if err != nil {
+				return err
+			}
+			if !c.Bool("quiet") {
+				fmt.Fprintf(c.App.ErrWriter, "acpgen: %s: %d files written, %d unchanged, %d removed (%s, %s)\n",
+					channelNames(r), sum.Written, sum.Unchanged, sum.Removed, schemaName(r), elapsed(start))
+			}
+			return nil
 		},
 	}
+}
+
+// generateOverrides reads generate's flags.
+func generateOverrides(c *cli.Context) (config.Overrides, error) {
+	o := config.Overrides{
+		SchemaDir: c.String("schema-dir"), Root: c.String("root"), Cache: c.String("cache-dir"),
+		Channels: c.StringSlice("channel"), Overlays: c.StringSlice("overlay"),
+	}
+	if c.IsSet("descriptions") {
+		d := c.Bool("descriptions")
+		o.Descriptions = &d
+	}
+	for _, p := range []struct {
+		flag string
+		dst  *map[string]string
+	}{{"out", &o.Out}, {"package", &o.Package}, {"import-path", &o.ImportPath}} {
+		var err error
+		if *p.dst, err = channelValues(p.flag, c.StringSlice(p.flag), o.Channels); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
+}
+
+func channelNames(r *config.Resolved) string {
+	var names []string
+	for _, ch := range r.Config.Channels {
+		names = append(names, ch.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// schemaName says which schema was generated from.
+func schemaName(r *config.Resolved) string {
+	switch {
+	case r.Lock != nil && r.SchemaDir != "":
+		return r.Lock.Package + "@" + r.Lock.Version + " from " + r.SchemaDir
+	case r.Lock != nil:
+		return r.Lock.Package + "@" + r.Lock.Version
+	}
+	return "schema folder " + r.SchemaDir
+}
+
+func elapsed(start time.Time) string {
+	return time.Since(start).Round(10 * time.Millisecond).String()
 }
 
 // channelValues parses repeated NAME=VALUE flags. A bare VALUE is allowed
@@ -194,36 +237,23 @@ func channelValues(flag string, values, channels []string) (map[string]string, e
 func verifyCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "verify",
-		Usage: "check the schema files against lock.json without fetching anything",
-		Flags: []cli.Flag{
-			configFlag(),
-			&cli.StringFlag{Name: "schema-dir", Usage: "folder with the schema files and lock.json (default: the configuration's schema.dir, else schema)"},
-		},
+		Usage: "check the cached schema files against the configuration's lock.json without fetching anything",
+		Flags: []cli.Flag{configFlag(), cacheFlag()},
 		Action: func(c *cli.Context) error {
-			r, err := resolveForSchema(c)
+			r, err := config.Open(c.String("config"), config.Overrides{Cache: c.String("cache-dir")})
 			if err != nil {
 				return err
 			}
-			dir := r.Config.SchemaDir
-			l, err := source.ReadLock(filepath.Join(dir, source.LockFile))
+			l, err := source.ReadLock(r.LockPath())
 			if err != nil {
 				return err
 			}
+			dir := source.VersionDir(r.Cache, l.Version)
 			if err := source.Verify(dir, l); err != nil {
-				return err
+				return fmt.Errorf("%w\n(the cache does not hold %s@%s as %s pins it: `%s` fetches it)", err, l.Package, l.Version, r.LockPath(), invocation()+" schema pull")
 			}
-			fmt.Fprintf(c.App.Writer, "%s@%s: %d files match the lock\n", l.Package, l.Version, len(l.Files))
+			fmt.Fprintf(c.App.Writer, "%s@%s: %d files in %s match %s\n", l.Package, l.Version, len(l.Files), dir, r.LockPath())
 			return nil
 		},
 	}
-}
-
-// resolveForSchema resolves the configuration for the schema commands,
-// which only need its schema section (and channel overlays).
-func resolveForSchema(c *cli.Context) (*config.Resolved, error) {
-	f, file, err := loadConfig(c)
-	if err != nil {
-		return nil, err
-	}
-	return config.Resolve(f, file, config.Overrides{SchemaDir: c.String("schema-dir")})
 }

@@ -9,9 +9,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/acpgen/acpgen/generator"
+	"github.com/acpgen/acpgen/generator/config"
 	"github.com/acpgen/acpgen/generator/overlay"
-	"github.com/acpgen/acpgen/generator/source"
 	"github.com/urfave/cli/v2"
 )
 
@@ -30,46 +29,33 @@ func overlayCommand() *cli.Command {
 				"added, upstream (the base already has it), tightened (upstream has it; the overlay makes\n" +
 				"its rules stricter), removed, skipped (a target this base lacks) or conflict. An overlay\n" +
 				"whose changes are all upstream or skipped can be retired. Exits 1 on any conflict.\n" +
-				"Without arguments it checks the repository's RFD overlays: " + strings.Join(generator.RFDOverlays, ", ") + ".",
+				"Without arguments it checks each configured channel's overlays against that channel's\n" +
+				"schema (the pinned release, or --schema-dir); OVERLAY arguments are applied to every\n" +
+				"configured channel's schema instead, or to the --schema files.",
 			Flags: []cli.Flag{
-				&cli.StringFlag{Name: "schema-dir", Value: "schema", Usage: "folder whose schema.json and schema.unstable.json (those present) are the bases; a folder with lock.json is verified, and pulled when files are missing"},
-				&cli.StringSliceFlag{Name: "schema", Usage: "a base schema file instead of --schema-dir; repeatable"},
+				configFlag(),
+				cacheFlag(),
+				&cli.StringFlag{Name: "schema-dir", Usage: "read the bases from this folder instead of the pinned release (read-only)"},
+				&cli.StringSliceFlag{Name: "schema", Usage: "a base schema file instead of the configured channels; repeatable (needs OVERLAY arguments)"},
 			},
 			Action: func(c *cli.Context) error {
-				files := c.Args().Slice()
-				if len(files) == 0 {
-					files = generator.RFDOverlays
-				}
-				bases := c.StringSlice("schema")
-				if len(bases) == 0 {
-					dir := c.String("schema-dir")
-					if _, err := os.Stat(filepath.Join(dir, source.LockFile)); err == nil {
-						if _, err := source.Ensure(c.Context, dir, c.App.ErrWriter); err != nil {
-							return err
-						}
-					}
-					for _, name := range []string{source.StableFile, source.UnstableFile} {
-						if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
-							bases = append(bases, filepath.Join(dir, name))
-						}
-					}
-					if len(bases) == 0 {
-						return fmt.Errorf("%s holds neither %s nor %s", dir, source.StableFile, source.UnstableFile)
-					}
+				runs, err := overlayRuns(c)
+				if err != nil {
+					return err
 				}
 				conflict := false
-				for _, b := range bases {
-					data, err := os.ReadFile(b)
+				for _, run := range runs {
+					data, err := os.ReadFile(run.base)
 					if err != nil {
 						return err
 					}
-					res, err := overlay.ApplyFiles(data, b, files)
+					res, err := overlay.ApplyFiles(data, run.base, run.overlays)
 					var ce *overlay.ConflictError
 					if err != nil && !errors.As(err, &ce) {
 						return err
 					}
 					conflict = conflict || ce != nil
-					printStatus(c.App.Writer, b, res)
+					printStatus(c.App.Writer, run.base, res)
 				}
 				if conflict {
 					return errConflicts
@@ -78,6 +64,48 @@ func overlayCommand() *cli.Command {
 			},
 		}},
 	}
+}
+
+// overlayRun is one base schema with the overlays to apply to it.
+type overlayRun struct {
+	base     string
+	overlays []string
+}
+
+// overlayRuns pairs bases and overlays: explicit --schema files with the
+// OVERLAY arguments, else each configured channel's schema with its
+// configured overlays (or with the OVERLAY arguments).
+func overlayRuns(c *cli.Context) ([]overlayRun, error) {
+	args := c.Args().Slice()
+	if bases := c.StringSlice("schema"); len(bases) > 0 {
+		if len(args) == 0 {
+			return nil, errors.New("--schema needs the OVERLAY files to apply as arguments")
+		}
+		var runs []overlayRun
+		for _, b := range bases {
+			runs = append(runs, overlayRun{b, args})
+		}
+		return runs, nil
+	}
+	r, err := config.Setup(c.Context, c.String("config"), config.Overrides{SchemaDir: c.String("schema-dir"), Cache: c.String("cache-dir")}, c.App.ErrWriter)
+	if err != nil {
+		return nil, err
+	}
+	var runs []overlayRun
+	for _, ch := range r.Config.Channels {
+		ovs := ch.Overlays
+		if len(args) > 0 {
+			ovs = args
+		}
+		if len(ovs) == 0 {
+			continue
+		}
+		runs = append(runs, overlayRun{filepath.Join(r.Config.SchemaDir, ch.SchemaFile), ovs})
+	}
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("%s configures no overlays: name OVERLAY files as arguments", r.File)
+	}
+	return runs, nil
 }
 
 // printStatus writes one base's report: every change of every overlay, then

@@ -22,75 +22,79 @@ import (
 func pullCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "pull",
-		Usage: "obtain the schema files with npm (or from a URL) and verify them against lock.json",
-		Description: "With a new --version the lock is updated, and acpgen prints what changed (as `schema diff`)\n" +
-			"and which overlays the new schema now carries upstream. A configuration's schema.version\n" +
-			"is updated to match.",
+		Usage: "fetch the pinned schema release into the cache and verify it, or pin another release with --version",
+		Description: "The files go into acpgen's schema cache, never into the repository: the repository keeps\n" +
+			"only schema.dir/lock.json. With a new --version the lock (and the configuration's\n" +
+			"schema.version) is updated, and acpgen prints what changed (as `schema diff`) and which\n" +
+			"overlays the new schema now carries upstream.",
 		Flags: []cli.Flag{
 			configFlag(),
-			&cli.StringFlag{Name: "schema-dir", Usage: "folder to write the schema files and lock.json into (default: the configuration's schema.dir, else schema)"},
-			&cli.StringFlag{Name: "version", Usage: "package version to pull (default: the configuration's schema.version, else the lock's); a version other than the lock's updates the lock"},
+			cacheFlag(),
+			&cli.StringFlag{Name: "version", Usage: "package version to pin (default: the configuration's schema.version, else the lock's)"},
 			&cli.StringFlag{Name: "from-url", Usage: "fetch a package tarball or a single schema file from this URL instead of running npm; verified against the lock"},
 			&cli.StringFlag{Name: "npm", Value: "npm", Usage: "npm client to run"},
 		},
 		Action: func(c *cli.Context) error {
-			r, err := resolveForSchema(c)
+			r, err := config.Open(c.String("config"), config.Overrides{Cache: c.String("cache-dir")})
 			if err != nil {
 				return err
 			}
-			dir := r.Config.SchemaDir
+			o := r.Fetch(c.App.ErrWriter)
+			o.Npm = c.String("npm")
+			if u := c.String("from-url"); u != "" {
+				o.FromURL = u
+			}
+			old, err := source.ReadLock(r.LockPath())
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
 			version := c.String("version")
 			if version == "" {
 				version = r.Version
 			}
-			url := c.String("from-url")
-			if url == "" {
-				url = r.URL
-			}
-			// Keep the current revision aside to compare it with the new one.
-			var before *schemadiff.Side
-			old, err := source.ReadLock(filepath.Join(dir, source.LockFile))
-			if err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return err
-			}
-			if old != nil && version != "" && version != old.Version && source.Verify(dir, old) == nil {
-				tmp, err := os.MkdirTemp("", "acpgen-pull-")
+			w := c.App.Writer
+			if old != nil && (version == "" || version == old.Version) {
+				dir, _, err := source.Fetch(c.Context, o, old, "")
 				if err != nil {
-					return err
+					return fmt.Errorf("%s: %w", r.LockPath(), err)
 				}
-				defer os.RemoveAll(tmp)
-				for name := range old.Files {
-					if err := copyFile(filepath.Join(dir, name), filepath.Join(tmp, name)); err != nil {
-						return err
-					}
-				}
-				before = &schemadiff.Side{Label: old.Version, Dir: tmp}
+				fmt.Fprintf(w, "%s@%s verified against %s (%d files in %s)\n", old.Package, old.Version, r.LockPath(), len(old.Files), dir)
+				return nil
 			}
-			l, err := source.Pull(c.Context, source.PullOptions{
-				Dir: dir, Version: version, FromURL: url, Npm: c.String("npm"), Stderr: os.Stderr,
-			})
+			if version == "" {
+				return fmt.Errorf("%s does not exist: give --version (or schema.version in %s)", r.LockPath(), r.File)
+			}
+			dir, l, err := source.Fetch(c.Context, o, nil, version)
 			if err != nil {
 				return err
 			}
-			w := c.App.Writer
-			fmt.Fprintf(w, "%s@%s verified (%d files)\n", l.Package, l.Version, len(l.Files))
-			if r.File != "" {
-				if changed, err := config.SetVersion(r.File, l.Version); err != nil {
-					return err
-				} else if changed {
-					fmt.Fprintf(w, "%s: schema.version set to %s\n", r.File, l.Version)
-				}
+			if err := l.Write(r.LockPath()); err != nil {
+				return err
 			}
-			if before == nil || old.Version == l.Version {
+			fmt.Fprintf(w, "%s pins %s@%s (%d files in %s)\n", r.LockPath(), l.Package, l.Version, len(l.Files), dir)
+			if changed, err := config.SetVersion(r.File, l.Version); err != nil {
+				return err
+			} else if changed {
+				fmt.Fprintf(w, "%s: schema.version set to %s\n", r.File, l.Version)
+			}
+			if old == nil {
+				fmt.Fprintf(w, "no earlier lock: nothing to compare %s with\n", l.Version)
 				return nil
 			}
+			if old.Version == l.Version {
+				return nil
+			}
+			oldDir, _, err := source.Fetch(c.Context, o, old, "")
+			if err != nil {
+				return fmt.Errorf("the previous release %s, to compare with: %w", old.Version, err)
+			}
 			fmt.Fprintln(w)
-			rep, err := schemadiff.Diff(*before, schemadiff.Side{Label: l.Version, Dir: dir}, nil)
+			rep, err := schemadiff.Diff(schemadiff.Side{Label: old.Version, Dir: oldDir}, schemadiff.Side{Label: l.Version, Dir: dir}, nil)
 			if err != nil {
 				return err
 			}
 			rep.Text(w)
-			pullOverlayStatus(w, r.Config.Channels, before.Dir, dir)
+			pullOverlayStatus(w, r.Config.Channels, oldDir, dir)
 			return nil
 		},
 	}
@@ -164,38 +168,48 @@ func overlayStates(file string, overlays []string) overlayResult {
 	return out
 }
 
-func copyFile(from, to string) error {
-	data, err := os.ReadFile(from)
-	if err != nil {
-		return err
+// openSides resolves OLD and NEW: a folder as it is, a version from the
+// schema cache (fetched into it when missing).
+func openSides(ctx context.Context, c *cli.Context) (old, new schemadiff.Side, err error) {
+	if c.NArg() != 2 {
+		return old, new, fmt.Errorf("want two arguments, OLD and NEW (each a version of %s or a schema folder), got %d", source.Package, c.NArg())
 	}
-	return os.WriteFile(to, data, 0o644)
+	cache, err := source.CacheDir(c.String("cache-dir"))
+	if err != nil {
+		return old, new, err
+	}
+	o := source.FetchOptions{Cache: cache, Npm: c.String("npm"), Stderr: c.App.ErrWriter}
+	if old, err = schemadiff.Open(ctx, c.Args().Get(0), o); err == nil {
+		new, err = schemadiff.Open(ctx, c.Args().Get(1), o)
+	}
+	return old, new, err
 }
 
-// openSides resolves OLD and NEW, pulling versions into a temporary folder
-// that cleanup removes.
-func openSides(ctx context.Context, c *cli.Context) (old, new schemadiff.Side, cleanup func(), err error) {
-	if c.NArg() != 2 {
-		return old, new, nil, fmt.Errorf("want two arguments, OLD and NEW (each a version of %s or a schema folder), got %d", source.Package, c.NArg())
+// sideChannels are the channels to compare: --channel, else the
+// configuration's, else every channel.
+func sideChannels(c *cli.Context) ([]string, error) {
+	if chans := c.StringSlice("channel"); len(chans) > 0 {
+		return chans, nil
 	}
-	tmp, err := os.MkdirTemp("", "acpgen-diff-")
-	if err != nil {
-		return old, new, nil, err
-	}
-	cleanup = func() { os.RemoveAll(tmp) }
-	if old, err = schemadiff.Open(ctx, c.Args().Get(0), tmp, c.String("npm"), os.Stderr); err == nil {
-		new, err = schemadiff.Open(ctx, c.Args().Get(1), tmp, c.String("npm"), os.Stderr)
+	r, err := config.Open(c.String("config"), config.Overrides{})
+	if errors.Is(err, config.ErrNoConfig) {
+		return nil, nil
 	}
 	if err != nil {
-		cleanup()
-		return old, new, nil, err
+		return nil, err
 	}
-	return old, new, cleanup, nil
+	var names []string
+	for _, ch := range r.Config.Channels {
+		names = append(names, ch.Name)
+	}
+	return names, nil
 }
 
 func sideFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringSliceFlag{Name: "channel", Usage: "compare only this channel (stable or unstable); repeatable"},
+		configFlag(),
+		cacheFlag(),
+		&cli.StringSliceFlag{Name: "channel", Usage: "compare only this channel (stable or unstable); repeatable (default: the configured channels)"},
 		&cli.StringFlag{Name: "npm", Value: "npm", Usage: "npm client to run for versions"},
 	}
 }
@@ -205,23 +219,32 @@ func schemaDiffCommand() *cli.Command {
 		Name:      "diff",
 		Usage:     "list what changed between two schema revisions, each change classified additive or breaking for a Go SDK",
 		ArgsUsage: "OLD NEW",
-		Description: "OLD and NEW are each a version of " + source.Package + " (pulled with npm into a temporary\n" +
-			"folder) or a folder holding schema.json and/or schema.unstable.json. Releases before 2.0 ship\n" +
-			"only the unstable schema, so only that channel is compared with them.",
+		Description: "OLD and NEW are each a version of " + source.Package + " (fetched into the schema cache)\n" +
+			"or a folder holding schema.json and/or schema.unstable.json. Releases before 2.0 ship\n" +
+			"only the unstable schema, so only that channel is compared with them.\n" +
+			"With --fail-on breaking, a breaking change exits with status 3 after the report.",
 		Flags: append(sideFlags(),
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text, or markdown for release notes"},
+			failOnFlag(),
 		),
 		Action: func(c *cli.Context) error {
 			format := c.String("format")
 			if format != "text" && format != "markdown" {
 				return fmt.Errorf("--format %s: want text or markdown", format)
 			}
-			old, new, cleanup, err := openSides(c.Context, c)
+			failOn, err := parseFailOn(c)
 			if err != nil {
 				return err
 			}
-			defer cleanup()
-			rep, err := schemadiff.Diff(old, new, c.StringSlice("channel"))
+			chans, err := sideChannels(c)
+			if err != nil {
+				return err
+			}
+			old, new, err := openSides(c.Context, c)
+			if err != nil {
+				return err
+			}
+			rep, err := schemadiff.Diff(old, new, chans)
 			if err != nil {
 				return err
 			}
@@ -229,6 +252,9 @@ func schemaDiffCommand() *cli.Command {
 				rep.Markdown(c.App.Writer)
 			} else {
 				rep.Text(c.App.Writer)
+			}
+			if failOn && rep.Class() == schemadiff.Breaking {
+				return verdictError{fmt.Sprintf("%s -> %s has breaking changes (--fail-on)", old.Label, new.Label)}
 			}
 			return nil
 		},
@@ -240,22 +266,59 @@ func apidiffCommand() *cli.Command {
 		Name:      "apidiff",
 		Usage:     "compare the Go API generated from two schema revisions and say whether the release is major, minor or patch",
 		ArgsUsage: "OLD NEW",
-		Description: "OLD and NEW are as for `schema diff`. Both are generated without overlays and compared with\n" +
-			"golang.org/x/exp/apidiff. Run it inside this module or one that requires it: type-checking\n" +
-			"resolves the generated code's import of " + generator.Module + "/runtime/wire from there.",
-		Flags: sideFlags(),
+		Description: "OLD and NEW are as for `schema diff`. Each configured channel is generated from both, without\n" +
+			"overlays, into its configured package, and the two APIs are compared with golang.org/x/exp/apidiff.\n" +
+			"Run it inside a module that requires " + generator.Module + " (type-checking resolves the\n" +
+			"generated code's import of its runtime from there). With --fail-on major, a major verdict exits\n" +
+			"with status 3 after the report.",
+		Flags: append(sideFlags(), failOnFlag()),
 		Action: func(c *cli.Context) error {
-			old, new, cleanup, err := openSides(c.Context, c)
+			failOn, err := parseFailOn(c)
 			if err != nil {
 				return err
 			}
-			defer cleanup()
-			rep, err := goapi.Compare(old, new, c.StringSlice("channel"))
+			r, err := config.Open(c.String("config"), config.Overrides{Channels: c.StringSlice("channel")})
+			if err != nil {
+				return err
+			}
+			old, new, err := openSides(c.Context, c)
+			if err != nil {
+				return err
+			}
+			rep, err := goapi.Compare(old, new, r.Config.Channels)
 			if err != nil {
 				return err
 			}
 			rep.Text(c.App.Writer)
+			if failOn && rep.Level() == goapi.Major {
+				return verdictError{fmt.Sprintf("%s -> %s is a major change of the Go API (--fail-on)", old.Label, new.Label)}
+			}
 			return nil
 		},
 	}
 }
+
+func failOnFlag() *cli.StringFlag {
+	return &cli.StringFlag{Name: "fail-on", Usage: "breaking (or its synonym major): exit with status 3 when the verdict is breaking / major"}
+}
+
+func parseFailOn(c *cli.Context) (bool, error) {
+	switch v := c.String("fail-on"); v {
+	case "":
+		return false, nil
+	case "breaking", "major":
+		return true, nil
+	default:
+		return false, fmt.Errorf("--fail-on %s: want breaking or major", v)
+	}
+}
+
+// verdictError is a comparison's verdict that the user asked to fail on; it
+// exits with status 3, apart from errors (status 1).
+type verdictError struct{ msg string }
+
+func (e verdictError) Error() string { return e.msg }
+
+// ExitStatusVerdict is the exit status of a verdict the user asked to fail
+// on (--fail-on, and release without --allow-major).
+const ExitStatusVerdict = 3

@@ -34,21 +34,27 @@ var Schema []byte
 // FileName is the configuration file generate reads when no --config is given.
 const FileName = "acpgen.json"
 
+// TestedVersion is the release of the schema package that acpgen's own SDK
+// is generated from and tested against (this repository's schema/lock.json
+// pins it); `acpgen init` starts new configurations at it.
+const TestedVersion = "2.4.0"
+
 // File is the configuration file as written. Pointers and nil slices tell an
 // absent key from a zero value, because an absent key takes a default.
 type File struct {
 	SchemaRef    string    `json:"$schema,omitempty"`
 	Schema       *Source   `json:"schema,omitempty"`
+	MetaDir      string    `json:"metaDir,omitempty"`
 	Descriptions *bool     `json:"descriptions,omitempty"`
+	StrictGates  *bool     `json:"strictGates,omitempty"`
 	Channels     []Channel `json:"channels,omitempty"`
 }
 
 // Source says where the upstream schema files come from.
 type Source struct {
-	Dir       string `json:"dir,omitempty"`
-	Version   string `json:"version,omitempty"`
-	URL       string `json:"url,omitempty"`
-	WriteMeta *bool  `json:"writeMeta,omitempty"`
+	Dir     string `json:"dir,omitempty"`
+	Version string `json:"version,omitempty"`
+	URL     string `json:"url,omitempty"`
 }
 
 // Channel is one schema channel emitted into one Go package.
@@ -153,7 +159,7 @@ func key(e gojsonschema.ResultError) string {
 func describe(e gojsonschema.ResultError) string {
 	switch e.Type() {
 	case "additional_property_not_allowed":
-		return "unknown key (see generator/config/acpgen.schema.json)"
+		return "unknown key (`acpgen config schema` prints the allowed keys)"
 	case "required":
 		return "required key is missing"
 	}
@@ -210,8 +216,9 @@ func Find(explicit string) (string, error) {
 // Overrides are command-line flags; each wins over the file. Map keys and
 // Channels name channels.
 type Overrides struct {
-	SchemaDir    string // relative to the current folder
+	SchemaDir    string // a read-only folder of schema files, instead of the pinned release
 	Root         string
+	Cache        string // the schema cache (default: source.CacheDir)
 	Descriptions *bool
 	Channels     []string
 	Out          map[string]string
@@ -223,167 +230,91 @@ type Overrides struct {
 // Resolved is a configuration with every default filled in and every path
 // relative to the current folder.
 type Resolved struct {
-	File      string // the configuration file, "" when built-in defaults apply
+	File      string // the configuration file
 	Root      string // output root
-	Config    generator.Config
+	LockDir   string // schema.dir: the folder holding lock.json
+	SchemaDir string // --schema-dir: a read-only folder of schema files; "" reads the pinned release from the cache
+	Cache     string // the schema cache
 	Version   string // schema.version, "" when unset
 	URL       string // schema.url
-	WriteMeta *bool  // schema.writeMeta; nil: write when the folder is pinned
+	Config    generator.Config
+
+	// Set by Prepare.
+	Lock    *source.Lock // the release in force; nil for a folder without a lock
+	NewLock bool         // Prepare pinned a release: lock.json is one of the outputs
 }
 
-// Resolve fills in defaults. f may be nil (no file: the repository's own
-// configuration); file names it in errors and is the base of relative paths.
+// channelDefaults are the keys a channel entry may leave out.
+var channelDefaults = map[string]generator.Channel{
+	"stable":   {Name: "stable", SchemaFile: source.StableFile, MetaFile: "meta.json", OutDir: "acp", Package: "acp"},
+	"unstable": {Name: "unstable", SchemaFile: source.UnstableFile, MetaFile: "meta.unstable.json", OutDir: "acp/unstable", Package: "unstable"},
+}
+
+// ErrNoConfig is returned where a command needs a configuration and none
+// was found.
+var ErrNoConfig = errors.New("no " + FileName + " in this folder: run `acpgen init` to write a starter (or pass --config FILE)")
+
+// Resolve fills in defaults. file names the configuration in errors and is
+// the base of relative paths.
 func Resolve(f *File, file string, o Overrides) (*Resolved, error) {
 	if f == nil {
-		f = &File{}
+		return nil, ErrNoConfig
 	}
-	where := func(k string) string {
-		if file == "" {
-			return k
-		}
-		return file + ": " + k
-	}
-	base := "."
-	if file != "" {
-		base = filepath.Dir(file)
-	}
-	r := &Resolved{File: file, Root: base}
+	where := func(k string) string { return file + ": " + k }
+	base := filepath.Dir(file)
+	r := &Resolved{File: file, Root: base, LockDir: filepath.Join(base, "schema"), SchemaDir: o.SchemaDir}
 	if o.Root != "" {
 		r.Root = o.Root
 	}
-	def := generator.RepoConfig()
-	schemaDir := filepath.Join(base, def.SchemaDir)
 	if f.Schema != nil {
 		if f.Schema.Dir != "" {
-			schemaDir = under(base, f.Schema.Dir)
+			r.LockDir = under(base, f.Schema.Dir)
 		}
-		r.Version, r.URL, r.WriteMeta = f.Schema.Version, f.Schema.URL, f.Schema.WriteMeta
+		r.Version, r.URL = f.Schema.Version, f.Schema.URL
 	}
-	if o.SchemaDir != "" {
-		schemaDir = o.SchemaDir
+	cache, err := source.CacheDir(o.Cache)
+	if err != nil {
+		return nil, err
 	}
-	cfg := generator.Config{SchemaDir: schemaDir, MetaDir: schemaDir}
+	r.Cache = cache
+	cfg := generator.Config{Root: r.Root, StrictGates: f.StrictGates != nil && *f.StrictGates}
+	if f.MetaDir != "" {
+		rel, err := filepath.Rel(absOr(r.Root), absOr(under(base, f.MetaDir)))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", where("metaDir"), err)
+		}
+		cfg.MetaDir = filepath.ToSlash(rel)
+	}
 	if f.Descriptions != nil {
 		cfg.Descriptions = *f.Descriptions
 	}
 	if o.Descriptions != nil {
 		cfg.Descriptions = *o.Descriptions
 	}
-
-	defaults := map[string]generator.Channel{}
-	for _, ch := range def.Channels {
-		defaults[ch.Name] = ch
+	entries, err := channelEntries(f, base)
+	if err != nil {
+		return nil, err
+	}
+	if entries, err = o.apply(entries); err != nil {
+		return nil, err
 	}
 	mod, modDir := findModule(r.Root)
-	// acpgen's own default overlays are files of this repository, so a
-	// channel inherits them only here; elsewhere it starts with none.
-	inRepo := mod == generator.Module
-	// The round-trip tests and the strict gate check hold for the pinned
-	// schema of this repository only; other bases get neither.
-	pinnedRepo := inRepo && absOr(schemaDir) == filepath.Join(modDir, def.SchemaDir)
-	cfg.StrictGates = pinnedRepo
-
-	type entry struct {
-		ch      generator.Channel
-		key     string // channels[i], for errors
-		outSet  bool
-		pathSet bool
-	}
-	var entries []entry
-	if len(f.Channels) == 0 {
-		for _, ch := range def.Channels {
-			if !inRepo {
-				ch.Overlays = nil
-			}
-			entries = append(entries, entry{ch: ch, key: "channels (default " + ch.Name + ")"})
-		}
-	}
-	for i, c := range f.Channels {
-		ch := defaults[c.Name]
-		if !inRepo {
-			ch.Overlays = nil
-		}
-		e := entry{key: fmt.Sprintf("channels[%d]", i)}
-		set := func(dst *string, v string) {
-			if v != "" {
-				*dst = v
-			}
-		}
-		set(&ch.SchemaFile, c.Schema)
-		set(&ch.MetaFile, c.Meta)
-		set(&ch.Package, c.Package)
-		if c.Out != "" {
-			ch.OutDir, e.outSet = c.Out, true
-		}
-		if c.ImportPath != "" {
-			ch.ImportPath, e.pathSet = c.ImportPath, true
-		}
-		if c.Overlays != nil {
-			ch.Overlays = nil
-			for _, ov := range *c.Overlays {
-				ch.Overlays = append(ch.Overlays, under(base, ov))
-			}
-		}
-		e.ch = ch
-		entries = append(entries, e)
-	}
-
-	names := make([]string, len(entries))
-	for i, e := range entries {
-		names[i] = e.ch.Name
-	}
-	if len(o.Channels) > 0 {
-		var kept []entry
-		for _, n := range o.Channels {
-			i := slices.Index(names, n)
-			if i < 0 {
-				return nil, fmt.Errorf("--channel %s: not among the configured channels (%s)", n, strings.Join(names, ", "))
-			}
-			kept = append(kept, entries[i])
-		}
-		entries = kept
-		names = o.Channels
-	}
-	for flag, m := range map[string]map[string]string{"--out": o.Out, "--package": o.Package, "--import-path": o.ImportPath} {
-		for n := range m {
-			if !slices.Contains(names, n) {
-				return nil, fmt.Errorf("%s %s=...: no channel %q is being generated (%s)", flag, n, n, strings.Join(names, ", "))
-			}
-		}
-	}
 	for i := range entries {
 		e := &entries[i]
-		n := e.ch.Name
-		if v, ok := o.Out[n]; ok {
-			if err := relativeSlashPath(v); err != nil {
-				return nil, fmt.Errorf("--out %s: %w", n, err)
-			}
-			e.ch.OutDir, e.outSet, e.key = v, true, "--out "+n
-		}
-		if v, ok := o.Package[n]; ok {
-			e.ch.Package = v
-		}
-		if v, ok := o.ImportPath[n]; ok {
-			e.ch.ImportPath, e.pathSet = v, true
-		}
-		e.ch.Overlays = slices.Concat(e.ch.Overlays, o.Overlays)
 		if !e.pathSet {
-			switch {
-			case mod != "":
-				rel, err := filepath.Rel(modDir, filepath.Join(absOr(r.Root), filepath.FromSlash(e.ch.OutDir)))
-				if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-					return nil, fmt.Errorf("%s: output folder %s is outside module %s (%s); set importPath", where(e.key), e.ch.OutDir, mod, modDir)
-				}
-				e.ch.ImportPath = path.Join(mod, filepath.ToSlash(rel))
-			case e.outSet:
+			if mod == "" {
 				return nil, fmt.Errorf("%s: importPath is not set and no go.mod was found in or above %s to derive it", where(e.key), r.Root)
 			}
-			// Otherwise the default channel's import path stays.
+			rel, err := filepath.Rel(modDir, filepath.Join(absOr(r.Root), filepath.FromSlash(e.ch.OutDir)))
+			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				return nil, fmt.Errorf("%s: output folder %s is outside module %s (%s); set importPath", where(e.key), e.ch.OutDir, mod, modDir)
+			}
+			e.ch.ImportPath = path.Join(mod, filepath.ToSlash(rel))
 		}
 		// Generated tests import acpgen's internal packages, which Go
 		// allows only inside its module.
 		inModule := e.ch.ImportPath == generator.Module || strings.HasPrefix(e.ch.ImportPath, generator.Module+"/")
-		e.ch.NoRoundTripTest = !pinnedRepo || !inModule
+		e.ch.NoRoundTripTest = o.SchemaDir != "" || !inModule
 		if !goIdent.MatchString(e.ch.Package) {
 			return nil, fmt.Errorf("%s: package %q is not a Go package name", where(e.key), e.ch.Package)
 		}
@@ -398,6 +329,95 @@ func Resolve(f *File, file string, o Overrides) (*Resolved, error) {
 	}
 	r.Config = cfg
 	return r, nil
+}
+
+// entry is one channel being resolved.
+type entry struct {
+	ch      generator.Channel
+	key     string // channels[i] or the flag, for errors
+	pathSet bool
+}
+
+// channelEntries are the configured channels with their defaults.
+func channelEntries(f *File, base string) ([]entry, error) {
+	var out []entry
+	for i, c := range f.Channels {
+		ch := channelDefaults[c.Name]
+		set := func(dst *string, v string) {
+			if v != "" {
+				*dst = v
+			}
+		}
+		set(&ch.SchemaFile, c.Schema)
+		set(&ch.MetaFile, c.Meta)
+		set(&ch.Package, c.Package)
+		set(&ch.OutDir, c.Out)
+		set(&ch.ImportPath, c.ImportPath)
+		if c.Overlays != nil {
+			for _, ov := range *c.Overlays {
+				ch.Overlays = append(ch.Overlays, under(base, ov))
+			}
+		}
+		out = append(out, entry{ch: ch, key: fmt.Sprintf("channels[%d]", i), pathSet: c.ImportPath != ""})
+	}
+	return out, nil
+}
+
+// apply selects channels and applies the per-channel flags.
+func (o Overrides) apply(entries []entry) ([]entry, error) {
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = e.ch.Name
+	}
+	if len(o.Channels) > 0 {
+		var kept []entry
+		for _, n := range o.Channels {
+			i := slices.Index(names, n)
+			if i < 0 {
+				return nil, fmt.Errorf("--channel %s: not among the configured channels (%s)", n, strings.Join(names, ", "))
+			}
+			kept = append(kept, entries[i])
+		}
+		entries, names = kept, o.Channels
+	}
+	for _, flag := range []string{"--out", "--package", "--import-path"} {
+		m := map[string]map[string]string{"--out": o.Out, "--package": o.Package, "--import-path": o.ImportPath}[flag]
+		for _, n := range sortedKeys(m) {
+			if !slices.Contains(names, n) {
+				return nil, fmt.Errorf("%s %s=...: no channel %q is being generated (%s)", flag, n, n, strings.Join(names, ", "))
+			}
+		}
+	}
+	for i := range entries {
+		e := &entries[i]
+		n := e.ch.Name
+		if v, ok := o.Out[n]; ok {
+			if err := relativeSlashPath(v); err != nil {
+				return nil, fmt.Errorf("--out %s: %w", n, err)
+			}
+			e.ch.OutDir, e.key = v, "--out "+n
+			if _, ok := o.ImportPath[n]; !ok {
+				e.pathSet = false // derived again for the new folder
+			}
+		}
+		if v, ok := o.Package[n]; ok {
+			e.ch.Package = v
+		}
+		if v, ok := o.ImportPath[n]; ok {
+			e.ch.ImportPath, e.pathSet = v, true
+		}
+		e.ch.Overlays = slices.Concat(e.ch.Overlays, o.Overlays)
+	}
+	return entries, nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // under resolves a path from the configuration against its folder.
@@ -425,16 +445,7 @@ func findModule(dir string) (mod, modDir string) {
 	for {
 		data, err := os.ReadFile(filepath.Join(d, "go.mod"))
 		if err == nil {
-			for _, line := range strings.Split(string(data), "\n") {
-				if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "module"); ok && rest != "" && (rest[0] == ' ' || rest[0] == '\t') {
-					rest = strings.TrimSpace(rest)
-					if u, err := strconv.Unquote(rest); err == nil {
-						rest = u
-					}
-					return rest, d
-				}
-			}
-			return "", ""
+			return modulePath(data), d
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
@@ -444,45 +455,86 @@ func findModule(dir string) (mod, modDir string) {
 	}
 }
 
-// Prepare makes the schema folder ready: a folder pinned by lock.json is
-// verified (and pulled when files are missing); a folder without a lock is
-// pulled at schema.version when one is configured, else used as it is. It
-// decides whether meta files are written.
+// modulePath reads the module directive of a go.mod file.
+func modulePath(gomod []byte) string {
+	for _, line := range strings.Split(string(gomod), "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "module"); ok && rest != "" && (rest[0] == ' ' || rest[0] == '\t') {
+			rest = strings.TrimSpace(rest)
+			if u, err := strconv.Unquote(rest); err == nil {
+				rest = u
+			}
+			return rest
+		}
+	}
+	return ""
+}
+
+// LockPath is the lock of the configured schema folder.
+func (r *Resolved) LockPath() string { return filepath.Join(r.LockDir, source.LockFile) }
+
+// Fetch is how this configuration fills the schema cache.
+func (r *Resolved) Fetch(stderr io.Writer) source.FetchOptions {
+	return source.FetchOptions{Cache: r.Cache, FromURL: r.URL, Stderr: stderr}
+}
+
+// Prepare makes the schema ready and points the generator at it. A
+// --schema-dir folder is read as it is, verified against its own lock.json
+// when it has one, and never written. Otherwise the release pinned by
+// schema.dir/lock.json is read from the cache, fetched into it when missing;
+// with no lock yet, schema.version is fetched and its lock becomes an output.
 func (r *Resolved) Prepare(ctx context.Context, stderr io.Writer) error {
-	dir := r.Config.SchemaDir
-	lockPath := filepath.Join(dir, source.LockFile)
-	pinned := false
-	l, err := source.ReadLock(lockPath)
+	if r.SchemaDir != "" {
+		return r.prepareFolder()
+	}
+	l, err := source.ReadLock(r.LockPath())
 	switch {
 	case err == nil:
 		if r.Version != "" && l.Version != r.Version {
 			return fmt.Errorf("%s: schema.version is %s but %s pins %s: run `acpgen schema pull --version %s` to move to %s, or set schema.version to %s",
-				r.File, r.Version, lockPath, l.Version, r.Version, r.Version, l.Version)
+				r.File, r.Version, r.LockPath(), l.Version, r.Version, r.Version, l.Version)
 		}
-		if _, err := source.Ensure(ctx, dir, stderr); err != nil {
+		dir, _, err := source.Fetch(ctx, r.Fetch(stderr), l, "")
+		if err != nil {
+			return fmt.Errorf("%s: %w", r.LockPath(), err)
+		}
+		r.Config.SchemaDir, r.Lock = dir, l
+	case errors.Is(err, fs.ErrNotExist):
+		if r.Version == "" {
+			return fmt.Errorf("%s does not exist and %s sets no schema.version: set it (e.g. \"schema\": {\"version\": \"2.4.0\"}), or run `acpgen schema pull --version V`", r.LockPath(), r.File)
+		}
+		dir, l, err := source.Fetch(ctx, r.Fetch(stderr), nil, r.Version)
+		if err != nil {
 			return err
 		}
-		pinned = true
-	case errors.Is(err, fs.ErrNotExist):
-		if r.Version != "" {
-			if _, err := source.Pull(ctx, source.PullOptions{Dir: dir, Version: r.Version, FromURL: r.URL, Stderr: stderr}); err != nil {
-				return err
-			}
-			pinned = true
-		}
+		r.Config.SchemaDir, r.Lock, r.NewLock = dir, l, true
 	default:
 		return err
-	}
-	r.Config.WriteMeta = pinned
-	if r.WriteMeta != nil {
-		r.Config.WriteMeta = *r.WriteMeta
 	}
 	return nil
 }
 
-// Generate runs the generator. Generated files that import one of acpgen's
-// internal packages (the round-trip test registry) are left out of output
-// outside acpgen's module, where Go would refuse to compile them.
+// prepareFolder checks a --schema-dir folder without writing to it.
+func (r *Resolved) prepareFolder() error {
+	r.Config.SchemaDir, r.Config.CheckMeta = r.SchemaDir, true
+	l, err := source.ReadLock(filepath.Join(r.SchemaDir, source.LockFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := source.Verify(r.SchemaDir, l); err != nil {
+		return fmt.Errorf("--schema-dir %s: %w", r.SchemaDir, err)
+	}
+	r.Lock = l
+	return nil
+}
+
+// Generate runs the generator and returns the outputs by path relative to
+// the root, the new lock among them when Prepare pinned a release. No output
+// may land in a --schema-dir folder. Generated files that import one of
+// acpgen's internal packages are left out outside acpgen's module, where Go
+// would refuse to compile them.
 func (r *Resolved) Generate() (map[string][]byte, error) {
 	files, err := generator.Generate(r.Config)
 	if err != nil {
@@ -499,7 +551,31 @@ func (r *Resolved) Generate() (map[string][]byte, error) {
 			}
 		}
 	}
+	if r.NewLock {
+		data, err := r.Lock.Marshal()
+		if err != nil {
+			return nil, err
+		}
+		rel, err := filepath.Rel(absOr(r.Root), absOr(r.LockPath()))
+		if err != nil {
+			return nil, err
+		}
+		files[filepath.ToSlash(rel)] = data
+	}
+	if r.SchemaDir != "" {
+		for _, p := range generator.Paths(files) {
+			if inside(absOr(r.SchemaDir), absOr(filepath.Join(r.Root, filepath.FromSlash(p)))) {
+				return nil, fmt.Errorf("%s would be written into --schema-dir %s, which acpgen only reads; move the output (channels[].out, metaDir) elsewhere", p, r.SchemaDir)
+			}
+		}
+	}
 	return files, nil
+}
+
+// inside reports whether p is dir or lies below it.
+func inside(dir, p string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // versionRE finds the version member of the schema object. SetVersion edits
@@ -534,4 +610,35 @@ func SetVersion(file, version string) (bool, error) {
 		return false, err
 	}
 	return true, os.WriteFile(file, out, fi.Mode().Perm())
+}
+
+// Setup is how every command that generates starts: find and load the
+// configuration (explicit, else acpgen.json in the current folder), resolve
+// it with the flags, and make its schema ready.
+func Setup(ctx context.Context, explicit string, o Overrides, stderr io.Writer) (*Resolved, error) {
+	r, err := Open(explicit, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.Prepare(ctx, stderr); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Open finds, loads and resolves the configuration without touching the
+// schema.
+func Open(explicit string, o Overrides) (*Resolved, error) {
+	file, err := Find(explicit)
+	if err != nil {
+		return nil, err
+	}
+	if file == "" {
+		return nil, ErrNoConfig
+	}
+	f, err := Load(file)
+	if err != nil {
+		return nil, err
+	}
+	return Resolve(f, file, o)
 }

@@ -14,7 +14,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/acpgen/acpgen/generator"
@@ -75,7 +74,7 @@ var provenance = regexp.MustCompile(`^(\./\S+\.)?Schema(Package|Version|File|SHA
 // overlays) and compares their exported APIs. Type-checking resolves the
 // generated code's import of acpgen's runtime from the current folder's
 // module, which must be acpgen itself or require it.
-func Compare(old, new schemadiff.Side, channels []string) (*Report, error) {
+func Compare(old, new schemadiff.Side, channels []generator.Channel) (*Report, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return nil, err
@@ -84,10 +83,7 @@ func Compare(old, new schemadiff.Side, channels []string) (*Report, error) {
 	fset := token.NewFileSet()
 	// One importer for both sides, so both see the same runtime package.
 	imp := importer.ForCompiler(fset, "source", nil)
-	for _, ch := range generator.DefaultChannels(generator.Module) {
-		if len(channels) > 0 && !slices.Contains(channels, ch.Name) {
-			continue
-		}
+	for _, ch := range channels {
 		ch.MetaFile, ch.Overlays = "", nil
 		cr := ChannelReport{Name: ch.Name, Package: ch.ImportPath}
 		_, errA := os.Stat(filepath.Join(old.Dir, ch.SchemaFile))

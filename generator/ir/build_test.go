@@ -1,18 +1,17 @@
 package ir
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/acpgen/acpgen/generator/load"
+	"github.com/acpgen/acpgen/internal/pinned"
 )
 
 func loadModel(t *testing.T, file, channel string) *Model {
 	t.Helper()
-	path := filepath.Join("..", "..", "schema", file)
-	doc, err := load.ReadFile(path)
+	doc, err := load.ReadFile(pinned.Path(t, file))
 	if err != nil {
-		t.Skipf("pinned schema not present (run acpgen schema pull): %v", err)
+		t.Fatal(err)
 	}
 	m, err := Build(doc, channel)
 	if err != nil {

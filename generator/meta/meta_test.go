@@ -9,9 +9,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/acpgen/acpgen/internal/pinned"
 )
 
-// -update rewrites the derived schema/meta*.json from the pulled schemas.
+// -update rewrites the derived schema/meta*.json from the pinned schemas.
 var update = flag.Bool("update", false, "rewrite schema/meta.json and schema/meta.unstable.json")
 
 var schemaDir = filepath.Join("..", "..", "schema")
@@ -24,14 +26,7 @@ var derived = []struct{ schema, meta string }{
 
 func readSchema(t *testing.T, name string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(schemaDir, name))
-	if os.IsNotExist(err) {
-		t.Skipf("%s not pulled; pull the schemas first", name)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
+	return pinned.File(t, name)
 }
 
 func find(tb *Table, side, wire, kind string) *Method {

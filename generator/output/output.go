@@ -90,9 +90,9 @@ func generated(path string) bool {
 	return string(buf[:n]) == Header
 }
 
-// Write is WriteContext without cancellation.
-func Write(root string, files map[string][]byte, owned []string) error {
-	return WriteContext(context.Background(), root, files, owned)
+// Summary counts what a write did.
+type Summary struct {
+	Written, Unchanged, Removed int
 }
 
 // beforeRename runs between the temporary-file phase and the rename phase.
@@ -111,7 +111,7 @@ const tempMarker = ".acpgen-"
 // left. Generated files in the owned folders that files no longer contains
 // are removed afterwards, as are temporary files a killed run left behind;
 // both only when they carry Header.
-func WriteContext(ctx context.Context, root string, files map[string][]byte, owned []string) (err error) {
+func WriteContext(ctx context.Context, root string, files map[string][]byte, owned []string) (sum Summary, err error) {
 	type pending struct{ tmp, dst string }
 	var todo []pending
 	defer func() {
@@ -123,56 +123,59 @@ func WriteContext(ctx context.Context, root string, files map[string][]byte, own
 	}()
 	changes, err := Compare(root, files, owned)
 	if err != nil {
-		return fmt.Errorf("nothing written: %w", err)
+		return sum, fmt.Errorf("nothing written: %w", err)
 	}
 	for _, c := range changes {
 		if c.Kind == "extra" {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("nothing written: %w", err)
+			return sum, fmt.Errorf("nothing written: %w", err)
 		}
 		dst := filepath.Join(root, filepath.FromSlash(c.Path))
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return fmt.Errorf("nothing written: %w", err)
+			return sum, fmt.Errorf("nothing written: %w", err)
 		}
 		f, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+tempMarker+"*")
 		if err != nil {
-			return fmt.Errorf("nothing written: %w", err)
+			return sum, fmt.Errorf("nothing written: %w", err)
 		}
 		todo = append(todo, pending{f.Name(), dst})
 		if _, err := f.Write(c.New); err != nil {
 			f.Close()
-			return fmt.Errorf("nothing written: %w", err)
+			return sum, fmt.Errorf("nothing written: %w", err)
 		}
 		if err := f.Close(); err != nil {
-			return fmt.Errorf("nothing written: %w", err)
+			return sum, fmt.Errorf("nothing written: %w", err)
 		}
 		if err := os.Chmod(f.Name(), 0o644); err != nil {
-			return fmt.Errorf("nothing written: %w", err)
+			return sum, fmt.Errorf("nothing written: %w", err)
 		}
 	}
 	if err := beforeRename(); err != nil {
-		return fmt.Errorf("nothing written: %w", err)
+		return sum, fmt.Errorf("nothing written: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("nothing written: %w", err)
+		return sum, fmt.Errorf("nothing written: %w", err)
 	}
 	for i, p := range todo {
 		if err := os.Rename(p.tmp, p.dst); err != nil {
 			todo = todo[i:]
-			return fmt.Errorf("renaming %s into place (%d of %d files already replaced): %w", p.dst, i, len(todo)+i, err)
+			return sum, fmt.Errorf("renaming %s into place (%d of %d files already replaced): %w", p.dst, i, len(todo)+i, err)
 		}
 	}
+	sum.Written = len(todo)
 	todo = nil
 	for _, c := range changes {
 		if c.Kind == "extra" {
 			if err := os.Remove(filepath.Join(root, filepath.FromSlash(c.Path))); err != nil && !os.IsNotExist(err) {
-				return err
+				return sum, err
 			}
+			sum.Removed++
 		}
 	}
-	return removeLeftovers(root, owned)
+	sum.Unchanged = len(files) - sum.Written
+	return sum, removeLeftovers(root, owned)
 }
 
 // removeLeftovers deletes temporary files of an earlier run that was killed

@@ -110,7 +110,7 @@ func TestWriteFailureLeavesOutputUntouched(t *testing.T) {
 			root := tree(t, before)
 			files, ctx := c.setup(t, root)
 			was := snapshot(t, root)
-			err := WriteContext(ctx, root, files, []string{"gen", "gen/sub"})
+			_, err := WriteContext(ctx, root, files, []string{"gen", "gen/sub"})
 			if err == nil || !strings.Contains(err.Error(), "nothing written") {
 				t.Fatalf("want a \"nothing written\" error, got %v", err)
 			}
@@ -126,8 +126,16 @@ func TestWriteReplacesRemovesAndKeeps(t *testing.T) {
 	// A temporary file of a run killed before its renames.
 	leftover := "gen/.a.go" + tempMarker + "123"
 	os.WriteFile(filepath.Join(root, filepath.FromSlash(leftover)), []byte(hdr), 0o644)
-	if err := Write(root, next, []string{"gen", "gen/sub"}); err != nil {
+	sum, err := WriteContext(context.Background(), root, next, []string{"gen", "gen/sub"})
+	if err != nil {
 		t.Fatal(err)
+	}
+	// a and b replaced, c and d new; gone.go removed.
+	if sum != (Summary{Written: 4, Unchanged: 0, Removed: 1}) {
+		t.Errorf("summary %+v", sum)
+	}
+	if sum, err := WriteContext(context.Background(), root, next, []string{"gen", "gen/sub"}); err != nil || sum != (Summary{Unchanged: 4}) {
+		t.Errorf("second write: %+v, %v; want everything unchanged", sum, err)
 	}
 	want := map[string]string{"gen/mine.go": before["gen/mine.go"]}
 	for k, v := range next {

@@ -14,6 +14,7 @@ import (
 	"github.com/acpgen/acpgen/generator"
 	"github.com/acpgen/acpgen/generator/overlay"
 	"github.com/acpgen/acpgen/generator/source"
+	"github.com/acpgen/acpgen/internal/pinned"
 	"github.com/xeipuuv/gojsonschema"
 )
 
@@ -95,11 +96,8 @@ func TestAbsolutePath(t *testing.T) {
 func TestPinnedBase(t *testing.T) {
 	for _, name := range []string{source.StableFile, source.UnstableFile} {
 		t.Run(name, func(t *testing.T) {
-			file := repo("schema", name)
-			base, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatalf("%v (run the README's generate command first: it pulls the pinned schema)", err)
-			}
+			file := pinned.Path(t, name)
+			base := pinned.File(t, name)
 			r := apply(t, base, file, rfds...)
 			got := states(r)
 			fork := "tightened"

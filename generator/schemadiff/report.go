@@ -30,21 +30,17 @@ type Side struct {
 var versionRE = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z._+-]*$`)
 
 // Open resolves arg to a side: an existing folder is used as it is;
-// anything else is taken as a version of the npm package and pulled into a
-// new folder under tmp. The repository's own schema folder and lock are
-// never touched.
-func Open(ctx context.Context, arg, tmp, npm string, stderr io.Writer) (Side, error) {
+// anything else is taken as a version of the npm package and read from the
+// schema cache, fetched into it when missing. No repository's schema folder
+// or lock is touched.
+func Open(ctx context.Context, arg string, o source.FetchOptions) (Side, error) {
 	if fi, err := os.Stat(arg); err == nil && fi.IsDir() {
 		return Side{Label: arg, Dir: arg}, nil
 	}
 	if !versionRE.MatchString(arg) {
 		return Side{}, fmt.Errorf("%s: neither a schema folder nor a package version", arg)
 	}
-	dir, err := os.MkdirTemp(tmp, "acpgen-schema-"+arg+"-")
-	if err != nil {
-		return Side{}, err
-	}
-	l, err := source.Pull(ctx, source.PullOptions{Dir: dir, Version: arg, Npm: npm, Stderr: stderr})
+	dir, l, err := source.Fetch(ctx, o, nil, arg)
 	if err != nil {
 		return Side{}, err
 	}

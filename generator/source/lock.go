@@ -97,17 +97,25 @@ func (l *Lock) validate() error {
 // leaves a half-written lock behind and rewrites of the same lock are no-ops
 // in git.
 func (l *Lock) Write(path string) error {
-	if err := l.validate(); err != nil {
+	data, err := l.Marshal()
+	if err != nil {
 		return fmt.Errorf("refusing to write %s: %w", path, err)
+	}
+	return writeAtomic(path, data)
+}
+
+// Marshal is the lock file's bytes: the same lock always gives the same bytes.
+func (l *Lock) Marshal() ([]byte, error) {
+	if err := l.validate(); err != nil {
+		return nil, err
 	}
 	// encoding/json emits struct fields in declaration order and map keys
 	// sorted, which is exactly the stable form we want.
 	data, err := json.MarshalIndent(l, "", "  ")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	data = append(data, '\n')
-	return writeAtomic(path, data)
+	return append(data, '\n'), nil
 }
 
 // writeAtomic writes data to a temporary file beside path and renames it into

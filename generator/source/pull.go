@@ -264,8 +264,10 @@ func npmPack(ctx context.Context, npm, version string) (tgz []byte, integrity, r
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		return nil, "", "", fmt.Errorf("npm pack %s failed (%v)%s; check that the version exists and that npm can reach its registry",
-			spec, err, npmSaid(stderr.Bytes()))
+		if errors.Is(err, exec.ErrNotFound) {
+			return nil, "", "", fmt.Errorf("%s not found: install npm, or give the package tarball's URL with --from-url (schema.url in %s)", npm, "acpgen.json")
+		}
+		return nil, "", "", fmt.Errorf("npm pack %s failed (%v): %s", spec, err, npmError(stdout.Bytes(), stderr.Bytes()))
 	}
 
 	// npm prints warnings on stderr, which we ignore; stdout is JSON.
@@ -311,15 +313,39 @@ func npmPack(ctx context.Context, npm, version string) (tgz []byte, integrity, r
 	return tgz, p.Integrity, resolved, nil
 }
 
-// npmSaid quotes the end of npm's stderr, where its error summary is.
-func npmSaid(stderr []byte) string {
+// npmError is npm's own account of a failure. With --json, npm writes it to
+// stdout as {"error": {"code", "summary", "detail"}} and may leave stderr
+// empty; older npm versions only write stderr.
+func npmError(stdout, stderr []byte) string {
+	var out struct {
+		Error struct {
+			Code    string `json:"code"`
+			Summary string `json:"summary"`
+			Detail  string `json:"detail"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(stdout, &out) == nil && (out.Error.Code != "" || out.Error.Summary != "") {
+		msg := strings.TrimSpace(out.Error.Code + " " + firstLine(out.Error.Summary))
+		switch out.Error.Code {
+		case "ETARGET", "E404":
+			return msg + "; check the version (npm view " + Package + " versions)"
+		case "ENOTFOUND", "ECONNREFUSED", "ETIMEDOUT", "EAI_AGAIN", "ECONNRESET":
+			return msg + "; npm cannot reach its registry: check its proxy settings, or use --from-url (schema.url)"
+		}
+		return msg
+	}
 	lines := strings.Split(strings.TrimSpace(string(stderr)), "\n")
 	lines = slices.DeleteFunc(lines, func(s string) bool { return strings.TrimSpace(s) == "" })
 	if len(lines) == 0 {
-		return ""
+		return "npm printed no error; check that npm can reach its registry, or use --from-url (schema.url)"
 	}
 	if len(lines) > 8 {
 		lines = lines[len(lines)-8:]
 	}
-	return "; npm said: " + strings.Join(lines, " | ")
+	return strings.Join(lines, " | ")
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
 }

@@ -3,17 +3,17 @@ package corpus
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/acpgen/acpgen/internal/pinned"
 	"github.com/xeipuuv/gojsonschema"
 )
 
-// channels are the two pulled schemas (git-ignored, present whenever tests
-// run) and the corpus directory for each.
+// channels are the two pinned schemas (read from the schema cache) and the
+// corpus directory for each.
 var channels = []struct{ name, schema string }{
 	{"stable", "schema.json"},
 	{"unstable", "schema.unstable.json"},
@@ -47,10 +47,7 @@ func loadValidator(t testing.TB, file string) *validator {
 	if v, ok := validators[file]; ok {
 		return v
 	}
-	raw, err := os.ReadFile(filepath.Join(repoRoot(), "schema", file))
-	if err != nil {
-		t.Fatalf("read schema: %v", err)
-	}
+	raw := pinned.File(t, file)
 	var doc struct {
 		Defs json.RawMessage `json:"$defs"`
 	}

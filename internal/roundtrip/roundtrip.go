@@ -13,6 +13,7 @@ import (
 
 	"github.com/acpgen/acpgen/generator/overlay"
 	"github.com/acpgen/acpgen/internal/corpus"
+	"github.com/acpgen/acpgen/internal/pinned"
 	"github.com/acpgen/acpgen/runtime/wire"
 )
 
@@ -86,11 +87,7 @@ func SchemaFile(t testing.TB, channel string) []byte {
 	if channel == "unstable" {
 		name = "schema.unstable.json"
 	}
-	data, err := os.ReadFile(filepath.Join(Root(t), "schema", name))
-	if err != nil {
-		t.Fatalf("%v (run the README's generate command first: it pulls the pinned schema)", err)
-	}
-	return data
+	return pinned.File(t, name)
 }
 
 // Schema is the schema a package was generated from: the pinned schema of

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strings"
+
+	"github.com/acpgen/acpgen/generator/config"
+	"github.com/acpgen/acpgen/generator/source"
+	"github.com/urfave/cli/v2"
+)
+
+// installed says how this binary's copy of acpgen was obtained: its module
+// version ("" for a build inside acpgen's own checkout) and, when a replace
+// directive provided it, the replacement folder.
+type installed struct {
+	Version string
+	Replace string // a local folder, "" unless replaced by one
+}
+
+// ownInstall reads the build information. acpgen is the main module under
+// `go install` and `go run` in its checkout, and a dependency under
+// `go tool` in another module.
+func ownInstall() installed {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return installed{}
+	}
+	mods := append([]*debug.Module{&bi.Main}, bi.Deps...)
+	for _, m := range mods {
+		if m.Path != acpgenModule {
+			continue
+		}
+		in := installed{Version: m.Version}
+		if r := m.Replace; r != nil {
+			if r.Version == "" {
+				in.Replace = r.Path
+			} else {
+				in.Version = r.Version
+			}
+		}
+		if !strings.HasPrefix(in.Version, "v") {
+			in.Version = "" // "(devel)"
+		}
+		return in
+	}
+	return installed{}
+}
+
+func buildVersion() string {
+	in := ownInstall()
+	switch {
+	case in.Replace != "":
+		return "(replaced by " + in.Replace + ")"
+	case in.Version == "":
+		return "(devel)"
+	}
+	return in.Version
+}
+
+func init() {
+	cli.VersionPrinter = func(c *cli.Context) { printVersion(c.App.Writer, "") }
+}
+
+func versionCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "version",
+		Usage: "print acpgen's version, the Go version it was built with, and the release the configuration pins",
+		Flags: []cli.Flag{configFlag()},
+		Action: func(c *cli.Context) error {
+			printVersion(c.App.Writer, c.String("config"))
+			return nil
+		},
+	}
+}
+
+// printVersion prints one line per fact. The lock line appears when a
+// configuration is found and its lock is readable.
+func printVersion(w io.Writer, explicit string) {
+	fmt.Fprintf(w, "acpgen %s %s\n", buildVersion(), runtime.Version())
+	r, err := config.Open(explicit, config.Overrides{})
+	if err != nil {
+		return
+	}
+	if l, err := source.ReadLock(r.LockPath()); err == nil {
+		fmt.Fprintf(w, "schema %s@%s (%s, %s)\n", l.Package, l.Version, r.LockPath(), l.Integrity)
+	} else {
+		fmt.Fprintf(w, "schema: %s: %v\n", r.File, err)
+	}
+}
+
+// invocation is how the user runs acpgen from the current folder, for
+// hints: `go tool acpgen` where the module lists acpgen as a tool, `go run
+// ./cmd/acpgen` in acpgen's checkout, else `acpgen`.
+func invocation() string {
+	dir, _ := os.Getwd()
+	for {
+		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil {
+			text := string(data)
+			switch {
+			case strings.Contains(text, "module "+acpgenModule+"\n"):
+				return "go run ./cmd/acpgen"
+			case toolDirective(text):
+				return "go tool acpgen"
+			}
+			return "acpgen"
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return "acpgen"
+		}
+		dir = up
+	}
+}
+
+// toolDirective reports whether go.mod text lists acpgen as a tool, on its
+// own line or in a tool block.
+func toolDirective(gomod string) bool {
+	for _, line := range strings.Split(gomod, "\n") {
+		f := strings.Fields(line)
+		if slices.Contains(f, acpgenModule+"/cmd/acpgen") && (f[0] == "tool" || len(f) == 1) {
+			return true
+		}
+	}
+	return false
+}
+
+// rerun is the command line the user ran, as invocation() spells it,
+// without the flags named in drop.
+func rerun(drop ...string) string {
+	args := []string{invocation()}
+	for _, a := range os.Args[1:] {
+		if !slices.Contains(drop, a) {
+			args = append(args, a)
+		}
+	}
+	return strings.Join(args, " ")
+}
