@@ -199,7 +199,7 @@ func BenchmarkScale(b *testing.B) {
 			}
 			cfg := generator.Config{SchemaDir: dir, Channels: []generator.Channel{{
 				Name: "unstable", SchemaFile: "schema.unstable.json", OutDir: "gen/acp/unstable",
-				Package: "unstable", ImportPath: generator.Module + "/gen/acp/unstable", NoRoundTripTest: true,
+				Package: "unstable", ImportPath: generator.Module + "/gen/acp/unstable",
 			}}}
 			b.ReportAllocs()
 			var lines int

@@ -33,9 +33,6 @@ type Channel struct {
 	ImportPath string // Go import path of OutDir
 	// Overlays are overlay files applied in order to this channel's schema.
 	Overlays []string
-	// NoRoundTripTest leaves out the generated round-trip test, which reads
-	// the repository's pinned schema (for packages built from other bases).
-	NoRoundTripTest bool
 }
 
 // Config is everything one generation needs.
@@ -121,14 +118,13 @@ func Generate(cfg Config) (map[string][]byte, error) {
 			ProtocolVersion: table.Version,
 			Overlays:        merged.Overlays,
 			Semantics:       merged.Semantics,
-			NoRoundTripTest: ch.NoRoundTripTest,
-			OverlayFiles:    slashed(ch.Overlays),
 		}
 		src := "local schema folder"
 		if lock != nil && lock.Files[ch.SchemaFile] == "sha256:"+o.SchemaSHA256 {
 			o.SchemaPackage, o.SchemaVersion = lock.Package, lock.Version
 			src = lock.Package + "@" + lock.Version
 		}
+		o.SchemaPath, o.OverlayFiles, o.NoSchema = testSchema(cfg, ch, o.SchemaVersion != "")
 		o.Provenance = []string{
 			fmt.Sprintf("Source: %s, %s (v1 %s), sha256 %s.", src, ch.SchemaFile, ch.Name, o.SchemaSHA256),
 		}
@@ -194,12 +190,43 @@ func metaFiles(cfg Config, ch Channel, table *meta.Table, out map[string][]byte)
 	return nil
 }
 
-func slashed(files []string) []string {
-	var out []string
-	for _, f := range files {
-		out = append(out, filepath.ToSlash(f))
+// testSchema says where the generated tests find the channel's schema and
+// overlays: paths relative to the package folder, where go test runs them.
+// A release (pinned) needs no path, the tests read it from acpgen's schema
+// cache. A file in the cache that no lock pins is no release the tests could
+// name, and its path would hold only on this machine: why says so, and the
+// tests fail with it.
+func testSchema(cfg Config, ch Channel, pinned bool) (schema string, overlays []string, why string) {
+	pkg, err := filepath.Abs(filepath.Join(cfg.Root, filepath.FromSlash(ch.OutDir)))
+	if err != nil {
+		return "", nil, fmt.Sprintf("the package folder has no absolute path: %v", err)
 	}
-	return out
+	rel := func(p string) (string, bool) {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return "", false
+		}
+		r, err := filepath.Rel(pkg, abs)
+		return filepath.ToSlash(r), err == nil
+	}
+	for _, f := range ch.Overlays {
+		r, ok := rel(f)
+		if !ok {
+			return "", nil, fmt.Sprintf("overlay %s has no path relative to the package folder", filepath.Base(f))
+		}
+		overlays = append(overlays, r)
+	}
+	if pinned {
+		return "", overlays, ""
+	}
+	dir, err := filepath.Abs(cfg.SchemaDir)
+	if cache, cerr := source.CacheDir(""); err == nil && cerr == nil && source.InCache(cache, dir) {
+		return "", overlays, fmt.Sprintf("%s was read from acpgen's schema cache, but no lock.json there pins it; generate from a pinned release or from a schema folder outside the cache", ch.SchemaFile)
+	}
+	if schema, ok := rel(filepath.Join(cfg.SchemaDir, ch.SchemaFile)); ok {
+		return schema, overlays, ""
+	}
+	return "", overlays, fmt.Sprintf("%s has no path relative to the package folder", ch.SchemaFile)
 }
 
 // sameMethods cross-checks the IR's method binding with the meta derivation,

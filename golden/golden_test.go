@@ -43,9 +43,6 @@ func goldenConfig(c goldenCase) generator.Config {
 		Channels: []generator.Channel{{
 			Name: "unstable", SchemaFile: "base.json", OutDir: "golden/" + c.name, Package: c.name,
 			ImportPath: generator.Module + "/golden/" + c.name, Overlays: c.overlays,
-			// The round-trip suite reads the repository's pinned schema, not this base;
-			// the behaviour tests beside the generated files cover these packages.
-			NoRoundTripTest: true,
 		}},
 	}
 }
@@ -108,7 +105,7 @@ func TestVendorOverlaysOnPinnedSchema(t *testing.T) {
 	for _, v := range vendors {
 		chans = append(chans, generator.Channel{
 			Name: "unstable", SchemaFile: v.schema, OutDir: rel + "/" + v.name, Package: v.name,
-			ImportPath: generator.Module + "/" + rel + "/" + v.name, Overlays: v.overlays, NoRoundTripTest: true,
+			ImportPath: generator.Module + "/" + rel + "/" + v.name, Overlays: v.overlays,
 		})
 		pkgs = append(pkgs, "./"+rel+"/"+v.name)
 	}

@@ -35,10 +35,17 @@ type Data struct {
 	Module string
 	// GoVersion is go.mod's go directive.
 	GoVersion string
-	// AcpgenVersion is the version of github.com/acpgen/acpgen go.mod
-	// requires; empty writes no requirement (`go get` adds it).
-	AcpgenVersion string
-	// Replace, when set, replaces github.com/acpgen/acpgen with this folder.
+	// Require lists go.mod's requirements, in order; none when the
+	// version of github.com/acpgen/acpgen is unknown (`go get` adds it).
+	Require []Requirement
+}
+
+// Requirement is one module a new go.mod requires.
+type Requirement struct {
+	Path    string
+	Version string
+	// Replace, when set, is the right side of a replace directive for Path:
+	// a folder (quoted when it needs it) or "MODULE VERSION".
 	Replace string
 }
 

@@ -5,7 +5,7 @@ package main
 import (
 	"context"
 	"errors"
-		"fmt"
+	"fmt"
 	"os"
 	"os/signal"
 	"strings"
@@ -42,7 +42,9 @@ func main() {
 // as overlay, format and meta errors do) as that problem's line alone: the line
 // already names the file and JSON pointer, so one bad input gives one line.
 func errorText(err error) string {
-	msg := err.Error()
+	// Hints in errors spell commands as `acpgen ...`; say them the way the
+	// user runs acpgen from here.
+	msg := strings.ReplaceAll(err.Error(), "`acpgen ", "`"+invocation()+" ")
 	if _, items, ok := strings.Cut(msg, ":\n  "); ok && !strings.Contains(items, "\n") {
 		return items
 	}
@@ -77,6 +79,7 @@ func app() *cli.App {
 				},
 			},
 			apidiffCommand(),
+			releaseCommand(),
 			configCommand(),
 			initCommand(),
 			scaffoldCommand(),
@@ -158,8 +161,8 @@ func generateCommand() *cli.Command {
 				return err
 			}
 			if !c.Bool("quiet") {
-				fmt.Fprintf(c.App.ErrWriter, "acpgen: %s: %d files written, %d unchanged, %d removed (%s, %s)\n",
-					channelNames(r), sum.Written, sum.Unchanged, sum.Removed, schemaName(r), elapsed(start))
+				fmt.Fprintf(c.App.ErrWriter, "acpgen: %s: %d files: %d written, %d unchanged, %d removed (%s, %s)\n",
+					channelNames(r), sum.Written+sum.Unchanged, sum.Written, sum.Unchanged, sum.Removed, schemaName(r), elapsed(start))
 			}
 			return nil
 		},

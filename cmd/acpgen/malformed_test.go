@@ -25,6 +25,10 @@ func TestMalformedInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := func(name string) string { return filepath.Join(td, name) }
+	cfg := filepath.Join(t.TempDir(), "acpgen.json")
+	if err := os.WriteFile(cfg, []byte(`{"channels": [{"name": "stable", "out": "gen/acp", "importPath": "example.com/acp"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	ov := func(name string) string { return filepath.Join(td, "overlays", name+".json") }
 
 	cases := []struct {
@@ -92,12 +96,11 @@ func TestMalformedInput(t *testing.T) {
 				os.WriteFile(filepath.Join(root, "gen", "acp", "mine.go"), []byte("package acp\n"), 0o644)
 			}
 			before := snapshot(t, root)
-			args := []string{"generate", "--schema-dir", dir(c.schema), "--root", root, "--channel", "stable"}
+			args := []string{"generate", "--config", cfg, "--schema-dir", dir(c.schema), "--root", root, "-q"}
 			for _, o := range c.overlays {
 				args = append(args, "--overlay", o)
 			}
 			cmd := exec.Command(bin, args...)
-			cmd.Dir = t.TempDir() // no acpgen.json in reach
 			var stdout, stderr strings.Builder
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			err := cmd.Run()

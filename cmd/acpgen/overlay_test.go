@@ -8,7 +8,7 @@ import (
 
 func TestOverlayStatus(t *testing.T) {
 	rfd := func(name string) string { return filepath.Join("..", "..", "overlays", name) }
-	out, err := run(t, "overlay", "status", "--schema-dir", schemaCopy(t, false), rfd("additional-directories.json"), rfd("runtime-context.json"))
+	out, err := run(t, "overlay", "status", "--config", configFile(t), "--schema-dir", schemaCopy(t, false), rfd("additional-directories.json"), rfd("runtime-context.json"))
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -39,5 +39,27 @@ func TestOverlayStatus(t *testing.T) {
 	out, err = run(t, "overlay", "status", "--schema", base, filepath.Join("testdata", "upstream-only.json"))
 	if err != nil || !strings.Contains(out, "=> retirable: every change is upstream") {
 		t.Errorf("retirable: %v\n%s", err, out)
+	}
+}
+
+// TestOverlayStatusReadsConfiguration: without arguments, each configured
+// channel's overlays are checked against that channel's pinned schema.
+func TestOverlayStatusReadsConfiguration(t *testing.T) {
+	t.Chdir(filepath.Join("..", ".."))
+	out, err := run(t, "overlay", "status")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{
+		filepath.Join("@agentclientprotocol", "sdk@2.4.0", "schema.json") + "\n",
+		filepath.Join("@agentclientprotocol", "sdk@2.4.0", "schema.unstable.json") + "\n",
+		"  additional-directories: ", "  runtime-context: ",
+	} {
+		if strings.Count(out, want) < 1 {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Count(out, "  runtime-context: ") != 2 {
+		t.Errorf("want runtime-context reported for both channels:\n%s", out)
 	}
 }

@@ -8,13 +8,14 @@ import (
 	"testing"
 )
 
-// goIn runs the go command in dir, hermetically: this repository replaces
-// github.com/acpgen/acpgen and the generated package needs no other module.
+// goIn runs the go command in dir. Modules come from the module cache and
+// the environment's GOPROXY; github.com/acpgen/acpgen from this checkout,
+// through a replace directive.
 func goIn(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("go", args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off", "GOTOOLCHAIN=local", "GOPROXY=off")
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off", "GOTOOLCHAIN=local")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("go %s in %s: %v\n%s", strings.Join(args, " "), dir, err, out)
@@ -124,10 +125,11 @@ func TestScaffoldRefusals(t *testing.T) {
 	}
 }
 
-// Without --replace or a version, go.mod has no requirement and the output
-// says how to add it.
+// Without --replace or a version, and with no module in reach that has
+// acpgen, go.mod has no requirement and the output says how to add it.
 func TestScaffoldWithoutVersion(t *testing.T) {
 	dir := t.TempDir()
+	t.Chdir(dir) // the test binary is a development build: no version of its own
 	out, err := run(t, "scaffold", "agent", "--out", filepath.Join(dir, "a"), "--module", "example.com/a")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
@@ -143,4 +145,108 @@ func TestScaffoldWithoutVersion(t *testing.T) {
 	}
 	mod, _ = os.ReadFile(filepath.Join(dir, "c", "go.mod"))
 	mustContain(t, string(mod), "module c\n", "require github.com/acpgen/acpgen v1.2.3\n")
+}
+
+// Run from acpgen's checkout (`go run ./cmd/acpgen scaffold ...`), a starter
+// outside it requires acpgen through a replace directive for the checkout,
+// since this build has no version.
+func TestScaffoldFromCheckout(t *testing.T) {
+	repo := repoRoot(t)
+	dir := t.TempDir()
+	out, err := run(t, "scaffold", "agent", "--out", filepath.Join(dir, "a"))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	mustContain(t, out, "on github.com/acpgen/acpgen/gen/acp\n", "its go.mod replaces github.com/acpgen/acpgen with "+repo, "cd "+filepath.Join(dir, "a")+"\n", "go mod tidy\n")
+	mod, _ := os.ReadFile(filepath.Join(dir, "a", "go.mod"))
+	mustContain(t, string(mod), "require github.com/acpgen/acpgen v0.0.0\n", "replace github.com/acpgen/acpgen => "+repo+"\n")
+}
+
+// The default --import follows the configuration in the current folder: its
+// stable channel (or its first), its unstable one with --unstable. A starter
+// that joins the configuration's module imports the package by its path; one
+// with a module of its own also requires the configuration's module from its
+// folder.
+func TestScaffoldImportFollowsConfiguration(t *testing.T) {
+	repo := repoRoot(t)
+	host := t.TempDir()
+	write := func(name, text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(host, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", "module example.com/host\n\ngo 1.26.0\n\nrequire github.com/acpgen/acpgen v0.0.0\n\nreplace github.com/acpgen/acpgen => "+repo+"\n")
+	write("acpgen.json", `{"schema": {"version": "2.4.0"}, "channels": [{"name": "unstable", "out": "sdk/next", "package": "next"}, {"name": "stable", "out": "sdk/v1", "package": "v1"}]}`)
+	t.Chdir(host)
+
+	out, err := run(t, "scaffold", "agent", "--out", filepath.Join("cmd", "agent"))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	mustContain(t, out, "in "+filepath.Join("cmd", "agent")+" (agent.go, main.go) on example.com/host/sdk/v1 (from acpgen.json)",
+		"it joins the module at .", "cd "+filepath.Join("cmd", "agent")+"\n", "go build -o agent .")
+	mustLack(t, out, "go get", "go mod tidy")
+	src, _ := os.ReadFile(filepath.Join(host, "cmd", "agent", "main.go"))
+	mustContain(t, string(src), `acp "example.com/host/sdk/v1"`)
+
+	out, err = run(t, "scaffold", "client", "--unstable", "--out", filepath.Join("cmd", "client"))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	src, _ = os.ReadFile(filepath.Join(host, "cmd", "client", "main.go"))
+	mustContain(t, string(src), `acp "example.com/host/sdk/next"`)
+
+	// A module of its own, beside the host: acpgen as the host has it, and
+	// the host's module for the generated package.
+	out, err = run(t, "scaffold", "agent", "--out", filepath.Join("..", "solo"))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	solo := filepath.Join(filepath.Dir(host), "solo")
+	mustContain(t, out, "cd "+solo+"\n", "go mod tidy")
+	mod, _ := os.ReadFile(filepath.Join(solo, "go.mod"))
+	mustContain(t, string(mod), "module solo\n",
+		"require github.com/acpgen/acpgen v0.0.0\n", "replace github.com/acpgen/acpgen => "+repo+"\n",
+		"require example.com/host v0.0.0\n", "replace example.com/host => "+host+"\n")
+	os.RemoveAll(solo)
+
+	// A configuration without an unstable channel cannot pick one.
+	write("acpgen.json", `{"channels": [{"name": "stable", "out": "acp"}]}`)
+	if out, err := run(t, "scaffold", "agent", "--unstable", "--out", filepath.Join("cmd", "u")); err == nil || !strings.Contains(err.Error(), "acpgen.json generates no unstable channel") {
+		t.Errorf("--unstable without an unstable channel: %v\n%s", err, out)
+	}
+}
+
+// The README's route before a version is published: a module replaces
+// acpgen with a checkout (by a relative path) and runs it with `go tool`. A
+// starter scaffolded outside that module carries the replacement over as an
+// absolute path, and `go mod tidy` and `go build` succeed in it.
+func TestScaffoldFromReplacedInstall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds acpgen and a starter with the go command")
+	}
+	repo := repoRoot(t)
+	base := t.TempDir()
+	host := filepath.Join(base, "host")
+	if err := os.Mkdir(host, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(host, repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	goIn(t, host, "mod", "init", "example.com/host")
+	goIn(t, host, "mod", "edit", "-require=github.com/acpgen/acpgen@v0.0.0", "-replace=github.com/acpgen/acpgen="+rel, "-tool=github.com/acpgen/acpgen/cmd/acpgen")
+	goIn(t, host, "mod", "tidy")
+	out := goIn(t, host, "tool", "acpgen", "scaffold", "agent", "--out", "../my-agent")
+	starter := filepath.Join(base, "my-agent")
+	mustContain(t, out, "its go.mod replaces github.com/acpgen/acpgen with "+repo, "cd "+starter+"\n", "go mod tidy\n")
+	mod, err := os.ReadFile(filepath.Join(starter, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, string(mod), "require github.com/acpgen/acpgen v0.0.0\n", "replace github.com/acpgen/acpgen => "+repo+"\n")
+	goIn(t, starter, "mod", "tidy")
+	goIn(t, starter, "build", "-o", "my-agent", ".")
 }

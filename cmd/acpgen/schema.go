@@ -281,6 +281,9 @@ func apidiffCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			if err := r.ImportPaths(); err != nil {
+				return err
+			}
 			old, new, err := openSides(c.Context, c)
 			if err != nil {
 				return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"os"
 	"os/exec"
@@ -13,20 +14,18 @@ import (
 	"github.com/acpgen/acpgen/generator/source"
 )
 
-// pulls caches npm pulls for the whole test run, so each version is fetched
-// once however many tests compare it.
-var pulls struct {
-	sync.Mutex
-	root string
-	dirs map[string]string
-}
+// testCache is the schema cache of the whole test run ($ACPGEN_CACHE for
+// every command the tests run), so each version is fetched once however many
+// tests use it, and the user's own cache is never touched.
+var testCache string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "acpgen-cmd-test-")
 	if err != nil {
 		panic(err)
 	}
-	pulls.root, pulls.dirs = dir, map[string]string{}
+	testCache = dir
+	os.Setenv(source.CacheEnv, dir)
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -39,26 +38,26 @@ func needNpm(t *testing.T) {
 	}
 }
 
-// release returns a folder holding version v of the schema package, pulled
-// with npm into the test run's cache (never into the repository).
-func release(t *testing.T, v string) string {
+var fetchMu sync.Mutex
+
+// fetched returns the test cache's folder of version v of the schema
+// package, fetched with npm when missing (never into the repository).
+func fetched(t *testing.T, v string) string {
 	t.Helper()
-	needNpm(t)
-	pulls.Lock()
-	defer pulls.Unlock()
-	if d, ok := pulls.dirs[v]; ok {
-		return d
+	fetchMu.Lock()
+	defer fetchMu.Unlock()
+	if _, err := os.Stat(source.VersionDir(testCache, v)); err != nil {
+		needNpm(t)
 	}
-	d := filepath.Join(pulls.root, v)
-	if _, err := source.Pull(context.Background(), source.PullOptions{Dir: d, Version: v}); err != nil {
+	d, _, err := source.Fetch(context.Background(), source.FetchOptions{Cache: testCache}, nil, v)
+	if err != nil {
 		t.Fatal(err)
 	}
-	pulls.dirs[v] = d
 	return d
 }
 
-// pinned is the repository's schema folder, which pins 2.4.0.
-const pinned = "../../schema"
+// repoLock is the repository's lock, which pins 2.4.0.
+const repoLock = "../../schema/lock.json"
 
 func mustContain(t *testing.T, out string, wants ...string) {
 	t.Helper()
@@ -79,7 +78,7 @@ func mustLack(t *testing.T, out string, unwanted ...string) {
 }
 
 func TestPinnedIs240(t *testing.T) {
-	l, err := source.ReadLock(filepath.Join(pinned, source.LockFile))
+	l, err := source.ReadLock(repoLock)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,15 +88,17 @@ func TestPinnedIs240(t *testing.T) {
 }
 
 // TestSchemaDiffIdenticalReleases: 2.3.0 and 2.4.0 ship byte-identical
-// schemas. The old side is given as a version, pulled by the command itself.
+// schemas. The old side is given as a version, fetched by the command itself
+// into the cache; the new one as a folder.
 func TestSchemaDiffIdenticalReleases(t *testing.T) {
 	needNpm(t)
-	out, err := run(t, "schema", "diff", "2.3.0", pinned)
+	folder := schemaCopy(t, false)
+	out, err := run(t, "schema", "diff", "2.3.0", folder)
 	if err != nil {
 		t.Fatal(err)
 	}
 	mustContain(t, out,
-		"schema diff 2.3.0 -> "+pinned,
+		"schema diff 2.3.0 -> "+folder,
 		"stable (schema.json): no changes",
 		"unstable (schema.unstable.json): no changes",
 		"\nno changes\n")
@@ -106,8 +107,9 @@ func TestSchemaDiffIdenticalReleases(t *testing.T) {
 // TestSchemaDiff220To240: in stable only descriptions changed; unstable gained
 // methods, types, capabilities and fields, nothing breaking.
 func TestSchemaDiff220To240(t *testing.T) {
-	old := release(t, "2.2.0")
-	out, err := run(t, "schema", "diff", old, pinned)
+	fetched(t, "2.2.0")
+	old := "2.2.0"
+	out, err := run(t, "schema", "diff", old, "2.4.0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,12 +132,12 @@ func TestSchemaDiff220To240(t *testing.T) {
 		"additive: a Go SDK generated from the new schema needs a minor version")
 	mustLack(t, unstable, "breaking")
 
-	md, err := run(t, "schema", "diff", "--format", "markdown", "--channel", "unstable", old, pinned)
+	md, err := run(t, "schema", "diff", "--format", "markdown", "--channel", "unstable", old, "2.4.0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	mustContain(t, md,
-		"## ACP schema changes: "+old+" → "+pinned,
+		"## ACP schema changes: "+old+" → 2.4.0",
 		"**Additive: a Go SDK generated from the new schema needs a minor version**",
 		"### unstable (`schema.unstable.json`)",
 		"#### Additive (39)",
@@ -147,13 +149,14 @@ func TestSchemaDiff220To240(t *testing.T) {
 // TestSchemaDiff0100To240: 0.10.0 ships only that day's unstable schema, so
 // only unstable is compared, with real breaking changes.
 func TestSchemaDiff0100To240(t *testing.T) {
-	old := release(t, "0.10.0")
-	out, err := run(t, "schema", "diff", old, pinned)
+	fetched(t, "0.10.0")
+	old := "0.10.0"
+	out, err := run(t, "schema", "diff", old, "2.4.0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	mustContain(t, out,
-		"stable (schema.json): only in "+pinned+" ("+old+" has no schema.json): not compared",
+		"stable (schema.json): only in 2.4.0 ("+old+" has no schema.json): not compared",
 		"breaking removed method     session/set_model (request): was handled by agent",
 		"breaking changed method     terminal/kill (request): params KillTerminalRequest, was KillTerminalCommandRequest",
 		"breaking changed type       AuthMethod: union, was struct",
@@ -166,16 +169,19 @@ func TestSchemaDiff0100To240(t *testing.T) {
 		"additive added   method     session/close (request)",
 		"breaking: a Go SDK generated from the new schema needs a major version")
 
-	md, err := run(t, "schema", "diff", "--format", "markdown", old, pinned)
+	md, err := run(t, "schema", "diff", "--format", "markdown", old, "2.4.0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	mustContain(t, md, "#### Breaking (", "- Removed method `session/set_model (request)`", "- More lenient decoding (x-deserialize-")
 }
 
+// TestApidiff220To240 runs in the repository root: the configuration there
+// names the packages compared.
 func TestApidiff220To240(t *testing.T) {
-	old := release(t, "2.2.0")
-	out, err := run(t, "apidiff", old, pinned)
+	fetched(t, "2.2.0")
+	t.Chdir(filepath.Join("..", ".."))
+	out, err := run(t, "apidiff", "2.2.0", "2.4.0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,14 +199,12 @@ func TestApidiff220To240(t *testing.T) {
 // schema diff and which overlay changes became upstream (additionalDirectories
 // was not in 0.10.0 and is in 2.4.0).
 func TestSchemaPullAfterBump(t *testing.T) {
-	old := release(t, "0.10.0")
+	old := fetched(t, "0.10.0")
 	dir := t.TempDir()
 	schema := filepath.Join(dir, "schema")
 	os.Mkdir(schema, 0o755)
-	for _, name := range []string{"schema.unstable.json", "lock.json"} {
-		if err := copyFile(filepath.Join(old, name), filepath.Join(schema, name)); err != nil {
-			t.Fatal(err)
-		}
+	if err := copyFile(filepath.Join(old, source.LockFile), filepath.Join(schema, source.LockFile)); err != nil {
+		t.Fatal(err)
 	}
 	ov, _ := filepath.Abs("../../overlays/additional-directories.json")
 	cfg := filepath.Join(dir, "acpgen.json")
@@ -211,7 +215,7 @@ func TestSchemaPullAfterBump(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustContain(t, out,
-		"@agentclientprotocol/sdk@2.4.0 verified (2 files)",
+		filepath.Join(schema, source.LockFile)+" pins @agentclientprotocol/sdk@2.4.0 (2 files in "+source.VersionDir(testCache, "2.4.0")+")",
 		cfg+": schema.version set to 2.4.0",
 		"schema diff 0.10.0 -> 2.4.0",
 		"breaking removed method     session/set_model (request)",
@@ -224,12 +228,44 @@ func TestSchemaPullAfterBump(t *testing.T) {
 	if data, _ := os.ReadFile(cfg); !strings.Contains(string(data), `"version": "2.4.0"`) {
 		t.Fatalf("configuration not updated:\n%s", data)
 	}
+	// The repository holds only the lock; the files are in the cache.
+	if got := tree(t, schema); len(got) != 1 {
+		t.Errorf("schema folder holds %d files, want only the lock", len(got))
+	}
 	// Pulling the pinned version again only verifies.
 	out, err = run(t, "schema", "pull", "--config", cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	mustContain(t, out, "@agentclientprotocol/sdk@2.4.0 verified against ")
 	mustLack(t, out, "schema diff")
+
+	// In a fresh clone with no lock yet there is nothing to compare with,
+	// and the command says so.
+	os.Remove(filepath.Join(schema, source.LockFile))
+	out, err = run(t, "schema", "pull", "--config", cfg, "--version", "2.2.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, out, " pins @agentclientprotocol/sdk@2.2.0 ", "no earlier lock: nothing to compare 2.2.0 with")
+}
+
+// TestFailOn: --fail-on breaking turns a breaking verdict into exit status 3
+// (after the report), and leaves other verdicts alone.
+func TestFailOn(t *testing.T) {
+	fetched(t, "0.10.0")
+	fetched(t, "2.2.0")
+	out, err := run(t, "schema", "diff", "--fail-on", "breaking", "0.10.0", "2.4.0")
+	var v verdictError
+	if !errors.As(err, &v) || !strings.Contains(out, "breaking: a Go SDK generated from the new schema needs a major version") {
+		t.Fatalf("breaking diff with --fail-on: %v\n%.300s", err, out)
+	}
+	if _, err := run(t, "schema", "diff", "--fail-on", "breaking", "2.2.0", "2.4.0"); err != nil {
+		t.Fatalf("additive diff with --fail-on: %v", err)
+	}
+	if _, err := run(t, "schema", "diff", "--fail-on", "minor", "2.2.0", "2.4.0"); err == nil || !strings.Contains(err.Error(), "want breaking or major") {
+		t.Fatalf("bad --fail-on value: %v", err)
+	}
 }
 
 func quote(s string) string { return `"` + strings.ReplaceAll(s, `\`, `\\`) + `"` }
@@ -240,10 +276,12 @@ func quote(s string) string { return `"` + strings.ReplaceAll(s, `\`, `\\`) + `"
 func TestConfigDrivesGenerate(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/down\n\ngo 1.26\n"), 0o644)
-	schema := schemaCopy(t, true)
+	schema := filepath.Join(dir, "schema")
+	os.Mkdir(schema, 0o755)
+	copyFile(repoLock, filepath.Join(schema, source.LockFile))
 	cfg := filepath.Join(dir, "acpgen.json")
 	os.WriteFile(cfg, []byte(`{
-  "schema": {"dir": `+quote(schema)+`, "writeMeta": false},
+  "schema": {"dir": "schema"},
   "channels": [{"name": "stable", "out": "sdk/acp", "package": "acp"}]
 }`), 0o644)
 	if out, err := run(t, "generate", "--config", cfg); err != nil {
@@ -254,12 +292,6 @@ func TestConfigDrivesGenerate(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustContain(t, string(types), "// Code generated by acpgen", "\npackage acp\n")
-	entries, _ := os.ReadDir(filepath.Join(dir, "sdk", "acp"))
-	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), "_test.go") {
-			t.Errorf("%s generated outside acpgen's module, where its internal imports cannot compile", e.Name())
-		}
-	}
 	if _, err := os.Stat(filepath.Join(dir, "sdk", "acp", "unstable")); err == nil {
 		t.Error("unstable generated although the configuration lists stable only")
 	}
@@ -279,7 +311,8 @@ func TestConfigDrivesGenerate(t *testing.T) {
 	for _, c := range []struct{ text, want string }{
 		{`{"chanels": []}`, cfg + ": chanels: unknown key"},
 		{`{"channels": [{"name": "stable", "package": 1}]}`, cfg + ": channels[0].package: Invalid type"},
-		{`{"schema": {"dir": ` + quote(schema) + `, "version": "2.3.0"}}`, cfg + ": schema.version is 2.3.0 but "},
+		{`{"schema": {"dir": "schema", "version": "2.3.0"}, "channels": [{"name": "stable"}]}`, cfg + ": schema.version is 2.3.0 but "},
+		{`{"schema": {"dir": "none"}, "channels": [{"name": "stable"}]}`, "lock.json does not exist and " + cfg + " sets no schema.version"},
 	} {
 		os.WriteFile(cfg, []byte(c.text), 0o644)
 		_, err := run(t, "generate", "--config", cfg, "--check")
@@ -309,13 +342,13 @@ func TestRepoGenerateReadsConfig(t *testing.T) {
 // TestFailedGenerateLeavesOutput: a generation that fails (here an overlay
 // that does not exist) leaves earlier output byte-identical.
 func TestFailedGenerateLeavesOutput(t *testing.T) {
-	schema := schemaCopy(t, false)
+	schema, cfg := schemaCopy(t, false), configFile(t)
 	root := t.TempDir()
-	if _, err := run(t, "generate", "--schema-dir", schema, "--root", root); err != nil {
+	if _, err := run(t, "generate", "--config", cfg, "--schema-dir", schema, "--root", root); err != nil {
 		t.Fatal(err)
 	}
 	before := tree(t, root)
-	_, err := run(t, "generate", "--schema-dir", schema, "--root", root, "--descriptions", "--overlay", filepath.Join(t.TempDir(), "missing.json"))
+	_, err := run(t, "generate", "--config", cfg, "--schema-dir", schema, "--root", root, "--descriptions", "--overlay", filepath.Join(t.TempDir(), "missing.json"))
 	if err == nil {
 		t.Fatal("generation with a missing overlay succeeded")
 	}

@@ -4,12 +4,12 @@
 package acp
 
 import (
-	gatetest "github.com/acpgen/acpgen/internal/gatetest"
+	"github.com/acpgen/acpgen/acpgentest"
 	"github.com/acpgen/acpgen/runtime/wire"
 	"testing"
 )
 
-func negotiated(ng gatetest.Negotiation) (*Negotiated, error) {
+func negotiated(ng acpgentest.Negotiation) (*Negotiated, error) {
 	n := &Negotiated{
 		Request:  new(InitializeRequest),
 		Response: new(InitializeResponse),
@@ -20,8 +20,8 @@ func negotiated(ng gatetest.Negotiation) (*Negotiated, error) {
 	return n, wire.Decode(ng.Response, n.Response, wire.Strict)
 }
 func TestGates(t *testing.T) {
-	gatetest.Run(t, gatetest.Config{
-		Capabilities: []gatetest.Capability{{
+	acpgentest.Gates(t, acpgentest.GateTable{
+		Capabilities: []acpgentest.Capability{{
 			Bool:     true,
 			InResult: true,
 			Path:     "agentCapabilities.loadSession",
@@ -110,8 +110,8 @@ func TestGates(t *testing.T) {
 			InResult: true,
 			Path:     "agentCapabilities.sessionCapabilities.runtimeContext",
 		}},
-		Cases: []gatetest.Case{{
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+		Cases: []acpgentest.GateCase{{
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -120,7 +120,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "agentCapabilities.loadSession",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -133,7 +133,7 @@ func TestGates(t *testing.T) {
 			Pointer: "",
 			Require: false,
 		}, {
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -142,7 +142,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "agentCapabilities.sessionCapabilities.list",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -155,7 +155,7 @@ func TestGates(t *testing.T) {
 			Pointer: "",
 			Require: false,
 		}, {
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -164,7 +164,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "agentCapabilities.sessionCapabilities.delete",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -177,7 +177,7 @@ func TestGates(t *testing.T) {
 			Pointer: "",
 			Require: false,
 		}, {
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -186,7 +186,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "agentCapabilities.sessionCapabilities.resume",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -199,7 +199,7 @@ func TestGates(t *testing.T) {
 			Pointer: "",
 			Require: false,
 		}, {
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -208,7 +208,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "agentCapabilities.sessionCapabilities.close",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -221,7 +221,7 @@ func TestGates(t *testing.T) {
 			Pointer: "",
 			Require: false,
 		}, {
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -230,7 +230,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "agentCapabilities.auth.logout",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -243,7 +243,7 @@ func TestGates(t *testing.T) {
 			Pointer: "",
 			Require: false,
 		}, {
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -252,7 +252,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "clientCapabilities.fs.readTextFile",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -265,7 +265,7 @@ func TestGates(t *testing.T) {
 			Pointer: "",
 			Require: false,
 		}, {
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -274,7 +274,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "clientCapabilities.fs.writeTextFile",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -287,7 +287,7 @@ func TestGates(t *testing.T) {
 			Pointer: "",
 			Require: false,
 		}, {
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -296,7 +296,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "clientCapabilities.terminal",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -309,7 +309,7 @@ func TestGates(t *testing.T) {
 			Pointer: "",
 			Require: false,
 		}, {
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -318,7 +318,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "clientCapabilities.terminal",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -331,7 +331,7 @@ func TestGates(t *testing.T) {
 			Pointer: "",
 			Require: false,
 		}, {
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -340,7 +340,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "clientCapabilities.terminal",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -353,7 +353,7 @@ func TestGates(t *testing.T) {
 			Pointer: "",
 			Require: false,
 		}, {
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -362,7 +362,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "clientCapabilities.terminal",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -375,7 +375,7 @@ func TestGates(t *testing.T) {
 			Pointer: "",
 			Require: false,
 		}, {
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -384,7 +384,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "clientCapabilities.terminal",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -398,7 +398,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "clientCapabilities.elicitation.form",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -411,7 +411,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "clientCapabilities.elicitation.url",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -424,7 +424,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.promptCapabilities.image",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -437,7 +437,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.promptCapabilities.audio",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -450,7 +450,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.promptCapabilities.embeddedContext",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -463,7 +463,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "clientCapabilities.auth.terminal",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -476,7 +476,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "clientCapabilities.session.notices",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -489,7 +489,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "clientCapabilities.session.compaction",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -502,7 +502,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "clientCapabilities.session.compaction",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -515,7 +515,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "clientCapabilities.session.configOptions.boolean",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -528,7 +528,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "clientCapabilities.session.configOptions.boolean",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -541,7 +541,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "clientCapabilities.session.configOptions.boolean",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -554,7 +554,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "clientCapabilities.session.configOptions.boolean",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -567,7 +567,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "clientCapabilities.session.configOptions.boolean",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -580,7 +580,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -593,7 +593,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.mcpCapabilities.http",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -606,7 +606,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.mcpCapabilities.sse",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -619,7 +619,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -632,7 +632,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.mcpCapabilities.http",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -645,7 +645,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.mcpCapabilities.sse",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -658,7 +658,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -671,7 +671,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.mcpCapabilities.http",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -684,7 +684,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.mcpCapabilities.sse",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -697,7 +697,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -710,7 +710,7 @@ func TestGates(t *testing.T) {
 			Require: true,
 		}, {
 			Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -723,7 +723,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.sessionCapabilities.runtimeContext",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err

@@ -11,13 +11,13 @@ import (
 
 	"github.com/acpgen/acpgen/gen/acp"
 	"github.com/acpgen/acpgen/internal/corpus"
-	"github.com/acpgen/acpgen/internal/roundtrip"
+	"github.com/acpgen/acpgen/internal/pinned"
 	"github.com/acpgen/acpgen/runtime/wire"
 )
 
 func corpusPayload(t *testing.T, channel, name string) []byte {
 	t.Helper()
-	msgs, err := corpus.LoadMessages(filepath.Join(roundtrip.Root(t), "testdata", "corpus", channel))
+	msgs, err := corpus.LoadMessages(filepath.Join(pinned.Root(t), "testdata", "corpus", channel))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -242,7 +242,14 @@ type Resolved struct {
 	// Set by Prepare.
 	Lock    *source.Lock // the release in force; nil for a folder without a lock
 	NewLock bool         // Prepare pinned a release: lock.json is one of the outputs
+
+	importErr error // an import path that could not be derived
 }
+
+// ImportPaths reports a channel whose Go import path is unknown: it was not
+// configured and no go.mod lies above the output root. Commands that emit Go
+// need every import path; the others do not.
+func (r *Resolved) ImportPaths() error { return r.importErr }
 
 // channelDefaults are the keys a channel entry may leave out.
 var channelDefaults = map[string]generator.Channel{
@@ -301,20 +308,18 @@ func Resolve(f *File, file string, o Overrides) (*Resolved, error) {
 	mod, modDir := findModule(r.Root)
 	for i := range entries {
 		e := &entries[i]
-		if !e.pathSet {
-			if mod == "" {
-				return nil, fmt.Errorf("%s: importPath is not set and no go.mod was found in or above %s to derive it", where(e.key), r.Root)
+		if !e.pathSet && mod == "" {
+			// Only commands that emit Go need it (see ImportPaths).
+			if r.importErr == nil {
+				r.importErr = fmt.Errorf("%s: importPath is not set and no go.mod was found in or above %s to derive it", where(e.key), r.Root)
 			}
+		} else if !e.pathSet {
 			rel, err := filepath.Rel(modDir, filepath.Join(absOr(r.Root), filepath.FromSlash(e.ch.OutDir)))
 			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 				return nil, fmt.Errorf("%s: output folder %s is outside module %s (%s); set importPath", where(e.key), e.ch.OutDir, mod, modDir)
 			}
 			e.ch.ImportPath = path.Join(mod, filepath.ToSlash(rel))
 		}
-		// Generated tests import acpgen's internal packages, which Go
-		// allows only inside its module.
-		inModule := e.ch.ImportPath == generator.Module || strings.HasPrefix(e.ch.ImportPath, generator.Module+"/")
-		e.ch.NoRoundTripTest = o.SchemaDir != "" || !inModule
 		if !goIdent.MatchString(e.ch.Package) {
 			return nil, fmt.Errorf("%s: package %q is not a Go package name", where(e.key), e.ch.Package)
 		}
@@ -532,24 +537,14 @@ func (r *Resolved) prepareFolder() error {
 
 // Generate runs the generator and returns the outputs by path relative to
 // the root, the new lock among them when Prepare pinned a release. No output
-// may land in a --schema-dir folder. Generated files that import one of
-// acpgen's internal packages are left out outside acpgen's module, where Go
-// would refuse to compile them.
+// may land in a --schema-dir folder.
 func (r *Resolved) Generate() (map[string][]byte, error) {
+	if r.importErr != nil {
+		return nil, r.importErr
+	}
 	files, err := generator.Generate(r.Config)
 	if err != nil {
 		return nil, err
-	}
-	internal := []byte(`"` + generator.Module + "/internal/")
-	for _, ch := range r.Config.Channels {
-		if ch.ImportPath == generator.Module || strings.HasPrefix(ch.ImportPath, generator.Module+"/") {
-			continue
-		}
-		for p, b := range files {
-			if path.Dir(p) == ch.OutDir && bytes.Contains(b, internal) {
-				delete(files, p)
-			}
-		}
 	}
 	if r.NewLock {
 		data, err := r.Lock.Marshal()

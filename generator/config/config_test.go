@@ -10,33 +10,34 @@ import (
 	"github.com/acpgen/acpgen/generator"
 )
 
-// TestRepoConfig: the repository's acpgen.json resolves to exactly the
-// built-in configuration the drift test regenerates with.
+// TestRepoConfig: the repository's acpgen.json generates both channels into
+// gen/ with the RFD overlays, writes the meta files into schema/, and pins
+// the release `acpgen init` starts at.
 func TestRepoConfig(t *testing.T) {
 	t.Chdir(filepath.Join("..", ".."))
-	f, err := Load(FileName)
+	r, err := Open("", Overrides{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Resolve(f, FileName, Overrides{})
+	rfds := []string{filepath.Join("overlays", "additional-directories.json"), filepath.Join("overlays", "runtime-context.json")}
+	want := []generator.Channel{
+		{Name: "stable", SchemaFile: "schema.json", MetaFile: "meta.json", OutDir: "gen/acp", Package: "acp",
+			ImportPath: "github.com/acpgen/acpgen/gen/acp", Overlays: rfds},
+		{Name: "unstable", SchemaFile: "schema.unstable.json", MetaFile: "meta.unstable.json", OutDir: "gen/acp/unstable", Package: "unstable",
+			ImportPath: "github.com/acpgen/acpgen/gen/acp/unstable", Overlays: rfds},
+	}
+	if !reflect.DeepEqual(r.Config.Channels, want) {
+		t.Fatalf("channels\n%+v\nwant\n%+v", r.Config.Channels, want)
+	}
+	if r.Config.MetaDir != "schema" || !r.Config.StrictGates || r.LockPath() != filepath.Join("schema", "lock.json") {
+		t.Fatalf("metaDir %q, strictGates %v, lock %s", r.Config.MetaDir, r.Config.StrictGates, r.LockPath())
+	}
+	lock, err := os.ReadFile(r.LockPath())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.WriteMeta == nil || !*r.WriteMeta {
-		t.Fatal("acpgen.json should write the meta files")
-	}
-	got := r.Config
-	got.WriteMeta = true
-	want := generator.RepoConfig()
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("acpgen.json resolves to\n%+v\nbuilt-in repository configuration is\n%+v", got, want)
-	}
-	lock, err := os.ReadFile(filepath.Join("schema", "lock.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(lock), `"version": "`+r.Version+`"`) {
-		t.Fatalf("acpgen.json schema.version %s disagrees with schema/lock.json", r.Version)
+	if !strings.Contains(string(lock), `"version": "`+r.Version+`"`) || r.Version != TestedVersion {
+		t.Fatalf("acpgen.json schema.version %s, TestedVersion %s and schema/lock.json must agree", r.Version, TestedVersion)
 	}
 }
 
@@ -81,7 +82,7 @@ func TestResolveDownstream(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, "go.mod", "module example.com/down\n\ngo 1.26\n")
 	p := write(t, dir, "sdk/acpgen.json", `{
-  "schema": {"dir": "../schema", "writeMeta": false},
+  "schema": {"dir": "../schema"},
   "channels": [{"name": "stable", "out": "acp"}, {"name": "unstable", "out": "acp/unstable", "overlays": ["ov.json"]}]
 }`)
 	f, err := Load(p)
@@ -93,20 +94,20 @@ func TestResolveDownstream(t *testing.T) {
 		t.Fatal(err)
 	}
 	sdk := filepath.Join(dir, "sdk")
-	if r.Root != sdk || r.Config.SchemaDir != filepath.Join(dir, "schema") {
-		t.Fatalf("root %s, schema %s", r.Root, r.Config.SchemaDir)
+	if r.Root != sdk || r.LockPath() != filepath.Join(dir, "schema", "lock.json") || r.Config.MetaDir != "" {
+		t.Fatalf("root %s, lock %s, metaDir %q", r.Root, r.LockPath(), r.Config.MetaDir)
 	}
 	want := []generator.Channel{
 		{Name: "stable", SchemaFile: "schema.json", MetaFile: "meta.json", OutDir: "acp", Package: "acpsdk",
-			ImportPath: "example.com/down/sdk/acp", Overlays: []string{"extra.json"}, NoRoundTripTest: true},
+			ImportPath: "example.com/down/sdk/acp", Overlays: []string{"extra.json"}},
 		{Name: "unstable", SchemaFile: "schema.unstable.json", MetaFile: "meta.unstable.json", OutDir: "acp/unstable", Package: "unstable",
-			ImportPath: "example.com/down/sdk/acp/unstable", Overlays: []string{filepath.Join(sdk, "ov.json"), "extra.json"}, NoRoundTripTest: true},
+			ImportPath: "example.com/down/sdk/acp/unstable", Overlays: []string{filepath.Join(sdk, "ov.json"), "extra.json"}},
 	}
 	if !reflect.DeepEqual(r.Config.Channels, want) {
 		t.Fatalf("got  %+v\nwant %+v", r.Config.Channels, want)
 	}
 	if r.Config.StrictGates {
-		t.Fatal("strict gates outside the repository")
+		t.Fatal("strict gates without strictGates")
 	}
 
 	// Flags select channels and override folders; a flag naming a channel
@@ -129,8 +130,15 @@ func TestResolveDownstream(t *testing.T) {
 	bare := t.TempDir()
 	p = write(t, bare, "acpgen.json", `{"channels": [{"name": "stable", "out": "acp"}]}`)
 	f, _ = Load(p)
-	if _, err := Resolve(f, p, Overrides{}); err == nil || !strings.Contains(err.Error(), p+": channels[0]: importPath is not set") {
+	r, err = Resolve(f, p, Overrides{})
+	if err != nil {
+		t.Fatal(err) // commands that emit no Go still work
+	}
+	if err := r.ImportPaths(); err == nil || !strings.Contains(err.Error(), p+": channels[0]: importPath is not set") {
 		t.Fatalf("got %v", err)
+	}
+	if _, err := r.Generate(); err == nil || err.Error() != r.ImportPaths().Error() {
+		t.Fatalf("generate without an import path: %v", err)
 	}
 }
 

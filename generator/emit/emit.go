@@ -38,12 +38,14 @@ type Config struct {
 	Gates []*ir.Gate
 	// Semantics are the overlays' typed meanings behind the helpers of extras.go.
 	Semantics overlay.Semantics
-	// OverlayFiles are the overlay files applied (slash-separated, relative
-	// to the repository root), for the round-trip test to apply them too.
+	// Where the generated tests find the schema (see acpgentest.Schema):
+	// a release (SchemaVersion set), else SchemaPath, the schema file
+	// relative to the package folder; NoSchema, when neither applies, says
+	// why, and the tests fail with it. OverlayFiles are the overlays applied,
+	// relative to the package folder. All slash-separated.
+	SchemaPath   string
 	OverlayFiles []string
-	// NoRoundTripTest leaves out defs_test.go, whose suite reads the
-	// repository's pinned schema (packages generated from other bases).
-	NoRoundTripTest bool
+	NoSchema     string
 }
 
 // provenance says which overlays added or changed a node.
@@ -109,19 +111,14 @@ func Files(m *ir.Model, o Config) (map[string][]byte, error) {
 		}{"dispatch.go", e.dispatch, false})
 	}
 	for _, f := range files {
-		if f.name == "defs_test.go" && o.NoRoundTripTest {
-			continue
-		}
-		var jf *File
-		if f.test {
-			jf = NewFilePathName(o.ImportPath, o.Package)
-		} else {
-			jf = NewFilePathName(o.ImportPath, o.Package)
-		}
+		jf := NewFilePathName(o.ImportPath, o.Package)
 		for _, line := range e.header() {
 			jf.HeaderComment(line)
 		}
 		jf.ImportName(WirePath, "wire")
+		if f.test {
+			jf.ImportName(TestPath, "acpgentest")
+		}
 		f.fn(jf)
 		var buf bytes.Buffer
 		if err := jf.Render(&buf); err != nil {

@@ -272,9 +272,6 @@ func (e *emitter) gateWalk(g *ir.Gate, capFn string, expr *Statement, cur *ir.Re
 	return out
 }
 
-// GatetestPath is the harness the generated gate tests call.
-const GatetestPath = "github.com/acpgen/acpgen/internal/gatetest"
-
 // gatesTest emits one positive and one negative test per resolved gate: a
 // typed message that uses the gated thing, built along the gate's path.
 func (e *emitter) gatesTest(f *File) {
@@ -299,7 +296,7 @@ func (e *emitter) gatesTest(f *File) {
 			Id("Capability"): Lit(g.Cap.Dotted),
 			Id("Pointer"):    Lit(ptr),
 			Id("Require"):    Lit(g.Row.Require),
-			Id("Check"): Func().Params(Id("ng").Qual(GatetestPath, "Negotiation")).Params(Index().Qual(WirePath, "GateViolation"), Error()).Block(
+			Id("Check"): Func().Params(Id("ng").Qual(TestPath, "Negotiation")).Params(Index().Qual(WirePath, "GateViolation"), Error()).Block(
 				List(Id("n"), Err()).Op(":=").Id("negotiated").Call(Id("ng")),
 				If(Err().Op("!=").Nil()).Block(Return(Nil(), Err())),
 				Id("v").Op(":=").Add(value),
@@ -308,7 +305,7 @@ func (e *emitter) gatesTest(f *File) {
 		}
 		if len(g.Steps) == 0 && g.Variant == nil && g.EnumValue == nil {
 			d[Id("Method")] = Lit(g.Method.Wire)
-			d[Id("Allowed")] = Func().Params(Id("ng").Qual(GatetestPath, "Negotiation"), Id("method").String()).Params(Bool(), String(), Error()).Block(
+			d[Id("Allowed")] = Func().Params(Id("ng").Qual(TestPath, "Negotiation"), Id("method").String()).Params(Bool(), String(), Error()).Block(
 				List(Id("n"), Err()).Op(":=").Id("negotiated").Call(Id("ng")),
 				If(Err().Op("!=").Nil()).Block(Return(False(), Lit(""), Err())),
 				List(Id("ok"), Id("need")).Op(":=").Id("n").Dot("AllowsMethod").Call(Id("method")),
@@ -318,15 +315,15 @@ func (e *emitter) gatesTest(f *File) {
 		cases = append(cases, Values(d))
 	}
 	initReq, initResp := e.m.Initialize().Params.Name, e.m.Initialize().Result.Name
-	f.Func().Id("negotiated").Params(Id("ng").Qual(GatetestPath, "Negotiation")).Params(Op("*").Id("Negotiated"), Error()).Block(
+	f.Func().Id("negotiated").Params(Id("ng").Qual(TestPath, "Negotiation")).Params(Op("*").Id("Negotiated"), Error()).Block(
 		Id("n").Op(":=").Op("&").Id("Negotiated").Values(Dict{Id("Request"): New(Id(initReq)), Id("Response"): New(Id(initResp))}),
 		If(Err().Op(":=").Qual(WirePath, "Decode").Call(Id("ng").Dot("Request"), Id("n").Dot("Request"), Qual(WirePath, "Strict")), Err().Op("!=").Nil()).Block(Return(Nil(), Err())),
 		Return(Id("n"), Qual(WirePath, "Decode").Call(Id("ng").Dot("Response"), Id("n").Dot("Response"), Qual(WirePath, "Strict"))),
 	)
 	f.Func().Id("TestGates").Params(Id("t").Op("*").Qual("testing", "T")).Block(
-		Qual(GatetestPath, "Run").Call(Id("t"), Qual(GatetestPath, "Config").Values(Dict{
-			Id("Capabilities"): Index().Qual(GatetestPath, "Capability").Values(capRows...),
-			Id("Cases"):        Index().Qual(GatetestPath, "Case").Values(cases...),
+		Qual(TestPath, "Gates").Call(Id("t"), Qual(TestPath, "GateTable").Values(Dict{
+			Id("Capabilities"): Index().Qual(TestPath, "Capability").Values(capRows...),
+			Id("Cases"):        Index().Qual(TestPath, "GateCase").Values(cases...),
 		})),
 	)
 	f.Comment("ptr returns a pointer to a copy of v.")

@@ -7,11 +7,9 @@ import (
 	. "github.com/dave/jennifer/jen"
 )
 
-// RoundtripPath is the test-support package generated tests call.
-const RoundtripPath = "github.com/acpgen/acpgen/internal/roundtrip"
-
-// DifferentialPath is the package of the validator's differential test.
-const DifferentialPath = "github.com/acpgen/acpgen/internal/differential"
+// TestPath is the test-support package the generated tests call; it is
+// public, so they compile in any module.
+const TestPath = "github.com/acpgen/acpgen/acpgentest"
 
 // MethodConst is the Go constant name of a wire method name.
 func MethodConst(wire string) string { return "Method" + ir.GoName(wire) }
@@ -77,31 +75,55 @@ func (e *emitter) methodsFile(f *File) {
 	f.Var().Id("Methods").Op("=").Index().Id("MethodInfo").Values(rows...)
 }
 
-// defsTest emits the registry the round-trip test uses: one codec per $defs entry.
+// defsTest emits the round-trip and differential tests: the test hooks of
+// every $defs entry, and where the schema they are checked against is.
 func (e *emitter) defsTest(f *File) {
-	var rows []Code
+	defs := Dict{}
 	for _, t := range e.m.Types {
-		if t.Def == "" {
-			continue
+		if t.Def != "" {
+			defs[Lit(t.Def)] = Qual(TestPath, "For").Index(Id(t.Name)).Call()
 		}
-		rows = append(rows, Lit(t.Def).Op(":").Qual(RoundtripPath, "For").Index(Id(t.Name)).Call())
 	}
 	f.Comment("defs holds the test hooks of each $defs entry by name.")
-	f.Var().Id("defs").Op("=").Map(String()).Qual(RoundtripPath, "Def").Values(rows...)
+	f.Var().Id("defs").Op("=").Map(String()).Qual(TestPath, "Def").Values(defs)
 	f.Line()
-	d := Dict{Id("Channel"): Lit(e.m.Channel), Id("Defs"): Id("defs")}
+	schema := Dict{
+		Id("Channel"): Lit(e.m.Channel),
+		Id("File"):    Id("SchemaFile"),
+		Id("SHA256"):  Id("SchemaSHA256"),
+	}
+	comment := []string{"schema is the schema this package was generated from"}
+	switch {
+	case e.o.NoSchema != "":
+		schema[Id("Unavailable")] = Lit(e.o.NoSchema)
+		comment = append(comment, "(the generator could not say where it is, so the tests fail).")
+	case e.o.SchemaVersion != "":
+		schema[Id("Package")] = Id("SchemaPackage")
+		schema[Id("Version")] = Id("SchemaVersion")
+		comment = append(comment, "(a published release, read from acpgen's schema cache).")
+	default:
+		schema[Id("Path")] = Lit(e.o.SchemaPath)
+		comment = append(comment, "(a file, relative to this folder).")
+	}
 	if len(e.o.OverlayFiles) > 0 {
 		var files []Code
 		for _, f := range e.o.OverlayFiles {
 			files = append(files, Lit(f))
 		}
-		d[Id("Overlays")] = Index().String().Values(files...)
+		schema[Id("Overlays")] = Index().String().Values(files...)
+		comment = append(comment, "The tests apply the overlays as generation did.")
 	}
-	cfg := Qual(RoundtripPath, "Config").Values(d)
+	for _, c := range comment {
+		f.Comment(c)
+	}
+	f.Var().Id("schema").Op("=").Qual(TestPath, "Schema").Values(schema)
+	f.Line()
+	cfg := Qual(TestPath, "Config").Values(Dict{Id("Schema"): Id("schema"), Id("Defs"): Id("defs")})
 	f.Func().Id("TestRoundTrip").Params(Id("t").Op("*").Qual("testing", "T")).Block(
-		Qual(RoundtripPath, "Run").Call(Id("t"), cfg),
+		Qual(TestPath, "RoundTrip").Call(Id("t"), cfg),
 	)
+	f.Line()
 	f.Func().Id("TestDifferential").Params(Id("t").Op("*").Qual("testing", "T")).Block(
-		Qual(DifferentialPath, "Run").Call(Id("t"), cfg.Clone()),
+		Qual(TestPath, "Differential").Call(Id("t"), cfg.Clone()),
 	)
 }

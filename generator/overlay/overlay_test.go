@@ -227,7 +227,7 @@ func TestOlderBase(t *testing.T) {
 	// The loader, IR and emitter accept the older base with the overlays.
 	files, err := generator.Generate(generator.Config{SchemaDir: dir, Channels: []generator.Channel{{
 		Name: "unstable", SchemaFile: source.UnstableFile, OutDir: "old", Package: "old", ImportPath: "example.com/old",
-		Overlays: rfds, NoRoundTripTest: true,
+		Overlays: rfds,
 	}}})
 	if err != nil {
 		t.Fatal(err)

@@ -32,6 +32,17 @@ type Change struct {
 	Subject  string // e.g. "session/new (request)", "NewSessionRequest.cwd"
 	Detail   string
 	Class    Class
+
+	// Go is the subject as the Go identifier acpgen generates for it:
+	// MethodSessionNew, NewSessionRequest.Cwd, MCPServer.ACP, StopReasonEndTurn.
+	Go string
+	// GoDetail is Detail with every type the schema names spelled as its Go
+	// type ("optional []MCPServer", "payload MCPServerACP; ...").
+	GoDetail string
+}
+
+func chg(category, op, subject, detail string, class Class) Change {
+	return Change{Category: category, Op: op, Subject: subject, Detail: detail, Class: class}
 }
 
 // Compare lists the changes from old to new, ordered by class (breaking
@@ -44,9 +55,9 @@ func Compare(old, new *Surface) []Change {
 		a, b := old.Methods[k], new.Methods[k]
 		switch {
 		case a == nil:
-			add(Change{"method", "added", methodName(b), "handled by " + b.Side + methodTypes(b), Additive})
+			add(chg("method", "added", methodName(b), "handled by "+b.Side+methodTypes(b), Additive))
 		case b == nil:
-			add(Change{"method", "removed", methodName(a), "was handled by " + a.Side, Breaking})
+			add(chg("method", "removed", methodName(a), "was handled by "+a.Side, Breaking))
 		default:
 			var d []string
 			if a.Side != b.Side {
@@ -59,7 +70,7 @@ func Compare(old, new *Surface) []Change {
 				d = append(d, fmt.Sprintf("result %s, was %s", b.Result, a.Result))
 			}
 			if len(d) > 0 {
-				add(Change{"method", "changed", methodName(b), strings.Join(d, "; "), Breaking})
+				add(chg("method", "changed", methodName(b), strings.Join(d, "; "), Breaking))
 			}
 		}
 	}
@@ -71,11 +82,11 @@ func Compare(old, new *Surface) []Change {
 			// An inline type appears with the member or variant that holds
 			// it, which is reported there.
 			if !b.Inline {
-				add(Change{typeCategory(b), "added", k, b.Kind, Additive})
+				add(chg(typeCategory(b), "added", k, b.Kind, Additive))
 			}
 		case b == nil:
 			if !a.Inline {
-				add(Change{typeCategory(a), "removed", k, a.Kind, Breaking})
+				add(chg(typeCategory(a), "removed", k, a.Kind, Breaking))
 			}
 		default:
 			out = append(out, compareType(a, b)...)
@@ -91,6 +102,11 @@ func Compare(old, new *Surface) []Change {
 		}
 		return x.Subject < y.Subject
 	})
+	n := goNamer{new, old}
+	for i := range out {
+		out[i].Go = n.subject(out[i])
+		out[i].GoDetail = n.text(out[i].Detail)
+	}
 	return out
 }
 
@@ -118,15 +134,15 @@ func compareType(a, b *Type) []Change {
 	var out []Change
 	name := a.Name
 	if a.Kind != b.Kind {
-		return []Change{{typeCategory(b), "changed", name, fmt.Sprintf("%s, was %s", b.Kind, a.Kind), Breaking}}
+		return []Change{chg(typeCategory(b), "changed", name, fmt.Sprintf("%s, was %s", b.Kind, a.Kind), Breaking)}
 	}
 	if a.Docs != b.Docs && !b.Inline {
-		out = append(out, Change{typeCategory(b), "changed", name, "description text", Docs})
+		out = append(out, chg(typeCategory(b), "changed", name, "description text", Docs))
 	}
 	switch a.Kind {
 	case Alias:
 		if a.Target != b.Target {
-			out = append(out, Change{typeCategory(b), "changed", name, fmt.Sprintf("%s, was %s", b.Target, a.Target), Breaking})
+			out = append(out, chg(typeCategory(b), "changed", name, fmt.Sprintf("%s, was %s", b.Target, a.Target), Breaking))
 		}
 	case Enum:
 		out = append(out, compareEnum(a, b)...)
@@ -146,19 +162,19 @@ func compareEnum(a, b *Type) []Change {
 	}
 	for _, v := range b.Values {
 		if !slices.Contains(a.Values, v) {
-			out = append(out, Change{"enum value", "added", a.Name + " " + v, closed, Additive})
+			out = append(out, chg("enum value", "added", a.Name+" "+v, closed, Additive))
 		}
 	}
 	for _, v := range a.Values {
 		if !slices.Contains(b.Values, v) {
-			out = append(out, Change{"enum value", "removed", a.Name + " " + v, "", Breaking})
+			out = append(out, chg("enum value", "removed", a.Name+" "+v, "", Breaking))
 		}
 	}
 	switch {
 	case a.Open && !b.Open:
-		out = append(out, Change{"type", "changed", a.Name, "closed enum, was open: unknown values are now rejected", Breaking})
+		out = append(out, chg("type", "changed", a.Name, "closed enum, was open: unknown values are now rejected", Breaking))
 	case !a.Open && b.Open:
-		out = append(out, Change{"type", "changed", a.Name, "open enum, was closed: any value is now accepted", Additive})
+		out = append(out, chg("type", "changed", a.Name, "open enum, was closed: any value is now accepted", Additive))
 	}
 	return out
 }
@@ -166,13 +182,13 @@ func compareEnum(a, b *Type) []Change {
 func compareUnion(a, b *Type) []Change {
 	var out []Change
 	if a.Discriminator != b.Discriminator {
-		out = append(out, Change{"type", "changed", a.Name, fmt.Sprintf("union told apart by %s, was %s", orShape(b.Discriminator), orShape(a.Discriminator)), Breaking})
+		out = append(out, chg("type", "changed", a.Name, fmt.Sprintf("union told apart by %s, was %s", orShape(b.Discriminator), orShape(a.Discriminator)), Breaking))
 	}
 	switch {
 	case a.Open && !b.Open:
-		out = append(out, Change{"type", "changed", a.Name, "closed union, was open: unknown variants are now rejected", Breaking})
+		out = append(out, chg("type", "changed", a.Name, "closed union, was open: unknown variants are now rejected", Breaking))
 	case !a.Open && b.Open:
-		out = append(out, Change{"type", "changed", a.Name, "open union, was closed: unknown variants are now kept", Additive})
+		out = append(out, chg("type", "changed", a.Name, "open union, was closed: unknown variants are now kept", Additive))
 	}
 	av, bv := map[string]*Variant{}, map[string]*Variant{}
 	for _, v := range a.Variants {
@@ -192,11 +208,11 @@ func compareUnion(a, b *Type) []Change {
 			} else if y.Role == "untagged" || y.Role == "null" {
 				note = "told apart by shape: SDKs built from the old schema may decode it as another variant"
 			}
-			out = append(out, Change{"variant", "added", subject, fmt.Sprintf("payload %s; %s", y.Payload, note), Additive})
+			out = append(out, chg("variant", "added", subject, fmt.Sprintf("payload %s; %s", y.Payload, note), Additive))
 		case y == nil:
-			out = append(out, Change{"variant", "removed", subject, "payload " + x.Payload, Breaking})
+			out = append(out, chg("variant", "removed", subject, "payload "+x.Payload, Breaking))
 		case x.Payload != y.Payload || x.Role != y.Role:
-			out = append(out, Change{"variant", "changed", subject, fmt.Sprintf("%s %s, was %s %s", y.Role, y.Payload, x.Role, x.Payload), Breaking})
+			out = append(out, chg("variant", "changed", subject, fmt.Sprintf("%s %s, was %s %s", y.Role, y.Payload, x.Role, x.Payload), Breaking))
 		}
 	}
 	return out
@@ -228,12 +244,12 @@ func compareFields(a, b *Type) []Change {
 		switch {
 		case x == nil:
 			if y.Required {
-				out = append(out, Change{cat, "added", subject, "required " + y.Shape + ": peers on the old schema omit it and are rejected", Breaking})
+				out = append(out, chg(cat, "added", subject, "required "+y.Shape+": peers on the old schema omit it and are rejected", Breaking))
 			} else {
-				out = append(out, Change{cat, "added", subject, "optional " + y.Shape, Additive})
+				out = append(out, chg(cat, "added", subject, "optional "+y.Shape, Additive))
 			}
 		case y == nil:
-			out = append(out, Change{cat, "removed", subject, describeField(x), Breaking})
+			out = append(out, chg(cat, "removed", subject, describeField(x), Breaking))
 		default:
 			if c, ok := compareField(x, y); ok {
 				if c.Category == "" {

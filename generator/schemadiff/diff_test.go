@@ -206,3 +206,86 @@ func TestReportFormats(t *testing.T) {
 		}
 	}
 }
+
+// TestGoNames: every change also names the Go identifier acpgen generates
+// for its subject, and its detail spells types as Go types.
+func TestGoNames(t *testing.T) {
+	const common = `
+	"SessionId": {"type": "string"},
+	"McpServerStdio": {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]},
+	"NewSessionRequest": {"x-method": "session/new", "x-side": "agent", "type": "object",
+		"properties": {"cwd": {"type": "string"}, "meta": {"type": "object", "properties": {"traceId": {"type": "string"}%s}}%s}},
+	"NewSessionResponse": {"x-method": "session/new", "x-side": "agent", "type": "object"},
+	"Elicit": {"type": "object", "properties": {"message": {"type": "string"}}, "oneOf": [
+		{"type": "object", "properties": {"mode": {"const": "form", "type": "string"}}, "required": ["mode"]}%s]},
+	"SessionMode": {"oneOf": [{"const": "ask", "type": "string"}%s]},
+	"CancelNotification": {"x-method": "session/cancel", "x-side": "agent", "type": "object"},
+`
+	old := surface(t, fmt.Sprintf(common, "", "", "", "")+envelope([]string{"NewSession"}, []string{"Cancel"}))
+	new := surface(t, fmt.Sprintf(common,
+		`, "spanId": {"type": "string"}`,
+		`, "mcpServers": {"type": "array", "items": {"$ref": "#/$defs/McpServer"}}, "sessionId": {"$ref": "#/$defs/SessionId"}`,
+		`, {"type": "object", "properties": {"mode": {"const": "url", "type": "string"}, "url": {"type": "string"}}, "required": ["mode", "url"]}`,
+		`, {"const": "plan_mode", "type": "string"}`)+`
+	"McpServer": {"oneOf": [
+		{"type": "object", "properties": {"type": {"const": "http", "type": "string"}, "url": {"type": "string"}}, "required": ["type", "url"]},
+		{"$ref": "#/$defs/McpServerStdio"}]},
+	"CloseSessionRequest": {"x-method": "session/close", "x-side": "agent", "type": "object"},
+	"CloseSessionResponse": {"x-method": "session/close", "x-side": "agent", "type": "object"},
+`+envelope([]string{"NewSession", "CloseSession"}, []string{"Cancel"}))
+	got := map[string]string{}
+	for _, c := range Compare(old, new) {
+		got[c.Category+" "+c.Subject] = c.Go + " | " + c.GoDetail
+	}
+	for subject, want := range map[string]string{
+		"method session/close (request)":      "MethodSessionClose | handled by agent; params CloseSessionRequest, result CloseSessionResponse",
+		"type McpServer":                      "MCPServer | union",
+		"field NewSessionRequest.mcpServers":  "NewSessionRequest.MCPServers | optional []MCPServer",
+		"field NewSessionRequest.sessionId":   "NewSessionRequest.SessionID | optional SessionID",
+		"field NewSessionRequest.meta.spanId": "NewSessionRequestMeta.SpanID | optional string",
+		"variant Elicit[url]":                 "ElicitMode.URL | payload ElicitModeURL; closed union: SDKs built from the old schema reject it",
+		`enum value SessionMode "plan_mode"`:  "SessionModePlanMode | closed enum: SDKs built from the old schema reject this value",
+	} {
+		if got[subject] != want {
+			t.Errorf("%s: got %q, want %q", subject, got[subject], want)
+		}
+	}
+	if len(got) != 9 { // and the two types of session/close
+		t.Errorf("want 9 changes, got %d: %v", len(got), got)
+	}
+
+	// The variants of a new union, and inline types by path.
+	n := goNamer{new, old}
+	for path, want := range map[string]string{
+		"McpServer[http]":        "MCPServerHTTP",
+		"NewSessionRequest.meta": "NewSessionRequestMeta",
+		"Foo.bar[]":              "FooBarItem",
+		"Foo.bar{}":              "FooBarValue",
+		"Elicit[url]":            "ElicitModeURL",
+	} {
+		if got := n.typeName(path); got != want {
+			t.Errorf("typeName(%s) = %s, want %s", path, got, want)
+		}
+	}
+	if got := n.subject(Change{Category: "variant", Subject: "McpServer[McpServerStdio]"}); got != "MCPServer.MCPServerStdio" {
+		t.Errorf("untagged variant: %s", got)
+	}
+
+	// Both report formats add the Go name where it is spelled differently.
+	r := &Report{Old: "a", New: "b", Channels: []ChannelReport{{Name: "unstable", Changes: Compare(old, new)}}}
+	var text, md bytes.Buffer
+	r.Text(&text)
+	r.Markdown(&md)
+	for _, want := range []string{
+		"additive added   field      NewSessionRequest.sessionId: optional SessionId [Go: NewSessionRequest.SessionID]\n",
+		"additive added   type       McpServer: union [Go: MCPServer]\n",
+		"additive added   type       CloseSessionRequest: struct\n", // spelled alike: no Go name
+	} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text report lacks %q:\n%s", want, text.String())
+		}
+	}
+	if want := "- Added field `NewSessionRequest.mcpServers`: optional \\[\\]McpServer (Go `NewSessionRequest.MCPServers`)\n"; !strings.Contains(md.String(), want) {
+		t.Errorf("markdown report lacks %q:\n%s", want, md.String())
+	}
+}

@@ -142,7 +142,7 @@ func (r *Report) Text(w io.Writer) {
 			if c.Detail != "" {
 				line += ": " + c.Detail
 			}
-			fmt.Fprintln(w, line)
+			fmt.Fprintln(w, line+c.goText())
 		}
 	}
 	fmt.Fprintf(w, "\n%s\n", r.verdict())
@@ -205,7 +205,7 @@ func (r *Report) Markdown(w io.Writer) {
 			if class == Docs {
 				names := make([]string, len(rows))
 				for i, c := range rows {
-					names[i] = "`" + c.Subject + "`"
+					names[i] = "`" + c.Subject + "`" + c.goMarkdown()
 				}
 				fmt.Fprintf(w, "Description text changed: %s.\n\n", strings.Join(names, ", "))
 				continue
@@ -213,14 +213,14 @@ func (r *Report) Markdown(w io.Writer) {
 			var lenient []string
 			for _, c := range rows {
 				if class == Additive && c.Category == "decoding" {
-					lenient = append(lenient, "`"+c.Subject+"`")
+					lenient = append(lenient, "`"+c.Subject+"`"+c.goMarkdown())
 					continue
 				}
 				line := fmt.Sprintf("- %s %s `%s`", capitalize(c.Op), c.Category, c.Subject)
 				if c.Detail != "" {
 					line += ": " + mdEscape(c.Detail)
 				}
-				fmt.Fprintln(w, line)
+				fmt.Fprintln(w, line+c.goMarkdown())
 			}
 			if len(lenient) > 0 {
 				// Dozens of members typically gain x-deserialize-* at once;
@@ -242,4 +242,20 @@ func capitalize(s string) string {
 // mdEscape keeps type expressions such as []*Foo from turning into Markdown.
 func mdEscape(s string) string {
 	return strings.NewReplacer("*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`, "<", "&lt;").Replace(s)
+}
+
+// goText names the subject's Go identifier after a report line, when it is
+// spelled differently.
+func (c Change) goText() string {
+	if c.Go == "" || c.Go == c.Subject {
+		return ""
+	}
+	return " [Go: " + c.Go + "]"
+}
+
+func (c Change) goMarkdown() string {
+	if c.Go == "" || c.Go == c.Subject {
+		return ""
+	}
+	return " (Go `" + c.Go + "`)"
 }

@@ -88,6 +88,10 @@ type Variant struct {
 	Key     string // the tag value, else the payload's def name, title or JSON kind
 	Role    string // "tagged", "untagged", "catch-all", "null"
 	Payload string // shape of the variant's value
+	// Go is the name of the variant's field in the generated union (and the
+	// suffix of its inline payload type): the tag or title through
+	// ir.GoName, else the key's.
+	Go string
 }
 
 // Extract reduces a loaded schema to its surface.
@@ -392,6 +396,7 @@ func (x *extractor) union(t *Type, s *load.Schema) {
 				v.Key = b.Title
 			}
 		}
+		v.Go = variantGoName(v, b.Title)
 		t.Variants = append(t.Variants, v)
 	}
 }

@@ -264,7 +264,7 @@ func npmPack(ctx context.Context, npm, version string) (tgz []byte, integrity, r
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		if errors.Is(err, exec.ErrNotFound) {
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
 			return nil, "", "", fmt.Errorf("%s not found: install npm, or give the package tarball's URL with --from-url (schema.url in %s)", npm, "acpgen.json")
 		}
 		return nil, "", "", fmt.Errorf("npm pack %s failed (%v): %s", spec, err, npmError(stdout.Bytes(), stderr.Bytes()))

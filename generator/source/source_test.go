@@ -491,35 +491,90 @@ func TestPullWithFailingNpm(t *testing.T) {
 	wantErr(t, err, Package+"@9.9.9", "No match found for version 9.9.9")
 }
 
-func TestVerifyAndEnsure(t *testing.T) {
+func TestVerify(t *testing.T) {
 	dir := t.TempDir()
 	tgz := v1Tarball(t, "2.0.0")
 	l := pinned(t, dir, "2.0.0", tgz)
-
-	err := Verify(dir, l)
-	wantErr(t, err, filepath.Join(dir, StableFile), filepath.Join(dir, UnstableFile), "missing")
-
-	// Ensure pulls the missing files with the npm it finds on PATH.
-	npm, _ := fakeNpm(t, tgz, "2.0.0", sri(tgz))
-	t.Setenv("PATH", filepath.Dir(npm)+string(os.PathListSeparator)+os.Getenv("PATH"))
-	if _, err := Ensure(context.Background(), dir, nil); err != nil {
+	wantErr(t, Verify(dir, l), filepath.Join(dir, StableFile), filepath.Join(dir, UnstableFile), "missing")
+	if _, err := Pull(context.Background(), PullOptions{Dir: dir, FromURL: serve(t, tgz)}); err != nil {
 		t.Fatal(err)
 	}
 	if err := Verify(dir, l); err != nil {
 		t.Fatal(err)
 	}
-
-	// A changed file is reported with both hashes and left alone.
+	// A changed file is reported with both hashes.
 	edited := []byte(`{"edited":true}`)
 	os.WriteFile(filepath.Join(dir, StableFile), edited, 0o644)
-	err = Verify(dir, l)
-	wantErr(t, err, filepath.Join(dir, StableFile), fileHash(edited), l.Files[StableFile])
-	_, err = Ensure(context.Background(), dir, nil)
-	wantErr(t, err, filepath.Join(dir, StableFile), fileHash(edited))
-	wantFile(t, filepath.Join(dir, StableFile), edited)
+	wantErr(t, Verify(dir, l), filepath.Join(dir, StableFile), fileHash(edited), l.Files[StableFile])
+}
 
-	_, err = Ensure(context.Background(), t.TempDir(), nil)
-	wantErr(t, err, LockFile, "does not exist")
+// TestFetchCache: a release is fetched into its own cache folder once and
+// then read from there; a damaged copy is fetched again; a download that
+// is not the release a lock pins is refused and leaves the cache alone.
+func TestFetchCache(t *testing.T) {
+	cache := t.TempDir()
+	tgz := v1Tarball(t, "2.0.0")
+	npm, argLog := fakeNpm(t, tgz, "2.0.0", sri(tgz))
+	o := FetchOptions{Cache: cache, Npm: npm}
+	dir, l, err := Fetch(context.Background(), o, nil, "2.0.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dir != VersionDir(cache, "2.0.0") || l.Version != "2.0.0" {
+		t.Fatalf("fetched into %s: %+v", dir, l)
+	}
+	if got := listTree(t, cache); !slices.Equal(got, []string{"@agentclientprotocol/sdk@2.0.0/" + LockFile, "@agentclientprotocol/sdk@2.0.0/" + StableFile, "@agentclientprotocol/sdk@2.0.0/" + UnstableFile}) {
+		t.Errorf("cache holds %v", got)
+	}
+	// Cached: npm does not run again, with or without the pinning lock.
+	os.Remove(argLog)
+	for _, want := range []*Lock{nil, l} {
+		if d, _, err := Fetch(context.Background(), o, want, "2.0.0"); err != nil || d != dir {
+			t.Fatalf("second fetch: %s, %v", d, err)
+		}
+	}
+	if _, err := os.Stat(argLog); err == nil {
+		t.Error("npm ran for a cached release")
+	}
+	// Damaged: fetched again.
+	os.WriteFile(filepath.Join(dir, StableFile), []byte("{}"), 0o644)
+	if _, _, err := Fetch(context.Background(), o, l, ""); err != nil {
+		t.Fatal(err)
+	}
+	wantFile(t, filepath.Join(dir, StableFile), stableBody)
+	// A lock pinning other bytes for 2.0.0: the download does not match it.
+	other := *l
+	other.Files = map[string]string{StableFile: l.Files[StableFile], UnstableFile: fileHash([]byte("other"))}
+	_, _, err = Fetch(context.Background(), o, &other, "")
+	wantErr(t, err, UnstableFile, "lock pins", "nothing was written")
+	wantFile(t, filepath.Join(dir, UnstableFile), unstableBody)
+	if got := listTree(t, cache); len(got) != 3 {
+		t.Errorf("cache holds %v after a refused fetch", got)
+	}
+}
+
+func TestPinnedNeedsALock(t *testing.T) {
+	_, _, err := Pinned(context.Background(), filepath.Join(t.TempDir(), LockFile), FetchOptions{Cache: t.TempDir()})
+	wantErr(t, err, LockFile, "does not exist", "acpgen schema pull --version")
+}
+
+// TestNpmErrors: npm's own error code and summary reach the user, from its
+// --json output on stdout or else its stderr; a missing npm points to the
+// URL route.
+func TestNpmErrors(t *testing.T) {
+	script := func(body string) string {
+		npm := filepath.Join(t.TempDir(), "npm")
+		os.WriteFile(npm, []byte("#!/bin/sh\n"+body), 0o755)
+		return npm
+	}
+	jsonErr := script(`echo '{"error": {"code": "ETARGET", "summary": "No matching version found for x@9.9.9.", "detail": "long text"}}'; exit 1` + "\n")
+	_, err := Pull(context.Background(), PullOptions{Dir: t.TempDir(), Version: "9.9.9", Npm: jsonErr})
+	wantErr(t, err, "ETARGET No matching version found for x@9.9.9.", "npm view "+Package+" versions")
+	offline := script(`echo '{"error": {"code": "ENOTFOUND", "summary": "request failed"}}'; exit 1` + "\n")
+	_, err = Pull(context.Background(), PullOptions{Dir: t.TempDir(), Version: "9.9.9", Npm: offline})
+	wantErr(t, err, "ENOTFOUND", "--from-url (schema.url)")
+	_, err = Pull(context.Background(), PullOptions{Dir: t.TempDir(), Version: "9.9.9", Npm: filepath.Join(t.TempDir(), "no-npm")})
+	wantErr(t, err, "not found", "--from-url", "schema.url")
 }
 
 // TestPullRealNpm pulls the committed pin from the real registry.

@@ -1,10 +1,8 @@
 package source
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -37,29 +35,4 @@ func check(dir string, l *Lock) (missing []string, bad []error) {
 		}
 	}
 	return missing, bad
-}
-
-// Ensure makes dir hold exactly the files its lock pins: it pulls the lock's
-// version with npm when files are missing, and fails when a present file
-// differs, because overwriting it could destroy someone's deliberate edit.
-func Ensure(ctx context.Context, dir string, stderr io.Writer) (*Lock, error) {
-	lockPath := filepath.Join(dir, LockFile)
-	l, err := ReadLock(lockPath)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s does not exist: pull with an explicit version to create it", lockPath)
-	}
-	if err != nil {
-		return nil, err
-	}
-	missing, bad := check(dir, l)
-	if len(bad) > 0 {
-		return nil, errors.Join(bad...)
-	}
-	if len(missing) == 0 {
-		return l, nil
-	}
-	if stderr != nil {
-		fmt.Fprintf(stderr, "%s: missing %v; pulling %s@%s\n", dir, missing, Package, l.Version)
-	}
-	return Pull(ctx, PullOptions{Dir: dir, Stderr: stderr})
 }

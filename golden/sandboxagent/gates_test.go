@@ -4,12 +4,12 @@
 package sandboxagent
 
 import (
-	gatetest "github.com/acpgen/acpgen/internal/gatetest"
+	"github.com/acpgen/acpgen/acpgentest"
 	"github.com/acpgen/acpgen/runtime/wire"
 	"testing"
 )
 
-func negotiated(ng gatetest.Negotiation) (*Negotiated, error) {
+func negotiated(ng acpgentest.Negotiation) (*Negotiated, error) {
 	n := &Negotiated{
 		Request:  new(InitializeRequest),
 		Response: new(InitializeResponse),
@@ -20,8 +20,8 @@ func negotiated(ng gatetest.Negotiation) (*Negotiated, error) {
 	return n, wire.Decode(ng.Response, n.Response, wire.Strict)
 }
 func TestGates(t *testing.T) {
-	gatetest.Run(t, gatetest.Config{
-		Capabilities: []gatetest.Capability{{
+	acpgentest.Gates(t, acpgentest.GateTable{
+		Capabilities: []acpgentest.Capability{{
 			Bool:     true,
 			InResult: true,
 			Path:     "agentCapabilities.loadSession",
@@ -42,8 +42,8 @@ func TestGates(t *testing.T) {
 			InResult: true,
 			Path:     "agentCapabilities.sessionCapabilities.runtimeContext",
 		}},
-		Cases: []gatetest.Case{{
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+		Cases: []acpgentest.GateCase{{
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -52,7 +52,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "agentCapabilities.loadSession",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -65,7 +65,7 @@ func TestGates(t *testing.T) {
 			Pointer: "",
 			Require: false,
 		}, {
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -74,7 +74,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "agentCapabilities.sessionCapabilities.list",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -87,7 +87,7 @@ func TestGates(t *testing.T) {
 			Pointer: "",
 			Require: false,
 		}, {
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -96,7 +96,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "agentCapabilities.sessionCapabilities.fork",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -110,7 +110,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -123,7 +123,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -136,7 +136,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -149,7 +149,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -162,7 +162,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -175,7 +175,7 @@ func TestGates(t *testing.T) {
 			Require: true,
 		}, {
 			Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -188,7 +188,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.sessionCapabilities.runtimeContext",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err

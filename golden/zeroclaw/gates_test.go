@@ -4,12 +4,12 @@
 package zeroclaw
 
 import (
-	gatetest "github.com/acpgen/acpgen/internal/gatetest"
+	"github.com/acpgen/acpgen/acpgentest"
 	"github.com/acpgen/acpgen/runtime/wire"
 	"testing"
 )
 
-func negotiated(ng gatetest.Negotiation) (*Negotiated, error) {
+func negotiated(ng acpgentest.Negotiation) (*Negotiated, error) {
 	n := &Negotiated{
 		Request:  new(InitializeRequest),
 		Response: new(InitializeResponse),
@@ -20,8 +20,8 @@ func negotiated(ng gatetest.Negotiation) (*Negotiated, error) {
 	return n, wire.Decode(ng.Response, n.Response, wire.Strict)
 }
 func TestGates(t *testing.T) {
-	gatetest.Run(t, gatetest.Config{
-		Capabilities: []gatetest.Capability{{
+	acpgentest.Gates(t, acpgentest.GateTable{
+		Capabilities: []acpgentest.Capability{{
 			Bool:     true,
 			InResult: true,
 			Path:     "agentCapabilities.loadSession",
@@ -38,8 +38,8 @@ func TestGates(t *testing.T) {
 			InResult: true,
 			Path:     "agentCapabilities.sessionCapabilities.additionalDirectories",
 		}},
-		Cases: []gatetest.Case{{
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+		Cases: []acpgentest.GateCase{{
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -48,7 +48,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "agentCapabilities.loadSession",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -61,7 +61,7 @@ func TestGates(t *testing.T) {
 			Pointer: "",
 			Require: false,
 		}, {
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -70,7 +70,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "agentCapabilities.sessionCapabilities.list",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -83,7 +83,7 @@ func TestGates(t *testing.T) {
 			Pointer: "",
 			Require: false,
 		}, {
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -92,7 +92,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "agentCapabilities.sessionCapabilities.fork",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -106,7 +106,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -119,7 +119,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -132,7 +132,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err

@@ -4,12 +4,12 @@
 package unstable
 
 import (
-	gatetest "github.com/acpgen/acpgen/internal/gatetest"
+	"github.com/acpgen/acpgen/acpgentest"
 	"github.com/acpgen/acpgen/runtime/wire"
 	"testing"
 )
 
-func negotiated(ng gatetest.Negotiation) (*Negotiated, error) {
+func negotiated(ng acpgentest.Negotiation) (*Negotiated, error) {
 	n := &Negotiated{
 		Request:  new(InitializeRequest),
 		Response: new(InitializeResponse),
@@ -20,8 +20,8 @@ func negotiated(ng gatetest.Negotiation) (*Negotiated, error) {
 	return n, wire.Decode(ng.Response, n.Response, wire.Strict)
 }
 func TestGates(t *testing.T) {
-	gatetest.Run(t, gatetest.Config{
-		Capabilities: []gatetest.Capability{{
+	acpgentest.Gates(t, acpgentest.GateTable{
+		Capabilities: []acpgentest.Capability{{
 			Bool:     true,
 			InResult: true,
 			Path:     "agentCapabilities.loadSession",
@@ -154,8 +154,8 @@ func TestGates(t *testing.T) {
 			InResult: true,
 			Path:     "agentCapabilities.sessionCapabilities.runtimeContext",
 		}},
-		Cases: []gatetest.Case{{
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+		Cases: []acpgentest.GateCase{{
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -164,7 +164,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "agentCapabilities.loadSession",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -177,7 +177,7 @@ func TestGates(t *testing.T) {
 			Pointer: "",
 			Require: false,
 		}, {
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -186,7 +186,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "agentCapabilities.sessionCapabilities.list",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -199,7 +199,7 @@ func TestGates(t *testing.T) {
 			Pointer: "",
 			Require: false,
 		}, {
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -208,7 +208,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "agentCapabilities.sessionCapabilities.delete",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -221,7 +221,7 @@ func TestGates(t *testing.T) {
 			Pointer: "",
 			Require: false,
 		}, {
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -230,7 +230,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "agentCapabilities.sessionCapabilities.resume",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -243,7 +243,7 @@ func TestGates(t *testing.T) {
 			Pointer: "",
 			Require: false,
 		}, {
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -252,7 +252,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "agentCapabilities.sessionCapabilities.close",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -265,7 +265,7 @@ func TestGates(t *testing.T) {
 			Pointer: "",
 			Require: false,
 		}, {
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -274,7 +274,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "agentCapabilities.sessionCapabilities.fork",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -287,7 +287,7 @@ func TestGates(t *testing.T) {
 			Pointer: "",
 			Require: false,
 		}, {
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -296,7 +296,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "agentCapabilities.sessionCapabilities.archive",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -309,7 +309,7 @@ func TestGates(t *testing.T) {
 			Pointer: "",
 			Require: false,
 		}, {
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -318,7 +318,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "agentCapabilities.sessionCapabilities.archive",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -331,7 +331,7 @@ func TestGates(t *testing.T) {
 			Pointer: "",
 			Require: false,
 		}, {
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -340,7 +340,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "agentCapabilities.sessionCapabilities.status",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -353,7 +353,7 @@ func TestGates(t *testing.T) {
 			Pointer: "",
 			Require: false,
 		}, {
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -362,7 +362,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "agentCapabilities.sessionCapabilities.title",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -375,7 +375,7 @@ func TestGates(t *testing.T) {
 			Pointer: "",
 			Require: false,
 		}, {
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -384,7 +384,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "agentCapabilities.auth.logout",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -397,7 +397,7 @@ func TestGates(t *testing.T) {
 			Pointer: "",
 			Require: false,
 		}, {
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -406,7 +406,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "agentCapabilities.auth.status",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -419,7 +419,7 @@ func TestGates(t *testing.T) {
 			Pointer: "",
 			Require: false,
 		}, {
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -428,7 +428,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "agentCapabilities.providers",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -441,7 +441,7 @@ func TestGates(t *testing.T) {
 			Pointer: "",
 			Require: false,
 		}, {
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -450,7 +450,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "agentCapabilities.providers",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -463,7 +463,7 @@ func TestGates(t *testing.T) {
 			Pointer: "",
 			Require: false,
 		}, {
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -472,7 +472,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "agentCapabilities.providers",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -485,7 +485,7 @@ func TestGates(t *testing.T) {
 			Pointer: "",
 			Require: false,
 		}, {
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -494,7 +494,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "clientCapabilities.fs.readTextFile",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -507,7 +507,7 @@ func TestGates(t *testing.T) {
 			Pointer: "",
 			Require: false,
 		}, {
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -516,7 +516,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "clientCapabilities.fs.writeTextFile",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -529,7 +529,7 @@ func TestGates(t *testing.T) {
 			Pointer: "",
 			Require: false,
 		}, {
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -538,7 +538,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "clientCapabilities.terminal",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -551,7 +551,7 @@ func TestGates(t *testing.T) {
 			Pointer: "",
 			Require: false,
 		}, {
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -560,7 +560,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "clientCapabilities.terminal",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -573,7 +573,7 @@ func TestGates(t *testing.T) {
 			Pointer: "",
 			Require: false,
 		}, {
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -582,7 +582,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "clientCapabilities.terminal",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -595,7 +595,7 @@ func TestGates(t *testing.T) {
 			Pointer: "",
 			Require: false,
 		}, {
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -604,7 +604,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "clientCapabilities.terminal",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -617,7 +617,7 @@ func TestGates(t *testing.T) {
 			Pointer: "",
 			Require: false,
 		}, {
-			Allowed: func(ng gatetest.Negotiation, method string) (bool, string, error) {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return false, "", err
@@ -626,7 +626,7 @@ func TestGates(t *testing.T) {
 				return ok, need, nil
 			},
 			Capability: "clientCapabilities.terminal",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -640,7 +640,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "clientCapabilities.elicitation.form",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -653,7 +653,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "clientCapabilities.elicitation.url",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -666,7 +666,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.promptCapabilities.image",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -679,7 +679,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.promptCapabilities.audio",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -692,7 +692,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.promptCapabilities.embeddedContext",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -705,7 +705,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "clientCapabilities.auth.terminal",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -718,7 +718,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "clientCapabilities.session.notices",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -731,7 +731,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "clientCapabilities.session.compaction",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -744,7 +744,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "clientCapabilities.session.compaction",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -757,7 +757,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "clientCapabilities.plan",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -770,7 +770,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "clientCapabilities.plan",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -783,7 +783,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "clientCapabilities.subagents",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -796,7 +796,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "clientCapabilities.subagents",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -809,7 +809,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "clientCapabilities.subagents",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -822,7 +822,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "clientCapabilities.session.configOptions.boolean",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -835,7 +835,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "clientCapabilities.session.configOptions.boolean",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -848,7 +848,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "clientCapabilities.session.configOptions.boolean",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -861,7 +861,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "clientCapabilities.session.configOptions.boolean",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -874,7 +874,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "clientCapabilities.session.configOptions.boolean",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -887,7 +887,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "clientCapabilities.session.configOptions.boolean",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -900,7 +900,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -913,7 +913,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.sessionCapabilities.systemPrompt",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -926,7 +926,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.sessionCapabilities.systemPrompt.mode.override",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -939,7 +939,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.mcpCapabilities.http",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -952,7 +952,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.mcpCapabilities.sse",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -965,7 +965,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.mcpCapabilities.acp",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -978,7 +978,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -991,7 +991,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.sessionCapabilities.systemPrompt",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -1004,7 +1004,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.sessionCapabilities.systemPrompt.mode.override",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -1017,7 +1017,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.mcpCapabilities.http",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -1030,7 +1030,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.mcpCapabilities.sse",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -1043,7 +1043,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.mcpCapabilities.acp",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -1056,7 +1056,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -1069,7 +1069,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.sessionCapabilities.systemPrompt",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -1082,7 +1082,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.sessionCapabilities.systemPrompt.mode.override",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -1095,7 +1095,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.mcpCapabilities.http",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -1108,7 +1108,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.mcpCapabilities.sse",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -1121,7 +1121,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.mcpCapabilities.acp",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -1134,7 +1134,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -1147,7 +1147,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.sessionCapabilities.systemPrompt",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -1160,7 +1160,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.sessionCapabilities.systemPrompt.mode.override",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -1173,7 +1173,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.mcpCapabilities.http",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -1186,7 +1186,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.mcpCapabilities.sse",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -1199,7 +1199,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.mcpCapabilities.acp",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -1212,7 +1212,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -1225,7 +1225,7 @@ func TestGates(t *testing.T) {
 			Require: true,
 		}, {
 			Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err
@@ -1238,7 +1238,7 @@ func TestGates(t *testing.T) {
 			Require: false,
 		}, {
 			Capability: "agentCapabilities.sessionCapabilities.runtimeContext",
-			Check: func(ng gatetest.Negotiation) ([]wire.GateViolation, error) {
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
 				n, err := negotiated(ng)
 				if err != nil {
 					return nil, err

@@ -1,8 +1,4 @@
-// Package gatetest runs the capability-gate tests the generator emits from
-// its gate table: for every gate, a message using the gated thing passes when
-// every capability is advertised, and fails naming the capability when all
-// but that one are.
-package gatetest
+package acpgentest
 
 import (
 	"encoding/json"
@@ -25,8 +21,8 @@ type Negotiation struct {
 	Request, Response []byte
 }
 
-// Case is one gate of the table.
-type Case struct {
+// GateCase is one gate of the table.
+type GateCase struct {
 	Gate       string // the row, for messages
 	Capability string
 	Pointer    string // where the violation must point
@@ -41,15 +37,15 @@ type Case struct {
 	Allowed func(Negotiation, string) (bool, string, error)
 }
 
-// Config is the generated package's table.
-type Config struct {
+// GateTable is a generated package's gates and the capabilities they name.
+type GateTable struct {
 	Capabilities []Capability
-	Cases        []Case
+	Cases        []GateCase
 }
 
-// Negotiate builds initialize messages that advertise every capability except
+// negotiate builds initialize messages that advertise every capability except
 // the one named (which, with its sub-capabilities, is left out).
-func Negotiate(caps []Capability, except string) Negotiation {
+func negotiate(caps []Capability, except string) Negotiation {
 	req := map[string]any{"protocolVersion": 1}
 	resp := map[string]any{"protocolVersion": 1}
 	for _, c := range caps {
@@ -83,12 +79,15 @@ func Negotiate(caps []Capability, except string) Negotiation {
 	return Negotiation{Request: a, Response: b}
 }
 
-// Run checks every case both ways.
-func Run(t *testing.T, c Config) {
+// Gates checks every gate both ways: a message using the gated method,
+// member, variant or value passes when every capability is advertised, and
+// fails naming the capability when all but that one are (inverse rules: the
+// other way round).
+func Gates(t *testing.T, c GateTable) {
 	if len(c.Cases) == 0 {
 		t.Fatal("no gates")
 	}
-	all := Negotiate(c.Capabilities, "")
+	all := negotiate(c.Capabilities, "")
 	for _, tc := range c.Cases {
 		t.Run(tc.Gate, func(t *testing.T) {
 			if tc.Require {
@@ -102,7 +101,7 @@ func Run(t *testing.T, c Config) {
 			for _, v := range got {
 				t.Errorf("positive: violation with every capability advertised: %+v", v)
 			}
-			got, err = tc.Check(Negotiate(c.Capabilities, tc.Capability))
+			got, err = tc.Check(negotiate(c.Capabilities, tc.Capability))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -119,7 +118,7 @@ func Run(t *testing.T, c Config) {
 				if ok, _, err := tc.Allowed(all, tc.Method); err != nil || !ok {
 					t.Errorf("AllowsMethod(%s) with every capability = %v, %v", tc.Method, ok, err)
 				}
-				ok, need, err := tc.Allowed(Negotiate(c.Capabilities, tc.Capability), tc.Method)
+				ok, need, err := tc.Allowed(negotiate(c.Capabilities, tc.Capability), tc.Method)
 				if err != nil || ok || need != tc.Capability {
 					t.Errorf("AllowsMethod(%s) without %s = %v, %q, %v", tc.Method, tc.Capability, ok, need, err)
 				}
@@ -131,7 +130,7 @@ func Run(t *testing.T, c Config) {
 
 // runRequire checks an inverse rule on a message that lacks the member: a
 // violation with the capability advertised, none without it.
-func runRequire(t *testing.T, c Config, tc Case, all Negotiation) {
+func runRequire(t *testing.T, c GateTable, tc GateCase, all Negotiation) {
 	got, err := tc.Check(all)
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +144,7 @@ func runRequire(t *testing.T, c Config, tc Case, all Negotiation) {
 	if !found {
 		t.Errorf("negative: with %s advertised, a message lacking %s must be refused; got %+v", tc.Capability, tc.Pointer, got)
 	}
-	got, err = tc.Check(Negotiate(c.Capabilities, tc.Capability))
+	got, err = tc.Check(negotiate(c.Capabilities, tc.Capability))
 	if err != nil {
 		t.Fatal(err)
 	}

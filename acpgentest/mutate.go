@@ -1,4 +1,4 @@
-package differential
+package acpgentest
 
 import (
 	"github.com/acpgen/acpgen/generator/load"
@@ -11,10 +11,10 @@ var replacements = []string{
 	`""`, `"x_future_kind"`, `"relative/path"`, `"not a uri"`, `[]`, `{}`, `[null]`, `[1]`,
 }
 
-// Mutants returns systematic mutations of a valid instance: every member
+// mutants returns systematic mutations of a valid instance: every member
 // dropped, every value (and the whole instance) replaced by each of the
 // replacements, and null appended to every array.
-func Mutants(instance []byte) [][]byte {
+func mutants(instance []byte) [][]byte {
 	root, err := load.Parse(instance)
 	if err != nil {
 		return nil

@@ -1,8 +1,4 @@
-// Package differential checks the generated validators against an
-// independent JSON Schema validator (gojsonschema) on the same schema: for
-// generated valid instances and systematic mutations of them, strict decoding
-// followed by Validate must give the same verdict as gojsonschema.
-package differential
+package acpgentest
 
 import (
 	"encoding/json"
@@ -16,7 +12,6 @@ import (
 
 	"github.com/acpgen/acpgen/generator/load"
 	"github.com/acpgen/acpgen/internal/corpus"
-	"github.com/acpgen/acpgen/internal/roundtrip"
 	"github.com/acpgen/acpgen/runtime/wire"
 	"github.com/xeipuuv/gojsonschema"
 )
@@ -132,10 +127,15 @@ func validate(s *gojsonschema.Schema, instance []byte) (valid bool, err error) {
 	return res.Valid(), nil
 }
 
-// Run runs the differential test for one channel.
-func Run(t *testing.T, c roundtrip.Config) {
+// Differential checks the generated validators against an independent JSON
+// Schema validator, gojsonschema, on the same schema: for examples generated
+// for every def and systematic mutations of them (members dropped, values
+// replaced by null, wrong types, out-of-range numbers, empty and relative
+// strings, unknown tags), strict decoding followed by Validate must accept
+// exactly what gojsonschema accepts.
+func Differential(t *testing.T, c Config) {
 	registerFormats()
-	schema := roundtrip.Schema(t, c)
+	schema := c.Schema.Load(t)
 	ref, err := newReference(schema)
 	if err != nil {
 		t.Fatal(err)
@@ -161,11 +161,11 @@ func Run(t *testing.T, c roundtrip.Config) {
 			continue
 		}
 		cases := byDef[def]
-		var mutants [][]byte
+		var muts [][]byte
 		for _, ex := range byDef[def] {
-			mutants = append(mutants, Mutants(ex)...)
+			muts = append(muts, mutants(ex)...)
 		}
-		cases = append(cases, sample(mutants, perDef)...)
+		cases = append(cases, sample(muts, perDef)...)
 		for _, inst := range cases {
 			want, err := ref.valid(def, inst)
 			if err == errReferencePanicked {
@@ -192,7 +192,7 @@ func Run(t *testing.T, c roundtrip.Config) {
 		}
 	}
 	t.Logf("%s: %d cases (%d valid, %d invalid) over %d defs; agreement %d/%d (%.2f%%); %d mutants gojsonschema could not judge (it panics on 1e400 against const)",
-		c.Channel, total, validCases, total-validCases, len(names), agree, total, 100*float64(agree)/float64(max(total, 1)), unjudged)
+		c.Schema.Channel, total, validCases, total-validCases, len(names), agree, total, 100*float64(agree)/float64(max(total, 1)), unjudged)
 }
 
 // sample keeps at most n items, spread evenly, so every part of the list
