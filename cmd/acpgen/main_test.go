@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -51,6 +53,35 @@ func configFile(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+var built struct {
+	sync.Once
+	bin string
+	err error
+}
+
+// acpgenBinary is the command built once per test run, for tests that need
+// a real process (exit statuses, stderr, files touched).
+func acpgenBinary(t *testing.T) string {
+	t.Helper()
+	built.Do(func() {
+		built.bin = filepath.Join(testCache, "..", filepath.Base(testCache)+"-acpgen")
+		if out, err := exec.Command("go", "build", "-o", built.bin, ".").CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("build: %v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	return built.bin
+}
+
+// runIn runs acpgen in process in dir.
+func runIn(t *testing.T, dir string, args ...string) (string, error) {
+	t.Helper()
+	t.Chdir(dir)
+	return run(t, args...)
 }
 
 func run(t *testing.T, args ...string) (string, error) {
@@ -157,6 +188,7 @@ func TestHelpNamesEveryFlag(t *testing.T) {
 		"config show":    {"--config"},
 		"init":           {"--version", "--channel", "--out", "--package"},
 		"version":        {"--config"},
+		"release":        {"--to", "--config", "--cache-dir", "--allow-major", "--changelog", "--npm"},
 	} {
 		out, err := run(t, append(strings.Fields(cmd), "--help")...)
 		if err != nil {
@@ -172,10 +204,7 @@ func TestHelpNamesEveryFlag(t *testing.T) {
 
 // TestExitCodes runs the built command: bad input exits 1 with one error line.
 func TestExitCodes(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "acpgen")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := acpgenBinary(t)
 	bad := t.TempDir()
 	os.WriteFile(filepath.Join(bad, "schema.json"), []byte(`{"$defs": {"A": {"type": "object", "patternProperties": {}}}}`), 0o644)
 	os.WriteFile(filepath.Join(bad, "schema.unstable.json"), []byte(`{"$defs": {}}`), 0o644)

@@ -16,10 +16,7 @@ import (
 // alike (a recursive object type; one wire name that is both a request and a
 // notification) must generate.
 func TestMalformedInput(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "acpgen")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := acpgenBinary(t)
 	td, err := filepath.Abs(filepath.Join("testdata", "malformed"))
 	if err != nil {
 		t.Fatal(err)

@@ -18,10 +18,7 @@ import (
 // names, or inside the cache; a --schema-dir folder and --check change
 // nothing at all.
 func TestWritesOnlyOutputsAndCache(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "acpgen")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := acpgenBinary(t)
 	box := t.TempDir()
 	mod, local, cache := filepath.Join(box, "mod"), filepath.Join(box, "local"), filepath.Join(box, "cache")
 	for _, d := range []string{mod, local, filepath.Join(box, "home"), filepath.Join(box, "tmp"), filepath.Join(mod, "schema")} {

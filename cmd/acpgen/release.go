@@ -40,11 +40,11 @@ func releaseCommand() *cli.Command {
 			"Everything is compared before anything is written: a refused release writes nothing.\n" +
 			"Exit status: 0 released; 1 error; 3 a major release from v1 on without --allow-major.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "to", Required: true, Usage: "version (or dist-tag) of " + source.Package + " to move to"},
+			&cli.StringFlag{Name: "to", Required: true, Usage: "`VERSION` (or dist-tag) of " + source.Package + " to move to"},
 			configFlag(),
 			cacheFlag(),
 			&cli.BoolFlag{Name: "allow-major", Usage: "release a new major version (v2 and up: a new module path) when the Go API breaks"},
-			&cli.StringFlag{Name: "changelog", Usage: "changelog to prepend the entry to (default: " + changelogName + " beside the configuration)"},
+			&cli.StringFlag{Name: "changelog", Usage: "`FILE` to prepend the changelog entry to (default: " + changelogName + " beside the configuration)"},
 			&cli.StringFlag{Name: "npm", Value: "npm", Usage: "npm client to run"},
 		},
 		Action: runRelease,
@@ -59,6 +59,10 @@ func runRelease(c *cli.Context) error {
 	r, err := config.Open(c.String("config"), config.Overrides{Cache: c.String("cache-dir")})
 	if err != nil {
 		return err
+	}
+	if r.URL != "" {
+		// It names one tarball; generate would keep fetching the old release.
+		return fmt.Errorf("%s sets schema.url (%s), which fetches one fixed release: remove it to move with npm, or point it at the new release and run `%s schema pull --version V`", r.File, r.URL, invocation())
 	}
 	o := r.Fetch(stderr)
 	o.Npm = c.String("npm")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"maps"
@@ -42,17 +41,17 @@ func TestReleaseEndToEnd(t *testing.T) {
 		dir := releaseModule(t, cache, "2.2.0", "v0.3.0")
 		// Generated before, as a real module would be; and a changelog
 		// with an earlier entry, which must stay below the new one.
-		if out, err := releaseRun(t, dir, "generate"); err != nil {
+		if out, err := runIn(t, dir, "generate"); err != nil {
 			t.Fatalf("%v\n%s", err, out)
 		}
 		const earlier = "## v0.3.0 — @agentclientprotocol/sdk 2.1.0 → 2.2.0\n\nHand-written notes.\n"
 		releaseWrite(t, filepath.Join(dir, "CHANGELOG.md"), "# Changelog\n\n"+earlier)
 
-		out, err := releaseRun(t, dir, "release", "--to", "2.4.0")
+		out, err := runIn(t, dir, "release", "--to", "2.4.0")
 		if err != nil {
 			t.Fatalf("%v\n%s", err, out)
 		}
-		releaseHas(t, out,
+		mustContain(t, out,
 			"@agentclientprotocol/sdk 2.2.0 -> 2.4.0\n",
 			"  unstable: 39 additive, 28 docs\n",
 			"Go API: minor\n",
@@ -62,13 +61,13 @@ func TestReleaseEndToEnd(t *testing.T) {
 			filepath.Join("acp", "unstable", "types.go")+"\n",
 			"CHANGELOG.md (v0.4.0 entry)\n",
 			"git tag v0.4.0\n")
-		releaseLacks(t, out, "module path")
+		mustLack(t, out, "module path")
 		releasePinned(t, dir, "2.4.0")
 		methods, err := os.ReadFile(filepath.Join(dir, "acp", "unstable", "methods.go"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		releaseHas(t, string(methods), `SchemaVersion = "2.4.0"`, "MethodSessionArchive")
+		mustContain(t, string(methods), `SchemaVersion = "2.4.0"`, "MethodSessionArchive")
 
 		cl := releaseRead(t, filepath.Join(dir, "CHANGELOG.md"))
 		if want := "# Changelog\n\n## v0.4.0 — @agentclientprotocol/sdk 2.2.0 → 2.4.0\n\nGo API: **minor** "; !strings.HasPrefix(cl, want) {
@@ -77,7 +76,7 @@ func TestReleaseEndToEnd(t *testing.T) {
 		if !strings.HasSuffix(cl, "\n\n"+earlier) {
 			t.Errorf("the earlier entry is not kept below the new one:\n%s", cl)
 		}
-		releaseHas(t, cl,
+		mustContain(t, cl,
 			"### unstable (`example.com/sdk/acp/unstable`)\n\nGo API: 0 incompatible, ",
 			"#### Additive (39)\n",
 			"- Added method `MethodSessionArchive` (`session/archive` request): handled by agent; params ArchiveSessionRequest, result ArchiveSessionResponse\n",
@@ -87,20 +86,42 @@ func TestReleaseEndToEnd(t *testing.T) {
 			"#### Docs (28)\n",
 			"`SessionID`", "`MCPError`", "`MessageMCPNotification`")
 		// Go identifiers, not the schema's spellings.
-		releaseLacks(t, cl, "SessionId", "McpError", "MessageMcp", "SessionInfo.archived", "#### Breaking", "incompatible Go API")
+		mustLack(t, cl, "SessionId", "McpError", "MessageMcp", "SessionInfo.archived", "#### Breaking", "incompatible Go API")
 		if n := strings.Count(cl, "\n## "); n != 2 {
 			t.Errorf("want 2 entries, got %d", n)
 		}
 
 		// Moving to the release already pinned is refused, as an error.
-		before := releaseTree(t, dir)
-		_, err = releaseRun(t, dir, "release", "--to", "2.4.0")
+		before := tree(t, dir)
+		_, err = runIn(t, dir, "release", "--to", "2.4.0")
 		var v verdictError
 		if err == nil || errors.As(err, &v) || !strings.Contains(err.Error(), "already pins @agentclientprotocol/sdk@2.4.0") {
 			t.Errorf("release to the pinned version: %v", err)
 		}
-		if !maps.Equal(before, releaseTree(t, dir)) {
+		if !maps.Equal(before, tree(t, dir)) {
 			t.Error("a refused release wrote files")
+		}
+	})
+
+	// A regeneration that fails (here: an overlay file that is missing,
+	// which only generation reads) puts the lock and the configuration back
+	// and writes no changelog.
+	t.Run("failed regeneration", func(t *testing.T) {
+		dir := releaseModule(t, cache, "2.2.0", "v0.3.0")
+		releaseWrite(t, filepath.Join(dir, "acpgen.json"), `{
+  "schema": {"dir": "schema", "version": "2.2.0"},
+  "channels": [{"name": "unstable", "overlays": ["missing-overlay.json"]}]
+}
+`)
+		before := tree(t, dir)
+		out, err := runIn(t, dir, "release", "--to", "2.4.0")
+		var v verdictError
+		if err == nil || errors.As(err, &v) {
+			t.Fatalf("want an error, got %v\n%s", err, out)
+		}
+		mustContain(t, err.Error(), "regenerating from 2.4.0", "missing-overlay.json", "are back at 2.2.0")
+		if !maps.Equal(before, tree(t, dir)) {
+			t.Error("a failed release left files changed")
 		}
 	})
 
@@ -108,17 +129,17 @@ func TestReleaseEndToEnd(t *testing.T) {
 	// API, which before v1 takes a minor version.
 	t.Run("0.10.0 to 2.4.0 under v0", func(t *testing.T) {
 		dir := releaseModule(t, cache, "0.10.0", "v0.3.0")
-		out, err := releaseRun(t, dir, "release", "--to", "2.4.0")
+		out, err := runIn(t, dir, "release", "--to", "2.4.0")
 		if err != nil {
 			t.Fatalf("%v\n%s", err, out)
 		}
-		releaseHas(t, out,
+		mustContain(t, out,
 			"Go API: major\n",
 			"version: v0.3.0 -> v0.4.0 (incompatible Go API changes; before v1 they take a minor version)\n",
 			"git tag v0.4.0\n")
 		releasePinned(t, dir, "2.4.0")
 		cl := releaseRead(t, filepath.Join(dir, "CHANGELOG.md"))
-		releaseHas(t, cl,
+		mustContain(t, cl,
 			"# Changelog\n\n## v0.4.0 — @agentclientprotocol/sdk 0.10.0 → 2.4.0\n\nGo API: **major** ",
 			"#### Incompatible Go API changes\n",
 			"#### Breaking (22)\n",
@@ -127,7 +148,7 @@ func TestReleaseEndToEnd(t *testing.T) {
 			"- Changed field `AuthenticateRequest.MethodID`: type AuthMethodID, was string\n",
 			"- Added variant `MCPServer.ACP`: payload MCPServerACP; ",
 			"- Added type `MCPServerACPID`: alias\n")
-		releaseLacks(t, cl, "McpServer", "ModelId", "AuthMethodId", "SessionId", "module path")
+		mustLack(t, cl, "McpServer", "ModelId", "AuthMethodId", "SessionId", "module path")
 		// The schema's removals, in Go names, are among apidiff's.
 		removed := regexp.MustCompile("(?m)^- Removed (?:method|type|field|capability) `([^`]+)`").FindAllStringSubmatch(cl, -1)
 		if len(removed) < 10 {
@@ -144,8 +165,8 @@ func TestReleaseEndToEnd(t *testing.T) {
 	// and nothing written; with it, v2.0.0 and the /v2 module path.
 	t.Run("major from v1", func(t *testing.T) {
 		dir := releaseModule(t, cache, "0.10.0", "v1.4.2", "v1.5.0-rc.1", "v0.9.0")
-		before := releaseTree(t, dir)
-		out, err := releaseRun(t, dir, "release", "--to", "2.4.0")
+		before := tree(t, dir)
+		out, err := runIn(t, dir, "release", "--to", "2.4.0")
 		var v verdictError
 		if !errors.As(err, &v) {
 			t.Fatalf("want a verdict error (exit status %d), got %v\n%s", ExitStatusVerdict, err, out)
@@ -153,9 +174,9 @@ func TestReleaseEndToEnd(t *testing.T) {
 		if ExitStatusVerdict != 3 {
 			t.Errorf("ExitStatusVerdict is %d, want 3", ExitStatusVerdict)
 		}
-		releaseHas(t, err.Error(), "--allow-major", "v2.0.0", "example.com/sdk/v2", "nothing written")
-		releaseHas(t, out, "version: v1.4.2 -> v2.0.0 (incompatible Go API changes: major)\n", "incompatible: ")
-		if after := releaseTree(t, dir); !maps.Equal(before, after) {
+		mustContain(t, err.Error(), "--allow-major", "v2.0.0", "example.com/sdk/v2", "nothing written")
+		mustContain(t, out, "version: v1.4.2 -> v2.0.0 (incompatible Go API changes: major)\n", "incompatible: ")
+		if after := tree(t, dir); !maps.Equal(before, after) {
 			for p := range after {
 				if before[p] != after[p] {
 					t.Errorf("%s written by a refused release", p)
@@ -168,17 +189,17 @@ func TestReleaseEndToEnd(t *testing.T) {
 			}
 		}
 
-		out, err = releaseRun(t, dir, "release", "--to", "2.4.0", "--allow-major", "--changelog", "NEWS.md")
+		out, err = runIn(t, dir, "release", "--to", "2.4.0", "--allow-major", "--changelog", "NEWS.md")
 		if err != nil {
 			t.Fatalf("%v\n%s", err, out)
 		}
-		releaseHas(t, out,
+		mustContain(t, out,
 			"version: v1.4.2 -> v2.0.0",
 			"`module example.com/sdk` -> `module example.com/sdk/v2`",
 			"NEWS.md (v2.0.0 entry)\n",
 			"git tag v2.0.0\n")
 		releasePinned(t, dir, "2.4.0")
-		releaseHas(t, releaseRead(t, filepath.Join(dir, "NEWS.md")),
+		mustContain(t, releaseRead(t, filepath.Join(dir, "NEWS.md")),
 			"# Changelog\n\n## v2.0.0 — @agentclientprotocol/sdk 0.10.0 → 2.4.0\n\nGo API: **major** (incompatible Go API changes: major). Previous release: v1.4.2.\n\n"+
 				"The module path changes from `example.com/sdk` to `example.com/sdk/v2`.\n")
 		if _, err := os.Stat(filepath.Join(dir, "CHANGELOG.md")); err == nil {
@@ -226,17 +247,6 @@ func releaseModule(t *testing.T, cache, from string, tags ...string) string {
 	return dir
 }
 
-// releaseRun runs acpgen in dir, in process.
-func releaseRun(t *testing.T, dir string, args ...string) (string, error) {
-	t.Helper()
-	t.Chdir(dir)
-	a := app()
-	var out bytes.Buffer
-	a.Writer, a.ErrWriter = &out, &out
-	err := a.Run(append([]string{"acpgen"}, args...))
-	return out.String(), err
-}
-
 // releasePinned checks that the lock and the configuration moved to version.
 func releasePinned(t *testing.T, dir, version string) {
 	t.Helper()
@@ -250,25 +260,6 @@ func releasePinned(t *testing.T, dir, version string) {
 	if _, err := os.Stat(filepath.Join(dir, "acp", "unstable", "types.go")); err != nil {
 		t.Errorf("not regenerated: %v", err)
 	}
-}
-
-// releaseTree maps every file under root, the git repository included, to
-// its content.
-func releaseTree(t *testing.T, root string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		out[p] = string(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 func releaseWrite(t *testing.T, path, text string) {
@@ -290,20 +281,33 @@ func releaseRead(t *testing.T, path string) string {
 	return string(b)
 }
 
-func releaseHas(t *testing.T, text string, wants ...string) {
-	t.Helper()
-	for _, w := range wants {
-		if !strings.Contains(text, w) {
-			t.Errorf("lacks %q:\n%s", w, text)
+// TestReleaseUsage: the help names every flag and the exit statuses; bad
+// invocations fail before anything is fetched.
+func TestReleaseUsage(t *testing.T) {
+	out, err := runIn(t, t.TempDir(), "release", "--help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, out, "--to VERSION", "--config", "--cache-dir", "--allow-major", "--changelog FILE", "--npm",
+		"Exit status: 0 released; 1 error; 3 a major release from v1 on without --allow-major.")
+
+	dir, urlDir := t.TempDir(), t.TempDir()
+	releaseWrite(t, filepath.Join(urlDir, "acpgen.json"), `{"schema": {"url": "https://example.com/sdk.tgz"}, "channels": [{"name": "stable", "importPath": "example.com/sdk/acp"}]}`)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"release"}, `Required flag "to" not set`},
+		{[]string{"release", "--to", "2.4.0", "extra"}, `release takes no arguments, got ["extra"]`},
+		{[]string{"release", "--to", "2.4.0"}, "no acpgen.json in this folder"},
+		{[]string{"release", "--to", "2.4.0", "--config", filepath.Join(urlDir, "acpgen.json")}, "sets schema.url (https://example.com/sdk.tgz), which fetches one fixed release"},
+	} {
+		_, err := runIn(t, dir, c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: got %v, want %q", c.args, err, c.want)
 		}
 	}
-}
-
-func releaseLacks(t *testing.T, text string, unwanted ...string) {
-	t.Helper()
-	for _, w := range unwanted {
-		if strings.Contains(text, w) {
-			t.Errorf("has %q:\n%s", w, text)
-		}
+	if len(tree(t, dir)) != 0 {
+		t.Error("a failed release wrote files")
 	}
 }

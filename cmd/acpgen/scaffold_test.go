@@ -219,12 +219,17 @@ func TestScaffoldImportFollowsConfiguration(t *testing.T) {
 }
 
 // The README's route before a version is published: a module replaces
-// acpgen with a checkout (by a relative path) and runs it with `go tool`. A
-// starter scaffolded outside that module carries the replacement over as an
-// absolute path, and `go mod tidy` and `go build` succeed in it.
+// acpgen with a checkout (by a relative path) and runs it with `go tool`.
+// Starters scaffolded outside that module carry the replacement over as an
+// absolute path (and, once the module generates its own package, a
+// replacement of the module too), and `go mod tidy` and `go build` succeed
+// in them.
 func TestScaffoldFromReplacedInstall(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds acpgen and a starter with the go command")
+		t.Skip("builds acpgen and starters with the go command")
+	}
+	if _, err := exec.LookPath("npm"); err != nil {
+		t.Skip("npm is not on the PATH: generate fetches the schema with it")
 	}
 	repo := repoRoot(t)
 	base := t.TempDir()
@@ -239,14 +244,32 @@ func TestScaffoldFromReplacedInstall(t *testing.T) {
 	goIn(t, host, "mod", "init", "example.com/host")
 	goIn(t, host, "mod", "edit", "-require=github.com/acpgen/acpgen@v0.0.0", "-replace=github.com/acpgen/acpgen="+rel, "-tool=github.com/acpgen/acpgen/cmd/acpgen")
 	goIn(t, host, "mod", "tidy")
+
+	// No configuration yet: the starter builds on acpgen's own gen/acp.
 	out := goIn(t, host, "tool", "acpgen", "scaffold", "agent", "--out", "../my-agent")
-	starter := filepath.Join(base, "my-agent")
-	mustContain(t, out, "its go.mod replaces github.com/acpgen/acpgen with "+repo, "cd "+starter+"\n", "go mod tidy\n")
-	mod, err := os.ReadFile(filepath.Join(starter, "go.mod"))
+	agent := filepath.Join(base, "my-agent")
+	mustContain(t, out, "on github.com/acpgen/acpgen/gen/acp\n", "its go.mod replaces github.com/acpgen/acpgen with "+repo, "cd "+agent+"\n", "go mod tidy\n")
+	mod, err := os.ReadFile(filepath.Join(agent, "go.mod"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	mustContain(t, string(mod), "require github.com/acpgen/acpgen v0.0.0\n", "replace github.com/acpgen/acpgen => "+repo+"\n")
-	goIn(t, starter, "mod", "tidy")
-	goIn(t, starter, "build", "-o", "my-agent", ".")
+	goIn(t, agent, "mod", "tidy")
+	goIn(t, agent, "build", "-o", "my-agent", ".")
+
+	// The module generates its own package; a starter outside it builds on
+	// that package.
+	goIn(t, host, "tool", "acpgen", "init")
+	if err := os.WriteFile(filepath.Join(host, "generate.go"), []byte("package host\n\n//go:generate go tool acpgen generate\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	goIn(t, host, "generate", "./...")
+	goIn(t, host, "build", "./...")
+	out = goIn(t, host, "tool", "acpgen", "scaffold", "client", "--out", "../my-client")
+	client := filepath.Join(base, "my-client")
+	mustContain(t, out, "on example.com/host/acp (from acpgen.json)\n", "its go.mod replaces example.com/host with "+host)
+	mod, _ = os.ReadFile(filepath.Join(client, "go.mod"))
+	mustContain(t, string(mod), "replace github.com/acpgen/acpgen => "+repo+"\n", "replace example.com/host => "+host+"\n")
+	goIn(t, client, "mod", "tidy")
+	goIn(t, client, "build", "-o", "my-client", ".")
 }

@@ -28,6 +28,7 @@ func TestMain(m *testing.M) {
 	os.Setenv(source.CacheEnv, dir)
 	code := m.Run()
 	os.RemoveAll(dir)
+	os.Remove(dir + "-acpgen")
 	os.Exit(code)
 }
 

@@ -201,7 +201,7 @@ type AgentConn struct {
 	mu     sync.Mutex
 	neg    Negotiated
 	ready  bool
-	turns  map[SessionID]*turn
+	turns  map[SessionID]map[*turn]struct{}
 }
 
 // NewAgentConn connects h to a peer over r (its output) and w (its input), e.g. os.Stdin and os.Stdout.
@@ -216,7 +216,7 @@ func NewAgentConn(h AgentHandler, r io.Reader, w io.Writer, o ConnOptions) *Agen
 	if o.Strict {
 		c.mode = wire.Strict
 	}
-	c.turns = map[SessionID]*turn{}
+	c.turns = map[SessionID]map[*turn]struct{}{}
 	if c.onDrop == nil {
 		log := o.RPC.Logger
 		if log == nil {
@@ -1009,29 +1009,38 @@ type turn struct {
 	cancelled atomic.Bool
 }
 
+// startTurn registers a prompt turn of session s beside the session's other turns.
 func (c *AgentConn) startTurn(ctx context.Context, s SessionID) (context.Context, *turn) {
 	ctx, cancel := context.WithCancel(ctx)
 	t := &turn{cancel: cancel}
 	c.mu.Lock()
-	c.turns[s] = t
+	ts := c.turns[s]
+	if ts == nil {
+		ts = map[*turn]struct{}{}
+		c.turns[s] = ts
+	}
+	ts[t] = struct{}{}
 	c.mu.Unlock()
 	return ctx, t
 }
+
+// endTurn unregisters a turn started by startTurn.
 func (c *AgentConn) endTurn(s SessionID, t *turn) {
 	t.cancel()
 	c.mu.Lock()
-	if c.turns[s] == t {
+	delete(c.turns[s], t)
+	if len(c.turns[s]) == 0 {
 		delete(c.turns, s)
 	}
 	c.mu.Unlock()
 }
 
-// cancelTurn ends the session's in-flight prompt: its context is cancelled and it answers "cancelled".
+// cancelTurn ends every in-flight prompt turn of the session: each turn's context is
+// cancelled and each answers "cancelled".
 func (c *AgentConn) cancelTurn(s SessionID) {
 	c.mu.Lock()
-	t := c.turns[s]
-	c.mu.Unlock()
-	if t != nil {
+	defer c.mu.Unlock()
+	for t := range c.turns[s] {
 		t.cancelled.Store(true)
 		t.cancel()
 	}
@@ -1500,6 +1509,8 @@ func (c *ClientConn) SessionSetConfigOption(ctx context.Context, params *SetSess
 
 // SessionPrompt calls session/prompt on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
+// When ctx ends first, it sends session/cancel for params' session as well as the runtime's
+// $/cancel_request (which agents may ignore), and returns ctx's error.
 func (c *ClientConn) SessionPrompt(ctx context.Context, params *PromptRequest) (*PromptResponse, error) {
 	n, ready := c.state()
 	if !ready {
@@ -1508,8 +1519,19 @@ func (c *ClientConn) SessionPrompt(ctx context.Context, params *PromptRequest) (
 	if err := outbound(n, MethodSessionPrompt, params); err != nil {
 		return nil, err
 	}
+	// An ended context sends nothing: there is no turn to cancel.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	raw, err := c.conn.Call(ctx, MethodSessionPrompt, params.AppendJSON(nil))
 	if err != nil {
+		if ctx.Err() != nil {
+			// The runtime has sent $/cancel_request, which agents may ignore; session/cancel
+			// is ACP's way to end the turn (it ends every turn of the session).
+			cancel := CancelNotification{SessionID: params.SessionID}
+			// A failed write is logged by the runtime and fails every later call.
+			_ = c.conn.Notify(context.WithoutCancel(ctx), MethodSessionCancel, cancel.AppendJSON(nil))
+		}
 		return nil, err
 	}
 	res := new(PromptResponse)

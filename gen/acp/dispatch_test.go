@@ -201,3 +201,179 @@ func TestDispatchFrames(t *testing.T) {
 		t.Fatalf("invalid params: %s", data)
 	}
 }
+
+// blockingAgent holds every prompt turn until its context ends.
+type blockingAgent struct {
+	acp.UnimplementedAgentHandler
+	started chan acp.SessionID
+}
+
+func (a *blockingAgent) Initialize(context.Context, *acp.InitializeRequest) (*acp.InitializeResponse, error) {
+	return &acp.InitializeResponse{}, nil
+}
+
+func (a *blockingAgent) SessionPrompt(ctx context.Context, p *acp.PromptRequest) (*acp.PromptResponse, error) {
+	a.started <- p.SessionID
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// One session/cancel ends every prompt turn of the session, not only the
+// newest; a turn of another session goes on.
+func TestDispatchCancelEndsEveryTurnOfSession(t *testing.T) {
+	ar, cw := io.Pipe()
+	cr, aw := io.Pipe()
+	agent := &blockingAgent{started: make(chan acp.SessionID, 8)}
+	ac := acp.NewAgentConn(agent, ar, aw, acp.ConnOptions{})
+	cc := acp.NewClientConn(&recordingClient{}, cr, cw, acp.ConnOptions{})
+	runCtx, stopRun := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); ac.Run(runCtx) }()
+	go func() { defer wg.Done(); cc.Run(runCtx) }()
+	defer func() { stopRun(); cw.Close(); aw.Close(); wg.Wait() }()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := cc.Initialize(ctx, &acp.InitializeRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	prompt := func(s acp.SessionID, ctx context.Context) <-chan *acp.PromptResponse {
+		done := make(chan *acp.PromptResponse, 1)
+		go func() {
+			r, err := cc.SessionPrompt(ctx, &acp.PromptRequest{SessionID: s, Prompt: []acp.ContentBlock{acp.NewContentBlockText(acp.TextContent{Text: "x"})}})
+			if err != nil && ctx.Err() == nil {
+				t.Error(err)
+			}
+			done <- r
+		}()
+		return done
+	}
+	const turns = 3
+	var answers []<-chan *acp.PromptResponse
+	for range turns {
+		answers = append(answers, prompt("s1", ctx))
+	}
+	otherCtx, stopOther := context.WithCancel(ctx)
+	other := prompt("s2", otherCtx)
+	for range turns + 1 {
+		select {
+		case <-agent.started:
+		case <-ctx.Done():
+			t.Fatal("turns did not start")
+		}
+	}
+	if err := cc.SessionCancel(ctx, &acp.CancelNotification{SessionID: "s1"}); err != nil {
+		t.Fatal(err)
+	}
+	for i, ch := range answers {
+		select {
+		case r := <-ch:
+			if r == nil || r.StopReason != acp.StopReasonCancelled {
+				t.Fatalf("turn %d answered %+v", i, r)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("turn %d of %d was not ended by session/cancel", i+1, turns)
+		}
+	}
+	select {
+	case r := <-other:
+		t.Fatalf("the other session's turn ended too: %+v", r)
+	case <-time.After(50 * time.Millisecond):
+	}
+	stopOther()
+	<-other
+}
+
+// scriptedAgent is an agent on raw frames that ignores $/cancel_request, as
+// some agents do, and records what it receives.
+type scriptedAgent struct {
+	prompts  chan string // ids of session/prompt requests
+	cancels  chan string // sessionIds of session/cancel notifications
+	requests chan string // ids of $/cancel_request notifications
+}
+
+func (a *scriptedAgent) serve(t *testing.T, in io.Reader, out io.Writer) {
+	sc := bufio.NewScanner(in)
+	for sc.Scan() {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				SessionID string          `json:"sessionId"`
+				RequestID json.RawMessage `json:"requestId"`
+			} `json:"params"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Errorf("agent read %q: %v", sc.Text(), err)
+			return
+		}
+		switch m.Method {
+		case "initialize":
+			io.WriteString(out, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{"protocolVersion":1}}`+"\n")
+		case "session/prompt":
+			a.prompts <- string(m.ID)
+		case "$/cancel_request":
+			a.requests <- string(m.Params.RequestID) // and otherwise ignored
+		case "session/cancel":
+			a.cancels <- m.Params.SessionID
+		}
+	}
+}
+
+// When the context of ClientConn.SessionPrompt ends, the client sends
+// session/cancel for the session: an agent that ignores $/cancel_request
+// still learns that the turn is over.
+func TestDispatchPromptContextEndSendsSessionCancel(t *testing.T) {
+	ar, cw := io.Pipe()
+	cr, aw := io.Pipe()
+	agent := &scriptedAgent{prompts: make(chan string, 1), cancels: make(chan string, 1), requests: make(chan string, 1)}
+	go agent.serve(t, ar, aw)
+	cc := acp.NewClientConn(&recordingClient{}, cr, cw, acp.ConnOptions{})
+	runDone := make(chan struct{})
+	go func() { defer close(runDone); cc.Run(context.Background()) }()
+	defer func() { cw.Close(); aw.Close(); <-runDone }()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := cc.Initialize(ctx, &acp.InitializeRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	turnCtx, endTurn := context.WithCancel(ctx)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := cc.SessionPrompt(turnCtx, &acp.PromptRequest{SessionID: "s1", Prompt: []acp.ContentBlock{acp.NewContentBlockText(acp.TextContent{Text: "x"})}})
+		errc <- err
+	}()
+	var id string
+	select {
+	case id = <-agent.prompts:
+	case <-ctx.Done():
+		t.Fatal("no session/prompt")
+	}
+	endTurn()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("SessionPrompt returned %v", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("SessionPrompt did not return")
+	}
+	select {
+	case got := <-agent.requests:
+		if got != id {
+			t.Fatalf("$/cancel_request for %s, want %s", got, id)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no $/cancel_request")
+	}
+	select {
+	case s := <-agent.cancels:
+		if s != "s1" {
+			t.Fatalf("session/cancel for %q", s)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no session/cancel after the prompt's context ended")
+	}
+}

@@ -192,7 +192,9 @@ func (e *emitter) sideDispatch(f *File, sd *side) {
 		Id("ready").Bool(),
 	}
 	if turns {
-		fields = append(fields, Id("turns").Map(Id("SessionID")).Op("*").Id("turn"))
+		// Every in-flight prompt turn, by session: a session may run several at
+		// once, and session/cancel ends all of them.
+		fields = append(fields, Id("turns").Map(Id("SessionID")).Map(Op("*").Id("turn")).Struct())
 	}
 	f.Comment(fmt.Sprintf("%s is the %s's end of a connection: it routes inbound messages to a %s", cname, sd.name, hname))
 	f.Comment(fmt.Sprintf("(decoding, validating and gate-checking them first) and sends typed calls to the %s,", sd.peer))
@@ -205,7 +207,7 @@ func (e *emitter) sideDispatch(f *File, sd *side) {
 		If(Id("o").Dot("Strict")).Block(Id("c").Dot("mode").Op("=").Qual(WirePath, "Strict")),
 	}
 	if turns {
-		body = append(body, Id("c").Dot("turns").Op("=").Map(Id("SessionID")).Op("*").Id("turn").Values())
+		body = append(body, Id("c").Dot("turns").Op("=").Map(Id("SessionID")).Map(Op("*").Id("turn")).Struct().Values())
 	}
 	body = append(body,
 		If(Id("c").Dot("onDrop").Op("==").Nil()).Block(
@@ -236,9 +238,16 @@ func (e *emitter) sideDispatch(f *File, sd *side) {
 	f.Func().Params(Id("c").Op("*").Id(cname)).Id("SendNotification").Params(ctxParam(), Id("method").String(), Id("params").Qual(WirePath, "Raw")).Error().Block(
 		Return(Id("c").Dot("conn").Dot("Notify").Call(Id("ctx"), Id("method"), Id("params"))))
 
-	// Outbound typed calls.
+	// Outbound typed calls. A client's session/prompt whose context ends sends
+	// session/cancel for its session (agents may ignore $/cancel_request).
+	_, _, clientTurns := e.turnSupport()
+	clientTurns = clientTurns && sd.name == "client"
 	for _, m := range sd.calls {
-		e.outboundCall(f, sd, cname, m)
+		var endTurn *ir.Method
+		if clientTurns && m == prompt {
+			endTurn = cancel
+		}
+		e.outboundCall(f, sd, cname, m, endTurn)
 	}
 
 	// Inbound routing.
@@ -366,24 +375,39 @@ func (e *emitter) inboundNotification(sd *side, m *ir.Method, cancel *ir.Method,
 func (e *emitter) turnHelpers(f *File, cname string) {
 	f.Comment("turn is one in-flight session/prompt.")
 	f.Type().Id("turn").Struct(Id("cancel").Qual("context", "CancelFunc"), Id("cancelled").Qual("sync/atomic", "Bool"))
+	f.Comment("startTurn registers a prompt turn of session s beside the session's other turns.")
 	f.Func().Params(Id("c").Op("*").Id(cname)).Id("startTurn").Params(ctxParam(), Id("s").Id("SessionID")).Params(Qual("context", "Context"), Op("*").Id("turn")).Block(
 		List(Id("ctx"), Id("cancel")).Op(":=").Qual("context", "WithCancel").Call(Id("ctx")),
 		Id("t").Op(":=").Op("&").Id("turn").Values(Dict{Id("cancel"): Id("cancel")}),
-		Id("c").Dot("mu").Dot("Lock").Call(), Id("c").Dot("turns").Index(Id("s")).Op("=").Id("t"), Id("c").Dot("mu").Dot("Unlock").Call(),
+		Id("c").Dot("mu").Dot("Lock").Call(),
+		Id("ts").Op(":=").Id("c").Dot("turns").Index(Id("s")),
+		If(Id("ts").Op("==").Nil()).Block(
+			Id("ts").Op("=").Map(Op("*").Id("turn")).Struct().Values(),
+			Id("c").Dot("turns").Index(Id("s")).Op("=").Id("ts")),
+		Id("ts").Index(Id("t")).Op("=").Struct().Values(),
+		Id("c").Dot("mu").Dot("Unlock").Call(),
 		Return(Id("ctx"), Id("t")))
+	f.Comment("endTurn unregisters a turn started by startTurn.")
 	f.Func().Params(Id("c").Op("*").Id(cname)).Id("endTurn").Params(Id("s").Id("SessionID"), Id("t").Op("*").Id("turn")).Block(
 		Id("t").Dot("cancel").Call(),
 		Id("c").Dot("mu").Dot("Lock").Call(),
-		If(Id("c").Dot("turns").Index(Id("s")).Op("==").Id("t")).Block(Delete(Id("c").Dot("turns"), Id("s"))),
+		Delete(Id("c").Dot("turns").Index(Id("s")), Id("t")),
+		If(Len(Id("c").Dot("turns").Index(Id("s"))).Op("==").Lit(0)).Block(Delete(Id("c").Dot("turns"), Id("s"))),
 		Id("c").Dot("mu").Dot("Unlock").Call())
-	f.Comment("cancelTurn ends the session's in-flight prompt: its context is cancelled and it answers \"cancelled\".")
+	f.Comment("cancelTurn ends every in-flight prompt turn of the session: each turn's context is")
+	f.Comment("cancelled and each answers \"cancelled\".")
 	f.Func().Params(Id("c").Op("*").Id(cname)).Id("cancelTurn").Params(Id("s").Id("SessionID")).Block(
-		Id("c").Dot("mu").Dot("Lock").Call(), Id("t").Op(":=").Id("c").Dot("turns").Index(Id("s")), Id("c").Dot("mu").Dot("Unlock").Call(),
-		If(Id("t").Op("!=").Nil()).Block(Id("t").Dot("cancelled").Dot("Store").Call(True()), Id("t").Dot("cancel").Call()))
+		Id("c").Dot("mu").Dot("Lock").Call(),
+		Defer().Id("c").Dot("mu").Dot("Unlock").Call(),
+		For(Id("t").Op(":=").Range().Id("c").Dot("turns").Index(Id("s"))).Block(
+			Id("t").Dot("cancelled").Dot("Store").Call(True()),
+			Id("t").Dot("cancel").Call()))
 }
 
-// outboundCall emits a typed call to the peer, checked before sending.
-func (e *emitter) outboundCall(f *File, sd *side, cname string, m *ir.Method) {
+// outboundCall emits a typed call to the peer, checked before sending. With
+// endTurn set (the client's session/prompt), a call whose context ends also
+// sends endTurn (session/cancel) for the prompt's session.
+func (e *emitter) outboundCall(f *File, sd *side, cname string, m *ir.Method, endTurn *ir.Method) {
 	name := methodGo(m)
 	pre := []Code{
 		List(Id("n"), Id("ready")).Op(":=").Id("c").Dot("state").Call(),
@@ -407,9 +431,25 @@ func (e *emitter) outboundCall(f *File, sd *side, cname string, m *ir.Method) {
 			append(pre, Return(Id("c").Dot("conn").Dot("Notify").Call(Id("ctx"), Id(MethodConst(m.Wire)), Id("params").Dot("AppendJSON").Call(Nil()))))...)
 		return
 	}
-	body := append(pre,
+	body := pre
+	callErr := []Code{Return(Nil(), Err())}
+	if endTurn != nil {
+		body = append(body,
+			Comment("An ended context sends nothing: there is no turn to cancel."),
+			If(Err().Op(":=").Id("ctx").Dot("Err").Call(), Err().Op("!=").Nil()).Block(Return(Nil(), Err())))
+		callErr = []Code{
+			If(Id("ctx").Dot("Err").Call().Op("!=").Nil()).Block(
+				Comment("The runtime has sent $/cancel_request, which agents may ignore; session/cancel"),
+				Comment("is ACP's way to end the turn (it ends every turn of the session)."),
+				Id("cancel").Op(":=").Id(endTurn.Params.Name).Values(Dict{Id("SessionID"): Id("params").Dot("SessionID")}),
+				Comment("A failed write is logged by the runtime and fails every later call."),
+				Id("_").Op("=").Id("c").Dot("conn").Dot("Notify").Call(Qual("context", "WithoutCancel").Call(Id("ctx")), Id(MethodConst(endTurn.Wire)), Id("cancel").Dot("AppendJSON").Call(Nil()))),
+			Return(Nil(), Err()),
+		}
+	}
+	body = append(body,
 		List(Id("raw"), Err()).Op(":=").Id("c").Dot("conn").Dot("Call").Call(Id("ctx"), Id(MethodConst(m.Wire)), Id("params").Dot("AppendJSON").Call(Nil())),
-		If(Err().Op("!=").Nil()).Block(Return(Nil(), Err())),
+		If(Err().Op("!=").Nil()).Block(callErr...),
 		Id("res").Op(":=").New(Id(m.Result.Name)),
 		If(Err().Op(":=").Qual(WirePath, "Decode").Call(Id("raw"), Id("res"), Id("c").Dot("mode")), Err().Op("!=").Nil()).Block(Return(Nil(), Qual("fmt", "Errorf").Call(Lit(m.Wire+": invalid result: %w"), Err()))),
 		If(Err().Op(":=").Id("res").Dot("Validate").Call(), Err().Op("!=").Nil()).Block(Return(Nil(), Qual("fmt", "Errorf").Call(Lit(m.Wire+": invalid result: %w"), Err()))),
@@ -430,6 +470,10 @@ func (e *emitter) outboundCall(f *File, sd *side, cname string, m *ir.Method) {
 	body = append(body, Return(Id("res"), Nil()))
 	f.Comment(fmt.Sprintf("%s calls %s on the %s, after checking the params are valid and allowed; the result is", name, m.Wire, sd.peer))
 	f.Comment("decoded, validated and checked against what this side advertised.")
+	if endTurn != nil {
+		f.Comment(fmt.Sprintf("When ctx ends first, it sends %s for params' session as well as the runtime's", endTurn.Wire))
+		f.Comment("$/cancel_request (which agents may ignore), and returns ctx's error.")
+	}
 	f.Func().Params(Id("c").Op("*").Id(cname)).Id(name).Params(ctxParam(), Id("params").Op("*").Id(m.Params.Name)).Params(Op("*").Id(m.Result.Name), Error()).Block(body...)
 }
 

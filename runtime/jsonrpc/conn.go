@@ -34,7 +34,8 @@ type Handler interface {
 	HandleNotification(ctx context.Context, method string, params wire.Raw)
 }
 
-// Options tune a Conn; the zero value is usable.
+// Options tune a Conn; the zero value is usable. The bounds are described
+// under "Flow control" in the package documentation.
 type Options struct {
 	// MaxFrame is the maximum length in bytes of one line, without its line
 	// terminator. Longer lines are answered -32600 and skipped. Default
@@ -43,16 +44,38 @@ type Options struct {
 	// Logger receives the runtime's logs. Default: a text handler on
 	// os.Stderr (stdout carries the protocol).
 	Logger *slog.Logger
-	// MaxConcurrent bounds the inbound requests handled at once; more wait.
-	// Default DefaultMaxConcurrent.
+	// MaxConcurrent bounds the inbound request handlers running at once;
+	// other requests in flight wait for a slot. Default DefaultMaxConcurrent.
 	MaxConcurrent int
+	// MaxInFlight bounds the inbound requests read and not yet answered:
+	// waiting for a slot, running, or waiting to write their answer.
+	// Default DefaultMaxInFlight.
+	MaxInFlight int
+	// MaxBuffered bounds the bytes of inbound frames the connection holds:
+	// the requests in flight and the notifications queued or being handled,
+	// each counted as its length plus FrameOverhead. A frame larger than the
+	// bound is taken when nothing else is held. Default DefaultMaxBuffered.
+	MaxBuffered int
 }
 
 // Defaults for Options.
 const (
 	DefaultMaxFrame      = 64 << 20
 	DefaultMaxConcurrent = 64
+	DefaultMaxInFlight   = 256
+	DefaultMaxBuffered   = 64 << 20
 )
+
+// FrameOverhead is what each held frame counts against Options.MaxBuffered
+// on top of its length: the bookkeeping that goes with it.
+const FrameOverhead = 256
+
+// CodeOverloaded is the error code of the answer to a request refused
+// because the connection is at its bounds (Options.MaxInFlight,
+// Options.MaxBuffered) while pausing the reader could deadlock; see "Flow
+// control" in the package documentation. The request was not handled: the
+// peer may send it again later.
+const CodeOverloaded = -32001
 
 // CancelRequestMethod is the protocol-level notification that cancels an
 // in-flight request; params {"requestId": id}.
@@ -68,10 +91,12 @@ var ErrMalformedResponse = errors.New("jsonrpc: malformed response")
 
 // Conn is one JSON-RPC connection. Its methods are safe for concurrent use.
 type Conn struct {
-	h        Handler
-	log      *slog.Logger
-	maxFrame int
-	sem      chan struct{} // one token per running request handler
+	h           Handler
+	log         *slog.Logger
+	maxFrame    int
+	maxInFlight int
+	maxBuffered int
+	sem         chan struct{} // one token per running request handler
 
 	r   io.Reader
 	br  *bufio.Reader
@@ -91,6 +116,15 @@ type Conn struct {
 	pending  map[int64]*pendingCall
 	inflight map[string]*inbound // by idKey; duplicates chained
 
+	// Flow control, guarded by mu; see "Flow control" in the package doc.
+	flow     sync.Cond // the reader waits on it for room; L is &mu
+	waiting  bool      // the reader is waiting on flow
+	requests int       // admitted requests not yet answered
+	busy     int       // of those, the ones whose handler has not returned
+	held     int       // bytes counted for admitted requests and queued notifications
+	noteHeld int       // of held, the notifications' share
+	direct   int       // pending calls made from notification handlers
+
 	notes   queue
 	wg      sync.WaitGroup // handlers and the notification goroutine
 	done    chan struct{}  // closed at shutdown
@@ -109,6 +143,10 @@ type pendingCall struct {
 	direct bool
 }
 
+// errPeerCancelled is the cancellation cause of a request the peer cancelled
+// with $/cancel_request.
+var errPeerCancelled = errors.New("jsonrpc: cancelled by the peer")
+
 type callResult struct {
 	result wire.Raw
 	err    error
@@ -117,8 +155,9 @@ type callResult struct {
 // inbound is one request being handled, for $/cancel_request.
 type inbound struct {
 	key    string
-	cancel context.CancelFunc
+	cancel context.CancelCauseFunc
 	next   *inbound // another in-flight request with the same id
+	cost   int      // counted against MaxBuffered
 }
 
 // NewConn returns a connection reading frames from r and writing them to w.
@@ -131,24 +170,33 @@ func NewConn(r io.Reader, w io.Writer, h Handler, o Options) *Conn {
 	if o.MaxConcurrent <= 0 {
 		o.MaxConcurrent = DefaultMaxConcurrent
 	}
+	if o.MaxInFlight <= 0 {
+		o.MaxInFlight = DefaultMaxInFlight
+	}
+	if o.MaxBuffered <= 0 {
+		o.MaxBuffered = DefaultMaxBuffered
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
 	c := &Conn{
-		h:        h,
-		log:      o.Logger,
-		maxFrame: o.MaxFrame,
-		sem:      make(chan struct{}, o.MaxConcurrent),
-		r:        r,
-		br:       bufio.NewReaderSize(r, min(64<<10, o.MaxFrame+2)),
-		w:        w,
-		wlock:    make(chan struct{}, 1),
-		pending:  make(map[int64]*pendingCall),
-		inflight: make(map[string]*inbound),
-		done:     make(chan struct{}),
-		closing:  make(chan struct{}),
-		jobs:     make(chan job),
+		h:           h,
+		log:         o.Logger,
+		maxFrame:    o.MaxFrame,
+		maxInFlight: o.MaxInFlight,
+		maxBuffered: o.MaxBuffered,
+		sem:         make(chan struct{}, o.MaxConcurrent),
+		r:           r,
+		br:          bufio.NewReaderSize(r, min(64<<10, o.MaxFrame+2)),
+		w:           w,
+		wlock:       make(chan struct{}, 1),
+		pending:     make(map[int64]*pendingCall),
+		inflight:    make(map[string]*inbound),
+		done:        make(chan struct{}),
+		closing:     make(chan struct{}),
+		jobs:        make(chan job),
 	}
+	c.flow.L = &c.mu
 	c.notes.init()
 	return c
 }
@@ -219,6 +267,7 @@ func (c *Conn) shutdown(closeReader bool) error {
 	}
 	c.closed = true
 	stop := c.stop
+	c.wake() // a reader waiting for room stops waiting
 	c.mu.Unlock()
 
 	close(c.done) // wakes every Call still waiting
@@ -332,13 +381,13 @@ func (c *Conn) handleFrame(frame []byte) {
 	}
 	switch m.kind {
 	case kindRequest:
-		c.startRequest(&m)
+		c.startRequest(&m, len(frame)+FrameOverhead)
 	case kindNotification:
 		if m.method == CancelRequestMethod {
 			c.cancelInbound(m.params)
 			return
 		}
-		c.notes.push(note{method: m.method, params: m.params})
+		c.queueNotification(note{method: m.method, params: m.params, cost: len(frame) + FrameOverhead})
 	case kindResponse:
 		if m.callID == 0 {
 			c.logUnknownResponse(&m)
@@ -375,8 +424,7 @@ func (c *Conn) isDirect(id int64) bool {
 // deliver hands a response to the Call waiting for id.
 func (c *Conn) deliver(id int64, rawID wire.Raw, r callResult) {
 	c.mu.Lock()
-	p := c.pending[id]
-	delete(c.pending, id)
+	p := c.dropPending(id)
 	abandoned := p != nil && p.abandoned
 	c.mu.Unlock()
 	switch {
@@ -397,15 +445,77 @@ func (c *Conn) logUnknownResponse(m *message) {
 	c.log.Warn("jsonrpc: response to unknown id ignored", "id", string(m.id))
 }
 
-// startRequest tracks an inbound request and starts its goroutine.
-func (c *Conn) startRequest(m *message) {
-	in := &inbound{key: idKey(m.id)}
+// dropPending removes the pending call id and returns it (nil if none).
+// Called with mu held.
+func (c *Conn) dropPending(id int64) *pendingCall {
+	p := c.pending[id]
+	if p == nil {
+		return nil
+	}
+	delete(c.pending, id)
+	if p.direct {
+		c.direct--
+	}
+	c.wake()
+	return p
+}
+
+// wake tells a reader waiting for room that the state it waits on changed.
+// Called with mu held.
+func (c *Conn) wake() {
+	if c.waiting {
+		c.flow.Signal()
+	}
+}
+
+// wait blocks the reader until wake. Called with mu held.
+func (c *Conn) wait() {
+	c.waiting = true
+	c.flow.Wait()
+	c.waiting = false
+}
+
+// pauseSafe reports whether the reader may stop reading until a request
+// finishes without risking a deadlock: no Call of ours waits for an answer
+// (it may be behind the frames not read yet), and either no request handler
+// is running or waiting to run (one may be waiting for a later message, such
+// as a session/cancel notification) or some answer is waiting for the writer
+// (writing it needs only the peer to read, and its completion wakes the
+// reader to decide again). Called with mu held.
+func (c *Conn) pauseSafe() bool {
+	return len(c.pending) == 0 && (c.busy == 0 || c.requests > c.busy)
+}
+
+// Replies the runtime makes itself. They are shared, never mutated.
+var errOverloaded = &wire.RPCError{Code: CodeOverloaded, Message: "Server overloaded: too many requests in flight; retry later"}
+
+// startRequest admits an inbound request, once there is room for it, and
+// starts its goroutine; past the bounds, when pausing is not safe, it refuses
+// the request with CodeOverloaded. cost is what the frame counts against
+// MaxBuffered.
+func (c *Conn) startRequest(m *message, cost int) {
+	in := &inbound{key: idKey(m.id), cost: cost}
 	c.mu.Lock()
+	for !c.closed && !(c.requests < c.maxInFlight && (c.held+cost <= c.maxBuffered || c.held == 0)) {
+		if !c.pauseSafe() {
+			c.mu.Unlock()
+			c.log.Warn("jsonrpc: request refused, the connection is at its bounds", "method", m.method, "id", string(m.id),
+				"inFlight", c.requestsNow(), "maxInFlight", c.maxInFlight, "maxBuffered", c.maxBuffered)
+			c.replyError(m.id, errOverloaded)
+			return
+		}
+		c.wait()
+	}
 	if c.closed {
+		// Read as the connection shut down (Close, end of Run's context).
 		c.mu.Unlock()
+		c.log.Debug("jsonrpc: request read during shutdown not handled", "method", m.method, "id", string(m.id))
 		return
 	}
-	ctx, cancel := context.WithCancel(c.base)
+	c.requests++
+	c.busy++
+	c.held += cost
+	ctx, cancel := context.WithCancelCause(c.base)
 	in.cancel = cancel
 	in.next = c.inflight[in.key]
 	c.inflight[in.key] = in
@@ -445,8 +555,19 @@ func (c *Conn) worker(j job) {
 	}
 }
 
+// requestsNow returns the number of requests in flight, for logs.
+func (c *Conn) requestsNow() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.requests
+}
+
+// untrack forgets a request whose handler has returned (or will not run)
+// for $/cancel_request and cancels its context.
 func (c *Conn) untrack(in *inbound) {
 	c.mu.Lock()
+	c.busy--
+	c.wake()
 	head := c.inflight[in.key]
 	if head == in {
 		if in.next == nil {
@@ -463,7 +584,16 @@ func (c *Conn) untrack(in *inbound) {
 		}
 	}
 	c.mu.Unlock()
-	in.cancel()
+	in.cancel(nil)
+}
+
+// answered releases what an answered request held.
+func (c *Conn) answered(in *inbound) {
+	c.mu.Lock()
+	c.requests--
+	c.held -= in.cost
+	c.wake()
+	c.mu.Unlock()
 }
 
 // cancelInbound handles $/cancel_request.
@@ -477,7 +607,7 @@ func (c *Conn) cancelInbound(params wire.Raw) {
 	c.mu.Lock()
 	in := c.inflight[key]
 	for p := in; p != nil; p = p.next {
-		p.cancel()
+		p.cancel(errPeerCancelled)
 	}
 	c.mu.Unlock()
 	if in == nil {
@@ -491,7 +621,10 @@ var (
 	errCancelled = &wire.RPCError{Code: wire.CodeCancelled, Message: "Request cancelled"}
 )
 
-// serve runs one request handler and answers it.
+// serve runs one request handler and answers it. The handler runs unless the
+// peer cancelled the request before it started; shutdown does not keep it
+// from running (its context is then already cancelled), so every request
+// read before EOF is handled the same way whatever the timing.
 func (c *Conn) serve(ctx context.Context, in *inbound, id wire.Raw, method string, params wire.Raw) {
 	defer c.wg.Done()
 	var (
@@ -499,13 +632,23 @@ func (c *Conn) serve(ctx context.Context, in *inbound, id wire.Raw, method strin
 		rerr     *wire.RPCError
 		panicked bool
 	)
+	peerCancelled := func() bool { return errors.Is(context.Cause(ctx), errPeerCancelled) }
+	slot := true
 	select {
 	case c.sem <- struct{}{}:
-		res, rerr, panicked = c.callHandler(ctx, id, method, params)
-		<-c.sem
 	case <-ctx.Done():
-		// Cancelled while waiting for a slot: the handler never runs.
+		if slot = !peerCancelled(); slot {
+			c.sem <- struct{}{} // shutdown: the handler still runs
+		}
+	}
+	if peerCancelled() {
+		// Cancelled by the peer before it started: the handler never runs.
 		rerr = errCancelled
+	} else {
+		res, rerr, panicked = c.callHandler(ctx, id, method, params)
+	}
+	if slot {
+		<-c.sem
 	}
 	cancelled := ctx.Err() != nil // before untrack, which cancels ctx
 	c.untrack(in)
@@ -517,6 +660,7 @@ func (c *Conn) serve(ctx context.Context, in *inbound, id wire.Raw, method strin
 	default:
 		c.replyError(id, rerr)
 	}
+	c.answered(in)
 }
 
 // callHandler runs the handler and converts its error, both under recover:
@@ -557,6 +701,23 @@ func toRPCError(err error) *wire.RPCError {
 	return &wire.RPCError{Code: wire.CodeInternalError, Message: err.Error()}
 }
 
+// queueNotification queues an inbound notification for the notification
+// goroutine once there is room for it (see "Flow control" in the package
+// doc): it fits under MaxBuffered, or no other notification is held. Waiting
+// for room needs only the notification goroutine, which makes progress on its
+// own unless its handler waits for the answer to a Call of its own: then the
+// notification is queued at once, as that answer may be behind it.
+func (c *Conn) queueNotification(n note) {
+	c.mu.Lock()
+	for !c.closed && c.direct == 0 && c.held+n.cost > c.maxBuffered && c.noteHeld > 0 {
+		c.wait()
+	}
+	c.held += n.cost
+	c.noteHeld += n.cost
+	c.mu.Unlock()
+	c.notes.push(n)
+}
+
 // notificationLoop runs notification handlers one at a time, in order.
 func (c *Conn) notificationLoop() {
 	defer c.wg.Done()
@@ -571,6 +732,13 @@ func (c *Conn) notificationLoop() {
 			c.callNotification(n)
 		}
 		c.notes.finish()
+		if n.cost > 0 {
+			c.mu.Lock()
+			c.held -= n.cost
+			c.noteHeld -= n.cost
+			c.wake()
+			c.mu.Unlock()
+		}
 	}
 }
 
@@ -605,6 +773,10 @@ func (c *Conn) Call(ctx context.Context, method string, params wire.Raw) (wire.R
 		return nil, ErrClosed
 	}
 	c.pending[id] = p // before writing: the answer may arrive at once
+	if p.direct {
+		c.direct++
+	}
+	c.wake() // a waiting reader may no longer pause (see pauseSafe)
 	c.mu.Unlock()
 
 	buf := getBuf()
@@ -615,7 +787,7 @@ func (c *Conn) Call(ctx context.Context, method string, params wire.Raw) (wire.R
 	putBuf(buf, b)
 	if err != nil {
 		c.mu.Lock()
-		delete(c.pending, id)
+		c.dropPending(id)
 		c.mu.Unlock()
 		return nil, err
 	}
@@ -729,6 +901,8 @@ type note struct {
 	// then, when set, makes the item a response delivery that was held back
 	// until the notifications read before the response had been handled.
 	then func()
+	// cost is what the notification counts against MaxBuffered.
+	cost int
 }
 
 // queue is an unbounded FIFO of notifications: pushing never blocks, so the
