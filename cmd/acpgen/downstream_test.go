@@ -14,7 +14,8 @@ import (
 // this checkout is served as github.com/acpgen/acpgen@testVersion by a local
 // module proxy, every other module comes from the environment's proxy into
 // an empty module cache, and the schema cache starts empty (npm fetches the
-// releases). See newDownstream for the environment.
+// releases; without npm they are copied from this machine's schema caches).
+// See newDownstream for the environment.
 func TestDownstream(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds modules with the go command and fetches their dependencies")
@@ -125,6 +126,11 @@ func TestDownstream(t *testing.T) {
 		if err != nil || lock.Version != "2.4.0" {
 			t.Fatalf("schema/lock.json after release: %+v, %v", lock, err)
 		}
+		mustContain(t, out, "Go API: patch\n")
+		cfg, _ := os.ReadFile(filepath.Join(old, "acpgen.json"))
+		mustContain(t, string(cfg), `"version": "2.4.0"`)
+		changelog, _ := os.ReadFile(filepath.Join(old, "CHANGELOG.md"))
+		mustContain(t, string(changelog), "v0.1.1")
 		d.exit(old, "go tool acpgen generate --check", 0)
 		d.must(old, "go build ./...")
 		d.must(old, "go test ./...")

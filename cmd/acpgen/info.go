@@ -38,7 +38,7 @@ func ownInstall() installed {
 		}
 		in := installed{Version: m.Version}
 		if r := m.Replace; r != nil {
-			if r.Version == "" {
+			if r.Version == "" || r.Version == "(devel)" {
 				in.Replace = r.Path
 			} else {
 				in.Version = r.Version

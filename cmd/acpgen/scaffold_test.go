@@ -244,6 +244,10 @@ func TestScaffoldFromReplacedInstall(t *testing.T) {
 	goIn(t, host, "mod", "init", "example.com/host")
 	goIn(t, host, "mod", "edit", "-require=github.com/acpgen/acpgen@v0.0.0", "-replace=github.com/acpgen/acpgen="+rel, "-tool=github.com/acpgen/acpgen/cmd/acpgen")
 	goIn(t, host, "mod", "tidy")
+	// version says where this acpgen comes from.
+	if v := goIn(t, host, "tool", "acpgen", "version"); !strings.Contains(v, "acpgen (replaced by "+rel+") go1.") {
+		t.Errorf("version under a replaced install: %q", v)
+	}
 
 	// No configuration yet: the starter builds on acpgen's own gen/acp.
 	out := goIn(t, host, "tool", "acpgen", "scaffold", "agent", "--out", "../my-agent")
