@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -387,7 +388,7 @@ func (o Overrides) apply(entries []entry) ([]entry, error) {
 	}
 	for _, flag := range []string{"--out", "--package", "--import-path"} {
 		m := map[string]map[string]string{"--out": o.Out, "--package": o.Package, "--import-path": o.ImportPath}[flag]
-		for _, n := range sortedKeys(m) {
+		for _, n := range slices.Sorted(maps.Keys(m)) {
 			if !slices.Contains(names, n) {
 				return nil, fmt.Errorf("%s %s=...: no channel %q is being generated (%s)", flag, n, n, strings.Join(names, ", "))
 			}
@@ -414,15 +415,6 @@ func (o Overrides) apply(entries []entry) ([]entry, error) {
 		e.ch.Overlays = slices.Concat(e.ch.Overlays, o.Overlays)
 	}
 	return entries, nil
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // under resolves a path from the configuration against its folder.

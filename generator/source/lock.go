@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -79,7 +80,7 @@ func (l *Lock) validate() error {
 	if len(l.Files) == 0 {
 		problems = append(problems, "files is empty")
 	}
-	for _, name := range sortedKeys(l.Files) {
+	for _, name := range slices.Sorted(maps.Keys(l.Files)) {
 		if !slices.Contains(knownFiles, name) {
 			problems = append(problems, fmt.Sprintf("files lists %q; only %s are allowed", name, strings.Join(knownFiles, ", ")))
 		}
@@ -149,13 +150,4 @@ func writeAtomic(path string, data []byte) (err error) {
 		return err
 	}
 	return os.Rename(tmp, path)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

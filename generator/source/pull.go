@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
@@ -117,7 +118,7 @@ func Pull(ctx context.Context, o PullOptions) (*Lock, error) {
 		}
 	}
 
-	for _, name := range sortedKeys(files) {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
 		path := filepath.Join(o.Dir, name)
 		if err := writeAtomic(path, files[name]); err != nil {
 			return nil, err
@@ -158,7 +159,7 @@ func matchLock(old, got *Lock, origin, lockPath string) error {
 	if !sriMatches(got.Integrity, old.Integrity) {
 		problems = append(problems, fmt.Sprintf("tarball integrity is %s, lock pins %s", got.Integrity, old.Integrity))
 	}
-	for _, name := range sortedKeys(old.Files) {
+	for _, name := range slices.Sorted(maps.Keys(old.Files)) {
 		switch h, ok := got.Files[name]; {
 		case !ok:
 			problems = append(problems, fmt.Sprintf("%s is missing from the tarball", name))
@@ -166,7 +167,7 @@ func matchLock(old, got *Lock, origin, lockPath string) error {
 			problems = append(problems, fmt.Sprintf("%s has %s, lock pins %s", name, h, old.Files[name]))
 		}
 	}
-	for _, name := range sortedKeys(got.Files) {
+	for _, name := range slices.Sorted(maps.Keys(got.Files)) {
 		if _, ok := old.Files[name]; !ok {
 			problems = append(problems, fmt.Sprintf("tarball has %s which the lock does not pin", name))
 		}
@@ -189,7 +190,7 @@ func pullSingleFile(dir string, old *Lock, version, rawURL string, body []byte, 
 	}
 	h := fileHash(body)
 	var name string
-	for _, n := range sortedKeys(old.Files) {
+	for _, n := range slices.Sorted(maps.Keys(old.Files)) {
 		if old.Files[n] == h {
 			name = n
 		}

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // Verify checks that every file the lock pins exists in dir with the pinned
@@ -21,7 +23,7 @@ func Verify(dir string, l *Lock) error {
 
 // check sorts the lock's files into missing ones and errors for the rest.
 func check(dir string, l *Lock) (missing []string, bad []error) {
-	for _, name := range sortedKeys(l.Files) {
+	for _, name := range slices.Sorted(maps.Keys(l.Files)) {
 		path := filepath.Join(dir, name)
 		data, err := os.ReadFile(path)
 		switch {

@@ -10,9 +10,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/big"
 	"net/url"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -336,7 +338,7 @@ func (g *generator) classify(b any) (branchKind, error) {
 		k.constant = c
 		k.label = fmt.Sprint(c)
 	} else if props, ok := m["properties"].(map[string]any); ok {
-		for _, name := range sortedKeys(props) {
+		for _, name := range slices.Sorted(maps.Keys(props)) {
 			if pm, ok := props[name].(map[string]any); ok {
 				if c, ok := pm["const"]; ok {
 					k.label = fmt.Sprint(c)
@@ -434,7 +436,7 @@ func (g *generator) value(conj []any, c ctx) (any, error) {
 	case "any":
 		return anyValue(c), nil
 	}
-	return nil, fmt.Errorf("no type satisfies %v", sortedKeys(types))
+	return nil, fmt.Errorf("no type satisfies %v", slices.Sorted(maps.Keys(types)))
 }
 
 var allTypes = []string{"object", "array", "string", "integer", "number", "boolean", "null"}
@@ -562,7 +564,7 @@ func (g *generator) object(nodes []map[string]any, c ctx) (any, error) {
 		// from the first.
 		return ctx{mode: c.mode, depth: c.depth + 1, name: name, index: c.index, stack: c.stack}
 	}
-	names := sortedKeys(props)
+	names := slices.Sorted(maps.Keys(props))
 	for name := range required {
 		if _, ok := props[name]; !ok {
 			names = append(names, name)
@@ -941,15 +943,6 @@ func anyValue(c ctx) any {
 		"flags":   []any{"-s", true, nil, json.Number("-0.125")},
 		"nested":  map[string]any{"empty": map[string]any{}, "list": []any{}},
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // jsonEqual compares decoded schema values; numbers compare by their text,
