@@ -16,6 +16,7 @@ import (
 
 	"github.com/acpgen/acpgen/generator"
 	"github.com/acpgen/acpgen/generator/config"
+	"github.com/acpgen/acpgen/generator/typecheck"
 	"github.com/acpgen/acpgen/internal/pinned"
 )
 
@@ -60,6 +61,24 @@ func BenchmarkGenerate(b *testing.B) {
 	}
 	b.ReportMetric(peak()/(1<<20), "peak-heap-MB")
 	reportFloor(b, floor)
+}
+
+// BenchmarkTypecheck is the in-memory type-check every writing command runs
+// on the repository's generation before anything is written, measured apart
+// from generation (it is not part of the ratio to go/format). After the
+// first run the standard library's loaded packages are reused, as in one
+// process; BenchmarkGenerateProcess pays the first run.
+func BenchmarkTypecheck(b *testing.B) {
+	cfg := repoConfig(b)
+	files, err := generator.Generate(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if err := typecheck.Check(files, cfg.SchemaDir); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 // reportFloor reports the go/format time per op and the ratio to it.

@@ -37,6 +37,10 @@ func TestMalformedInput(t *testing.T) {
 	}{
 		{name: "invalid JSON", schema: "invalid-json",
 			want: []string{"invalid-json/schema.json#:", "invalid JSON"}},
+		{name: "truncated JSON", schema: "truncated-json",
+			want: []string{"truncated-json/schema.json#:", "invalid JSON: line 10, column 26:", "truncated"}},
+		{name: "cycle through required members", schema: "required-cycle",
+			want: []string{"required-cycle/schema.json#/$defs/Outer:", `Outer member "inner" -> Inner member "outer" -> Outer`, "make one of these members optional"}},
 		{name: "dangling $ref", schema: "dangling-ref",
 			want: []string{"dangling-ref/schema.json#/$defs/CancelNotification/properties/sessionId/$ref:", `dangling reference "#/$defs/Missing"`}},
 		{name: "$ref cycle with no object in between", schema: "ref-cycle",

@@ -23,6 +23,7 @@ import (
 
 	"github.com/acpgen/acpgen/generator"
 	"github.com/acpgen/acpgen/generator/source"
+	"github.com/acpgen/acpgen/generator/typecheck"
 	"github.com/xeipuuv/gojsonschema"
 )
 
@@ -536,6 +537,10 @@ func (r *Resolved) Generate() (map[string][]byte, error) {
 	}
 	files, err := generator.Generate(r.Config)
 	if err != nil {
+		return nil, err
+	}
+	// Go that does not compile never replaces good output.
+	if err := typecheck.Check(files, r.Config.SchemaDir); err != nil {
 		return nil, err
 	}
 	if r.NewLock {

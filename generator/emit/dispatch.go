@@ -47,9 +47,28 @@ func (e *emitter) hasDispatch() bool {
 	return len(s) == 2
 }
 
-func methodGo(m *ir.Method) string { return ir.GoName(m.Wire) }
+func methodGo(m *ir.Method) string { return m.Name } // the IR names methods (see ir.Method.Name)
 
 func ctxParam() Code { return Id("ctx").Qual("context", "Context") }
+
+// versioned reports whether the dispatcher negotiates the protocol version:
+// the schema has a ProtocolVersion def (so CurrentProtocolVersion is
+// generated) and initialize's params and result carry protocolVersion.
+func (e *emitter) versioned() bool {
+	in := e.m.Initialize()
+	if e.m.TypeByDef("ProtocolVersion") == nil || in == nil {
+		return false
+	}
+	has := func(t *ir.Type) bool {
+		for _, f := range t.Fields {
+			if f.JSON == "protocolVersion" && f.Name == "ProtocolVersion" {
+				return true
+			}
+		}
+		return false
+	}
+	return has(in.Params) && has(in.Result)
+}
 
 // turnSupport reports whether the model has what session/cancel semantics
 // need: a prompt request with a session id, a cancel notification, and a
@@ -105,7 +124,7 @@ func (e *emitter) dispatch(f *File) {
 	)
 	f.Comment("ConnOptions configures a connection end.")
 	f.Type().Id("ConnOptions").Struct(
-		Comment("RPC configures the JSON-RPC runtime (frame size, logger, concurrency)."),
+		Comment("RPC configures the JSON-RPC runtime (frame size, logger, concurrency, flow-control bounds)."),
 		Id("RPC").Qual(JSONRPCPath, "Options"),
 		Comment("Strict decodes inbound messages without the schema's leniency; the default is"),
 		Comment("lenient, accepting what the official SDKs accept."),
@@ -332,7 +351,7 @@ func (e *emitter) inboundRequest(sd *side, m *ir.Method, prompt *ir.Method, turn
 		If(Err().Op("!=").Nil()).Block(Return(Nil(), Err())),
 		If(Id("res").Op("==").Nil()).Block(Return(Nil(), Qual("fmt", "Errorf").Call(Lit("%s handler returned no result"), Id("method")))),
 	)
-	if initialize {
+	if initialize && e.versioned() {
 		out = append(out,
 			Comment("Version negotiation: an agent that does not say answers with the version this package speaks."),
 			If(Id("res").Dot("ProtocolVersion").Op("==").Lit(0)).Block(Id("res").Dot("ProtocolVersion").Op("=").Id("CurrentProtocolVersion")),
@@ -374,11 +393,18 @@ func (e *emitter) inboundNotification(sd *side, m *ir.Method, cancel *ir.Method,
 // turnHelpers tracks in-flight prompt turns so session/cancel can end them.
 func (e *emitter) turnHelpers(f *File, cname string) {
 	f.Comment("turn is one in-flight session/prompt.")
-	f.Type().Id("turn").Struct(Id("cancel").Qual("context", "CancelFunc"), Id("cancelled").Qual("sync/atomic", "Bool"))
-	f.Comment("startTurn registers a prompt turn of session s beside the session's other turns.")
+	f.Type().Id("turn").Struct(
+		Id("cancel").Qual("context", "CancelFunc"),
+		Id("cancelled").Qual("sync/atomic", "Bool"),
+		Comment("awaiting ends the turn's runtime mark: it may wait for session/cancel."),
+		Id("awaiting").Func().Params(),
+	)
+	f.Comment("startTurn registers a prompt turn of session s beside the session's other turns. A turn")
+	f.Comment("may run until session/cancel, so the runtime is told it awaits input: past its bounds")
+	f.Comment("it refuses requests rather than stop reading (see runtime/jsonrpc, Flow control).")
 	f.Func().Params(Id("c").Op("*").Id(cname)).Id("startTurn").Params(ctxParam(), Id("s").Id("SessionID")).Params(Qual("context", "Context"), Op("*").Id("turn")).Block(
 		List(Id("ctx"), Id("cancel")).Op(":=").Qual("context", "WithCancel").Call(Id("ctx")),
-		Id("t").Op(":=").Op("&").Id("turn").Values(Dict{Id("cancel"): Id("cancel")}),
+		Id("t").Op(":=").Op("&").Id("turn").Values(Dict{Id("cancel"): Id("cancel"), Id("awaiting"): Id("c").Dot("conn").Dot("AwaitingInput").Call()}),
 		Id("c").Dot("mu").Dot("Lock").Call(),
 		Id("ts").Op(":=").Id("c").Dot("turns").Index(Id("s")),
 		If(Id("ts").Op("==").Nil()).Block(
@@ -390,6 +416,7 @@ func (e *emitter) turnHelpers(f *File, cname string) {
 	f.Comment("endTurn unregisters a turn started by startTurn.")
 	f.Func().Params(Id("c").Op("*").Id(cname)).Id("endTurn").Params(Id("s").Id("SessionID"), Id("t").Op("*").Id("turn")).Block(
 		Id("t").Dot("cancel").Call(),
+		Id("t").Dot("awaiting").Call(),
 		Id("c").Dot("mu").Dot("Lock").Call(),
 		Delete(Id("c").Dot("turns").Index(Id("s")), Id("t")),
 		If(Len(Id("c").Dot("turns").Index(Id("s"))).Op("==").Lit(0)).Block(Delete(Id("c").Dot("turns"), Id("s"))),
@@ -414,10 +441,11 @@ func (e *emitter) outboundCall(f *File, sd *side, cname string, m *ir.Method, en
 	}
 	initialize := m == e.m.Initialize()
 	if initialize {
-		pre = append(pre, Id("_").Op(",").Id("_").Op("=").Id("n").Op(",").Id("ready"),
-			If(Id("params").Dot("ProtocolVersion").Op("==").Lit(0)).Block(Id("params").Dot("ProtocolVersion").Op("=").Id("CurrentProtocolVersion")),
-			If(Err().Op(":=").Id("params").Dot("Validate").Call(), Err().Op("!=").Nil()).Block(Return(zeroRet(m), Err())),
-		)
+		pre = append(pre, Id("_").Op(",").Id("_").Op("=").Id("n").Op(",").Id("ready"))
+		if e.versioned() {
+			pre = append(pre, If(Id("params").Dot("ProtocolVersion").Op("==").Lit(0)).Block(Id("params").Dot("ProtocolVersion").Op("=").Id("CurrentProtocolVersion")))
+		}
+		pre = append(pre, If(Err().Op(":=").Id("params").Dot("Validate").Call(), Err().Op("!=").Nil()).Block(Return(zeroRet(m), Err())))
 	} else {
 		pre = append(pre,
 			If(Op("!").Id("ready")).Block(Return(zeroRet(m), Qual("errors", "New").Call(Lit(m.Wire+": initialize first")))),
@@ -455,9 +483,12 @@ func (e *emitter) outboundCall(f *File, sd *side, cname string, m *ir.Method, en
 		If(Err().Op(":=").Id("res").Dot("Validate").Call(), Err().Op("!=").Nil()).Block(Return(Nil(), Qual("fmt", "Errorf").Call(Lit(m.Wire+": invalid result: %w"), Err()))),
 	)
 	if initialize {
+		if e.versioned() {
+			body = append(body,
+				If(Id("res").Dot("ProtocolVersion").Op("!=").Id("CurrentProtocolVersion")).Block(
+					Return(Id("res"), Qual("fmt", "Errorf").Call(Lit("initialize: the agent speaks protocol version %d, this package %d"), Id("res").Dot("ProtocolVersion"), Id("CurrentProtocolVersion")))))
+		}
 		body = append(body,
-			If(Id("res").Dot("ProtocolVersion").Op("!=").Id("CurrentProtocolVersion")).Block(
-				Return(Id("res"), Qual("fmt", "Errorf").Call(Lit("initialize: the agent speaks protocol version %d, this package %d"), Id("res").Dot("ProtocolVersion"), Id("CurrentProtocolVersion")))),
 			Id("c").Dot("mu").Dot("Lock").Call(),
 			Id("c").Dot("neg").Op(",").Id("c").Dot("ready").Op("=").Id("Negotiated").Values(Dict{Id("Request"): Id("params"), Id("Response"): Id("res")}).Op(",").True(),
 			Id("c").Dot("mu").Dot("Unlock").Call(),

@@ -7,6 +7,7 @@ package load
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -57,16 +58,93 @@ func (n *Node) Get(name string) *Node {
 	return nil
 }
 
-// Parse parses one JSON document into a Node tree.
+// SyntaxError is a document that is not one JSON value, located by line
+// and column (both from 1; the column counts bytes).
+type SyntaxError struct {
+	Line, Column int
+	Offset       int64 // bytes before the error
+	Msg          string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Column, e.Msg)
+}
+
+// at returns the SyntaxError msg at byte offset off of data.
+func at(data []byte, off int64, msg string) *SyntaxError {
+	off = min(max(off, 0), int64(len(data)))
+	before := data[:off]
+	line := 1 + bytes.Count(before, []byte("\n"))
+	col := len(before) - (bytes.LastIndexByte(before, '\n') + 1) + 1
+	return &SyntaxError{Line: line, Column: col, Offset: off, Msg: msg}
+}
+
+const truncated = "unexpected end of input: the document is truncated"
+
+// located finds where the first value of data stops being JSON: the
+// standard scanner's offsets count from the start of the data (a Decoder's
+// count from the value it was reading).
+func located(data []byte, err error) *SyntaxError {
+	var raw json.RawMessage
+	var js *json.SyntaxError
+	if errors.As(json.Unmarshal(data, &raw), &js) {
+		if js.Error() == "unexpected end of JSON input" {
+			return at(data, int64(len(data)), truncated)
+		}
+		return at(data, js.Offset-1, js.Error()) // Offset counts the offending byte
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return at(data, int64(len(data)), truncated)
+	}
+	return at(data, int64(len(data)), err.Error())
+}
+
+// duplicateError is a member name given twice in one object.
+type duplicateError struct {
+	name string
+	end  int64 // where the second one ends
+}
+
+// start returns where the key ending at e.end starts in data: at the
+// opening quote, the last one before the closing quote that no backslash
+// escapes.
+func (e *duplicateError) start(data []byte) int64 {
+	for i := e.end - 2; i >= 0 && i < int64(len(data)); i-- {
+		if data[i] != '"' {
+			continue
+		}
+		n := 0
+		for j := i - 1; j >= 0 && data[j] == '\\'; j-- {
+			n++
+		}
+		if n%2 == 0 {
+			return i
+		}
+	}
+	return e.end
+}
+
+func (e *duplicateError) Error() string { return fmt.Sprintf("duplicate member %q", e.name) }
+
+// Parse parses one JSON document into a Node tree. A document that is not
+// one JSON value gives a *SyntaxError.
 func Parse(data []byte) (*Node, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	n, err := parseValue(dec)
 	if err != nil {
-		return nil, err
+		var dup *duplicateError
+		if errors.As(err, &dup) {
+			return nil, at(data, dup.start(data), dup.Error())
+		}
+		return nil, located(data, err)
 	}
+	end := dec.InputOffset()
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("unexpected data after the top-level value at offset %d", dec.InputOffset())
+		for end < int64(len(data)) && strings.IndexByte(" \t\r\n", data[end]) >= 0 {
+			end++
+		}
+		return nil, at(data, end, "unexpected data after the top-level value")
 	}
 	return n, nil
 }
@@ -111,7 +189,7 @@ func parseValue(dec *json.Decoder) (*Node, error) {
 				}
 				name := kt.(string)
 				if seen[name] {
-					return nil, fmt.Errorf("duplicate member %q at offset %d", name, dec.InputOffset())
+					return nil, &duplicateError{name: name, end: dec.InputOffset()}
 				}
 				seen[name] = true
 				v, err := parseValue(dec)

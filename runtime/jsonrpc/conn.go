@@ -120,7 +120,7 @@ type Conn struct {
 	flow     sync.Cond // the reader waits on it for room; L is &mu
 	waiting  bool      // the reader is waiting on flow
 	requests int       // admitted requests not yet answered
-	busy     int       // of those, the ones whose handler has not returned
+	awaiting int       // open AwaitingInput marks
 	held     int       // bytes counted for admitted requests and queued notifications
 	noteHeld int       // of held, the notifications' share
 	direct   int       // pending calls made from notification handlers
@@ -318,20 +318,27 @@ func (c *Conn) readLoop() error {
 // readFrame returns the next line without its terminator. A line longer than
 // maxFrame is consumed chunk by chunk and dropped (tooBig). A final line
 // without a newline is returned together with io.EOF.
+//
+// A line longer than the read buffer is kept in parts and assembled once at
+// its end, so reading it allocates twice its length (not the several times
+// that growing one slice would).
 func (c *Conn) readFrame() (frame []byte, tooBig bool, err error) {
 	limit := c.maxFrame + 2 // room for "\r\n", checked exactly below
+	var parts [][]byte
+	size := 0
 	for {
 		chunk, err := c.br.ReadSlice('\n')
 		if !tooBig {
 			switch {
-			case len(frame)+len(chunk) > limit:
-				tooBig, frame = true, nil
-			case frame == nil && err != bufio.ErrBufferFull:
+			case size+len(chunk) > limit:
+				tooBig, parts = true, nil
+			case size == 0 && err != bufio.ErrBufferFull:
 				// The usual case: the whole line was buffered. Copy it, as
 				// handlers keep slices of it after the next read.
 				frame = append(make([]byte, 0, len(chunk)), chunk...)
 			default:
-				frame = append(frame, chunk...)
+				parts = append(parts, append(make([]byte, 0, len(chunk)), chunk...))
+				size += len(chunk)
 			}
 		}
 		if err == bufio.ErrBufferFull {
@@ -339,6 +346,13 @@ func (c *Conn) readFrame() (frame []byte, tooBig bool, err error) {
 		}
 		if tooBig {
 			return nil, true, err
+		}
+		if parts != nil {
+			frame = make([]byte, 0, size)
+			for i, p := range parts {
+				frame = append(frame, p...)
+				parts[i] = nil // collectable as soon as copied
+			}
 		}
 		frame = trimEOL(frame)
 		if len(frame) > c.maxFrame {
@@ -370,7 +384,9 @@ func blank(b []byte) bool {
 // handleFrame classifies one frame and dispatches it, on the reader goroutine.
 func (c *Conn) handleFrame(frame []byte) {
 	var m message
-	if e := parse(&c.dec, frame, &m); e != nil {
+	e := parse(&c.dec, frame, &m)
+	c.dec.Reset(nil, wire.Strict) // hold on to no frame between reads
+	if e != nil {
 		c.log.Warn("jsonrpc: rejected frame", "code", e.code, "reason", e.reason, "frame", preview(frame))
 		if m.kind == kindResponse && m.callID != 0 {
 			// Release the Call waiting for this answer rather than leave it hanging.
@@ -477,13 +493,33 @@ func (c *Conn) wait() {
 
 // pauseSafe reports whether the reader may stop reading until a request
 // finishes without risking a deadlock: no Call of ours waits for an answer
-// (it may be behind the frames not read yet), and either no request handler
-// is running or waiting to run (one may be waiting for a later message, such
-// as a session/cancel notification) or some answer is waiting for the writer
-// (writing it needs only the peer to read, and its completion wakes the
-// reader to decide again). Called with mu held.
+// (it may be behind the frames not read yet) and no handler said it awaits
+// a later message (AwaitingInput). Called with mu held.
 func (c *Conn) pauseSafe() bool {
-	return len(c.pending) == 0 && (c.busy == 0 || c.requests > c.busy)
+	return len(c.pending) == 0 && c.awaiting == 0
+}
+
+// AwaitingInput tells the Conn that a handler may wait for a later inbound
+// message other than the answer to its own Call (which the Conn knows of):
+// an ACP prompt turn runs until session/cancel, say. Until done is called,
+// the reader never pauses for room (see "Flow control" in the package
+// documentation): a request past the bounds is refused with CodeOverloaded
+// instead, so that the awaited message is still read. done may be called more
+// than once.
+func (c *Conn) AwaitingInput() (done func()) {
+	c.mu.Lock()
+	c.awaiting++
+	c.wake()
+	c.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			c.mu.Lock()
+			c.awaiting--
+			c.wake()
+			c.mu.Unlock()
+		})
+	}
 }
 
 // Replies the runtime makes itself. They are shared, never mutated.
@@ -498,9 +534,10 @@ func (c *Conn) startRequest(m *message, cost int) {
 	c.mu.Lock()
 	for !c.closed && !(c.requests < c.maxInFlight && (c.held+cost <= c.maxBuffered || c.held == 0)) {
 		if !c.pauseSafe() {
+			n, held := c.requests, c.held
 			c.mu.Unlock()
 			c.log.Warn("jsonrpc: request refused, the connection is at its bounds", "method", m.method, "id", string(m.id),
-				"inFlight", c.requestsNow(), "maxInFlight", c.maxInFlight, "maxBuffered", c.maxBuffered)
+				"inFlight", n, "maxInFlight", c.maxInFlight, "held", held, "maxBuffered", c.maxBuffered)
 			c.replyError(m.id, errOverloaded)
 			return
 		}
@@ -513,7 +550,6 @@ func (c *Conn) startRequest(m *message, cost int) {
 		return
 	}
 	c.requests++
-	c.busy++
 	c.held += cost
 	ctx, cancel := context.WithCancelCause(c.base)
 	in.cancel = cancel
@@ -555,19 +591,10 @@ func (c *Conn) worker(j job) {
 	}
 }
 
-// requestsNow returns the number of requests in flight, for logs.
-func (c *Conn) requestsNow() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.requests
-}
-
 // untrack forgets a request whose handler has returned (or will not run)
 // for $/cancel_request and cancels its context.
 func (c *Conn) untrack(in *inbound) {
 	c.mu.Lock()
-	c.busy--
-	c.wake()
 	head := c.inflight[in.key]
 	if head == in {
 		if in.next == nil {
@@ -905,8 +932,8 @@ type note struct {
 	cost int
 }
 
-// queue is an unbounded FIFO of notifications: pushing never blocks, so the
-// reader never waits for a notification handler.
+// queue is a FIFO of notifications. Pushing never blocks: the reader bounds
+// what it pushes (queueNotification).
 type queue struct {
 	mu     sync.Mutex
 	cond   sync.Cond

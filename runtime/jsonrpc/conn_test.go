@@ -1021,8 +1021,8 @@ func (f *failingWriter) Write(p []byte) (int, error) {
 
 func TestDefaults(t *testing.T) {
 	c := NewConn(strings.NewReader(""), io.Discard, funcs{}, Options{})
-	if c.log == nil || c.maxFrame != DefaultMaxFrame || cap(c.sem) != DefaultMaxConcurrent {
-		t.Fatalf("defaults: %v %d %d", c.log, c.maxFrame, cap(c.sem))
+	if c.log == nil || c.maxFrame != DefaultMaxFrame || cap(c.sem) != DefaultMaxConcurrent || c.maxInFlight != DefaultMaxInFlight || c.maxBuffered != DefaultMaxBuffered {
+		t.Fatalf("defaults: %v %d %d %d %d", c.log, c.maxFrame, cap(c.sem), c.maxInFlight, c.maxBuffered)
 	}
 	if err := c.Run(context.Background()); err != nil {
 		t.Fatalf("Run on empty input: %v", err)

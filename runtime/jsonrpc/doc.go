@@ -9,10 +9,11 @@
 // # Concurrency model
 //
 //   - One reader goroutine, started by [Conn.Run], reads and classifies
-//     frames in order. It never runs Handler code and never waits for a
-//     handler, so responses to outbound calls and "$/cancel_request"
-//     notifications keep flowing while handlers run (a handler may itself
-//     Call the peer and wait for the answer).
+//     frames in order. It never runs Handler code, so responses to outbound
+//     calls and "$/cancel_request" notifications keep flowing while handlers
+//     run (a handler may itself Call the peer and wait for the answer). It
+//     waits for handlers only to stay within the bounds, and only when that
+//     cannot deadlock (see "Flow control").
 //   - Each inbound request runs on its own goroutine. At most
 //     Options.MaxConcurrent run at once; the others wait for a slot (they can
 //     still be cancelled while waiting). Requests complete and are answered in
@@ -20,8 +21,8 @@
 //   - Inbound notifications run one at a time, in arrival order, on a single
 //     goroutine of their own, independently of requests: a session/cancel is
 //     delivered while the session/prompt request it cancels is still running.
-//     Their queue is unbounded so that a slow notification handler never
-//     stalls the reader; it delays only later notifications.
+//     A slow notification handler delays later notifications, and the reader
+//     only once the queued ones fill Options.MaxBuffered.
 //   - There is no ordering between a request and the notifications around
 //     it: a notification that arrives after a request may be handled before
 //     the request's handler starts.
@@ -57,11 +58,62 @@
 //     the peer would take for the answer to one of its requests).
 //   - A line longer than Options.MaxFrame: -32600 with id null; the line is
 //     skipped without being buffered whole and reading goes on.
+//   - A request past the bounds when pausing could deadlock: [CodeOverloaded]
+//     (see "Flow control"); its handler does not run.
 //   - A handler panic: -32603, logged with its stack.
+//
+// The reader writes these answers itself: while the peer does not read, it
+// waits for the writer.
 //
 // Unknown methods are the Handler's business (the dispatcher answers
 // -32601). A response whose id matches no outbound call is logged and
 // ignored. Empty lines are ignored and a line may end in "\r\n".
+//
+// # Flow control
+//
+// A Conn holds a bounded amount of what the peer sends, whatever the peer
+// does:
+//
+//   - Options.MaxInFlight (default [DefaultMaxInFlight]) bounds the inbound
+//     requests read and not yet answered: waiting for a slot, running, or
+//     waiting for the writer to take their answer. There is a goroutine for
+//     each, never more.
+//   - Options.MaxBuffered (default [DefaultMaxBuffered]) bounds the bytes of
+//     those requests' frames and of the notifications queued or being handled,
+//     each counted as its length plus [FrameOverhead]. A single frame larger
+//     than the bound is taken when nothing else is held. On top of what is
+//     held, the reader has one frame in hand, and assembles a line longer than
+//     its read buffer from parts (twice the line's length while it does), so
+//     inbound frames use at most MaxBuffered plus twice Options.MaxFrame.
+//
+// Responses to our calls and "$/cancel_request" are always read and never
+// counted: their number is bounded by our own calls. When the next frame does
+// not fit, the reader either pauses (reads nothing more until there is room)
+// or, for a request, refuses it, depending on whether pausing could deadlock:
+//
+//   - A notification waits for room: the queued notifications are handled
+//     by their own goroutine without anything more being read, so the wait
+//     ends. The exception is a notification handler waiting for the answer to
+//     its own Call, which may be behind the frames not read yet: while one
+//     does, notifications are queued past the bound rather than risk that
+//     deadlock. No notification is ever dropped, and they keep their order.
+//   - A request waits for room while no Call of ours waits for an answer and
+//     no handler has said, with [Conn.AwaitingInput], that it waits for a
+//     later message (an ACP prompt turn runs until session/cancel): then every
+//     request in flight finishes without anything more being read (running,
+//     or waiting for the peer to read its answer), so the wait ends. This is
+//     the backpressure a peer that pipelines requests faster than it reads the
+//     answers gets: the reader stops, the pipe fills, the peer's writes block.
+//   - Otherwise an answer awaited by a handler may be behind the request, and
+//     pausing could deadlock: the request is answered with [CodeOverloaded]
+//     ("Server overloaded") without running its handler, and reading goes on.
+//     The peer may send it again later.
+//
+// A handler that waits for a later inbound message other than the answer to
+// its own Call must say so with [Conn.AwaitingInput] (the generated ACP agent
+// does it for prompt turns); a notification handler must not wait for a
+// later inbound message at all (notifications run one at a time, so a later
+// notification could never come anyway).
 //
 // # Shutdown
 //
@@ -71,6 +123,17 @@
 // Calls with [ErrClosed], lets the notification goroutine finish the
 // notifications already received (their context is cancelled), and waits for
 // every handler to return; their replies are still written (best effort).
+//
+// Every request read before EOF (or before Close or the end of Run's
+// context) is handed to the Handler, even one still waiting for a slot when
+// Run starts to stop: its handler runs with its context already cancelled, and
+// the answer is the handler's (-32800 if it then returns an error). The one
+// exception is a request the peer cancelled with "$/cancel_request" before
+// its handler started: it is answered -32800 and its handler never runs. A
+// request refused under "Flow control" is answered [CodeOverloaded]. A
+// request the reader is holding back for room when Close is called or Run's
+// context ends, and frames it reads after that, are not handled (at EOF the
+// reader holds nothing back).
 // When Run stops before EOF it closes the reader if it is an io.Closer, so
 // the blocked Read returns; a reader that cannot be closed is left in its
 // Read, and the reader goroutine exits, touching nothing, as soon as that

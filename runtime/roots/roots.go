@@ -16,12 +16,15 @@
 package roots
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 )
 
 // Errors wrapped by the errors this package returns.
@@ -107,8 +110,10 @@ func (s *Set) Roots() []Root { return append([]Root(nil), s.roots...) }
 // path that does not exist yet is judged by its longest existing ancestor,
 // resolved, with the remaining components joined lexically; those components
 // must not contain "..", and the first of them must really be absent (a
-// dangling symlink there would redirect a later create). Any failure to
-// resolve yields ok == false and an error wrapping ErrUnresolvable.
+// dangling symlink there would redirect a later create). A path of PathMax
+// bytes or more is refused. Resolution takes time linear in the path's
+// length. Any failure to resolve yields ok == false and an error wrapping
+// ErrUnresolvable.
 func (s *Set) Contains(path string) (root string, ok bool, err error) {
 	i, _, err := s.locate(path)
 	if err != nil {
@@ -170,7 +175,10 @@ func (s *Set) locate(path string) (int, string, error) {
 		// ".." is left for the filesystem to resolve.
 		path = s.roots[0].Path + string(filepath.Separator) + path
 	}
-	real, err := resolve(path)
+	if len(path) >= PathMax {
+		return 0, "", fmt.Errorf("roots: path of %d bytes starting %q: %w: longer than PATH_MAX allows (%d bytes with its terminating NUL)", len(path), path[:64], ErrUnresolvable, PathMax)
+	}
+	real, err := resolve(path, nil)
 	if err != nil {
 		return 0, "", fmt.Errorf("roots: %q: %w: %v", path, ErrUnresolvable, err)
 	}
@@ -205,49 +213,120 @@ func within(base, real string) (string, bool) {
 	return rel, true
 }
 
+// PathMax is Linux's PATH_MAX: the size of the longest path the kernel
+// takes, its terminating NUL included. A path of PathMax bytes or more
+// (relative paths once joined to cwd) is refused before any resolution.
+const PathMax = 4096
+
+// maxSymlinks bounds the symlinks followed while resolving one path, as
+// Linux's MAXSYMLINKS does (ELOOP past it).
+const maxSymlinks = 40
+
 // resolve returns the real path of an absolute path, following symlinks and
 // ".." as the filesystem does. For a path that does not exist, it resolves
 // the longest existing ancestor and appends the missing components.
-func resolve(path string) (string, error) {
-	real, err := filepath.EvalSymlinks(path)
-	if err == nil {
-		return filepath.Abs(real)
+//
+// It walks the components once, left to right, keeping the real path of
+// what it has walked so far: an existing component is checked with one
+// Lstat, a symlink is read with Readlink and its target's components are
+// walked in its place (at most maxSymlinks of them), and ".." takes the
+// parent of the real path walked so far, which has no symlinks left, so the
+// filesystem's parent and the lexical one are the same directory. The work
+// is linear in the number of components (plus those of the link targets).
+// From the first component that does not exist, the rest is joined
+// lexically; it must hold no "..", and that first missing component must not
+// come from a symlink's target (a dangling symlink, which a later create
+// would follow). steps, when not nil, counts the components walked and the
+// system calls made.
+func resolve(path string, steps *int) (string, error) {
+	step := func() {
+		if steps != nil {
+			*steps++
+		}
 	}
-	if !errors.Is(err, fs.ErrNotExist) {
-		return "", err
-	}
-	// Split without cleaning: "link/.." must be resolved by the filesystem
-	// (the parent of the link's target), not lexically.
+	const sep = filepath.Separator
 	vol := filepath.VolumeName(path)
-	comps := components(path[len(vol):])
-	for n := len(comps) - 1; n >= 0; n-- {
-		prefix := vol + string(filepath.Separator) + strings.Join(comps[:n], string(filepath.Separator))
-		base, err := filepath.EvalSymlinks(prefix)
+	// todo holds the components still to walk, the next one last.
+	todo := components(path[len(vol):])
+	slices.Reverse(todo)
+	fromLink := len(todo) // todo[fromLink:] came from symlink targets
+	// real is the real path walked so far, grown in place: appending a
+	// component costs its length, not the path's.
+	real := append([]byte(vol), sep)
+	top := len(real) // the length of the root, which ".." stays at
+	join := func(c string) {
+		if len(real) > top {
+			real = append(real, sep)
+		}
+		real = append(real, c...)
+	}
+	links := 0
+	missing := false // a component did not exist: the rest is lexical
+	for len(todo) > 0 {
+		step()
+		c := todo[len(todo)-1]
+		linked := len(todo)-1 >= fromLink
+		todo = todo[:len(todo)-1]
+		if !linked {
+			fromLink = len(todo)
+		}
+		switch {
+		case missing && c == "..":
+			return "", errors.New(`".." after a component that does not exist`)
+		case missing:
+			join(c)
+			continue
+		case c == "..":
+			// real has no symlinks: its lexical parent is its real parent.
+			real = real[:max(top, bytes.LastIndexByte(real, sep))]
+			continue
+		}
+		n := len(real)
+		join(c)
+		next := string(real) // no longer than the kernel takes, or Lstat fails
+		step()
+		fi, err := os.Lstat(next)
 		if errors.Is(err, fs.ErrNotExist) {
+			if linked {
+				// The first missing component must be absent, not the
+				// target of a symlink: creating through the link would land
+				// wherever it points.
+				return "", fmt.Errorf("%s is a symlink to something that does not exist (dangling symlink)", next)
+			}
+			missing = true
 			continue
 		}
 		if err != nil {
 			return "", err
 		}
-		rest := comps[n:]
-		for _, c := range rest {
-			if c == ".." {
-				return "", errors.New(`".." after a component that does not exist`)
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			if !fi.IsDir() && len(todo) > 0 {
+				return "", fmt.Errorf("%s: %w", next, syscall.ENOTDIR)
 			}
+			continue
 		}
-		// The first missing component must be absent, not a dangling symlink
-		// (or anything else EvalSymlinks could not follow): creating through
-		// it would land wherever the link points.
-		first := filepath.Join(base, rest[0])
-		if _, err := os.Lstat(first); !errors.Is(err, fs.ErrNotExist) {
-			if err == nil {
-				return "", fmt.Errorf("%s exists but cannot be resolved (dangling symlink?)", first)
-			}
+		if links++; links > maxSymlinks {
+			return "", fmt.Errorf("%s: more than %d symlinks", path, maxSymlinks)
+		}
+		step()
+		target, err := os.Readlink(next)
+		if err != nil {
 			return "", err
 		}
-		return filepath.Abs(filepath.Join(append([]string{base}, rest...)...))
+		real = real[:n] // the link is replaced by its target
+		if filepath.IsAbs(target) {
+			tv := filepath.VolumeName(target)
+			real = append(append(real[:0], tv...), sep)
+			top = len(real)
+			target = target[len(tv):]
+		}
+		tc := components(target)
+		fromLink = min(fromLink, len(todo))
+		for i := len(tc) - 1; i >= 0; i-- {
+			todo = append(todo, tc[i])
+		}
 	}
-	return "", err
+	return string(real), nil
 }
 
 // components splits a path on separators, dropping empty and "." parts.

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -283,5 +284,69 @@ func TestResolve(t *testing.T) {
 	}
 	if _, _, err := s.Resolve(filepath.Join(tmp, "work", "evil")); !errors.Is(err, ErrOutside) {
 		t.Fatalf("Resolve outside: %v", err)
+	}
+}
+
+// Resolving a path walks its components once: the steps (components walked
+// and system calls) grow linearly with the number of components, for a path
+// that does not exist below a deep existing prefix, where resolving each
+// prefix in turn would take quadratic time.
+func TestResolveLinear(t *testing.T) {
+	tmp := layout(t)
+	// An existing prefix 64 directories deep, entered through a link chain
+	// and a "..".
+	deep := filepath.Join(tmp, "work", "sub") + strings.Repeat("/d", 64)
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	prefix := filepath.Join(tmp, "work") + "/k1/../k1" + strings.Repeat("/d", 64)
+	steps := func(n int) int {
+		p := prefix + "/missing" + strings.Repeat("/a", n)
+		count := 0
+		real, err := resolve(p, &count)
+		if err != nil {
+			t.Fatalf("resolve: %v", err)
+		}
+		if want := deep + "/missing" + strings.Repeat("/a", n); real != want {
+			t.Fatalf("resolve(%d components) = %.80s..., want %.80s...", n, real, want)
+		}
+		return count
+	}
+	const n = 16 << 10
+	small, big := steps(n/4), steps(n)
+	t.Logf("%d components: %d steps; %d components: %d steps", n/4, small, n, big)
+	// Each missing component is one step; the existing prefix a fixed number.
+	if big > 2*n+small || big-small > 2*(n-n/4) {
+		t.Fatalf("not linear: %d steps for %d components, %d for %d", big, n, small, n/4)
+	}
+}
+
+// A path of PATH_MAX bytes or more is refused with an error that says so,
+// before any resolution; one byte less is judged as usual.
+func TestPathMax(t *testing.T) {
+	tmp := layout(t)
+	s := newSet(t, tmp)
+	build := func(size int) string {
+		p := filepath.Join(tmp, "work", "new")
+		p += strings.Repeat("/x", (size-len(p))/2)
+		if len(p) < size {
+			p += "/" + strings.Repeat("y", size-len(p)-1)
+		}
+		if len(p) != size {
+			t.Fatalf("built %d bytes, want %d", len(p), size)
+		}
+		return p
+	}
+	if root, ok, err := s.Contains(build(PathMax - 1)); !ok || err != nil || root != filepath.Join(tmp, "work") {
+		t.Fatalf("path of PATH_MAX-1 bytes: %q %v %v", root, ok, err)
+	}
+	for _, size := range []int{PathMax, PathMax + 1, 64 << 10} {
+		_, ok, err := s.Contains(build(size))
+		if ok || !errors.Is(err, ErrUnresolvable) || !strings.Contains(err.Error(), "PATH_MAX") || len(err.Error()) > 400 {
+			t.Fatalf("path of %d bytes: %v %v", size, ok, err)
+		}
+		if _, err := s.Open(build(size)); !errors.Is(err, ErrUnresolvable) {
+			t.Fatalf("Open of %d bytes: %v", size, err)
+		}
 	}
 }

@@ -27,7 +27,7 @@ type ExtHandler interface {
 
 // ConnOptions configures a connection end.
 type ConnOptions struct {
-	// RPC configures the JSON-RPC runtime (frame size, logger, concurrency).
+	// RPC configures the JSON-RPC runtime (frame size, logger, concurrency, flow-control bounds).
 	RPC jsonrpc.Options
 	// Strict decodes inbound messages without the schema's leniency; the default is
 	// lenient, accepting what the official SDKs accept.
@@ -1439,12 +1439,19 @@ func (a agentInbound) HandleNotification(ctx context.Context, method string, par
 type turn struct {
 	cancel    context.CancelFunc
 	cancelled atomic.Bool
+	// awaiting ends the turn's runtime mark: it may wait for session/cancel.
+	awaiting func()
 }
 
-// startTurn registers a prompt turn of session s beside the session's other turns.
+// startTurn registers a prompt turn of session s beside the session's other turns. A turn
+// may run until session/cancel, so the runtime is told it awaits input: past its bounds
+// it refuses requests rather than stop reading (see runtime/jsonrpc, Flow control).
 func (c *AgentConn) startTurn(ctx context.Context, s SessionID) (context.Context, *turn) {
 	ctx, cancel := context.WithCancel(ctx)
-	t := &turn{cancel: cancel}
+	t := &turn{
+		awaiting: c.conn.AwaitingInput(),
+		cancel:   cancel,
+	}
 	c.mu.Lock()
 	ts := c.turns[s]
 	if ts == nil {
@@ -1459,6 +1466,7 @@ func (c *AgentConn) startTurn(ctx context.Context, s SessionID) (context.Context
 // endTurn unregisters a turn started by startTurn.
 func (c *AgentConn) endTurn(s SessionID, t *turn) {
 	t.cancel()
+	t.awaiting()
 	c.mu.Lock()
 	delete(c.turns[s], t)
 	if len(c.turns[s]) == 0 {
