@@ -23,8 +23,9 @@ const perDef = 48
 var formatsOnce sync.Once
 
 // registerFormats teaches gojsonschema the formats it does not know: integer
-// widths and double by value range, uri with the same function the generated
-// validators call, so both sides judge them alike.
+// widths and double by value range; and it checks the string formats (uri,
+// date-time, date, uuid, regex) with the functions the generated validators
+// call, so both sides judge them alike.
 func registerFormats() {
 	formatsOnce.Do(func() {
 		i := func(v int64) *big.Rat { return new(big.Rat).SetInt64(v) }
@@ -42,7 +43,11 @@ func registerFormats() {
 			gojsonschema.FormatCheckers.Add(f.name, rangeChecker{f.lo, f.hi})
 		}
 		gojsonschema.FormatCheckers.Add("double", doubleChecker{})
-		gojsonschema.FormatCheckers.Add("uri", uriChecker{})
+		for name, check := range map[string]func(string) bool{
+			"uri": wire.IsURI, "date-time": wire.IsDateTime, "date": wire.IsDate, "uuid": wire.IsUUID, "regex": wire.IsRegex,
+		} {
+			gojsonschema.FormatCheckers.Add(name, stringChecker(check))
+		}
 	})
 }
 
@@ -67,11 +72,13 @@ func (doubleChecker) IsFormat(input any) bool {
 	return !math.IsInf(f, 0)
 }
 
-type uriChecker struct{}
+// stringChecker checks a string format with the function the generated
+// validators call; the format applies to strings only.
+type stringChecker func(string) bool
 
-func (uriChecker) IsFormat(input any) bool {
+func (c stringChecker) IsFormat(input any) bool {
 	s, ok := input.(string)
-	return !ok || wire.IsURI(s)
+	return !ok || c(s)
 }
 
 // reference validates instances against defs of one schema document.
@@ -87,7 +94,43 @@ func newReference(schema []byte) (*reference, error) {
 	if err := json.Unmarshal(schema, &doc); err != nil {
 		return nil, err
 	}
-	return &reference{defs: doc.Defs, cache: map[string]*gojsonschema.Schema{}}, nil
+	defs, err := load.Parse(doc.Defs)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range defs.Members {
+		draft7(d.Value)
+	}
+	return &reference{defs: defs.JSON(), cache: map[string]*gojsonschema.Schema{}}, nil
+}
+
+// draft7 renames the 2020-12 keywords draft 7 spells differently, so that
+// gojsonschema checks them instead of ignoring them: dependentRequired is
+// draft 7's dependencies (its array form). It walks only schema positions,
+// so a member named like a keyword is left alone.
+func draft7(s *load.Node) {
+	if s == nil || s.Kind != load.Object {
+		return
+	}
+	for i := range s.Members {
+		m := &s.Members[i]
+		switch m.Name {
+		case "dependentRequired":
+			m.Name = "dependencies"
+		case "properties", "patternProperties", "$defs":
+			if m.Value.Kind == load.Object {
+				for _, p := range m.Value.Members {
+					draft7(p.Value)
+				}
+			}
+		case "items", "additionalProperties", "unevaluatedProperties", "not", "propertyNames":
+			draft7(m.Value)
+		case "allOf", "anyOf", "oneOf":
+			for _, x := range m.Value.Items {
+				draft7(x)
+			}
+		}
+	}
 }
 
 // valid reports gojsonschema's verdict. gojsonschema knows drafts up to 7, so
@@ -129,9 +172,10 @@ func validate(s *gojsonschema.Schema, instance []byte) (valid bool, err error) {
 
 // Differential checks the generated validators against an independent JSON
 // Schema validator, gojsonschema, on the same schema: for examples generated
-// for every def and systematic mutations of them (members dropped, values
-// replaced by null, wrong types, out-of-range numbers, empty and relative
-// strings, unknown tags), strict decoding followed by Validate must accept
+// for every def and systematic mutations of them (members dropped, added and
+// renamed, values replaced by null, wrong types, out-of-range and fractional
+// numbers, empty, long and relative strings, unknown tags, array items
+// dropped and repeated), strict decoding followed by Validate must accept
 // exactly what gojsonschema accepts.
 func Differential(t *testing.T, c Config) {
 	registerFormats()

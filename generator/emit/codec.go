@@ -267,8 +267,14 @@ func (e *emitter) codecs(f *File) {
 			e.stdInterop(f, t.Name)
 		}
 	}
-	for i := 0; i < len(e.pending); i++ {
-		e.pending[i](f)
+	e.flushHelpers(f)
+}
+
+// flushHelpers writes the helpers requested since the last flush; writing
+// one may request more.
+func (e *emitter) flushHelpers(f *File) {
+	for ; e.flushed < len(e.pending); e.flushed++ {
+		e.pending[e.flushed](f)
 	}
 }
 
@@ -573,7 +579,11 @@ func (e *emitter) unionMembers(f *File, u *ir.Union, standalone bool) {
 	} else {
 		var keys []string
 		lone := false
-		for _, v := range u.Variants {
+		order := u.Variants
+		if u.SelectOrder != nil {
+			order = u.SelectOrder
+		}
+		for _, v := range order {
 			var blk []Code
 			var cond *Statement
 			for i, k := range v.Keys {
@@ -657,10 +667,15 @@ func (e *emitter) valueUnion(f *File, t *ir.Type) {
 	u := t.Union
 	byKind := map[string][]*ir.Variant{}
 	var order []string
+	var anyV *ir.Variant // the variant that accepts any value, tried last
 	for _, v := range u.Variants {
 		k := "KindNull"
 		if !v.Null {
 			k = jsonKind(v.Payload)
+		}
+		if k == "" {
+			anyV = v
+			continue
 		}
 		if _, ok := byKind[k]; !ok {
 			order = append(order, k)
@@ -670,42 +685,19 @@ func (e *emitter) valueUnion(f *File, t *ir.Type) {
 	var cases []Code
 	var want []string
 	for _, k := range order {
-		vs := byKind[k]
 		want = append(want, strings.ToLower(strings.TrimPrefix(k, "Kind")))
-		var body []Code
-		for i, v := range vs {
-			if v.Null {
-				body = append(body, Id("v").Dot(v.Name).Op("=").True(), Return(Id("d").Dot("ReadNull").Call()))
-				break
-			}
-			last := i == len(vs)-1
-			var blk []Code
-			if !last {
-				blk = append(blk, Id("m").Op(":=").Id("d").Dot("Mark").Call())
-			}
-			blk = append(blk, e.decodeInto(v.Payload)...)
-			assign := Id("v").Dot(v.Name).Op("=").Op("&").Id("x")
-			if nilable(v.Payload) {
-				assign = Id("v").Dot(v.Name).Op("=").Id("x")
-			}
-			if last {
-				blk = append(blk, If(Err().Op("!=").Nil()).Block(Return(Err())), assign, Return(Nil()))
-			} else {
-				// Told apart by trying: the first variant that decodes wins.
-				blk = append(blk, If(Err().Op("==").Nil()).Block(assign, Return(Nil())),
-					If(wq("IsSyntax").Call(Err())).Block(Return(Err())),
-					Id("d").Dot("Rewind").Call(Id("m")))
-			}
-			body = append(body, Block(blk...))
-		}
-		cases = append(cases, Case(wq(k)).Block(body...))
+		cases = append(cases, Case(wq(k)).Block(e.kindCandidates(byKind[k], anyV)...))
+	}
+	var tail Code = Return(Id("d").Dot("TypeError").Call(Lit(strings.Join(want, " or ")), Id("k")))
+	if anyV != nil {
+		tail = e.anyVariant(anyV)
 	}
 	f.Comment(fmt.Sprintf("DecodeJSON decodes one %s, choosing the variant by JSON type, then by trying the candidates in order.", t.Name))
 	f.Func().Add(recv(t.Name)).Id("DecodeJSON").Params(decoderParam()).Error().Block(
 		Op("*").Id("v").Op("=").Id(t.Name).Values(),
 		Id("k").Op(":=").Id("d").Dot("Peek").Call(),
 		Switch(Id("k")).Block(cases...),
-		Return(Id("d").Dot("TypeError").Call(Lit(strings.Join(want, " or ")), Id("k"))),
+		tail,
 	)
 	var enc []Code
 	for _, v := range u.Variants {
@@ -723,6 +715,56 @@ func (e *emitter) valueUnion(f *File, t *ir.Type) {
 	f.Func().Add(recv(t.Name)).Id("AppendJSON").Params(Id("b").Index().Byte()).Index().Byte().Block(
 		Switch().Block(enc...), Return(Append(Id("b"), Lit("null").Op("..."))))
 	f.Line()
+}
+
+// kindCandidates tries the variants of one JSON type in order: the first
+// that decodes wins. With a variant that takes any value (anyV), a candidate
+// must also be valid to win, as anyOf would accept the value through anyV
+// otherwise; nothing fails here then, anyV takes what is left.
+func (e *emitter) kindCandidates(vs []*ir.Variant, anyV *ir.Variant) []Code {
+	var body []Code
+	for i, v := range vs {
+		if v.Null {
+			return append(body, Id("v").Dot(v.Name).Op("=").True(), Return(Id("d").Dot("ReadNull").Call()))
+		}
+		last := i == len(vs)-1 && anyV == nil
+		var blk []Code
+		if !last {
+			blk = append(blk, Id("m").Op(":=").Id("d").Dot("Mark").Call())
+		}
+		blk = append(blk, e.decodeInto(v.Payload)...)
+		assign := Id("v").Dot(v.Name).Op("=").Op("&").Id("x")
+		if nilable(v.Payload) {
+			assign = Id("v").Dot(v.Name).Op("=").Id("x")
+		}
+		switch {
+		case last:
+			blk = append(blk, If(Err().Op("!=").Nil()).Block(Return(Err())), assign, Return(Nil()))
+		case anyV != nil:
+			ok := Err().Op("==").Nil()
+			if checks := e.valueValidate(v.Payload, Id("x"), false); len(checks) > 0 {
+				ok = ok.Op("&&").Add(wq("Satisfies")).Call(Func().Params(Id("v").Op("*").Add(wq("Validator"))).Block(checks...))
+			}
+			blk = append(blk, If(ok).Block(assign, Return(Nil())),
+				If(Err().Op("!=").Nil().Op("&&").Add(wq("IsSyntax")).Call(Err())).Block(Return(Err())),
+				Id("d").Dot("Rewind").Call(Id("m")))
+		default:
+			// Told apart by trying: the first variant that decodes wins.
+			blk = append(blk, If(Err().Op("==").Nil()).Block(assign, Return(Nil())),
+				If(wq("IsSyntax").Call(Err())).Block(Return(Err())),
+				Id("d").Dot("Rewind").Call(Id("m")))
+		}
+		body = append(body, Block(blk...))
+	}
+	return body
+}
+
+// anyVariant decodes the value into the variant that accepts any value.
+func (e *emitter) anyVariant(v *ir.Variant) Code {
+	return Block(append(e.decodeInto(v.Payload),
+		If(Err().Op("!=").Nil()).Block(Return(Err())),
+		Id("v").Dot(v.Name).Op("=").Id("x"),
+		Return(Nil()))...)
 }
 
 func (e *emitter) enumCodec(f *File, t *ir.Type) {

@@ -132,11 +132,17 @@ func Files(m *ir.Model, o Config) (map[string][]byte, error) {
 }
 
 type emitter struct {
-	m        *ir.Model
-	o        Config
-	helpers  map[string]bool
-	pending  []func(*File)
-	patterns []pattern
+	m       *ir.Model
+	o       Config
+	helpers map[string]bool
+	pending []func(*File)
+	// flushed counts the pending helpers already written.
+	flushed int
+	// shapeChecks are the helpers that check raw values against a shape,
+	// named in shapeNames.
+	shapeChecks []Code
+	shapeNames  map[*ir.Ref]string
+	patterns    []pattern
 }
 
 func (e *emitter) header() []string {
@@ -146,9 +152,6 @@ func (e *emitter) header() []string {
 // check rejects models the emitter cannot express.
 func (e *emitter) check() error {
 	for _, t := range e.m.Types {
-		if t.Extra != nil {
-			return fmt.Errorf("%s#%s: typed additionalProperties beside declared properties is not supported", t.File, t.Pointer)
-		}
 		req := 0
 		for _, f := range t.Fields {
 			if f.Required {

@@ -45,6 +45,10 @@ func (e *emitter) validators(f *File) {
 			f.Line()
 		}
 	}
+	for i := 0; i < len(e.shapeChecks); i++ { // a check may request more
+		f.Add(e.shapeChecks[i]).Line()
+	}
+	e.flushHelpers(f)
 	for _, p := range e.patterns {
 		f.Var().Id(p.name).Op("=").Qual("regexp", "MustCompile").Call(Lit(p.re))
 	}
@@ -82,6 +86,7 @@ func (e *emitter) structValidate(t *ir.Type) []Code {
 			out = append(out, wrapPush(fl.JSON, e.valueValidate(fl.Ref, x.Clone(), false))...)
 		}
 	}
+	out = append(out, e.structRules(t)...)
 	// An unknown member named like a declared one would be encoded twice.
 	if len(t.Fields) > 0 {
 		var names []Code
@@ -108,80 +113,93 @@ func wrapPush(key string, checks []Code) []Code {
 // valueValidate checks a value of shape r at the current position. ptr says
 // expr is a pointer to a named type (whose validate has a pointer receiver anyway).
 func (e *emitter) valueValidate(r *ir.Ref, expr *Statement, ptr bool) []Code {
-	var out []Code
-	add := func(cond *Statement, reason Code) {
-		out = append(out, If(cond).Block(Id("v").Dot("Add").Call(reason)))
-	}
+	return e.checksOf(r, expr, "")
+}
+
+// checksOf checks a value of shape r; subject prefixes the reasons of
+// scalar checks ("name " when the value is a member name).
+func (e *emitter) checksOf(r *ir.Ref, expr *Statement, subject string) []Code {
+	c := &checks{e: e, subject: subject}
 	switch r.Kind {
 	case ir.String:
-		if r.Const != nil {
-			add(expr.Clone().Op("!=").Lit(r.Const.String), Lit(fmt.Sprintf("must be %q", r.Const.String)))
-		}
-		if r.MinLength != nil && *r.MinLength > 0 {
-			add(Qual(WirePath, "RuneCount").Call(expr.Clone()).Op("<").Lit(*r.MinLength),
-				Lit(fmt.Sprintf("must be at least %d character%s long", *r.MinLength, plural(*r.MinLength))))
-		}
-		if r.MaxLength != nil {
-			add(Qual(WirePath, "RuneCount").Call(expr.Clone()).Op(">").Lit(*r.MaxLength),
-				Lit(fmt.Sprintf("must be at most %d characters long", *r.MaxLength)))
-		}
-		if r.Pattern != "" {
-			what := r.PatternName
-			if what == "" {
-				what = fmt.Sprintf("a string matching %q", r.Pattern)
-			}
-			add(Op("!").Id(e.patternVar(r.Pattern)).Dot("MatchString").Call(expr.Clone()), Lit("must be "+what))
-		}
-		if r.URI {
-			add(Op("!").Qual(WirePath, "IsURI").Call(expr.Clone()), Lit("must be an absolute URI"))
-		}
+		c.stringChecks(r, expr)
 	case ir.Int:
-		lo, hi := intRange(r.Format)
-		if r.Minimum != nil {
-			if n, ok := parseInt(*r.Minimum); ok && n > lo {
-				add(expr.Clone().Op("<").Lit(int(n)), Lit(fmt.Sprintf("must be at least %d", n)))
-			}
-		}
-		if r.Maximum != nil {
-			if n, ok := parseInt(*r.Maximum); ok && float64(n) < hi {
-				add(expr.Clone().Op(">").Lit(int(n)), Lit(fmt.Sprintf("must be at most %d", n)))
-			}
-		}
+		c.intChecks(r, expr)
 	case ir.Float:
-		add(Qual("math", "IsNaN").Call(expr.Clone()).Op("||").Qual("math", "IsInf").Call(expr.Clone(), Lit(0)), Lit("must be a finite number"))
-		if r.Minimum != nil {
-			if x, err := strconv.ParseFloat(*r.Minimum, 64); err == nil {
-				add(expr.Clone().Op("<").Lit(x), Lit("must be at least "+*r.Minimum))
-			}
-		}
-		if r.Maximum != nil {
-			if x, err := strconv.ParseFloat(*r.Maximum, 64); err == nil {
-				add(expr.Clone().Op(">").Lit(x), Lit("must be at most "+*r.Maximum))
-			}
-		}
+		c.floatChecks(r, expr)
 	case ir.Raw, ir.Routed:
-		add(Len(expr.Clone()).Op(">").Lit(0).Op("&&").Op("!").Qual(WirePath, "Valid").Call(expr.Clone()), Lit("is not valid JSON"))
+		c.add(Len(expr.Clone()).Op(">").Lit(0).Op("&&").Op("!").Qual(WirePath, "Valid").Call(expr.Clone()), "is not valid JSON")
 		if r.Kind == ir.Routed {
-			out = append(out, e.routedValidate(r, expr)...)
+			c.out = append(c.out, e.routedValidate(r, expr)...)
 		}
 	case ir.Array:
+		c.arrayChecks(r, expr)
 		elem := e.elemValidate(r, expr.Clone().Index(Id("i")))
 		if len(elem) > 0 {
-			out = append(out, For(Id("i").Op(":=").Range().Add(expr.Clone())).Block(
+			c.out = append(c.out, For(Id("i").Op(":=").Range().Add(expr.Clone())).Block(
 				append(append([]Code{Id("v").Dot("PushIndex").Call(Id("i"))}, elem...), Id("v").Dot("Pop").Call())...))
 		}
 	case ir.Map:
 		elem := e.elemValidate(r, Id("val"))
 		if len(elem) > 0 {
-			out = append(out, For(List(Id("k"), Id("val")).Op(":=").Range().Add(expr.Clone())).Block(
+			c.out = append(c.out, For(List(Id("k"), Id("val")).Op(":=").Range().Add(expr.Clone())).Block(
 				append(append([]Code{Id("v").Dot("Push").Call(Id("k"))}, elem...), Id("v").Dot("Pop").Call())...))
 		}
+		c.out = append(c.out, e.mapRules(r.Rules, expr)...)
 	case ir.Named:
 		if needsValidate(r.Type) {
-			out = append(out, expr.Clone().Dot("validate").Call(Id("v")))
+			c.out = append(c.out, expr.Clone().Dot("validate").Call(Id("v")))
 		}
 	}
-	return out
+	c.enumCheck(r, expr)
+	return c.out
+}
+
+// checks collects the statements that check one value.
+type checks struct {
+	e       *emitter
+	subject string
+	out     []Code
+}
+
+func (c *checks) add(cond *Statement, reason string) {
+	c.out = append(c.out, If(cond).Block(Id("v").Dot("Add").Call(Lit(c.subject+reason))))
+}
+
+func (c *checks) stringChecks(r *ir.Ref, expr *Statement) {
+	if r.Const != nil {
+		c.add(expr.Clone().Op("!=").Lit(r.Const.String), fmt.Sprintf("must be %q", r.Const.String))
+	}
+	if r.MinLength != nil && *r.MinLength > 0 {
+		c.add(Qual(WirePath, "RuneCount").Call(expr.Clone()).Op("<").Lit(*r.MinLength),
+			fmt.Sprintf("must be at least %d character%s long", *r.MinLength, plural(*r.MinLength)))
+	}
+	if r.MaxLength != nil {
+		c.add(Qual(WirePath, "RuneCount").Call(expr.Clone()).Op(">").Lit(*r.MaxLength),
+			fmt.Sprintf("must be at most %d characters long", *r.MaxLength))
+	}
+	if r.Pattern != "" {
+		what := r.PatternName
+		if what == "" {
+			what = fmt.Sprintf("a string matching %q", r.Pattern)
+		}
+		c.add(Op("!").Id(c.e.patternVar(r.Pattern)).Dot("MatchString").Call(expr.Clone()), "must be "+what)
+	}
+	if r.URI {
+		c.add(Op("!").Qual(WirePath, "IsURI").Call(expr.Clone()), "must be an absolute URI")
+	}
+	if f, ok := stringFormats[r.Format]; ok {
+		c.add(Op("!").Qual(WirePath, f.check).Call(expr.Clone()), "must be "+f.what)
+	}
+}
+
+// stringFormats are the string formats checked besides uri, by the
+// runtime/wire function that checks them.
+var stringFormats = map[string]struct{ check, what string }{
+	"date-time": {"IsDateTime", "an RFC 3339 date-time"},
+	"date":      {"IsDate", "an RFC 3339 full-date"},
+	"uuid":      {"IsUUID", "a UUID"},
+	"regex":     {"IsRegex", "a regular expression (RE2)"},
 }
 
 // elemValidate checks an array item or map value (an addressable elem) of container r.
@@ -206,7 +224,7 @@ func needsValidate(t *ir.Type) bool {
 		if t.Target.Kind == ir.Named {
 			return needsValidate(t.Target.Type)
 		}
-		return t.Target.Kind != ir.String || t.Target.MinLength != nil || t.Target.Pattern != "" || t.Target.URI || t.Target.Const != nil
+		return t.Target.Kind != ir.String || len((&emitter{}).checksOf(t.Target, Id("x"), "")) > 0
 	}
 	return true
 }
@@ -214,6 +232,9 @@ func needsValidate(t *ir.Type) bool {
 // routedValidate checks a method-routed payload against the method types it
 // may be, unless one of them accepts any value (the extension methods' case).
 func (e *emitter) routedValidate(r *ir.Ref, expr *Statement) []Code {
+	if r.OpenRoute {
+		return nil
+	}
 	var tries []Code
 	for _, name := range r.Routes {
 		t := e.m.TypeByDef(name)

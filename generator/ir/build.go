@@ -2,6 +2,7 @@ package ir
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/acpgen/acpgen/generator/load"
@@ -12,6 +13,9 @@ type builder struct {
 	m      *Model
 	schema map[*Type]*load.Schema // the def schema of each named type
 	state  map[*Type]int          // 1 while being filled, 2 when done
+	// decls are the package-level names taken besides types: acpgen's own
+	// declarations, the method constants, and enum constants as they come.
+	decls map[string]bool
 }
 
 // ensure fills a def type once; shape analysis needs a variant's members before
@@ -38,7 +42,15 @@ func (b *builder) errf(s *load.Schema, format string, args ...any) error {
 // Build resolves a loaded schema into the IR of one channel.
 func Build(doc *load.Document, channel string) (*Model, error) {
 	b := &builder{doc: doc, m: &Model{Channel: channel, File: doc.File, byDef: map[string]*Type{}, names: map[string]*Type{}},
-		schema: map[*Type]*load.Schema{}, state: map[*Type]int{}}
+		schema: map[*Type]*load.Schema{}, state: map[*Type]int{}, decls: map[string]bool{}}
+	for n := range reservedDecls {
+		b.decls[n] = true
+	}
+	for _, d := range doc.Root.Defs {
+		if d.Schema.XMethod != "" {
+			b.decls["Method"+GoName(d.Schema.XMethod)] = true
+		}
+	}
 	// Declare every def first so references (and recursion) resolve to one *Type.
 	for _, d := range doc.Root.Defs {
 		t := &Type{Name: GoName(d.Name), Def: d.Name, File: d.Schema.File, Pointer: d.Schema.Pointer}
@@ -86,7 +98,15 @@ func (b *builder) valueUnionKinds() error {
 		if t.Kind != ValueUnion {
 			continue
 		}
+		anyValue := 0
 		for _, v := range t.Union.Variants {
+			if !v.Null && isAnyValue(v.Payload) {
+				// Any value: it takes what no other variant does.
+				if anyValue++; anyValue > 1 {
+					return b.errf(b.schemaOf(t), "%s has two variants that accept any value; they cannot be told apart", t.Name)
+				}
+				continue
+			}
 			if !v.Null && JSONKind(v.Payload) == "" {
 				return b.errf(b.schemaOf(t), "variant %s of %s has no single JSON type (a union or any value, or a $ref back to the union); it cannot be told apart", v.Name, t.Name)
 			}
@@ -160,13 +180,39 @@ func root(t *Type) *Type {
 	return t
 }
 
-// claim reserves a Go name; two schema nodes mapping to one name is an error.
+// claim reserves a type's Go name by the naming rule: a def or inline type
+// named like one of acpgen's declarations, and an inline type named like a
+// type already claimed (defs are claimed first), is qualified with Type,
+// then numbered. Two defs with one Go name are an error.
 func (b *builder) claim(t *Type, s *load.Schema) error {
-	if prev, ok := b.m.names[t.Name]; ok {
+	if prev, ok := b.m.names[t.Name]; ok && t.Def != "" && prev.Def != "" {
 		return b.errf(s, "Go name %s is already taken by %s#%s", t.Name, prev.File, prev.Pointer)
+	}
+	taken := func(n string) bool { return b.m.names[n] != nil || b.decls[n] }
+	if taken(t.Name) {
+		base := t.Name + "Type"
+		t.Name = base
+		for i := 2; taken(t.Name); i++ {
+			t.Name = fmt.Sprintf("%s%d", base, i)
+		}
 	}
 	b.m.names[t.Name] = t
 	return nil
+}
+
+// constName names an enum constant by the naming rule: one named like a
+// type or another declaration is qualified with Value, then numbered.
+func (b *builder) constName(base string) string {
+	taken := func(n string) bool { return b.m.names[n] != nil || b.decls[n] }
+	name := base
+	if taken(name) {
+		name = base + "Value"
+		for i := 2; taken(name); i++ {
+			name = fmt.Sprintf("%sValue%d", base, i)
+		}
+	}
+	b.decls[name] = true
+	return name
 }
 
 // inline declares a type found inside another and appends it after it.
@@ -238,6 +284,12 @@ func (b *builder) fill(t *Type, s *load.Schema) error {
 	if s.AllOf != nil {
 		return b.errf(s, "allOf is understood only as a one-element $ref wrapper")
 	}
+	if r, nullable, ok := b.routedRef(s); ok && !nullable && !isObject {
+		// A routing union written as a bare union of method defs (npm
+		// 0.4.5 to 0.8.0): the method name tells the variants apart.
+		t.Kind, t.Target = Alias, r
+		return nil
+	}
 	switch {
 	case isObject:
 		t.Kind = Struct
@@ -307,7 +359,10 @@ func (b *builder) fill(t *Type, s *load.Schema) error {
 
 // mapOnly reports an object schema with no properties: a map or a free-form object.
 func mapOnly(s *load.Schema) bool {
-	return len(s.Properties) == 0 && s.AdditionalProperties != nil && !(s.AdditionalProperties.IsBool && s.AdditionalProperties.BoolValue)
+	if len(s.Properties) > 0 {
+		return false
+	}
+	return len(s.PatternProperties) > 0 || s.AdditionalProperties != nil && !(s.AdditionalProperties.IsBool && s.AdditionalProperties.BoolValue)
 }
 
 // enum recognises unions of constants: closed (only consts) or open (consts
@@ -376,16 +431,7 @@ func (b *builder) enum(t *Type, s *load.Schema, branches []*load.Schema) (*Type,
 		}
 		t.EnumBase = &Ref{Kind: Int, Format: fmtName}
 	}
-	seen := map[string]bool{}
-	for _, v := range values {
-		if seen[v.Name] {
-			return nil, false, b.errf(s, "two enum values map to the Go name %s", v.Name)
-		}
-		seen[v.Name] = true
-		if other, ok := b.m.names[v.Name]; ok {
-			return nil, false, b.errf(s, "enum constant %s collides with type %s#%s", v.Name, other.File, other.Pointer)
-		}
-	}
+	b.nameConsts(values)
 	return t, true, nil
 }
 
@@ -397,13 +443,22 @@ func (b *builder) stringEnum(t *Type, s *load.Schema) error {
 		if n.Kind != load.String {
 			return b.errf(s, "enum of a string def must list strings")
 		}
-		v := &EnumValue{String: n.String, Name: t.Name + GoName(n.String)}
-		if other, ok := b.m.names[v.Name]; ok {
-			return b.errf(s, "enum constant %s collides with type %s#%s", v.Name, other.File, other.Pointer)
-		}
-		t.EnumValues = append(t.EnumValues, v)
+		t.EnumValues = append(t.EnumValues, &EnumValue{String: n.String, Name: t.Name + GoName(n.String)})
 	}
+	b.nameConsts(t.EnumValues)
 	return nil
+}
+
+// nameConsts applies the naming rule to an enum's constants: among
+// themselves, then against the package's other names.
+func (b *builder) nameConsts(values []*EnumValue) {
+	cs := make([]candidate, len(values))
+	for i, v := range values {
+		cs[i] = candidate{v.Name, v.Name + "Value"}
+	}
+	for i, n := range resolveNames(cs, func(string) bool { return false }) {
+		values[i].Name = b.constName(n)
+	}
 }
 
 // boldLabel returns the "**Label**:" a description starts with. Older schemas
@@ -456,41 +511,16 @@ func (b *builder) structFields(t *Type, s *load.Schema, skip string) error {
 			return b.errf(s, "required member %q is not declared in properties", r)
 		}
 	}
-	if ap := s.AdditionalProperties; ap != nil && !ap.IsBool {
-		r, _, err := b.ref(t, ap, "Extra")
-		if err != nil {
-			return err
-		}
-		t.Extra = r
+	if err := b.structRules(t, s); err != nil {
+		return err
 	}
 	return b.checkMemberNames(t, s)
 }
 
-// reserved Go member names of generated structs.
-var reserved = map[string]bool{"Unknown": true}
-
-func (b *builder) checkMemberNames(t *Type, s *load.Schema) error {
-	seen := map[string]string{}
-	check := func(name, what string) error {
-		if reserved[name] {
-			return b.errf(s, "%s maps to the Go name %s, which acpgen reserves for unknown members", what, name)
-		}
-		if prev, ok := seen[name]; ok {
-			return b.errf(s, "%s and %s both map to the Go field %s", prev, what, name)
-		}
-		seen[name] = what
-		return nil
-	}
-	for _, f := range t.Fields {
-		if err := check(f.Name, fmt.Sprintf("member %q", f.JSON)); err != nil {
-			return err
-		}
-	}
-	if t.Union != nil {
-		if err := check(t.Union.fieldName(), "the union"); err != nil {
-			return err
-		}
-	}
+// checkMemberNames names a struct's fields by the naming rule; it runs again
+// once an embedded union's field joins them.
+func (b *builder) checkMemberNames(t *Type, _ *load.Schema) error {
+	nameFields(t)
 	return nil
 }
 
@@ -529,8 +559,8 @@ func (b *builder) ref(owner *Type, s *load.Schema, member string) (*Ref, bool, e
 			}
 		}
 	}
-	if routes, nullable, ok := b.routed(s); ok {
-		return &Ref{Kind: Routed, Routes: routes}, nullable, nil
+	if r, nullable, ok := b.routedRef(s); ok {
+		return r, nullable, nil
 	}
 	if s.AnyOf != nil || s.OneOf != nil {
 		if owner == nil {
@@ -552,18 +582,16 @@ func (b *builder) ref(owner *Type, s *load.Schema, member string) (*Ref, bool, e
 	if len(types) > 1 {
 		return nil, false, b.errf(s, "a value of several types %v needs a union; write it with anyOf", types)
 	}
-	if s.Enum != nil {
-		return nil, false, b.errf(s, "inline enum is not supported; use a $defs entry with oneOf of consts")
-	}
 	r := &Ref{Const: s.Const, MinLength: s.MinLength, MaxLength: s.MaxLength}
-	if s.Minimum != nil {
-		v := s.Minimum.String()
-		r.Minimum = &v
+	if s.Enum != nil {
+		t, n, err := b.inlineEnum(s, types)
+		if err != nil {
+			return nil, false, err
+		}
+		types, nullable = []string{t}, nullable || n
+		r.Enum = enumValues(s.Enum)
 	}
-	if s.Maximum != nil {
-		v := s.Maximum.String()
-		r.Maximum = &v
-	}
+	numberConstraints(r, s)
 	if s.HasPattern {
 		r.Pattern, r.PatternName = s.Pattern, s.XPatternName
 	}
@@ -590,6 +618,8 @@ func (b *builder) ref(owner *Type, s *load.Schema, member string) (*Ref, bool, e
 		case "":
 		case "uri":
 			r.URI = true
+		case "date-time", "date", "uuid", "regex":
+			r.Format = s.Format
 		default:
 			return nil, false, b.errf(s, "format %q does not apply to strings", s.Format)
 		}
@@ -633,15 +663,11 @@ func (b *builder) ref(owner *Type, s *load.Schema, member string) (*Ref, bool, e
 			}
 			return &Ref{Kind: Named, Type: it}, nullable, nil
 		}
-		r.Kind = Map
-		r.Elem = &Ref{Kind: Raw}
-		if ap := s.AdditionalProperties; ap != nil && !ap.IsBool {
-			elem, en, err := b.ref(owner, ap, member+"Value")
-			if err != nil {
-				return nil, false, err
-			}
-			r.Elem, r.ElemNullable = elem, en
+		elem, en, rules, err := b.mapShape(owner, s, member)
+		if err != nil {
+			return nil, false, err
 		}
+		r.Kind, r.Elem, r.ElemNullable, r.Rules = Map, elem, en, rules
 	case "null":
 		return nil, false, b.errf(s, "a member that can only be null has no Go type")
 	}
@@ -652,9 +678,17 @@ func (b *builder) ref(owner *Type, s *load.Schema, member string) (*Ref, bool, e
 // maybe with null) whose leaves all reference method-bound or free-form defs.
 // Which one applies is decided by the method name, so the value stays raw here
 // and the method table types it.
-func (b *builder) routed(s *load.Schema) ([]string, bool, bool) {
-	var routes []string
-	nullable := false
+func (b *builder) routedRef(s *load.Schema) (*Ref, bool, bool) {
+	routes, open, nullable, ok := b.routed(s)
+	if !ok {
+		return nil, false, false
+	}
+	return &Ref{Kind: Routed, Routes: routes, OpenRoute: open}, nullable, true
+}
+
+// routed walks a routing union; open reports an inline leaf that accepts
+// any value (npm 0.4.5's extension methods, before ExtRequest was a def).
+func (b *builder) routed(s *load.Schema) (routes []string, open, nullable, ok bool) {
 	var walk func(s *load.Schema) bool
 	walk = func(s *load.Schema) bool {
 		if isNullOnly(s) {
@@ -670,6 +704,10 @@ func (b *builder) routed(s *load.Schema) ([]string, bool, bool) {
 			return true
 		}
 		ref := refOnly(s)
+		if ref == "" && isFree(s) {
+			open = true
+			return true
+		}
 		if ref == "" {
 			return false
 		}
@@ -677,17 +715,28 @@ func (b *builder) routed(s *load.Schema) ([]string, bool, bool) {
 		if err != nil {
 			return false
 		}
-		free := len(d.Types) == 0 && len(d.Properties) == 0 && d.AnyOf == nil && d.OneOf == nil && d.AllOf == nil && d.Ref == ""
-		if d.XMethod == "" && !free {
+		if d.XMethod == "" && !isFree(d) {
 			return false
 		}
 		routes = append(routes, name)
 		return true
 	}
-	if s.AnyOf == nil || !walk(s) || len(routes) < 2 {
-		return nil, false, false
+	if s.AnyOf == nil || !walk(s) || len(routes)+boolInt(open) < 2 {
+		return nil, false, false, false
 	}
-	return routes, nullable, true
+	return routes, open, nullable, true
+}
+
+// isFree reports a schema that accepts any value.
+func isFree(s *load.Schema) bool {
+	return !s.IsBool && len(s.Types) == 0 && len(s.Properties) == 0 && s.AnyOf == nil && s.OneOf == nil && s.AllOf == nil && s.Ref == "" && s.Const == nil && s.Enum == nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // tagOf returns the const string a branch gives the member name, if any.
@@ -721,19 +770,25 @@ func (b *builder) union(t *Type, s *load.Schema, branches []*load.Schema, exclus
 	if embedded {
 		u.Name = t.Name + u.fieldName()
 	}
-	names := map[string]bool{}
-	for i, br := range branches {
-		v := &Variant{Title: br.Title, Pointer: br.Pointer}
+	if embedded {
+		// The union is a type of its own beside the struct.
+		ut := &Type{Name: u.Name, Parent: t, File: s.File, Pointer: s.Pointer}
+		if err := b.claim(ut, s); err != nil {
+			return nil, err
+		}
+		u.Name = ut.Name
+	}
+	for _, br := range branches {
+		v := &Variant{Title: br.Title, Pointer: br.Pointer, titled: true}
 		if err := b.variant(t, u, v, br, branches, embedded); err != nil {
 			return nil, err
 		}
-		if names[v.Name] {
-			return nil, b.errf(br, "two variants of %s map to the Go name %s", u.Name, v.Name)
-		}
-		names[v.Name] = true
-		_ = i
 		u.Variants = append(u.Variants, v)
 	}
+	if !embedded {
+		u.Variants = impliedNull(u.Variants)
+	}
+	nameVariants(u)
 	var fallback, catchAll, absent int
 	for _, v := range u.Variants {
 		switch v.Role {
@@ -841,7 +896,7 @@ func (b *builder) variant(t *Type, u *Union, v *Variant, br *load.Schema, siblin
 			return err
 		}
 		if v.Name == "" {
-			v.Name = v.Payload.Type.Name
+			v.Name, v.titled = v.Payload.Type.Name, false
 		}
 		return nil
 	}
@@ -850,8 +905,9 @@ func (b *builder) variant(t *Type, u *Union, v *Variant, br *load.Schema, siblin
 		v.Null, v.Name = true, variantName(br, "Null")
 		return nil
 	}
-	types, _ := nonNullTypes(br)
+	types, nullable := nonNullTypes(br)
 	if len(br.Properties) > 0 || (len(types) == 1 && types[0] == "object") || (refOnly(br) != "" && isStructDef(b, br)) {
+		v.nullable = nullable
 		v.Name = variantName(br, "")
 		if v.Name == "" && refOnly(br) == "" {
 			// Older schemas (npm 0.10.0) leave the response variants untitled:
@@ -866,7 +922,7 @@ func (b *builder) variant(t *Type, u *Union, v *Variant, br *load.Schema, siblin
 		}
 		v.Object = true
 		if v.Name == "" {
-			v.Name = v.Payload.Type.Name
+			v.Name, v.titled = v.Payload.Type.Name, false
 		}
 		return nil
 	}
@@ -874,12 +930,14 @@ func (b *builder) variant(t *Type, u *Union, v *Variant, br *load.Schema, siblin
 	if err != nil {
 		return err
 	}
-	if nullable {
-		return b.errf(br, "a nullable variant is not supported; add a null variant instead")
-	}
+	// A variant that also admits null (type [T, "null"]) is its non-null
+	// part plus the union's null variant; one that admits any value (no
+	// type at all) keeps null as one of its values.
+	v.nullable = nullable && r.Kind != Raw
 	v.Payload = r
 	v.Name = variantName(br, "")
 	if v.Name == "" {
+		v.titled = false
 		if r.Kind == Named {
 			v.Name = r.Type.Name
 		} else if len(types) == 1 {
@@ -891,6 +949,35 @@ func (b *builder) variant(t *Type, u *Union, v *Variant, br *load.Schema, siblin
 		}
 	}
 	return nil
+}
+
+// isAnyValue reports a shape that accepts any JSON value, directly or
+// through named aliases.
+func isAnyValue(r *Ref) bool {
+	seen := map[*Type]bool{}
+	for r.Kind == Named && r.Type.Kind == Alias && !seen[r.Type] {
+		seen[r.Type] = true
+		r = r.Type.Target
+	}
+	return r.Kind == Raw
+}
+
+// impliedNull adds the null variant of a union with a variant that admits
+// null besides its own shape, unless the union has one already.
+func impliedNull(vs []*Variant) []*Variant {
+	var from *Variant
+	for _, v := range vs {
+		if v.Null {
+			return vs
+		}
+		if v.nullable && from == nil {
+			from = v
+		}
+	}
+	if from == nil {
+		return vs
+	}
+	return append(vs, &Variant{Name: "Null", Role: Shape, Null: true, Pointer: from.Pointer})
 }
 
 // isStructDef reports whether a reference-only branch points at an object def.
@@ -973,101 +1060,39 @@ func (b *builder) shapeKeys(s *load.Schema, u *Union) error {
 			}
 		}
 		if len(v.Keys) == 0 {
-			return b.errf(s, "variant %s of %s has no required member that tells it apart from its siblings", v.Name, u.Name)
+			u.bySupersets = true
 		}
+	}
+	if u.bySupersets {
+		return b.requiredSets(s, u)
 	}
 	return nil
 }
 
-// methods binds x-method defs to methods, telling requests from notifications
-// by the routing union that references them.
-func (b *builder) methods() error {
-	kinds := map[string]string{} // def name -> "request" | "notification" | "response"
-	// A routing container is an object with method and params (a request when
-	// it also has id, else a notification) or with result (a response); the defs
-	// referenced under params or result take that role.
-	collect := func(under *load.Schema, role string) {
-		load.Walk(under, func(x *load.Schema) bool {
-			if r := refOnly(x); r != "" {
-				name := strings.TrimPrefix(r, "#/$defs/")
-				if def := b.doc.Def(name); def != nil && def.XMethod != "" {
-					kinds[name] = role
-				}
-			}
-			return true
-		})
-	}
-	load.Walk(b.doc.Root, func(x *load.Schema) bool {
-		if p := x.Property("params"); p != nil && x.Property("method") != nil {
-			if x.Property("id") != nil {
-				collect(p, "request")
-			} else {
-				collect(p, "notification")
-			}
-		}
-		if r := x.Property("result"); r != nil {
-			collect(r, "response")
-		}
-		return true
-	})
-	// npm 0.10.0 writes the protocol-level notifications as a bare union of
-	// their params in the top-level anyOf, with no envelope.
-	for _, e := range b.doc.Root.AnyOf {
-		if len(e.Properties) == 0 && e.AnyOf != nil {
-			collect(e, "notification")
-		}
-	}
-	type key struct{ wire, side string }
-	results := map[key]*Type{}
-	for _, d := range b.doc.Root.Defs {
-		if d.Schema.XMethod != "" && kinds[d.Name] == "response" {
-			results[key{d.Schema.XMethod, d.Schema.XSide}] = b.m.byDef[d.Name]
-		}
-	}
-	// A response must answer a request of the same wire name and side; naming
-	// the response def points at the likely typo.
-	requests := map[key]bool{}
-	for _, d := range b.doc.Root.Defs {
-		if d.Schema.XMethod != "" && kinds[d.Name] == "request" {
-			requests[key{d.Schema.XMethod, d.Schema.XSide}] = true
-		}
-	}
-	for _, d := range b.doc.Root.Defs {
-		if d.Schema.XMethod != "" && kinds[d.Name] == "response" && !requests[key{d.Schema.XMethod, d.Schema.XSide}] {
-			return b.errf(d.Schema, "response with x-method %q and x-side %q answers no request", d.Schema.XMethod, d.Schema.XSide)
-		}
-	}
-	seen := map[string]*load.Schema{}
-	for _, d := range b.doc.Root.Defs {
-		s := d.Schema
-		if s.XMethod == "" {
+// requiredSets tells object variants apart by all their required members
+// when some variant has none of its own (npm 0.5.1's JSON-RPC message:
+// a request requires id and method, a response id, a notification
+// method). The variant whose required members are all present wins, the
+// one requiring more first, so no two variants may require the same set.
+func (b *builder) requiredSets(s *load.Schema, u *Union) error {
+	seen := map[string]*Variant{}
+	for _, v := range u.Variants {
+		if !v.Object {
 			continue
 		}
-		if s.XSide == "" {
-			return b.errf(s, "x-method %q without x-side", s.XMethod)
-		}
-		role := kinds[d.Name]
-		if role == "" {
-			return b.errf(s, "def with x-method %q is referenced by no routing union", s.XMethod)
-		}
-		if role == "response" {
-			continue
-		}
-		k := s.XSide + " " + role + " " + s.XMethod
-		if prev, ok := seen[k]; ok {
-			return b.errf(s, "method %q is defined twice as a %s handled by %s (also at %s)", s.XMethod, role, s.XSide, prev.Pointer)
-		}
-		seen[k] = s
-		m := &Method{Wire: s.XMethod, Side: s.XSide, Notification: role == "notification", Params: b.m.byDef[d.Name]}
-		if !m.Notification {
-			m.Result = results[key{s.XMethod, s.XSide}]
-			if m.Result == nil {
-				return b.errf(s, "request %q handled by %s has no response def", s.XMethod, s.XSide)
+		v.Keys = nil
+		for _, f := range v.Payload.Type.Fields {
+			if f.Required {
+				v.Keys = append(v.Keys, f.JSON)
 			}
-			m.Result.Uses = append(m.Result.Uses, MethodUse{m, "result"})
 		}
-		m.Params.Uses = append(m.Params.Uses, MethodUse{m, "params"})
-		b.m.Methods = append(b.m.Methods, m)
+		key := strings.Join(v.Keys, "\x00")
+		if prev := seen[key]; prev != nil || len(v.Keys) == 0 {
+			return b.errf(s, "variant %s of %s has no required member that tells it apart from its siblings", v.Name, u.Name)
+		}
+		seen[key] = v
+		u.SelectOrder = append(u.SelectOrder, v)
 	}
+	sort.SliceStable(u.SelectOrder, func(i, j int) bool { return len(u.SelectOrder[i].Keys) > len(u.SelectOrder[j].Keys) })
 	return nil
 }

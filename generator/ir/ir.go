@@ -49,8 +49,9 @@ type Type struct {
 	// Union is the variant set of an ObjectUnion or ValueUnion, or the embedded
 	// union of a Struct whose schema has both properties and anyOf/oneOf.
 	Union *Union
-	// Extra types unknown members of a Struct whose additionalProperties is a schema.
-	Extra *Ref
+	// Rules are a Struct's object-wide constraints (additionalProperties,
+	// patternProperties, propertyNames, dependentRequired); nil when none.
+	Rules *ObjectRules
 
 	// Enum
 	EnumBase   *Ref
@@ -122,9 +123,14 @@ type Ref struct {
 	Type   *Type // Named
 	// Routes lists the defs a Routed payload can be, in schema order.
 	Routes []string
+	// OpenRoute: a Routed payload may also be any value (an extension method).
+	OpenRoute bool
 
 	// Constraints, for validation.
-	Const     *load.Node
+	Const *load.Node
+	// Enum lists the allowed values of an inline enum (null excluded: it
+	// makes the use nullable); nil when any value of the type goes.
+	Enum      []*load.Node
 	Minimum   *string
 	Maximum   *string
 	MinLength *int
@@ -133,6 +139,16 @@ type Ref struct {
 	// PatternName says what Pattern means, for error messages.
 	PatternName string
 	URI         bool
+	// Number constraints beyond Minimum and Maximum, as written in the schema.
+	ExclusiveMinimum, ExclusiveMaximum, MultipleOf *string
+	// Array constraints.
+	MinItems, MaxItems *int
+	UniqueItems        bool
+	// ContentEncoding and ContentMediaType annotate a string's content
+	// (base64, image/png); JSON Schema does not check them, nor does acpgen.
+	ContentEncoding, ContentMediaType string
+	// Rules are a Map's object-wide constraints; nil when none.
+	Rules *ObjectRules
 
 	// Array items that fail to decode are dropped in lenient mode.
 	SkipInvalidItems bool
@@ -146,6 +162,10 @@ type Union struct {
 	Discriminator string // tag member; "" when variants are told apart by shape
 	Exclusive     bool   // oneOf: exactly one variant may match
 	Variants      []*Variant
+	// SelectOrder is the order object variants are tried in when they are
+	// told apart by all their required members (most first); nil: Variants.
+	SelectOrder []*Variant
+	bySupersets bool
 }
 
 // Role says how a variant is selected.
@@ -175,6 +195,11 @@ type Variant struct {
 	// Keys are required members that tell this object variant apart from its
 	// siblings in a shape union.
 	Keys []string
+	// nullable: the variant's schema also admits null, which the union's
+	// null variant then holds.
+	nullable bool
+	// titled: the name comes from a title or tag, not from the payload.
+	titled bool
 }
 
 // EnumValue is one named constant.
@@ -188,6 +213,10 @@ type EnumValue struct {
 
 // Method is one JSON-RPC method.
 type Method struct {
+	// Name is the Go name of the handler method and of the peer
+	// connection's call: GoName(Wire), qualified with Request or
+	// Notification by the naming rule (names.go) when it clashes.
+	Name         string
 	Wire         string
 	Side         string // agent, client, protocol, proxy: the side that handles it
 	Notification bool

@@ -8,7 +8,15 @@ import (
 func TestLoadErrors(t *testing.T) {
 	for _, c := range []struct{ name, schema, want string }{
 		{"invalid JSON", `{"$defs": {`, "x.json#: invalid JSON"},
-		{"unknown keyword", `{"$defs": {"A": {"type": "object", "patternProperties": {}}}}`, `x.json#/$defs/A/patternProperties: unknown keyword "patternProperties"`},
+		{"unknown keyword", `{"$defs": {"A": {"type": "object", "if": {}}}}`, `x.json#/$defs/A/if: unknown keyword "if"`},
+		{"boolean exclusiveMinimum (draft 4)", `{"$defs": {"A": {"type": "integer", "exclusiveMinimum": true}}}`, `x.json#/$defs/A/exclusiveMinimum: exclusiveMinimum must be a number`},
+		{"multipleOf zero", `{"$defs": {"A": {"type": "number", "multipleOf": 0}}}`, `x.json#/$defs/A/multipleOf: multipleOf must be a number greater than 0`},
+		{"negative minItems", `{"$defs": {"A": {"type": "array", "minItems": -1}}}`, `x.json#/$defs/A/minItems: minItems must be a non-negative integer`},
+		{"pattern RE2 cannot compile", `{"$defs": {"A": {"type": "string", "pattern": "^(?!x)"}}}`, `x.json#/$defs/A/pattern: pattern "^(?!x)" is not supported by Go's regexp`},
+		{"patternProperties key RE2 cannot compile", `{"$defs": {"A": {"type": "object", "patternProperties": {"(?<=a)b": {}}}}}`, `x.json#/$defs/A/patternProperties/(?<=a)b: pattern`},
+		{"dependentRequired not names", `{"$defs": {"A": {"type": "object", "dependentRequired": {"a": [1]}}}}`, `x.json#/$defs/A/dependentRequired: dependentRequired must map member names to arrays of member names`},
+		{"unknown keyword inside patternProperties", `{"$defs": {"A": {"type": "object", "patternProperties": {"^x": {"then": {}}}}}}`, `x.json#/$defs/A/patternProperties/^x/then: unknown keyword "then"`},
+		{"dangling ref inside propertyNames", `{"$defs": {"A": {"type": "object", "propertyNames": {"$ref": "#/$defs/B"}}}}`, `x.json#/$defs/A/propertyNames/$ref: dangling reference`},
 		{"unknown x- keyword", `{"$defs": {"A": {"type": "string", "x-new-thing": true}}}`, `x.json#/$defs/A/x-new-thing: unknown keyword`},
 		{"dangling ref", `{"$defs": {"A": {"type": "object", "properties": {"b": {"$ref": "#/$defs/B"}}}}}`, `x.json#/$defs/A/properties/b/$ref: dangling reference "#/$defs/B"`},
 		{"remote ref", `{"$defs": {"A": {"$ref": "other.json#/A"}}}`, `x.json#/$defs/A/$ref: unsupported reference`},
@@ -67,5 +75,48 @@ func TestKeywordsTyped(t *testing.T) {
 	}
 	if doc.Def("T").Discriminator != "k" {
 		t.Fatal("discriminator not read")
+	}
+}
+
+// The vocabulary beyond the pinned schema's keywords is read into typed
+// fields; the content keywords and other annotations are kept, not enforced.
+func TestVocabularyTyped(t *testing.T) {
+	doc, err := Load("x.json", []byte(`{"$defs": {
+		"A": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 3, "uniqueItems": true},
+		"N": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1.5, "multipleOf": 0.25},
+		"O": {"type": "object", "propertyNames": {"maxLength": 8}, "patternProperties": {"^x-": {"type": "string"}, "^n-": {"type": "integer"}},
+			"dependentRequired": {"a": ["b", "c"]}, "properties": {"a": {"type": "string"}, "b": {}, "c": {}}},
+		"B": {"type": "string", "contentEncoding": "base64", "contentMediaType": "image/png", "$comment": "c", "deprecated": true, "readOnly": true, "writeOnly": false, "examples": ["aGk="]}
+	}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := doc.Def("A")
+	if *a.MinItems != 1 || *a.MaxItems != 3 || !a.UniqueItems {
+		t.Errorf("array keywords: %+v", a.Vocabulary)
+	}
+	n := doc.Def("N")
+	if n.ExclusiveMinimum.String() != "0" || n.ExclusiveMaximum.String() != "1.5" || n.MultipleOf.String() != "0.25" {
+		t.Errorf("number keywords: %+v", n.Vocabulary)
+	}
+	o := doc.Def("O")
+	if *o.PropertyNames.MaxLength != 8 || len(o.PatternProperties) != 2 || o.PatternProperties[1].Name != "^n-" || !o.PatternProperties[1].Schema.HasType("integer") {
+		t.Errorf("object keywords: %+v", o.Vocabulary)
+	}
+	if len(o.DependentRequired) != 1 || o.DependentRequired[0].Name != "a" || strings.Join(o.DependentRequired[0].Requires, ",") != "b,c" {
+		t.Errorf("dependentRequired: %+v", o.DependentRequired)
+	}
+	b := doc.Def("B")
+	if b.ContentEncoding != "base64" || b.ContentMediaType != "image/png" || b.Comment != "c" || !b.Deprecated || !b.ReadOnly || b.WriteOnly || len(b.Examples) != 1 {
+		t.Errorf("annotations: %+v", b.Vocabulary)
+	}
+	// Walk reaches the schemas under the new keywords.
+	var ptrs []string
+	Walk(o, func(s *Schema) bool { ptrs = append(ptrs, s.Pointer); return true })
+	got := strings.Join(ptrs, " ")
+	for _, want := range []string{"/$defs/O/propertyNames", "/$defs/O/patternProperties/^x-", "/$defs/O/patternProperties/^n-"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Walk misses %s: %s", want, got)
+		}
 	}
 }

@@ -53,6 +53,8 @@ type Schema struct {
 	Pattern    string
 	HasPattern bool
 
+	Vocabulary
+
 	Title         string
 	Description   string
 	Discriminator string // discriminator.propertyName
@@ -169,6 +171,10 @@ func Walk(s *Schema, f func(*Schema) bool) {
 		}
 	}
 	Walk(s.Not, f)
+	Walk(s.PropertyNames, f)
+	for _, p := range s.PatternProperties {
+		Walk(p.Schema, f)
+	}
 	for _, p := range s.XMeta {
 		Walk(p.Schema, f)
 	}
@@ -179,7 +185,8 @@ func Walk(s *Schema, f func(*Schema) bool) {
 
 var knownTypes = map[string]bool{"null": true, "boolean": true, "object": true, "array": true, "number": true, "string": true, "integer": true}
 
-var knownFormats = map[string]bool{"int32": true, "uint16": true, "uint32": true, "int64": true, "uint64": true, "double": true, "float": true, "uint8": true, "int8": true, "int16": true, "uint": true, "int": true, "uri": true}
+var knownFormats = map[string]bool{"int32": true, "uint16": true, "uint32": true, "int64": true, "uint64": true, "double": true, "float": true, "uint8": true, "int8": true, "int16": true, "uint": true, "int": true, "uri": true,
+	"date-time": true, "date": true, "uuid": true, "regex": true}
 
 func convert(file, ptr string, n *Node, root bool) (*Schema, error) {
 	s := &Schema{File: file, Pointer: ptr}
@@ -352,6 +359,9 @@ func convert(file, ptr string, n *Node, root bool) (*Schema, error) {
 		case "pattern":
 			s.Pattern, err = str(k, v)
 			s.HasPattern = true
+			if err == nil {
+				_, err = Pattern(file, ptr+"/pattern", s.Pattern)
+			}
 		case "title":
 			s.Title, err = str(k, v)
 		case "description":
@@ -414,7 +424,11 @@ func convert(file, ptr string, n *Node, root bool) (*Schema, error) {
 				s.XOverlay = append(s.XOverlay, it.String)
 			}
 		default:
-			return nil, bad(k, fmt.Sprintf("unknown keyword %q", k))
+			known, verr := s.vocabulary(k, v, &converter{file, ptr})
+			if !known {
+				return nil, bad(k, fmt.Sprintf("unknown keyword %q", k))
+			}
+			err = verr
 		}
 		if err != nil {
 			return nil, err

@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/acpgen/acpgen/generator/ir"
 )
 
 // ProtocolVersion is the ACP wire protocol version of the schemas we consume
@@ -22,11 +24,11 @@ import (
 // "version" comes from its SDK constant, not from the schema text.
 const ProtocolVersion = 1
 
-// Method kinds.
+// Method kinds, as the IR names them.
 const (
-	Request      = "request"
-	Notification = "notification"
-	response     = "response" // only inside Derive: responses pair with requests
+	Request      = ir.KindRequest
+	Notification = ir.KindNotification
+	response     = ir.KindResponse // only inside Derive: responses pair with requests
 )
 
 // Method is one routable JSON-RPC method as seen by the side handling it.
@@ -57,27 +59,16 @@ type routing struct {
 	side string // handling side of the messages it routes
 }
 
-// namedUnions maps the routing unions to kind and handling side. A union is
-// named after the sender: AgentRequest holds requests the agent sends, so
-// the client handles them; AgentResponse holds responses the agent sends to
-// requests it handled.
-var namedUnions = []struct{ name, kind, side string }{
-	{"AgentRequest", Request, "client"},
-	{"AgentNotification", Notification, "client"},
-	{"AgentResponse", response, "agent"},
-	{"ClientRequest", Request, "agent"},
-	{"ClientNotification", Notification, "agent"},
-	{"ClientResponse", response, "client"},
-	{"ProxyRequest", Request, "proxy"},
-	{"ProxyNotification", Notification, "proxy"},
-	{"ProxyResponse", response, "proxy"},
-}
+// namedUnions are the routing unions with their kind and handling side,
+// shared with the IR (ir.Routings). A union is named after the sender:
+// AgentRequest holds requests the agent sends, so the client handles them.
+var namedUnions = ir.Routings
 
 // inlineUnions maps the titles of routing unions written inline in the
 // schema's top-level anyOf (not as $defs) to their handling side.
 var inlineUnions = map[string]string{"ProtocolLevel": "protocol"}
 
-var validSides = []string{"agent", "client", "protocol", "proxy", "both"}
+var validSides = ir.XSides
 
 // Derive builds the method table of a schema. file names the schema in
 // errors, each of which also gives a JSON pointer into it. All problems are
@@ -116,8 +107,8 @@ func (d *deriver) problem(ptr, format string, args ...any) {
 func (d *deriver) unions(root map[string]any) []routing {
 	var out []routing
 	for _, u := range namedUnions {
-		if node, ok := d.defs[u.name]; ok {
-			out = append(out, routing{name: u.name, ptr: defPtr(u.name), node: node, kind: u.kind, side: u.side})
+		if node, ok := d.defs[u.Union]; ok {
+			out = append(out, routing{name: u.Union, ptr: defPtr(u.Union), node: node, kind: u.Kind, side: u.Side})
 		}
 	}
 	// Protocol-level messages are routed by a union written inline in the
@@ -253,24 +244,26 @@ func (d *deriver) derive(unions []routing) *Table {
 	for _, us := range all {
 		def := d.defs[us.def].(map[string]any)
 		side, _ := def["x-side"].(string)
-		switch {
-		case !slices.Contains(validSides, side):
+		if !slices.Contains(validSides, side) {
 			continue // already reported with the def
-		case side == "both" && us.u.side != "agent" && us.u.side != "client":
-			d.problem(us.ptr, "%s has x-side \"both\" but %s routes it to side %q", us.def, us.u.name, us.u.side)
-			continue
-		case side != "both" && side != us.u.side:
+		}
+		// The def is a method of every side its x-side names (ir.HandlingSides:
+		// "both" is the agent and the client); the union must route it to one.
+		sides := ir.HandlingSides(side)
+		if !slices.Contains(sides, us.u.side) {
 			d.problem(us.ptr, "%s has x-side %q but %s routes it to side %q", us.def, side, us.u.name, us.u.side)
 			continue
 		}
-		key := slot{us.u.side, us.wire, us.u.kind}
-		if prev, ok := found[key]; ok {
-			if prev.def != us.def {
-				d.problem(us.ptr, "%s %q for side %s is defined twice: by %s (at %s) and by %s", us.u.kind, us.wire, us.u.side, prev.def, prev.ptr, us.def)
+		for _, s := range sides {
+			key := slot{s, us.wire, us.u.kind}
+			if prev, ok := found[key]; ok {
+				if prev.def != us.def {
+					d.problem(us.ptr, "%s %q for side %s is defined twice: by %s (at %s) and by %s", us.u.kind, us.wire, s, prev.def, prev.ptr, us.def)
+				}
+				continue
 			}
-			continue
+			found[key] = us
 		}
-		found[key] = us
 	}
 
 	t := &Table{Version: ProtocolVersion}
@@ -304,8 +297,8 @@ func (d *deriver) derive(unions []routing) *Table {
 // responseUnion names the union holding responses from a handling side.
 func responseUnion(side string) string {
 	for _, u := range namedUnions {
-		if u.kind == response && u.side == side {
-			return u.name
+		if u.Kind == response && u.Side == side {
+			return u.Union
 		}
 	}
 	return "(no response union for side " + side + ")"

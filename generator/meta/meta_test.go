@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/acpgen/acpgen/generator/ir"
+	"github.com/acpgen/acpgen/generator/load"
 	"github.com/acpgen/acpgen/internal/pinned"
 )
 
@@ -327,8 +330,8 @@ func TestDeriveSmallSchema(t *testing.T) {
 	}
 }
 
-// "both" was how older schemas marked a def that either side handles; the
-// union that references it decides the side.
+// "both" was how older schemas (0.22.0 to 1.5.1) marked a def that either
+// side handles: it is a method of the agent and of the client.
 func TestDeriveBoth(t *testing.T) {
 	defs := baseDefs()
 	defs["MessageRequest"] = method("mcp/message", "both")
@@ -458,4 +461,61 @@ func mapsEqual(a, b map[string]int) bool {
 		}
 	}
 	return true
+}
+
+// The meta table and the IR read x-side from one place (ir.HandlingSides),
+// so they agree even where the routing unions do not list a "both" def for
+// each side: here only the client's unions route mcp/message, yet it is a
+// method of both sides in each reading. A schema without envelopes (as npm
+// 0.4.5 to 0.8.0 wrote them) is classified by the named unions in both.
+func TestDeriveAgreesWithIR(t *testing.T) {
+	schema := []byte(`{"$defs": {
+		"NewSessionRequest": {"type": "object", "x-method": "session/new", "x-side": "agent"},
+		"NewSessionResponse": {"type": "object", "x-method": "session/new", "x-side": "agent"},
+		"MessageRequest": {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"], "x-method": "mcp/message", "x-side": "both"},
+		"MessageResponse": {"type": "object", "properties": {"b": {"type": "string"}}, "required": ["b"], "x-method": "mcp/message", "x-side": "both"},
+		"MessageNotification": {"type": "object", "x-method": "mcp/message", "x-side": "both"},
+		"ClientRequest": {"anyOf": [{"$ref": "#/$defs/NewSessionRequest"}, {"$ref": "#/$defs/MessageRequest"}]},
+		"AgentResponse": {"anyOf": [{"$ref": "#/$defs/NewSessionResponse"}, {"$ref": "#/$defs/MessageResponse"}]},
+		"ClientNotification": {"anyOf": [{"$ref": "#/$defs/MessageNotification"}, {"title": "ExtNotification"}]}
+	}}`)
+	tb, err := Derive(schema, "both.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := load.Load("both.json", schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ir.Build(doc, "unstable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fromMeta, fromIR []string
+	for _, x := range tb.Methods {
+		fromMeta = append(fromMeta, fmt.Sprintf("%s %s %s", x.Side, x.Kind, x.Wire))
+	}
+	for _, x := range m.Methods {
+		kind := Request
+		if x.Notification {
+			kind = Notification
+		}
+		fromIR = append(fromIR, fmt.Sprintf("%s %s %s", x.Side, kind, x.Wire))
+	}
+	slices.Sort(fromMeta)
+	slices.Sort(fromIR)
+	want := []string{"agent notification mcp/message", "agent request mcp/message", "agent request session/new", "client notification mcp/message", "client request mcp/message"}
+	if !slices.Equal(fromMeta, want) || !slices.Equal(fromIR, want) {
+		t.Errorf("meta %v\nIR   %v\nwant %v", fromMeta, fromIR, want)
+	}
+	// The side that handles mcp/message both ways names the two by kind.
+	names := map[string]bool{}
+	for _, x := range m.Methods {
+		names[x.Side+" "+x.Name] = true
+	}
+	for _, n := range []string{"agent MCPMessageRequest", "agent MCPMessageNotification", "client MCPMessageRequest", "client MCPMessageNotification", "agent SessionNew"} {
+		if !names[n] {
+			t.Errorf("no method %s among %v", n, names)
+		}
+	}
 }

@@ -8,11 +8,13 @@
 package schemadiff
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/acpgen/acpgen/generator/ir"
 	"github.com/acpgen/acpgen/generator/load"
 )
 
@@ -269,7 +271,38 @@ func constraints(s *load.Schema) string {
 	if s.Const != nil {
 		c = append(c, "const "+string(s.Const.JSON()))
 	}
-	return strings.Join(c, ", ")
+	return strings.Join(append(c, vocabularyConstraints(s)...), ", ")
+}
+
+// vocabularyConstraints lists the constraints beyond the pinned schema's
+// keywords, so a revision that adds or changes one reports it.
+func vocabularyConstraints(s *load.Schema) []string {
+	var c []string
+	num := func(name string, n *json.Number) {
+		if n != nil {
+			c = append(c, name+" "+n.String())
+		}
+	}
+	num("exclusiveMinimum", s.ExclusiveMinimum)
+	num("exclusiveMaximum", s.ExclusiveMaximum)
+	num("multipleOf", s.MultipleOf)
+	if s.MinItems != nil {
+		c = append(c, fmt.Sprintf("minItems %d", *s.MinItems))
+	}
+	if s.MaxItems != nil {
+		c = append(c, fmt.Sprintf("maxItems %d", *s.MaxItems))
+	}
+	if s.UniqueItems {
+		c = append(c, "uniqueItems")
+	}
+	if len(s.Enum) > 0 && len(s.Types) > 0 {
+		var vs []string
+		for _, v := range s.Enum {
+			vs = append(vs, string(v.JSON()))
+		}
+		c = append(c, "enum "+strings.Join(vs, " "))
+	}
+	return c
 }
 
 // shape renders a value schema as a short type expression; inline objects,
@@ -521,7 +554,9 @@ func (x *extractor) methods() error {
 	results := map[string]string{} // wire + side -> def
 	for _, d := range x.doc.Root.Defs {
 		if d.Schema.XMethod != "" && role(d.Name) == "response" {
-			results[d.Schema.XMethod+" "+d.Schema.XSide] = d.Name
+			for _, side := range ir.HandlingSides(d.Schema.XSide) {
+				results[d.Schema.XMethod+" "+side] = d.Name
+			}
 		}
 	}
 	for _, d := range x.doc.Root.Defs {
@@ -530,18 +565,38 @@ func (x *extractor) methods() error {
 		if s.XMethod == "" || r == "response" {
 			continue
 		}
-		m := &Method{Wire: s.XMethod, Kind: r, Side: s.XSide, Params: d.Name}
-		if r == "request" {
-			m.Result = results[s.XMethod+" "+s.XSide]
+		// x-side "both" is a method of each side, as the IR generates it.
+		for _, side := range ir.HandlingSides(s.XSide) {
+			m := &Method{Wire: s.XMethod, Kind: r, Side: side, Params: d.Name}
+			if r == "request" {
+				m.Result = results[s.XMethod+" "+side]
+			}
+			x.add(m)
 		}
-		k := m.Key()
-		if prev, ok := x.s.Methods[k]; ok {
-			// The same wire name and kind handled by two sides: keep both.
-			delete(x.s.Methods, k)
-			x.s.Methods[k+" ("+prev.Side+")"] = prev
-			k += " (" + m.Side + ")"
-		}
-		x.s.Methods[k] = m
 	}
 	return nil
+}
+
+// add records a method under its key; the same wire name and kind handled
+// by two sides is kept as two, each keyed with its side.
+func (x *extractor) add(m *Method) {
+	k := m.Key()
+	if prev, ok := x.s.Methods[k]; ok {
+		delete(x.s.Methods, k)
+		x.s.Methods[k+" ("+prev.Side+")"] = prev
+		k += " (" + m.Side + ")"
+	} else if x.hasSplit(k) {
+		k += " (" + m.Side + ")"
+	}
+	x.s.Methods[k] = m
+}
+
+// hasSplit reports whether methods of key k are already kept per side.
+func (x *extractor) hasSplit(k string) bool {
+	for key := range x.s.Methods {
+		if strings.HasPrefix(key, k+" (") {
+			return true
+		}
+	}
+	return false
 }

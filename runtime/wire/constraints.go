@@ -2,9 +2,11 @@ package wire
 
 import (
 	"math/big"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // This file holds the checks of JSON Schema keywords that are the same for
@@ -173,4 +175,32 @@ func multipleOf(x, m string) bool {
 		return false
 	}
 	return new(big.Rat).Quo(rx, rm).IsInt()
+}
+
+// String formats beyond uri (IsURI). Generated validators and the
+// differential test's reference validator both call these, so the two judge
+// a format alike.
+
+// IsDateTime reports whether s is an RFC 3339 date-time (format "date-time").
+func IsDateTime(s string) bool {
+	_, err := time.Parse(time.RFC3339Nano, s)
+	return err == nil
+}
+
+// IsDate reports whether s is an RFC 3339 full-date (format "date").
+func IsDate(s string) bool {
+	_, err := time.Parse(time.DateOnly, s)
+	return err == nil
+}
+
+var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// IsUUID reports whether s is a UUID in its hyphenated form (format "uuid").
+func IsUUID(s string) bool { return uuidRE.MatchString(s) }
+
+// IsRegex reports whether s is a regular expression (format "regex"), as
+// Go's regexp (RE2) reads it: the dialect generated validators match with.
+func IsRegex(s string) bool {
+	_, err := regexp.Compile(s)
+	return err == nil
 }

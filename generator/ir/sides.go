@@ -1,0 +1,51 @@
+package ir
+
+// This file is the one reading of which side handles a method: the IR's
+// method table, the derived meta files (generator/meta) and the schema
+// comparison (generator/schemadiff) all take it from here, so they cannot
+// disagree.
+
+// Method kinds, as the routing unions classify the defs they reference.
+const (
+	KindRequest      = "request"
+	KindNotification = "notification"
+	KindResponse     = "response"
+)
+
+// Routing is a $defs union that routes messages: its name says the sender
+// (AgentRequest holds requests the agent sends), Side the handling side.
+type Routing struct {
+	Union string
+	Kind  string
+	Side  string
+}
+
+// Routings are the routing unions of the v1 schemas. Since 0.10.0 they are
+// JSON-RPC envelopes whose params or result reference the method defs;
+// before (0.4.5 to 0.8.0) they are bare unions of the method defs.
+var Routings = []Routing{
+	{"AgentRequest", KindRequest, "client"},
+	{"AgentNotification", KindNotification, "client"},
+	{"AgentResponse", KindResponse, "agent"},
+	{"ClientRequest", KindRequest, "agent"},
+	{"ClientNotification", KindNotification, "agent"},
+	{"ClientResponse", KindResponse, "client"},
+	{"ProxyRequest", KindRequest, "proxy"},
+	{"ProxyNotification", KindNotification, "proxy"},
+	{"ProxyResponse", KindResponse, "proxy"},
+}
+
+// XSides are the values x-side takes: a handling side, or "both".
+var XSides = []string{"agent", "client", "protocol", "proxy", "both"}
+
+// HandlingSides is what an x-side value means: the sides that handle the
+// method. Schemas from 0.22.0 to 1.5.1 mark mcp/message "both": the agent
+// and the client each handle it (and each can send it), so it is a method
+// of each side, listed under both in meta files and generated for both
+// handlers and both connections.
+func HandlingSides(xSide string) []string {
+	if xSide == "both" {
+		return []string{"agent", "client"}
+	}
+	return []string{xSide}
+}
