@@ -1,10 +1,43 @@
+// Package golden_test holds acpgen's golden tests: one small golden per
+// overlay, the whole generated packages built, vetted and tested, and the
+// overlays that must fail.
+//
+// Each case is one overlay on testdata/base.json, in its folder
+// testdata/<overlay>/. TestGolden generates the case's package twice in
+// memory, with the overlays the case's overlay builds on and with the
+// case's overlay added, and compares what the overlay changes with the
+// case's golden.go: the declarations it adds or changes (types, fields,
+// methods, validators, gate rows, helpers, the Overlays entry), file by
+// file, shortened where they are the same as without the overlay (see
+// delta_test.go). That is the review surface: a change to an emitter shows
+// in a golden only where it changes what an overlay generates. A stale
+// golden fails go test ./golden with a unified diff, and so go test ./...
+// (test.sh, CI); go test ./golden -update rewrites the goldens.
+//
+// The whole generated packages (some 10,000 lines each) are not committed:
+// TestGeneratedPackages builds them where they belong, in the case folders,
+// from files it hands the go command through -overlay (the generated files
+// and the folder's hand-written behaviour_test.go; golden.go hidden), and
+// runs their generated and hand-written tests under all of go vet's checks.
+// Nothing is written into the module, so concurrent runs do not collide and
+// no generated file is left behind; the paths are fixed and the go command
+// caches by content, so an unchanged generation reuses the compiled
+// packages. That keeps what committed packages guaranteed (they compile,
+// vet and pass their tests) without 40,000 committed lines that every
+// emitter change rewrites, and costs no test time: on the 2-core machine
+// go test ./golden takes about 5 s when the generated code is unchanged
+// and 10 s when it changed, as go test ./golden/... and go vet take on
+// committed packages.
 package golden_test
 
 import (
+	"encoding/json"
 	"flag"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,13 +47,7 @@ import (
 	"github.com/acpgen/acpgen/internal/pinned"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden packages instead of comparing them")
-
-// A case is one golden package: the base schema plus overlays, in order.
-type goldenCase struct {
-	name     string // folder under golden/ and package name
-	overlays []string
-}
+var update = flag.Bool("update", false, "rewrite the goldens instead of comparing them")
 
 var (
 	additionalDirectories = "overlays/additional-directories.json"
@@ -29,40 +56,99 @@ var (
 	zeroClaw              = "overlays/vendor/zeroclaw.json"
 )
 
-var cases = []goldenCase{
-	{"additionaldirectories", []string{additionalDirectories}},
-	{"runtimecontext", []string{runtimeContext}},
-	// A vendor package is complete: base, the RFDs it builds on, its own additions.
-	{"sandboxagent", []string{additionalDirectories, runtimeContext, sandboxAgent}},
-	{"zeroclaw", []string{zeroClaw}},
+// A case is one overlay on golden/testdata/base.json.
+type goldenCase struct {
+	overlay string   // the overlay the case shows
+	needs   []string // overlays applied before it, in order
+	pkg     string   // Go package name of the generated code
 }
 
-func goldenConfig(c goldenCase) generator.Config {
-	return generator.Config{
-		SchemaDir: "golden/testdata",
-		Channels: []generator.Channel{{
-			Name: "unstable", SchemaFile: "base.json", OutDir: "golden/" + c.name, Package: c.name,
-			ImportPath: generator.Module + "/golden/" + c.name, Overlays: c.overlays,
-		}},
+var cases = []goldenCase{
+	{additionalDirectories, nil, "additionaldirectories"},
+	{runtimeContext, nil, "runtimecontext"},
+	// A vendor overlay on the RFDs it builds on.
+	{sandboxAgent, []string{additionalDirectories, runtimeContext}, "sandboxagent"},
+	{zeroClaw, nil, "zeroclaw"},
+}
+
+// dir is the case's folder, relative to the repository root: testdata/
+// and the overlay's file name without .json. The package is generated
+// there, with the import path of that folder.
+func (c goldenCase) dir() string {
+	return "golden/testdata/" + strings.TrimSuffix(path.Base(c.overlay), ".json")
+}
+
+func (c goldenCase) golden() string { return c.dir() + "/golden.go" }
+
+func (c goldenCase) overlays() []string { return append(slices.Clone(c.needs), c.overlay) }
+
+// channel generates base.json with overlays into outDir (relative to the
+// repository root) as package pkg.
+func channel(outDir, pkg string, overlays []string) generator.Channel {
+	return generator.Channel{
+		Name: "unstable", SchemaFile: "base.json", OutDir: outDir, Package: pkg,
+		ImportPath: generator.Module + "/" + outDir, Overlays: overlays,
 	}
 }
 
+func baseConfig(chans ...generator.Channel) generator.Config {
+	return generator.Config{SchemaDir: "golden/testdata", Channels: chans}
+}
+
+// TestGolden compares each overlay's golden with a fresh generation.
 func TestGolden(t *testing.T) {
 	t.Chdir("..")
+	goldens, err := filepath.Glob("golden/testdata/*/golden.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range goldens { // of a case that is gone
+		g = filepath.ToSlash(g)
+		if slices.ContainsFunc(cases, func(c goldenCase) bool { return c.golden() == g }) {
+			continue
+		}
+		if !*update {
+			t.Errorf("%s is the golden of no case (go test ./golden -update removes it)", g)
+		} else if err := os.Remove(g); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			cfg := goldenConfig(c)
-			files, err := generator.Generate(cfg)
+		t.Run(path.Base(c.dir()), func(t *testing.T) {
+			before, err := generator.Generate(baseConfig(channel(c.dir(), c.pkg, c.needs)))
 			if err != nil {
 				t.Fatal(err)
 			}
+			after, err := generator.Generate(baseConfig(channel(c.dir(), c.pkg, c.overlays())))
+			if err != nil {
+				t.Fatal(err)
+			}
+			header := "// Code generated by go test ./golden -update. DO NOT EDIT.\n\n" +
+				"// What " + c.overlay + " changes in the Go generated from\n" +
+				"// golden/testdata/base.json"
+			if len(c.needs) > 0 {
+				header += " with " + strings.Join(c.needs, " and ")
+			}
+			header += ", by generated file:\n" +
+				"// the declarations it adds, and those it changes, where \"// ... N unchanged\"\n" +
+				"// stands for statements, cases or elements that are the same without it\n" +
+				"// and \"// removed:\" shows code it takes out. The summary of each file also\n" +
+				"// names what it removes, and what it adds the same as another type's.\n" +
+				"//\n" +
+				"// Not compiled: go test ./golden builds the whole package in this folder\n" +
+				"// from the generated files and behaviour_test.go, and tests it.\n"
+			src, err := delta(header, c.pkg, before, after)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files := map[string][]byte{c.golden(): src}
 			if *update {
-				if _, err := output.WriteContext(t.Context(), ".", files, cfg.Owned()); err != nil {
+				if _, err := output.WriteContext(t.Context(), ".", files, nil); err != nil {
 					t.Fatal(err)
 				}
 				return
 			}
-			changes, err := output.Compare(".", files, cfg.Owned())
+			changes, err := output.Compare(".", files, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -73,58 +159,123 @@ func TestGolden(t *testing.T) {
 	}
 }
 
+// TestGeneratedPackages builds each case's whole package in its folder,
+// with its hand-written behaviour tests, and runs its tests with go vet's
+// checks.
+func TestGeneratedPackages(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(root)
+	var chans []generator.Channel
+	var pkgs []string
+	for _, c := range cases {
+		chans = append(chans, channel(c.dir(), c.pkg, c.overlays()))
+		pkgs = append(pkgs, "./"+c.dir())
+	}
+	files, err := generator.Generate(baseConfig(chans...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		name := c.dir() + "/behaviour_test.go"
+		if files[name] != nil {
+			t.Fatalf("generation writes %s, a hand-written file", name)
+		}
+		if files[name], err = os.ReadFile(name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// -vet=all: go test runs every go vet check, on the packages with
+	// their tests, in the same build.
+	args := []string{"test", "-vet=all", "-count=1"}
+	if testing.Short() {
+		args = append(args, "-short")
+	}
+	goWith(t, root, files, append(args, pkgs...)...)
+}
+
 // TestVendorOverlaysOnPinnedSchema generates each vendor package from the
-// pinned upstream schema, not the small base, and compiles it.
+// pinned upstream schema, not the small base, and vets it.
 func TestVendorOverlaysOnPinnedSchema(t *testing.T) {
 	if testing.Short() {
-		t.Skip("compiles two full packages")
+		t.Skip("vets two full packages")
 	}
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Chdir(root)
-	// Inside the module, so the generated code imports its runtime; under
-	// testdata, so ./... never sees it.
-	tmp, err := os.MkdirTemp(filepath.Join(root, "golden", "testdata"), "vendor-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(tmp) })
-	rel, _ := filepath.Rel(root, tmp)
-	rel = filepath.ToSlash(rel)
 	vendors := []struct {
-		name, schema string
-		overlays     []string
+		c      goldenCase
+		schema string
 	}{
-		{"sandboxagent", source.UnstableFile, []string{additionalDirectories, runtimeContext, sandboxAgent}},
-		{"zeroclaw", source.StableFile, []string{zeroClaw}},
+		{cases[2], source.UnstableFile},
+		{cases[3], source.StableFile},
 	}
 	var chans []generator.Channel
 	var pkgs []string
 	for _, v := range vendors {
-		chans = append(chans, generator.Channel{
-			Name: "unstable", SchemaFile: v.schema, OutDir: rel + "/" + v.name, Package: v.name,
-			ImportPath: generator.Module + "/" + rel + "/" + v.name, Overlays: v.overlays,
-		})
-		pkgs = append(pkgs, "./"+rel+"/"+v.name)
+		ch := channel(v.c.dir(), v.c.pkg, v.c.overlays())
+		ch.SchemaFile = v.schema
+		chans = append(chans, ch)
+		pkgs = append(pkgs, "./"+ch.OutDir)
 	}
-	cfg := generator.Config{SchemaDir: pinned.Dir(t), Channels: chans}
-	files, err := generator.Generate(cfg)
+	files, err := generator.Generate(generator.Config{SchemaDir: pinned.Dir(t), Channels: chans})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := output.WriteContext(t.Context(), ".", files, cfg.Owned()); err != nil {
+	methods := cases[2].dir() + "/methods.go"
+	if !strings.Contains(string(files[methods]), `"_sandboxagent/session/request_question"`) {
+		t.Errorf("%s lacks the vendor method", methods)
+	}
+	goWith(t, root, files, append([]string{"vet"}, pkgs...)...)
+}
+
+// goWith runs the go command in root as if the folders of files (paths
+// relative to root) held exactly those files: they are written to a
+// temporary folder outside the module and handed to the go command with
+// -overlay, which also hides every other .go file of those folders.
+func goWith(t *testing.T, root string, files map[string][]byte, args ...string) {
+	t.Helper()
+	tmp := t.TempDir()
+	replace, dirs := map[string]string{}, map[string]bool{}
+	for name, b := range files {
+		if !strings.HasSuffix(name, ".go") {
+			continue
+		}
+		if dir := filepath.Join(root, filepath.FromSlash(path.Dir(name))); !dirs[dir] {
+			dirs[dir] = true
+			real, err := filepath.Glob(filepath.Join(dir, "*.go"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range real {
+				if _, ok := replace[r]; !ok {
+					replace[r] = "" // hidden, unless one of files
+				}
+			}
+		}
+		backing := filepath.Join(tmp, strings.ReplaceAll(name, "/", "%"))
+		if err := os.WriteFile(backing, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		replace[filepath.Join(root, filepath.FromSlash(name))] = backing
+	}
+	overlay, err := json.Marshal(map[string]any{"Replace": replace})
+	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("go", append([]string{"vet"}, pkgs...)...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go vet %s: %v\n%s", strings.Join(pkgs, " "), err, out)
+	overlayFile := filepath.Join(tmp, "overlay.json")
+	if err := os.WriteFile(overlayFile, overlay, 0o644); err != nil {
+		t.Fatal(err)
 	}
-	for name, b := range files {
-		if strings.HasSuffix(name, "/methods.go") && strings.Contains(name, "/sandboxagent/") && !strings.Contains(string(b), `"_sandboxagent/session/request_question"`) {
-			t.Errorf("%s lacks the vendor method", name)
-		}
+	args = append([]string{args[0], "-overlay=" + overlayFile}, args[1:]...)
+	cmd := exec.CommandContext(t.Context(), "go", args...)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 }
 
@@ -155,8 +306,7 @@ func TestNegativeOverlays(t *testing.T) {
 			[]string{`golden/testdata/negative/differently-b.json#/changes/0 (property PromptRequest.priority) against golden/testdata/base.json#/$defs/PromptRequest/properties/priority: overlay "differently-a" already changed it differently`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			cfg := goldenConfig(goldenCase{"negative", c.overlays})
-			_, err := generator.Generate(cfg)
+			_, err := generator.Generate(baseConfig(channel("golden/testdata/negative", "negative", c.overlays)))
 			if err == nil {
 				t.Fatal("generation succeeded")
 			}

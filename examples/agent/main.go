@@ -32,8 +32,6 @@ import (
 	"syscall"
 
 	"github.com/acpgen/acpgen/gen/acp"
-	"github.com/acpgen/acpgen/runtime/jsonrpc"
-	"github.com/acpgen/acpgen/runtime/wire"
 )
 
 // Names shared with the interop harness.
@@ -88,7 +86,7 @@ func (a *agent) SessionNew(ctx context.Context, p *acp.NewSessionRequest) (*acp.
 	a.log.Info("session created", "sessionId", id, "roots", roots)
 	return &acp.NewSessionResponse{
 		SessionID: id,
-		Meta:      map[string]wire.Raw{rootsMetaKey: rootsJSON},
+		Meta:      map[string]acp.Raw{rootsMetaKey: rootsJSON},
 	}, nil
 }
 
@@ -97,7 +95,7 @@ func (a *agent) session(id acp.SessionID) (*session, error) {
 	defer a.mu.Unlock()
 	s := a.sessions[id]
 	if s == nil {
-		return nil, &wire.RPCError{Code: -32002, Message: "Resource not found", Data: map[string]any{"sessionId": id}}
+		return nil, acp.NewResourceNotFoundError(map[string]any{"sessionId": id})
 	}
 	return s, nil
 }
@@ -148,11 +146,7 @@ func (a *agent) SessionPrompt(ctx context.Context, p *acp.PromptRequest) (*acp.P
 }
 
 func (a *agent) chunk(ctx context.Context, id acp.SessionID, text string) error {
-	u := acp.SessionNotification{
-		SessionID: id,
-		Update:    acp.NewSessionUpdateAgentMessageChunk(acp.ContentChunk{Content: acp.NewContentBlockText(acp.TextContent{Text: text})}),
-	}
-	return a.conn.SessionUpdate(ctx, &u)
+	return a.conn.SessionUpdate(ctx, &acp.SessionNotification{SessionID: id, Update: acp.AgentMessageChunkText(text)})
 }
 
 func (a *agent) SessionCancel(ctx context.Context, p *acp.CancelNotification) {
@@ -161,15 +155,15 @@ func (a *agent) SessionCancel(ctx context.Context, p *acp.CancelNotification) {
 }
 
 // ExtRequest serves "_acpgen/history": the session's turns as recorded.
-func (a *agent) ExtRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
+func (a *agent) ExtRequest(ctx context.Context, method string, params acp.Raw) (acp.Raw, error) {
 	if method != historyMethod {
-		return nil, &wire.RPCError{Code: wire.CodeMethodNotFound, Message: "Method not found: " + method}
+		return nil, acp.NewError(acp.ErrorCodeMethodNotFound, "Method not found: "+method, nil)
 	}
 	var q struct {
 		SessionID acp.SessionID `json:"sessionId"`
 	}
 	if err := json.Unmarshal(params, &q); err != nil || q.SessionID == "" {
-		return nil, &wire.RPCError{Code: wire.CodeInvalidParams, Message: "Invalid params: want {\"sessionId\": string}"}
+		return nil, acp.NewError(acp.ErrorCodeInvalidParams, `Invalid params: want {"sessionId": string}`, nil)
 	}
 	s, err := a.session(q.SessionID)
 	if err != nil {
@@ -187,7 +181,7 @@ func (a *agent) ExtRequest(ctx context.Context, method string, params wire.Raw) 
 	return append(b, "]}"...), nil
 }
 
-func (a *agent) ExtNotification(ctx context.Context, method string, params wire.Raw) {
+func (a *agent) ExtNotification(ctx context.Context, method string, params acp.Raw) {
 	a.log.Info("extension notification ignored", "method", method)
 }
 
@@ -197,7 +191,7 @@ func main() {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	a := &agent{log: log, sessions: map[acp.SessionID]*session{}}
-	a.conn = acp.NewAgentConn(a, os.Stdin, os.Stdout, acp.ConnOptions{RPC: jsonrpc.Options{Logger: log}})
+	a.conn = acp.NewAgentConn(a, os.Stdin, os.Stdout, acp.ConnOptions{RPC: acp.RPCOptions{Logger: log}})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := a.conn.Run(ctx); err != nil && ctx.Err() == nil {

@@ -124,9 +124,10 @@ func (v *AgentRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.AgentRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -179,9 +180,10 @@ func (v *RequestID) AppendJSON(b []byte) []byte {
 	return append(b, "null"...)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v RequestID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.RequestID")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -336,9 +338,10 @@ func (v *WriteTextFileRequest) appendFields(b []byte, comma bool) ([]byte, bool)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v WriteTextFileRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.WriteTextFileRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -538,9 +541,10 @@ func (v *ReadTextFileRequest) appendFields(b []byte, comma bool) ([]byte, bool) 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ReadTextFileRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.ReadTextFileRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -696,9 +700,10 @@ func (v *RequestPermissionRequest) appendFields(b []byte, comma bool) ([]byte, b
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v RequestPermissionRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.RequestPermissionRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1041,9 +1046,10 @@ func (v *ToolCallUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ToolCallUpdate) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.ToolCallUpdate")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1186,6 +1192,11 @@ func (v *ToolCallContent) selectVariant(d *wire.Decoder) error {
 		v.Terminal = new(Terminal)
 		return nil
 	}
+	// Lenient decoding keeps a variant this version does not know.
+	if d.Lenient() {
+		v.Unknown = &wire.UnknownVariant{Tag: string(tag)}
+		return nil
+	}
 	return wire.AtKey(d.Errorf("unknown type %q of ToolCallContent", tag), "type")
 }
 
@@ -1207,6 +1218,11 @@ func (v *ToolCallContent) decodeField(d *wire.Decoder, key []byte, seen []uint64
 			return true, d.Skip()
 		}
 		return v.Terminal.decodeField(d, key, seen)
+	case v.Unknown != nil:
+		if string(key) == "type" {
+			return true, d.Skip()
+		}
+		return false, nil
 	}
 	return false, nil
 }
@@ -1220,6 +1236,8 @@ func (v *ToolCallContent) checkRequired(d *wire.Decoder, seen []uint64) error {
 		return v.Diff.checkRequired(d, seen)
 	case v.Terminal != nil:
 		return v.Terminal.checkRequired(d, seen)
+	case v.Unknown != nil:
+		return nil
 	}
 	return d.Errorf("no variant of ToolCallContent selected")
 }
@@ -1248,6 +1266,8 @@ func (v *ToolCallContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 		b = append(b, "\"type\":\"terminal\""...)
 		comma = true
 		return v.Terminal.appendFields(b, comma)
+	case v.Unknown != nil:
+		return v.Unknown.AppendFields(b, "type", comma)
 	}
 	return b, comma
 }
@@ -1261,6 +1281,8 @@ func (v *ToolCallContent) unknownSink() *wire.Fields {
 		return &v.Diff.Unknown
 	case v.Terminal != nil:
 		return &v.Terminal.Unknown
+	case v.Unknown != nil:
+		return &v.Unknown.Fields
 	}
 	return nil
 }
@@ -1312,9 +1334,10 @@ func (v *ToolCallContent) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ToolCallContent) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.ToolCallContent")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1351,6 +1374,11 @@ func (v *ContentBlock) selectVariant(d *wire.Decoder) error {
 		v.Resource = new(EmbeddedResource)
 		return nil
 	}
+	// Lenient decoding keeps a variant this version does not know.
+	if d.Lenient() {
+		v.Unknown = &wire.UnknownVariant{Tag: string(tag)}
+		return nil
+	}
 	return wire.AtKey(d.Errorf("unknown type %q of ContentBlock", tag), "type")
 }
 
@@ -1382,6 +1410,11 @@ func (v *ContentBlock) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 			return true, d.Skip()
 		}
 		return v.Resource.decodeField(d, key, seen)
+	case v.Unknown != nil:
+		if string(key) == "type" {
+			return true, d.Skip()
+		}
+		return false, nil
 	}
 	return false, nil
 }
@@ -1399,6 +1432,8 @@ func (v *ContentBlock) checkRequired(d *wire.Decoder, seen []uint64) error {
 		return v.ResourceLink.checkRequired(d, seen)
 	case v.Resource != nil:
 		return v.Resource.checkRequired(d, seen)
+	case v.Unknown != nil:
+		return nil
 	}
 	return d.Errorf("no variant of ContentBlock selected")
 }
@@ -1441,6 +1476,8 @@ func (v *ContentBlock) appendFields(b []byte, comma bool) ([]byte, bool) {
 		b = append(b, "\"type\":\"resource\""...)
 		comma = true
 		return v.Resource.appendFields(b, comma)
+	case v.Unknown != nil:
+		return v.Unknown.AppendFields(b, "type", comma)
 	}
 	return b, comma
 }
@@ -1458,6 +1495,8 @@ func (v *ContentBlock) unknownSink() *wire.Fields {
 		return &v.ResourceLink.Unknown
 	case v.Resource != nil:
 		return &v.Resource.Unknown
+	case v.Unknown != nil:
+		return &v.Unknown.Fields
 	}
 	return nil
 }
@@ -1509,9 +1548,10 @@ func (v *ContentBlock) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ContentBlock) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.ContentBlock")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1692,9 +1732,10 @@ func (v *Annotations) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v Annotations) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.Annotations")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1872,9 +1913,10 @@ func (v *TextContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v TextContent) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.TextContent")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2066,9 +2108,10 @@ func (v *ImageContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ImageContent) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.ImageContent")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2232,9 +2275,10 @@ func (v *AudioContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v AudioContent) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.AudioContent")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2510,9 +2554,10 @@ func (v *ResourceLink) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ResourceLink) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.ResourceLink")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2636,9 +2681,10 @@ func (v *EmbeddedResourceResource) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v EmbeddedResourceResource) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.EmbeddedResourceResource")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2801,9 +2847,10 @@ func (v *TextResourceContents) appendFields(b []byte, comma bool) ([]byte, bool)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v TextResourceContents) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.TextResourceContents")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2966,9 +3013,10 @@ func (v *BlobResourceContents) appendFields(b []byte, comma bool) ([]byte, bool)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v BlobResourceContents) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.BlobResourceContents")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3114,9 +3162,10 @@ func (v *EmbeddedResource) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v EmbeddedResource) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.EmbeddedResource")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3233,9 +3282,10 @@ func (v *Content) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v Content) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.Content")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3398,9 +3448,10 @@ func (v *Diff) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v Diff) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.Diff")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3543,9 +3594,10 @@ func (v *Terminal) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v Terminal) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.Terminal")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3689,9 +3741,10 @@ func (v *ToolCallLocation) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ToolCallLocation) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.ToolCallLocation")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3847,9 +3900,10 @@ func (v *PermissionOption) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v PermissionOption) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.PermissionOption")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4124,9 +4178,10 @@ func (v *CreateTerminalRequest) appendFields(b []byte, comma bool) ([]byte, bool
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateTerminalRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.CreateTerminalRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4261,9 +4316,10 @@ func (v *EnvVariable) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v EnvVariable) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.EnvVariable")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4400,9 +4456,10 @@ func (v *TerminalOutputRequest) appendFields(b []byte, comma bool) ([]byte, bool
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalOutputRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.TerminalOutputRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4539,9 +4596,10 @@ func (v *ReleaseTerminalRequest) appendFields(b []byte, comma bool) ([]byte, boo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ReleaseTerminalRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.ReleaseTerminalRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4678,9 +4736,10 @@ func (v *WaitForTerminalExitRequest) appendFields(b []byte, comma bool) ([]byte,
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v WaitForTerminalExitRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.WaitForTerminalExitRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4817,9 +4876,10 @@ func (v *KillTerminalRequest) appendFields(b []byte, comma bool) ([]byte, bool) 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v KillTerminalRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.KillTerminalRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5024,9 +5084,10 @@ func (v *CreateElicitationRequestMode) appendFields(b []byte, comma bool) ([]byt
 	return b, comma
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.CreateElicitationRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5181,9 +5242,10 @@ func (v *CreateElicitationRequestModeOtherVariant) appendFields(b []byte, comma 
 	return b, comma
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationRequestModeOther) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.CreateElicitationRequestModeOther")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5301,9 +5363,10 @@ func (v *ElicitationSessionScope) appendFields(b []byte, comma bool) ([]byte, bo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationSessionScope) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.ElicitationSessionScope")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5392,9 +5455,10 @@ func (v *ElicitationRequestScope) appendFields(b []byte, comma bool) ([]byte, bo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationRequestScope) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.ElicitationRequestScope")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5606,9 +5670,10 @@ func (v *ElicitationSchema) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationSchema) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.ElicitationSchema")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5844,9 +5909,10 @@ func (v *ElicitationPropertySchema) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationPropertySchema) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.ElicitationPropertySchema")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5934,9 +6000,10 @@ func (v *ElicitationPropertySchemaOther) appendFields(b []byte, comma bool) ([]b
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationPropertySchemaOther) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.ElicitationPropertySchemaOther")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6136,9 +6203,10 @@ func (v *EnumOption) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v EnumOption) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.EnumOption")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6434,9 +6502,10 @@ func (v *StringPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v StringPropertySchema) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.StringPropertySchema")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6655,9 +6724,10 @@ func (v *NumberPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v NumberPropertySchema) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.NumberPropertySchema")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6876,9 +6946,10 @@ func (v *IntegerPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v IntegerPropertySchema) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.IntegerPropertySchema")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7059,9 +7130,10 @@ func (v *BooleanPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v BooleanPropertySchema) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.BooleanPropertySchema")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7216,9 +7288,10 @@ func (v *MultiSelectItems) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v MultiSelectItems) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.MultiSelectItems")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7306,9 +7379,10 @@ func (v *MultiSelectItemsOther) appendFields(b []byte, comma bool) ([]byte, bool
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v MultiSelectItemsOther) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.MultiSelectItemsOther")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7424,9 +7498,10 @@ func (v *StringMultiSelectItems) appendFields(b []byte, comma bool) ([]byte, boo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v StringMultiSelectItems) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.StringMultiSelectItems")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7542,9 +7617,10 @@ func (v *TitledMultiSelectItems) appendFields(b []byte, comma bool) ([]byte, boo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.TitledMultiSelectItems")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7783,9 +7859,10 @@ func (v *MultiSelectPropertySchema) appendFields(b []byte, comma bool) ([]byte, 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.MultiSelectPropertySchema")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7941,9 +8018,10 @@ func (v *ElicitationFormModeVariant) appendFields(b []byte, comma bool) ([]byte,
 	return b, comma
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationFormMode) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.ElicitationFormMode")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8144,9 +8222,10 @@ func (v *ElicitationURLModeVariant) appendFields(b []byte, comma bool) ([]byte, 
 	return b, comma
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationURLMode) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.ElicitationURLMode")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8296,9 +8375,10 @@ func (v *AgentResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.AgentResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8406,9 +8486,10 @@ func (v *AgentResponseResult) appendFields(b []byte, comma bool) ([]byte, bool) 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentResponseResult) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.AgentResponseResult")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8517,9 +8598,10 @@ func (v *AgentResponseError) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentResponseError) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.AgentResponseError")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8714,9 +8796,10 @@ func (v *InitializeResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v InitializeResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.InitializeResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8963,9 +9046,10 @@ func (v *AgentCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.AgentCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9134,9 +9218,10 @@ func (v *PromptCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v PromptCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.PromptCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9281,9 +9366,10 @@ func (v *MCPCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.MCPCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9554,9 +9640,10 @@ func (v *SessionCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.SessionCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9653,9 +9740,10 @@ func (v *SessionListCapabilities) appendFields(b []byte, comma bool) ([]byte, bo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionListCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.SessionListCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9752,9 +9840,10 @@ func (v *SessionDeleteCapabilities) appendFields(b []byte, comma bool) ([]byte, 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.SessionDeleteCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9851,9 +9940,10 @@ func (v *SessionAdditionalDirectoriesCapabilities) appendFields(b []byte, comma 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.SessionAdditionalDirectoriesCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9950,9 +10040,10 @@ func (v *SessionResumeCapabilities) appendFields(b []byte, comma bool) ([]byte, 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionResumeCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.SessionResumeCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10049,9 +10140,10 @@ func (v *SessionCloseCapabilities) appendFields(b []byte, comma bool) ([]byte, b
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionCloseCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.SessionCloseCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10177,9 +10269,10 @@ func (v *AgentAuthCapabilities) appendFields(b []byte, comma bool) ([]byte, bool
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.AgentAuthCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10276,9 +10369,10 @@ func (v *LogoutCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v LogoutCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.LogoutCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10425,9 +10519,10 @@ func (v *AuthMethod) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthMethod) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.AuthMethod")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10655,9 +10750,10 @@ func (v *AuthMethodTerminal) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthMethodTerminal) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.AuthMethodTerminal")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10821,9 +10917,10 @@ func (v *AuthMethodAgent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthMethodAgent) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.AuthMethodAgent")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10986,9 +11083,10 @@ func (v *Implementation) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v Implementation) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.Implementation")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11085,9 +11183,10 @@ func (v *AuthenticateResponse) appendFields(b []byte, comma bool) ([]byte, bool)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthenticateResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.AuthenticateResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11184,9 +11283,10 @@ func (v *LogoutResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v LogoutResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.LogoutResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11360,9 +11460,10 @@ func (v *NewSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v NewSessionResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.NewSessionResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11507,9 +11608,10 @@ func (v *SessionModeState) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionModeState) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.SessionModeState")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11699,9 +11801,10 @@ func (v *SessionMode) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionMode) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.SessionMode")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11923,6 +12026,11 @@ func (v *SessionConfigOptionType) selectVariant(d *wire.Decoder) error {
 		v.Boolean = new(SessionConfigBoolean)
 		return nil
 	}
+	// Lenient decoding keeps a variant this version does not know.
+	if d.Lenient() {
+		v.Unknown = &wire.UnknownVariant{Tag: string(tag)}
+		return nil
+	}
 	return wire.AtKey(d.Errorf("unknown type %q of SessionConfigOptionType", tag), "type")
 }
 
@@ -11939,6 +12047,11 @@ func (v *SessionConfigOptionType) decodeField(d *wire.Decoder, key []byte, seen 
 			return true, d.Skip()
 		}
 		return v.Boolean.decodeField(d, key, seen)
+	case v.Unknown != nil:
+		if string(key) == "type" {
+			return true, d.Skip()
+		}
+		return false, nil
 	}
 	return false, nil
 }
@@ -11950,6 +12063,8 @@ func (v *SessionConfigOptionType) checkRequired(d *wire.Decoder, seen []uint64) 
 		return v.Select.checkRequired(d, seen)
 	case v.Boolean != nil:
 		return v.Boolean.checkRequired(d, seen)
+	case v.Unknown != nil:
+		return nil
 	}
 	return d.Errorf("no variant of SessionConfigOptionType selected")
 }
@@ -11971,13 +12086,16 @@ func (v *SessionConfigOptionType) appendFields(b []byte, comma bool) ([]byte, bo
 		b = append(b, "\"type\":\"boolean\""...)
 		comma = true
 		return v.Boolean.appendFields(b, comma)
+	case v.Unknown != nil:
+		return v.Unknown.AppendFields(b, "type", comma)
 	}
 	return b, comma
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionConfigOption) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.SessionConfigOption")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12117,9 +12235,10 @@ func (v *SessionConfigSelectOptions) AppendJSON(b []byte) []byte {
 	return append(b, "null"...)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionConfigSelectOptions) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.SessionConfigSelectOptions")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12283,9 +12402,10 @@ func (v *SessionConfigSelectOption) appendFields(b []byte, comma bool) ([]byte, 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionConfigSelectOption) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.SessionConfigSelectOption")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12449,9 +12569,10 @@ func (v *SessionConfigSelectGroup) appendFields(b []byte, comma bool) ([]byte, b
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionConfigSelectGroup) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.SessionConfigSelectGroup")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12586,9 +12707,10 @@ func (v *SessionConfigSelect) appendFields(b []byte, comma bool) ([]byte, bool) 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionConfigSelect) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.SessionConfigSelect")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12676,9 +12798,10 @@ func (v *SessionConfigBoolean) appendFields(b []byte, comma bool) ([]byte, bool)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionConfigBoolean) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.SessionConfigBoolean")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12832,9 +12955,10 @@ func (v *LoadSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v LoadSessionResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.LoadSessionResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12987,9 +13111,10 @@ func (v *ListSessionsResponse) appendFields(b []byte, comma bool) ([]byte, bool)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ListSessionsResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.ListSessionsResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13196,9 +13321,10 @@ func (v *SessionInfo) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionInfo) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.SessionInfo")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13295,9 +13421,10 @@ func (v *DeleteSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v DeleteSessionResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.DeleteSessionResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13451,9 +13578,10 @@ func (v *ResumeSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ResumeSessionResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.ResumeSessionResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13550,9 +13678,10 @@ func (v *CloseSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v CloseSessionResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.CloseSessionResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13649,9 +13778,10 @@ func (v *SetSessionModeResponse) appendFields(b []byte, comma bool) ([]byte, boo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionModeResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.SetSessionModeResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13776,9 +13906,10 @@ func (v *SetSessionConfigOptionResponse) appendFields(b []byte, comma bool) ([]b
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.SetSessionConfigOptionResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13895,9 +14026,10 @@ func (v *PromptResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v PromptResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.PromptResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14098,9 +14230,10 @@ func (v *Error) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v Error) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.Error")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14233,9 +14366,10 @@ func (v *AgentNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentNotification) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.AgentNotification")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14372,9 +14506,10 @@ func (v *SessionNotification) appendFields(b []byte, comma bool) ([]byte, bool) 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionNotification) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.SessionNotification")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14436,6 +14571,11 @@ func (v *SessionUpdate) selectVariant(d *wire.Decoder) error {
 		return nil
 	case "compaction_summary_chunk":
 		v.CompactionSummaryChunk = new(CompactionSummaryChunk)
+		return nil
+	}
+	// Lenient decoding keeps a variant this version does not know.
+	if d.Lenient() {
+		v.Unknown = &wire.UnknownVariant{Tag: string(tag)}
 		return nil
 	}
 	return wire.AtKey(d.Errorf("unknown sessionUpdate %q of SessionUpdate", tag), "sessionUpdate")
@@ -14514,6 +14654,11 @@ func (v *SessionUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) 
 			return true, d.Skip()
 		}
 		return v.CompactionSummaryChunk.decodeField(d, key, seen)
+	case v.Unknown != nil:
+		if string(key) == "sessionUpdate" {
+			return true, d.Skip()
+		}
+		return false, nil
 	}
 	return false, nil
 }
@@ -14549,6 +14694,8 @@ func (v *SessionUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
 		return v.CompactionUpdate.checkRequired(d, seen)
 	case v.CompactionSummaryChunk != nil:
 		return v.CompactionSummaryChunk.checkRequired(d, seen)
+	case v.Unknown != nil:
+		return nil
 	}
 	return d.Errorf("no variant of SessionUpdate selected")
 }
@@ -14654,6 +14801,8 @@ func (v *SessionUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 		b = append(b, "\"sessionUpdate\":\"compaction_summary_chunk\""...)
 		comma = true
 		return v.CompactionSummaryChunk.appendFields(b, comma)
+	case v.Unknown != nil:
+		return v.Unknown.AppendFields(b, "sessionUpdate", comma)
 	}
 	return b, comma
 }
@@ -14689,6 +14838,8 @@ func (v *SessionUpdate) unknownSink() *wire.Fields {
 		return &v.CompactionUpdate.Unknown
 	case v.CompactionSummaryChunk != nil:
 		return &v.CompactionSummaryChunk.Unknown
+	case v.Unknown != nil:
+		return &v.Unknown.Fields
 	}
 	return nil
 }
@@ -14740,9 +14891,10 @@ func (v *SessionUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionUpdate) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.SessionUpdate")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14914,9 +15066,10 @@ func (v *ContentChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ContentChunk) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.ContentChunk")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15234,9 +15387,10 @@ func (v *ToolCall) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ToolCall) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.ToolCall")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15392,9 +15546,10 @@ func (v *PlanEntry) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v PlanEntry) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.PlanEntry")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15589,9 +15744,10 @@ func (v *Plan) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v Plan) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.Plan")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15755,9 +15911,10 @@ func (v *AvailableCommand) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v AvailableCommand) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.AvailableCommand")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15854,9 +16011,10 @@ func (v *AvailableCommandInput) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v AvailableCommandInput) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.AvailableCommandInput")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15972,9 +16130,10 @@ func (v *UnstructuredCommandInput) appendFields(b []byte, comma bool) ([]byte, b
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v UnstructuredCommandInput) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.UnstructuredCommandInput")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -16099,9 +16258,10 @@ func (v *AvailableCommandsUpdate) appendFields(b []byte, comma bool) ([]byte, bo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v AvailableCommandsUpdate) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.AvailableCommandsUpdate")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -16218,9 +16378,10 @@ func (v *CurrentModeUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v CurrentModeUpdate) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.CurrentModeUpdate")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -16345,9 +16506,10 @@ func (v *ConfigOptionUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ConfigOptionUpdate) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.ConfigOptionUpdate")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -16500,9 +16662,10 @@ func (v *SessionInfoUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionInfoUpdate) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.SessionInfoUpdate")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -16637,9 +16800,10 @@ func (v *Cost) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v Cost) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.Cost")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -16803,9 +16967,10 @@ func (v *UsageUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v UsageUpdate) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.UsageUpdate")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -17004,9 +17169,10 @@ func (v *Notice) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v Notice) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.Notice")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -17262,9 +17428,10 @@ func (v *CompactionUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v CompactionUpdate) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.CompactionUpdate")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -17401,9 +17568,10 @@ func (v *CompactionSummaryChunk) appendFields(b []byte, comma bool) ([]byte, boo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v CompactionSummaryChunk) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.CompactionSummaryChunk")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -17520,9 +17688,10 @@ func (v *CompleteElicitationNotification) appendFields(b []byte, comma bool) ([]
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.CompleteElicitationNotification")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -17675,9 +17844,10 @@ func (v *ClientRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.ClientRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -17848,9 +18018,10 @@ func (v *InitializeRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v InitializeRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.InitializeRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -18079,9 +18250,10 @@ func (v *ClientCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.ClientCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -18226,9 +18398,10 @@ func (v *FileSystemCapabilities) appendFields(b []byte, comma bool) ([]byte, boo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v FileSystemCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.FileSystemCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -18412,9 +18585,10 @@ func (v *ClientSessionCapabilities) appendFields(b []byte, comma bool) ([]byte, 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientSessionCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.ClientSessionCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -18481,9 +18655,10 @@ func (v *CompactionCapabilities) appendFields(b []byte, comma bool) ([]byte, boo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v CompactionCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.CompactionCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -18609,9 +18784,10 @@ func (v *SessionConfigOptionsCapabilities) appendFields(b []byte, comma bool) ([
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionConfigOptionsCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.SessionConfigOptionsCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -18708,9 +18884,10 @@ func (v *BooleanConfigOptionCapabilities) appendFields(b []byte, comma bool) ([]
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v BooleanConfigOptionCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.BooleanConfigOptionCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -18777,9 +18954,10 @@ func (v *NoticeCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v NoticeCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.NoticeCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -18900,9 +19078,10 @@ func (v *AuthCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.AuthCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -19057,9 +19236,10 @@ func (v *ElicitationCapabilities) appendFields(b []byte, comma bool) ([]byte, bo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.ElicitationCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -19156,9 +19336,10 @@ func (v *ElicitationFormCapabilities) appendFields(b []byte, comma bool) ([]byte
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.ElicitationFormCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -19255,9 +19436,10 @@ func (v *ElicitationURLCapabilities) appendFields(b []byte, comma bool) ([]byte,
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.ElicitationURLCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -19374,9 +19556,10 @@ func (v *AuthenticateRequest) appendFields(b []byte, comma bool) ([]byte, bool) 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthenticateRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.AuthenticateRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -19473,9 +19656,10 @@ func (v *LogoutRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v LogoutRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.LogoutRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -19629,9 +19813,10 @@ func (v *NewSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v NewSessionRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.NewSessionRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -19797,9 +19982,10 @@ func (v *MCPServer) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPServer) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.MCPServer")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -19934,9 +20120,10 @@ func (v *HTTPHeader) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v HTTPHeader) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.HTTPHeader")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -20094,9 +20281,10 @@ func (v *MCPServerHTTP) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPServerHTTP) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.MCPServerHTTP")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -20254,9 +20442,10 @@ func (v *MCPServerSSE) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPServerSSE) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.MCPServerSSE")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -20437,9 +20626,10 @@ func (v *MCPServerStdio) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPServerStdio) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.MCPServerStdio")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -20613,9 +20803,10 @@ func (v *LoadSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v LoadSessionRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.LoadSessionRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -20765,9 +20956,10 @@ func (v *ListSessionsRequest) appendFields(b []byte, comma bool) ([]byte, bool) 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ListSessionsRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.ListSessionsRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -20884,9 +21076,10 @@ func (v *DeleteSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v DeleteSessionRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.DeleteSessionRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -21056,9 +21249,10 @@ func (v *ResumeSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ResumeSessionRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.ResumeSessionRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -21175,9 +21369,10 @@ func (v *CloseSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v CloseSessionRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.CloseSessionRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -21314,9 +21509,10 @@ func (v *SetSessionModeRequest) appendFields(b []byte, comma bool) ([]byte, bool
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionModeRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.SetSessionModeRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -21543,9 +21739,10 @@ func (v *SetSessionConfigOptionRequestType) appendFields(b []byte, comma bool) (
 	return b, comma
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.SetSessionConfigOptionRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -21633,9 +21830,10 @@ func (v *SetSessionConfigOptionRequestTypeBoolean) appendFields(b []byte, comma 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionRequestTypeBoolean) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.SetSessionConfigOptionRequestTypeBoolean")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -21724,9 +21922,10 @@ func (v *SetSessionConfigOptionRequestTypeValueID) appendFields(b []byte, comma 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionRequestTypeValueID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.SetSessionConfigOptionRequestTypeValueID")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -21877,9 +22076,10 @@ func (v *PromptRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v PromptRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.PromptRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -22003,9 +22203,10 @@ func (v *ClientResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.ClientResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -22113,9 +22314,10 @@ func (v *ClientResponseResult) appendFields(b []byte, comma bool) ([]byte, bool)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientResponseResult) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.ClientResponseResult")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -22224,9 +22426,10 @@ func (v *ClientResponseError) appendFields(b []byte, comma bool) ([]byte, bool) 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientResponseError) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.ClientResponseError")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -22323,9 +22526,10 @@ func (v *WriteTextFileResponse) appendFields(b []byte, comma bool) ([]byte, bool
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v WriteTextFileResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.WriteTextFileResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -22441,9 +22645,10 @@ func (v *ReadTextFileResponse) appendFields(b []byte, comma bool) ([]byte, bool)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ReadTextFileResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.ReadTextFileResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -22560,9 +22765,10 @@ func (v *RequestPermissionResponse) appendFields(b []byte, comma bool) ([]byte, 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v RequestPermissionResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.RequestPermissionResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -22590,6 +22796,11 @@ func (v *RequestPermissionOutcome) selectVariant(d *wire.Decoder) error {
 		v.Selected = new(SelectedPermissionOutcome)
 		return nil
 	}
+	// Lenient decoding keeps a variant this version does not know.
+	if d.Lenient() {
+		v.Unknown = &wire.UnknownVariant{Tag: string(tag)}
+		return nil
+	}
 	return wire.AtKey(d.Errorf("unknown outcome %q of RequestPermissionOutcome", tag), "outcome")
 }
 
@@ -22606,6 +22817,11 @@ func (v *RequestPermissionOutcome) decodeField(d *wire.Decoder, key []byte, seen
 			return true, d.Skip()
 		}
 		return v.Selected.decodeField(d, key, seen)
+	case v.Unknown != nil:
+		if string(key) == "outcome" {
+			return true, d.Skip()
+		}
+		return false, nil
 	}
 	return false, nil
 }
@@ -22617,6 +22833,8 @@ func (v *RequestPermissionOutcome) checkRequired(d *wire.Decoder, seen []uint64)
 		return v.Cancelled.checkRequired(d, seen)
 	case v.Selected != nil:
 		return v.Selected.checkRequired(d, seen)
+	case v.Unknown != nil:
+		return nil
 	}
 	return d.Errorf("no variant of RequestPermissionOutcome selected")
 }
@@ -22638,6 +22856,8 @@ func (v *RequestPermissionOutcome) appendFields(b []byte, comma bool) ([]byte, b
 		b = append(b, "\"outcome\":\"selected\""...)
 		comma = true
 		return v.Selected.appendFields(b, comma)
+	case v.Unknown != nil:
+		return v.Unknown.AppendFields(b, "outcome", comma)
 	}
 	return b, comma
 }
@@ -22649,6 +22869,8 @@ func (v *RequestPermissionOutcome) unknownSink() *wire.Fields {
 		return &v.Cancelled.Unknown
 	case v.Selected != nil:
 		return &v.Selected.Unknown
+	case v.Unknown != nil:
+		return &v.Unknown.Fields
 	}
 	return nil
 }
@@ -22700,9 +22922,10 @@ func (v *RequestPermissionOutcome) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v RequestPermissionOutcome) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.RequestPermissionOutcome")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -22769,9 +22992,10 @@ func (v *RequestPermissionOutcomeCancelled) appendFields(b []byte, comma bool) (
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v RequestPermissionOutcomeCancelled) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.RequestPermissionOutcomeCancelled")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -22888,9 +23112,10 @@ func (v *SelectedPermissionOutcome) appendFields(b []byte, comma bool) ([]byte, 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.SelectedPermissionOutcome")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -23007,9 +23232,10 @@ func (v *CreateTerminalResponse) appendFields(b []byte, comma bool) ([]byte, boo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateTerminalResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.CreateTerminalResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -23173,9 +23399,10 @@ func (v *TerminalOutputResponse) appendFields(b []byte, comma bool) ([]byte, boo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalOutputResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.TerminalOutputResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -23328,9 +23555,10 @@ func (v *TerminalExitStatus) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalExitStatus) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.TerminalExitStatus")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -23427,9 +23655,10 @@ func (v *ReleaseTerminalResponse) appendFields(b []byte, comma bool) ([]byte, bo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ReleaseTerminalResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.ReleaseTerminalResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -23582,9 +23811,10 @@ func (v *WaitForTerminalExitResponse) appendFields(b []byte, comma bool) ([]byte
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v WaitForTerminalExitResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.WaitForTerminalExitResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -23681,9 +23911,10 @@ func (v *KillTerminalResponse) appendFields(b []byte, comma bool) ([]byte, bool)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v KillTerminalResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.KillTerminalResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -23886,9 +24117,10 @@ func (v *CreateElicitationResponseAction) appendFields(b []byte, comma bool) ([]
 	return b, comma
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.CreateElicitationResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -23955,9 +24187,10 @@ func (v *CreateElicitationResponseActionDecline) appendFields(b []byte, comma bo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationResponseActionDecline) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.CreateElicitationResponseActionDecline")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -24024,9 +24257,10 @@ func (v *CreateElicitationResponseActionCancel) appendFields(b []byte, comma boo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationResponseActionCancel) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.CreateElicitationResponseActionCancel")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -24114,9 +24348,10 @@ func (v *CreateElicitationResponseActionOther) appendFields(b []byte, comma bool
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationResponseActionOther) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.CreateElicitationResponseActionOther")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -24203,9 +24438,10 @@ func (v *ElicitationContentValue) AppendJSON(b []byte) []byte {
 	return append(b, "null"...)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationContentValue) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.ElicitationContentValue")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -24293,9 +24529,10 @@ func (v *ElicitationAcceptAction) appendFields(b []byte, comma bool) ([]byte, bo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.ElicitationAcceptAction")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -24402,9 +24639,10 @@ func (v *ClientNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientNotification) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.ClientNotification")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -24521,9 +24759,10 @@ func (v *CancelNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelNotification) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.CancelNotification")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -24640,9 +24879,10 @@ func (v *CancelRequestNotification) appendFields(b []byte, comma bool) ([]byte, 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelRequestNotification) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.CancelRequestNotification")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -24739,9 +24979,10 @@ func (v *SessionRuntimeContextCapabilities) appendFields(b []byte, comma bool) (
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionRuntimeContextCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.SessionRuntimeContextCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -24844,14 +25085,29 @@ func (v *RuntimeContextItem) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v RuntimeContextItem) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "acp.RuntimeContextItem")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RuntimeContextItem) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
+}
+
+// marshal encodes x for encoding/json after checking that every union in it has exactly
+// one variant set: AppendJSON would write an empty object or only the first variant.
+func marshal(x interface {
+	wire.Appender
+	validate(*wire.Validator)
+}, typ string) ([]byte, error) {
+	var v wire.Validator
+	x.validate(&v)
+	if err := v.EncodeErr(typ); err != nil {
+		return nil, err
+	}
+	return x.AppendJSON(nil), nil
 }
 
 // decodeMapRaw decodes an object used as a map.

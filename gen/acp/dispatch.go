@@ -65,22 +65,44 @@ func invalidParams(err error) error {
 }
 
 // outbound checks a message this side is about to send: valid, and within what the peer advertised.
+// A failure is this side's bug: a *wire.LocalError, which a handler returning it answers -32603.
 func outbound(n *Negotiated, method string, v interface {
 	Validate() error
 }) error {
 	if err := v.Validate(); err != nil {
-		return err
+		return &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "params",
+		}
+	}
+	if n == nil {
+		return nil
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
-		return &wire.GateError{Violations: []wire.GateViolation{{
-			Capability: need,
-			Method:     method,
-		}}}
+		return &wire.LocalError{
+			Err: &wire.GateError{Violations: []wire.GateViolation{{
+				Capability: need,
+				Method:     method,
+			}}},
+			Method: method,
+			What:   "params",
+		}
 	}
 	if vs := n.CheckParams(method, v); len(vs) > 0 {
-		return &wire.GateError{Violations: vs}
+		return &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "params",
+		}
 	}
 	return nil
+}
+
+// refused logs a message this side refused to send (see outbound) and returns the error.
+func refused(log *slog.Logger, err error) error {
+	log.Warn("message not sent: it fails this side's own checks", "error", err)
+	return err
 }
 
 // errNotInitialized answers a request that arrives before initialize.
@@ -198,10 +220,13 @@ type AgentConn struct {
 	conn   *jsonrpc.Conn
 	mode   wire.Mode
 	onDrop func(string, error)
-	mu     sync.Mutex
-	neg    Negotiated
-	ready  bool
-	turns  map[SessionID]map[*turn]struct{}
+	log    *slog.Logger
+	// herr is CheckAgentHandler's verdict, returned by Run.
+	herr  error
+	mu    sync.Mutex
+	neg   Negotiated
+	ready bool
+	turns map[SessionID]map[*turn]struct{}
 }
 
 // NewAgentConn connects h to a peer over r (its output) and w (its input), e.g. os.Stdin and os.Stdout.
@@ -216,12 +241,14 @@ func NewAgentConn(h AgentHandler, r io.Reader, w io.Writer, o ConnOptions) *Agen
 	if o.Strict {
 		c.mode = wire.Strict
 	}
+	c.herr = CheckAgentHandler(h)
 	c.turns = map[SessionID]map[*turn]struct{}{}
+	c.log = o.RPC.Logger
+	if c.log == nil {
+		c.log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
 	if c.onDrop == nil {
-		log := o.RPC.Logger
-		if log == nil {
-			log = slog.New(slog.NewTextHandler(os.Stderr, nil))
-		}
+		log := c.log
 		c.onDrop = func(method string, err error) {
 			log.Warn("dropped inbound notification", "method", method, "error", err)
 		}
@@ -231,7 +258,12 @@ func NewAgentConn(h AgentHandler, r io.Reader, w io.Writer, o ConnOptions) *Agen
 }
 
 // Run serves the connection until EOF, Close or ctx ends; it returns nil on EOF.
+// When the handler has a method that looks meant for AgentHandler but is not in it (see
+// CheckAgentHandler), Run returns that error at once and serves nothing.
 func (c *AgentConn) Run(ctx context.Context) error {
+	if c.herr != nil {
+		return c.herr
+	}
 	return c.conn.Run(ctx)
 }
 
@@ -271,7 +303,7 @@ func (c *AgentConn) FsWriteTextFile(ctx context.Context, params *WriteTextFileRe
 		return nil, errors.New("fs/write_text_file: initialize first")
 	}
 	if err := outbound(n, MethodFsWriteTextFile, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodFsWriteTextFile, params.AppendJSON(nil))
 	if err != nil {
@@ -281,7 +313,9 @@ func (c *AgentConn) FsWriteTextFile(ctx context.Context, params *WriteTextFileRe
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("fs/write_text_file: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("fs/write_text_file: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodFsWriteTextFile, res); len(vs) > 0 {
@@ -298,7 +332,7 @@ func (c *AgentConn) FsReadTextFile(ctx context.Context, params *ReadTextFileRequ
 		return nil, errors.New("fs/read_text_file: initialize first")
 	}
 	if err := outbound(n, MethodFsReadTextFile, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodFsReadTextFile, params.AppendJSON(nil))
 	if err != nil {
@@ -308,7 +342,9 @@ func (c *AgentConn) FsReadTextFile(ctx context.Context, params *ReadTextFileRequ
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("fs/read_text_file: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("fs/read_text_file: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodFsReadTextFile, res); len(vs) > 0 {
@@ -325,7 +361,7 @@ func (c *AgentConn) SessionRequestPermission(ctx context.Context, params *Reques
 		return nil, errors.New("session/request_permission: initialize first")
 	}
 	if err := outbound(n, MethodSessionRequestPermission, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodSessionRequestPermission, params.AppendJSON(nil))
 	if err != nil {
@@ -335,7 +371,9 @@ func (c *AgentConn) SessionRequestPermission(ctx context.Context, params *Reques
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("session/request_permission: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("session/request_permission: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodSessionRequestPermission, res); len(vs) > 0 {
@@ -352,7 +390,7 @@ func (c *AgentConn) TerminalCreate(ctx context.Context, params *CreateTerminalRe
 		return nil, errors.New("terminal/create: initialize first")
 	}
 	if err := outbound(n, MethodTerminalCreate, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodTerminalCreate, params.AppendJSON(nil))
 	if err != nil {
@@ -362,7 +400,9 @@ func (c *AgentConn) TerminalCreate(ctx context.Context, params *CreateTerminalRe
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("terminal/create: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("terminal/create: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodTerminalCreate, res); len(vs) > 0 {
@@ -379,7 +419,7 @@ func (c *AgentConn) TerminalOutput(ctx context.Context, params *TerminalOutputRe
 		return nil, errors.New("terminal/output: initialize first")
 	}
 	if err := outbound(n, MethodTerminalOutput, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodTerminalOutput, params.AppendJSON(nil))
 	if err != nil {
@@ -389,7 +429,9 @@ func (c *AgentConn) TerminalOutput(ctx context.Context, params *TerminalOutputRe
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("terminal/output: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("terminal/output: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodTerminalOutput, res); len(vs) > 0 {
@@ -406,7 +448,7 @@ func (c *AgentConn) TerminalRelease(ctx context.Context, params *ReleaseTerminal
 		return nil, errors.New("terminal/release: initialize first")
 	}
 	if err := outbound(n, MethodTerminalRelease, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodTerminalRelease, params.AppendJSON(nil))
 	if err != nil {
@@ -416,7 +458,9 @@ func (c *AgentConn) TerminalRelease(ctx context.Context, params *ReleaseTerminal
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("terminal/release: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("terminal/release: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodTerminalRelease, res); len(vs) > 0 {
@@ -433,7 +477,7 @@ func (c *AgentConn) TerminalWaitForExit(ctx context.Context, params *WaitForTerm
 		return nil, errors.New("terminal/wait_for_exit: initialize first")
 	}
 	if err := outbound(n, MethodTerminalWaitForExit, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodTerminalWaitForExit, params.AppendJSON(nil))
 	if err != nil {
@@ -443,7 +487,9 @@ func (c *AgentConn) TerminalWaitForExit(ctx context.Context, params *WaitForTerm
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("terminal/wait_for_exit: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("terminal/wait_for_exit: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodTerminalWaitForExit, res); len(vs) > 0 {
@@ -460,7 +506,7 @@ func (c *AgentConn) TerminalKill(ctx context.Context, params *KillTerminalReques
 		return nil, errors.New("terminal/kill: initialize first")
 	}
 	if err := outbound(n, MethodTerminalKill, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodTerminalKill, params.AppendJSON(nil))
 	if err != nil {
@@ -470,7 +516,9 @@ func (c *AgentConn) TerminalKill(ctx context.Context, params *KillTerminalReques
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("terminal/kill: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("terminal/kill: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodTerminalKill, res); len(vs) > 0 {
@@ -487,7 +535,7 @@ func (c *AgentConn) ElicitationCreate(ctx context.Context, params *CreateElicita
 		return nil, errors.New("elicitation/create: initialize first")
 	}
 	if err := outbound(n, MethodElicitationCreate, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodElicitationCreate, params.AppendJSON(nil))
 	if err != nil {
@@ -497,7 +545,9 @@ func (c *AgentConn) ElicitationCreate(ctx context.Context, params *CreateElicita
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("elicitation/create: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("elicitation/create: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodElicitationCreate, res); len(vs) > 0 {
@@ -514,7 +564,7 @@ func (c *AgentConn) SessionUpdate(ctx context.Context, params *SessionNotificati
 		return errors.New("session/update: initialize first")
 	}
 	if err := outbound(n, MethodSessionUpdate, params); err != nil {
-		return err
+		return refused(c.log, err)
 	}
 	return c.conn.Notify(ctx, MethodSessionUpdate, params.AppendJSON(nil))
 }
@@ -527,7 +577,7 @@ func (c *AgentConn) ElicitationComplete(ctx context.Context, params *CompleteEli
 		return errors.New("elicitation/complete: initialize first")
 	}
 	if err := outbound(n, MethodElicitationComplete, params); err != nil {
-		return err
+		return refused(c.log, err)
 	}
 	return c.conn.Notify(ctx, MethodElicitationComplete, params.AppendJSON(nil))
 }
@@ -542,7 +592,9 @@ func (c *AgentConn) serveInitialize(ctx context.Context, n *Negotiated, method s
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	res, err := c.h.Initialize(ctx, &p)
@@ -557,7 +609,11 @@ func (c *AgentConn) serveInitialize(ctx context.Context, n *Negotiated, method s
 		res.ProtocolVersion = CurrentProtocolVersion
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	n = &Negotiated{
 		Request:  &p,
@@ -567,7 +623,11 @@ func (c *AgentConn) serveInitialize(ctx context.Context, n *Negotiated, method s
 	c.neg, c.ready = *n, true
 	c.mu.Unlock()
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -576,7 +636,9 @@ func (c *AgentConn) serveAuthenticate(ctx context.Context, n *Negotiated, method
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -596,10 +658,18 @@ func (c *AgentConn) serveAuthenticate(ctx context.Context, n *Negotiated, method
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -608,7 +678,9 @@ func (c *AgentConn) serveLogout(ctx context.Context, n *Negotiated, method strin
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -628,10 +700,18 @@ func (c *AgentConn) serveLogout(ctx context.Context, n *Negotiated, method strin
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -640,7 +720,9 @@ func (c *AgentConn) serveSessionNew(ctx context.Context, n *Negotiated, method s
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -660,10 +742,18 @@ func (c *AgentConn) serveSessionNew(ctx context.Context, n *Negotiated, method s
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -672,7 +762,9 @@ func (c *AgentConn) serveSessionLoad(ctx context.Context, n *Negotiated, method 
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -692,10 +784,18 @@ func (c *AgentConn) serveSessionLoad(ctx context.Context, n *Negotiated, method 
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -704,7 +804,9 @@ func (c *AgentConn) serveSessionList(ctx context.Context, n *Negotiated, method 
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -724,10 +826,18 @@ func (c *AgentConn) serveSessionList(ctx context.Context, n *Negotiated, method 
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -736,7 +846,9 @@ func (c *AgentConn) serveSessionDelete(ctx context.Context, n *Negotiated, metho
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -756,10 +868,18 @@ func (c *AgentConn) serveSessionDelete(ctx context.Context, n *Negotiated, metho
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -768,7 +888,9 @@ func (c *AgentConn) serveSessionResume(ctx context.Context, n *Negotiated, metho
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -788,10 +910,18 @@ func (c *AgentConn) serveSessionResume(ctx context.Context, n *Negotiated, metho
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -800,7 +930,9 @@ func (c *AgentConn) serveSessionClose(ctx context.Context, n *Negotiated, method
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -820,10 +952,18 @@ func (c *AgentConn) serveSessionClose(ctx context.Context, n *Negotiated, method
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -832,7 +972,9 @@ func (c *AgentConn) serveSessionSetMode(ctx context.Context, n *Negotiated, meth
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -852,10 +994,18 @@ func (c *AgentConn) serveSessionSetMode(ctx context.Context, n *Negotiated, meth
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -864,7 +1014,9 @@ func (c *AgentConn) serveSessionSetConfigOption(ctx context.Context, n *Negotiat
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -884,10 +1036,18 @@ func (c *AgentConn) serveSessionSetConfigOption(ctx context.Context, n *Negotiat
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -896,7 +1056,9 @@ func (c *AgentConn) serveSessionPrompt(ctx context.Context, n *Negotiated, metho
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -922,10 +1084,18 @@ func (c *AgentConn) serveSessionPrompt(ctx context.Context, n *Negotiated, metho
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -935,7 +1105,9 @@ func (c *AgentConn) serveSessionCancel(ctx context.Context, n *Negotiated, metho
 		c.onDrop(method, err)
 		return
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		c.onDrop(method, err)
 		return
 	}
@@ -1148,9 +1320,12 @@ type ClientConn struct {
 	conn   *jsonrpc.Conn
 	mode   wire.Mode
 	onDrop func(string, error)
-	mu     sync.Mutex
-	neg    Negotiated
-	ready  bool
+	log    *slog.Logger
+	// herr is CheckClientHandler's verdict, returned by Run.
+	herr  error
+	mu    sync.Mutex
+	neg   Negotiated
+	ready bool
 }
 
 // NewClientConn connects h to a peer over r (its output) and w (its input), e.g. os.Stdin and os.Stdout.
@@ -1165,11 +1340,13 @@ func NewClientConn(h ClientHandler, r io.Reader, w io.Writer, o ConnOptions) *Cl
 	if o.Strict {
 		c.mode = wire.Strict
 	}
+	c.herr = CheckClientHandler(h)
+	c.log = o.RPC.Logger
+	if c.log == nil {
+		c.log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
 	if c.onDrop == nil {
-		log := o.RPC.Logger
-		if log == nil {
-			log = slog.New(slog.NewTextHandler(os.Stderr, nil))
-		}
+		log := c.log
 		c.onDrop = func(method string, err error) {
 			log.Warn("dropped inbound notification", "method", method, "error", err)
 		}
@@ -1179,7 +1356,12 @@ func NewClientConn(h ClientHandler, r io.Reader, w io.Writer, o ConnOptions) *Cl
 }
 
 // Run serves the connection until EOF, Close or ctx ends; it returns nil on EOF.
+// When the handler has a method that looks meant for ClientHandler but is not in it (see
+// CheckClientHandler), Run returns that error at once and serves nothing.
 func (c *ClientConn) Run(ctx context.Context) error {
+	if c.herr != nil {
+		return c.herr
+	}
 	return c.conn.Run(ctx)
 }
 
@@ -1219,8 +1401,8 @@ func (c *ClientConn) Initialize(ctx context.Context, params *InitializeRequest) 
 	if params.ProtocolVersion == 0 {
 		params.ProtocolVersion = CurrentProtocolVersion
 	}
-	if err := params.Validate(); err != nil {
-		return nil, err
+	if err := outbound(nil, MethodInitialize, params); err != nil {
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodInitialize, params.AppendJSON(nil))
 	if err != nil {
@@ -1230,7 +1412,9 @@ func (c *ClientConn) Initialize(ctx context.Context, params *InitializeRequest) 
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("initialize: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("initialize: invalid result: %w", err)
 	}
 	if res.ProtocolVersion != CurrentProtocolVersion {
@@ -1253,7 +1437,7 @@ func (c *ClientConn) Authenticate(ctx context.Context, params *AuthenticateReque
 		return nil, errors.New("authenticate: initialize first")
 	}
 	if err := outbound(n, MethodAuthenticate, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodAuthenticate, params.AppendJSON(nil))
 	if err != nil {
@@ -1263,7 +1447,9 @@ func (c *ClientConn) Authenticate(ctx context.Context, params *AuthenticateReque
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("authenticate: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("authenticate: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodAuthenticate, res); len(vs) > 0 {
@@ -1280,7 +1466,7 @@ func (c *ClientConn) Logout(ctx context.Context, params *LogoutRequest) (*Logout
 		return nil, errors.New("logout: initialize first")
 	}
 	if err := outbound(n, MethodLogout, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodLogout, params.AppendJSON(nil))
 	if err != nil {
@@ -1290,7 +1476,9 @@ func (c *ClientConn) Logout(ctx context.Context, params *LogoutRequest) (*Logout
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("logout: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("logout: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodLogout, res); len(vs) > 0 {
@@ -1307,7 +1495,7 @@ func (c *ClientConn) SessionNew(ctx context.Context, params *NewSessionRequest) 
 		return nil, errors.New("session/new: initialize first")
 	}
 	if err := outbound(n, MethodSessionNew, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodSessionNew, params.AppendJSON(nil))
 	if err != nil {
@@ -1317,7 +1505,9 @@ func (c *ClientConn) SessionNew(ctx context.Context, params *NewSessionRequest) 
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("session/new: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("session/new: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodSessionNew, res); len(vs) > 0 {
@@ -1334,7 +1524,7 @@ func (c *ClientConn) SessionLoad(ctx context.Context, params *LoadSessionRequest
 		return nil, errors.New("session/load: initialize first")
 	}
 	if err := outbound(n, MethodSessionLoad, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodSessionLoad, params.AppendJSON(nil))
 	if err != nil {
@@ -1344,7 +1534,9 @@ func (c *ClientConn) SessionLoad(ctx context.Context, params *LoadSessionRequest
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("session/load: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("session/load: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodSessionLoad, res); len(vs) > 0 {
@@ -1361,7 +1553,7 @@ func (c *ClientConn) SessionList(ctx context.Context, params *ListSessionsReques
 		return nil, errors.New("session/list: initialize first")
 	}
 	if err := outbound(n, MethodSessionList, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodSessionList, params.AppendJSON(nil))
 	if err != nil {
@@ -1371,7 +1563,9 @@ func (c *ClientConn) SessionList(ctx context.Context, params *ListSessionsReques
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("session/list: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("session/list: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodSessionList, res); len(vs) > 0 {
@@ -1388,7 +1582,7 @@ func (c *ClientConn) SessionDelete(ctx context.Context, params *DeleteSessionReq
 		return nil, errors.New("session/delete: initialize first")
 	}
 	if err := outbound(n, MethodSessionDelete, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodSessionDelete, params.AppendJSON(nil))
 	if err != nil {
@@ -1398,7 +1592,9 @@ func (c *ClientConn) SessionDelete(ctx context.Context, params *DeleteSessionReq
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("session/delete: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("session/delete: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodSessionDelete, res); len(vs) > 0 {
@@ -1415,7 +1611,7 @@ func (c *ClientConn) SessionResume(ctx context.Context, params *ResumeSessionReq
 		return nil, errors.New("session/resume: initialize first")
 	}
 	if err := outbound(n, MethodSessionResume, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodSessionResume, params.AppendJSON(nil))
 	if err != nil {
@@ -1425,7 +1621,9 @@ func (c *ClientConn) SessionResume(ctx context.Context, params *ResumeSessionReq
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("session/resume: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("session/resume: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodSessionResume, res); len(vs) > 0 {
@@ -1442,7 +1640,7 @@ func (c *ClientConn) SessionClose(ctx context.Context, params *CloseSessionReque
 		return nil, errors.New("session/close: initialize first")
 	}
 	if err := outbound(n, MethodSessionClose, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodSessionClose, params.AppendJSON(nil))
 	if err != nil {
@@ -1452,7 +1650,9 @@ func (c *ClientConn) SessionClose(ctx context.Context, params *CloseSessionReque
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("session/close: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("session/close: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodSessionClose, res); len(vs) > 0 {
@@ -1469,7 +1669,7 @@ func (c *ClientConn) SessionSetMode(ctx context.Context, params *SetSessionModeR
 		return nil, errors.New("session/set_mode: initialize first")
 	}
 	if err := outbound(n, MethodSessionSetMode, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodSessionSetMode, params.AppendJSON(nil))
 	if err != nil {
@@ -1479,7 +1679,9 @@ func (c *ClientConn) SessionSetMode(ctx context.Context, params *SetSessionModeR
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("session/set_mode: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("session/set_mode: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodSessionSetMode, res); len(vs) > 0 {
@@ -1496,7 +1698,7 @@ func (c *ClientConn) SessionSetConfigOption(ctx context.Context, params *SetSess
 		return nil, errors.New("session/set_config_option: initialize first")
 	}
 	if err := outbound(n, MethodSessionSetConfigOption, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodSessionSetConfigOption, params.AppendJSON(nil))
 	if err != nil {
@@ -1506,7 +1708,9 @@ func (c *ClientConn) SessionSetConfigOption(ctx context.Context, params *SetSess
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("session/set_config_option: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("session/set_config_option: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodSessionSetConfigOption, res); len(vs) > 0 {
@@ -1525,7 +1729,7 @@ func (c *ClientConn) SessionPrompt(ctx context.Context, params *PromptRequest) (
 		return nil, errors.New("session/prompt: initialize first")
 	}
 	if err := outbound(n, MethodSessionPrompt, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	// An ended context sends nothing: there is no turn to cancel.
 	if err := ctx.Err(); err != nil {
@@ -1546,7 +1750,9 @@ func (c *ClientConn) SessionPrompt(ctx context.Context, params *PromptRequest) (
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("session/prompt: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("session/prompt: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodSessionPrompt, res); len(vs) > 0 {
@@ -1563,7 +1769,7 @@ func (c *ClientConn) SessionCancel(ctx context.Context, params *CancelNotificati
 		return errors.New("session/cancel: initialize first")
 	}
 	if err := outbound(n, MethodSessionCancel, params); err != nil {
-		return err
+		return refused(c.log, err)
 	}
 	return c.conn.Notify(ctx, MethodSessionCancel, params.AppendJSON(nil))
 }
@@ -1578,7 +1784,9 @@ func (c *ClientConn) serveFsWriteTextFile(ctx context.Context, n *Negotiated, me
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -1598,10 +1806,18 @@ func (c *ClientConn) serveFsWriteTextFile(ctx context.Context, n *Negotiated, me
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -1610,7 +1826,9 @@ func (c *ClientConn) serveFsReadTextFile(ctx context.Context, n *Negotiated, met
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -1630,10 +1848,18 @@ func (c *ClientConn) serveFsReadTextFile(ctx context.Context, n *Negotiated, met
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -1642,7 +1868,9 @@ func (c *ClientConn) serveSessionRequestPermission(ctx context.Context, n *Negot
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -1662,10 +1890,18 @@ func (c *ClientConn) serveSessionRequestPermission(ctx context.Context, n *Negot
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -1674,7 +1910,9 @@ func (c *ClientConn) serveTerminalCreate(ctx context.Context, n *Negotiated, met
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -1694,10 +1932,18 @@ func (c *ClientConn) serveTerminalCreate(ctx context.Context, n *Negotiated, met
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -1706,7 +1952,9 @@ func (c *ClientConn) serveTerminalOutput(ctx context.Context, n *Negotiated, met
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -1726,10 +1974,18 @@ func (c *ClientConn) serveTerminalOutput(ctx context.Context, n *Negotiated, met
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -1738,7 +1994,9 @@ func (c *ClientConn) serveTerminalRelease(ctx context.Context, n *Negotiated, me
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -1758,10 +2016,18 @@ func (c *ClientConn) serveTerminalRelease(ctx context.Context, n *Negotiated, me
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -1770,7 +2036,9 @@ func (c *ClientConn) serveTerminalWaitForExit(ctx context.Context, n *Negotiated
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -1790,10 +2058,18 @@ func (c *ClientConn) serveTerminalWaitForExit(ctx context.Context, n *Negotiated
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -1802,7 +2078,9 @@ func (c *ClientConn) serveTerminalKill(ctx context.Context, n *Negotiated, metho
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -1822,10 +2100,18 @@ func (c *ClientConn) serveTerminalKill(ctx context.Context, n *Negotiated, metho
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -1834,7 +2120,9 @@ func (c *ClientConn) serveElicitationCreate(ctx context.Context, n *Negotiated, 
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -1854,10 +2142,18 @@ func (c *ClientConn) serveElicitationCreate(ctx context.Context, n *Negotiated, 
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -1867,7 +2163,9 @@ func (c *ClientConn) serveSessionUpdate(ctx context.Context, n *Negotiated, meth
 		c.onDrop(method, err)
 		return
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		c.onDrop(method, err)
 		return
 	}
@@ -1883,7 +2181,9 @@ func (c *ClientConn) serveElicitationComplete(ctx context.Context, n *Negotiated
 		c.onDrop(method, err)
 		return
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		c.onDrop(method, err)
 		return
 	}

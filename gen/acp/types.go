@@ -17,11 +17,9 @@ type AgentRequest struct {
 	Unknown wire.Fields `json:"-"`
 }
 
-/*
-RequestID is a union told apart by JSON type. Schema: $defs/RequestId.
-
-Exactly one variant field is set.
-*/
+// RequestID is a union told apart by JSON type. Schema: $defs/RequestId.
+//
+// Exactly one variant field is set.
 type RequestID struct {
 	// Null is the JSON null variant.
 	Null bool `json:"-"`
@@ -44,6 +42,44 @@ func NewRequestIDNumber(v int64) RequestID {
 // NewRequestIDStr returns a RequestID holding the Str variant.
 func NewRequestIDStr(v string) RequestID {
 	return RequestID{Str: &v}
+}
+
+// RequestIDKind says which variant a RequestID holds; the zero value means none.
+type RequestIDKind int
+
+const (
+	// RequestIDKindNull is the Null variant.
+	RequestIDKindNull RequestIDKind = iota + 1
+	// RequestIDKindNumber is the Number variant.
+	RequestIDKindNumber
+	// RequestIDKindStr is the Str variant.
+	RequestIDKindStr
+)
+
+// String returns the variant's field name, or "" for the zero value.
+func (k RequestIDKind) String() string {
+	switch k {
+	case RequestIDKindNull:
+		return "Null"
+	case RequestIDKindNumber:
+		return "Number"
+	case RequestIDKindStr:
+		return "Str"
+	}
+	return ""
+}
+
+// Kind reports the variant v holds; 0 when none is set. With several set (which Validate reports) it is the first.
+func (v RequestID) Kind() RequestIDKind {
+	switch {
+	case v.Null:
+		return RequestIDKindNull
+	case v.Number != nil:
+		return RequestIDKindNumber
+	case v.Str != nil:
+		return RequestIDKindStr
+	}
+	return 0
 }
 
 // WriteTextFileRequest is an object. It is the params of fs/write_text_file, a request handled by the client side. Schema: $defs/WriteTextFileRequest.
@@ -128,11 +164,9 @@ type ToolKind string
 // ToolCallStatus is a closed enumeration of string values. Schema: $defs/ToolCallStatus. See https://agentclientprotocol.com/protocol/v1/tool-calls#status.
 type ToolCallStatus string
 
-/*
-ToolCallContent is a union of objects tagged by "type". Schema: $defs/ToolCallContent. See https://agentclientprotocol.com/protocol/v1/tool-calls#content.
-
-Exactly one variant field is set.
-*/
+// ToolCallContent is a union of objects tagged by "type". Schema: $defs/ToolCallContent. See https://agentclientprotocol.com/protocol/v1/tool-calls#content.
+//
+// Exactly one variant field is set.
 type ToolCallContent struct {
 	// Content is the variant with type "content".
 	Content *Content `json:"-"`
@@ -140,6 +174,8 @@ type ToolCallContent struct {
 	Diff *Diff `json:"-"`
 	// Terminal is the variant with type "terminal".
 	Terminal *Terminal `json:"-"`
+	// Unknown keeps a variant whose type this version does not know, with its members; only lenient decoding sets it, and Validate reports it.
+	Unknown *wire.UnknownVariant `json:"-"`
 }
 
 // NewToolCallContentContent returns a ToolCallContent holding the Content variant.
@@ -157,11 +193,36 @@ func NewToolCallContentTerminal(v Terminal) ToolCallContent {
 	return ToolCallContent{Terminal: &v}
 }
 
-/*
-ContentBlock is a union of objects tagged by "type". Schema: $defs/ContentBlock. See https://agentclientprotocol.com/protocol/v1/content.
+// ToolCallContentKind is the type of a ToolCallContent: which variant it holds.
+type ToolCallContentKind string
 
-Exactly one variant field is set.
-*/
+const (
+	// ToolCallContentKindContent is the type of the Content variant.
+	ToolCallContentKindContent ToolCallContentKind = "content"
+	// ToolCallContentKindDiff is the type of the Diff variant.
+	ToolCallContentKindDiff ToolCallContentKind = "diff"
+	// ToolCallContentKindTerminal is the type of the Terminal variant.
+	ToolCallContentKindTerminal ToolCallContentKind = "terminal"
+)
+
+// Kind reports the variant v holds as its type: a constant ToolCallContentKind..., or the tag as received for a variant this version does not know; "" when no variant is set. With several set (which Validate reports) it is the first.
+func (v ToolCallContent) Kind() ToolCallContentKind {
+	switch {
+	case v.Content != nil:
+		return ToolCallContentKindContent
+	case v.Diff != nil:
+		return ToolCallContentKindDiff
+	case v.Terminal != nil:
+		return ToolCallContentKindTerminal
+	case v.Unknown != nil:
+		return ToolCallContentKind(v.Unknown.Tag)
+	}
+	return ""
+}
+
+// ContentBlock is a union of objects tagged by "type". Schema: $defs/ContentBlock. See https://agentclientprotocol.com/protocol/v1/content.
+//
+// Exactly one variant field is set.
 type ContentBlock struct {
 	// Text is the variant with type "text".
 	Text *TextContent `json:"-"`
@@ -173,6 +234,8 @@ type ContentBlock struct {
 	ResourceLink *ResourceLink `json:"-"`
 	// Resource is the variant with type "resource".
 	Resource *EmbeddedResource `json:"-"`
+	// Unknown keeps a variant whose type this version does not know, with its members; only lenient decoding sets it, and Validate reports it.
+	Unknown *wire.UnknownVariant `json:"-"`
 }
 
 // NewContentBlockText returns a ContentBlock holding the Text variant.
@@ -198,6 +261,41 @@ func NewContentBlockResourceLink(v ResourceLink) ContentBlock {
 // NewContentBlockResource returns a ContentBlock holding the Resource variant.
 func NewContentBlockResource(v EmbeddedResource) ContentBlock {
 	return ContentBlock{Resource: &v}
+}
+
+// ContentBlockKind is the type of a ContentBlock: which variant it holds.
+type ContentBlockKind string
+
+const (
+	// ContentBlockKindText is the type of the Text variant.
+	ContentBlockKindText ContentBlockKind = "text"
+	// ContentBlockKindImage is the type of the Image variant.
+	ContentBlockKindImage ContentBlockKind = "image"
+	// ContentBlockKindAudio is the type of the Audio variant.
+	ContentBlockKindAudio ContentBlockKind = "audio"
+	// ContentBlockKindResourceLink is the type of the ResourceLink variant.
+	ContentBlockKindResourceLink ContentBlockKind = "resource_link"
+	// ContentBlockKindResource is the type of the Resource variant.
+	ContentBlockKindResource ContentBlockKind = "resource"
+)
+
+// Kind reports the variant v holds as its type: a constant ContentBlockKind..., or the tag as received for a variant this version does not know; "" when no variant is set. With several set (which Validate reports) it is the first.
+func (v ContentBlock) Kind() ContentBlockKind {
+	switch {
+	case v.Text != nil:
+		return ContentBlockKindText
+	case v.Image != nil:
+		return ContentBlockKindImage
+	case v.Audio != nil:
+		return ContentBlockKindAudio
+	case v.ResourceLink != nil:
+		return ContentBlockKindResourceLink
+	case v.Resource != nil:
+		return ContentBlockKindResource
+	case v.Unknown != nil:
+		return ContentBlockKind(v.Unknown.Tag)
+	}
+	return ""
 }
 
 // Annotations is an object. Schema: $defs/Annotations.
@@ -281,11 +379,9 @@ type ResourceLink struct {
 	Unknown wire.Fields `json:"-"`
 }
 
-/*
-EmbeddedResourceResource is a union of objects told apart by their members. Schema: $defs/EmbeddedResourceResource.
-
-Exactly one variant field is set.
-*/
+// EmbeddedResourceResource is a union of objects told apart by their members. Schema: $defs/EmbeddedResourceResource.
+//
+// Exactly one variant field is set.
 type EmbeddedResourceResource struct {
 	// TextResourceContents is the variant told apart by its member(s) "text".
 	TextResourceContents *TextResourceContents `json:"-"`
@@ -301,6 +397,38 @@ func NewEmbeddedResourceResourceTextResourceContents(v TextResourceContents) Emb
 // NewEmbeddedResourceResourceBlobResourceContents returns a EmbeddedResourceResource holding the BlobResourceContents variant.
 func NewEmbeddedResourceResourceBlobResourceContents(v BlobResourceContents) EmbeddedResourceResource {
 	return EmbeddedResourceResource{BlobResourceContents: &v}
+}
+
+// EmbeddedResourceResourceKind says which variant a EmbeddedResourceResource holds; the zero value means none.
+type EmbeddedResourceResourceKind int
+
+const (
+	// EmbeddedResourceResourceKindTextResourceContents is the TextResourceContents variant.
+	EmbeddedResourceResourceKindTextResourceContents EmbeddedResourceResourceKind = iota + 1
+	// EmbeddedResourceResourceKindBlobResourceContents is the BlobResourceContents variant.
+	EmbeddedResourceResourceKindBlobResourceContents
+)
+
+// String returns the variant's field name, or "" for the zero value.
+func (k EmbeddedResourceResourceKind) String() string {
+	switch k {
+	case EmbeddedResourceResourceKindTextResourceContents:
+		return "TextResourceContents"
+	case EmbeddedResourceResourceKindBlobResourceContents:
+		return "BlobResourceContents"
+	}
+	return ""
+}
+
+// Kind reports the variant v holds; 0 when none is set. With several set (which Validate reports) it is the first.
+func (v EmbeddedResourceResource) Kind() EmbeddedResourceResourceKind {
+	switch {
+	case v.TextResourceContents != nil:
+		return EmbeddedResourceResourceKindTextResourceContents
+	case v.BlobResourceContents != nil:
+		return EmbeddedResourceResourceKindBlobResourceContents
+	}
+	return 0
 }
 
 // TextResourceContents is an object. Schema: $defs/TextResourceContents.
@@ -529,6 +657,29 @@ func NewCreateElicitationRequestModeOther(v CreateElicitationRequestModeOther) C
 	return CreateElicitationRequestMode{Other: &v}
 }
 
+// CreateElicitationRequestModeKind is the mode of a CreateElicitationRequestMode: which variant it holds.
+type CreateElicitationRequestModeKind string
+
+const (
+	// CreateElicitationRequestModeKindForm is the mode of the Form variant.
+	CreateElicitationRequestModeKindForm CreateElicitationRequestModeKind = "form"
+	// CreateElicitationRequestModeKindURL is the mode of the URL variant.
+	CreateElicitationRequestModeKindURL CreateElicitationRequestModeKind = "url"
+)
+
+// Kind reports the variant v holds as its mode: a constant CreateElicitationRequestModeKind..., or the tag as received for a variant this version does not know; "" when no variant is set. With several set (which Validate reports) it is the first.
+func (v CreateElicitationRequestMode) Kind() CreateElicitationRequestModeKind {
+	switch {
+	case v.Form != nil:
+		return CreateElicitationRequestModeKindForm
+	case v.URL != nil:
+		return CreateElicitationRequestModeKindURL
+	case v.Other != nil:
+		return CreateElicitationRequestModeKind(v.Other.Mode)
+	}
+	return ""
+}
+
 // CreateElicitationRequestModeOther is an object. Defined inline in CreateElicitationRequest.
 type CreateElicitationRequestModeOther struct {
 	// Mode is the required member "mode".
@@ -555,6 +706,38 @@ func NewCreateElicitationRequestModeOtherVariantSession(v ElicitationSessionScop
 // NewCreateElicitationRequestModeOtherVariantRequest returns a CreateElicitationRequestModeOtherVariant holding the Request variant.
 func NewCreateElicitationRequestModeOtherVariantRequest(v ElicitationRequestScope) CreateElicitationRequestModeOtherVariant {
 	return CreateElicitationRequestModeOtherVariant{Request: &v}
+}
+
+// CreateElicitationRequestModeOtherVariantKind says which variant a CreateElicitationRequestModeOtherVariant holds; the zero value means none.
+type CreateElicitationRequestModeOtherVariantKind int
+
+const (
+	// CreateElicitationRequestModeOtherVariantKindSession is the Session variant.
+	CreateElicitationRequestModeOtherVariantKindSession CreateElicitationRequestModeOtherVariantKind = iota + 1
+	// CreateElicitationRequestModeOtherVariantKindRequest is the Request variant.
+	CreateElicitationRequestModeOtherVariantKindRequest
+)
+
+// String returns the variant's field name, or "" for the zero value.
+func (k CreateElicitationRequestModeOtherVariantKind) String() string {
+	switch k {
+	case CreateElicitationRequestModeOtherVariantKindSession:
+		return "Session"
+	case CreateElicitationRequestModeOtherVariantKindRequest:
+		return "Request"
+	}
+	return ""
+}
+
+// Kind reports the variant v holds; 0 when none is set. With several set (which Validate reports) it is the first.
+func (v CreateElicitationRequestModeOtherVariant) Kind() CreateElicitationRequestModeOtherVariantKind {
+	switch {
+	case v.Session != nil:
+		return CreateElicitationRequestModeOtherVariantKindSession
+	case v.Request != nil:
+		return CreateElicitationRequestModeOtherVariantKindRequest
+	}
+	return 0
 }
 
 // ElicitationSessionScope is an object. Schema: $defs/ElicitationSessionScope.
@@ -596,11 +779,9 @@ type ElicitationSchema struct {
 // ElicitationSchemaType is a closed enumeration of string values. Schema: $defs/ElicitationSchemaType.
 type ElicitationSchemaType string
 
-/*
-ElicitationPropertySchema is a union of objects tagged by "type". Schema: $defs/ElicitationPropertySchema.
-
-Exactly one variant field is set.
-*/
+// ElicitationPropertySchema is a union of objects tagged by "type". Schema: $defs/ElicitationPropertySchema.
+//
+// Exactly one variant field is set.
 type ElicitationPropertySchema struct {
 	// String is the variant with type "string".
 	String *StringPropertySchema `json:"-"`
@@ -644,6 +825,41 @@ func NewElicitationPropertySchemaArray(v MultiSelectPropertySchema) ElicitationP
 // NewElicitationPropertySchemaOther returns a ElicitationPropertySchema holding the Other variant.
 func NewElicitationPropertySchemaOther(v ElicitationPropertySchemaOther) ElicitationPropertySchema {
 	return ElicitationPropertySchema{Other: &v}
+}
+
+// ElicitationPropertySchemaKind is the type of a ElicitationPropertySchema: which variant it holds.
+type ElicitationPropertySchemaKind string
+
+const (
+	// ElicitationPropertySchemaKindString is the type of the String variant.
+	ElicitationPropertySchemaKindString ElicitationPropertySchemaKind = "string"
+	// ElicitationPropertySchemaKindNumber is the type of the Number variant.
+	ElicitationPropertySchemaKindNumber ElicitationPropertySchemaKind = "number"
+	// ElicitationPropertySchemaKindInteger is the type of the Integer variant.
+	ElicitationPropertySchemaKindInteger ElicitationPropertySchemaKind = "integer"
+	// ElicitationPropertySchemaKindBoolean is the type of the Boolean variant.
+	ElicitationPropertySchemaKindBoolean ElicitationPropertySchemaKind = "boolean"
+	// ElicitationPropertySchemaKindArray is the type of the Array variant.
+	ElicitationPropertySchemaKindArray ElicitationPropertySchemaKind = "array"
+)
+
+// Kind reports the variant v holds as its type: a constant ElicitationPropertySchemaKind..., or the tag as received for a variant this version does not know; "" when no variant is set. With several set (which Validate reports) it is the first.
+func (v ElicitationPropertySchema) Kind() ElicitationPropertySchemaKind {
+	switch {
+	case v.String != nil:
+		return ElicitationPropertySchemaKindString
+	case v.Number != nil:
+		return ElicitationPropertySchemaKindNumber
+	case v.Integer != nil:
+		return ElicitationPropertySchemaKindInteger
+	case v.Boolean != nil:
+		return ElicitationPropertySchemaKindBoolean
+	case v.Array != nil:
+		return ElicitationPropertySchemaKindArray
+	case v.Other != nil:
+		return ElicitationPropertySchemaKind(v.Other.Type)
+	}
+	return ""
 }
 
 // ElicitationPropertySchemaOther is an object. Defined inline in ElicitationPropertySchema.
@@ -747,11 +963,9 @@ type BooleanPropertySchema struct {
 	Unknown wire.Fields `json:"-"`
 }
 
-/*
-MultiSelectItems is a union of objects tagged by "type". Schema: $defs/MultiSelectItems.
-
-Exactly one variant field is set.
-*/
+// MultiSelectItems is a union of objects tagged by "type". Schema: $defs/MultiSelectItems.
+//
+// Exactly one variant field is set.
 type MultiSelectItems struct {
 	// String is the variant with type "string".
 	String *StringMultiSelectItems `json:"-"`
@@ -774,6 +988,44 @@ func NewMultiSelectItemsOther(v MultiSelectItemsOther) MultiSelectItems {
 // NewMultiSelectItemsTitled returns a MultiSelectItems holding the Titled variant.
 func NewMultiSelectItemsTitled(v TitledMultiSelectItems) MultiSelectItems {
 	return MultiSelectItems{Titled: &v}
+}
+
+// MultiSelectItemsKind says which variant a MultiSelectItems holds; the zero value means none.
+type MultiSelectItemsKind int
+
+const (
+	// MultiSelectItemsKindString is the String variant.
+	MultiSelectItemsKindString MultiSelectItemsKind = iota + 1
+	// MultiSelectItemsKindOther is the Other variant.
+	MultiSelectItemsKindOther
+	// MultiSelectItemsKindTitled is the Titled variant.
+	MultiSelectItemsKindTitled
+)
+
+// String returns the variant's field name, or "" for the zero value.
+func (k MultiSelectItemsKind) String() string {
+	switch k {
+	case MultiSelectItemsKindString:
+		return "String"
+	case MultiSelectItemsKindOther:
+		return "Other"
+	case MultiSelectItemsKindTitled:
+		return "Titled"
+	}
+	return ""
+}
+
+// Kind reports the variant v holds; 0 when none is set. With several set (which Validate reports) it is the first.
+func (v MultiSelectItems) Kind() MultiSelectItemsKind {
+	switch {
+	case v.String != nil:
+		return MultiSelectItemsKindString
+	case v.Other != nil:
+		return MultiSelectItemsKindOther
+	case v.Titled != nil:
+		return MultiSelectItemsKindTitled
+	}
+	return 0
 }
 
 // MultiSelectItemsOther is an object. Defined inline in MultiSelectItems.
@@ -852,6 +1104,38 @@ func NewElicitationFormModeVariantRequest(v ElicitationRequestScope) Elicitation
 	return ElicitationFormModeVariant{Request: &v}
 }
 
+// ElicitationFormModeVariantKind says which variant a ElicitationFormModeVariant holds; the zero value means none.
+type ElicitationFormModeVariantKind int
+
+const (
+	// ElicitationFormModeVariantKindSession is the Session variant.
+	ElicitationFormModeVariantKindSession ElicitationFormModeVariantKind = iota + 1
+	// ElicitationFormModeVariantKindRequest is the Request variant.
+	ElicitationFormModeVariantKindRequest
+)
+
+// String returns the variant's field name, or "" for the zero value.
+func (k ElicitationFormModeVariantKind) String() string {
+	switch k {
+	case ElicitationFormModeVariantKindSession:
+		return "Session"
+	case ElicitationFormModeVariantKindRequest:
+		return "Request"
+	}
+	return ""
+}
+
+// Kind reports the variant v holds; 0 when none is set. With several set (which Validate reports) it is the first.
+func (v ElicitationFormModeVariant) Kind() ElicitationFormModeVariantKind {
+	switch {
+	case v.Session != nil:
+		return ElicitationFormModeVariantKindSession
+	case v.Request != nil:
+		return ElicitationFormModeVariantKindRequest
+	}
+	return 0
+}
+
 // ElicitationID is string. Schema: $defs/ElicitationId.
 type ElicitationID string
 
@@ -885,14 +1169,44 @@ func NewElicitationURLModeVariantRequest(v ElicitationRequestScope) ElicitationU
 	return ElicitationURLModeVariant{Request: &v}
 }
 
+// ElicitationURLModeVariantKind says which variant a ElicitationURLModeVariant holds; the zero value means none.
+type ElicitationURLModeVariantKind int
+
+const (
+	// ElicitationURLModeVariantKindSession is the Session variant.
+	ElicitationURLModeVariantKindSession ElicitationURLModeVariantKind = iota + 1
+	// ElicitationURLModeVariantKindRequest is the Request variant.
+	ElicitationURLModeVariantKindRequest
+)
+
+// String returns the variant's field name, or "" for the zero value.
+func (k ElicitationURLModeVariantKind) String() string {
+	switch k {
+	case ElicitationURLModeVariantKindSession:
+		return "Session"
+	case ElicitationURLModeVariantKindRequest:
+		return "Request"
+	}
+	return ""
+}
+
+// Kind reports the variant v holds; 0 when none is set. With several set (which Validate reports) it is the first.
+func (v ElicitationURLModeVariant) Kind() ElicitationURLModeVariantKind {
+	switch {
+	case v.Session != nil:
+		return ElicitationURLModeVariantKindSession
+	case v.Request != nil:
+		return ElicitationURLModeVariantKindRequest
+	}
+	return 0
+}
+
 // ExtRequest is any JSON value, kept verbatim. Schema: $defs/ExtRequest. See https://agentclientprotocol.com/protocol/v1/extensibility.
 type ExtRequest wire.Raw
 
-/*
-AgentResponse is a union of objects told apart by their members. Schema: $defs/AgentResponse.
-
-Exactly one variant field is set.
-*/
+// AgentResponse is a union of objects told apart by their members. Schema: $defs/AgentResponse.
+//
+// Exactly one variant field is set.
 type AgentResponse struct {
 	// Result is the variant told apart by its member(s) "result".
 	Result *AgentResponseResult `json:"-"`
@@ -908,6 +1222,38 @@ func NewAgentResponseResult(v AgentResponseResult) AgentResponse {
 // NewAgentResponseError returns a AgentResponse holding the Error variant.
 func NewAgentResponseError(v AgentResponseError) AgentResponse {
 	return AgentResponse{Error: &v}
+}
+
+// AgentResponseKind says which variant a AgentResponse holds; the zero value means none.
+type AgentResponseKind int
+
+const (
+	// AgentResponseKindResult is the Result variant.
+	AgentResponseKindResult AgentResponseKind = iota + 1
+	// AgentResponseKindError is the Error variant.
+	AgentResponseKindError
+)
+
+// String returns the variant's field name, or "" for the zero value.
+func (k AgentResponseKind) String() string {
+	switch k {
+	case AgentResponseKindResult:
+		return "Result"
+	case AgentResponseKindError:
+		return "Error"
+	}
+	return ""
+}
+
+// Kind reports the variant v holds; 0 when none is set. With several set (which Validate reports) it is the first.
+func (v AgentResponse) Kind() AgentResponseKind {
+	switch {
+	case v.Result != nil:
+		return AgentResponseKindResult
+	case v.Error != nil:
+		return AgentResponseKindError
+	}
+	return 0
 }
 
 // AgentResponseResult is an object. Defined inline in AgentResponse.
@@ -1071,11 +1417,9 @@ type LogoutCapabilities struct {
 	Unknown wire.Fields `json:"-"`
 }
 
-/*
-AuthMethod is a union of objects tagged by "type". Schema: $defs/AuthMethod.
-
-Exactly one variant field is set.
-*/
+// AuthMethod is a union of objects tagged by "type". Schema: $defs/AuthMethod.
+//
+// Exactly one variant field is set.
 type AuthMethod struct {
 	// Terminal is the variant with type "terminal".
 	Terminal *AuthMethodTerminal `json:"-"`
@@ -1091,6 +1435,38 @@ func NewAuthMethodTerminal(v AuthMethodTerminal) AuthMethod {
 // NewAuthMethodAgent returns a AuthMethod holding the Agent variant.
 func NewAuthMethodAgent(v AuthMethodAgent) AuthMethod {
 	return AuthMethod{Agent: &v}
+}
+
+// AuthMethodKind says which variant a AuthMethod holds; the zero value means none.
+type AuthMethodKind int
+
+const (
+	// AuthMethodKindTerminal is the Terminal variant.
+	AuthMethodKindTerminal AuthMethodKind = iota + 1
+	// AuthMethodKindAgent is the Agent variant.
+	AuthMethodKindAgent
+)
+
+// String returns the variant's field name, or "" for the zero value.
+func (k AuthMethodKind) String() string {
+	switch k {
+	case AuthMethodKindTerminal:
+		return "Terminal"
+	case AuthMethodKindAgent:
+		return "Agent"
+	}
+	return ""
+}
+
+// Kind reports the variant v holds; 0 when none is set. With several set (which Validate reports) it is the first.
+func (v AuthMethod) Kind() AuthMethodKind {
+	switch {
+	case v.Terminal != nil:
+		return AuthMethodKindTerminal
+	case v.Agent != nil:
+		return AuthMethodKindAgent
+	}
+	return 0
 }
 
 // AuthMethodID is string. Schema: $defs/AuthMethodId.
@@ -1225,6 +1601,8 @@ type SessionConfigOptionType struct {
 	Select *SessionConfigSelect `json:"-"`
 	// Boolean is the variant with type "boolean".
 	Boolean *SessionConfigBoolean `json:"-"`
+	// Unknown keeps a variant whose type this version does not know, with its members; only lenient decoding sets it, and Validate reports it.
+	Unknown *wire.UnknownVariant `json:"-"`
 }
 
 // NewSessionConfigOptionTypeSelect returns a SessionConfigOptionType holding the Select variant.
@@ -1237,6 +1615,29 @@ func NewSessionConfigOptionTypeBoolean(v SessionConfigBoolean) SessionConfigOpti
 	return SessionConfigOptionType{Boolean: &v}
 }
 
+// SessionConfigOptionTypeKind is the type of a SessionConfigOptionType: which variant it holds.
+type SessionConfigOptionTypeKind string
+
+const (
+	// SessionConfigOptionTypeKindSelect is the type of the Select variant.
+	SessionConfigOptionTypeKindSelect SessionConfigOptionTypeKind = "select"
+	// SessionConfigOptionTypeKindBoolean is the type of the Boolean variant.
+	SessionConfigOptionTypeKindBoolean SessionConfigOptionTypeKind = "boolean"
+)
+
+// Kind reports the variant v holds as its type: a constant SessionConfigOptionTypeKind..., or the tag as received for a variant this version does not know; "" when no variant is set. With several set (which Validate reports) it is the first.
+func (v SessionConfigOptionType) Kind() SessionConfigOptionTypeKind {
+	switch {
+	case v.Select != nil:
+		return SessionConfigOptionTypeKindSelect
+	case v.Boolean != nil:
+		return SessionConfigOptionTypeKindBoolean
+	case v.Unknown != nil:
+		return SessionConfigOptionTypeKind(v.Unknown.Tag)
+	}
+	return ""
+}
+
 // SessionConfigID is string. Schema: $defs/SessionConfigId.
 type SessionConfigID string
 
@@ -1246,11 +1647,9 @@ type SessionConfigOptionCategory string
 // SessionConfigValueID is string. Schema: $defs/SessionConfigValueId.
 type SessionConfigValueID string
 
-/*
-SessionConfigSelectOptions is a union told apart by JSON type. Schema: $defs/SessionConfigSelectOptions.
-
-Exactly one variant field is set.
-*/
+// SessionConfigSelectOptions is a union told apart by JSON type. Schema: $defs/SessionConfigSelectOptions.
+//
+// Exactly one variant field is set.
 type SessionConfigSelectOptions struct {
 	// Ungrouped is the array of SessionConfigSelectOption variant.
 	Ungrouped []SessionConfigSelectOption `json:"-"`
@@ -1266,6 +1665,38 @@ func NewSessionConfigSelectOptionsUngrouped(v []SessionConfigSelectOption) Sessi
 // NewSessionConfigSelectOptionsGrouped returns a SessionConfigSelectOptions holding the Grouped variant.
 func NewSessionConfigSelectOptionsGrouped(v []SessionConfigSelectGroup) SessionConfigSelectOptions {
 	return SessionConfigSelectOptions{Grouped: v}
+}
+
+// SessionConfigSelectOptionsKind says which variant a SessionConfigSelectOptions holds; the zero value means none.
+type SessionConfigSelectOptionsKind int
+
+const (
+	// SessionConfigSelectOptionsKindUngrouped is the Ungrouped variant.
+	SessionConfigSelectOptionsKindUngrouped SessionConfigSelectOptionsKind = iota + 1
+	// SessionConfigSelectOptionsKindGrouped is the Grouped variant.
+	SessionConfigSelectOptionsKindGrouped
+)
+
+// String returns the variant's field name, or "" for the zero value.
+func (k SessionConfigSelectOptionsKind) String() string {
+	switch k {
+	case SessionConfigSelectOptionsKindUngrouped:
+		return "Ungrouped"
+	case SessionConfigSelectOptionsKindGrouped:
+		return "Grouped"
+	}
+	return ""
+}
+
+// Kind reports the variant v holds; 0 when none is set. With several set (which Validate reports) it is the first.
+func (v SessionConfigSelectOptions) Kind() SessionConfigSelectOptionsKind {
+	switch {
+	case v.Ungrouped != nil:
+		return SessionConfigSelectOptionsKindUngrouped
+	case v.Grouped != nil:
+		return SessionConfigSelectOptionsKindGrouped
+	}
+	return 0
 }
 
 // SessionConfigSelectOption is an object. Schema: $defs/SessionConfigSelectOption.
@@ -1458,11 +1889,9 @@ type SessionNotification struct {
 	Unknown wire.Fields `json:"-"`
 }
 
-/*
-SessionUpdate is a union of objects tagged by "sessionUpdate". Schema: $defs/SessionUpdate. See https://agentclientprotocol.com/protocol/v1/prompt-turn#3-agent-reports-output.
-
-Exactly one variant field is set.
-*/
+// SessionUpdate is a union of objects tagged by "sessionUpdate". Schema: $defs/SessionUpdate. See https://agentclientprotocol.com/protocol/v1/prompt-turn#3-agent-reports-output.
+//
+// Exactly one variant field is set.
 type SessionUpdate struct {
 	// UserMessageChunk is the variant with sessionUpdate "user_message_chunk".
 	UserMessageChunk *ContentChunk `json:"-"`
@@ -1492,6 +1921,8 @@ type SessionUpdate struct {
 	CompactionUpdate *CompactionUpdate `json:"-"`
 	// CompactionSummaryChunk is the variant with sessionUpdate "compaction_summary_chunk".
 	CompactionSummaryChunk *CompactionSummaryChunk `json:"-"`
+	// Unknown keeps a variant whose sessionUpdate this version does not know, with its members; only lenient decoding sets it, and Validate reports it.
+	Unknown *wire.UnknownVariant `json:"-"`
 }
 
 // NewSessionUpdateUserMessageChunk returns a SessionUpdate holding the UserMessageChunk variant.
@@ -1562,6 +1993,77 @@ func NewSessionUpdateCompactionUpdate(v CompactionUpdate) SessionUpdate {
 // NewSessionUpdateCompactionSummaryChunk returns a SessionUpdate holding the CompactionSummaryChunk variant.
 func NewSessionUpdateCompactionSummaryChunk(v CompactionSummaryChunk) SessionUpdate {
 	return SessionUpdate{CompactionSummaryChunk: &v}
+}
+
+// SessionUpdateKind is the sessionUpdate of a SessionUpdate: which variant it holds.
+type SessionUpdateKind string
+
+const (
+	// SessionUpdateKindUserMessageChunk is the sessionUpdate of the UserMessageChunk variant.
+	SessionUpdateKindUserMessageChunk SessionUpdateKind = "user_message_chunk"
+	// SessionUpdateKindAgentMessageChunk is the sessionUpdate of the AgentMessageChunk variant.
+	SessionUpdateKindAgentMessageChunk SessionUpdateKind = "agent_message_chunk"
+	// SessionUpdateKindAgentThoughtChunk is the sessionUpdate of the AgentThoughtChunk variant.
+	SessionUpdateKindAgentThoughtChunk SessionUpdateKind = "agent_thought_chunk"
+	// SessionUpdateKindToolCall is the sessionUpdate of the ToolCall variant.
+	SessionUpdateKindToolCall SessionUpdateKind = "tool_call"
+	// SessionUpdateKindToolCallUpdate is the sessionUpdate of the ToolCallUpdate variant.
+	SessionUpdateKindToolCallUpdate SessionUpdateKind = "tool_call_update"
+	// SessionUpdateKindPlan is the sessionUpdate of the Plan variant.
+	SessionUpdateKindPlan SessionUpdateKind = "plan"
+	// SessionUpdateKindAvailableCommandsUpdate is the sessionUpdate of the AvailableCommandsUpdate variant.
+	SessionUpdateKindAvailableCommandsUpdate SessionUpdateKind = "available_commands_update"
+	// SessionUpdateKindCurrentModeUpdate is the sessionUpdate of the CurrentModeUpdate variant.
+	SessionUpdateKindCurrentModeUpdate SessionUpdateKind = "current_mode_update"
+	// SessionUpdateKindConfigOptionUpdate is the sessionUpdate of the ConfigOptionUpdate variant.
+	SessionUpdateKindConfigOptionUpdate SessionUpdateKind = "config_option_update"
+	// SessionUpdateKindSessionInfoUpdate is the sessionUpdate of the SessionInfoUpdate variant.
+	SessionUpdateKindSessionInfoUpdate SessionUpdateKind = "session_info_update"
+	// SessionUpdateKindUsageUpdate is the sessionUpdate of the UsageUpdate variant.
+	SessionUpdateKindUsageUpdate SessionUpdateKind = "usage_update"
+	// SessionUpdateKindNotice is the sessionUpdate of the Notice variant.
+	SessionUpdateKindNotice SessionUpdateKind = "notice"
+	// SessionUpdateKindCompactionUpdate is the sessionUpdate of the CompactionUpdate variant.
+	SessionUpdateKindCompactionUpdate SessionUpdateKind = "compaction_update"
+	// SessionUpdateKindCompactionSummaryChunk is the sessionUpdate of the CompactionSummaryChunk variant.
+	SessionUpdateKindCompactionSummaryChunk SessionUpdateKind = "compaction_summary_chunk"
+)
+
+// Kind reports the variant v holds as its sessionUpdate: a constant SessionUpdateKind..., or the tag as received for a variant this version does not know; "" when no variant is set. With several set (which Validate reports) it is the first.
+func (v SessionUpdate) Kind() SessionUpdateKind {
+	switch {
+	case v.UserMessageChunk != nil:
+		return SessionUpdateKindUserMessageChunk
+	case v.AgentMessageChunk != nil:
+		return SessionUpdateKindAgentMessageChunk
+	case v.AgentThoughtChunk != nil:
+		return SessionUpdateKindAgentThoughtChunk
+	case v.ToolCall != nil:
+		return SessionUpdateKindToolCall
+	case v.ToolCallUpdate != nil:
+		return SessionUpdateKindToolCallUpdate
+	case v.Plan != nil:
+		return SessionUpdateKindPlan
+	case v.AvailableCommandsUpdate != nil:
+		return SessionUpdateKindAvailableCommandsUpdate
+	case v.CurrentModeUpdate != nil:
+		return SessionUpdateKindCurrentModeUpdate
+	case v.ConfigOptionUpdate != nil:
+		return SessionUpdateKindConfigOptionUpdate
+	case v.SessionInfoUpdate != nil:
+		return SessionUpdateKindSessionInfoUpdate
+	case v.UsageUpdate != nil:
+		return SessionUpdateKindUsageUpdate
+	case v.Notice != nil:
+		return SessionUpdateKindNotice
+	case v.CompactionUpdate != nil:
+		return SessionUpdateKindCompactionUpdate
+	case v.CompactionSummaryChunk != nil:
+		return SessionUpdateKindCompactionSummaryChunk
+	case v.Unknown != nil:
+		return SessionUpdateKind(v.Unknown.Tag)
+	}
+	return ""
 }
 
 // MessageID is string. Schema: $defs/MessageId.
@@ -1649,11 +2151,9 @@ type AvailableCommand struct {
 	Unknown wire.Fields `json:"-"`
 }
 
-/*
-AvailableCommandInput is a union of objects told apart by their members. Schema: $defs/AvailableCommandInput.
-
-Exactly one variant field is set.
-*/
+// AvailableCommandInput is a union of objects told apart by their members. Schema: $defs/AvailableCommandInput.
+//
+// Exactly one variant field is set.
 type AvailableCommandInput struct {
 	// Unstructured is the UnstructuredCommandInput variant.
 	Unstructured *UnstructuredCommandInput `json:"-"`
@@ -1662,6 +2162,32 @@ type AvailableCommandInput struct {
 // NewAvailableCommandInputUnstructured returns a AvailableCommandInput holding the Unstructured variant.
 func NewAvailableCommandInputUnstructured(v UnstructuredCommandInput) AvailableCommandInput {
 	return AvailableCommandInput{Unstructured: &v}
+}
+
+// AvailableCommandInputKind says which variant a AvailableCommandInput holds; the zero value means none.
+type AvailableCommandInputKind int
+
+const (
+	// AvailableCommandInputKindUnstructured is the Unstructured variant.
+	AvailableCommandInputKindUnstructured AvailableCommandInputKind = iota + 1
+)
+
+// String returns the variant's field name, or "" for the zero value.
+func (k AvailableCommandInputKind) String() string {
+	switch k {
+	case AvailableCommandInputKindUnstructured:
+		return "Unstructured"
+	}
+	return ""
+}
+
+// Kind reports the variant v holds; 0 when none is set. With several set (which Validate reports) it is the first.
+func (v AvailableCommandInput) Kind() AvailableCommandInputKind {
+	switch {
+	case v.Unstructured != nil:
+		return AvailableCommandInputKindUnstructured
+	}
+	return 0
 }
 
 // UnstructuredCommandInput is an object. Schema: $defs/UnstructuredCommandInput.
@@ -1976,11 +2502,9 @@ type NewSessionRequest struct {
 	Unknown wire.Fields `json:"-"`
 }
 
-/*
-MCPServer is a union of objects tagged by "type". Schema: $defs/McpServer. See https://agentclientprotocol.com/protocol/v1/session-setup#mcp-servers.
-
-Exactly one variant field is set.
-*/
+// MCPServer is a union of objects tagged by "type". Schema: $defs/McpServer. See https://agentclientprotocol.com/protocol/v1/session-setup#mcp-servers.
+//
+// Exactly one variant field is set.
 type MCPServer struct {
 	// HTTP is the variant with type "http".
 	HTTP *MCPServerHTTP `json:"-"`
@@ -2003,6 +2527,44 @@ func NewMCPServerSSE(v MCPServerSSE) MCPServer {
 // NewMCPServerStdio returns a MCPServer holding the Stdio variant.
 func NewMCPServerStdio(v MCPServerStdio) MCPServer {
 	return MCPServer{Stdio: &v}
+}
+
+// MCPServerKind says which variant a MCPServer holds; the zero value means none.
+type MCPServerKind int
+
+const (
+	// MCPServerKindHTTP is the HTTP variant.
+	MCPServerKindHTTP MCPServerKind = iota + 1
+	// MCPServerKindSSE is the SSE variant.
+	MCPServerKindSSE
+	// MCPServerKindStdio is the Stdio variant.
+	MCPServerKindStdio
+)
+
+// String returns the variant's field name, or "" for the zero value.
+func (k MCPServerKind) String() string {
+	switch k {
+	case MCPServerKindHTTP:
+		return "HTTP"
+	case MCPServerKindSSE:
+		return "SSE"
+	case MCPServerKindStdio:
+		return "Stdio"
+	}
+	return ""
+}
+
+// Kind reports the variant v holds; 0 when none is set. With several set (which Validate reports) it is the first.
+func (v MCPServer) Kind() MCPServerKind {
+	switch {
+	case v.HTTP != nil:
+		return MCPServerKindHTTP
+	case v.SSE != nil:
+		return MCPServerKindSSE
+	case v.Stdio != nil:
+		return MCPServerKindStdio
+	}
+	return 0
 }
 
 // HTTPHeader is an object. Schema: $defs/HttpHeader.
@@ -2171,6 +2733,38 @@ func NewSetSessionConfigOptionRequestTypeValueID(v SetSessionConfigOptionRequest
 	return SetSessionConfigOptionRequestType{ValueID: &v}
 }
 
+// SetSessionConfigOptionRequestTypeKind says which variant a SetSessionConfigOptionRequestType holds; the zero value means none.
+type SetSessionConfigOptionRequestTypeKind int
+
+const (
+	// SetSessionConfigOptionRequestTypeKindBoolean is the Boolean variant.
+	SetSessionConfigOptionRequestTypeKindBoolean SetSessionConfigOptionRequestTypeKind = iota + 1
+	// SetSessionConfigOptionRequestTypeKindValueID is the ValueID variant.
+	SetSessionConfigOptionRequestTypeKindValueID
+)
+
+// String returns the variant's field name, or "" for the zero value.
+func (k SetSessionConfigOptionRequestTypeKind) String() string {
+	switch k {
+	case SetSessionConfigOptionRequestTypeKindBoolean:
+		return "Boolean"
+	case SetSessionConfigOptionRequestTypeKindValueID:
+		return "ValueID"
+	}
+	return ""
+}
+
+// Kind reports the variant v holds; 0 when none is set. With several set (which Validate reports) it is the first.
+func (v SetSessionConfigOptionRequestType) Kind() SetSessionConfigOptionRequestTypeKind {
+	switch {
+	case v.Boolean != nil:
+		return SetSessionConfigOptionRequestTypeKindBoolean
+	case v.ValueID != nil:
+		return SetSessionConfigOptionRequestTypeKindValueID
+	}
+	return 0
+}
+
 // SetSessionConfigOptionRequestTypeBoolean is an object. Defined inline in SetSessionConfigOptionRequest.
 type SetSessionConfigOptionRequestTypeBoolean struct {
 	// Value is the required member "value".
@@ -2201,11 +2795,9 @@ type PromptRequest struct {
 	Unknown wire.Fields `json:"-"`
 }
 
-/*
-ClientResponse is a union of objects told apart by their members. Schema: $defs/ClientResponse.
-
-Exactly one variant field is set.
-*/
+// ClientResponse is a union of objects told apart by their members. Schema: $defs/ClientResponse.
+//
+// Exactly one variant field is set.
 type ClientResponse struct {
 	// Result is the variant told apart by its member(s) "result".
 	Result *ClientResponseResult `json:"-"`
@@ -2221,6 +2813,38 @@ func NewClientResponseResult(v ClientResponseResult) ClientResponse {
 // NewClientResponseError returns a ClientResponse holding the Error variant.
 func NewClientResponseError(v ClientResponseError) ClientResponse {
 	return ClientResponse{Error: &v}
+}
+
+// ClientResponseKind says which variant a ClientResponse holds; the zero value means none.
+type ClientResponseKind int
+
+const (
+	// ClientResponseKindResult is the Result variant.
+	ClientResponseKindResult ClientResponseKind = iota + 1
+	// ClientResponseKindError is the Error variant.
+	ClientResponseKindError
+)
+
+// String returns the variant's field name, or "" for the zero value.
+func (k ClientResponseKind) String() string {
+	switch k {
+	case ClientResponseKindResult:
+		return "Result"
+	case ClientResponseKindError:
+		return "Error"
+	}
+	return ""
+}
+
+// Kind reports the variant v holds; 0 when none is set. With several set (which Validate reports) it is the first.
+func (v ClientResponse) Kind() ClientResponseKind {
+	switch {
+	case v.Result != nil:
+		return ClientResponseKindResult
+	case v.Error != nil:
+		return ClientResponseKindError
+	}
+	return 0
 }
 
 // ClientResponseResult is an object. Defined inline in ClientResponse.
@@ -2271,16 +2895,16 @@ type RequestPermissionResponse struct {
 	Unknown wire.Fields `json:"-"`
 }
 
-/*
-RequestPermissionOutcome is a union of objects tagged by "outcome". Schema: $defs/RequestPermissionOutcome.
-
-Exactly one variant field is set.
-*/
+// RequestPermissionOutcome is a union of objects tagged by "outcome". Schema: $defs/RequestPermissionOutcome.
+//
+// Exactly one variant field is set.
 type RequestPermissionOutcome struct {
 	// Cancelled is the variant with outcome "cancelled".
 	Cancelled *RequestPermissionOutcomeCancelled `json:"-"`
 	// Selected is the variant with outcome "selected".
 	Selected *SelectedPermissionOutcome `json:"-"`
+	// Unknown keeps a variant whose outcome this version does not know, with its members; only lenient decoding sets it, and Validate reports it.
+	Unknown *wire.UnknownVariant `json:"-"`
 }
 
 // NewRequestPermissionOutcomeCancelled returns a RequestPermissionOutcome holding the Cancelled variant.
@@ -2291,6 +2915,29 @@ func NewRequestPermissionOutcomeCancelled(v RequestPermissionOutcomeCancelled) R
 // NewRequestPermissionOutcomeSelected returns a RequestPermissionOutcome holding the Selected variant.
 func NewRequestPermissionOutcomeSelected(v SelectedPermissionOutcome) RequestPermissionOutcome {
 	return RequestPermissionOutcome{Selected: &v}
+}
+
+// RequestPermissionOutcomeKind is the outcome of a RequestPermissionOutcome: which variant it holds.
+type RequestPermissionOutcomeKind string
+
+const (
+	// RequestPermissionOutcomeKindCancelled is the outcome of the Cancelled variant.
+	RequestPermissionOutcomeKindCancelled RequestPermissionOutcomeKind = "cancelled"
+	// RequestPermissionOutcomeKindSelected is the outcome of the Selected variant.
+	RequestPermissionOutcomeKindSelected RequestPermissionOutcomeKind = "selected"
+)
+
+// Kind reports the variant v holds as its outcome: a constant RequestPermissionOutcomeKind..., or the tag as received for a variant this version does not know; "" when no variant is set. With several set (which Validate reports) it is the first.
+func (v RequestPermissionOutcome) Kind() RequestPermissionOutcomeKind {
+	switch {
+	case v.Cancelled != nil:
+		return RequestPermissionOutcomeKindCancelled
+	case v.Selected != nil:
+		return RequestPermissionOutcomeKindSelected
+	case v.Unknown != nil:
+		return RequestPermissionOutcomeKind(v.Unknown.Tag)
+	}
+	return ""
 }
 
 // RequestPermissionOutcomeCancelled is an object. Defined inline in RequestPermissionOutcome. See https://agentclientprotocol.com/protocol/v1/prompt-turn#cancellation.
@@ -2415,6 +3062,33 @@ func NewCreateElicitationResponseActionOther(v CreateElicitationResponseActionOt
 	return CreateElicitationResponseAction{Other: &v}
 }
 
+// CreateElicitationResponseActionKind is the action of a CreateElicitationResponseAction: which variant it holds.
+type CreateElicitationResponseActionKind string
+
+const (
+	// CreateElicitationResponseActionKindAccept is the action of the Accept variant.
+	CreateElicitationResponseActionKindAccept CreateElicitationResponseActionKind = "accept"
+	// CreateElicitationResponseActionKindDecline is the action of the Decline variant.
+	CreateElicitationResponseActionKindDecline CreateElicitationResponseActionKind = "decline"
+	// CreateElicitationResponseActionKindCancel is the action of the Cancel variant.
+	CreateElicitationResponseActionKindCancel CreateElicitationResponseActionKind = "cancel"
+)
+
+// Kind reports the variant v holds as its action: a constant CreateElicitationResponseActionKind..., or the tag as received for a variant this version does not know; "" when no variant is set. With several set (which Validate reports) it is the first.
+func (v CreateElicitationResponseAction) Kind() CreateElicitationResponseActionKind {
+	switch {
+	case v.Accept != nil:
+		return CreateElicitationResponseActionKindAccept
+	case v.Decline != nil:
+		return CreateElicitationResponseActionKindDecline
+	case v.Cancel != nil:
+		return CreateElicitationResponseActionKindCancel
+	case v.Other != nil:
+		return CreateElicitationResponseActionKind(v.Other.Action)
+	}
+	return ""
+}
+
 // CreateElicitationResponseActionDecline is an object. Defined inline in CreateElicitationResponse.
 type CreateElicitationResponseActionDecline struct {
 	// Unknown keeps members this version does not model, in input order, so they re-encode unchanged.
@@ -2435,11 +3109,9 @@ type CreateElicitationResponseActionOther struct {
 	Unknown wire.Fields `json:"-"`
 }
 
-/*
-ElicitationContentValue is a union told apart by JSON type. Schema: $defs/ElicitationContentValue.
-
-Exactly one variant field is set.
-*/
+// ElicitationContentValue is a union told apart by JSON type. Schema: $defs/ElicitationContentValue.
+//
+// Exactly one variant field is set.
 type ElicitationContentValue struct {
 	// String is the string variant.
 	String *string `json:"-"`
@@ -2476,6 +3148,56 @@ func NewElicitationContentValueBoolean(v bool) ElicitationContentValue {
 // NewElicitationContentValueStringArray returns a ElicitationContentValue holding the StringArray variant.
 func NewElicitationContentValueStringArray(v []string) ElicitationContentValue {
 	return ElicitationContentValue{StringArray: v}
+}
+
+// ElicitationContentValueKind says which variant a ElicitationContentValue holds; the zero value means none.
+type ElicitationContentValueKind int
+
+const (
+	// ElicitationContentValueKindString is the String variant.
+	ElicitationContentValueKindString ElicitationContentValueKind = iota + 1
+	// ElicitationContentValueKindInteger is the Integer variant.
+	ElicitationContentValueKindInteger
+	// ElicitationContentValueKindNumber is the Number variant.
+	ElicitationContentValueKindNumber
+	// ElicitationContentValueKindBoolean is the Boolean variant.
+	ElicitationContentValueKindBoolean
+	// ElicitationContentValueKindStringArray is the StringArray variant.
+	ElicitationContentValueKindStringArray
+)
+
+// String returns the variant's field name, or "" for the zero value.
+func (k ElicitationContentValueKind) String() string {
+	switch k {
+	case ElicitationContentValueKindString:
+		return "String"
+	case ElicitationContentValueKindInteger:
+		return "Integer"
+	case ElicitationContentValueKindNumber:
+		return "Number"
+	case ElicitationContentValueKindBoolean:
+		return "Boolean"
+	case ElicitationContentValueKindStringArray:
+		return "StringArray"
+	}
+	return ""
+}
+
+// Kind reports the variant v holds; 0 when none is set. With several set (which Validate reports) it is the first.
+func (v ElicitationContentValue) Kind() ElicitationContentValueKind {
+	switch {
+	case v.String != nil:
+		return ElicitationContentValueKindString
+	case v.Integer != nil:
+		return ElicitationContentValueKindInteger
+	case v.Number != nil:
+		return ElicitationContentValueKindNumber
+	case v.Boolean != nil:
+		return ElicitationContentValueKindBoolean
+	case v.StringArray != nil:
+		return ElicitationContentValueKindStringArray
+	}
+	return 0
 }
 
 // ElicitationAcceptAction is an object. Schema: $defs/ElicitationAcceptAction.

@@ -52,11 +52,8 @@ func (x *RequestID) validate(v *wire.Validator) {
 	if x.Str != nil {
 		n++
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of Null, Number, Str)")
-	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("RequestID", "Null, Number, Str", x.Null, x.Number != nil, x.Str != nil)
 	}
 }
 
@@ -280,11 +277,17 @@ func (x *ToolCallContent) validate(v *wire.Validator) {
 		n++
 		x.Terminal.validate(v)
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of Content, Diff, Terminal)")
+	if x.Unknown != nil {
+		n++
+		known := false
+		switch x.Unknown.Tag {
+		case "content", "diff", "terminal":
+			known = true
+		}
+		v.UnknownVariant("type", x.Unknown.Tag, known)
 	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("ToolCallContent", "Content, Diff, Terminal", x.Content != nil, x.Diff != nil, x.Terminal != nil, x.Unknown != nil)
 	}
 }
 
@@ -316,11 +319,17 @@ func (x *ContentBlock) validate(v *wire.Validator) {
 		n++
 		x.Resource.validate(v)
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of Text, Image, Audio, ResourceLink, Resource)")
+	if x.Unknown != nil {
+		n++
+		known := false
+		switch x.Unknown.Tag {
+		case "text", "image", "audio", "resource_link", "resource":
+			known = true
+		}
+		v.UnknownVariant("type", x.Unknown.Tag, known)
 	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("ContentBlock", "Text, Image, Audio, ResourceLink, Resource", x.Text != nil, x.Image != nil, x.Audio != nil, x.ResourceLink != nil, x.Resource != nil, x.Unknown != nil)
 	}
 }
 
@@ -520,11 +529,8 @@ func (x *EmbeddedResourceResource) validate(v *wire.Validator) {
 		n++
 		x.BlobResourceContents.validate(v)
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of TextResourceContents, BlobResourceContents)")
-	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("EmbeddedResourceResource", "TextResourceContents, BlobResourceContents", x.TextResourceContents != nil, x.BlobResourceContents != nil)
 	}
 }
 
@@ -990,11 +996,8 @@ func (x *CreateElicitationRequestMode) validate(v *wire.Validator) {
 			v.AddAt("mode", "is a known mode; the catch-all variant Other is for unknown ones")
 		}
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of Form, URL, Other)")
-	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("CreateElicitationRequestMode", "Form, URL, Other", x.Form != nil, x.URL != nil, x.Other != nil)
 	}
 }
 
@@ -1024,11 +1027,8 @@ func (x *CreateElicitationRequestModeOtherVariant) validate(v *wire.Validator) {
 		n++
 		x.Request.validate(v)
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of Session, Request)")
-	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("CreateElicitationRequestModeOtherVariant", "Session, Request", x.Session != nil, x.Request != nil)
 	}
 }
 
@@ -1155,11 +1155,8 @@ func (x *ElicitationPropertySchema) validate(v *wire.Validator) {
 			v.AddAt("type", "is a known type; the catch-all variant Other is for unknown ones")
 		}
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of String, Number, Integer, Boolean, Array, Other)")
-	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("ElicitationPropertySchema", "String, Number, Integer, Boolean, Array, Other", x.String != nil, x.Number != nil, x.Integer != nil, x.Boolean != nil, x.Array != nil, x.Other != nil)
 	}
 }
 
@@ -1381,11 +1378,8 @@ func (x *MultiSelectItems) validate(v *wire.Validator) {
 		n++
 		x.Titled.validate(v)
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of String, Other, Titled)")
-	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("MultiSelectItems", "String, Other, Titled", x.String != nil, x.Other != nil, x.Titled != nil)
 	}
 }
 
@@ -1521,11 +1515,8 @@ func (x *ElicitationFormModeVariant) validate(v *wire.Validator) {
 		n++
 		x.Request.validate(v)
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of Session, Request)")
-	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("ElicitationFormModeVariant", "Session, Request", x.Session != nil, x.Request != nil)
 	}
 }
 
@@ -1568,11 +1559,8 @@ func (x *ElicitationURLModeVariant) validate(v *wire.Validator) {
 		n++
 		x.Request.validate(v)
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of Session, Request)")
-	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("ElicitationURLModeVariant", "Session, Request", x.Session != nil, x.Request != nil)
 	}
 }
 
@@ -1604,11 +1592,8 @@ func (x *AgentResponse) validate(v *wire.Validator) {
 		n++
 		x.Error.validate(v)
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of Result, Error)")
-	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("AgentResponse", "Result, Error", x.Result != nil, x.Error != nil)
 	}
 }
 
@@ -2069,11 +2054,8 @@ func (x *AuthMethod) validate(v *wire.Validator) {
 		n++
 		x.Agent.validate(v)
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of Terminal, Agent)")
-	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("AuthMethod", "Terminal, Agent", x.Terminal != nil, x.Agent != nil)
 	}
 }
 
@@ -2359,11 +2341,17 @@ func (x *SessionConfigOptionType) validate(v *wire.Validator) {
 		n++
 		x.Boolean.validate(v)
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of Select, Boolean)")
+	if x.Unknown != nil {
+		n++
+		known := false
+		switch x.Unknown.Tag {
+		case "select", "boolean":
+			known = true
+		}
+		v.UnknownVariant("type", x.Unknown.Tag, known)
 	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("SessionConfigOptionType", "Select, Boolean", x.Select != nil, x.Boolean != nil, x.Unknown != nil)
 	}
 }
 
@@ -2415,11 +2403,8 @@ func (x *SessionConfigSelectOptions) validate(v *wire.Validator) {
 			v.Pop()
 		}
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of Ungrouped, Grouped)")
-	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("SessionConfigSelectOptions", "Ungrouped, Grouped", x.Ungrouped != nil, x.Grouped != nil)
 	}
 }
 
@@ -2995,11 +2980,17 @@ func (x *SessionUpdate) validate(v *wire.Validator) {
 		n++
 		x.CompactionSummaryChunk.validate(v)
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of UserMessageChunk, AgentMessageChunk, AgentThoughtChunk, ToolCall, ToolCallUpdate, Plan, AvailableCommandsUpdate, CurrentModeUpdate, ConfigOptionUpdate, SessionInfoUpdate, UsageUpdate, Notice, CompactionUpdate, CompactionSummaryChunk)")
+	if x.Unknown != nil {
+		n++
+		known := false
+		switch x.Unknown.Tag {
+		case "user_message_chunk", "agent_message_chunk", "agent_thought_chunk", "tool_call", "tool_call_update", "plan", "available_commands_update", "current_mode_update", "config_option_update", "session_info_update", "usage_update", "notice", "compaction_update", "compaction_summary_chunk":
+			known = true
+		}
+		v.UnknownVariant("sessionUpdate", x.Unknown.Tag, known)
 	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("SessionUpdate", "UserMessageChunk, AgentMessageChunk, AgentThoughtChunk, ToolCall, ToolCallUpdate, Plan, AvailableCommandsUpdate, CurrentModeUpdate, ConfigOptionUpdate, SessionInfoUpdate, UsageUpdate, Notice, CompactionUpdate, CompactionSummaryChunk", x.UserMessageChunk != nil, x.AgentMessageChunk != nil, x.AgentThoughtChunk != nil, x.ToolCall != nil, x.ToolCallUpdate != nil, x.Plan != nil, x.AvailableCommandsUpdate != nil, x.CurrentModeUpdate != nil, x.ConfigOptionUpdate != nil, x.SessionInfoUpdate != nil, x.UsageUpdate != nil, x.Notice != nil, x.CompactionUpdate != nil, x.CompactionSummaryChunk != nil, x.Unknown != nil)
 	}
 }
 
@@ -3244,11 +3235,8 @@ func (x *AvailableCommandInput) validate(v *wire.Validator) {
 		n++
 		x.Unstructured.validate(v)
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of Unstructured)")
-	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("AvailableCommandInput", "Unstructured", x.Unstructured != nil)
 	}
 }
 
@@ -4106,11 +4094,8 @@ func (x *MCPServer) validate(v *wire.Validator) {
 		n++
 		x.Stdio.validate(v)
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of HTTP, SSE, Stdio)")
-	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("MCPServer", "HTTP, SSE, Stdio", x.HTTP != nil, x.SSE != nil, x.Stdio != nil)
 	}
 }
 
@@ -4516,11 +4501,8 @@ func (x *SetSessionConfigOptionRequestType) validate(v *wire.Validator) {
 		n++
 		x.ValueID.validate(v)
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of Boolean, ValueID)")
-	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("SetSessionConfigOptionRequestType", "Boolean, ValueID", x.Boolean != nil, x.ValueID != nil)
 	}
 }
 
@@ -4612,11 +4594,8 @@ func (x *ClientResponse) validate(v *wire.Validator) {
 		n++
 		x.Error.validate(v)
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of Result, Error)")
-	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("ClientResponse", "Result, Error", x.Result != nil, x.Error != nil)
 	}
 }
 
@@ -4761,11 +4740,17 @@ func (x *RequestPermissionOutcome) validate(v *wire.Validator) {
 		n++
 		x.Selected.validate(v)
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of Cancelled, Selected)")
+	if x.Unknown != nil {
+		n++
+		known := false
+		switch x.Unknown.Tag {
+		case "cancelled", "selected":
+			known = true
+		}
+		v.UnknownVariant("outcome", x.Unknown.Tag, known)
 	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("RequestPermissionOutcome", "Cancelled, Selected", x.Cancelled != nil, x.Selected != nil, x.Unknown != nil)
 	}
 }
 
@@ -5013,11 +4998,8 @@ func (x *CreateElicitationResponseAction) validate(v *wire.Validator) {
 			v.AddAt("action", "is a known action; the catch-all variant Other is for unknown ones")
 		}
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of Accept, Decline, Cancel, Other)")
-	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("CreateElicitationResponseAction", "Accept, Decline, Cancel, Other", x.Accept != nil, x.Decline != nil, x.Cancel != nil, x.Other != nil)
 	}
 }
 
@@ -5078,11 +5060,8 @@ func (x *ElicitationContentValue) validate(v *wire.Validator) {
 	if x.StringArray != nil {
 		n++
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of String, Integer, Number, Boolean, StringArray)")
-	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("ElicitationContentValue", "String, Integer, Number, Boolean, StringArray", x.String != nil, x.Integer != nil, x.Number != nil, x.Boolean != nil, x.StringArray != nil)
 	}
 }
 

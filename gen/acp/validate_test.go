@@ -40,8 +40,8 @@ func TestValidateGoValues(t *testing.T) {
 		lines = append(lines, v.Pointer+": "+v.Reason)
 	}
 	want := []string{
-		`/prompt/0: no variant is set (one of Text, Image, Audio, ResourceLink, Resource)`,
-		`/prompt/1: more than one variant is set`,
+		`/prompt/0: no variant of ContentBlock is set (one of Text, Image, Audio, ResourceLink, Resource)`,
+		`/prompt/1: more than one variant of ContentBlock is set (Text, Image)`,
 		`/prompt/2/annotations/audience/0: unknown Role value "robot"`,
 		`/prompt/2/annotations/priority: must be a finite number`,
 		`/sessionId: is a declared member; set its field instead of Unknown`,

@@ -264,7 +264,7 @@ func (e *emitter) codecs(f *File) {
 			}
 		}
 		if !(t.Kind == ir.Alias && t.Target.Kind == ir.Named) {
-			e.stdInterop(f, t.Name)
+			e.stdInterop(f, t.Name, t.Kind == ir.Struct || t.Kind == ir.ObjectUnion || t.Kind == ir.ValueUnion)
 		}
 	}
 	e.flushHelpers(f)
@@ -279,11 +279,30 @@ func (e *emitter) flushHelpers(f *File) {
 }
 
 // stdInterop makes every type usable with encoding/json, through the fast paths.
-func (e *emitter) stdInterop(f *File, name string) {
-	f.Comment("MarshalJSON encodes v with its generated encoder.")
-	f.Func().Params(Id("v").Id(name)).Id("MarshalJSON").Params().Params(Index().Byte(), Error()).Block(
-		Return(Id("v").Dot("AppendJSON").Call(Nil()), Nil()),
-	)
+func (e *emitter) stdInterop(f *File, name string, checked bool) {
+	if checked {
+		f.Comment("MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,")
+		f.Comment("naming the union and its variants, when a union in v has no variant or several set.")
+		f.Func().Params(Id("v").Id(name)).Id("MarshalJSON").Params().Params(Index().Byte(), Error()).Block(
+			Return(Id("marshal").Call(Op("&").Id("v"), Lit(e.o.Package+"."+name))),
+		)
+		e.helper("marshal", func(f *File) {
+			f.Comment("marshal encodes x for encoding/json after checking that every union in it has exactly")
+			f.Comment("one variant set: AppendJSON would write an empty object or only the first variant.")
+			f.Func().Id("marshal").Params(Id("x").Interface(Qual(WirePath, "Appender"), Id("validate").Params(Op("*").Qual(WirePath, "Validator"))), Id("typ").String()).Params(Index().Byte(), Error()).Block(
+				Var().Id("v").Qual(WirePath, "Validator"),
+				Id("x").Dot("validate").Call(Op("&").Id("v")),
+				If(Err().Op(":=").Id("v").Dot("EncodeErr").Call(Id("typ")), Err().Op("!=").Nil()).Block(Return(Nil(), Err())),
+				Return(Id("x").Dot("AppendJSON").Call(Nil()), Nil()),
+			)
+			f.Line()
+		})
+	} else {
+		f.Comment("MarshalJSON encodes v with its generated encoder.")
+		f.Func().Params(Id("v").Id(name)).Id("MarshalJSON").Params().Params(Index().Byte(), Error()).Block(
+			Return(Id("v").Dot("AppendJSON").Call(Nil()), Nil()),
+		)
+	}
 	f.Comment("UnmarshalJSON decodes data leniently, as the official SDKs accept it.")
 	f.Func().Add(recv(name)).Id("UnmarshalJSON").Params(Id("data").Index().Byte()).Error().Block(
 		Return(wq("Decode").Call(Id("data"), Id("v"), wq("Lenient"))),
@@ -574,6 +593,10 @@ func (e *emitter) unionMembers(f *File, u *ir.Union, standalone bool) {
 		}
 		sel = append(sel, Switch(String().Call(Id("tag"))).Block(cases...))
 		if catchAll == nil && fallback == nil {
+			sel = append(sel, Comment("Lenient decoding keeps a variant this version does not know."),
+				If(Id("d").Dot("Lenient").Call()).Block(
+					Id("v").Dot(unknownField).Op("=").Op("&").Add(wq("UnknownVariant")).Values(Dict{Id("Tag"): String().Call(Id("tag"))}),
+					Return(Nil())))
 			sel = append(sel, Return(wq("AtKey").Call(Id("d").Dot("Errorf").Call(Lit(fmt.Sprintf("unknown %s %%q of %s", D, name)), Id("tag")), Lit(D))))
 		}
 	} else {
@@ -632,6 +655,15 @@ func (e *emitter) unionMembers(f *File, u *ir.Union, standalone bool) {
 		en = append(en, Return(Id("v").Dot(v.Name).Dot("appendFields").Call(Id("b"), Id("comma"))))
 		enc = append(enc, Case(active.Clone()).Block(en...))
 		sink = append(sink, Case(active.Clone()).Block(Return(Op("&").Id("v").Dot(v.Name).Dot("Unknown"))))
+	}
+	if keepsUnknown(u) {
+		active := Id("v").Dot(unknownField).Op("!=").Nil()
+		dec = append(dec, Case(active.Clone()).Block(
+			If(String().Call(Id("key")).Op("==").Lit(u.Discriminator)).Block(Return(True(), Id("d").Dot("Skip").Call())),
+			Return(False(), Nil())))
+		chk = append(chk, Case(active.Clone()).Block(Return(Nil())))
+		enc = append(enc, Case(active.Clone()).Block(Return(Id("v").Dot(unknownField).Dot("AppendFields").Call(Id("b"), Lit(u.Discriminator), Id("comma")))))
+		sink = append(sink, Case(active.Clone()).Block(Return(Op("&").Id("v").Dot(unknownField).Dot("Fields"))))
 	}
 	f.Comment("decodeField decodes a member of the selected variant.")
 	f.Func().Add(recv(name)).Id("decodeField").Params(decoderParam(), Id("key").Index().Byte(), Id("seen").Index().Uint64()).Params(Bool(), Error()).Block(

@@ -144,14 +144,24 @@ func (e *emitter) dispatch(f *File) {
 				Id("Data"): Map(String()).Any().Values(Dict{Lit("violations"): Index().Qual(WirePath, "Violation").Values(Values(Dict{Id("Pointer"): Id("we").Dot("Pointer"), Id("Reason"): Id("we").Dot("Msg")}))})}))),
 		Return(Op("&").Qual(WirePath, "RPCError").Values(Dict{Id("Code"): Qual(WirePath, "CodeInvalidParams"), Id("Message"): Lit("Invalid params: ").Op("+").Id("err").Dot("Error").Call()})),
 	)
+	local := func(what string, err Code) Code {
+		return Op("&").Qual(WirePath, "LocalError").Values(Dict{Id("Method"): Id("method"), Id("What"): Lit(what), Id("Err"): err})
+	}
 	f.Comment("outbound checks a message this side is about to send: valid, and within what the peer advertised.")
+	f.Comment("A failure is this side's bug: a *wire.LocalError, which a handler returning it answers -32603.")
 	f.Func().Id("outbound").Params(Id("n").Op("*").Id("Negotiated"), Id("method").String(), Id("v").Interface(Id("Validate").Params().Error())).Error().Block(
-		If(Err().Op(":=").Id("v").Dot("Validate").Call(), Err().Op("!=").Nil()).Block(Return(Err())),
+		If(Err().Op(":=").Id("v").Dot("Validate").Call(), Err().Op("!=").Nil()).Block(Return(local("params", Err()))),
+		If(Id("n").Op("==").Nil()).Block(Return(Nil())),
 		If(List(Id("ok"), Id("need")).Op(":=").Id("n").Dot("AllowsMethod").Call(Id("method")), Op("!").Id("ok")).Block(
-			Return(Op("&").Qual(WirePath, "GateError").Values(Dict{Id("Violations"): Index().Qual(WirePath, "GateViolation").Values(Values(Dict{Id("Method"): Id("method"), Id("Capability"): Id("need")}))}))),
+			Return(local("params", Op("&").Qual(WirePath, "GateError").Values(Dict{Id("Violations"): Index().Qual(WirePath, "GateViolation").Values(Values(Dict{Id("Method"): Id("method"), Id("Capability"): Id("need")}))})))),
 		If(Id("vs").Op(":=").Id("n").Dot("CheckParams").Call(Id("method"), Id("v")), Len(Id("vs")).Op(">").Lit(0)).Block(
-			Return(Op("&").Qual(WirePath, "GateError").Values(Dict{Id("Violations"): Id("vs")}))),
+			Return(local("params", Op("&").Qual(WirePath, "GateError").Values(Dict{Id("Violations"): Id("vs")})))),
 		Return(Nil()),
+	)
+	f.Comment("refused logs a message this side refused to send (see outbound) and returns the error.")
+	f.Func().Id("refused").Params(Id("log").Op("*").Qual("log/slog", "Logger"), Err().Error()).Error().Block(
+		Id("log").Dot("Warn").Call(Lit("message not sent: it fails this side's own checks"), Lit("error"), Err()),
+		Return(Err()),
 	)
 	f.Comment("errNotInitialized answers a request that arrives before initialize.")
 	f.Var().Id("errNotInitialized").Op("=").Op("&").Qual(WirePath, "RPCError").Values(Dict{Id("Code"): Qual(WirePath, "CodeInvalidRequest"), Id("Message"): Lit("Invalid request: initialize first")})
@@ -206,6 +216,9 @@ func (e *emitter) sideDispatch(f *File, sd *side) {
 		Id("conn").Op("*").Qual(JSONRPCPath, "Conn"),
 		Id("mode").Qual(WirePath, "Mode"),
 		Id("onDrop").Func().Params(String(), Error()),
+		Id("log").Op("*").Qual("log/slog", "Logger"),
+		Comment("herr is Check" + hname + "'s verdict, returned by Run."),
+		Id("herr").Error(),
 		Id("mu").Qual("sync", "Mutex"),
 		Id("neg").Id("Negotiated"),
 		Id("ready").Bool(),
@@ -224,14 +237,16 @@ func (e *emitter) sideDispatch(f *File, sd *side) {
 		Id("c").Op(":=").Op("&").Id(cname).Values(Dict{Id("h"): Id("h"), Id("onDrop"): Id("o").Dot("OnDrop")}),
 		If(List(Id("x"), Id("ok")).Op(":=").Id("h").Assert(Id("ExtHandler")), Id("ok")).Block(Id("c").Dot("ext").Op("=").Id("x")),
 		If(Id("o").Dot("Strict")).Block(Id("c").Dot("mode").Op("=").Qual(WirePath, "Strict")),
+		Id("c").Dot("herr").Op("=").Id("Check" + hname).Call(Id("h")),
 	}
 	if turns {
 		body = append(body, Id("c").Dot("turns").Op("=").Map(Id("SessionID")).Map(Op("*").Id("turn")).Struct().Values())
 	}
 	body = append(body,
+		Id("c").Dot("log").Op("=").Id("o").Dot("RPC").Dot("Logger"),
+		If(Id("c").Dot("log").Op("==").Nil()).Block(Id("c").Dot("log").Op("=").Qual("log/slog", "New").Call(Qual("log/slog", "NewTextHandler").Call(Qual("os", "Stderr"), Nil()))),
 		If(Id("c").Dot("onDrop").Op("==").Nil()).Block(
-			Id("log").Op(":=").Id("o").Dot("RPC").Dot("Logger"),
-			If(Id("log").Op("==").Nil()).Block(Id("log").Op("=").Qual("log/slog", "New").Call(Qual("log/slog", "NewTextHandler").Call(Qual("os", "Stderr"), Nil()))),
+			Id("log").Op(":=").Id("c").Dot("log"),
 			Id("c").Dot("onDrop").Op("=").Func().Params(Id("method").String(), Err().Error()).Block(
 				Id("log").Dot("Warn").Call(Lit("dropped inbound notification"), Lit("method"), Id("method"), Lit("error"), Err())),
 		),
@@ -241,7 +256,11 @@ func (e *emitter) sideDispatch(f *File, sd *side) {
 	f.Comment(fmt.Sprintf("New%s connects h to a peer over r (its output) and w (its input), e.g. os.Stdin and os.Stdout.", cname))
 	f.Func().Id("New"+cname).Params(Id("h").Id(hname), Id("r").Qual("io", "Reader"), Id("w").Qual("io", "Writer"), Id("o").Id("ConnOptions")).Op("*").Id(cname).Block(body...)
 	f.Comment("Run serves the connection until EOF, Close or ctx ends; it returns nil on EOF.")
-	f.Func().Params(Id("c").Op("*").Id(cname)).Id("Run").Params(ctxParam()).Error().Block(Return(Id("c").Dot("conn").Dot("Run").Call(Id("ctx"))))
+	f.Comment(fmt.Sprintf("When the handler has a method that looks meant for %s but is not in it (see", hname))
+	f.Comment(fmt.Sprintf("Check%s), Run returns that error at once and serves nothing.", hname))
+	f.Func().Params(Id("c").Op("*").Id(cname)).Id("Run").Params(ctxParam()).Error().Block(
+		If(Id("c").Dot("herr").Op("!=").Nil()).Block(Return(Id("c").Dot("herr"))),
+		Return(Id("c").Dot("conn").Dot("Run").Call(Id("ctx"))))
 	f.Comment("Close stops the connection.")
 	f.Func().Params(Id("c").Op("*").Id(cname)).Id("Close").Params().Error().Block(Return(Id("c").Dot("conn").Dot("Close").Call()))
 	f.Comment("Negotiated returns what both sides advertised in initialize (nil messages before it).")
@@ -323,8 +342,8 @@ func (e *emitter) inboundRequest(sd *side, m *ir.Method, prompt *ir.Method, turn
 	out := []Code{
 		Var().Id("p").Id(m.Params.Name),
 		If(Err().Op(":=").Qual(WirePath, "Decode").Call(Id("params"), Op("&").Id("p"), Id("c").Dot("mode")), Err().Op("!=").Nil()).Block(Return(Nil(), Id("invalidParams").Call(Err()))),
-		If(Err().Op(":=").Id("p").Dot("Validate").Call(), Err().Op("!=").Nil()).Block(Return(Nil(), Err())),
 	}
+	out = append(out, inboundValidate(Id("p"), Return(Nil(), Err()))...)
 	initialize := m == e.m.Initialize()
 	if !initialize {
 		out = append(out,
@@ -358,7 +377,7 @@ func (e *emitter) inboundRequest(sd *side, m *ir.Method, prompt *ir.Method, turn
 		)
 	}
 	out = append(out,
-		If(Err().Op(":=").Id("res").Dot("Validate").Call(), Err().Op("!=").Nil()).Block(Return(Nil(), Qual("fmt", "Errorf").Call(Lit("%s handler returned an invalid result: %w"), Id("method"), Err()))),
+		If(Err().Op(":=").Id("res").Dot("Validate").Call(), Err().Op("!=").Nil()).Block(Return(Nil(), Id("refused").Call(Id("c").Dot("log"), Op("&").Qual(WirePath, "LocalError").Values(Dict{Id("Method"): Id("method"), Id("What"): Lit("result"), Id("Err"): Err()})))),
 	)
 	if initialize {
 		out = append(out,
@@ -370,7 +389,7 @@ func (e *emitter) inboundRequest(sd *side, m *ir.Method, prompt *ir.Method, turn
 	}
 	out = append(out,
 		If(Id("vs").Op(":=").Id("n").Dot("CheckResult").Call(Id("method"), Id("res")), Len(Id("vs")).Op(">").Lit(0)).Block(
-			Return(Nil(), Qual("fmt", "Errorf").Call(Lit("%s handler result: %w"), Id("method"), Op("&").Qual(WirePath, "GateError").Values(Dict{Id("Violations"): Id("vs")})))),
+			Return(Nil(), Id("refused").Call(Id("c").Dot("log"), Op("&").Qual(WirePath, "LocalError").Values(Dict{Id("Method"): Id("method"), Id("What"): Lit("result"), Id("Err"): Op("&").Qual(WirePath, "GateError").Values(Dict{Id("Violations"): Id("vs")})})))),
 		Return(Id("res").Dot("AppendJSON").Call(Nil()), Nil()),
 	)
 	return out
@@ -380,10 +399,12 @@ func (e *emitter) inboundNotification(sd *side, m *ir.Method, cancel *ir.Method,
 	out := []Code{
 		Var().Id("p").Id(m.Params.Name),
 		If(Err().Op(":=").Qual(WirePath, "Decode").Call(Id("params"), Op("&").Id("p"), Id("c").Dot("mode")), Err().Op("!=").Nil()).Block(Id("c").Dot("onDrop").Call(Id("method"), Err()), Return()),
-		If(Err().Op(":=").Id("p").Dot("Validate").Call(), Err().Op("!=").Nil()).Block(Id("c").Dot("onDrop").Call(Id("method"), Err()), Return()),
+	}
+	out = append(out, inboundValidate(Id("p"), Id("c").Dot("onDrop").Call(Id("method"), Err()), Return())...)
+	out = append(out,
 		If(Id("vs").Op(":=").Id("n").Dot("CheckParams").Call(Id("method"), Op("&").Id("p")), Len(Id("vs")).Op(">").Lit(0)).Block(
 			Id("c").Dot("onDrop").Call(Id("method"), Op("&").Qual(WirePath, "GateError").Values(Dict{Id("Violations"): Id("vs")})), Return()),
-	}
+	)
 	if turns && m == cancel {
 		out = append(out, Id("c").Dot("cancelTurn").Call(Id("p").Dot("SessionID")))
 	}
@@ -445,11 +466,11 @@ func (e *emitter) outboundCall(f *File, sd *side, cname string, m *ir.Method, en
 		if e.versioned() {
 			pre = append(pre, If(Id("params").Dot("ProtocolVersion").Op("==").Lit(0)).Block(Id("params").Dot("ProtocolVersion").Op("=").Id("CurrentProtocolVersion")))
 		}
-		pre = append(pre, If(Err().Op(":=").Id("params").Dot("Validate").Call(), Err().Op("!=").Nil()).Block(Return(zeroRet(m), Err())))
+		pre = append(pre, If(Err().Op(":=").Id("outbound").Call(Nil(), Id(MethodConst(m.Wire)), Id("params")), Err().Op("!=").Nil()).Block(Return(zeroRet(m), Id("refused").Call(Id("c").Dot("log"), Err()))))
 	} else {
 		pre = append(pre,
 			If(Op("!").Id("ready")).Block(Return(zeroRet(m), Qual("errors", "New").Call(Lit(m.Wire+": initialize first")))),
-			If(Err().Op(":=").Id("outbound").Call(Id("n"), Id(MethodConst(m.Wire)), Id("params")), Err().Op("!=").Nil()).Block(Return(zeroRet(m), Err())),
+			If(Err().Op(":=").Id("outbound").Call(Id("n"), Id(MethodConst(m.Wire)), Id("params")), Err().Op("!=").Nil()).Block(Return(zeroRet(m), Id("refused").Call(Id("c").Dot("log"), Err()))),
 		)
 	}
 	if m.Notification {
@@ -480,8 +501,8 @@ func (e *emitter) outboundCall(f *File, sd *side, cname string, m *ir.Method, en
 		If(Err().Op("!=").Nil()).Block(callErr...),
 		Id("res").Op(":=").New(Id(m.Result.Name)),
 		If(Err().Op(":=").Qual(WirePath, "Decode").Call(Id("raw"), Id("res"), Id("c").Dot("mode")), Err().Op("!=").Nil()).Block(Return(Nil(), Qual("fmt", "Errorf").Call(Lit(m.Wire+": invalid result: %w"), Err()))),
-		If(Err().Op(":=").Id("res").Dot("Validate").Call(), Err().Op("!=").Nil()).Block(Return(Nil(), Qual("fmt", "Errorf").Call(Lit(m.Wire+": invalid result: %w"), Err()))),
 	)
+	body = append(body, inboundValidate(Id("res"), Return(Nil(), Qual("fmt", "Errorf").Call(Lit(m.Wire+": invalid result: %w"), Err())))...)
 	if initialize {
 		if e.versioned() {
 			body = append(body,
@@ -513,4 +534,15 @@ func zeroRet(m *ir.Method) Code {
 		return Null()
 	}
 	return Nil()
+}
+
+// inboundValidate validates a received message x: in lenient mode a variant
+// this version does not know (a closed union's Unknown) is accepted, so a
+// newer peer's additions reach the handler. onErr runs with err set.
+func inboundValidate(x *Statement, onErr ...Code) []Code {
+	return []Code{
+		Id("vd").Op(":=").Qual(WirePath, "Validator").Values(Dict{Id("AcceptUnknown"): Id("c").Dot("mode").Op("==").Qual(WirePath, "Lenient")}),
+		x.Clone().Dot("validate").Call(Op("&").Id("vd")),
+		If(Err().Op(":=").Id("vd").Dot("Err").Call(), Err().Op("!=").Nil()).Block(onErr...),
+	}
 }

@@ -90,6 +90,8 @@ func Files(m *ir.Model, o Config) (map[string][]byte, error) {
 		{"methods.go", e.methodsFile, false},
 		{"validate.go", e.validators, false},
 		{"extras.go", e.extras, false},
+		{"doc.go", e.packageDoc, false},
+		{"api.go", e.api, false},
 		{"defs_test.go", e.defsTest, true},
 	}
 	if e.hasGates() {
@@ -143,6 +145,9 @@ type emitter struct {
 	shapeChecks []Code
 	shapeNames  map[*ir.Ref]string
 	patterns    []pattern
+	// decls and kindNames: see unions.go.
+	decls     map[string]bool
+	kindNames map[*ir.Union]string
 }
 
 func (e *emitter) header() []string {
@@ -264,7 +269,7 @@ func (e *emitter) types(f *File) {
 }
 
 func (e *emitter) typeDecl(t *ir.Type) Code {
-	doc := Comment(e.typeDoc(t))
+	doc := comment(e.typeDoc(t))
 	switch t.Kind {
 	case ir.Struct:
 		var fields []Code
@@ -273,7 +278,7 @@ func (e *emitter) typeDecl(t *ir.Type) Code {
 			if !fl.Required {
 				tag += ",omitempty"
 			}
-			fields = append(fields, Comment(e.fieldDoc(fl)), Id(fl.Name).Add(fieldType(fl)).Tag(map[string]string{"json": tag}))
+			fields = append(fields, comment(e.fieldDoc(fl)), Id(fl.Name).Add(fieldType(fl)).Tag(map[string]string{"json": tag}))
 		}
 		if t.Union != nil {
 			fields = append(fields, Comment(fmt.Sprintf("%s holds the variant; its members are encoded inline in this object.", t.Union.FieldName())),
@@ -312,13 +317,17 @@ func (e *emitter) unionDecl(u *ir.Union, t *ir.Type) Code {
 			fields = append(fields, Id(v.Name).Op("*").Add(goType(v.Payload)).Tag(map[string]string{"json": "-"}))
 		}
 	}
+	if keepsUnknown(u) {
+		fields = append(fields, Comment(fmt.Sprintf("%s keeps a variant whose %s this version does not know, with its members; only lenient decoding sets it, and Validate reports it.", unknownField, u.Discriminator)),
+			Id(unknownField).Op("*").Qual(WirePath, "UnknownVariant").Tag(map[string]string{"json": "-"}))
+	}
 	doc := fmt.Sprintf("%s is a union: exactly one variant field is set.", u.Name)
 	if t.Kind != ir.Struct {
 		doc = e.typeDoc(t) + "\n\nExactly one variant field is set."
 	} else {
 		doc += fmt.Sprintf(" It is embedded in %s.", t.Name)
 	}
-	out := Comment(doc).Line().Type().Id(u.Name).Struct(fields...)
+	out := comment(doc).Line().Type().Id(u.Name).Struct(fields...)
 	// Constructors, one per variant, so a caller cannot set two at once by accident.
 	for _, v := range u.Variants {
 		name := "New" + u.Name + v.Name
@@ -334,6 +343,7 @@ func (e *emitter) unionDecl(u *ir.Union, t *ir.Type) Code {
 				Func().Id(name).Params(Id("v").Add(goType(v.Payload))).Id(u.Name).Block(Return(Id(u.Name).Values(Dict{Id(v.Name): Op("&").Id("v")})))
 		}
 	}
+	out.Line().Line().Add(e.unionAPI(u))
 	return out
 }
 
@@ -436,7 +446,7 @@ func (e *emitter) typeDoc(t *ir.Type) string {
 	}
 	text := strings.Join(parts, " ")
 	if e.o.Descriptions && t.Description != "" {
-		text += "\n\n" + t.Description
+		text += "\n\n" + description(t.Description)
 	}
 	return text
 }
@@ -483,7 +493,7 @@ func (e *emitter) fieldDoc(f *ir.Field) string {
 	}
 	text := strings.Join(parts, " ")
 	if e.o.Descriptions && f.Description != "" {
-		text += "\n\n" + f.Description
+		text += "\n\n" + description(f.Description)
 	}
 	return text
 }

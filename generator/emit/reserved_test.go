@@ -4,10 +4,14 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/acpgen/acpgen/generator"
 	"github.com/acpgen/acpgen/generator/ir"
 )
 
@@ -23,10 +27,14 @@ func TestReservedNamesAreComplete(t *testing.T) {
 		}
 		return m
 	}
-	decl, member, conn := set("decl"), set("member"), set("conn")
-	for _, dir := range []string{"gen/acp", "gen/acp/unstable", "golden/sandboxagent", "golden/zeroclaw"} {
+	decl, member, variant, conn := set("decl"), set("member"), set("variant"), set("conn")
+	pkgs := vendorPackages(t)
+	for _, dir := range []string{"gen/acp", "gen/acp/unstable"} {
+		pkgs[dir] = parseDir(t, filepath.Join("..", "..", dir))
+	}
+	for _, dir := range slices.Sorted(maps.Keys(pkgs)) {
 		methods := map[string]map[string]bool{} // receiver type -> exported methods
-		for file, f := range parseDir(t, filepath.Join("..", "..", dir)) {
+		for file, f := range pkgs[dir] {
 			for _, d := range f.Decls {
 				switch d := d.(type) {
 				case *ast.FuncDecl:
@@ -57,7 +65,7 @@ func TestReservedNamesAreComplete(t *testing.T) {
 						t.Errorf("%s: %s.%s is neither a call nor in ir.Reserved(\"conn\")", dir, recv, m)
 					}
 				case decl[recv] || !ast.IsExported(recv): // acpgen's own types
-				case !member[m] && !metaAccessor(m, methods):
+				case !member[m] && !variant[m] && !(m == "String" && strings.HasSuffix(recv, "Kind")) && !metaAccessor(m, methods):
 					t.Errorf("%s: method %s.%s is not in ir.Reserved(\"member\")", dir, recv, m)
 				}
 			}
@@ -126,6 +134,50 @@ func parseDir(t *testing.T, dir string) map[string]*ast.File {
 	}
 	if len(out) == 0 {
 		t.Fatalf("no Go files in %s", dir)
+	}
+	return out
+}
+
+// vendorPackages generates the vendor overlays' packages as go test ./golden
+// does (golden/testdata/base.json with the overlays, in the case folders)
+// and parses their files, tests left out, by folder.
+func vendorPackages(t *testing.T) map[string]map[string]*ast.File {
+	t.Helper()
+	root := filepath.Join("..", "..")
+	var chans []generator.Channel
+	for _, v := range []struct {
+		dir, pkg string
+		overlays []string
+	}{
+		{"sandbox-agent", "sandboxagent", []string{"additional-directories.json", "runtime-context.json", "vendor/sandbox-agent.json"}},
+		{"zeroclaw", "zeroclaw", []string{"vendor/zeroclaw.json"}},
+	} {
+		var overlays []string
+		for _, o := range v.overlays {
+			overlays = append(overlays, filepath.Join(root, "overlays", o))
+		}
+		chans = append(chans, generator.Channel{
+			Name: "unstable", SchemaFile: "base.json", OutDir: "golden/testdata/" + v.dir, Package: v.pkg,
+			ImportPath: generator.Module + "/golden/testdata/" + v.dir, Overlays: overlays,
+		})
+	}
+	files, err := generator.Generate(generator.Config{SchemaDir: filepath.Join(root, "golden", "testdata"), Channels: chans})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]map[string]*ast.File{}
+	for name, src := range files {
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, src, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out[path.Dir(name)] == nil {
+			out[path.Dir(name)] = map[string]*ast.File{}
+		}
+		out[path.Dir(name)][path.Base(name)] = f
 	}
 	return out
 }

@@ -269,10 +269,8 @@ func (e *emitter) enumValidate(t *ir.Type) []Code {
 
 func (e *emitter) unionValidate(u *ir.Union) []Code {
 	var out []Code
-	var names []string
 	out = append(out, Id("n").Op(":=").Lit(0))
 	for _, v := range u.Variants {
-		names = append(names, v.Name)
 		set := Id("x").Dot(v.Name).Op("!=").Nil()
 		if v.Null {
 			set = Id("x").Dot(v.Name)
@@ -299,11 +297,10 @@ func (e *emitter) unionValidate(u *ir.Union) []Code {
 		}
 		out = append(out, If(set).Block(body...))
 	}
-	out = append(out,
-		If(Id("n").Op("==").Lit(0)).Block(Id("v").Dot("Add").Call(Lit(fmt.Sprintf("no variant is set (one of %s)", strings.Join(names, ", "))))),
-		If(Id("n").Op(">").Lit(1)).Block(Id("v").Dot("Add").Call(Lit("more than one variant is set"))),
-	)
-	return out
+	if keepsUnknown(u) {
+		out = append(out, unknownValidate(u))
+	}
+	return append(out, variantsCheck(u))
 }
 
 func plural(n int) string {

@@ -100,7 +100,10 @@ func GoName(s string) string {
 // emitter's test keeps both complete).
 var (
 	reservedMethods = setOf("Validate", "AppendJSON", "DecodeJSON", "MarshalJSON", "UnmarshalJSON")
-	reservedMembers = setOf("Unknown", "Validate", "AppendJSON", "DecodeJSON", "MarshalJSON", "UnmarshalJSON",
+	// reservedVariants adds the union's own API: its Kind accessor and the
+	// Unknown variant of a closed tagged union.
+	reservedVariants = setOf("Validate", "AppendJSON", "DecodeJSON", "MarshalJSON", "UnmarshalJSON", "Kind", "Unknown")
+	reservedMembers  = setOf("Unknown", "Validate", "AppendJSON", "DecodeJSON", "MarshalJSON", "UnmarshalJSON",
 		"EffectiveRoots", "ActiveAdditionalDirectories", "DedupeAdditionalDirectories", "Matches", "ForHistory")
 )
 
@@ -112,13 +115,15 @@ var reservedConn = setOf("Run", "Close", "Negotiated", "Send", "SendNotification
 // model's types and constants (and Method<Wire>, added per schema).
 var reservedDecls = setOf("AgentConn", "ClientConn", "AgentHandler", "ClientHandler", "UnimplementedAgentHandler", "UnimplementedClientHandler",
 	"NewAgentConn", "NewClientConn", "ExtHandler", "ConnOptions", "Negotiated", "MethodCapability", "MethodInfo", "Methods",
-	"CurrentProtocolVersion", "SchemaPackage", "SchemaVersion", "SchemaFile", "SchemaSHA256", "OverlayInfo", "Overlays", "DedupeRoots")
+	"CurrentProtocolVersion", "SchemaPackage", "SchemaVersion", "SchemaFile", "SchemaSHA256", "OverlayInfo", "Overlays", "DedupeRoots",
+	// api.go: the runtime's types under the package's names, and the checks.
+	"RPCError", "Raw", "ValidationError", "GateError", "LocalError", "EncodeError", "RPCOptions", "NewError", "CheckAgentHandler", "CheckClientHandler")
 
 // Reserved reports the names acpgen generates itself, by scope: "method"
-// (on every model type), "member" (on structs), "conn" (on connections and handlers), "decl" (package
+// (on every model type), "variant" (on unions), "member" (on structs), "conn" (on connections and handlers), "decl" (package
 // level, without the per-method constants).
 func Reserved(scope string) []string {
-	m := map[string]map[string]bool{"method": reservedMethods, "member": reservedMembers, "conn": reservedConn, "decl": reservedDecls}[scope]
+	m := map[string]map[string]bool{"method": reservedMethods, "variant": reservedVariants, "member": reservedMembers, "conn": reservedConn, "decl": reservedDecls}[scope]
 	out := make([]string, 0, len(m))
 	for n := range m {
 		out = append(out, n)
@@ -198,7 +203,7 @@ func nameVariants(u *Union) {
 		}
 		cs[i] = candidate{v.Name, q}
 	}
-	for i, n := range resolveNames(cs, func(s string) bool { return reservedMethods[s] }) {
+	for i, n := range resolveNames(cs, func(s string) bool { return reservedVariants[s] }) {
 		u.Variants[i].Name = n
 	}
 }

@@ -75,7 +75,7 @@ const FrameOverhead = 256
 // Options.MaxBuffered) while pausing the reader could deadlock; see "Flow
 // control" in the package documentation. The request was not handled: the
 // peer may send it again later.
-const CodeOverloaded = -32001
+const CodeOverloaded wire.ErrorCode = -32001
 
 // CancelRequestMethod is the protocol-level notification that cancels an
 // in-flight request; params {"requestId": id}.

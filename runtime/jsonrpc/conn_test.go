@@ -64,7 +64,7 @@ func TestBatchIsInvalidRequest(t *testing.T) {
 	p := newPeer(t, recordingEcho(&rec), Options{})
 	for _, tc := range []struct {
 		line string
-		code int
+		code wire.ErrorCode
 	}{
 		{`[{"jsonrpc":"2.0","id":1,"method":"echo"}]`, wire.CodeInvalidRequest},
 		{`[{"jsonrpc":"2.0","method":"note"}]`, wire.CodeInvalidRequest},
@@ -86,7 +86,7 @@ func TestMalformedEnvelopes(t *testing.T) {
 	p := newPeer(t, recordingEcho(&rec), Options{})
 	for _, tc := range []struct {
 		name, line string
-		code       int
+		code       wire.ErrorCode
 		id         string // echoed id
 	}{
 		{"string", `"hello"`, wire.CodeInvalidRequest, "null"},
@@ -698,8 +698,8 @@ func TestHandlerErrorsAndResults(t *testing.T) {
 	p := newPeer(t, h, Options{})
 	for _, tc := range []struct {
 		method string
-		code   int    // 0: a result
-		want   string // message, or result
+		code   wire.ErrorCode // 0: a result
+		want   string         // message, or result
 		data   string
 	}{
 		{"rpc", -32601, "Method not found", `{"method":"x"}`},

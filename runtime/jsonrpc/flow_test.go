@@ -95,19 +95,21 @@ func (w *heapWatch) finish(t *testing.T) {
 type answers struct {
 	mu      sync.Mutex
 	count   []int
-	codes   map[int]int // error code -> answers
+	codes   map[wire.ErrorCode]int // error code -> answers
 	results int
 	bad     []string
 }
 
-func newAnswers(n int) *answers { return &answers{count: make([]int, n), codes: map[int]int{}} }
+func newAnswers(n int) *answers {
+	return &answers{count: make([]int, n), codes: map[wire.ErrorCode]int{}}
+}
 
 func (a *answers) add(line []byte) {
 	var f struct {
 		ID     json.RawMessage `json:"id"`
 		Result json.RawMessage `json:"result"`
 		Error  *struct {
-			Code int `json:"code"`
+			Code wire.ErrorCode `json:"code"`
 		} `json:"error"`
 	}
 	a.mu.Lock()

@@ -188,7 +188,7 @@ type frame struct {
 	Params  json.RawMessage `json:"params"`
 	Result  json.RawMessage `json:"result"`
 	Error   *struct {
-		Code    int             `json:"code"`
+		Code    wire.ErrorCode  `json:"code"`
 		Message string          `json:"message"`
 		Data    json.RawMessage `json:"data"`
 	} `json:"error"`
@@ -207,7 +207,7 @@ func decodeFrame(t *testing.T, line string) frame {
 }
 
 // wantError checks that f is an error response with the given id and code.
-func wantError(t *testing.T, f frame, id string, code int) {
+func wantError(t *testing.T, f frame, id string, code wire.ErrorCode) {
 	t.Helper()
 	if f.Error == nil {
 		t.Fatalf("want error %d, got result %s (id %s)", code, f.Result, f.ID)

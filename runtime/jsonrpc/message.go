@@ -27,7 +27,7 @@ type message struct {
 
 // frameError is why a frame is rejected.
 type frameError struct {
-	code   int
+	code   wire.ErrorCode
 	reason string
 }
 
@@ -243,7 +243,7 @@ func parseErrorObject(raw wire.Raw) (*wire.RPCError, string) {
 			if err != nil {
 				return nil, "error.code must be an integer"
 			}
-			e.Code, hasCode = int(v), true
+			e.Code, hasCode = wire.ErrorCode(v), true
 			continue
 		case "message":
 			s, err := d.ReadString()

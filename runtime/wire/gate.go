@@ -45,23 +45,27 @@ func (e *GateError) Error() string {
 // PointerToken escapes one reference token of a JSON pointer.
 func PointerToken(s string) string { return escapePointer(s) }
 
+// ErrorCode is a JSON-RPC 2.0 error code. The generated packages define
+// ACP's codes, with a constructor for each.
+type ErrorCode int
+
 // RPCError is a JSON-RPC 2.0 error object.
 type RPCError struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
-	Data    any    `json:"data,omitempty"`
+	Code    ErrorCode `json:"code"`
+	Message string    `json:"message"`
+	Data    any       `json:"data,omitempty"`
 }
 
 func (e *RPCError) Error() string { return e.Message }
 
 // JSON-RPC error codes used by the runtime.
 const (
-	CodeParseError     = -32700
-	CodeInvalidRequest = -32600
-	CodeMethodNotFound = -32601
-	CodeInvalidParams  = -32602
-	CodeInternalError  = -32603
-	CodeCancelled      = -32800
+	CodeParseError     ErrorCode = -32700
+	CodeInvalidRequest ErrorCode = -32600
+	CodeMethodNotFound ErrorCode = -32601
+	CodeInvalidParams  ErrorCode = -32602
+	CodeInternalError  ErrorCode = -32603
+	CodeCancelled      ErrorCode = -32800
 )
 
 // RPCError converts validation failures to invalid params whose data lists

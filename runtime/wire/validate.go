@@ -45,10 +45,17 @@ type segment struct {
 // value. It allocates nothing until a violation is found: the path is a
 // stack of segments turned into a pointer only when one is reported.
 type Validator struct {
+	// AcceptUnknown accepts variants of closed unions whose tag this version
+	// does not know (see UnknownVariant): set when checking a message received
+	// in Lenient mode, so a newer peer's additions reach the handler.
+	AcceptUnknown bool
+
 	stack [24]segment
 	more  []segment // segments beyond the fixed stack
 	depth int
 	errs  []Violation
+	// unencodable are the violations reported by Variants.
+	unencodable []Violation
 }
 
 // Push enters member key.

@@ -124,9 +124,10 @@ func (v *AgentRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.AgentRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -179,9 +180,10 @@ func (v *RequestID) AppendJSON(b []byte) []byte {
 	return append(b, "null"...)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v RequestID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.RequestID")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -336,9 +338,10 @@ func (v *WriteTextFileRequest) appendFields(b []byte, comma bool) ([]byte, bool)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v WriteTextFileRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.WriteTextFileRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -538,9 +541,10 @@ func (v *ReadTextFileRequest) appendFields(b []byte, comma bool) ([]byte, bool) 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ReadTextFileRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ReadTextFileRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -696,9 +700,10 @@ func (v *RequestPermissionRequest) appendFields(b []byte, comma bool) ([]byte, b
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v RequestPermissionRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.RequestPermissionRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1041,9 +1046,10 @@ func (v *ToolCallUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ToolCallUpdate) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ToolCallUpdate")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1186,6 +1192,11 @@ func (v *ToolCallContent) selectVariant(d *wire.Decoder) error {
 		v.Terminal = new(Terminal)
 		return nil
 	}
+	// Lenient decoding keeps a variant this version does not know.
+	if d.Lenient() {
+		v.Unknown = &wire.UnknownVariant{Tag: string(tag)}
+		return nil
+	}
 	return wire.AtKey(d.Errorf("unknown type %q of ToolCallContent", tag), "type")
 }
 
@@ -1207,6 +1218,11 @@ func (v *ToolCallContent) decodeField(d *wire.Decoder, key []byte, seen []uint64
 			return true, d.Skip()
 		}
 		return v.Terminal.decodeField(d, key, seen)
+	case v.Unknown != nil:
+		if string(key) == "type" {
+			return true, d.Skip()
+		}
+		return false, nil
 	}
 	return false, nil
 }
@@ -1220,6 +1236,8 @@ func (v *ToolCallContent) checkRequired(d *wire.Decoder, seen []uint64) error {
 		return v.Diff.checkRequired(d, seen)
 	case v.Terminal != nil:
 		return v.Terminal.checkRequired(d, seen)
+	case v.Unknown != nil:
+		return nil
 	}
 	return d.Errorf("no variant of ToolCallContent selected")
 }
@@ -1248,6 +1266,8 @@ func (v *ToolCallContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 		b = append(b, "\"type\":\"terminal\""...)
 		comma = true
 		return v.Terminal.appendFields(b, comma)
+	case v.Unknown != nil:
+		return v.Unknown.AppendFields(b, "type", comma)
 	}
 	return b, comma
 }
@@ -1261,6 +1281,8 @@ func (v *ToolCallContent) unknownSink() *wire.Fields {
 		return &v.Diff.Unknown
 	case v.Terminal != nil:
 		return &v.Terminal.Unknown
+	case v.Unknown != nil:
+		return &v.Unknown.Fields
 	}
 	return nil
 }
@@ -1312,9 +1334,10 @@ func (v *ToolCallContent) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ToolCallContent) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ToolCallContent")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1351,6 +1374,11 @@ func (v *ContentBlock) selectVariant(d *wire.Decoder) error {
 		v.Resource = new(EmbeddedResource)
 		return nil
 	}
+	// Lenient decoding keeps a variant this version does not know.
+	if d.Lenient() {
+		v.Unknown = &wire.UnknownVariant{Tag: string(tag)}
+		return nil
+	}
 	return wire.AtKey(d.Errorf("unknown type %q of ContentBlock", tag), "type")
 }
 
@@ -1382,6 +1410,11 @@ func (v *ContentBlock) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 			return true, d.Skip()
 		}
 		return v.Resource.decodeField(d, key, seen)
+	case v.Unknown != nil:
+		if string(key) == "type" {
+			return true, d.Skip()
+		}
+		return false, nil
 	}
 	return false, nil
 }
@@ -1399,6 +1432,8 @@ func (v *ContentBlock) checkRequired(d *wire.Decoder, seen []uint64) error {
 		return v.ResourceLink.checkRequired(d, seen)
 	case v.Resource != nil:
 		return v.Resource.checkRequired(d, seen)
+	case v.Unknown != nil:
+		return nil
 	}
 	return d.Errorf("no variant of ContentBlock selected")
 }
@@ -1441,6 +1476,8 @@ func (v *ContentBlock) appendFields(b []byte, comma bool) ([]byte, bool) {
 		b = append(b, "\"type\":\"resource\""...)
 		comma = true
 		return v.Resource.appendFields(b, comma)
+	case v.Unknown != nil:
+		return v.Unknown.AppendFields(b, "type", comma)
 	}
 	return b, comma
 }
@@ -1458,6 +1495,8 @@ func (v *ContentBlock) unknownSink() *wire.Fields {
 		return &v.ResourceLink.Unknown
 	case v.Resource != nil:
 		return &v.Resource.Unknown
+	case v.Unknown != nil:
+		return &v.Unknown.Fields
 	}
 	return nil
 }
@@ -1509,9 +1548,10 @@ func (v *ContentBlock) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ContentBlock) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ContentBlock")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1692,9 +1732,10 @@ func (v *Annotations) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v Annotations) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.Annotations")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1872,9 +1913,10 @@ func (v *TextContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v TextContent) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.TextContent")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2066,9 +2108,10 @@ func (v *ImageContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ImageContent) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ImageContent")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2232,9 +2275,10 @@ func (v *AudioContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v AudioContent) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.AudioContent")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2510,9 +2554,10 @@ func (v *ResourceLink) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ResourceLink) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ResourceLink")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2636,9 +2681,10 @@ func (v *EmbeddedResourceResource) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v EmbeddedResourceResource) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.EmbeddedResourceResource")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2801,9 +2847,10 @@ func (v *TextResourceContents) appendFields(b []byte, comma bool) ([]byte, bool)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v TextResourceContents) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.TextResourceContents")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2966,9 +3013,10 @@ func (v *BlobResourceContents) appendFields(b []byte, comma bool) ([]byte, bool)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v BlobResourceContents) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.BlobResourceContents")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3114,9 +3162,10 @@ func (v *EmbeddedResource) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v EmbeddedResource) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.EmbeddedResource")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3233,9 +3282,10 @@ func (v *Content) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v Content) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.Content")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3398,9 +3448,10 @@ func (v *Diff) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v Diff) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.Diff")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3543,9 +3594,10 @@ func (v *Terminal) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v Terminal) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.Terminal")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3689,9 +3741,10 @@ func (v *ToolCallLocation) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ToolCallLocation) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ToolCallLocation")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3847,9 +3900,10 @@ func (v *PermissionOption) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v PermissionOption) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.PermissionOption")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4124,9 +4178,10 @@ func (v *CreateTerminalRequest) appendFields(b []byte, comma bool) ([]byte, bool
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateTerminalRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.CreateTerminalRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4261,9 +4316,10 @@ func (v *EnvVariable) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v EnvVariable) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.EnvVariable")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4400,9 +4456,10 @@ func (v *TerminalOutputRequest) appendFields(b []byte, comma bool) ([]byte, bool
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalOutputRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.TerminalOutputRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4539,9 +4596,10 @@ func (v *ReleaseTerminalRequest) appendFields(b []byte, comma bool) ([]byte, boo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ReleaseTerminalRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ReleaseTerminalRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4678,9 +4736,10 @@ func (v *WaitForTerminalExitRequest) appendFields(b []byte, comma bool) ([]byte,
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v WaitForTerminalExitRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.WaitForTerminalExitRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4817,9 +4876,10 @@ func (v *KillTerminalRequest) appendFields(b []byte, comma bool) ([]byte, bool) 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v KillTerminalRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.KillTerminalRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5024,9 +5084,10 @@ func (v *CreateElicitationRequestMode) appendFields(b []byte, comma bool) ([]byt
 	return b, comma
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.CreateElicitationRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5181,9 +5242,10 @@ func (v *CreateElicitationRequestModeOtherVariant) appendFields(b []byte, comma 
 	return b, comma
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationRequestModeOther) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.CreateElicitationRequestModeOther")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5301,9 +5363,10 @@ func (v *ElicitationSessionScope) appendFields(b []byte, comma bool) ([]byte, bo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationSessionScope) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ElicitationSessionScope")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5392,9 +5455,10 @@ func (v *ElicitationRequestScope) appendFields(b []byte, comma bool) ([]byte, bo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationRequestScope) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ElicitationRequestScope")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5606,9 +5670,10 @@ func (v *ElicitationSchema) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationSchema) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ElicitationSchema")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5844,9 +5909,10 @@ func (v *ElicitationPropertySchema) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationPropertySchema) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ElicitationPropertySchema")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5934,9 +6000,10 @@ func (v *ElicitationPropertySchemaOther) appendFields(b []byte, comma bool) ([]b
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationPropertySchemaOther) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ElicitationPropertySchemaOther")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6136,9 +6203,10 @@ func (v *EnumOption) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v EnumOption) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.EnumOption")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6434,9 +6502,10 @@ func (v *StringPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v StringPropertySchema) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.StringPropertySchema")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6655,9 +6724,10 @@ func (v *NumberPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v NumberPropertySchema) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.NumberPropertySchema")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6876,9 +6946,10 @@ func (v *IntegerPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v IntegerPropertySchema) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.IntegerPropertySchema")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7059,9 +7130,10 @@ func (v *BooleanPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v BooleanPropertySchema) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.BooleanPropertySchema")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7216,9 +7288,10 @@ func (v *MultiSelectItems) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v MultiSelectItems) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.MultiSelectItems")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7306,9 +7379,10 @@ func (v *MultiSelectItemsOther) appendFields(b []byte, comma bool) ([]byte, bool
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v MultiSelectItemsOther) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.MultiSelectItemsOther")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7424,9 +7498,10 @@ func (v *StringMultiSelectItems) appendFields(b []byte, comma bool) ([]byte, boo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v StringMultiSelectItems) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.StringMultiSelectItems")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7542,9 +7617,10 @@ func (v *TitledMultiSelectItems) appendFields(b []byte, comma bool) ([]byte, boo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.TitledMultiSelectItems")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7783,9 +7859,10 @@ func (v *MultiSelectPropertySchema) appendFields(b []byte, comma bool) ([]byte, 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.MultiSelectPropertySchema")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7941,9 +8018,10 @@ func (v *ElicitationFormModeVariant) appendFields(b []byte, comma bool) ([]byte,
 	return b, comma
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationFormMode) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ElicitationFormMode")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8144,9 +8222,10 @@ func (v *ElicitationURLModeVariant) appendFields(b []byte, comma bool) ([]byte, 
 	return b, comma
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationURLMode) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ElicitationURLMode")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8321,9 +8400,10 @@ func (v *MessageMCPRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v MessageMCPRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.MessageMCPRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8525,9 +8605,10 @@ func (v *AgentResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.AgentResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8635,9 +8716,10 @@ func (v *AgentResponseResult) appendFields(b []byte, comma bool) ([]byte, bool) 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentResponseResult) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.AgentResponseResult")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8746,9 +8828,10 @@ func (v *AgentResponseError) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentResponseError) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.AgentResponseError")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8943,9 +9026,10 @@ func (v *InitializeResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v InitializeResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.InitializeResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9221,9 +9305,10 @@ func (v *AgentCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.AgentCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9392,9 +9477,10 @@ func (v *PromptCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v PromptCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.PromptCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9563,9 +9649,10 @@ func (v *MCPCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.MCPCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9981,9 +10068,10 @@ func (v *SessionCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SessionCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10080,9 +10168,10 @@ func (v *SessionListCapabilities) appendFields(b []byte, comma bool) ([]byte, bo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionListCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SessionListCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10179,9 +10268,10 @@ func (v *SessionDeleteCapabilities) appendFields(b []byte, comma bool) ([]byte, 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SessionDeleteCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10278,9 +10368,10 @@ func (v *SessionAdditionalDirectoriesCapabilities) appendFields(b []byte, comma 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SessionAdditionalDirectoriesCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10406,9 +10497,10 @@ func (v *SessionSystemPromptCapabilities) appendFields(b []byte, comma bool) ([]
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionSystemPromptCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SessionSystemPromptCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10534,9 +10626,10 @@ func (v *SessionSystemPromptModeCapabilities) appendFields(b []byte, comma bool)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionSystemPromptModeCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SessionSystemPromptModeCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10633,9 +10726,10 @@ func (v *SessionSystemPromptOverrideCapabilities) appendFields(b []byte, comma b
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionSystemPromptOverrideCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SessionSystemPromptOverrideCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10732,9 +10826,10 @@ func (v *SessionForkCapabilities) appendFields(b []byte, comma bool) ([]byte, bo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionForkCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SessionForkCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10831,9 +10926,10 @@ func (v *SessionArchiveCapabilities) appendFields(b []byte, comma bool) ([]byte,
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionArchiveCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SessionArchiveCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10930,9 +11026,10 @@ func (v *SessionStatusCapabilities) appendFields(b []byte, comma bool) ([]byte, 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionStatusCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SessionStatusCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11029,9 +11126,10 @@ func (v *SessionTitleCapabilities) appendFields(b []byte, comma bool) ([]byte, b
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionTitleCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SessionTitleCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11128,9 +11226,10 @@ func (v *SessionResumeCapabilities) appendFields(b []byte, comma bool) ([]byte, 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionResumeCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SessionResumeCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11227,9 +11326,10 @@ func (v *SessionCloseCapabilities) appendFields(b []byte, comma bool) ([]byte, b
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionCloseCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SessionCloseCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11384,9 +11484,10 @@ func (v *AgentAuthCapabilities) appendFields(b []byte, comma bool) ([]byte, bool
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.AgentAuthCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11483,9 +11584,10 @@ func (v *AuthStatusCapabilities) appendFields(b []byte, comma bool) ([]byte, boo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthStatusCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.AuthStatusCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11582,9 +11684,10 @@ func (v *LogoutCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v LogoutCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.LogoutCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11681,9 +11784,10 @@ func (v *ProvidersCapabilities) appendFields(b []byte, comma bool) ([]byte, bool
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ProvidersCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ProvidersCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11830,9 +11934,10 @@ func (v *AuthMethod) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthMethod) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.AuthMethod")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12060,9 +12165,10 @@ func (v *AuthMethodTerminal) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthMethodTerminal) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.AuthMethodTerminal")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12226,9 +12332,10 @@ func (v *AuthMethodAgent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthMethodAgent) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.AuthMethodAgent")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12391,9 +12498,10 @@ func (v *Implementation) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v Implementation) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.Implementation")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12490,9 +12598,10 @@ func (v *AuthenticateResponse) appendFields(b []byte, comma bool) ([]byte, bool)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthenticateResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.AuthenticateResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12608,9 +12717,10 @@ func (v *ListProvidersResponse) appendFields(b []byte, comma bool) ([]byte, bool
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ListProvidersResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ListProvidersResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12794,9 +12904,10 @@ func (v *ProviderInfo) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ProviderInfo) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ProviderInfo")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12997,9 +13108,10 @@ func (v *ProviderCurrentConfig) appendFields(b []byte, comma bool) ([]byte, bool
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ProviderCurrentConfig) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ProviderCurrentConfig")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13096,9 +13208,10 @@ func (v *SetProviderResponse) appendFields(b []byte, comma bool) ([]byte, bool) 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SetProviderResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SetProviderResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13195,9 +13308,10 @@ func (v *DisableProviderResponse) appendFields(b []byte, comma bool) ([]byte, bo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v DisableProviderResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.DisableProviderResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13294,9 +13408,10 @@ func (v *LogoutResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v LogoutResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.LogoutResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13437,9 +13552,10 @@ func (v *AuthStatusResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthStatusResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.AuthStatusResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13704,9 +13820,10 @@ func (v *AuthAccount) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthAccount) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.AuthAccount")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13880,9 +13997,10 @@ func (v *NewSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v NewSessionResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.NewSessionResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14027,9 +14145,10 @@ func (v *SessionModeState) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionModeState) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SessionModeState")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14219,9 +14338,10 @@ func (v *SessionMode) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionMode) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SessionMode")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14443,6 +14563,11 @@ func (v *SessionConfigOptionType) selectVariant(d *wire.Decoder) error {
 		v.Boolean = new(SessionConfigBoolean)
 		return nil
 	}
+	// Lenient decoding keeps a variant this version does not know.
+	if d.Lenient() {
+		v.Unknown = &wire.UnknownVariant{Tag: string(tag)}
+		return nil
+	}
 	return wire.AtKey(d.Errorf("unknown type %q of SessionConfigOptionType", tag), "type")
 }
 
@@ -14459,6 +14584,11 @@ func (v *SessionConfigOptionType) decodeField(d *wire.Decoder, key []byte, seen 
 			return true, d.Skip()
 		}
 		return v.Boolean.decodeField(d, key, seen)
+	case v.Unknown != nil:
+		if string(key) == "type" {
+			return true, d.Skip()
+		}
+		return false, nil
 	}
 	return false, nil
 }
@@ -14470,6 +14600,8 @@ func (v *SessionConfigOptionType) checkRequired(d *wire.Decoder, seen []uint64) 
 		return v.Select.checkRequired(d, seen)
 	case v.Boolean != nil:
 		return v.Boolean.checkRequired(d, seen)
+	case v.Unknown != nil:
+		return nil
 	}
 	return d.Errorf("no variant of SessionConfigOptionType selected")
 }
@@ -14491,13 +14623,16 @@ func (v *SessionConfigOptionType) appendFields(b []byte, comma bool) ([]byte, bo
 		b = append(b, "\"type\":\"boolean\""...)
 		comma = true
 		return v.Boolean.appendFields(b, comma)
+	case v.Unknown != nil:
+		return v.Unknown.AppendFields(b, "type", comma)
 	}
 	return b, comma
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionConfigOption) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SessionConfigOption")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14637,9 +14772,10 @@ func (v *SessionConfigSelectOptions) AppendJSON(b []byte) []byte {
 	return append(b, "null"...)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionConfigSelectOptions) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SessionConfigSelectOptions")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14803,9 +14939,10 @@ func (v *SessionConfigSelectOption) appendFields(b []byte, comma bool) ([]byte, 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionConfigSelectOption) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SessionConfigSelectOption")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14969,9 +15106,10 @@ func (v *SessionConfigSelectGroup) appendFields(b []byte, comma bool) ([]byte, b
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionConfigSelectGroup) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SessionConfigSelectGroup")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15106,9 +15244,10 @@ func (v *SessionConfigSelect) appendFields(b []byte, comma bool) ([]byte, bool) 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionConfigSelect) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SessionConfigSelect")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15196,9 +15335,10 @@ func (v *SessionConfigBoolean) appendFields(b []byte, comma bool) ([]byte, bool)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionConfigBoolean) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SessionConfigBoolean")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15352,9 +15492,10 @@ func (v *LoadSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v LoadSessionResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.LoadSessionResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15507,9 +15648,10 @@ func (v *ListSessionsResponse) appendFields(b []byte, comma bool) ([]byte, bool)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ListSessionsResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ListSessionsResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15744,9 +15886,10 @@ func (v *SessionInfo) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionInfo) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SessionInfo")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15843,9 +15986,10 @@ func (v *DeleteSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v DeleteSessionResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.DeleteSessionResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -16019,9 +16163,10 @@ func (v *ForkSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ForkSessionResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ForkSessionResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -16118,9 +16263,10 @@ func (v *ArchiveSessionResponse) appendFields(b []byte, comma bool) ([]byte, boo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ArchiveSessionResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ArchiveSessionResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -16217,9 +16363,10 @@ func (v *UnarchiveSessionResponse) appendFields(b []byte, comma bool) ([]byte, b
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v UnarchiveSessionResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.UnarchiveSessionResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -16336,9 +16483,10 @@ func (v *SessionStatusResponse) appendFields(b []byte, comma bool) ([]byte, bool
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionStatusResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SessionStatusResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -16487,9 +16635,10 @@ func (v *SetSessionTitleResponse) appendFields(b []byte, comma bool) ([]byte, bo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionTitleResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SetSessionTitleResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -16643,9 +16792,10 @@ func (v *ResumeSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ResumeSessionResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ResumeSessionResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -16742,9 +16892,10 @@ func (v *CloseSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v CloseSessionResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.CloseSessionResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -16841,9 +16992,10 @@ func (v *SetSessionModeResponse) appendFields(b []byte, comma bool) ([]byte, boo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionModeResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SetSessionModeResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -16968,9 +17120,10 @@ func (v *SetSessionConfigOptionResponse) appendFields(b []byte, comma bool) ([]b
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SetSessionConfigOptionResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -17116,9 +17269,10 @@ func (v *PromptResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v PromptResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.PromptResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -17395,9 +17549,10 @@ func (v *Usage) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v Usage) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.Usage")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -17559,9 +17714,10 @@ func (v *Error) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v Error) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.Error")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -17694,9 +17850,10 @@ func (v *AgentNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentNotification) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.AgentNotification")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -17833,9 +17990,10 @@ func (v *SessionNotification) appendFields(b []byte, comma bool) ([]byte, bool) 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionNotification) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SessionNotification")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -17912,6 +18070,11 @@ func (v *SessionUpdate) selectVariant(d *wire.Decoder) error {
 		return nil
 	case "session_message_chunk":
 		v.SessionMessageChunk = new(SessionMessageChunk)
+		return nil
+	}
+	// Lenient decoding keeps a variant this version does not know.
+	if d.Lenient() {
+		v.Unknown = &wire.UnknownVariant{Tag: string(tag)}
 		return nil
 	}
 	return wire.AtKey(d.Errorf("unknown sessionUpdate %q of SessionUpdate", tag), "sessionUpdate")
@@ -18015,6 +18178,11 @@ func (v *SessionUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) 
 			return true, d.Skip()
 		}
 		return v.SessionMessageChunk.decodeField(d, key, seen)
+	case v.Unknown != nil:
+		if string(key) == "sessionUpdate" {
+			return true, d.Skip()
+		}
+		return false, nil
 	}
 	return false, nil
 }
@@ -18060,6 +18228,8 @@ func (v *SessionUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
 		return v.SessionMessage.checkRequired(d, seen)
 	case v.SessionMessageChunk != nil:
 		return v.SessionMessageChunk.checkRequired(d, seen)
+	case v.Unknown != nil:
+		return nil
 	}
 	return d.Errorf("no variant of SessionUpdate selected")
 }
@@ -18200,6 +18370,8 @@ func (v *SessionUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 		b = append(b, "\"sessionUpdate\":\"session_message_chunk\""...)
 		comma = true
 		return v.SessionMessageChunk.appendFields(b, comma)
+	case v.Unknown != nil:
+		return v.Unknown.AppendFields(b, "sessionUpdate", comma)
 	}
 	return b, comma
 }
@@ -18245,6 +18417,8 @@ func (v *SessionUpdate) unknownSink() *wire.Fields {
 		return &v.SessionMessage.Unknown
 	case v.SessionMessageChunk != nil:
 		return &v.SessionMessageChunk.Unknown
+	case v.Unknown != nil:
+		return &v.Unknown.Fields
 	}
 	return nil
 }
@@ -18296,9 +18470,10 @@ func (v *SessionUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionUpdate) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SessionUpdate")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -18470,9 +18645,10 @@ func (v *ContentChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ContentChunk) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ContentChunk")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -18790,9 +18966,10 @@ func (v *ToolCall) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ToolCall) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ToolCall")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -18948,9 +19125,10 @@ func (v *PlanEntry) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v PlanEntry) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.PlanEntry")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -19145,9 +19323,10 @@ func (v *Plan) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v Plan) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.Plan")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -19178,6 +19357,11 @@ func (v *PlanUpdateContent) selectVariant(d *wire.Decoder) error {
 		v.Markdown = new(PlanMarkdown)
 		return nil
 	}
+	// Lenient decoding keeps a variant this version does not know.
+	if d.Lenient() {
+		v.Unknown = &wire.UnknownVariant{Tag: string(tag)}
+		return nil
+	}
 	return wire.AtKey(d.Errorf("unknown type %q of PlanUpdateContent", tag), "type")
 }
 
@@ -19199,6 +19383,11 @@ func (v *PlanUpdateContent) decodeField(d *wire.Decoder, key []byte, seen []uint
 			return true, d.Skip()
 		}
 		return v.Markdown.decodeField(d, key, seen)
+	case v.Unknown != nil:
+		if string(key) == "type" {
+			return true, d.Skip()
+		}
+		return false, nil
 	}
 	return false, nil
 }
@@ -19212,6 +19401,8 @@ func (v *PlanUpdateContent) checkRequired(d *wire.Decoder, seen []uint64) error 
 		return v.File.checkRequired(d, seen)
 	case v.Markdown != nil:
 		return v.Markdown.checkRequired(d, seen)
+	case v.Unknown != nil:
+		return nil
 	}
 	return d.Errorf("no variant of PlanUpdateContent selected")
 }
@@ -19240,6 +19431,8 @@ func (v *PlanUpdateContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 		b = append(b, "\"type\":\"markdown\""...)
 		comma = true
 		return v.Markdown.appendFields(b, comma)
+	case v.Unknown != nil:
+		return v.Unknown.AppendFields(b, "type", comma)
 	}
 	return b, comma
 }
@@ -19253,6 +19446,8 @@ func (v *PlanUpdateContent) unknownSink() *wire.Fields {
 		return &v.File.Unknown
 	case v.Markdown != nil:
 		return &v.Markdown.Unknown
+	case v.Unknown != nil:
+		return &v.Unknown.Fields
 	}
 	return nil
 }
@@ -19304,9 +19499,10 @@ func (v *PlanUpdateContent) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v PlanUpdateContent) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.PlanUpdateContent")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -19477,9 +19673,10 @@ func (v *PlanItems) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v PlanItems) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.PlanItems")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -19615,9 +19812,10 @@ func (v *PlanFile) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v PlanFile) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.PlanFile")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -19753,9 +19951,10 @@ func (v *PlanMarkdown) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v PlanMarkdown) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.PlanMarkdown")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -19872,9 +20071,10 @@ func (v *PlanUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v PlanUpdate) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.PlanUpdate")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -19991,9 +20191,10 @@ func (v *PlanRemoved) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v PlanRemoved) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.PlanRemoved")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -20157,9 +20358,10 @@ func (v *AvailableCommand) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v AvailableCommand) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.AvailableCommand")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -20256,9 +20458,10 @@ func (v *AvailableCommandInput) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v AvailableCommandInput) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.AvailableCommandInput")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -20374,9 +20577,10 @@ func (v *UnstructuredCommandInput) appendFields(b []byte, comma bool) ([]byte, b
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v UnstructuredCommandInput) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.UnstructuredCommandInput")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -20501,9 +20705,10 @@ func (v *AvailableCommandsUpdate) appendFields(b []byte, comma bool) ([]byte, bo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v AvailableCommandsUpdate) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.AvailableCommandsUpdate")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -20620,9 +20825,10 @@ func (v *CurrentModeUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v CurrentModeUpdate) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.CurrentModeUpdate")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -20747,9 +20953,10 @@ func (v *ConfigOptionUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ConfigOptionUpdate) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ConfigOptionUpdate")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -20902,9 +21109,10 @@ func (v *SessionInfoUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionInfoUpdate) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SessionInfoUpdate")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -21039,9 +21247,10 @@ func (v *Cost) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v Cost) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.Cost")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -21205,9 +21414,10 @@ func (v *UsageUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v UsageUpdate) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.UsageUpdate")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -21406,9 +21616,10 @@ func (v *Notice) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v Notice) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.Notice")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -21664,9 +21875,10 @@ func (v *CompactionUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v CompactionUpdate) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.CompactionUpdate")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -21803,9 +22015,10 @@ func (v *CompactionSummaryChunk) appendFields(b []byte, comma bool) ([]byte, boo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v CompactionSummaryChunk) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.CompactionSummaryChunk")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -21931,9 +22144,10 @@ func (v *SubagentSessionCapabilities) appendFields(b []byte, comma bool) ([]byte
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SubagentSessionCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SubagentSessionCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -22030,9 +22244,10 @@ func (v *SessionCancelCapabilities) appendFields(b []byte, comma bool) ([]byte, 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionCancelCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SessionCancelCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -22063,7 +22278,7 @@ func (v *StateUpdate) selectVariant(d *wire.Decoder) error {
 		v.RequiresAction = new(RequiresActionStateUpdate)
 		return nil
 	case "unknown":
-		v.Unknown = new(UnknownStateUpdate)
+		v.UnknownUnknownStateUpdate = new(UnknownStateUpdate)
 		return nil
 	default:
 		v.Other = new(StateUpdateOther)
@@ -22089,11 +22304,11 @@ func (v *StateUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 			return true, d.Skip()
 		}
 		return v.RequiresAction.decodeField(d, key, seen)
-	case v.Unknown != nil:
+	case v.UnknownUnknownStateUpdate != nil:
 		if string(key) == "state" {
 			return true, d.Skip()
 		}
-		return v.Unknown.decodeField(d, key, seen)
+		return v.UnknownUnknownStateUpdate.decodeField(d, key, seen)
 	case v.Other != nil:
 		return v.Other.decodeField(d, key, seen)
 	}
@@ -22109,8 +22324,8 @@ func (v *StateUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
 		return v.Idle.checkRequired(d, seen)
 	case v.RequiresAction != nil:
 		return v.RequiresAction.checkRequired(d, seen)
-	case v.Unknown != nil:
-		return v.Unknown.checkRequired(d, seen)
+	case v.UnknownUnknownStateUpdate != nil:
+		return v.UnknownUnknownStateUpdate.checkRequired(d, seen)
 	case v.Other != nil:
 		return v.Other.checkRequired(d, seen)
 	}
@@ -22141,13 +22356,13 @@ func (v *StateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 		b = append(b, "\"state\":\"requires_action\""...)
 		comma = true
 		return v.RequiresAction.appendFields(b, comma)
-	case v.Unknown != nil:
+	case v.UnknownUnknownStateUpdate != nil:
 		if comma {
 			b = append(b, ',')
 		}
 		b = append(b, "\"state\":\"unknown\""...)
 		comma = true
-		return v.Unknown.appendFields(b, comma)
+		return v.UnknownUnknownStateUpdate.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
 	}
@@ -22163,8 +22378,8 @@ func (v *StateUpdate) unknownSink() *wire.Fields {
 		return &v.Idle.Unknown
 	case v.RequiresAction != nil:
 		return &v.RequiresAction.Unknown
-	case v.Unknown != nil:
-		return &v.Unknown.Unknown
+	case v.UnknownUnknownStateUpdate != nil:
+		return &v.UnknownUnknownStateUpdate.Unknown
 	case v.Other != nil:
 		return &v.Other.Unknown
 	}
@@ -22218,9 +22433,10 @@ func (v *StateUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v StateUpdate) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.StateUpdate")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -22308,9 +22524,10 @@ func (v *StateUpdateOther) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v StateUpdateOther) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.StateUpdateOther")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -22407,9 +22624,10 @@ func (v *RunningStateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v RunningStateUpdate) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.RunningStateUpdate")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -22507,9 +22725,10 @@ func (v *ErrorStopReason) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ErrorStopReason) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ErrorStopReason")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -22802,9 +23021,10 @@ func (v *IdleStateUpdateStopReason) appendFields(b []byte, comma bool) ([]byte, 
 	return b, comma
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v IdleStateUpdate) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.IdleStateUpdate")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -22871,9 +23091,10 @@ func (v *IdleStateUpdateStopReasonEndTurn) appendFields(b []byte, comma bool) ([
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v IdleStateUpdateStopReasonEndTurn) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.IdleStateUpdateStopReasonEndTurn")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -22940,9 +23161,10 @@ func (v *IdleStateUpdateStopReasonMaxTokens) appendFields(b []byte, comma bool) 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v IdleStateUpdateStopReasonMaxTokens) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.IdleStateUpdateStopReasonMaxTokens")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -23009,9 +23231,10 @@ func (v *IdleStateUpdateStopReasonMaxTurnRequests) appendFields(b []byte, comma 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v IdleStateUpdateStopReasonMaxTurnRequests) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.IdleStateUpdateStopReasonMaxTurnRequests")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -23078,9 +23301,10 @@ func (v *IdleStateUpdateStopReasonRefusal) appendFields(b []byte, comma bool) ([
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v IdleStateUpdateStopReasonRefusal) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.IdleStateUpdateStopReasonRefusal")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -23147,9 +23371,10 @@ func (v *IdleStateUpdateStopReasonCancelled) appendFields(b []byte, comma bool) 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v IdleStateUpdateStopReasonCancelled) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.IdleStateUpdateStopReasonCancelled")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -23237,9 +23462,10 @@ func (v *IdleStateUpdateStopReasonOther) appendFields(b []byte, comma bool) ([]b
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v IdleStateUpdateStopReasonOther) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.IdleStateUpdateStopReasonOther")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -23306,9 +23532,10 @@ func (v *IdleStateUpdateStopReasonNone) appendFields(b []byte, comma bool) ([]by
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v IdleStateUpdateStopReasonNone) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.IdleStateUpdateStopReasonNone")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -23405,9 +23632,10 @@ func (v *RequiresActionStateUpdate) appendFields(b []byte, comma bool) ([]byte, 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v RequiresActionStateUpdate) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.RequiresActionStateUpdate")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -23504,9 +23732,10 @@ func (v *UnknownStateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v UnknownStateUpdate) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.UnknownStateUpdate")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -23775,9 +24004,10 @@ func (v *SubagentUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SubagentUpdate) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SubagentUpdate")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -24038,9 +24268,10 @@ func (v *SessionMessage) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionMessage) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SessionMessage")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -24177,9 +24408,10 @@ func (v *SessionMessageChunk) appendFields(b []byte, comma bool) ([]byte, bool) 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionMessageChunk) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SessionMessageChunk")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -24296,9 +24528,10 @@ func (v *CompleteElicitationNotification) appendFields(b []byte, comma bool) ([]
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.CompleteElicitationNotification")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -24439,9 +24672,10 @@ func (v *AuthStatusUpdateNotification) appendFields(b []byte, comma bool) ([]byt
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthStatusUpdateNotification) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.AuthStatusUpdateNotification")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -24594,9 +24828,10 @@ func (v *ClientRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ClientRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -24767,9 +25002,10 @@ func (v *InitializeRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v InitializeRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.InitializeRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -25056,9 +25292,10 @@ func (v *ClientCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ClientCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -25203,9 +25440,10 @@ func (v *FileSystemCapabilities) appendFields(b []byte, comma bool) ([]byte, boo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v FileSystemCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.FileSystemCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -25389,9 +25627,10 @@ func (v *ClientSessionCapabilities) appendFields(b []byte, comma bool) ([]byte, 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientSessionCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ClientSessionCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -25458,9 +25697,10 @@ func (v *CompactionCapabilities) appendFields(b []byte, comma bool) ([]byte, boo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v CompactionCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.CompactionCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -25586,9 +25826,10 @@ func (v *SessionConfigOptionsCapabilities) appendFields(b []byte, comma bool) ([
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionConfigOptionsCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SessionConfigOptionsCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -25685,9 +25926,10 @@ func (v *BooleanConfigOptionCapabilities) appendFields(b []byte, comma bool) ([]
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v BooleanConfigOptionCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.BooleanConfigOptionCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -25754,9 +25996,10 @@ func (v *NoticeCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v NoticeCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.NoticeCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -25853,9 +26096,10 @@ func (v *SubagentCapabilities) appendFields(b []byte, comma bool) ([]byte, bool)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SubagentCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SubagentCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -25952,9 +26196,10 @@ func (v *PlanCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v PlanCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.PlanCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -26075,9 +26320,10 @@ func (v *AuthCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.AuthCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -26232,9 +26478,10 @@ func (v *ElicitationCapabilities) appendFields(b []byte, comma bool) ([]byte, bo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ElicitationCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -26331,9 +26578,10 @@ func (v *ElicitationFormCapabilities) appendFields(b []byte, comma bool) ([]byte
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ElicitationFormCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -26430,9 +26678,10 @@ func (v *ElicitationURLCapabilities) appendFields(b []byte, comma bool) ([]byte,
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ElicitationURLCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -26549,9 +26798,10 @@ func (v *AuthenticateRequest) appendFields(b []byte, comma bool) ([]byte, bool) 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthenticateRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.AuthenticateRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -26648,9 +26898,10 @@ func (v *ListProvidersRequest) appendFields(b []byte, comma bool) ([]byte, bool)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ListProvidersRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ListProvidersRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -26821,9 +27072,10 @@ func (v *SetProviderRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SetProviderRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SetProviderRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -26940,9 +27192,10 @@ func (v *DisableProviderRequest) appendFields(b []byte, comma bool) ([]byte, boo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v DisableProviderRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.DisableProviderRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -27039,9 +27292,10 @@ func (v *LogoutRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v LogoutRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.LogoutRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -27138,9 +27392,10 @@ func (v *AuthStatusRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthStatusRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.AuthStatusRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -27314,9 +27569,10 @@ func (v *NewSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v NewSessionRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.NewSessionRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -27501,9 +27757,10 @@ func (v *MCPServer) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPServer) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.MCPServer")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -27638,9 +27895,10 @@ func (v *HTTPHeader) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v HTTPHeader) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.HTTPHeader")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -27798,9 +28056,10 @@ func (v *MCPServerHTTP) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPServerHTTP) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.MCPServerHTTP")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -27958,9 +28217,10 @@ func (v *MCPServerSSE) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPServerSSE) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.MCPServerSSE")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -28096,9 +28356,10 @@ func (v *MCPServerACP) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPServerACP) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.MCPServerACP")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -28279,9 +28540,10 @@ func (v *MCPServerStdio) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPServerStdio) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.MCPServerStdio")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -28417,9 +28679,10 @@ func (v *SystemPrompt) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SystemPrompt) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SystemPrompt")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -28646,9 +28909,10 @@ func (v *LoadSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v LoadSessionRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.LoadSessionRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -28818,9 +29082,10 @@ func (v *ListSessionsRequest) appendFields(b []byte, comma bool) ([]byte, bool) 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ListSessionsRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ListSessionsRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -28972,9 +29237,10 @@ func (v *DeleteSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v DeleteSessionRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.DeleteSessionRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -29164,9 +29430,10 @@ func (v *ForkSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ForkSessionRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ForkSessionRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -29283,9 +29550,10 @@ func (v *ArchiveSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ArchiveSessionRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ArchiveSessionRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -29402,9 +29670,10 @@ func (v *UnarchiveSessionRequest) appendFields(b []byte, comma bool) ([]byte, bo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v UnarchiveSessionRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.UnarchiveSessionRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -29521,9 +29790,10 @@ func (v *SessionStatusRequest) appendFields(b []byte, comma bool) ([]byte, bool)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionStatusRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SessionStatusRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -29659,9 +29929,10 @@ func (v *SetSessionTitleRequest) appendFields(b []byte, comma bool) ([]byte, boo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionTitleRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SetSessionTitleRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -29851,9 +30122,10 @@ func (v *ResumeSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ResumeSessionRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ResumeSessionRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -29970,9 +30242,10 @@ func (v *CloseSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v CloseSessionRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.CloseSessionRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -30109,9 +30382,10 @@ func (v *SetSessionModeRequest) appendFields(b []byte, comma bool) ([]byte, bool
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionModeRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SetSessionModeRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -30338,9 +30612,10 @@ func (v *SetSessionConfigOptionRequestType) appendFields(b []byte, comma bool) (
 	return b, comma
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SetSessionConfigOptionRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -30428,9 +30703,10 @@ func (v *SetSessionConfigOptionRequestTypeBoolean) appendFields(b []byte, comma 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionRequestTypeBoolean) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SetSessionConfigOptionRequestTypeBoolean")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -30519,9 +30795,10 @@ func (v *SetSessionConfigOptionRequestTypeValueID) appendFields(b []byte, comma 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionRequestTypeValueID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SetSessionConfigOptionRequestTypeValueID")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -30672,9 +30949,10 @@ func (v *PromptRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v PromptRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.PromptRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -30798,9 +31076,10 @@ func (v *ClientResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ClientResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -30908,9 +31187,10 @@ func (v *ClientResponseResult) appendFields(b []byte, comma bool) ([]byte, bool)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientResponseResult) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ClientResponseResult")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -31019,9 +31299,10 @@ func (v *ClientResponseError) appendFields(b []byte, comma bool) ([]byte, bool) 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientResponseError) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ClientResponseError")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -31118,9 +31399,10 @@ func (v *WriteTextFileResponse) appendFields(b []byte, comma bool) ([]byte, bool
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v WriteTextFileResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.WriteTextFileResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -31236,9 +31518,10 @@ func (v *ReadTextFileResponse) appendFields(b []byte, comma bool) ([]byte, bool)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ReadTextFileResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ReadTextFileResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -31355,9 +31638,10 @@ func (v *RequestPermissionResponse) appendFields(b []byte, comma bool) ([]byte, 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v RequestPermissionResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.RequestPermissionResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -31385,6 +31669,11 @@ func (v *RequestPermissionOutcome) selectVariant(d *wire.Decoder) error {
 		v.Selected = new(SelectedPermissionOutcome)
 		return nil
 	}
+	// Lenient decoding keeps a variant this version does not know.
+	if d.Lenient() {
+		v.Unknown = &wire.UnknownVariant{Tag: string(tag)}
+		return nil
+	}
 	return wire.AtKey(d.Errorf("unknown outcome %q of RequestPermissionOutcome", tag), "outcome")
 }
 
@@ -31401,6 +31690,11 @@ func (v *RequestPermissionOutcome) decodeField(d *wire.Decoder, key []byte, seen
 			return true, d.Skip()
 		}
 		return v.Selected.decodeField(d, key, seen)
+	case v.Unknown != nil:
+		if string(key) == "outcome" {
+			return true, d.Skip()
+		}
+		return false, nil
 	}
 	return false, nil
 }
@@ -31412,6 +31706,8 @@ func (v *RequestPermissionOutcome) checkRequired(d *wire.Decoder, seen []uint64)
 		return v.Cancelled.checkRequired(d, seen)
 	case v.Selected != nil:
 		return v.Selected.checkRequired(d, seen)
+	case v.Unknown != nil:
+		return nil
 	}
 	return d.Errorf("no variant of RequestPermissionOutcome selected")
 }
@@ -31433,6 +31729,8 @@ func (v *RequestPermissionOutcome) appendFields(b []byte, comma bool) ([]byte, b
 		b = append(b, "\"outcome\":\"selected\""...)
 		comma = true
 		return v.Selected.appendFields(b, comma)
+	case v.Unknown != nil:
+		return v.Unknown.AppendFields(b, "outcome", comma)
 	}
 	return b, comma
 }
@@ -31444,6 +31742,8 @@ func (v *RequestPermissionOutcome) unknownSink() *wire.Fields {
 		return &v.Cancelled.Unknown
 	case v.Selected != nil:
 		return &v.Selected.Unknown
+	case v.Unknown != nil:
+		return &v.Unknown.Fields
 	}
 	return nil
 }
@@ -31495,9 +31795,10 @@ func (v *RequestPermissionOutcome) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v RequestPermissionOutcome) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.RequestPermissionOutcome")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -31564,9 +31865,10 @@ func (v *RequestPermissionOutcomeCancelled) appendFields(b []byte, comma bool) (
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v RequestPermissionOutcomeCancelled) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.RequestPermissionOutcomeCancelled")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -31683,9 +31985,10 @@ func (v *SelectedPermissionOutcome) appendFields(b []byte, comma bool) ([]byte, 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SelectedPermissionOutcome")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -31802,9 +32105,10 @@ func (v *CreateTerminalResponse) appendFields(b []byte, comma bool) ([]byte, boo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateTerminalResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.CreateTerminalResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -31968,9 +32272,10 @@ func (v *TerminalOutputResponse) appendFields(b []byte, comma bool) ([]byte, boo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalOutputResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.TerminalOutputResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -32123,9 +32428,10 @@ func (v *TerminalExitStatus) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalExitStatus) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.TerminalExitStatus")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -32222,9 +32528,10 @@ func (v *ReleaseTerminalResponse) appendFields(b []byte, comma bool) ([]byte, bo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ReleaseTerminalResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ReleaseTerminalResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -32377,9 +32684,10 @@ func (v *WaitForTerminalExitResponse) appendFields(b []byte, comma bool) ([]byte
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v WaitForTerminalExitResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.WaitForTerminalExitResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -32476,9 +32784,10 @@ func (v *KillTerminalResponse) appendFields(b []byte, comma bool) ([]byte, bool)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v KillTerminalResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.KillTerminalResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -32681,9 +32990,10 @@ func (v *CreateElicitationResponseAction) appendFields(b []byte, comma bool) ([]
 	return b, comma
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.CreateElicitationResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -32750,9 +33060,10 @@ func (v *CreateElicitationResponseActionDecline) appendFields(b []byte, comma bo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationResponseActionDecline) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.CreateElicitationResponseActionDecline")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -32819,9 +33130,10 @@ func (v *CreateElicitationResponseActionCancel) appendFields(b []byte, comma boo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationResponseActionCancel) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.CreateElicitationResponseActionCancel")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -32909,9 +33221,10 @@ func (v *CreateElicitationResponseActionOther) appendFields(b []byte, comma bool
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationResponseActionOther) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.CreateElicitationResponseActionOther")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -32998,9 +33311,10 @@ func (v *ElicitationContentValue) AppendJSON(b []byte) []byte {
 	return append(b, "null"...)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationContentValue) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ElicitationContentValue")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -33088,9 +33402,10 @@ func (v *ElicitationAcceptAction) appendFields(b []byte, comma bool) ([]byte, bo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ElicitationAcceptAction")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -33214,9 +33529,10 @@ func (v *MessageMCPResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v MessageMCPResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.MessageMCPResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -33343,9 +33659,10 @@ func (v *MessageMCPResponseResult) appendFields(b []byte, comma bool) ([]byte, b
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v MessageMCPResponseResult) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.MessageMCPResponseResult")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -33462,9 +33779,10 @@ func (v *MessageMCPResponseError) appendFields(b []byte, comma bool) ([]byte, bo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v MessageMCPResponseError) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.MessageMCPResponseError")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -33590,9 +33908,10 @@ func (v *MCPError) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPError) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.MCPError")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -33699,9 +34018,10 @@ func (v *ClientNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientNotification) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ClientNotification")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -33818,9 +34138,10 @@ func (v *CancelNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelNotification) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.CancelNotification")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -33995,9 +34316,10 @@ func (v *MessageMCPNotification) appendFields(b []byte, comma bool) ([]byte, boo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v MessageMCPNotification) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.MessageMCPNotification")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -34114,9 +34436,10 @@ func (v *CancelRequestNotification) appendFields(b []byte, comma bool) ([]byte, 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelRequestNotification) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.CancelRequestNotification")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -34243,9 +34566,10 @@ func (v *ProxyRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ProxyRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ProxyRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -34380,9 +34704,10 @@ func (v *ProxySuccessorRequest) appendFields(b []byte, comma bool) ([]byte, bool
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ProxySuccessorRequest) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ProxySuccessorRequest")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -34506,9 +34831,10 @@ func (v *ProxyResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ProxyResponse) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ProxyResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -34616,9 +34942,10 @@ func (v *ProxyResponseResult) appendFields(b []byte, comma bool) ([]byte, bool) 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ProxyResponseResult) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ProxyResponseResult")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -34727,9 +35054,10 @@ func (v *ProxyResponseError) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ProxyResponseError) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ProxyResponseError")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -34863,9 +35191,10 @@ func (v *ProxyNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ProxyNotification) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ProxyNotification")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -34962,9 +35291,10 @@ func (v *ProxyNotificationParams) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ProxyNotificationParams) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ProxyNotificationParams")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -35099,9 +35429,10 @@ func (v *ProxySuccessorNotification) appendFields(b []byte, comma bool) ([]byte,
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v ProxySuccessorNotification) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.ProxySuccessorNotification")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -35198,9 +35529,10 @@ func (v *SessionRuntimeContextCapabilities) appendFields(b []byte, comma bool) (
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionRuntimeContextCapabilities) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.SessionRuntimeContextCapabilities")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -35303,14 +35635,29 @@ func (v *RuntimeContextItem) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
 func (v RuntimeContextItem) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return marshal(&v, "unstable.RuntimeContextItem")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RuntimeContextItem) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
+}
+
+// marshal encodes x for encoding/json after checking that every union in it has exactly
+// one variant set: AppendJSON would write an empty object or only the first variant.
+func marshal(x interface {
+	wire.Appender
+	validate(*wire.Validator)
+}, typ string) ([]byte, error) {
+	var v wire.Validator
+	x.validate(&v)
+	if err := v.EncodeErr(typ); err != nil {
+		return nil, err
+	}
+	return x.AppendJSON(nil), nil
 }
 
 // decodeMapRaw decodes an object used as a map.

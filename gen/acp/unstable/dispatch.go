@@ -65,22 +65,44 @@ func invalidParams(err error) error {
 }
 
 // outbound checks a message this side is about to send: valid, and within what the peer advertised.
+// A failure is this side's bug: a *wire.LocalError, which a handler returning it answers -32603.
 func outbound(n *Negotiated, method string, v interface {
 	Validate() error
 }) error {
 	if err := v.Validate(); err != nil {
-		return err
+		return &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "params",
+		}
+	}
+	if n == nil {
+		return nil
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
-		return &wire.GateError{Violations: []wire.GateViolation{{
-			Capability: need,
-			Method:     method,
-		}}}
+		return &wire.LocalError{
+			Err: &wire.GateError{Violations: []wire.GateViolation{{
+				Capability: need,
+				Method:     method,
+			}}},
+			Method: method,
+			What:   "params",
+		}
 	}
 	if vs := n.CheckParams(method, v); len(vs) > 0 {
-		return &wire.GateError{Violations: vs}
+		return &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "params",
+		}
 	}
 	return nil
+}
+
+// refused logs a message this side refused to send (see outbound) and returns the error.
+func refused(log *slog.Logger, err error) error {
+	log.Warn("message not sent: it fails this side's own checks", "error", err)
+	return err
 }
 
 // errNotInitialized answers a request that arrives before initialize.
@@ -266,10 +288,13 @@ type AgentConn struct {
 	conn   *jsonrpc.Conn
 	mode   wire.Mode
 	onDrop func(string, error)
-	mu     sync.Mutex
-	neg    Negotiated
-	ready  bool
-	turns  map[SessionID]map[*turn]struct{}
+	log    *slog.Logger
+	// herr is CheckAgentHandler's verdict, returned by Run.
+	herr  error
+	mu    sync.Mutex
+	neg   Negotiated
+	ready bool
+	turns map[SessionID]map[*turn]struct{}
 }
 
 // NewAgentConn connects h to a peer over r (its output) and w (its input), e.g. os.Stdin and os.Stdout.
@@ -284,12 +309,14 @@ func NewAgentConn(h AgentHandler, r io.Reader, w io.Writer, o ConnOptions) *Agen
 	if o.Strict {
 		c.mode = wire.Strict
 	}
+	c.herr = CheckAgentHandler(h)
 	c.turns = map[SessionID]map[*turn]struct{}{}
+	c.log = o.RPC.Logger
+	if c.log == nil {
+		c.log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
 	if c.onDrop == nil {
-		log := o.RPC.Logger
-		if log == nil {
-			log = slog.New(slog.NewTextHandler(os.Stderr, nil))
-		}
+		log := c.log
 		c.onDrop = func(method string, err error) {
 			log.Warn("dropped inbound notification", "method", method, "error", err)
 		}
@@ -299,7 +326,12 @@ func NewAgentConn(h AgentHandler, r io.Reader, w io.Writer, o ConnOptions) *Agen
 }
 
 // Run serves the connection until EOF, Close or ctx ends; it returns nil on EOF.
+// When the handler has a method that looks meant for AgentHandler but is not in it (see
+// CheckAgentHandler), Run returns that error at once and serves nothing.
 func (c *AgentConn) Run(ctx context.Context) error {
+	if c.herr != nil {
+		return c.herr
+	}
 	return c.conn.Run(ctx)
 }
 
@@ -339,7 +371,7 @@ func (c *AgentConn) FsWriteTextFile(ctx context.Context, params *WriteTextFileRe
 		return nil, errors.New("fs/write_text_file: initialize first")
 	}
 	if err := outbound(n, MethodFsWriteTextFile, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodFsWriteTextFile, params.AppendJSON(nil))
 	if err != nil {
@@ -349,7 +381,9 @@ func (c *AgentConn) FsWriteTextFile(ctx context.Context, params *WriteTextFileRe
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("fs/write_text_file: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("fs/write_text_file: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodFsWriteTextFile, res); len(vs) > 0 {
@@ -366,7 +400,7 @@ func (c *AgentConn) FsReadTextFile(ctx context.Context, params *ReadTextFileRequ
 		return nil, errors.New("fs/read_text_file: initialize first")
 	}
 	if err := outbound(n, MethodFsReadTextFile, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodFsReadTextFile, params.AppendJSON(nil))
 	if err != nil {
@@ -376,7 +410,9 @@ func (c *AgentConn) FsReadTextFile(ctx context.Context, params *ReadTextFileRequ
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("fs/read_text_file: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("fs/read_text_file: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodFsReadTextFile, res); len(vs) > 0 {
@@ -393,7 +429,7 @@ func (c *AgentConn) SessionRequestPermission(ctx context.Context, params *Reques
 		return nil, errors.New("session/request_permission: initialize first")
 	}
 	if err := outbound(n, MethodSessionRequestPermission, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodSessionRequestPermission, params.AppendJSON(nil))
 	if err != nil {
@@ -403,7 +439,9 @@ func (c *AgentConn) SessionRequestPermission(ctx context.Context, params *Reques
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("session/request_permission: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("session/request_permission: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodSessionRequestPermission, res); len(vs) > 0 {
@@ -420,7 +458,7 @@ func (c *AgentConn) TerminalCreate(ctx context.Context, params *CreateTerminalRe
 		return nil, errors.New("terminal/create: initialize first")
 	}
 	if err := outbound(n, MethodTerminalCreate, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodTerminalCreate, params.AppendJSON(nil))
 	if err != nil {
@@ -430,7 +468,9 @@ func (c *AgentConn) TerminalCreate(ctx context.Context, params *CreateTerminalRe
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("terminal/create: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("terminal/create: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodTerminalCreate, res); len(vs) > 0 {
@@ -447,7 +487,7 @@ func (c *AgentConn) TerminalOutput(ctx context.Context, params *TerminalOutputRe
 		return nil, errors.New("terminal/output: initialize first")
 	}
 	if err := outbound(n, MethodTerminalOutput, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodTerminalOutput, params.AppendJSON(nil))
 	if err != nil {
@@ -457,7 +497,9 @@ func (c *AgentConn) TerminalOutput(ctx context.Context, params *TerminalOutputRe
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("terminal/output: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("terminal/output: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodTerminalOutput, res); len(vs) > 0 {
@@ -474,7 +516,7 @@ func (c *AgentConn) TerminalRelease(ctx context.Context, params *ReleaseTerminal
 		return nil, errors.New("terminal/release: initialize first")
 	}
 	if err := outbound(n, MethodTerminalRelease, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodTerminalRelease, params.AppendJSON(nil))
 	if err != nil {
@@ -484,7 +526,9 @@ func (c *AgentConn) TerminalRelease(ctx context.Context, params *ReleaseTerminal
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("terminal/release: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("terminal/release: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodTerminalRelease, res); len(vs) > 0 {
@@ -501,7 +545,7 @@ func (c *AgentConn) TerminalWaitForExit(ctx context.Context, params *WaitForTerm
 		return nil, errors.New("terminal/wait_for_exit: initialize first")
 	}
 	if err := outbound(n, MethodTerminalWaitForExit, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodTerminalWaitForExit, params.AppendJSON(nil))
 	if err != nil {
@@ -511,7 +555,9 @@ func (c *AgentConn) TerminalWaitForExit(ctx context.Context, params *WaitForTerm
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("terminal/wait_for_exit: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("terminal/wait_for_exit: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodTerminalWaitForExit, res); len(vs) > 0 {
@@ -528,7 +574,7 @@ func (c *AgentConn) TerminalKill(ctx context.Context, params *KillTerminalReques
 		return nil, errors.New("terminal/kill: initialize first")
 	}
 	if err := outbound(n, MethodTerminalKill, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodTerminalKill, params.AppendJSON(nil))
 	if err != nil {
@@ -538,7 +584,9 @@ func (c *AgentConn) TerminalKill(ctx context.Context, params *KillTerminalReques
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("terminal/kill: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("terminal/kill: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodTerminalKill, res); len(vs) > 0 {
@@ -555,7 +603,7 @@ func (c *AgentConn) ElicitationCreate(ctx context.Context, params *CreateElicita
 		return nil, errors.New("elicitation/create: initialize first")
 	}
 	if err := outbound(n, MethodElicitationCreate, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodElicitationCreate, params.AppendJSON(nil))
 	if err != nil {
@@ -565,7 +613,9 @@ func (c *AgentConn) ElicitationCreate(ctx context.Context, params *CreateElicita
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("elicitation/create: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("elicitation/create: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodElicitationCreate, res); len(vs) > 0 {
@@ -582,7 +632,7 @@ func (c *AgentConn) MCPMessage(ctx context.Context, params *MessageMCPRequest) (
 		return nil, errors.New("mcp/message: initialize first")
 	}
 	if err := outbound(n, MethodMCPMessage, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodMCPMessage, params.AppendJSON(nil))
 	if err != nil {
@@ -592,7 +642,9 @@ func (c *AgentConn) MCPMessage(ctx context.Context, params *MessageMCPRequest) (
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("mcp/message: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("mcp/message: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodMCPMessage, res); len(vs) > 0 {
@@ -609,7 +661,7 @@ func (c *AgentConn) SessionUpdate(ctx context.Context, params *SessionNotificati
 		return errors.New("session/update: initialize first")
 	}
 	if err := outbound(n, MethodSessionUpdate, params); err != nil {
-		return err
+		return refused(c.log, err)
 	}
 	return c.conn.Notify(ctx, MethodSessionUpdate, params.AppendJSON(nil))
 }
@@ -622,7 +674,7 @@ func (c *AgentConn) ElicitationComplete(ctx context.Context, params *CompleteEli
 		return errors.New("elicitation/complete: initialize first")
 	}
 	if err := outbound(n, MethodElicitationComplete, params); err != nil {
-		return err
+		return refused(c.log, err)
 	}
 	return c.conn.Notify(ctx, MethodElicitationComplete, params.AppendJSON(nil))
 }
@@ -635,7 +687,7 @@ func (c *AgentConn) AuthStatusUpdate(ctx context.Context, params *AuthStatusUpda
 		return errors.New("auth/status_update: initialize first")
 	}
 	if err := outbound(n, MethodAuthStatusUpdate, params); err != nil {
-		return err
+		return refused(c.log, err)
 	}
 	return c.conn.Notify(ctx, MethodAuthStatusUpdate, params.AppendJSON(nil))
 }
@@ -650,7 +702,9 @@ func (c *AgentConn) serveInitialize(ctx context.Context, n *Negotiated, method s
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	res, err := c.h.Initialize(ctx, &p)
@@ -665,7 +719,11 @@ func (c *AgentConn) serveInitialize(ctx context.Context, n *Negotiated, method s
 		res.ProtocolVersion = CurrentProtocolVersion
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	n = &Negotiated{
 		Request:  &p,
@@ -675,7 +733,11 @@ func (c *AgentConn) serveInitialize(ctx context.Context, n *Negotiated, method s
 	c.neg, c.ready = *n, true
 	c.mu.Unlock()
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -684,7 +746,9 @@ func (c *AgentConn) serveAuthenticate(ctx context.Context, n *Negotiated, method
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -704,10 +768,18 @@ func (c *AgentConn) serveAuthenticate(ctx context.Context, n *Negotiated, method
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -716,7 +788,9 @@ func (c *AgentConn) serveProvidersList(ctx context.Context, n *Negotiated, metho
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -736,10 +810,18 @@ func (c *AgentConn) serveProvidersList(ctx context.Context, n *Negotiated, metho
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -748,7 +830,9 @@ func (c *AgentConn) serveProvidersSet(ctx context.Context, n *Negotiated, method
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -768,10 +852,18 @@ func (c *AgentConn) serveProvidersSet(ctx context.Context, n *Negotiated, method
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -780,7 +872,9 @@ func (c *AgentConn) serveProvidersDisable(ctx context.Context, n *Negotiated, me
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -800,10 +894,18 @@ func (c *AgentConn) serveProvidersDisable(ctx context.Context, n *Negotiated, me
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -812,7 +914,9 @@ func (c *AgentConn) serveLogout(ctx context.Context, n *Negotiated, method strin
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -832,10 +936,18 @@ func (c *AgentConn) serveLogout(ctx context.Context, n *Negotiated, method strin
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -844,7 +956,9 @@ func (c *AgentConn) serveAuthStatus(ctx context.Context, n *Negotiated, method s
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -864,10 +978,18 @@ func (c *AgentConn) serveAuthStatus(ctx context.Context, n *Negotiated, method s
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -876,7 +998,9 @@ func (c *AgentConn) serveSessionNew(ctx context.Context, n *Negotiated, method s
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -896,10 +1020,18 @@ func (c *AgentConn) serveSessionNew(ctx context.Context, n *Negotiated, method s
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -908,7 +1040,9 @@ func (c *AgentConn) serveSessionLoad(ctx context.Context, n *Negotiated, method 
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -928,10 +1062,18 @@ func (c *AgentConn) serveSessionLoad(ctx context.Context, n *Negotiated, method 
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -940,7 +1082,9 @@ func (c *AgentConn) serveSessionList(ctx context.Context, n *Negotiated, method 
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -960,10 +1104,18 @@ func (c *AgentConn) serveSessionList(ctx context.Context, n *Negotiated, method 
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -972,7 +1124,9 @@ func (c *AgentConn) serveSessionDelete(ctx context.Context, n *Negotiated, metho
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -992,10 +1146,18 @@ func (c *AgentConn) serveSessionDelete(ctx context.Context, n *Negotiated, metho
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -1004,7 +1166,9 @@ func (c *AgentConn) serveSessionFork(ctx context.Context, n *Negotiated, method 
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -1024,10 +1188,18 @@ func (c *AgentConn) serveSessionFork(ctx context.Context, n *Negotiated, method 
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -1036,7 +1208,9 @@ func (c *AgentConn) serveSessionArchive(ctx context.Context, n *Negotiated, meth
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -1056,10 +1230,18 @@ func (c *AgentConn) serveSessionArchive(ctx context.Context, n *Negotiated, meth
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -1068,7 +1250,9 @@ func (c *AgentConn) serveSessionUnarchive(ctx context.Context, n *Negotiated, me
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -1088,10 +1272,18 @@ func (c *AgentConn) serveSessionUnarchive(ctx context.Context, n *Negotiated, me
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -1100,7 +1292,9 @@ func (c *AgentConn) serveSessionStatus(ctx context.Context, n *Negotiated, metho
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -1120,10 +1314,18 @@ func (c *AgentConn) serveSessionStatus(ctx context.Context, n *Negotiated, metho
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -1132,7 +1334,9 @@ func (c *AgentConn) serveSessionSetTitle(ctx context.Context, n *Negotiated, met
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -1152,10 +1356,18 @@ func (c *AgentConn) serveSessionSetTitle(ctx context.Context, n *Negotiated, met
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -1164,7 +1376,9 @@ func (c *AgentConn) serveSessionResume(ctx context.Context, n *Negotiated, metho
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -1184,10 +1398,18 @@ func (c *AgentConn) serveSessionResume(ctx context.Context, n *Negotiated, metho
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -1196,7 +1418,9 @@ func (c *AgentConn) serveSessionClose(ctx context.Context, n *Negotiated, method
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -1216,10 +1440,18 @@ func (c *AgentConn) serveSessionClose(ctx context.Context, n *Negotiated, method
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -1228,7 +1460,9 @@ func (c *AgentConn) serveSessionSetMode(ctx context.Context, n *Negotiated, meth
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -1248,10 +1482,18 @@ func (c *AgentConn) serveSessionSetMode(ctx context.Context, n *Negotiated, meth
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -1260,7 +1502,9 @@ func (c *AgentConn) serveSessionSetConfigOption(ctx context.Context, n *Negotiat
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -1280,10 +1524,18 @@ func (c *AgentConn) serveSessionSetConfigOption(ctx context.Context, n *Negotiat
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -1292,7 +1544,9 @@ func (c *AgentConn) serveSessionPrompt(ctx context.Context, n *Negotiated, metho
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -1318,10 +1572,18 @@ func (c *AgentConn) serveSessionPrompt(ctx context.Context, n *Negotiated, metho
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -1331,7 +1593,9 @@ func (c *AgentConn) serveSessionCancel(ctx context.Context, n *Negotiated, metho
 		c.onDrop(method, err)
 		return
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		c.onDrop(method, err)
 		return
 	}
@@ -1348,7 +1612,9 @@ func (c *AgentConn) serveMCPMessage(ctx context.Context, n *Negotiated, method s
 		c.onDrop(method, err)
 		return
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		c.onDrop(method, err)
 		return
 	}
@@ -1592,9 +1858,12 @@ type ClientConn struct {
 	conn   *jsonrpc.Conn
 	mode   wire.Mode
 	onDrop func(string, error)
-	mu     sync.Mutex
-	neg    Negotiated
-	ready  bool
+	log    *slog.Logger
+	// herr is CheckClientHandler's verdict, returned by Run.
+	herr  error
+	mu    sync.Mutex
+	neg   Negotiated
+	ready bool
 }
 
 // NewClientConn connects h to a peer over r (its output) and w (its input), e.g. os.Stdin and os.Stdout.
@@ -1609,11 +1878,13 @@ func NewClientConn(h ClientHandler, r io.Reader, w io.Writer, o ConnOptions) *Cl
 	if o.Strict {
 		c.mode = wire.Strict
 	}
+	c.herr = CheckClientHandler(h)
+	c.log = o.RPC.Logger
+	if c.log == nil {
+		c.log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
 	if c.onDrop == nil {
-		log := o.RPC.Logger
-		if log == nil {
-			log = slog.New(slog.NewTextHandler(os.Stderr, nil))
-		}
+		log := c.log
 		c.onDrop = func(method string, err error) {
 			log.Warn("dropped inbound notification", "method", method, "error", err)
 		}
@@ -1623,7 +1894,12 @@ func NewClientConn(h ClientHandler, r io.Reader, w io.Writer, o ConnOptions) *Cl
 }
 
 // Run serves the connection until EOF, Close or ctx ends; it returns nil on EOF.
+// When the handler has a method that looks meant for ClientHandler but is not in it (see
+// CheckClientHandler), Run returns that error at once and serves nothing.
 func (c *ClientConn) Run(ctx context.Context) error {
+	if c.herr != nil {
+		return c.herr
+	}
 	return c.conn.Run(ctx)
 }
 
@@ -1663,8 +1939,8 @@ func (c *ClientConn) Initialize(ctx context.Context, params *InitializeRequest) 
 	if params.ProtocolVersion == 0 {
 		params.ProtocolVersion = CurrentProtocolVersion
 	}
-	if err := params.Validate(); err != nil {
-		return nil, err
+	if err := outbound(nil, MethodInitialize, params); err != nil {
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodInitialize, params.AppendJSON(nil))
 	if err != nil {
@@ -1674,7 +1950,9 @@ func (c *ClientConn) Initialize(ctx context.Context, params *InitializeRequest) 
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("initialize: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("initialize: invalid result: %w", err)
 	}
 	if res.ProtocolVersion != CurrentProtocolVersion {
@@ -1697,7 +1975,7 @@ func (c *ClientConn) Authenticate(ctx context.Context, params *AuthenticateReque
 		return nil, errors.New("authenticate: initialize first")
 	}
 	if err := outbound(n, MethodAuthenticate, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodAuthenticate, params.AppendJSON(nil))
 	if err != nil {
@@ -1707,7 +1985,9 @@ func (c *ClientConn) Authenticate(ctx context.Context, params *AuthenticateReque
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("authenticate: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("authenticate: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodAuthenticate, res); len(vs) > 0 {
@@ -1724,7 +2004,7 @@ func (c *ClientConn) ProvidersList(ctx context.Context, params *ListProvidersReq
 		return nil, errors.New("providers/list: initialize first")
 	}
 	if err := outbound(n, MethodProvidersList, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodProvidersList, params.AppendJSON(nil))
 	if err != nil {
@@ -1734,7 +2014,9 @@ func (c *ClientConn) ProvidersList(ctx context.Context, params *ListProvidersReq
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("providers/list: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("providers/list: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodProvidersList, res); len(vs) > 0 {
@@ -1751,7 +2033,7 @@ func (c *ClientConn) ProvidersSet(ctx context.Context, params *SetProviderReques
 		return nil, errors.New("providers/set: initialize first")
 	}
 	if err := outbound(n, MethodProvidersSet, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodProvidersSet, params.AppendJSON(nil))
 	if err != nil {
@@ -1761,7 +2043,9 @@ func (c *ClientConn) ProvidersSet(ctx context.Context, params *SetProviderReques
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("providers/set: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("providers/set: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodProvidersSet, res); len(vs) > 0 {
@@ -1778,7 +2062,7 @@ func (c *ClientConn) ProvidersDisable(ctx context.Context, params *DisableProvid
 		return nil, errors.New("providers/disable: initialize first")
 	}
 	if err := outbound(n, MethodProvidersDisable, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodProvidersDisable, params.AppendJSON(nil))
 	if err != nil {
@@ -1788,7 +2072,9 @@ func (c *ClientConn) ProvidersDisable(ctx context.Context, params *DisableProvid
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("providers/disable: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("providers/disable: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodProvidersDisable, res); len(vs) > 0 {
@@ -1805,7 +2091,7 @@ func (c *ClientConn) Logout(ctx context.Context, params *LogoutRequest) (*Logout
 		return nil, errors.New("logout: initialize first")
 	}
 	if err := outbound(n, MethodLogout, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodLogout, params.AppendJSON(nil))
 	if err != nil {
@@ -1815,7 +2101,9 @@ func (c *ClientConn) Logout(ctx context.Context, params *LogoutRequest) (*Logout
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("logout: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("logout: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodLogout, res); len(vs) > 0 {
@@ -1832,7 +2120,7 @@ func (c *ClientConn) AuthStatus(ctx context.Context, params *AuthStatusRequest) 
 		return nil, errors.New("auth/status: initialize first")
 	}
 	if err := outbound(n, MethodAuthStatus, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodAuthStatus, params.AppendJSON(nil))
 	if err != nil {
@@ -1842,7 +2130,9 @@ func (c *ClientConn) AuthStatus(ctx context.Context, params *AuthStatusRequest) 
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("auth/status: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("auth/status: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodAuthStatus, res); len(vs) > 0 {
@@ -1859,7 +2149,7 @@ func (c *ClientConn) SessionNew(ctx context.Context, params *NewSessionRequest) 
 		return nil, errors.New("session/new: initialize first")
 	}
 	if err := outbound(n, MethodSessionNew, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodSessionNew, params.AppendJSON(nil))
 	if err != nil {
@@ -1869,7 +2159,9 @@ func (c *ClientConn) SessionNew(ctx context.Context, params *NewSessionRequest) 
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("session/new: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("session/new: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodSessionNew, res); len(vs) > 0 {
@@ -1886,7 +2178,7 @@ func (c *ClientConn) SessionLoad(ctx context.Context, params *LoadSessionRequest
 		return nil, errors.New("session/load: initialize first")
 	}
 	if err := outbound(n, MethodSessionLoad, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodSessionLoad, params.AppendJSON(nil))
 	if err != nil {
@@ -1896,7 +2188,9 @@ func (c *ClientConn) SessionLoad(ctx context.Context, params *LoadSessionRequest
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("session/load: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("session/load: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodSessionLoad, res); len(vs) > 0 {
@@ -1913,7 +2207,7 @@ func (c *ClientConn) SessionList(ctx context.Context, params *ListSessionsReques
 		return nil, errors.New("session/list: initialize first")
 	}
 	if err := outbound(n, MethodSessionList, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodSessionList, params.AppendJSON(nil))
 	if err != nil {
@@ -1923,7 +2217,9 @@ func (c *ClientConn) SessionList(ctx context.Context, params *ListSessionsReques
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("session/list: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("session/list: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodSessionList, res); len(vs) > 0 {
@@ -1940,7 +2236,7 @@ func (c *ClientConn) SessionDelete(ctx context.Context, params *DeleteSessionReq
 		return nil, errors.New("session/delete: initialize first")
 	}
 	if err := outbound(n, MethodSessionDelete, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodSessionDelete, params.AppendJSON(nil))
 	if err != nil {
@@ -1950,7 +2246,9 @@ func (c *ClientConn) SessionDelete(ctx context.Context, params *DeleteSessionReq
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("session/delete: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("session/delete: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodSessionDelete, res); len(vs) > 0 {
@@ -1967,7 +2265,7 @@ func (c *ClientConn) SessionFork(ctx context.Context, params *ForkSessionRequest
 		return nil, errors.New("session/fork: initialize first")
 	}
 	if err := outbound(n, MethodSessionFork, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodSessionFork, params.AppendJSON(nil))
 	if err != nil {
@@ -1977,7 +2275,9 @@ func (c *ClientConn) SessionFork(ctx context.Context, params *ForkSessionRequest
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("session/fork: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("session/fork: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodSessionFork, res); len(vs) > 0 {
@@ -1994,7 +2294,7 @@ func (c *ClientConn) SessionArchive(ctx context.Context, params *ArchiveSessionR
 		return nil, errors.New("session/archive: initialize first")
 	}
 	if err := outbound(n, MethodSessionArchive, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodSessionArchive, params.AppendJSON(nil))
 	if err != nil {
@@ -2004,7 +2304,9 @@ func (c *ClientConn) SessionArchive(ctx context.Context, params *ArchiveSessionR
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("session/archive: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("session/archive: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodSessionArchive, res); len(vs) > 0 {
@@ -2021,7 +2323,7 @@ func (c *ClientConn) SessionUnarchive(ctx context.Context, params *UnarchiveSess
 		return nil, errors.New("session/unarchive: initialize first")
 	}
 	if err := outbound(n, MethodSessionUnarchive, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodSessionUnarchive, params.AppendJSON(nil))
 	if err != nil {
@@ -2031,7 +2333,9 @@ func (c *ClientConn) SessionUnarchive(ctx context.Context, params *UnarchiveSess
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("session/unarchive: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("session/unarchive: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodSessionUnarchive, res); len(vs) > 0 {
@@ -2048,7 +2352,7 @@ func (c *ClientConn) SessionStatus(ctx context.Context, params *SessionStatusReq
 		return nil, errors.New("session/status: initialize first")
 	}
 	if err := outbound(n, MethodSessionStatus, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodSessionStatus, params.AppendJSON(nil))
 	if err != nil {
@@ -2058,7 +2362,9 @@ func (c *ClientConn) SessionStatus(ctx context.Context, params *SessionStatusReq
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("session/status: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("session/status: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodSessionStatus, res); len(vs) > 0 {
@@ -2075,7 +2381,7 @@ func (c *ClientConn) SessionSetTitle(ctx context.Context, params *SetSessionTitl
 		return nil, errors.New("session/set_title: initialize first")
 	}
 	if err := outbound(n, MethodSessionSetTitle, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodSessionSetTitle, params.AppendJSON(nil))
 	if err != nil {
@@ -2085,7 +2391,9 @@ func (c *ClientConn) SessionSetTitle(ctx context.Context, params *SetSessionTitl
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("session/set_title: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("session/set_title: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodSessionSetTitle, res); len(vs) > 0 {
@@ -2102,7 +2410,7 @@ func (c *ClientConn) SessionResume(ctx context.Context, params *ResumeSessionReq
 		return nil, errors.New("session/resume: initialize first")
 	}
 	if err := outbound(n, MethodSessionResume, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodSessionResume, params.AppendJSON(nil))
 	if err != nil {
@@ -2112,7 +2420,9 @@ func (c *ClientConn) SessionResume(ctx context.Context, params *ResumeSessionReq
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("session/resume: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("session/resume: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodSessionResume, res); len(vs) > 0 {
@@ -2129,7 +2439,7 @@ func (c *ClientConn) SessionClose(ctx context.Context, params *CloseSessionReque
 		return nil, errors.New("session/close: initialize first")
 	}
 	if err := outbound(n, MethodSessionClose, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodSessionClose, params.AppendJSON(nil))
 	if err != nil {
@@ -2139,7 +2449,9 @@ func (c *ClientConn) SessionClose(ctx context.Context, params *CloseSessionReque
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("session/close: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("session/close: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodSessionClose, res); len(vs) > 0 {
@@ -2156,7 +2468,7 @@ func (c *ClientConn) SessionSetMode(ctx context.Context, params *SetSessionModeR
 		return nil, errors.New("session/set_mode: initialize first")
 	}
 	if err := outbound(n, MethodSessionSetMode, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodSessionSetMode, params.AppendJSON(nil))
 	if err != nil {
@@ -2166,7 +2478,9 @@ func (c *ClientConn) SessionSetMode(ctx context.Context, params *SetSessionModeR
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("session/set_mode: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("session/set_mode: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodSessionSetMode, res); len(vs) > 0 {
@@ -2183,7 +2497,7 @@ func (c *ClientConn) SessionSetConfigOption(ctx context.Context, params *SetSess
 		return nil, errors.New("session/set_config_option: initialize first")
 	}
 	if err := outbound(n, MethodSessionSetConfigOption, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	raw, err := c.conn.Call(ctx, MethodSessionSetConfigOption, params.AppendJSON(nil))
 	if err != nil {
@@ -2193,7 +2507,9 @@ func (c *ClientConn) SessionSetConfigOption(ctx context.Context, params *SetSess
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("session/set_config_option: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("session/set_config_option: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodSessionSetConfigOption, res); len(vs) > 0 {
@@ -2212,7 +2528,7 @@ func (c *ClientConn) SessionPrompt(ctx context.Context, params *PromptRequest) (
 		return nil, errors.New("session/prompt: initialize first")
 	}
 	if err := outbound(n, MethodSessionPrompt, params); err != nil {
-		return nil, err
+		return nil, refused(c.log, err)
 	}
 	// An ended context sends nothing: there is no turn to cancel.
 	if err := ctx.Err(); err != nil {
@@ -2233,7 +2549,9 @@ func (c *ClientConn) SessionPrompt(ctx context.Context, params *PromptRequest) (
 	if err := wire.Decode(raw, res, c.mode); err != nil {
 		return nil, fmt.Errorf("session/prompt: invalid result: %w", err)
 	}
-	if err := res.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	res.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, fmt.Errorf("session/prompt: invalid result: %w", err)
 	}
 	if vs := n.CheckResult(MethodSessionPrompt, res); len(vs) > 0 {
@@ -2250,7 +2568,7 @@ func (c *ClientConn) SessionCancel(ctx context.Context, params *CancelNotificati
 		return errors.New("session/cancel: initialize first")
 	}
 	if err := outbound(n, MethodSessionCancel, params); err != nil {
-		return err
+		return refused(c.log, err)
 	}
 	return c.conn.Notify(ctx, MethodSessionCancel, params.AppendJSON(nil))
 }
@@ -2263,7 +2581,7 @@ func (c *ClientConn) MCPMessage(ctx context.Context, params *MessageMCPNotificat
 		return errors.New("mcp/message: initialize first")
 	}
 	if err := outbound(n, MethodMCPMessage, params); err != nil {
-		return err
+		return refused(c.log, err)
 	}
 	return c.conn.Notify(ctx, MethodMCPMessage, params.AppendJSON(nil))
 }
@@ -2278,7 +2596,9 @@ func (c *ClientConn) serveFsWriteTextFile(ctx context.Context, n *Negotiated, me
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -2298,10 +2618,18 @@ func (c *ClientConn) serveFsWriteTextFile(ctx context.Context, n *Negotiated, me
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -2310,7 +2638,9 @@ func (c *ClientConn) serveFsReadTextFile(ctx context.Context, n *Negotiated, met
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -2330,10 +2660,18 @@ func (c *ClientConn) serveFsReadTextFile(ctx context.Context, n *Negotiated, met
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -2342,7 +2680,9 @@ func (c *ClientConn) serveSessionRequestPermission(ctx context.Context, n *Negot
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -2362,10 +2702,18 @@ func (c *ClientConn) serveSessionRequestPermission(ctx context.Context, n *Negot
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -2374,7 +2722,9 @@ func (c *ClientConn) serveTerminalCreate(ctx context.Context, n *Negotiated, met
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -2394,10 +2744,18 @@ func (c *ClientConn) serveTerminalCreate(ctx context.Context, n *Negotiated, met
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -2406,7 +2764,9 @@ func (c *ClientConn) serveTerminalOutput(ctx context.Context, n *Negotiated, met
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -2426,10 +2786,18 @@ func (c *ClientConn) serveTerminalOutput(ctx context.Context, n *Negotiated, met
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -2438,7 +2806,9 @@ func (c *ClientConn) serveTerminalRelease(ctx context.Context, n *Negotiated, me
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -2458,10 +2828,18 @@ func (c *ClientConn) serveTerminalRelease(ctx context.Context, n *Negotiated, me
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -2470,7 +2848,9 @@ func (c *ClientConn) serveTerminalWaitForExit(ctx context.Context, n *Negotiated
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -2490,10 +2870,18 @@ func (c *ClientConn) serveTerminalWaitForExit(ctx context.Context, n *Negotiated
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -2502,7 +2890,9 @@ func (c *ClientConn) serveTerminalKill(ctx context.Context, n *Negotiated, metho
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -2522,10 +2912,18 @@ func (c *ClientConn) serveTerminalKill(ctx context.Context, n *Negotiated, metho
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -2534,7 +2932,9 @@ func (c *ClientConn) serveElicitationCreate(ctx context.Context, n *Negotiated, 
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -2554,10 +2954,18 @@ func (c *ClientConn) serveElicitationCreate(ctx context.Context, n *Negotiated, 
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -2566,7 +2974,9 @@ func (c *ClientConn) serveMCPMessage(ctx context.Context, n *Negotiated, method 
 	if err := wire.Decode(params, &p, c.mode); err != nil {
 		return nil, invalidParams(err)
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		return nil, err
 	}
 	if ok, need := n.AllowsMethod(method); !ok {
@@ -2586,10 +2996,18 @@ func (c *ClientConn) serveMCPMessage(ctx context.Context, n *Negotiated, method 
 		return nil, fmt.Errorf("%s handler returned no result", method)
 	}
 	if err := res.Validate(); err != nil {
-		return nil, fmt.Errorf("%s handler returned an invalid result: %w", method, err)
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
 	}
 	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, fmt.Errorf("%s handler result: %w", method, &wire.GateError{Violations: vs})
+		return nil, refused(c.log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
 	}
 	return res.AppendJSON(nil), nil
 }
@@ -2599,7 +3017,9 @@ func (c *ClientConn) serveSessionUpdate(ctx context.Context, n *Negotiated, meth
 		c.onDrop(method, err)
 		return
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		c.onDrop(method, err)
 		return
 	}
@@ -2615,7 +3035,9 @@ func (c *ClientConn) serveElicitationComplete(ctx context.Context, n *Negotiated
 		c.onDrop(method, err)
 		return
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		c.onDrop(method, err)
 		return
 	}
@@ -2631,7 +3053,9 @@ func (c *ClientConn) serveAuthStatusUpdate(ctx context.Context, n *Negotiated, m
 		c.onDrop(method, err)
 		return
 	}
-	if err := p.Validate(); err != nil {
+	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
+	p.validate(&vd)
+	if err := vd.Err(); err != nil {
 		c.onDrop(method, err)
 		return
 	}

@@ -17,11 +17,9 @@ type AgentRequest struct {
 	Unknown wire.Fields `json:"-"`
 }
 
-/*
-RequestID is a union told apart by JSON type. Schema: $defs/RequestId.
-
-Exactly one variant field is set.
-*/
+// RequestID is a union told apart by JSON type. Schema: $defs/RequestId.
+//
+// Exactly one variant field is set.
 type RequestID struct {
 	// Null is the JSON null variant.
 	Null bool `json:"-"`
@@ -44,6 +42,44 @@ func NewRequestIDNumber(v int64) RequestID {
 // NewRequestIDStr returns a RequestID holding the Str variant.
 func NewRequestIDStr(v string) RequestID {
 	return RequestID{Str: &v}
+}
+
+// RequestIDKind says which variant a RequestID holds; the zero value means none.
+type RequestIDKind int
+
+const (
+	// RequestIDKindNull is the Null variant.
+	RequestIDKindNull RequestIDKind = iota + 1
+	// RequestIDKindNumber is the Number variant.
+	RequestIDKindNumber
+	// RequestIDKindStr is the Str variant.
+	RequestIDKindStr
+)
+
+// String returns the variant's field name, or "" for the zero value.
+func (k RequestIDKind) String() string {
+	switch k {
+	case RequestIDKindNull:
+		return "Null"
+	case RequestIDKindNumber:
+		return "Number"
+	case RequestIDKindStr:
+		return "Str"
+	}
+	return ""
+}
+
+// Kind reports the variant v holds; 0 when none is set. With several set (which Validate reports) it is the first.
+func (v RequestID) Kind() RequestIDKind {
+	switch {
+	case v.Null:
+		return RequestIDKindNull
+	case v.Number != nil:
+		return RequestIDKindNumber
+	case v.Str != nil:
+		return RequestIDKindStr
+	}
+	return 0
 }
 
 // WriteTextFileRequest is an object. It is the params of fs/write_text_file, a request handled by the client side. Schema: $defs/WriteTextFileRequest.
@@ -128,11 +164,9 @@ type ToolKind string
 // ToolCallStatus is a closed enumeration of string values. Schema: $defs/ToolCallStatus. See https://agentclientprotocol.com/protocol/v1/draft/tool-calls#status.
 type ToolCallStatus string
 
-/*
-ToolCallContent is a union of objects tagged by "type". Schema: $defs/ToolCallContent. See https://agentclientprotocol.com/protocol/v1/draft/tool-calls#content.
-
-Exactly one variant field is set.
-*/
+// ToolCallContent is a union of objects tagged by "type". Schema: $defs/ToolCallContent. See https://agentclientprotocol.com/protocol/v1/draft/tool-calls#content.
+//
+// Exactly one variant field is set.
 type ToolCallContent struct {
 	// Content is the variant with type "content".
 	Content *Content `json:"-"`
@@ -140,6 +174,8 @@ type ToolCallContent struct {
 	Diff *Diff `json:"-"`
 	// Terminal is the variant with type "terminal".
 	Terminal *Terminal `json:"-"`
+	// Unknown keeps a variant whose type this version does not know, with its members; only lenient decoding sets it, and Validate reports it.
+	Unknown *wire.UnknownVariant `json:"-"`
 }
 
 // NewToolCallContentContent returns a ToolCallContent holding the Content variant.
@@ -157,11 +193,36 @@ func NewToolCallContentTerminal(v Terminal) ToolCallContent {
 	return ToolCallContent{Terminal: &v}
 }
 
-/*
-ContentBlock is a union of objects tagged by "type". Schema: $defs/ContentBlock. See https://agentclientprotocol.com/protocol/v1/draft/content.
+// ToolCallContentKind is the type of a ToolCallContent: which variant it holds.
+type ToolCallContentKind string
 
-Exactly one variant field is set.
-*/
+const (
+	// ToolCallContentKindContent is the type of the Content variant.
+	ToolCallContentKindContent ToolCallContentKind = "content"
+	// ToolCallContentKindDiff is the type of the Diff variant.
+	ToolCallContentKindDiff ToolCallContentKind = "diff"
+	// ToolCallContentKindTerminal is the type of the Terminal variant.
+	ToolCallContentKindTerminal ToolCallContentKind = "terminal"
+)
+
+// Kind reports the variant v holds as its type: a constant ToolCallContentKind..., or the tag as received for a variant this version does not know; "" when no variant is set. With several set (which Validate reports) it is the first.
+func (v ToolCallContent) Kind() ToolCallContentKind {
+	switch {
+	case v.Content != nil:
+		return ToolCallContentKindContent
+	case v.Diff != nil:
+		return ToolCallContentKindDiff
+	case v.Terminal != nil:
+		return ToolCallContentKindTerminal
+	case v.Unknown != nil:
+		return ToolCallContentKind(v.Unknown.Tag)
+	}
+	return ""
+}
+
+// ContentBlock is a union of objects tagged by "type". Schema: $defs/ContentBlock. See https://agentclientprotocol.com/protocol/v1/draft/content.
+//
+// Exactly one variant field is set.
 type ContentBlock struct {
 	// Text is the variant with type "text".
 	Text *TextContent `json:"-"`
@@ -173,6 +234,8 @@ type ContentBlock struct {
 	ResourceLink *ResourceLink `json:"-"`
 	// Resource is the variant with type "resource".
 	Resource *EmbeddedResource `json:"-"`
+	// Unknown keeps a variant whose type this version does not know, with its members; only lenient decoding sets it, and Validate reports it.
+	Unknown *wire.UnknownVariant `json:"-"`
 }
 
 // NewContentBlockText returns a ContentBlock holding the Text variant.
@@ -198,6 +261,41 @@ func NewContentBlockResourceLink(v ResourceLink) ContentBlock {
 // NewContentBlockResource returns a ContentBlock holding the Resource variant.
 func NewContentBlockResource(v EmbeddedResource) ContentBlock {
 	return ContentBlock{Resource: &v}
+}
+
+// ContentBlockKind is the type of a ContentBlock: which variant it holds.
+type ContentBlockKind string
+
+const (
+	// ContentBlockKindText is the type of the Text variant.
+	ContentBlockKindText ContentBlockKind = "text"
+	// ContentBlockKindImage is the type of the Image variant.
+	ContentBlockKindImage ContentBlockKind = "image"
+	// ContentBlockKindAudio is the type of the Audio variant.
+	ContentBlockKindAudio ContentBlockKind = "audio"
+	// ContentBlockKindResourceLink is the type of the ResourceLink variant.
+	ContentBlockKindResourceLink ContentBlockKind = "resource_link"
+	// ContentBlockKindResource is the type of the Resource variant.
+	ContentBlockKindResource ContentBlockKind = "resource"
+)
+
+// Kind reports the variant v holds as its type: a constant ContentBlockKind..., or the tag as received for a variant this version does not know; "" when no variant is set. With several set (which Validate reports) it is the first.
+func (v ContentBlock) Kind() ContentBlockKind {
+	switch {
+	case v.Text != nil:
+		return ContentBlockKindText
+	case v.Image != nil:
+		return ContentBlockKindImage
+	case v.Audio != nil:
+		return ContentBlockKindAudio
+	case v.ResourceLink != nil:
+		return ContentBlockKindResourceLink
+	case v.Resource != nil:
+		return ContentBlockKindResource
+	case v.Unknown != nil:
+		return ContentBlockKind(v.Unknown.Tag)
+	}
+	return ""
 }
 
 // Annotations is an object. Schema: $defs/Annotations.
@@ -281,11 +379,9 @@ type ResourceLink struct {
 	Unknown wire.Fields `json:"-"`
 }
 
-/*
-EmbeddedResourceResource is a union of objects told apart by their members. Schema: $defs/EmbeddedResourceResource.
-
-Exactly one variant field is set.
-*/
+// EmbeddedResourceResource is a union of objects told apart by their members. Schema: $defs/EmbeddedResourceResource.
+//
+// Exactly one variant field is set.
 type EmbeddedResourceResource struct {
 	// TextResourceContents is the variant told apart by its member(s) "text".
 	TextResourceContents *TextResourceContents `json:"-"`
@@ -301,6 +397,38 @@ func NewEmbeddedResourceResourceTextResourceContents(v TextResourceContents) Emb
 // NewEmbeddedResourceResourceBlobResourceContents returns a EmbeddedResourceResource holding the BlobResourceContents variant.
 func NewEmbeddedResourceResourceBlobResourceContents(v BlobResourceContents) EmbeddedResourceResource {
 	return EmbeddedResourceResource{BlobResourceContents: &v}
+}
+
+// EmbeddedResourceResourceKind says which variant a EmbeddedResourceResource holds; the zero value means none.
+type EmbeddedResourceResourceKind int
+
+const (
+	// EmbeddedResourceResourceKindTextResourceContents is the TextResourceContents variant.
+	EmbeddedResourceResourceKindTextResourceContents EmbeddedResourceResourceKind = iota + 1
+	// EmbeddedResourceResourceKindBlobResourceContents is the BlobResourceContents variant.
+	EmbeddedResourceResourceKindBlobResourceContents
+)
+
+// String returns the variant's field name, or "" for the zero value.
+func (k EmbeddedResourceResourceKind) String() string {
+	switch k {
+	case EmbeddedResourceResourceKindTextResourceContents:
+		return "TextResourceContents"
+	case EmbeddedResourceResourceKindBlobResourceContents:
+		return "BlobResourceContents"
+	}
+	return ""
+}
+
+// Kind reports the variant v holds; 0 when none is set. With several set (which Validate reports) it is the first.
+func (v EmbeddedResourceResource) Kind() EmbeddedResourceResourceKind {
+	switch {
+	case v.TextResourceContents != nil:
+		return EmbeddedResourceResourceKindTextResourceContents
+	case v.BlobResourceContents != nil:
+		return EmbeddedResourceResourceKindBlobResourceContents
+	}
+	return 0
 }
 
 // TextResourceContents is an object. Schema: $defs/TextResourceContents.
@@ -529,6 +657,29 @@ func NewCreateElicitationRequestModeOther(v CreateElicitationRequestModeOther) C
 	return CreateElicitationRequestMode{Other: &v}
 }
 
+// CreateElicitationRequestModeKind is the mode of a CreateElicitationRequestMode: which variant it holds.
+type CreateElicitationRequestModeKind string
+
+const (
+	// CreateElicitationRequestModeKindForm is the mode of the Form variant.
+	CreateElicitationRequestModeKindForm CreateElicitationRequestModeKind = "form"
+	// CreateElicitationRequestModeKindURL is the mode of the URL variant.
+	CreateElicitationRequestModeKindURL CreateElicitationRequestModeKind = "url"
+)
+
+// Kind reports the variant v holds as its mode: a constant CreateElicitationRequestModeKind..., or the tag as received for a variant this version does not know; "" when no variant is set. With several set (which Validate reports) it is the first.
+func (v CreateElicitationRequestMode) Kind() CreateElicitationRequestModeKind {
+	switch {
+	case v.Form != nil:
+		return CreateElicitationRequestModeKindForm
+	case v.URL != nil:
+		return CreateElicitationRequestModeKindURL
+	case v.Other != nil:
+		return CreateElicitationRequestModeKind(v.Other.Mode)
+	}
+	return ""
+}
+
 // CreateElicitationRequestModeOther is an object. Defined inline in CreateElicitationRequest.
 type CreateElicitationRequestModeOther struct {
 	// Mode is the required member "mode".
@@ -555,6 +706,38 @@ func NewCreateElicitationRequestModeOtherVariantSession(v ElicitationSessionScop
 // NewCreateElicitationRequestModeOtherVariantRequest returns a CreateElicitationRequestModeOtherVariant holding the Request variant.
 func NewCreateElicitationRequestModeOtherVariantRequest(v ElicitationRequestScope) CreateElicitationRequestModeOtherVariant {
 	return CreateElicitationRequestModeOtherVariant{Request: &v}
+}
+
+// CreateElicitationRequestModeOtherVariantKind says which variant a CreateElicitationRequestModeOtherVariant holds; the zero value means none.
+type CreateElicitationRequestModeOtherVariantKind int
+
+const (
+	// CreateElicitationRequestModeOtherVariantKindSession is the Session variant.
+	CreateElicitationRequestModeOtherVariantKindSession CreateElicitationRequestModeOtherVariantKind = iota + 1
+	// CreateElicitationRequestModeOtherVariantKindRequest is the Request variant.
+	CreateElicitationRequestModeOtherVariantKindRequest
+)
+
+// String returns the variant's field name, or "" for the zero value.
+func (k CreateElicitationRequestModeOtherVariantKind) String() string {
+	switch k {
+	case CreateElicitationRequestModeOtherVariantKindSession:
+		return "Session"
+	case CreateElicitationRequestModeOtherVariantKindRequest:
+		return "Request"
+	}
+	return ""
+}
+
+// Kind reports the variant v holds; 0 when none is set. With several set (which Validate reports) it is the first.
+func (v CreateElicitationRequestModeOtherVariant) Kind() CreateElicitationRequestModeOtherVariantKind {
+	switch {
+	case v.Session != nil:
+		return CreateElicitationRequestModeOtherVariantKindSession
+	case v.Request != nil:
+		return CreateElicitationRequestModeOtherVariantKindRequest
+	}
+	return 0
 }
 
 // ElicitationSessionScope is an object. Schema: $defs/ElicitationSessionScope.
@@ -596,11 +779,9 @@ type ElicitationSchema struct {
 // ElicitationSchemaType is a closed enumeration of string values. Schema: $defs/ElicitationSchemaType.
 type ElicitationSchemaType string
 
-/*
-ElicitationPropertySchema is a union of objects tagged by "type". Schema: $defs/ElicitationPropertySchema.
-
-Exactly one variant field is set.
-*/
+// ElicitationPropertySchema is a union of objects tagged by "type". Schema: $defs/ElicitationPropertySchema.
+//
+// Exactly one variant field is set.
 type ElicitationPropertySchema struct {
 	// String is the variant with type "string".
 	String *StringPropertySchema `json:"-"`
@@ -644,6 +825,41 @@ func NewElicitationPropertySchemaArray(v MultiSelectPropertySchema) ElicitationP
 // NewElicitationPropertySchemaOther returns a ElicitationPropertySchema holding the Other variant.
 func NewElicitationPropertySchemaOther(v ElicitationPropertySchemaOther) ElicitationPropertySchema {
 	return ElicitationPropertySchema{Other: &v}
+}
+
+// ElicitationPropertySchemaKind is the type of a ElicitationPropertySchema: which variant it holds.
+type ElicitationPropertySchemaKind string
+
+const (
+	// ElicitationPropertySchemaKindString is the type of the String variant.
+	ElicitationPropertySchemaKindString ElicitationPropertySchemaKind = "string"
+	// ElicitationPropertySchemaKindNumber is the type of the Number variant.
+	ElicitationPropertySchemaKindNumber ElicitationPropertySchemaKind = "number"
+	// ElicitationPropertySchemaKindInteger is the type of the Integer variant.
+	ElicitationPropertySchemaKindInteger ElicitationPropertySchemaKind = "integer"
+	// ElicitationPropertySchemaKindBoolean is the type of the Boolean variant.
+	ElicitationPropertySchemaKindBoolean ElicitationPropertySchemaKind = "boolean"
+	// ElicitationPropertySchemaKindArray is the type of the Array variant.
+	ElicitationPropertySchemaKindArray ElicitationPropertySchemaKind = "array"
+)
+
+// Kind reports the variant v holds as its type: a constant ElicitationPropertySchemaKind..., or the tag as received for a variant this version does not know; "" when no variant is set. With several set (which Validate reports) it is the first.
+func (v ElicitationPropertySchema) Kind() ElicitationPropertySchemaKind {
+	switch {
+	case v.String != nil:
+		return ElicitationPropertySchemaKindString
+	case v.Number != nil:
+		return ElicitationPropertySchemaKindNumber
+	case v.Integer != nil:
+		return ElicitationPropertySchemaKindInteger
+	case v.Boolean != nil:
+		return ElicitationPropertySchemaKindBoolean
+	case v.Array != nil:
+		return ElicitationPropertySchemaKindArray
+	case v.Other != nil:
+		return ElicitationPropertySchemaKind(v.Other.Type)
+	}
+	return ""
 }
 
 // ElicitationPropertySchemaOther is an object. Defined inline in ElicitationPropertySchema.
@@ -747,11 +963,9 @@ type BooleanPropertySchema struct {
 	Unknown wire.Fields `json:"-"`
 }
 
-/*
-MultiSelectItems is a union of objects tagged by "type". Schema: $defs/MultiSelectItems.
-
-Exactly one variant field is set.
-*/
+// MultiSelectItems is a union of objects tagged by "type". Schema: $defs/MultiSelectItems.
+//
+// Exactly one variant field is set.
 type MultiSelectItems struct {
 	// String is the variant with type "string".
 	String *StringMultiSelectItems `json:"-"`
@@ -774,6 +988,44 @@ func NewMultiSelectItemsOther(v MultiSelectItemsOther) MultiSelectItems {
 // NewMultiSelectItemsTitled returns a MultiSelectItems holding the Titled variant.
 func NewMultiSelectItemsTitled(v TitledMultiSelectItems) MultiSelectItems {
 	return MultiSelectItems{Titled: &v}
+}
+
+// MultiSelectItemsKind says which variant a MultiSelectItems holds; the zero value means none.
+type MultiSelectItemsKind int
+
+const (
+	// MultiSelectItemsKindString is the String variant.
+	MultiSelectItemsKindString MultiSelectItemsKind = iota + 1
+	// MultiSelectItemsKindOther is the Other variant.
+	MultiSelectItemsKindOther
+	// MultiSelectItemsKindTitled is the Titled variant.
+	MultiSelectItemsKindTitled
+)
+
+// String returns the variant's field name, or "" for the zero value.
+func (k MultiSelectItemsKind) String() string {
+	switch k {
+	case MultiSelectItemsKindString:
+		return "String"
+	case MultiSelectItemsKindOther:
+		return "Other"
+	case MultiSelectItemsKindTitled:
+		return "Titled"
+	}
+	return ""
+}
+
+// Kind reports the variant v holds; 0 when none is set. With several set (which Validate reports) it is the first.
+func (v MultiSelectItems) Kind() MultiSelectItemsKind {
+	switch {
+	case v.String != nil:
+		return MultiSelectItemsKindString
+	case v.Other != nil:
+		return MultiSelectItemsKindOther
+	case v.Titled != nil:
+		return MultiSelectItemsKindTitled
+	}
+	return 0
 }
 
 // MultiSelectItemsOther is an object. Defined inline in MultiSelectItems.
@@ -852,6 +1104,38 @@ func NewElicitationFormModeVariantRequest(v ElicitationRequestScope) Elicitation
 	return ElicitationFormModeVariant{Request: &v}
 }
 
+// ElicitationFormModeVariantKind says which variant a ElicitationFormModeVariant holds; the zero value means none.
+type ElicitationFormModeVariantKind int
+
+const (
+	// ElicitationFormModeVariantKindSession is the Session variant.
+	ElicitationFormModeVariantKindSession ElicitationFormModeVariantKind = iota + 1
+	// ElicitationFormModeVariantKindRequest is the Request variant.
+	ElicitationFormModeVariantKindRequest
+)
+
+// String returns the variant's field name, or "" for the zero value.
+func (k ElicitationFormModeVariantKind) String() string {
+	switch k {
+	case ElicitationFormModeVariantKindSession:
+		return "Session"
+	case ElicitationFormModeVariantKindRequest:
+		return "Request"
+	}
+	return ""
+}
+
+// Kind reports the variant v holds; 0 when none is set. With several set (which Validate reports) it is the first.
+func (v ElicitationFormModeVariant) Kind() ElicitationFormModeVariantKind {
+	switch {
+	case v.Session != nil:
+		return ElicitationFormModeVariantKindSession
+	case v.Request != nil:
+		return ElicitationFormModeVariantKindRequest
+	}
+	return 0
+}
+
 // ElicitationID is string. Schema: $defs/ElicitationId.
 type ElicitationID string
 
@@ -885,6 +1169,38 @@ func NewElicitationURLModeVariantRequest(v ElicitationRequestScope) ElicitationU
 	return ElicitationURLModeVariant{Request: &v}
 }
 
+// ElicitationURLModeVariantKind says which variant a ElicitationURLModeVariant holds; the zero value means none.
+type ElicitationURLModeVariantKind int
+
+const (
+	// ElicitationURLModeVariantKindSession is the Session variant.
+	ElicitationURLModeVariantKindSession ElicitationURLModeVariantKind = iota + 1
+	// ElicitationURLModeVariantKindRequest is the Request variant.
+	ElicitationURLModeVariantKindRequest
+)
+
+// String returns the variant's field name, or "" for the zero value.
+func (k ElicitationURLModeVariantKind) String() string {
+	switch k {
+	case ElicitationURLModeVariantKindSession:
+		return "Session"
+	case ElicitationURLModeVariantKindRequest:
+		return "Request"
+	}
+	return ""
+}
+
+// Kind reports the variant v holds; 0 when none is set. With several set (which Validate reports) it is the first.
+func (v ElicitationURLModeVariant) Kind() ElicitationURLModeVariantKind {
+	switch {
+	case v.Session != nil:
+		return ElicitationURLModeVariantKindSession
+	case v.Request != nil:
+		return ElicitationURLModeVariantKindRequest
+	}
+	return 0
+}
+
 // MessageMCPRequest is an object. It is the params of mcp/message, a request handled by the client side. Schema: $defs/MessageMcpRequest.
 type MessageMCPRequest struct {
 	// ServerID is the required member "serverId".
@@ -910,11 +1226,9 @@ type MCPRequestID string
 // ExtRequest is any JSON value, kept verbatim. Schema: $defs/ExtRequest. See https://agentclientprotocol.com/protocol/v1/draft/extensibility.
 type ExtRequest wire.Raw
 
-/*
-AgentResponse is a union of objects told apart by their members. Schema: $defs/AgentResponse.
-
-Exactly one variant field is set.
-*/
+// AgentResponse is a union of objects told apart by their members. Schema: $defs/AgentResponse.
+//
+// Exactly one variant field is set.
 type AgentResponse struct {
 	// Result is the variant told apart by its member(s) "result".
 	Result *AgentResponseResult `json:"-"`
@@ -930,6 +1244,38 @@ func NewAgentResponseResult(v AgentResponseResult) AgentResponse {
 // NewAgentResponseError returns a AgentResponse holding the Error variant.
 func NewAgentResponseError(v AgentResponseError) AgentResponse {
 	return AgentResponse{Error: &v}
+}
+
+// AgentResponseKind says which variant a AgentResponse holds; the zero value means none.
+type AgentResponseKind int
+
+const (
+	// AgentResponseKindResult is the Result variant.
+	AgentResponseKindResult AgentResponseKind = iota + 1
+	// AgentResponseKindError is the Error variant.
+	AgentResponseKindError
+)
+
+// String returns the variant's field name, or "" for the zero value.
+func (k AgentResponseKind) String() string {
+	switch k {
+	case AgentResponseKindResult:
+		return "Result"
+	case AgentResponseKindError:
+		return "Error"
+	}
+	return ""
+}
+
+// Kind reports the variant v holds; 0 when none is set. With several set (which Validate reports) it is the first.
+func (v AgentResponse) Kind() AgentResponseKind {
+	switch {
+	case v.Result != nil:
+		return AgentResponseKindResult
+	case v.Error != nil:
+		return AgentResponseKindError
+	}
+	return 0
 }
 
 // AgentResponseResult is an object. Defined inline in AgentResponse.
@@ -1185,11 +1531,9 @@ type ProvidersCapabilities struct {
 	Unknown wire.Fields `json:"-"`
 }
 
-/*
-AuthMethod is a union of objects tagged by "type". Schema: $defs/AuthMethod.
-
-Exactly one variant field is set.
-*/
+// AuthMethod is a union of objects tagged by "type". Schema: $defs/AuthMethod.
+//
+// Exactly one variant field is set.
 type AuthMethod struct {
 	// Terminal is the variant with type "terminal".
 	Terminal *AuthMethodTerminal `json:"-"`
@@ -1205,6 +1549,38 @@ func NewAuthMethodTerminal(v AuthMethodTerminal) AuthMethod {
 // NewAuthMethodAgent returns a AuthMethod holding the Agent variant.
 func NewAuthMethodAgent(v AuthMethodAgent) AuthMethod {
 	return AuthMethod{Agent: &v}
+}
+
+// AuthMethodKind says which variant a AuthMethod holds; the zero value means none.
+type AuthMethodKind int
+
+const (
+	// AuthMethodKindTerminal is the Terminal variant.
+	AuthMethodKindTerminal AuthMethodKind = iota + 1
+	// AuthMethodKindAgent is the Agent variant.
+	AuthMethodKindAgent
+)
+
+// String returns the variant's field name, or "" for the zero value.
+func (k AuthMethodKind) String() string {
+	switch k {
+	case AuthMethodKindTerminal:
+		return "Terminal"
+	case AuthMethodKindAgent:
+		return "Agent"
+	}
+	return ""
+}
+
+// Kind reports the variant v holds; 0 when none is set. With several set (which Validate reports) it is the first.
+func (v AuthMethod) Kind() AuthMethodKind {
+	switch {
+	case v.Terminal != nil:
+		return AuthMethodKindTerminal
+	case v.Agent != nil:
+		return AuthMethodKindAgent
+	}
+	return 0
 }
 
 // AuthMethodID is string. Schema: $defs/AuthMethodId.
@@ -1432,6 +1808,8 @@ type SessionConfigOptionType struct {
 	Select *SessionConfigSelect `json:"-"`
 	// Boolean is the variant with type "boolean".
 	Boolean *SessionConfigBoolean `json:"-"`
+	// Unknown keeps a variant whose type this version does not know, with its members; only lenient decoding sets it, and Validate reports it.
+	Unknown *wire.UnknownVariant `json:"-"`
 }
 
 // NewSessionConfigOptionTypeSelect returns a SessionConfigOptionType holding the Select variant.
@@ -1444,6 +1822,29 @@ func NewSessionConfigOptionTypeBoolean(v SessionConfigBoolean) SessionConfigOpti
 	return SessionConfigOptionType{Boolean: &v}
 }
 
+// SessionConfigOptionTypeKind is the type of a SessionConfigOptionType: which variant it holds.
+type SessionConfigOptionTypeKind string
+
+const (
+	// SessionConfigOptionTypeKindSelect is the type of the Select variant.
+	SessionConfigOptionTypeKindSelect SessionConfigOptionTypeKind = "select"
+	// SessionConfigOptionTypeKindBoolean is the type of the Boolean variant.
+	SessionConfigOptionTypeKindBoolean SessionConfigOptionTypeKind = "boolean"
+)
+
+// Kind reports the variant v holds as its type: a constant SessionConfigOptionTypeKind..., or the tag as received for a variant this version does not know; "" when no variant is set. With several set (which Validate reports) it is the first.
+func (v SessionConfigOptionType) Kind() SessionConfigOptionTypeKind {
+	switch {
+	case v.Select != nil:
+		return SessionConfigOptionTypeKindSelect
+	case v.Boolean != nil:
+		return SessionConfigOptionTypeKindBoolean
+	case v.Unknown != nil:
+		return SessionConfigOptionTypeKind(v.Unknown.Tag)
+	}
+	return ""
+}
+
 // SessionConfigID is string. Schema: $defs/SessionConfigId.
 type SessionConfigID string
 
@@ -1453,11 +1854,9 @@ type SessionConfigOptionCategory string
 // SessionConfigValueID is string. Schema: $defs/SessionConfigValueId.
 type SessionConfigValueID string
 
-/*
-SessionConfigSelectOptions is a union told apart by JSON type. Schema: $defs/SessionConfigSelectOptions.
-
-Exactly one variant field is set.
-*/
+// SessionConfigSelectOptions is a union told apart by JSON type. Schema: $defs/SessionConfigSelectOptions.
+//
+// Exactly one variant field is set.
 type SessionConfigSelectOptions struct {
 	// Ungrouped is the array of SessionConfigSelectOption variant.
 	Ungrouped []SessionConfigSelectOption `json:"-"`
@@ -1473,6 +1872,38 @@ func NewSessionConfigSelectOptionsUngrouped(v []SessionConfigSelectOption) Sessi
 // NewSessionConfigSelectOptionsGrouped returns a SessionConfigSelectOptions holding the Grouped variant.
 func NewSessionConfigSelectOptionsGrouped(v []SessionConfigSelectGroup) SessionConfigSelectOptions {
 	return SessionConfigSelectOptions{Grouped: v}
+}
+
+// SessionConfigSelectOptionsKind says which variant a SessionConfigSelectOptions holds; the zero value means none.
+type SessionConfigSelectOptionsKind int
+
+const (
+	// SessionConfigSelectOptionsKindUngrouped is the Ungrouped variant.
+	SessionConfigSelectOptionsKindUngrouped SessionConfigSelectOptionsKind = iota + 1
+	// SessionConfigSelectOptionsKindGrouped is the Grouped variant.
+	SessionConfigSelectOptionsKindGrouped
+)
+
+// String returns the variant's field name, or "" for the zero value.
+func (k SessionConfigSelectOptionsKind) String() string {
+	switch k {
+	case SessionConfigSelectOptionsKindUngrouped:
+		return "Ungrouped"
+	case SessionConfigSelectOptionsKindGrouped:
+		return "Grouped"
+	}
+	return ""
+}
+
+// Kind reports the variant v holds; 0 when none is set. With several set (which Validate reports) it is the first.
+func (v SessionConfigSelectOptions) Kind() SessionConfigSelectOptionsKind {
+	switch {
+	case v.Ungrouped != nil:
+		return SessionConfigSelectOptionsKindUngrouped
+	case v.Grouped != nil:
+		return SessionConfigSelectOptionsKindGrouped
+	}
+	return 0
 }
 
 // SessionConfigSelectOption is an object. Schema: $defs/SessionConfigSelectOption.
@@ -1742,11 +2173,9 @@ type SessionNotification struct {
 	Unknown wire.Fields `json:"-"`
 }
 
-/*
-SessionUpdate is a union of objects tagged by "sessionUpdate". Schema: $defs/SessionUpdate. See https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#3-agent-reports-output.
-
-Exactly one variant field is set.
-*/
+// SessionUpdate is a union of objects tagged by "sessionUpdate". Schema: $defs/SessionUpdate. See https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#3-agent-reports-output.
+//
+// Exactly one variant field is set.
 type SessionUpdate struct {
 	// UserMessageChunk is the variant with sessionUpdate "user_message_chunk".
 	UserMessageChunk *ContentChunk `json:"-"`
@@ -1786,6 +2215,8 @@ type SessionUpdate struct {
 	SessionMessage *SessionMessage `json:"-"`
 	// SessionMessageChunk is the variant with sessionUpdate "session_message_chunk".
 	SessionMessageChunk *SessionMessageChunk `json:"-"`
+	// Unknown keeps a variant whose sessionUpdate this version does not know, with its members; only lenient decoding sets it, and Validate reports it.
+	Unknown *wire.UnknownVariant `json:"-"`
 }
 
 // NewSessionUpdateUserMessageChunk returns a SessionUpdate holding the UserMessageChunk variant.
@@ -1883,6 +2314,97 @@ func NewSessionUpdateSessionMessageChunk(v SessionMessageChunk) SessionUpdate {
 	return SessionUpdate{SessionMessageChunk: &v}
 }
 
+// SessionUpdateKind is the sessionUpdate of a SessionUpdate: which variant it holds.
+type SessionUpdateKind string
+
+const (
+	// SessionUpdateKindUserMessageChunk is the sessionUpdate of the UserMessageChunk variant.
+	SessionUpdateKindUserMessageChunk SessionUpdateKind = "user_message_chunk"
+	// SessionUpdateKindAgentMessageChunk is the sessionUpdate of the AgentMessageChunk variant.
+	SessionUpdateKindAgentMessageChunk SessionUpdateKind = "agent_message_chunk"
+	// SessionUpdateKindAgentThoughtChunk is the sessionUpdate of the AgentThoughtChunk variant.
+	SessionUpdateKindAgentThoughtChunk SessionUpdateKind = "agent_thought_chunk"
+	// SessionUpdateKindToolCall is the sessionUpdate of the ToolCall variant.
+	SessionUpdateKindToolCall SessionUpdateKind = "tool_call"
+	// SessionUpdateKindToolCallUpdate is the sessionUpdate of the ToolCallUpdate variant.
+	SessionUpdateKindToolCallUpdate SessionUpdateKind = "tool_call_update"
+	// SessionUpdateKindPlan is the sessionUpdate of the Plan variant.
+	SessionUpdateKindPlan SessionUpdateKind = "plan"
+	// SessionUpdateKindPlanUpdate is the sessionUpdate of the PlanUpdate variant.
+	SessionUpdateKindPlanUpdate SessionUpdateKind = "plan_update"
+	// SessionUpdateKindPlanRemoved is the sessionUpdate of the PlanRemoved variant.
+	SessionUpdateKindPlanRemoved SessionUpdateKind = "plan_removed"
+	// SessionUpdateKindAvailableCommandsUpdate is the sessionUpdate of the AvailableCommandsUpdate variant.
+	SessionUpdateKindAvailableCommandsUpdate SessionUpdateKind = "available_commands_update"
+	// SessionUpdateKindCurrentModeUpdate is the sessionUpdate of the CurrentModeUpdate variant.
+	SessionUpdateKindCurrentModeUpdate SessionUpdateKind = "current_mode_update"
+	// SessionUpdateKindConfigOptionUpdate is the sessionUpdate of the ConfigOptionUpdate variant.
+	SessionUpdateKindConfigOptionUpdate SessionUpdateKind = "config_option_update"
+	// SessionUpdateKindSessionInfoUpdate is the sessionUpdate of the SessionInfoUpdate variant.
+	SessionUpdateKindSessionInfoUpdate SessionUpdateKind = "session_info_update"
+	// SessionUpdateKindUsageUpdate is the sessionUpdate of the UsageUpdate variant.
+	SessionUpdateKindUsageUpdate SessionUpdateKind = "usage_update"
+	// SessionUpdateKindNotice is the sessionUpdate of the Notice variant.
+	SessionUpdateKindNotice SessionUpdateKind = "notice"
+	// SessionUpdateKindCompactionUpdate is the sessionUpdate of the CompactionUpdate variant.
+	SessionUpdateKindCompactionUpdate SessionUpdateKind = "compaction_update"
+	// SessionUpdateKindCompactionSummaryChunk is the sessionUpdate of the CompactionSummaryChunk variant.
+	SessionUpdateKindCompactionSummaryChunk SessionUpdateKind = "compaction_summary_chunk"
+	// SessionUpdateKindSubagentUpdate is the sessionUpdate of the SubagentUpdate variant.
+	SessionUpdateKindSubagentUpdate SessionUpdateKind = "subagent_update"
+	// SessionUpdateKindSessionMessage is the sessionUpdate of the SessionMessage variant.
+	SessionUpdateKindSessionMessage SessionUpdateKind = "session_message"
+	// SessionUpdateKindSessionMessageChunk is the sessionUpdate of the SessionMessageChunk variant.
+	SessionUpdateKindSessionMessageChunk SessionUpdateKind = "session_message_chunk"
+)
+
+// Kind reports the variant v holds as its sessionUpdate: a constant SessionUpdateKind..., or the tag as received for a variant this version does not know; "" when no variant is set. With several set (which Validate reports) it is the first.
+func (v SessionUpdate) Kind() SessionUpdateKind {
+	switch {
+	case v.UserMessageChunk != nil:
+		return SessionUpdateKindUserMessageChunk
+	case v.AgentMessageChunk != nil:
+		return SessionUpdateKindAgentMessageChunk
+	case v.AgentThoughtChunk != nil:
+		return SessionUpdateKindAgentThoughtChunk
+	case v.ToolCall != nil:
+		return SessionUpdateKindToolCall
+	case v.ToolCallUpdate != nil:
+		return SessionUpdateKindToolCallUpdate
+	case v.Plan != nil:
+		return SessionUpdateKindPlan
+	case v.PlanUpdate != nil:
+		return SessionUpdateKindPlanUpdate
+	case v.PlanRemoved != nil:
+		return SessionUpdateKindPlanRemoved
+	case v.AvailableCommandsUpdate != nil:
+		return SessionUpdateKindAvailableCommandsUpdate
+	case v.CurrentModeUpdate != nil:
+		return SessionUpdateKindCurrentModeUpdate
+	case v.ConfigOptionUpdate != nil:
+		return SessionUpdateKindConfigOptionUpdate
+	case v.SessionInfoUpdate != nil:
+		return SessionUpdateKindSessionInfoUpdate
+	case v.UsageUpdate != nil:
+		return SessionUpdateKindUsageUpdate
+	case v.Notice != nil:
+		return SessionUpdateKindNotice
+	case v.CompactionUpdate != nil:
+		return SessionUpdateKindCompactionUpdate
+	case v.CompactionSummaryChunk != nil:
+		return SessionUpdateKindCompactionSummaryChunk
+	case v.SubagentUpdate != nil:
+		return SessionUpdateKindSubagentUpdate
+	case v.SessionMessage != nil:
+		return SessionUpdateKindSessionMessage
+	case v.SessionMessageChunk != nil:
+		return SessionUpdateKindSessionMessageChunk
+	case v.Unknown != nil:
+		return SessionUpdateKind(v.Unknown.Tag)
+	}
+	return ""
+}
+
 // MessageID is string. Schema: $defs/MessageId.
 type MessageID string
 
@@ -1954,11 +2476,9 @@ type Plan struct {
 	Unknown wire.Fields `json:"-"`
 }
 
-/*
-PlanUpdateContent is a union of objects tagged by "type". Schema: $defs/PlanUpdateContent.
-
-Exactly one variant field is set.
-*/
+// PlanUpdateContent is a union of objects tagged by "type". Schema: $defs/PlanUpdateContent.
+//
+// Exactly one variant field is set.
 type PlanUpdateContent struct {
 	// Items is the variant with type "items".
 	Items *PlanItems `json:"-"`
@@ -1966,6 +2486,8 @@ type PlanUpdateContent struct {
 	File *PlanFile `json:"-"`
 	// Markdown is the variant with type "markdown".
 	Markdown *PlanMarkdown `json:"-"`
+	// Unknown keeps a variant whose type this version does not know, with its members; only lenient decoding sets it, and Validate reports it.
+	Unknown *wire.UnknownVariant `json:"-"`
 }
 
 // NewPlanUpdateContentItems returns a PlanUpdateContent holding the Items variant.
@@ -1981,6 +2503,33 @@ func NewPlanUpdateContentFile(v PlanFile) PlanUpdateContent {
 // NewPlanUpdateContentMarkdown returns a PlanUpdateContent holding the Markdown variant.
 func NewPlanUpdateContentMarkdown(v PlanMarkdown) PlanUpdateContent {
 	return PlanUpdateContent{Markdown: &v}
+}
+
+// PlanUpdateContentKind is the type of a PlanUpdateContent: which variant it holds.
+type PlanUpdateContentKind string
+
+const (
+	// PlanUpdateContentKindItems is the type of the Items variant.
+	PlanUpdateContentKindItems PlanUpdateContentKind = "items"
+	// PlanUpdateContentKindFile is the type of the File variant.
+	PlanUpdateContentKindFile PlanUpdateContentKind = "file"
+	// PlanUpdateContentKindMarkdown is the type of the Markdown variant.
+	PlanUpdateContentKindMarkdown PlanUpdateContentKind = "markdown"
+)
+
+// Kind reports the variant v holds as its type: a constant PlanUpdateContentKind..., or the tag as received for a variant this version does not know; "" when no variant is set. With several set (which Validate reports) it is the first.
+func (v PlanUpdateContent) Kind() PlanUpdateContentKind {
+	switch {
+	case v.Items != nil:
+		return PlanUpdateContentKindItems
+	case v.File != nil:
+		return PlanUpdateContentKindFile
+	case v.Markdown != nil:
+		return PlanUpdateContentKindMarkdown
+	case v.Unknown != nil:
+		return PlanUpdateContentKind(v.Unknown.Tag)
+	}
+	return ""
 }
 
 // PlanID is string. Schema: $defs/PlanId.
@@ -2056,11 +2605,9 @@ type AvailableCommand struct {
 	Unknown wire.Fields `json:"-"`
 }
 
-/*
-AvailableCommandInput is a union of objects told apart by their members. Schema: $defs/AvailableCommandInput.
-
-Exactly one variant field is set.
-*/
+// AvailableCommandInput is a union of objects told apart by their members. Schema: $defs/AvailableCommandInput.
+//
+// Exactly one variant field is set.
 type AvailableCommandInput struct {
 	// Unstructured is the UnstructuredCommandInput variant.
 	Unstructured *UnstructuredCommandInput `json:"-"`
@@ -2069,6 +2616,32 @@ type AvailableCommandInput struct {
 // NewAvailableCommandInputUnstructured returns a AvailableCommandInput holding the Unstructured variant.
 func NewAvailableCommandInputUnstructured(v UnstructuredCommandInput) AvailableCommandInput {
 	return AvailableCommandInput{Unstructured: &v}
+}
+
+// AvailableCommandInputKind says which variant a AvailableCommandInput holds; the zero value means none.
+type AvailableCommandInputKind int
+
+const (
+	// AvailableCommandInputKindUnstructured is the Unstructured variant.
+	AvailableCommandInputKindUnstructured AvailableCommandInputKind = iota + 1
+)
+
+// String returns the variant's field name, or "" for the zero value.
+func (k AvailableCommandInputKind) String() string {
+	switch k {
+	case AvailableCommandInputKindUnstructured:
+		return "Unstructured"
+	}
+	return ""
+}
+
+// Kind reports the variant v holds; 0 when none is set. With several set (which Validate reports) it is the first.
+func (v AvailableCommandInput) Kind() AvailableCommandInputKind {
+	switch {
+	case v.Unstructured != nil:
+		return AvailableCommandInputKindUnstructured
+	}
+	return 0
 }
 
 // UnstructuredCommandInput is an object. Schema: $defs/UnstructuredCommandInput.
@@ -2218,11 +2791,9 @@ type SessionCancelCapabilities struct {
 	Unknown wire.Fields `json:"-"`
 }
 
-/*
-StateUpdate is a union of objects tagged by "state". Schema: $defs/StateUpdate.
-
-Exactly one variant field is set.
-*/
+// StateUpdate is a union of objects tagged by "state". Schema: $defs/StateUpdate.
+//
+// Exactly one variant field is set.
 type StateUpdate struct {
 	// Running is the variant with state "running".
 	Running *RunningStateUpdate `json:"-"`
@@ -2230,8 +2801,8 @@ type StateUpdate struct {
 	Idle *IdleStateUpdate `json:"-"`
 	// RequiresAction is the variant with state "requires_action".
 	RequiresAction *RequiresActionStateUpdate `json:"-"`
-	// Unknown is the variant with state "unknown".
-	Unknown *UnknownStateUpdate `json:"-"`
+	// UnknownUnknownStateUpdate is the variant with state "unknown".
+	UnknownUnknownStateUpdate *UnknownStateUpdate `json:"-"`
 	// Other keeps a variant whose state this version does not know, with all its members.
 	Other *StateUpdateOther `json:"-"`
 }
@@ -2251,14 +2822,45 @@ func NewStateUpdateRequiresAction(v RequiresActionStateUpdate) StateUpdate {
 	return StateUpdate{RequiresAction: &v}
 }
 
-// NewStateUpdateUnknown returns a StateUpdate holding the Unknown variant.
-func NewStateUpdateUnknown(v UnknownStateUpdate) StateUpdate {
-	return StateUpdate{Unknown: &v}
+// NewStateUpdateUnknownUnknownStateUpdate returns a StateUpdate holding the UnknownUnknownStateUpdate variant.
+func NewStateUpdateUnknownUnknownStateUpdate(v UnknownStateUpdate) StateUpdate {
+	return StateUpdate{UnknownUnknownStateUpdate: &v}
 }
 
 // NewStateUpdateOther returns a StateUpdate holding the Other variant.
 func NewStateUpdateOther(v StateUpdateOther) StateUpdate {
 	return StateUpdate{Other: &v}
+}
+
+// StateUpdateKind is the state of a StateUpdate: which variant it holds.
+type StateUpdateKind string
+
+const (
+	// StateUpdateKindRunning is the state of the Running variant.
+	StateUpdateKindRunning StateUpdateKind = "running"
+	// StateUpdateKindIdle is the state of the Idle variant.
+	StateUpdateKindIdle StateUpdateKind = "idle"
+	// StateUpdateKindRequiresAction is the state of the RequiresAction variant.
+	StateUpdateKindRequiresAction StateUpdateKind = "requires_action"
+	// StateUpdateKindUnknownUnknownStateUpdate is the state of the UnknownUnknownStateUpdate variant.
+	StateUpdateKindUnknownUnknownStateUpdate StateUpdateKind = "unknown"
+)
+
+// Kind reports the variant v holds as its state: a constant StateUpdateKind..., or the tag as received for a variant this version does not know; "" when no variant is set. With several set (which Validate reports) it is the first.
+func (v StateUpdate) Kind() StateUpdateKind {
+	switch {
+	case v.Running != nil:
+		return StateUpdateKindRunning
+	case v.Idle != nil:
+		return StateUpdateKindIdle
+	case v.RequiresAction != nil:
+		return StateUpdateKindRequiresAction
+	case v.UnknownUnknownStateUpdate != nil:
+		return StateUpdateKindUnknownUnknownStateUpdate
+	case v.Other != nil:
+		return StateUpdateKind(v.Other.State)
+	}
+	return ""
 }
 
 // StateUpdateOther is an object. Defined inline in StateUpdate.
@@ -2355,6 +2957,74 @@ func NewIdleStateUpdateStopReasonOther(v IdleStateUpdateStopReasonOther) IdleSta
 // NewIdleStateUpdateStopReasonNone returns a IdleStateUpdateStopReason holding the None variant.
 func NewIdleStateUpdateStopReasonNone(v IdleStateUpdateStopReasonNone) IdleStateUpdateStopReason {
 	return IdleStateUpdateStopReason{None: &v}
+}
+
+// IdleStateUpdateStopReasonKind says which variant a IdleStateUpdateStopReason holds; the zero value means none.
+type IdleStateUpdateStopReasonKind int
+
+const (
+	// IdleStateUpdateStopReasonKindEndTurn is the EndTurn variant.
+	IdleStateUpdateStopReasonKindEndTurn IdleStateUpdateStopReasonKind = iota + 1
+	// IdleStateUpdateStopReasonKindMaxTokens is the MaxTokens variant.
+	IdleStateUpdateStopReasonKindMaxTokens
+	// IdleStateUpdateStopReasonKindMaxTurnRequests is the MaxTurnRequests variant.
+	IdleStateUpdateStopReasonKindMaxTurnRequests
+	// IdleStateUpdateStopReasonKindRefusal is the Refusal variant.
+	IdleStateUpdateStopReasonKindRefusal
+	// IdleStateUpdateStopReasonKindCancelled is the Cancelled variant.
+	IdleStateUpdateStopReasonKindCancelled
+	// IdleStateUpdateStopReasonKindError is the Error variant.
+	IdleStateUpdateStopReasonKindError
+	// IdleStateUpdateStopReasonKindOther is the Other variant.
+	IdleStateUpdateStopReasonKindOther
+	// IdleStateUpdateStopReasonKindNone is the None variant.
+	IdleStateUpdateStopReasonKindNone
+)
+
+// String returns the variant's field name, or "" for the zero value.
+func (k IdleStateUpdateStopReasonKind) String() string {
+	switch k {
+	case IdleStateUpdateStopReasonKindEndTurn:
+		return "EndTurn"
+	case IdleStateUpdateStopReasonKindMaxTokens:
+		return "MaxTokens"
+	case IdleStateUpdateStopReasonKindMaxTurnRequests:
+		return "MaxTurnRequests"
+	case IdleStateUpdateStopReasonKindRefusal:
+		return "Refusal"
+	case IdleStateUpdateStopReasonKindCancelled:
+		return "Cancelled"
+	case IdleStateUpdateStopReasonKindError:
+		return "Error"
+	case IdleStateUpdateStopReasonKindOther:
+		return "Other"
+	case IdleStateUpdateStopReasonKindNone:
+		return "None"
+	}
+	return ""
+}
+
+// Kind reports the variant v holds; 0 when none is set. With several set (which Validate reports) it is the first.
+func (v IdleStateUpdateStopReason) Kind() IdleStateUpdateStopReasonKind {
+	switch {
+	case v.EndTurn != nil:
+		return IdleStateUpdateStopReasonKindEndTurn
+	case v.MaxTokens != nil:
+		return IdleStateUpdateStopReasonKindMaxTokens
+	case v.MaxTurnRequests != nil:
+		return IdleStateUpdateStopReasonKindMaxTurnRequests
+	case v.Refusal != nil:
+		return IdleStateUpdateStopReasonKindRefusal
+	case v.Cancelled != nil:
+		return IdleStateUpdateStopReasonKindCancelled
+	case v.Error != nil:
+		return IdleStateUpdateStopReasonKindError
+	case v.Other != nil:
+		return IdleStateUpdateStopReasonKindOther
+	case v.None != nil:
+		return IdleStateUpdateStopReasonKindNone
+	}
+	return 0
 }
 
 // IdleStateUpdateStopReasonEndTurn is an object. Defined inline in IdleStateUpdate.
@@ -2730,11 +3400,9 @@ type NewSessionRequest struct {
 	Unknown wire.Fields `json:"-"`
 }
 
-/*
-MCPServer is a union of objects tagged by "type". Schema: $defs/McpServer. See https://agentclientprotocol.com/protocol/v1/draft/session-setup#mcp-servers.
-
-Exactly one variant field is set.
-*/
+// MCPServer is a union of objects tagged by "type". Schema: $defs/McpServer. See https://agentclientprotocol.com/protocol/v1/draft/session-setup#mcp-servers.
+//
+// Exactly one variant field is set.
 type MCPServer struct {
 	// HTTP is the variant with type "http".
 	HTTP *MCPServerHTTP `json:"-"`
@@ -2764,6 +3432,50 @@ func NewMCPServerACP(v MCPServerACP) MCPServer {
 // NewMCPServerStdio returns a MCPServer holding the Stdio variant.
 func NewMCPServerStdio(v MCPServerStdio) MCPServer {
 	return MCPServer{Stdio: &v}
+}
+
+// MCPServerKind says which variant a MCPServer holds; the zero value means none.
+type MCPServerKind int
+
+const (
+	// MCPServerKindHTTP is the HTTP variant.
+	MCPServerKindHTTP MCPServerKind = iota + 1
+	// MCPServerKindSSE is the SSE variant.
+	MCPServerKindSSE
+	// MCPServerKindACP is the ACP variant.
+	MCPServerKindACP
+	// MCPServerKindStdio is the Stdio variant.
+	MCPServerKindStdio
+)
+
+// String returns the variant's field name, or "" for the zero value.
+func (k MCPServerKind) String() string {
+	switch k {
+	case MCPServerKindHTTP:
+		return "HTTP"
+	case MCPServerKindSSE:
+		return "SSE"
+	case MCPServerKindACP:
+		return "ACP"
+	case MCPServerKindStdio:
+		return "Stdio"
+	}
+	return ""
+}
+
+// Kind reports the variant v holds; 0 when none is set. With several set (which Validate reports) it is the first.
+func (v MCPServer) Kind() MCPServerKind {
+	switch {
+	case v.HTTP != nil:
+		return MCPServerKindHTTP
+	case v.SSE != nil:
+		return MCPServerKindSSE
+	case v.ACP != nil:
+		return MCPServerKindACP
+	case v.Stdio != nil:
+		return MCPServerKindStdio
+	}
+	return 0
 }
 
 // HTTPHeader is an object. Schema: $defs/HttpHeader.
@@ -3028,6 +3740,38 @@ func NewSetSessionConfigOptionRequestTypeValueID(v SetSessionConfigOptionRequest
 	return SetSessionConfigOptionRequestType{ValueID: &v}
 }
 
+// SetSessionConfigOptionRequestTypeKind says which variant a SetSessionConfigOptionRequestType holds; the zero value means none.
+type SetSessionConfigOptionRequestTypeKind int
+
+const (
+	// SetSessionConfigOptionRequestTypeKindBoolean is the Boolean variant.
+	SetSessionConfigOptionRequestTypeKindBoolean SetSessionConfigOptionRequestTypeKind = iota + 1
+	// SetSessionConfigOptionRequestTypeKindValueID is the ValueID variant.
+	SetSessionConfigOptionRequestTypeKindValueID
+)
+
+// String returns the variant's field name, or "" for the zero value.
+func (k SetSessionConfigOptionRequestTypeKind) String() string {
+	switch k {
+	case SetSessionConfigOptionRequestTypeKindBoolean:
+		return "Boolean"
+	case SetSessionConfigOptionRequestTypeKindValueID:
+		return "ValueID"
+	}
+	return ""
+}
+
+// Kind reports the variant v holds; 0 when none is set. With several set (which Validate reports) it is the first.
+func (v SetSessionConfigOptionRequestType) Kind() SetSessionConfigOptionRequestTypeKind {
+	switch {
+	case v.Boolean != nil:
+		return SetSessionConfigOptionRequestTypeKindBoolean
+	case v.ValueID != nil:
+		return SetSessionConfigOptionRequestTypeKindValueID
+	}
+	return 0
+}
+
 // SetSessionConfigOptionRequestTypeBoolean is an object. Defined inline in SetSessionConfigOptionRequest.
 type SetSessionConfigOptionRequestTypeBoolean struct {
 	// Value is the required member "value".
@@ -3058,11 +3802,9 @@ type PromptRequest struct {
 	Unknown wire.Fields `json:"-"`
 }
 
-/*
-ClientResponse is a union of objects told apart by their members. Schema: $defs/ClientResponse.
-
-Exactly one variant field is set.
-*/
+// ClientResponse is a union of objects told apart by their members. Schema: $defs/ClientResponse.
+//
+// Exactly one variant field is set.
 type ClientResponse struct {
 	// Result is the variant told apart by its member(s) "result".
 	Result *ClientResponseResult `json:"-"`
@@ -3078,6 +3820,38 @@ func NewClientResponseResult(v ClientResponseResult) ClientResponse {
 // NewClientResponseError returns a ClientResponse holding the Error variant.
 func NewClientResponseError(v ClientResponseError) ClientResponse {
 	return ClientResponse{Error: &v}
+}
+
+// ClientResponseKind says which variant a ClientResponse holds; the zero value means none.
+type ClientResponseKind int
+
+const (
+	// ClientResponseKindResult is the Result variant.
+	ClientResponseKindResult ClientResponseKind = iota + 1
+	// ClientResponseKindError is the Error variant.
+	ClientResponseKindError
+)
+
+// String returns the variant's field name, or "" for the zero value.
+func (k ClientResponseKind) String() string {
+	switch k {
+	case ClientResponseKindResult:
+		return "Result"
+	case ClientResponseKindError:
+		return "Error"
+	}
+	return ""
+}
+
+// Kind reports the variant v holds; 0 when none is set. With several set (which Validate reports) it is the first.
+func (v ClientResponse) Kind() ClientResponseKind {
+	switch {
+	case v.Result != nil:
+		return ClientResponseKindResult
+	case v.Error != nil:
+		return ClientResponseKindError
+	}
+	return 0
 }
 
 // ClientResponseResult is an object. Defined inline in ClientResponse.
@@ -3128,16 +3902,16 @@ type RequestPermissionResponse struct {
 	Unknown wire.Fields `json:"-"`
 }
 
-/*
-RequestPermissionOutcome is a union of objects tagged by "outcome". Schema: $defs/RequestPermissionOutcome.
-
-Exactly one variant field is set.
-*/
+// RequestPermissionOutcome is a union of objects tagged by "outcome". Schema: $defs/RequestPermissionOutcome.
+//
+// Exactly one variant field is set.
 type RequestPermissionOutcome struct {
 	// Cancelled is the variant with outcome "cancelled".
 	Cancelled *RequestPermissionOutcomeCancelled `json:"-"`
 	// Selected is the variant with outcome "selected".
 	Selected *SelectedPermissionOutcome `json:"-"`
+	// Unknown keeps a variant whose outcome this version does not know, with its members; only lenient decoding sets it, and Validate reports it.
+	Unknown *wire.UnknownVariant `json:"-"`
 }
 
 // NewRequestPermissionOutcomeCancelled returns a RequestPermissionOutcome holding the Cancelled variant.
@@ -3148,6 +3922,29 @@ func NewRequestPermissionOutcomeCancelled(v RequestPermissionOutcomeCancelled) R
 // NewRequestPermissionOutcomeSelected returns a RequestPermissionOutcome holding the Selected variant.
 func NewRequestPermissionOutcomeSelected(v SelectedPermissionOutcome) RequestPermissionOutcome {
 	return RequestPermissionOutcome{Selected: &v}
+}
+
+// RequestPermissionOutcomeKind is the outcome of a RequestPermissionOutcome: which variant it holds.
+type RequestPermissionOutcomeKind string
+
+const (
+	// RequestPermissionOutcomeKindCancelled is the outcome of the Cancelled variant.
+	RequestPermissionOutcomeKindCancelled RequestPermissionOutcomeKind = "cancelled"
+	// RequestPermissionOutcomeKindSelected is the outcome of the Selected variant.
+	RequestPermissionOutcomeKindSelected RequestPermissionOutcomeKind = "selected"
+)
+
+// Kind reports the variant v holds as its outcome: a constant RequestPermissionOutcomeKind..., or the tag as received for a variant this version does not know; "" when no variant is set. With several set (which Validate reports) it is the first.
+func (v RequestPermissionOutcome) Kind() RequestPermissionOutcomeKind {
+	switch {
+	case v.Cancelled != nil:
+		return RequestPermissionOutcomeKindCancelled
+	case v.Selected != nil:
+		return RequestPermissionOutcomeKindSelected
+	case v.Unknown != nil:
+		return RequestPermissionOutcomeKind(v.Unknown.Tag)
+	}
+	return ""
 }
 
 // RequestPermissionOutcomeCancelled is an object. Defined inline in RequestPermissionOutcome. See https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#cancellation.
@@ -3272,6 +4069,33 @@ func NewCreateElicitationResponseActionOther(v CreateElicitationResponseActionOt
 	return CreateElicitationResponseAction{Other: &v}
 }
 
+// CreateElicitationResponseActionKind is the action of a CreateElicitationResponseAction: which variant it holds.
+type CreateElicitationResponseActionKind string
+
+const (
+	// CreateElicitationResponseActionKindAccept is the action of the Accept variant.
+	CreateElicitationResponseActionKindAccept CreateElicitationResponseActionKind = "accept"
+	// CreateElicitationResponseActionKindDecline is the action of the Decline variant.
+	CreateElicitationResponseActionKindDecline CreateElicitationResponseActionKind = "decline"
+	// CreateElicitationResponseActionKindCancel is the action of the Cancel variant.
+	CreateElicitationResponseActionKindCancel CreateElicitationResponseActionKind = "cancel"
+)
+
+// Kind reports the variant v holds as its action: a constant CreateElicitationResponseActionKind..., or the tag as received for a variant this version does not know; "" when no variant is set. With several set (which Validate reports) it is the first.
+func (v CreateElicitationResponseAction) Kind() CreateElicitationResponseActionKind {
+	switch {
+	case v.Accept != nil:
+		return CreateElicitationResponseActionKindAccept
+	case v.Decline != nil:
+		return CreateElicitationResponseActionKindDecline
+	case v.Cancel != nil:
+		return CreateElicitationResponseActionKindCancel
+	case v.Other != nil:
+		return CreateElicitationResponseActionKind(v.Other.Action)
+	}
+	return ""
+}
+
 // CreateElicitationResponseActionDecline is an object. Defined inline in CreateElicitationResponse.
 type CreateElicitationResponseActionDecline struct {
 	// Unknown keeps members this version does not model, in input order, so they re-encode unchanged.
@@ -3292,11 +4116,9 @@ type CreateElicitationResponseActionOther struct {
 	Unknown wire.Fields `json:"-"`
 }
 
-/*
-ElicitationContentValue is a union told apart by JSON type. Schema: $defs/ElicitationContentValue.
-
-Exactly one variant field is set.
-*/
+// ElicitationContentValue is a union told apart by JSON type. Schema: $defs/ElicitationContentValue.
+//
+// Exactly one variant field is set.
 type ElicitationContentValue struct {
 	// String is the string variant.
 	String *string `json:"-"`
@@ -3335,6 +4157,56 @@ func NewElicitationContentValueStringArray(v []string) ElicitationContentValue {
 	return ElicitationContentValue{StringArray: v}
 }
 
+// ElicitationContentValueKind says which variant a ElicitationContentValue holds; the zero value means none.
+type ElicitationContentValueKind int
+
+const (
+	// ElicitationContentValueKindString is the String variant.
+	ElicitationContentValueKindString ElicitationContentValueKind = iota + 1
+	// ElicitationContentValueKindInteger is the Integer variant.
+	ElicitationContentValueKindInteger
+	// ElicitationContentValueKindNumber is the Number variant.
+	ElicitationContentValueKindNumber
+	// ElicitationContentValueKindBoolean is the Boolean variant.
+	ElicitationContentValueKindBoolean
+	// ElicitationContentValueKindStringArray is the StringArray variant.
+	ElicitationContentValueKindStringArray
+)
+
+// String returns the variant's field name, or "" for the zero value.
+func (k ElicitationContentValueKind) String() string {
+	switch k {
+	case ElicitationContentValueKindString:
+		return "String"
+	case ElicitationContentValueKindInteger:
+		return "Integer"
+	case ElicitationContentValueKindNumber:
+		return "Number"
+	case ElicitationContentValueKindBoolean:
+		return "Boolean"
+	case ElicitationContentValueKindStringArray:
+		return "StringArray"
+	}
+	return ""
+}
+
+// Kind reports the variant v holds; 0 when none is set. With several set (which Validate reports) it is the first.
+func (v ElicitationContentValue) Kind() ElicitationContentValueKind {
+	switch {
+	case v.String != nil:
+		return ElicitationContentValueKindString
+	case v.Integer != nil:
+		return ElicitationContentValueKindInteger
+	case v.Number != nil:
+		return ElicitationContentValueKindNumber
+	case v.Boolean != nil:
+		return ElicitationContentValueKindBoolean
+	case v.StringArray != nil:
+		return ElicitationContentValueKindStringArray
+	}
+	return 0
+}
+
 // ElicitationAcceptAction is an object. Schema: $defs/ElicitationAcceptAction.
 type ElicitationAcceptAction struct {
 	// Content is the optional member "content"; null is allowed. nil means absent.
@@ -3343,11 +4215,9 @@ type ElicitationAcceptAction struct {
 	Unknown wire.Fields `json:"-"`
 }
 
-/*
-MessageMCPResponse is a union of objects told apart by their members. It is the result of mcp/message, a request handled by the client side. Schema: $defs/MessageMcpResponse.
-
-Exactly one variant field is set.
-*/
+// MessageMCPResponse is a union of objects told apart by their members. It is the result of mcp/message, a request handled by the client side. Schema: $defs/MessageMcpResponse.
+//
+// Exactly one variant field is set.
 type MessageMCPResponse struct {
 	// Result is the variant told apart by its member(s) "result".
 	Result *MessageMCPResponseResult `json:"-"`
@@ -3363,6 +4233,38 @@ func NewMessageMCPResponseResult(v MessageMCPResponseResult) MessageMCPResponse 
 // NewMessageMCPResponseError returns a MessageMCPResponse holding the Error variant.
 func NewMessageMCPResponseError(v MessageMCPResponseError) MessageMCPResponse {
 	return MessageMCPResponse{Error: &v}
+}
+
+// MessageMCPResponseKind says which variant a MessageMCPResponse holds; the zero value means none.
+type MessageMCPResponseKind int
+
+const (
+	// MessageMCPResponseKindResult is the Result variant.
+	MessageMCPResponseKindResult MessageMCPResponseKind = iota + 1
+	// MessageMCPResponseKindError is the Error variant.
+	MessageMCPResponseKindError
+)
+
+// String returns the variant's field name, or "" for the zero value.
+func (k MessageMCPResponseKind) String() string {
+	switch k {
+	case MessageMCPResponseKindResult:
+		return "Result"
+	case MessageMCPResponseKindError:
+		return "Error"
+	}
+	return ""
+}
+
+// Kind reports the variant v holds; 0 when none is set. With several set (which Validate reports) it is the first.
+func (v MessageMCPResponse) Kind() MessageMCPResponseKind {
+	switch {
+	case v.Result != nil:
+		return MessageMCPResponseKindResult
+	case v.Error != nil:
+		return MessageMCPResponseKindError
+	}
+	return 0
 }
 
 // MessageMCPResponseResult is an object. Defined inline in MessageMCPResponse.
@@ -3470,11 +4372,9 @@ type ProxySuccessorRequest struct {
 	Unknown wire.Fields `json:"-"`
 }
 
-/*
-ProxyResponse is a union of objects told apart by their members. Schema: $defs/ProxyResponse.
-
-Exactly one variant field is set.
-*/
+// ProxyResponse is a union of objects told apart by their members. Schema: $defs/ProxyResponse.
+//
+// Exactly one variant field is set.
 type ProxyResponse struct {
 	// Result is the variant told apart by its member(s) "result".
 	Result *ProxyResponseResult `json:"-"`
@@ -3490,6 +4390,38 @@ func NewProxyResponseResult(v ProxyResponseResult) ProxyResponse {
 // NewProxyResponseError returns a ProxyResponse holding the Error variant.
 func NewProxyResponseError(v ProxyResponseError) ProxyResponse {
 	return ProxyResponse{Error: &v}
+}
+
+// ProxyResponseKind says which variant a ProxyResponse holds; the zero value means none.
+type ProxyResponseKind int
+
+const (
+	// ProxyResponseKindResult is the Result variant.
+	ProxyResponseKindResult ProxyResponseKind = iota + 1
+	// ProxyResponseKindError is the Error variant.
+	ProxyResponseKindError
+)
+
+// String returns the variant's field name, or "" for the zero value.
+func (k ProxyResponseKind) String() string {
+	switch k {
+	case ProxyResponseKindResult:
+		return "Result"
+	case ProxyResponseKindError:
+		return "Error"
+	}
+	return ""
+}
+
+// Kind reports the variant v holds; 0 when none is set. With several set (which Validate reports) it is the first.
+func (v ProxyResponse) Kind() ProxyResponseKind {
+	switch {
+	case v.Result != nil:
+		return ProxyResponseKindResult
+	case v.Error != nil:
+		return ProxyResponseKindError
+	}
+	return 0
 }
 
 // ProxyResponseResult is an object. Defined inline in ProxyResponse.
@@ -3528,11 +4460,9 @@ type ProxyNotification struct {
 	Unknown wire.Fields `json:"-"`
 }
 
-/*
-ProxyNotificationParams is a union of objects told apart by their members. Defined inline in ProxyNotification.
-
-Exactly one variant field is set.
-*/
+// ProxyNotificationParams is a union of objects told apart by their members. Defined inline in ProxyNotification.
+//
+// Exactly one variant field is set.
 type ProxyNotificationParams struct {
 	// ProxySuccessorNotification is the ProxySuccessorNotification variant.
 	ProxySuccessorNotification *ProxySuccessorNotification `json:"-"`
@@ -3541,6 +4471,32 @@ type ProxyNotificationParams struct {
 // NewProxyNotificationParamsProxySuccessorNotification returns a ProxyNotificationParams holding the ProxySuccessorNotification variant.
 func NewProxyNotificationParamsProxySuccessorNotification(v ProxySuccessorNotification) ProxyNotificationParams {
 	return ProxyNotificationParams{ProxySuccessorNotification: &v}
+}
+
+// ProxyNotificationParamsKind says which variant a ProxyNotificationParams holds; the zero value means none.
+type ProxyNotificationParamsKind int
+
+const (
+	// ProxyNotificationParamsKindProxySuccessorNotification is the ProxySuccessorNotification variant.
+	ProxyNotificationParamsKindProxySuccessorNotification ProxyNotificationParamsKind = iota + 1
+)
+
+// String returns the variant's field name, or "" for the zero value.
+func (k ProxyNotificationParamsKind) String() string {
+	switch k {
+	case ProxyNotificationParamsKindProxySuccessorNotification:
+		return "ProxySuccessorNotification"
+	}
+	return ""
+}
+
+// Kind reports the variant v holds; 0 when none is set. With several set (which Validate reports) it is the first.
+func (v ProxyNotificationParams) Kind() ProxyNotificationParamsKind {
+	switch {
+	case v.ProxySuccessorNotification != nil:
+		return ProxyNotificationParamsKindProxySuccessorNotification
+	}
+	return 0
 }
 
 // ProxySuccessorNotification is an object. It is the params of proxy/successor, a notification handled by the proxy side. Schema: $defs/ProxySuccessorNotification. See https://agentclientprotocol.com/rfds/proxy-chains.

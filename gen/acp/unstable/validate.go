@@ -52,11 +52,8 @@ func (x *RequestID) validate(v *wire.Validator) {
 	if x.Str != nil {
 		n++
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of Null, Number, Str)")
-	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("RequestID", "Null, Number, Str", x.Null, x.Number != nil, x.Str != nil)
 	}
 }
 
@@ -280,11 +277,17 @@ func (x *ToolCallContent) validate(v *wire.Validator) {
 		n++
 		x.Terminal.validate(v)
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of Content, Diff, Terminal)")
+	if x.Unknown != nil {
+		n++
+		known := false
+		switch x.Unknown.Tag {
+		case "content", "diff", "terminal":
+			known = true
+		}
+		v.UnknownVariant("type", x.Unknown.Tag, known)
 	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("ToolCallContent", "Content, Diff, Terminal", x.Content != nil, x.Diff != nil, x.Terminal != nil, x.Unknown != nil)
 	}
 }
 
@@ -316,11 +319,17 @@ func (x *ContentBlock) validate(v *wire.Validator) {
 		n++
 		x.Resource.validate(v)
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of Text, Image, Audio, ResourceLink, Resource)")
+	if x.Unknown != nil {
+		n++
+		known := false
+		switch x.Unknown.Tag {
+		case "text", "image", "audio", "resource_link", "resource":
+			known = true
+		}
+		v.UnknownVariant("type", x.Unknown.Tag, known)
 	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("ContentBlock", "Text, Image, Audio, ResourceLink, Resource", x.Text != nil, x.Image != nil, x.Audio != nil, x.ResourceLink != nil, x.Resource != nil, x.Unknown != nil)
 	}
 }
 
@@ -520,11 +529,8 @@ func (x *EmbeddedResourceResource) validate(v *wire.Validator) {
 		n++
 		x.BlobResourceContents.validate(v)
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of TextResourceContents, BlobResourceContents)")
-	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("EmbeddedResourceResource", "TextResourceContents, BlobResourceContents", x.TextResourceContents != nil, x.BlobResourceContents != nil)
 	}
 }
 
@@ -990,11 +996,8 @@ func (x *CreateElicitationRequestMode) validate(v *wire.Validator) {
 			v.AddAt("mode", "is a known mode; the catch-all variant Other is for unknown ones")
 		}
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of Form, URL, Other)")
-	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("CreateElicitationRequestMode", "Form, URL, Other", x.Form != nil, x.URL != nil, x.Other != nil)
 	}
 }
 
@@ -1024,11 +1027,8 @@ func (x *CreateElicitationRequestModeOtherVariant) validate(v *wire.Validator) {
 		n++
 		x.Request.validate(v)
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of Session, Request)")
-	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("CreateElicitationRequestModeOtherVariant", "Session, Request", x.Session != nil, x.Request != nil)
 	}
 }
 
@@ -1155,11 +1155,8 @@ func (x *ElicitationPropertySchema) validate(v *wire.Validator) {
 			v.AddAt("type", "is a known type; the catch-all variant Other is for unknown ones")
 		}
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of String, Number, Integer, Boolean, Array, Other)")
-	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("ElicitationPropertySchema", "String, Number, Integer, Boolean, Array, Other", x.String != nil, x.Number != nil, x.Integer != nil, x.Boolean != nil, x.Array != nil, x.Other != nil)
 	}
 }
 
@@ -1381,11 +1378,8 @@ func (x *MultiSelectItems) validate(v *wire.Validator) {
 		n++
 		x.Titled.validate(v)
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of String, Other, Titled)")
-	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("MultiSelectItems", "String, Other, Titled", x.String != nil, x.Other != nil, x.Titled != nil)
 	}
 }
 
@@ -1521,11 +1515,8 @@ func (x *ElicitationFormModeVariant) validate(v *wire.Validator) {
 		n++
 		x.Request.validate(v)
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of Session, Request)")
-	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("ElicitationFormModeVariant", "Session, Request", x.Session != nil, x.Request != nil)
 	}
 }
 
@@ -1568,11 +1559,8 @@ func (x *ElicitationURLModeVariant) validate(v *wire.Validator) {
 		n++
 		x.Request.validate(v)
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of Session, Request)")
-	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("ElicitationURLModeVariant", "Session, Request", x.Session != nil, x.Request != nil)
 	}
 }
 
@@ -1657,11 +1645,8 @@ func (x *AgentResponse) validate(v *wire.Validator) {
 		n++
 		x.Error.validate(v)
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of Result, Error)")
-	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("AgentResponse", "Result, Error", x.Result != nil, x.Error != nil)
 	}
 }
 
@@ -2401,11 +2386,8 @@ func (x *AuthMethod) validate(v *wire.Validator) {
 		n++
 		x.Agent.validate(v)
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of Terminal, Agent)")
-	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("AuthMethod", "Terminal, Agent", x.Terminal != nil, x.Agent != nil)
 	}
 }
 
@@ -2918,11 +2900,17 @@ func (x *SessionConfigOptionType) validate(v *wire.Validator) {
 		n++
 		x.Boolean.validate(v)
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of Select, Boolean)")
+	if x.Unknown != nil {
+		n++
+		known := false
+		switch x.Unknown.Tag {
+		case "select", "boolean":
+			known = true
+		}
+		v.UnknownVariant("type", x.Unknown.Tag, known)
 	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("SessionConfigOptionType", "Select, Boolean", x.Select != nil, x.Boolean != nil, x.Unknown != nil)
 	}
 }
 
@@ -2974,11 +2962,8 @@ func (x *SessionConfigSelectOptions) validate(v *wire.Validator) {
 			v.Pop()
 		}
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of Ungrouped, Grouped)")
-	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("SessionConfigSelectOptions", "Ungrouped, Grouped", x.Ungrouped != nil, x.Grouped != nil)
 	}
 }
 
@@ -3757,11 +3742,17 @@ func (x *SessionUpdate) validate(v *wire.Validator) {
 		n++
 		x.SessionMessageChunk.validate(v)
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of UserMessageChunk, AgentMessageChunk, AgentThoughtChunk, ToolCall, ToolCallUpdate, Plan, PlanUpdate, PlanRemoved, AvailableCommandsUpdate, CurrentModeUpdate, ConfigOptionUpdate, SessionInfoUpdate, UsageUpdate, Notice, CompactionUpdate, CompactionSummaryChunk, SubagentUpdate, SessionMessage, SessionMessageChunk)")
+	if x.Unknown != nil {
+		n++
+		known := false
+		switch x.Unknown.Tag {
+		case "user_message_chunk", "agent_message_chunk", "agent_thought_chunk", "tool_call", "tool_call_update", "plan", "plan_update", "plan_removed", "available_commands_update", "current_mode_update", "config_option_update", "session_info_update", "usage_update", "notice", "compaction_update", "compaction_summary_chunk", "subagent_update", "session_message", "session_message_chunk":
+			known = true
+		}
+		v.UnknownVariant("sessionUpdate", x.Unknown.Tag, known)
 	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("SessionUpdate", "UserMessageChunk, AgentMessageChunk, AgentThoughtChunk, ToolCall, ToolCallUpdate, Plan, PlanUpdate, PlanRemoved, AvailableCommandsUpdate, CurrentModeUpdate, ConfigOptionUpdate, SessionInfoUpdate, UsageUpdate, Notice, CompactionUpdate, CompactionSummaryChunk, SubagentUpdate, SessionMessage, SessionMessageChunk", x.UserMessageChunk != nil, x.AgentMessageChunk != nil, x.AgentThoughtChunk != nil, x.ToolCall != nil, x.ToolCallUpdate != nil, x.Plan != nil, x.PlanUpdate != nil, x.PlanRemoved != nil, x.AvailableCommandsUpdate != nil, x.CurrentModeUpdate != nil, x.ConfigOptionUpdate != nil, x.SessionInfoUpdate != nil, x.UsageUpdate != nil, x.Notice != nil, x.CompactionUpdate != nil, x.CompactionSummaryChunk != nil, x.SubagentUpdate != nil, x.SessionMessage != nil, x.SessionMessageChunk != nil, x.Unknown != nil)
 	}
 }
 
@@ -3983,11 +3974,17 @@ func (x *PlanUpdateContent) validate(v *wire.Validator) {
 		n++
 		x.Markdown.validate(v)
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of Items, File, Markdown)")
+	if x.Unknown != nil {
+		n++
+		known := false
+		switch x.Unknown.Tag {
+		case "items", "file", "markdown":
+			known = true
+		}
+		v.UnknownVariant("type", x.Unknown.Tag, known)
 	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("PlanUpdateContent", "Items, File, Markdown", x.Items != nil, x.File != nil, x.Markdown != nil, x.Unknown != nil)
 	}
 }
 
@@ -4182,11 +4179,8 @@ func (x *AvailableCommandInput) validate(v *wire.Validator) {
 		n++
 		x.Unstructured.validate(v)
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of Unstructured)")
-	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("AvailableCommandInput", "Unstructured", x.Unstructured != nil)
 	}
 }
 
@@ -4592,9 +4586,9 @@ func (x *StateUpdate) validate(v *wire.Validator) {
 		n++
 		x.RequiresAction.validate(v)
 	}
-	if x.Unknown != nil {
+	if x.UnknownUnknownStateUpdate != nil {
 		n++
-		x.Unknown.validate(v)
+		x.UnknownUnknownStateUpdate.validate(v)
 	}
 	if x.Other != nil {
 		n++
@@ -4604,11 +4598,8 @@ func (x *StateUpdate) validate(v *wire.Validator) {
 			v.AddAt("state", "is a known state; the catch-all variant Other is for unknown ones")
 		}
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of Running, Idle, RequiresAction, Unknown, Other)")
-	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("StateUpdate", "Running, Idle, RequiresAction, UnknownUnknownStateUpdate, Other", x.Running != nil, x.Idle != nil, x.RequiresAction != nil, x.UnknownUnknownStateUpdate != nil, x.Other != nil)
 	}
 }
 
@@ -4743,11 +4734,8 @@ func (x *IdleStateUpdateStopReason) validate(v *wire.Validator) {
 		n++
 		x.None.validate(v)
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of EndTurn, MaxTokens, MaxTurnRequests, Refusal, Cancelled, Error, Other, None)")
-	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("IdleStateUpdateStopReason", "EndTurn, MaxTokens, MaxTurnRequests, Refusal, Cancelled, Error, Other, None", x.EndTurn != nil, x.MaxTokens != nil, x.MaxTurnRequests != nil, x.Refusal != nil, x.Cancelled != nil, x.Error != nil, x.Other != nil, x.None != nil)
 	}
 }
 
@@ -5705,11 +5693,8 @@ func (x *MCPServer) validate(v *wire.Validator) {
 		n++
 		x.Stdio.validate(v)
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of HTTP, SSE, ACP, Stdio)")
-	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("MCPServer", "HTTP, SSE, ACP, Stdio", x.HTTP != nil, x.SSE != nil, x.ACP != nil, x.Stdio != nil)
 	}
 }
 
@@ -6366,11 +6351,8 @@ func (x *SetSessionConfigOptionRequestType) validate(v *wire.Validator) {
 		n++
 		x.ValueID.validate(v)
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of Boolean, ValueID)")
-	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("SetSessionConfigOptionRequestType", "Boolean, ValueID", x.Boolean != nil, x.ValueID != nil)
 	}
 }
 
@@ -6462,11 +6444,8 @@ func (x *ClientResponse) validate(v *wire.Validator) {
 		n++
 		x.Error.validate(v)
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of Result, Error)")
-	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("ClientResponse", "Result, Error", x.Result != nil, x.Error != nil)
 	}
 }
 
@@ -6611,11 +6590,17 @@ func (x *RequestPermissionOutcome) validate(v *wire.Validator) {
 		n++
 		x.Selected.validate(v)
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of Cancelled, Selected)")
+	if x.Unknown != nil {
+		n++
+		known := false
+		switch x.Unknown.Tag {
+		case "cancelled", "selected":
+			known = true
+		}
+		v.UnknownVariant("outcome", x.Unknown.Tag, known)
 	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("RequestPermissionOutcome", "Cancelled, Selected", x.Cancelled != nil, x.Selected != nil, x.Unknown != nil)
 	}
 }
 
@@ -6863,11 +6848,8 @@ func (x *CreateElicitationResponseAction) validate(v *wire.Validator) {
 			v.AddAt("action", "is a known action; the catch-all variant Other is for unknown ones")
 		}
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of Accept, Decline, Cancel, Other)")
-	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("CreateElicitationResponseAction", "Accept, Decline, Cancel, Other", x.Accept != nil, x.Decline != nil, x.Cancel != nil, x.Other != nil)
 	}
 }
 
@@ -6928,11 +6910,8 @@ func (x *ElicitationContentValue) validate(v *wire.Validator) {
 	if x.StringArray != nil {
 		n++
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of String, Integer, Number, Boolean, StringArray)")
-	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("ElicitationContentValue", "String, Integer, Number, Boolean, StringArray", x.String != nil, x.Integer != nil, x.Number != nil, x.Boolean != nil, x.StringArray != nil)
 	}
 }
 
@@ -6976,11 +6955,8 @@ func (x *MessageMCPResponse) validate(v *wire.Validator) {
 		n++
 		x.Error.validate(v)
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of Result, Error)")
-	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("MessageMCPResponse", "Result, Error", x.Result != nil, x.Error != nil)
 	}
 }
 
@@ -7270,11 +7246,8 @@ func (x *ProxyResponse) validate(v *wire.Validator) {
 		n++
 		x.Error.validate(v)
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of Result, Error)")
-	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("ProxyResponse", "Result, Error", x.Result != nil, x.Error != nil)
 	}
 }
 
@@ -7366,11 +7339,8 @@ func (x *ProxyNotificationParams) validate(v *wire.Validator) {
 		n++
 		x.ProxySuccessorNotification.validate(v)
 	}
-	if n == 0 {
-		v.Add("no variant is set (one of ProxySuccessorNotification)")
-	}
-	if n > 1 {
-		v.Add("more than one variant is set")
+	if n != 1 {
+		v.Variants("ProxyNotificationParams", "ProxySuccessorNotification", x.ProxySuccessorNotification != nil)
 	}
 }
 

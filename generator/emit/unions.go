@@ -1,0 +1,219 @@
+package emit
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/acpgen/acpgen/generator/ir"
+	. "github.com/dave/jennifer/jen"
+)
+
+// The union API beyond the variant fields: the Unknown variant of closed
+// tagged unions, the Kind accessor and the checks MarshalJSON makes.
+
+// unknownField is the field of a closed tagged union that keeps a variant
+// with an unknown tag. ir reserves the name among variants.
+const unknownField = "Unknown"
+
+// keepsUnknown reports a tagged union with neither a catch-all nor an
+// untagged fallback: every such union keeps an unknown tag in its Unknown
+// variant when decoding leniently, so a newer peer's additions (a new
+// session update kind, a new content block type) do not fail the message.
+func keepsUnknown(u *ir.Union) bool {
+	if u.Discriminator == "" {
+		return false
+	}
+	for _, v := range u.Variants {
+		if v.Role == ir.CatchAll || v.Role == ir.Fallback {
+			return false
+		}
+	}
+	return true
+}
+
+// tagField is the Go field of a catch-all variant's payload that holds the
+// tag it carries, or "" when there is none of type string.
+func tagField(u *ir.Union, v *ir.Variant) string {
+	for _, f := range v.Payload.Type.Fields {
+		if f.JSON == u.Discriminator && f.Ref.Kind == ir.String && !fieldPtr(f) {
+			return f.Name
+		}
+	}
+	return ""
+}
+
+// stringKind reports a union whose every variant has a tag value: its Kind
+// is the tag (a string type); other unions get an enumeration of variants.
+func stringKind(u *ir.Union) bool {
+	if u.Discriminator == "" {
+		return false
+	}
+	for _, v := range u.Variants {
+		switch {
+		case v.Role == ir.Tagged:
+		case v.Role == ir.CatchAll && tagField(u, v) != "":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// declared returns every package-level name of the model, so the names
+// this file adds can avoid them.
+func (e *emitter) declared() map[string]bool {
+	if e.decls == nil {
+		e.decls = map[string]bool{}
+		for _, t := range e.m.Types {
+			e.decls[t.Name] = true
+			for _, v := range t.EnumValues {
+				e.decls[v.Name] = true
+			}
+			if u := t.Union; u != nil {
+				e.decls[u.Name] = true
+				for _, v := range u.Variants {
+					e.decls["New"+u.Name+v.Name] = true
+				}
+			}
+		}
+		for _, n := range ir.Reserved("decl") {
+			e.decls[n] = true
+		}
+	}
+	return e.decls
+}
+
+// kindType names the type of u's Kind, "" when the name (or a constant's)
+// is taken: the union then has no Kind method.
+func (e *emitter) kindType(u *ir.Union) string {
+	if k, ok := e.kindNames[u]; ok {
+		return k
+	}
+	d := e.declared()
+	name := ""
+	for _, cand := range []string{u.Name + "Kind", u.Name + "Variant"} {
+		ok := !d[cand]
+		for _, v := range u.Variants {
+			ok = ok && !d[cand+v.Name]
+		}
+		if ok {
+			name = cand
+			break
+		}
+	}
+	if e.kindNames == nil {
+		e.kindNames = map[*ir.Union]string{}
+	}
+	e.kindNames[u] = name
+	if name != "" {
+		d[name] = true
+		for _, v := range u.Variants {
+			d[name+v.Name] = true
+		}
+	}
+	return name
+}
+
+// unionAPI emits u's Kind type, constants and method.
+func (e *emitter) unionAPI(u *ir.Union) Code {
+	kt := e.kindType(u)
+	if kt == "" {
+		return Null()
+	}
+	out := Null()
+	var consts, cases []Code
+	if stringKind(u) {
+		out.Comment(fmt.Sprintf("%s is the %s of a %s: which variant it holds.", kt, u.Discriminator, u.Name)).Line().
+			Type().Id(kt).String().Line().Line()
+		for _, v := range u.Variants {
+			if v.Role != ir.Tagged {
+				continue
+			}
+			consts = append(consts, Comment(fmt.Sprintf("%s is the %s of the %s variant.", kt+v.Name, u.Discriminator, v.Name)),
+				Id(kt+v.Name).Id(kt).Op("=").Lit(v.Tag))
+			cases = append(cases, Case(Id("v").Dot(v.Name).Op("!=").Nil()).Block(Return(Id(kt+v.Name))))
+		}
+		for _, v := range u.Variants {
+			if v.Role == ir.CatchAll {
+				cases = append(cases, Case(Id("v").Dot(v.Name).Op("!=").Nil()).Block(Return(Id(kt).Call(Id("v").Dot(v.Name).Dot(tagField(u, v))))))
+			}
+		}
+		if keepsUnknown(u) {
+			cases = append(cases, Case(Id("v").Dot(unknownField).Op("!=").Nil()).Block(Return(Id(kt).Call(Id("v").Dot(unknownField).Dot("Tag")))))
+		}
+		out.Const().Defs(consts...).Line().Line()
+		doc := fmt.Sprintf("Kind reports the variant v holds as its %s: a constant %s..., or the tag as received for a variant this version does not know; \"\" when no variant is set. With several set (which Validate reports) it is the first.", u.Discriminator, kt)
+		out.Comment(doc).Line().
+			Func().Params(Id("v").Id(u.Name)).Id("Kind").Params().Id(kt).Block(Switch().Block(cases...), Return(Lit("")))
+		return out
+	}
+	var names []Code
+	for i, v := range u.Variants {
+		c := Id(kt + v.Name)
+		if i == 0 {
+			c = c.Id(kt).Op("=").Iota().Op("+").Lit(1)
+		}
+		consts = append(consts, Comment(fmt.Sprintf("%s is the %s variant.", kt+v.Name, v.Name)), c)
+		set := Id("v").Dot(v.Name).Op("!=").Nil()
+		if v.Null {
+			set = Id("v").Dot(v.Name)
+		}
+		cases = append(cases, Case(set).Block(Return(Id(kt+v.Name))))
+		names = append(names, Case(Id(kt+v.Name)).Block(Return(Lit(v.Name))))
+	}
+	if keepsUnknown(u) {
+		consts = append(consts, Comment(fmt.Sprintf("%sUnknown is a variant whose %s this version does not know (see %s.Unknown).", kt, u.Discriminator, u.Name)), Id(kt+"Unknown"))
+		cases = append(cases, Case(Id("v").Dot(unknownField).Op("!=").Nil()).Block(Return(Id(kt+"Unknown"))))
+		names = append(names, Case(Id(kt+"Unknown")).Block(Return(Lit("Unknown"))))
+	}
+	out.Comment(fmt.Sprintf("%s says which variant a %s holds; the zero value means none.", kt, u.Name)).Line().
+		Type().Id(kt).Int().Line().Line().
+		Const().Defs(consts...).Line().Line().
+		Comment("String returns the variant's field name, or \"\" for the zero value.").Line().
+		Func().Params(Id("k").Id(kt)).Id("String").Params().String().Block(Switch(Id("k")).Block(names...), Return(Lit(""))).Line().Line().
+		Comment("Kind reports the variant v holds; 0 when none is set. With several set (which Validate reports) it is the first.").Line().
+		Func().Params(Id("v").Id(u.Name)).Id("Kind").Params().Id(kt).Block(Switch().Block(cases...), Return(Lit(0)))
+	return out
+}
+
+// variantsCheck is the end of a union's validate: exactly one variant set,
+// else a violation that also makes MarshalJSON fail.
+func variantsCheck(u *ir.Union) Code {
+	var names []string
+	args := []Code{Lit(u.Name), Nil()}
+	for _, v := range u.Variants {
+		names = append(names, v.Name)
+		set := Id("x").Dot(v.Name).Op("!=").Nil()
+		if v.Null {
+			set = Id("x").Dot(v.Name)
+		}
+		args = append(args, set)
+	}
+	if keepsUnknown(u) {
+		args = append(args, Id("x").Dot(unknownField).Op("!=").Nil())
+	}
+	args[1] = Lit(strings.Join(names, ", "))
+	return If(Id("n").Op("!=").Lit(1)).Block(Id("v").Dot("Variants").Call(args...))
+}
+
+// unknownValidate checks the Unknown variant: reported as unknown (unless a
+// received message is checked leniently), or as misplaced when its tag is known.
+func unknownValidate(u *ir.Union) Code {
+	var known []Code
+	for _, o := range u.Variants {
+		if o.Role == ir.Tagged {
+			known = append(known, Lit(o.Tag))
+		}
+	}
+	tag := Id("x").Dot(unknownField).Dot("Tag")
+	isKnown := Lit(false)
+	if len(known) > 0 {
+		isKnown = Id("known")
+	}
+	body := []Code{Id("n").Op("++")}
+	if len(known) > 0 {
+		body = append(body, Id("known").Op(":=").False(), Switch(tag.Clone()).Block(Case(known...).Block(Id("known").Op("=").True())))
+	}
+	body = append(body, Id("v").Dot("UnknownVariant").Call(Lit(u.Discriminator), tag.Clone(), isKnown))
+	return If(Id("x").Dot(unknownField).Op("!=").Nil()).Block(body...)
+}
