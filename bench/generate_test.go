@@ -121,10 +121,13 @@ func BenchmarkFormatFloor(b *testing.B) {
 	b.ReportMetric(float64(lines), "lines")
 }
 
-// BenchmarkGenerateProcess runs `acpgen generate` as a whole process on a
-// copy of the pinned schema, with the RFD overlays, into a temporary root.
-// peak-RSS-MB is the largest resident set of any run (getrusage); each run is
-// followed, outside the timing, by go/format alone on the files it wrote.
+// BenchmarkGenerateProcess runs `acpgen generate` as a whole process with
+// the repository's configuration (pinned schema, RFD overlays) into a
+// temporary root. peak-RSS-MB is the largest resident set of any run
+// (getrusage). On Linux a child's figure is at least the starting process's
+// resident set at the time, so run this benchmark in a test binary of its
+// own (bench/run.sh does). Each run is followed, outside the timing, by
+// go/format alone on the files it wrote.
 func BenchmarkGenerateProcess(b *testing.B) {
 	repo, err := filepath.Abs("..")
 	if err != nil {

@@ -8,6 +8,8 @@ require (
 	github.com/xeipuuv/gojsonschema v1.2.0
 )
 
+require golang.org/x/tools v0.52.0 // indirect
+
 require (
 	github.com/coder/acp-go-sdk v0.13.5
 	github.com/dave/jennifer v1.7.1 // indirect

@@ -540,6 +540,7 @@ func (r *Resolved) Generate() (map[string][]byte, error) {
 		return nil, err
 	}
 	// Go that does not compile never replaces good output.
+	typecheck.UseCache(r.Cache)
 	if err := typecheck.Check(files, r.Config.SchemaDir); err != nil {
 		return nil, err
 	}

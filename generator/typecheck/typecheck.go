@@ -5,20 +5,19 @@
 // generation with an error that names the def or member, instead of
 // replacing good output with code that does not compile.
 //
-// Imports are resolved without the network and without running the go
-// command: the standard library from GOROOT's sources (go/importer's
-// "source" importer, which skips function bodies), and acpgen's runtime
-// packages (github.com/acpgen/acpgen/runtime/...) from the sources beside
-// this package in the acpgen module. The generated packages are checked in
-// full, function bodies included. What is loaded is kept for later checks in
-// the same process.
+// Imports are resolved without the network: the standard library from
+// export data kept in acpgen's cache (see stdcache.go), made on a miss from
+// GOROOT's sources (go/importer's "source" importer, which skips function
+// bodies), and acpgen's runtime packages (github.com/acpgen/acpgen/runtime/...)
+// from the sources beside this package in the acpgen module, function bodies
+// skipped. The generated packages are checked in full, function bodies
+// included. What is loaded is kept for later checks in the same process.
 package typecheck
 
 import (
 	"errors"
 	"fmt"
 	"go/ast"
-	"go/importer"
 	"go/parser"
 	"go/token"
 	"go/types"
@@ -71,8 +70,12 @@ func Check(files map[string][]byte, schemaDir string) error {
 var loader struct {
 	mu      sync.Mutex
 	fset    *token.FileSet
-	std     types.Importer
+	std     *stdImporter
 	runtime map[string]*types.Package
+	// cache is the folder given to UseCache; useCache says one was given.
+	cache    string
+	useCache bool
+	noRead   bool // a cache entry could not be read: entries are only written
 }
 
 // importerFunc adapts a function to types.Importer.
@@ -84,8 +87,36 @@ func (f importerFunc) Import(p string) (*types.Package, error) { return f(p) }
 func setup() {
 	if loader.fset == nil {
 		loader.fset = token.NewFileSet()
-		loader.std = importer.ForCompiler(loader.fset, "source", nil)
+		dir := ""
+		switch {
+		case !loader.useCache:
+			dir = cacheDir()
+		case loader.cache != "":
+			dir = filepath.Join(loader.cache, CacheSub, currentToolchain().key())
+		}
+		loader.std = newStdImporter(loader.fset, dir, !loader.noRead)
 		loader.runtime = map[string]*types.Package{}
+	}
+}
+
+// reset drops what the loader holds; the next check loads afresh. Called
+// with loader.mu held.
+func reset() {
+	loader.fset, loader.std, loader.runtime = nil, nil, nil
+}
+
+// UseCache makes later checks keep the standard library's type information
+// under cache, a schema cache folder as source.CacheDir returns it, instead
+// of source.CacheDir(""); "" keeps none.
+func UseCache(cache string) {
+	loader.mu.Lock()
+	defer loader.mu.Unlock()
+	loader.cache, loader.useCache = cache, true
+	if loader.std != nil {
+		loader.std.dir = ""
+		if cache != "" {
+			loader.std.dir = filepath.Join(cache, CacheSub, currentToolchain().key())
+		}
 	}
 }
 
@@ -155,28 +186,26 @@ func runtimeDir(rel string) (string, error) {
 func checkPackage(dir string, names []string, files map[string][]byte, schemaDir string) error {
 	loader.mu.Lock()
 	defer loader.mu.Unlock()
-	setup()
+	// Comments only serve to explain an error: the files are parsed
+	// without them, and again with them when the package does not compile.
+	asts, errs, err := checkFiles(dir, names, files, 0)
+	if loader.std.broken != nil {
+		// A cache entry that passed its checksum could not be read, and
+		// the packages read so far may be incomplete: check again from
+		// scratch, from GOROOT's sources, rewriting the entries.
+		loader.noRead = true
+		reset()
+		asts, errs, err = checkFiles(dir, names, files, 0)
+	}
+	if err != nil && asts != nil {
+		asts, errs, err = checkFiles(dir, names, files, parser.ParseComments)
+	}
 	fset := loader.fset
-	var asts []*ast.File
-	for _, n := range names {
-		f, err := parser.ParseFile(fset, n, files[n], parser.ParseComments|parser.SkipObjectResolution)
-		if err != nil {
-			return fmt.Errorf("%s: generated Go does not parse: %v", dir, err)
-		}
-		asts = append(asts, f)
-	}
-	var errs []types.Error
-	conf := types.Config{
-		Importer: importerFunc(load),
-		Error: func(err error) {
-			if te, ok := err.(types.Error); ok && !te.Soft {
-				errs = append(errs, te)
-			}
-		},
-	}
-	_, err := conf.Check(dir, fset, asts, nil)
 	if err == nil {
 		return nil
+	}
+	if asts == nil {
+		return err
 	}
 	if len(errs) == 0 {
 		var te types.Error
@@ -204,6 +233,49 @@ func checkPackage(dir string, names []string, files map[string][]byte, schemaDir
 		msg += ")"
 	}
 	return errors.New(schema + msg)
+}
+
+// checkFiles parses (with mode's comments) and type-checks one generated
+// package: its files, the hard errors, and the error of types.Config.Check
+// (nil if it compiles); files nil means it did not parse. Called with
+// loader.mu held.
+func checkFiles(dir string, names []string, files map[string][]byte, mode parser.Mode) ([]*ast.File, []types.Error, error) {
+	setup()
+	// Load the imports first, and drop what a cache miss checked from
+	// source, before the package's syntax trees take their memory. An
+	// import that fails fails again, and is reported, in the check.
+	for _, n := range names {
+		f, err := parser.ParseFile(token.NewFileSet(), n, files[n], parser.ImportsOnly|parser.SkipObjectResolution)
+		if err != nil {
+			continue
+		}
+		for _, spec := range f.Imports {
+			if p, err := strconv.Unquote(spec.Path.Value); err == nil {
+				load(p)
+			}
+		}
+	}
+	loader.std.release()
+	defer loader.std.release()
+	var asts []*ast.File
+	for _, n := range names {
+		f, err := parser.ParseFile(loader.fset, n, files[n], mode|parser.SkipObjectResolution)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: generated Go does not parse: %v", dir, err)
+		}
+		asts = append(asts, f)
+	}
+	var errs []types.Error
+	conf := types.Config{
+		Importer: importerFunc(load),
+		Error: func(err error) {
+			if te, ok := err.(types.Error); ok && !te.Soft {
+				errs = append(errs, te)
+			}
+		},
+	}
+	_, err := conf.Check(dir, loader.fset, asts, nil)
+	return asts, errs, err
 }
 
 // decls indexes a generated package: which def each declaration comes from.
