@@ -89,7 +89,9 @@ func TestDownstream(t *testing.T) {
 		out = d.must(mod, "go tool acpgen scaffold client --out ../my-client")
 		clientDir := d.nextSteps(mod, out)
 		gomod, _ := os.ReadFile(filepath.Join(clientDir, "go.mod"))
-		mustContain(t, string(gomod), "github.com/acpgen/acpgen "+testVersion+"\n", "replace example.com/downstream => "+mod+"\n")
+		// The starter imports only the generated package, so after go mod
+		// tidy acpgen may be an indirect requirement; its version must hold.
+		mustContain(t, string(gomod), "github.com/acpgen/acpgen "+testVersion, "replace example.com/downstream => "+mod+"\n")
 		d.must(mod, "go vet ./...")
 		out = d.must(clientDir, "./my-client -prompt ping "+filepath.Join(agentDir, "my-agent"))
 		mustContain(t, out, "You said: ping", "stop reason: end_turn")
