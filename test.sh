@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of the repository: vet, then the Go tests (including the
-# drift check that regenerates gen/ in memory). Needs the pinned schema, which
-# `go run ./cmd/acpgen generate` pulls.
+# drift check that regenerates gen/ in memory). Tests read the pinned schema
+# from acpgen's schema cache and fetch it with npm when it is missing.
 set -euo pipefail
 cd "$(dirname "$0")"
 go vet ./...

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acpgen/acpgen/gen/acp"
 )
 
 func TestGoClientDrivesGoAgent(t *testing.T) {
@@ -49,5 +51,65 @@ func TestGoClientDrivesGoAgent(t *testing.T) {
 	}
 	if got := strings.Split(strings.TrimSpace(string(out)), "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("client printed:\n%s\nwant:\n%s", out, strings.Join(want, "\n"))
+	}
+}
+
+// echoClient collects the agent's message chunks.
+type echoClient struct {
+	acp.UnimplementedClientHandler
+	text strings.Builder
+}
+
+func (c *echoClient) SessionUpdate(ctx context.Context, n *acp.SessionNotification) {
+	if m := n.Update.AgentMessageChunk; m != nil && m.Content.Text != nil {
+		c.text.WriteString(m.Content.Text.Text)
+	}
+}
+
+// The README's minimal agent, as a process: initialize, two sessions, a
+// prompt echoed back as agent_message_chunk, end_turn.
+func TestMinimalAgent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the example binary")
+	}
+	bin := filepath.Join(t.TempDir(), "minimal")
+	if out, err := exec.Command("go", "build", "-o", bin, "./minimal").CombinedOutput(); err != nil {
+		t.Fatalf("go build ./minimal: %v\n%s", err, out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { stdin.Close(); cmd.Wait() }()
+	cl := &echoClient{}
+	conn := acp.NewClientConn(cl, stdout, stdin, acp.ConnOptions{})
+	go conn.Run(ctx)
+	if _, err := conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: acp.CurrentProtocolVersion}); err != nil {
+		t.Fatal(err)
+	}
+	var ids []acp.SessionID
+	for range 2 {
+		s, err := conn.SessionNew(ctx, &acp.NewSessionRequest{Cwd: t.TempDir(), MCPServers: []acp.MCPServer{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, s.SessionID)
+	}
+	if ids[0] == ids[1] {
+		t.Fatalf("two sessions share the id %q", ids[0])
+	}
+	r, err := conn.SessionPrompt(ctx, &acp.PromptRequest{SessionID: ids[1], Prompt: []acp.ContentBlock{acp.TextBlock("ping "), acp.TextBlock("pong")}})
+	if err != nil || r.StopReason != acp.StopReasonEndTurn || cl.text.String() != "ping pong" {
+		t.Fatalf("prompt: %v %v, streamed %q", r, err, cl.text.String())
 	}
 }

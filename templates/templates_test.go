@@ -17,7 +17,7 @@ func TestRender(t *testing.T) {
 			names = append(names, name)
 		}
 		slices.Sort(names)
-		if want := []string{kind + ".go", "go.mod", "main.go"}; !slices.Equal(names, want) {
+		if want := []string{kind + ".go", kind + "_test.go", "go.mod", "main.go"}; !slices.Equal(names, want) {
 			t.Errorf("%s: files %v, want %v", kind, names, want)
 		}
 		if !strings.Contains(string(files["main.go"]), `acp "example.com/acp"`) {

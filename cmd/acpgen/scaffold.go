@@ -318,8 +318,8 @@ func requiresAcpgen(dir string) bool {
 // runnable from the current folder.
 func printNextSteps(w io.Writer, kind, out, parent string, d templates.Data, pkg generatedPackage) {
 	where := fromHere(out)
-	names := make([]string, 0, 3)
-	for _, n := range []string{kind + ".go", "go.mod", "main.go"} {
+	names := make([]string, 0, 4)
+	for _, n := range []string{kind + ".go", kind + "_test.go", "go.mod", "main.go"} {
 		if _, err := os.Stat(filepath.Join(out, n)); err == nil {
 			names = append(names, n)
 		}

@@ -55,6 +55,10 @@ func TestScaffoldStartersBuildAndRun(t *testing.T) {
 		mustContain(t, string(src), "acp.Unimplemented"+strings.ToUpper(kind[:1])+kind[1:]+"Handler")
 		goIn(t, filepath.Join(dir, "my-"+kind), "build", "-o", kind, ".")
 		goIn(t, filepath.Join(dir, "my-"+kind), "vet", "./...")
+		// The starter's test: its handler has no method CheckHandler takes for a typo.
+		if out := goIn(t, filepath.Join(dir, "my-"+kind), "test", "./..."); !strings.Contains(out, "ok") {
+			t.Fatalf("go test in my-%s: %s", kind, out)
+		}
 	}
 	cmd := exec.Command(filepath.Join(dir, "my-client", "client"), "-prompt", "ping pong", filepath.Join(dir, "my-agent", "agent"))
 	cmd.Dir = dir
@@ -184,7 +188,7 @@ func TestScaffoldImportFollowsConfiguration(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	mustContain(t, out, "in "+filepath.Join("cmd", "agent")+" (agent.go, main.go) on example.com/host/sdk/v1 (from acpgen.json)",
+	mustContain(t, out, "in "+filepath.Join("cmd", "agent")+" (agent.go, agent_test.go, main.go) on example.com/host/sdk/v1 (from acpgen.json)",
 		"it joins the module at .", "cd "+filepath.Join("cmd", "agent")+"\n", "go build -o agent .")
 	mustLack(t, out, "go get", "go mod tidy")
 	src, _ := os.ReadFile(filepath.Join(host, "cmd", "agent", "main.go"))

@@ -97,9 +97,161 @@ func CheckClientHandler(h ClientHandler) error {
 	return wire.CheckHandler(h, reflect.TypeFor[ClientHandler](), reflect.TypeFor[ExtHandler]())
 }
 
-// TextBlock returns a ContentBlock holding the Text variant with Text s.
-func TextBlock(s string) ContentBlock {
-	return NewContentBlockText(TextContent{Text: s})
+// DiffContent returns a ToolCallContent holding the Diff variant with Path path, NewText newText.
+func DiffContent(path string, newText string) ToolCallContent {
+	return NewToolCallContentDiff(Diff{
+		NewText: newText,
+		Path:    path,
+	})
+}
+
+// TerminalContent returns a ToolCallContent holding the Terminal variant with TerminalID terminalID.
+func TerminalContent(terminalID TerminalID) ToolCallContent {
+	return NewToolCallContentTerminal(Terminal{TerminalID: terminalID})
+}
+
+// TextBlock returns a ContentBlock holding the Text variant with Text text.
+func TextBlock(text string) ContentBlock {
+	return NewContentBlockText(TextContent{Text: text})
+}
+
+// ImageBlock returns a ContentBlock holding the Image variant with Data data, MimeType mimeType.
+func ImageBlock(data string, mimeType string) ContentBlock {
+	return NewContentBlockImage(ImageContent{
+		Data:     data,
+		MimeType: mimeType,
+	})
+}
+
+// AudioBlock returns a ContentBlock holding the Audio variant with Data data, MimeType mimeType.
+func AudioBlock(data string, mimeType string) ContentBlock {
+	return NewContentBlockAudio(AudioContent{
+		Data:     data,
+		MimeType: mimeType,
+	})
+}
+
+// ResourceLinkBlock returns a ContentBlock holding the ResourceLink variant with Name name, URI uri.
+func ResourceLinkBlock(name string, uri string) ContentBlock {
+	return NewContentBlockResourceLink(ResourceLink{
+		Name: name,
+		URI:  uri,
+	})
+}
+
+// StringSchema returns a ElicitationPropertySchema holding the String variant (an empty StringPropertySchema).
+func StringSchema() ElicitationPropertySchema {
+	return NewElicitationPropertySchemaString(StringPropertySchema{})
+}
+
+// NumberSchema returns a ElicitationPropertySchema holding the Number variant (an empty NumberPropertySchema).
+func NumberSchema() ElicitationPropertySchema {
+	return NewElicitationPropertySchemaNumber(NumberPropertySchema{})
+}
+
+// IntegerSchema returns a ElicitationPropertySchema holding the Integer variant (an empty IntegerPropertySchema).
+func IntegerSchema() ElicitationPropertySchema {
+	return NewElicitationPropertySchemaInteger(IntegerPropertySchema{})
+}
+
+// BooleanSchema returns a ElicitationPropertySchema holding the Boolean variant (an empty BooleanPropertySchema).
+func BooleanSchema() ElicitationPropertySchema {
+	return NewElicitationPropertySchemaBoolean(BooleanPropertySchema{})
+}
+
+// StringItems returns a MultiSelectItems holding the String variant with Enum enum.
+func StringItems(enum []string) MultiSelectItems {
+	return NewMultiSelectItemsString(StringMultiSelectItems{Enum: enum})
+}
+
+// TerminalMethod returns a AuthMethod holding the Terminal variant with ID id, Name name.
+func TerminalMethod(id AuthMethodID, name string) AuthMethod {
+	return NewAuthMethodTerminal(AuthMethodTerminal{
+		ID:   id,
+		Name: name,
+	})
+}
+
+// NewToolCall returns a SessionUpdate holding the ToolCall variant with ToolCallID toolCallID, Title title.
+func NewToolCall(toolCallID ToolCallID, title string) SessionUpdate {
+	return NewSessionUpdateToolCall(ToolCall{
+		Title:      title,
+		ToolCallID: toolCallID,
+	})
+}
+
+// NewToolCallUpdate returns a SessionUpdate holding the ToolCallUpdate variant with ToolCallID toolCallID.
+func NewToolCallUpdate(toolCallID ToolCallID) SessionUpdate {
+	return NewSessionUpdateToolCallUpdate(ToolCallUpdate{ToolCallID: toolCallID})
+}
+
+// PlanUpdate returns a SessionUpdate holding the Plan variant with Entries entries.
+func PlanUpdate(entries []PlanEntry) SessionUpdate {
+	return NewSessionUpdatePlan(Plan{Entries: entries})
+}
+
+// NewAvailableCommandsUpdate returns a SessionUpdate holding the AvailableCommandsUpdate variant with AvailableCommands availableCommands.
+func NewAvailableCommandsUpdate(availableCommands []AvailableCommand) SessionUpdate {
+	return NewSessionUpdateAvailableCommandsUpdate(AvailableCommandsUpdate{AvailableCommands: availableCommands})
+}
+
+// NewCurrentModeUpdate returns a SessionUpdate holding the CurrentModeUpdate variant with CurrentModeID currentModeID.
+func NewCurrentModeUpdate(currentModeID SessionModeID) SessionUpdate {
+	return NewSessionUpdateCurrentModeUpdate(CurrentModeUpdate{CurrentModeID: currentModeID})
+}
+
+// NewConfigOptionUpdate returns a SessionUpdate holding the ConfigOptionUpdate variant with ConfigOptions configOptions.
+func NewConfigOptionUpdate(configOptions []SessionConfigOption) SessionUpdate {
+	return NewSessionUpdateConfigOptionUpdate(ConfigOptionUpdate{ConfigOptions: configOptions})
+}
+
+// NewSessionInfoUpdate returns a SessionUpdate holding the SessionInfoUpdate variant (an empty SessionInfoUpdate).
+func NewSessionInfoUpdate() SessionUpdate {
+	return NewSessionUpdateSessionInfoUpdate(SessionInfoUpdate{})
+}
+
+// NoticeUpdate returns a SessionUpdate holding the Notice variant with Severity severity, Title title.
+func NoticeUpdate(severity NoticeSeverity, title string) SessionUpdate {
+	return NewSessionUpdateNotice(Notice{
+		Severity: severity,
+		Title:    title,
+	})
+}
+
+// NewCompactionUpdate returns a SessionUpdate holding the CompactionUpdate variant with CompactionID compactionID, Status status.
+func NewCompactionUpdate(compactionID CompactionID, status CompactionStatus) SessionUpdate {
+	return NewSessionUpdateCompactionUpdate(CompactionUpdate{
+		CompactionID: compactionID,
+		Status:       status,
+	})
+}
+
+// HTTPMCPServer returns a MCPServer holding the HTTP variant with Name name, URL url, Headers headers.
+func HTTPMCPServer(name string, url string, headers []HTTPHeader) MCPServer {
+	return NewMCPServerHTTP(MCPServerHTTP{
+		Headers: headers,
+		Name:    name,
+		URL:     url,
+	})
+}
+
+// SSEMCPServer returns a MCPServer holding the SSE variant with Name name, URL url, Headers headers.
+func SSEMCPServer(name string, url string, headers []HTTPHeader) MCPServer {
+	return NewMCPServerSSE(MCPServerSSE{
+		Headers: headers,
+		Name:    name,
+		URL:     url,
+	})
+}
+
+// CancelledOutcome returns a RequestPermissionOutcome holding the Cancelled variant (an empty RequestPermissionOutcomeCancelled).
+func CancelledOutcome() RequestPermissionOutcome {
+	return NewRequestPermissionOutcomeCancelled(RequestPermissionOutcomeCancelled{})
+}
+
+// SelectedOutcome returns a RequestPermissionOutcome holding the Selected variant with OptionID optionID.
+func SelectedOutcome(optionID PermissionOptionID) RequestPermissionOutcome {
+	return NewRequestPermissionOutcomeSelected(SelectedPermissionOutcome{OptionID: optionID})
 }
 
 // ContentText returns a ToolCallContent holding the Content variant whose Content is TextBlock(s).

@@ -1,8 +1,9 @@
 package acp_test
 
 // Hand-written tests of the generated API's ergonomics and safety: union
-// Kind, encoding errors, forward-compatible unknown variants, error codes,
-// the package doc, handler typos and the text shortcuts.
+// Kind and Value, encoding errors, forward-compatible unknown variants,
+// error codes, the package doc, handler typos, the text shortcuts and the
+// other short constructors.
 
 import (
 	"context"
@@ -55,6 +56,57 @@ func TestUnionKind(t *testing.T) {
 	}
 	if n.Kind() != "hologram" {
 		t.Fatalf("unknown kind %q", n.Kind())
+	}
+}
+
+func TestUnionValue(t *testing.T) {
+	// A type switch on the set variant's payload.
+	describe := func(b acp.ContentBlock) string {
+		switch x := b.Value().(type) {
+		case *acp.TextContent:
+			return "text " + x.Text
+		case *acp.ImageContent:
+			return "image " + x.MimeType
+		case *wire.UnknownVariant:
+			return "unknown " + x.Tag
+		case nil:
+			return "none"
+		}
+		return "other"
+	}
+	var unknown acp.ContentBlock
+	if err := json.Unmarshal([]byte(`{"type":"hologram","x":1}`), &unknown); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		b    acp.ContentBlock
+		want string
+	}{
+		{acp.TextBlock("hi"), "text hi"},
+		{acp.NewContentBlockImage(acp.ImageContent{Data: "aGk=", MimeType: "image/png"}), "image image/png"},
+		{unknown, "unknown hologram"},
+		{acp.ContentBlock{}, "none"},
+	} {
+		if got := describe(c.b); got != c.want {
+			t.Errorf("Value of %v: %s, want %s", c.b.Kind(), got, c.want)
+		}
+	}
+	// The payload is the variant's own pointer, not a copy.
+	u := acp.AgentMessageChunkText("x")
+	if p, ok := u.Value().(*acp.ContentChunk); !ok || p != u.AgentMessageChunk {
+		t.Fatalf("session update value %T", u.Value())
+	}
+	// A value union: the pointer to the scalar, or the slice.
+	n := int64(3)
+	if p, ok := acp.NewElicitationContentValueInteger(n).Value().(*int64); !ok || *p != 3 {
+		t.Fatalf("integer value %v", p)
+	}
+	if s, ok := acp.NewElicitationContentValueStringArray([]string{"a"}).Value().([]string); !ok || len(s) != 1 {
+		t.Fatalf("string array value %v", s)
+	}
+	// A union with an untagged variant.
+	if _, ok := acp.NewMCPServerStdio(acp.MCPServerStdio{Name: "fs", Command: "/bin/fs"}).Value().(*acp.MCPServerStdio); !ok {
+		t.Fatal("mcp server value")
 	}
 }
 
@@ -316,6 +368,44 @@ func TestTextShortcuts(t *testing.T) {
 		if err != nil || string(b) != c.want {
 			t.Errorf("%T: %s %v, want %s", c.v, b, err, c.want)
 		}
+	}
+}
+
+// Short constructors from the variants' required members: each encodes as
+// the variant with those members and passes Validate.
+func TestShortConstructors(t *testing.T) {
+	entries := []acp.PlanEntry{{Content: "write tests", Priority: acp.PlanEntryPriorityHigh, Status: acp.PlanEntryStatusPending}}
+	for _, c := range []struct {
+		v interface {
+			Validate() error
+		}
+		want string
+	}{
+		{ptr(acp.ImageBlock("aGk=", "image/png")), `{"type":"image","data":"aGk=","mimeType":"image/png"}`},
+		{ptr(acp.ResourceLinkBlock("notes", "file:///notes.md")), `{"type":"resource_link","name":"notes","uri":"file:///notes.md"}`},
+		{ptr(acp.NewToolCall("call-1", "Read notes")), `{"sessionUpdate":"tool_call","toolCallId":"call-1","title":"Read notes"}`},
+		{ptr(acp.NewToolCallUpdate("call-1")), `{"sessionUpdate":"tool_call_update","toolCallId":"call-1"}`},
+		{ptr(acp.PlanUpdate(entries)), `{"sessionUpdate":"plan","entries":[{"content":"write tests","priority":"high","status":"pending"}]}`},
+		{ptr(acp.SelectedOutcome("allow-once")), `{"outcome":"selected","optionId":"allow-once"}`},
+		{ptr(acp.CancelledOutcome()), `{"outcome":"cancelled"}`},
+	} {
+		b, err := json.Marshal(c.v)
+		if err != nil || string(b) != c.want {
+			t.Errorf("%T: %s %v, want %s", c.v, b, err, c.want)
+		}
+		if err := c.v.Validate(); err != nil {
+			t.Errorf("%s: %v", c.want, err)
+		}
+	}
+	// The payload stays reachable for the optional members.
+	u := acp.NewToolCallUpdate("call-1")
+	done := acp.ToolCallStatusCompleted
+	u.ToolCallUpdate.Status = &done
+	if b, _ := json.Marshal(u); !strings.Contains(string(b), `"status":"completed"`) {
+		t.Fatalf("tool call update with status: %s", b)
+	}
+	if k := acp.NewToolCall("c", "t").Kind(); k != acp.SessionUpdateKindToolCall {
+		t.Fatalf("tool call kind %q", k)
 	}
 }
 

@@ -82,6 +82,17 @@ func (v RequestID) Kind() RequestIDKind {
 	return 0
 }
 
+// Value returns the payload of the variant v holds, for a type switch; nil when no variant is set or Null (the JSON null; see Kind). With several set (which Validate reports) it is the first.
+func (v RequestID) Value() any {
+	switch {
+	case v.Number != nil:
+		return v.Number
+	case v.Str != nil:
+		return v.Str
+	}
+	return nil
+}
+
 // WriteTextFileRequest is an object. It is the params of fs/write_text_file, a request handled by the client side. Schema: $defs/WriteTextFileRequest.
 type WriteTextFileRequest struct {
 	// SessionID is the required member "sessionId".
@@ -220,6 +231,21 @@ func (v ToolCallContent) Kind() ToolCallContentKind {
 	return ""
 }
 
+// Value returns the payload of the variant v holds, for a type switch (a *wire.UnknownVariant for a variant this version does not know); nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v ToolCallContent) Value() any {
+	switch {
+	case v.Content != nil:
+		return v.Content
+	case v.Diff != nil:
+		return v.Diff
+	case v.Terminal != nil:
+		return v.Terminal
+	case v.Unknown != nil:
+		return v.Unknown
+	}
+	return nil
+}
+
 // ContentBlock is a union of objects tagged by "type". Schema: $defs/ContentBlock. See https://agentclientprotocol.com/protocol/v1/content.
 //
 // Exactly one variant field is set.
@@ -296,6 +322,25 @@ func (v ContentBlock) Kind() ContentBlockKind {
 		return ContentBlockKind(v.Unknown.Tag)
 	}
 	return ""
+}
+
+// Value returns the payload of the variant v holds, for a type switch (a *wire.UnknownVariant for a variant this version does not know); nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v ContentBlock) Value() any {
+	switch {
+	case v.Text != nil:
+		return v.Text
+	case v.Image != nil:
+		return v.Image
+	case v.Audio != nil:
+		return v.Audio
+	case v.ResourceLink != nil:
+		return v.ResourceLink
+	case v.Resource != nil:
+		return v.Resource
+	case v.Unknown != nil:
+		return v.Unknown
+	}
+	return nil
 }
 
 // Annotations is an object. Schema: $defs/Annotations.
@@ -429,6 +474,17 @@ func (v EmbeddedResourceResource) Kind() EmbeddedResourceResourceKind {
 		return EmbeddedResourceResourceKindBlobResourceContents
 	}
 	return 0
+}
+
+// Value returns the payload of the variant v holds, for a type switch; nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v EmbeddedResourceResource) Value() any {
+	switch {
+	case v.TextResourceContents != nil:
+		return v.TextResourceContents
+	case v.BlobResourceContents != nil:
+		return v.BlobResourceContents
+	}
+	return nil
 }
 
 // TextResourceContents is an object. Schema: $defs/TextResourceContents.
@@ -680,6 +736,19 @@ func (v CreateElicitationRequestMode) Kind() CreateElicitationRequestModeKind {
 	return ""
 }
 
+// Value returns the payload of the variant v holds, for a type switch; nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v CreateElicitationRequestMode) Value() any {
+	switch {
+	case v.Form != nil:
+		return v.Form
+	case v.URL != nil:
+		return v.URL
+	case v.Other != nil:
+		return v.Other
+	}
+	return nil
+}
+
 // CreateElicitationRequestModeOther is an object. Defined inline in CreateElicitationRequest.
 type CreateElicitationRequestModeOther struct {
 	// Mode is the required member "mode".
@@ -738,6 +807,17 @@ func (v CreateElicitationRequestModeOtherVariant) Kind() CreateElicitationReques
 		return CreateElicitationRequestModeOtherVariantKindRequest
 	}
 	return 0
+}
+
+// Value returns the payload of the variant v holds, for a type switch; nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v CreateElicitationRequestModeOtherVariant) Value() any {
+	switch {
+	case v.Session != nil:
+		return v.Session
+	case v.Request != nil:
+		return v.Request
+	}
+	return nil
 }
 
 // ElicitationSessionScope is an object. Schema: $defs/ElicitationSessionScope.
@@ -860,6 +940,25 @@ func (v ElicitationPropertySchema) Kind() ElicitationPropertySchemaKind {
 		return ElicitationPropertySchemaKind(v.Other.Type)
 	}
 	return ""
+}
+
+// Value returns the payload of the variant v holds, for a type switch; nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v ElicitationPropertySchema) Value() any {
+	switch {
+	case v.String != nil:
+		return v.String
+	case v.Number != nil:
+		return v.Number
+	case v.Integer != nil:
+		return v.Integer
+	case v.Boolean != nil:
+		return v.Boolean
+	case v.Array != nil:
+		return v.Array
+	case v.Other != nil:
+		return v.Other
+	}
+	return nil
 }
 
 // ElicitationPropertySchemaOther is an object. Defined inline in ElicitationPropertySchema.
@@ -1028,6 +1127,19 @@ func (v MultiSelectItems) Kind() MultiSelectItemsKind {
 	return 0
 }
 
+// Value returns the payload of the variant v holds, for a type switch; nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v MultiSelectItems) Value() any {
+	switch {
+	case v.String != nil:
+		return v.String
+	case v.Other != nil:
+		return v.Other
+	case v.Titled != nil:
+		return v.Titled
+	}
+	return nil
+}
+
 // MultiSelectItemsOther is an object. Defined inline in MultiSelectItems.
 type MultiSelectItemsOther struct {
 	// Type is the required member "type".
@@ -1136,6 +1248,17 @@ func (v ElicitationFormModeVariant) Kind() ElicitationFormModeVariantKind {
 	return 0
 }
 
+// Value returns the payload of the variant v holds, for a type switch; nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v ElicitationFormModeVariant) Value() any {
+	switch {
+	case v.Session != nil:
+		return v.Session
+	case v.Request != nil:
+		return v.Request
+	}
+	return nil
+}
+
 // ElicitationID is string. Schema: $defs/ElicitationId.
 type ElicitationID string
 
@@ -1201,6 +1324,17 @@ func (v ElicitationURLModeVariant) Kind() ElicitationURLModeVariantKind {
 	return 0
 }
 
+// Value returns the payload of the variant v holds, for a type switch; nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v ElicitationURLModeVariant) Value() any {
+	switch {
+	case v.Session != nil:
+		return v.Session
+	case v.Request != nil:
+		return v.Request
+	}
+	return nil
+}
+
 // ExtRequest is any JSON value, kept verbatim. Schema: $defs/ExtRequest. See https://agentclientprotocol.com/protocol/v1/extensibility.
 type ExtRequest wire.Raw
 
@@ -1254,6 +1388,17 @@ func (v AgentResponse) Kind() AgentResponseKind {
 		return AgentResponseKindError
 	}
 	return 0
+}
+
+// Value returns the payload of the variant v holds, for a type switch; nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v AgentResponse) Value() any {
+	switch {
+	case v.Result != nil:
+		return v.Result
+	case v.Error != nil:
+		return v.Error
+	}
+	return nil
 }
 
 // AgentResponseResult is an object. Defined inline in AgentResponse.
@@ -1469,6 +1614,17 @@ func (v AuthMethod) Kind() AuthMethodKind {
 	return 0
 }
 
+// Value returns the payload of the variant v holds, for a type switch; nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v AuthMethod) Value() any {
+	switch {
+	case v.Terminal != nil:
+		return v.Terminal
+	case v.Agent != nil:
+		return v.Agent
+	}
+	return nil
+}
+
 // AuthMethodID is string. Schema: $defs/AuthMethodId.
 type AuthMethodID string
 
@@ -1638,6 +1794,19 @@ func (v SessionConfigOptionType) Kind() SessionConfigOptionTypeKind {
 	return ""
 }
 
+// Value returns the payload of the variant v holds, for a type switch (a *wire.UnknownVariant for a variant this version does not know); nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v SessionConfigOptionType) Value() any {
+	switch {
+	case v.Select != nil:
+		return v.Select
+	case v.Boolean != nil:
+		return v.Boolean
+	case v.Unknown != nil:
+		return v.Unknown
+	}
+	return nil
+}
+
 // SessionConfigID is string. Schema: $defs/SessionConfigId.
 type SessionConfigID string
 
@@ -1697,6 +1866,17 @@ func (v SessionConfigSelectOptions) Kind() SessionConfigSelectOptionsKind {
 		return SessionConfigSelectOptionsKindGrouped
 	}
 	return 0
+}
+
+// Value returns the payload of the variant v holds, for a type switch; nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v SessionConfigSelectOptions) Value() any {
+	switch {
+	case v.Ungrouped != nil:
+		return v.Ungrouped
+	case v.Grouped != nil:
+		return v.Grouped
+	}
+	return nil
 }
 
 // SessionConfigSelectOption is an object. Schema: $defs/SessionConfigSelectOption.
@@ -2066,6 +2246,43 @@ func (v SessionUpdate) Kind() SessionUpdateKind {
 	return ""
 }
 
+// Value returns the payload of the variant v holds, for a type switch (a *wire.UnknownVariant for a variant this version does not know); nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v SessionUpdate) Value() any {
+	switch {
+	case v.UserMessageChunk != nil:
+		return v.UserMessageChunk
+	case v.AgentMessageChunk != nil:
+		return v.AgentMessageChunk
+	case v.AgentThoughtChunk != nil:
+		return v.AgentThoughtChunk
+	case v.ToolCall != nil:
+		return v.ToolCall
+	case v.ToolCallUpdate != nil:
+		return v.ToolCallUpdate
+	case v.Plan != nil:
+		return v.Plan
+	case v.AvailableCommandsUpdate != nil:
+		return v.AvailableCommandsUpdate
+	case v.CurrentModeUpdate != nil:
+		return v.CurrentModeUpdate
+	case v.ConfigOptionUpdate != nil:
+		return v.ConfigOptionUpdate
+	case v.SessionInfoUpdate != nil:
+		return v.SessionInfoUpdate
+	case v.UsageUpdate != nil:
+		return v.UsageUpdate
+	case v.Notice != nil:
+		return v.Notice
+	case v.CompactionUpdate != nil:
+		return v.CompactionUpdate
+	case v.CompactionSummaryChunk != nil:
+		return v.CompactionSummaryChunk
+	case v.Unknown != nil:
+		return v.Unknown
+	}
+	return nil
+}
+
 // MessageID is string. Schema: $defs/MessageId.
 type MessageID string
 
@@ -2188,6 +2405,15 @@ func (v AvailableCommandInput) Kind() AvailableCommandInputKind {
 		return AvailableCommandInputKindUnstructured
 	}
 	return 0
+}
+
+// Value returns the payload of the variant v holds, for a type switch; nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v AvailableCommandInput) Value() any {
+	switch {
+	case v.Unstructured != nil:
+		return v.Unstructured
+	}
+	return nil
 }
 
 // UnstructuredCommandInput is an object. Schema: $defs/UnstructuredCommandInput.
@@ -2567,6 +2793,19 @@ func (v MCPServer) Kind() MCPServerKind {
 	return 0
 }
 
+// Value returns the payload of the variant v holds, for a type switch; nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v MCPServer) Value() any {
+	switch {
+	case v.HTTP != nil:
+		return v.HTTP
+	case v.SSE != nil:
+		return v.SSE
+	case v.Stdio != nil:
+		return v.Stdio
+	}
+	return nil
+}
+
 // HTTPHeader is an object. Schema: $defs/HttpHeader.
 type HTTPHeader struct {
 	// Name is the required member "name".
@@ -2765,6 +3004,17 @@ func (v SetSessionConfigOptionRequestType) Kind() SetSessionConfigOptionRequestT
 	return 0
 }
 
+// Value returns the payload of the variant v holds, for a type switch; nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v SetSessionConfigOptionRequestType) Value() any {
+	switch {
+	case v.Boolean != nil:
+		return v.Boolean
+	case v.ValueID != nil:
+		return v.ValueID
+	}
+	return nil
+}
+
 // SetSessionConfigOptionRequestTypeBoolean is an object. Defined inline in SetSessionConfigOptionRequest.
 type SetSessionConfigOptionRequestTypeBoolean struct {
 	// Value is the required member "value".
@@ -2845,6 +3095,17 @@ func (v ClientResponse) Kind() ClientResponseKind {
 		return ClientResponseKindError
 	}
 	return 0
+}
+
+// Value returns the payload of the variant v holds, for a type switch; nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v ClientResponse) Value() any {
+	switch {
+	case v.Result != nil:
+		return v.Result
+	case v.Error != nil:
+		return v.Error
+	}
+	return nil
 }
 
 // ClientResponseResult is an object. Defined inline in ClientResponse.
@@ -2938,6 +3199,19 @@ func (v RequestPermissionOutcome) Kind() RequestPermissionOutcomeKind {
 		return RequestPermissionOutcomeKind(v.Unknown.Tag)
 	}
 	return ""
+}
+
+// Value returns the payload of the variant v holds, for a type switch (a *wire.UnknownVariant for a variant this version does not know); nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v RequestPermissionOutcome) Value() any {
+	switch {
+	case v.Cancelled != nil:
+		return v.Cancelled
+	case v.Selected != nil:
+		return v.Selected
+	case v.Unknown != nil:
+		return v.Unknown
+	}
+	return nil
 }
 
 // RequestPermissionOutcomeCancelled is an object. Defined inline in RequestPermissionOutcome. See https://agentclientprotocol.com/protocol/v1/prompt-turn#cancellation.
@@ -3089,6 +3363,21 @@ func (v CreateElicitationResponseAction) Kind() CreateElicitationResponseActionK
 	return ""
 }
 
+// Value returns the payload of the variant v holds, for a type switch; nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v CreateElicitationResponseAction) Value() any {
+	switch {
+	case v.Accept != nil:
+		return v.Accept
+	case v.Decline != nil:
+		return v.Decline
+	case v.Cancel != nil:
+		return v.Cancel
+	case v.Other != nil:
+		return v.Other
+	}
+	return nil
+}
+
 // CreateElicitationResponseActionDecline is an object. Defined inline in CreateElicitationResponse.
 type CreateElicitationResponseActionDecline struct {
 	// Unknown keeps members this version does not model, in input order, so they re-encode unchanged.
@@ -3198,6 +3487,23 @@ func (v ElicitationContentValue) Kind() ElicitationContentValueKind {
 		return ElicitationContentValueKindStringArray
 	}
 	return 0
+}
+
+// Value returns the payload of the variant v holds, for a type switch; nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v ElicitationContentValue) Value() any {
+	switch {
+	case v.String != nil:
+		return v.String
+	case v.Integer != nil:
+		return v.Integer
+	case v.Number != nil:
+		return v.Number
+	case v.Boolean != nil:
+		return v.Boolean
+	case v.StringArray != nil:
+		return v.StringArray
+	}
+	return nil
 }
 
 // ElicitationAcceptAction is an object. Schema: $defs/ElicitationAcceptAction.

@@ -2,6 +2,7 @@ package emit
 
 import (
 	"fmt"
+	"go/token"
 	"strings"
 
 	"github.com/acpgen/acpgen/generator/ir"
@@ -99,45 +100,107 @@ func (e *emitter) handlerChecks(f *File) {
 	f.Line()
 }
 
-// shortcut is a text helper: a function of one string returning a union.
+// shortcut is a short constructor: a function of a union variant's required
+// members returning the union.
 type shortcut struct {
 	name string
 	u    *ir.Union
 	v    *ir.Variant
-	// field is the payload's one required member; inner, when set, is the
-	// shortcut building that member's value.
-	field *ir.Field
-	inner *shortcut
+	// fields are the payload's required members, the function's parameters
+	// in schema order; field is the one when there is one. inner, when set,
+	// is the text shortcut building field's value from one string.
+	fields []*ir.Field
+	field  *ir.Field
+	inner  *shortcut
+	// text: the one parameter is a plain string (TextBlock, AgentMessageChunkText).
+	text bool
 }
 
-// shortcuts emits text helpers derived from the schema's shapes. A variant
-// whose payload has exactly one required member, a string, gets
-// <Variant><Union's last word>(s) (TextBlock for ContentBlock's text);
-// a variant whose payload's one required member is a union with such a
-// helper gets <Variant><Inner variant>(s) (AgentMessageChunkText for
-// SessionUpdate's agent_message_chunk).
+// shortcuts emits the short constructors derived from the schema's shapes
+// (see textShortcuts).
 func (e *emitter) shortcuts(f *File) {
+	for _, s := range e.textShortcuts() {
+		f.Comment(fmt.Sprintf("%s returns a %s holding the %s variant %s.", s.name, s.u.Name, s.v.Name, s.describe()))
+		if s.inner != nil {
+			f.Func().Id(s.name).Params(Id("s").String()).Id(s.u.Name).Block(Return(s.expr()))
+			continue
+		}
+		var params []Code
+		for _, fl := range s.fields {
+			params = append(params, Id(paramName(fl)).Add(goType(fl.Ref)))
+		}
+		f.Func().Id(s.name).Params(params...).Id(s.u.Name).Block(Return(s.expr()))
+	}
+}
+
+// paramName is a parameter named after a member's Go name, its leading
+// word in lower case: ToolCallID -> toolCallID, URI -> uri, HTTPHeaders ->
+// httpHeaders.
+func paramName(fl *ir.Field) string {
+	n := fl.Name
+	i := 0
+	for i < len(n) && n[i] >= 'A' && n[i] <= 'Z' {
+		i++
+	}
+	if i > 1 && i < len(n) {
+		i-- // the last capital starts the next word
+	}
+	if i == 0 {
+		i = 1
+	}
+	return strings.ToLower(n[:i]) + n[i:]
+}
+
+// shortParams are v's required members when every one can be a plain
+// parameter (a string, a named string type, or a slice) and none is the
+// discriminator; ok false otherwise.
+func shortParams(u *ir.Union, v *ir.Variant) (fields []*ir.Field, ok bool) {
+	if !v.Object || v.Payload == nil || v.Payload.Kind != ir.Named || v.Payload.Type.Union != nil || v.Payload.Type.Kind != ir.Struct {
+		return nil, false
+	}
+	seen := map[string]bool{}
+	for _, fl := range v.Payload.Type.Fields {
+		if !fl.Required {
+			continue
+		}
+		if fl.Nullable || fieldPtr(fl) || fl.JSON == u.Discriminator || fl.Name == "" {
+			return nil, false
+		}
+		switch r := fl.Ref; {
+		case r.Kind == ir.String, r.Kind == ir.Array:
+		case r.Kind == ir.Named && r.Type.Kind == ir.Alias && r.Type.Target.Kind == ir.String:
+		case r.Kind == ir.Named && r.Type.Kind == ir.Enum && r.Type.EnumBase.Kind == ir.String:
+		default:
+			return nil, false
+		}
+		p := paramName(fl)
+		if token.IsKeyword(p) || seen[p] || p == "s" {
+			return nil, false
+		}
+		seen[p] = true
+		fields = append(fields, fl)
+	}
+	return fields, true
+}
+
+// textShortcuts derives the short constructors once (they claim their
+// names). A tagged variant whose payload's required members are all
+// strings, named string types or slices (maybe none) gets
+// <Variant><Union's last word>(members...), the variant's name alone when it
+// ends with that word (TextBlock(text),
+// ImageBlock(data, mimeType), SelectedOutcome(optionID), CancelledOutcome()),
+// or New<Variant> when that name is taken (NewToolCall(toolCallID, title) for
+// SessionUpdate's tool_call, whose first name is the type ToolCallUpdate).
+// A variant whose payload's one required member is a union with a
+// one-string helper gets <Variant><Inner variant>(s)
+// (AgentMessageChunkText for SessionUpdate's agent_message_chunk).
+func (e *emitter) textShortcuts() []*shortcut {
+	if e.shorts != nil {
+		return e.shorts
+	}
 	d := e.declared()
-	level1 := map[*ir.Type]*shortcut{} // union type -> its text helper
+	level1 := map[*ir.Type]*shortcut{} // union type -> its one-string helper
 	var all []*shortcut
-	sole := func(v *ir.Variant) *ir.Field {
-		if !v.Object || v.Payload == nil || v.Payload.Type.Union != nil {
-			return nil
-		}
-		var req *ir.Field
-		for _, fl := range v.Payload.Type.Fields {
-			if fl.Required {
-				if req != nil {
-					return nil
-				}
-				req = fl
-			}
-		}
-		if req == nil || req.Nullable {
-			return nil
-		}
-		return req
-	}
 	for _, t := range e.m.Types {
 		if t.Kind != ir.ObjectUnion || t.Union.Discriminator == "" {
 			continue
@@ -146,13 +209,28 @@ func (e *emitter) shortcuts(f *File) {
 			if v.Role != ir.Tagged {
 				continue
 			}
-			if fl := sole(v); fl != nil && fl.Ref.Kind == ir.String {
-				s := &shortcut{name: v.Name + lastWord(t.Name), u: t.Union, v: v, field: fl}
-				if !d[s.name] && level1[t] == nil {
-					level1[t] = s
-					d[s.name] = true
-					all = append(all, s)
-				}
+			fields, ok := shortParams(t.Union, v)
+			if !ok {
+				continue
+			}
+			s := &shortcut{name: v.Name + lastWord(t.Name), u: t.Union, v: v, fields: fields}
+			if strings.HasSuffix(v.Name, lastWord(t.Name)) {
+				s.name = v.Name // PlanUpdate, not PlanUpdateUpdate
+			}
+			if len(fields) == 1 {
+				s.field = fields[0]
+				s.text = fields[0].Ref.Kind == ir.String
+			}
+			if d[s.name] {
+				s.name = "New" + v.Name
+			}
+			if d[s.name] {
+				continue
+			}
+			d[s.name] = true
+			all = append(all, s)
+			if s.text && level1[t] == nil {
+				level1[t] = s
 			}
 		}
 	}
@@ -161,41 +239,56 @@ func (e *emitter) shortcuts(f *File) {
 			continue
 		}
 		for _, v := range t.Union.Variants {
-			if v.Role != ir.Tagged {
+			if v.Role != ir.Tagged || !v.Object || v.Payload == nil || v.Payload.Type.Union != nil {
 				continue
 			}
-			fl := sole(v)
-			if fl == nil || fl.Ref.Kind != ir.Named || fieldPtr(fl) {
+			var fl *ir.Field
+			n := 0
+			for _, x := range v.Payload.Type.Fields {
+				if x.Required {
+					fl, n = x, n+1
+				}
+			}
+			if n != 1 || fl.Nullable || fl.Ref.Kind != ir.Named || fieldPtr(fl) {
 				continue
 			}
 			in := level1[fl.Ref.Type]
 			if in == nil {
 				continue
 			}
-			s := &shortcut{name: v.Name + in.v.Name, u: t.Union, v: v, field: fl, inner: in}
+			s := &shortcut{name: v.Name + in.v.Name, u: t.Union, v: v, fields: []*ir.Field{fl}, field: fl, inner: in, text: true}
 			if !d[s.name] {
 				d[s.name] = true
 				all = append(all, s)
 			}
 		}
 	}
-	for _, s := range all {
-		f.Comment(fmt.Sprintf("%s returns a %s holding the %s variant %s.", s.name, s.u.Name, s.v.Name, s.describe()))
-		f.Func().Id(s.name).Params(Id("s").String()).Id(s.u.Name).Block(Return(s.expr()))
-	}
+	e.shorts = append([]*shortcut{}, all...)
+	return e.shorts
 }
 
 func (s *shortcut) describe() string {
-	if s.inner == nil {
-		return fmt.Sprintf("with %s s", s.field.Name)
+	if s.inner != nil {
+		return fmt.Sprintf("whose %s is %s(s)", s.field.Name, s.inner.name)
 	}
-	return fmt.Sprintf("whose %s is %s(s)", s.field.Name, s.inner.name)
+	if len(s.fields) == 0 {
+		return fmt.Sprintf("(an empty %s)", s.v.Payload.Type.Name)
+	}
+	var names []string
+	for _, fl := range s.fields {
+		names = append(names, fmt.Sprintf("%s %s", fl.Name, paramName(fl)))
+	}
+	return "with " + strings.Join(names, ", ")
 }
 
 func (s *shortcut) expr() Code {
-	var val Code = Id("s")
-	if s.inner != nil {
-		val = Id(s.inner.name).Call(Id("s"))
+	d := Dict{}
+	for _, fl := range s.fields {
+		if s.inner != nil {
+			d[Id(fl.Name)] = Id(s.inner.name).Call(Id("s"))
+		} else {
+			d[Id(fl.Name)] = Id(paramName(fl))
+		}
 	}
-	return Id("New" + s.u.Name + s.v.Name).Call(Id(s.v.Payload.Type.Name).Values(Dict{Id(s.field.Name): val}))
+	return Id("New" + s.u.Name + s.v.Name).Call(Id(s.v.Payload.Type.Name).Values(d))
 }

@@ -127,8 +127,9 @@ func (e *emitter) packageDoc(f *File) {
 	}
 	b.WriteString("\nEvery message is a Go type with a generated decoder (DecodeJSON, UnmarshalJSON),\n")
 	b.WriteString("encoder (AppendJSON, MarshalJSON) and Validate. A union is a struct with one\n")
-	b.WriteString("pointer field per variant, a New<Union><Variant> constructor per variant and a\n")
-	b.WriteString("Kind method reporting the variant set.\n")
+	b.WriteString("pointer field per variant, a New<Union><Variant> constructor per variant, a\n")
+	b.WriteString("Kind method reporting the variant set and a Value method returning its payload\n")
+	b.WriteString("for a type switch.\n")
 	if e.hasDispatch() {
 		b.WriteString("\nTo write an agent, implement AgentHandler (embed UnimplementedAgentHandler and\n")
 		b.WriteString("override the methods you serve) and run it on stdin and stdout:\n\n")
@@ -136,6 +137,9 @@ func (e *emitter) packageDoc(f *File) {
 		b.WriteString("\terr := conn.Run(ctx)\n\n")
 		b.WriteString("A client implements ClientHandler and calls the agent through NewClientConn's\n")
 		b.WriteString("methods. Both ends decode, validate and capability-check every message.\n")
+		if e.exampleFile() != nil {
+			b.WriteString("Example (example_test.go) runs both in one process.\n")
+		}
 	}
 	f.PackageComment(strings.TrimRight(commentText(b.String()), "\n"))
 }

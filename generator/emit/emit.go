@@ -130,6 +130,21 @@ func Files(m *ir.Model, o Config) (map[string][]byte, error) {
 		}
 		out[f.name] = buf.Bytes()
 	}
+	if ex := e.exampleFile(); ex != nil {
+		// An external test package: it uses the package as a caller does.
+		jf := NewFile(o.Package + "_test")
+		for _, line := range e.header() {
+			jf.HeaderComment(line)
+		}
+		jf.ImportName(o.ImportPath, o.Package)
+		ex(jf)
+		var buf bytes.Buffer
+		if err := jf.Render(&buf); err != nil {
+			msg, _, _ := strings.Cut(err.Error(), " while formatting source")
+			return nil, fmt.Errorf("emit %s/example_test.go: generated code does not format (a generator bug): %s", o.Package, msg)
+		}
+		out["example_test.go"] = buf.Bytes()
+	}
 	return out, nil
 }
 
@@ -148,6 +163,8 @@ type emitter struct {
 	// decls and kindNames: see unions.go.
 	decls     map[string]bool
 	kindNames map[*ir.Union]string
+	// shorts are the text helpers (api.go), derived once.
+	shorts []*shortcut
 }
 
 func (e *emitter) header() []string {
@@ -344,6 +361,7 @@ func (e *emitter) unionDecl(u *ir.Union, t *ir.Type) Code {
 		}
 	}
 	out.Line().Line().Add(e.unionAPI(u))
+	out.Line().Line().Add(unionValue(u))
 	return out
 }
 

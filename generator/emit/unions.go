@@ -176,6 +176,37 @@ func (e *emitter) unionAPI(u *ir.Union) Code {
 	return out
 }
 
+// unionValue emits u's Value method: the set variant's payload, for a type
+// switch.
+func unionValue(u *ir.Union) Code {
+	var cases []Code
+	null := ""
+	for _, v := range u.Variants {
+		if v.Null {
+			null = v.Name
+			continue
+		}
+		cases = append(cases, Case(Id("v").Dot(v.Name).Op("!=").Nil()).Block(Return(Id("v").Dot(v.Name))))
+	}
+	if keepsUnknown(u) {
+		cases = append(cases, Case(Id("v").Dot(unknownField).Op("!=").Nil()).Block(Return(Id("v").Dot(unknownField))))
+	}
+	doc := "Value returns the payload of the variant v holds, for a type switch"
+	if keepsUnknown(u) {
+		doc += " (a *wire.UnknownVariant for a variant this version does not know)"
+	}
+	doc += "; nil when no variant is set"
+	if null != "" {
+		doc += " or " + null + " (the JSON null; see Kind)"
+	}
+	doc += ". With several set (which Validate reports) it is the first."
+	body := []Code{Return(Nil())}
+	if len(cases) > 0 {
+		body = []Code{Switch().Block(cases...), Return(Nil())}
+	}
+	return Comment(doc).Line().Func().Params(Id("v").Id(u.Name)).Id("Value").Params().Any().Block(body...)
+}
+
 // variantsCheck is the end of a union's validate: exactly one variant set,
 // else a violation that also makes MarshalJSON fail.
 func variantsCheck(u *ir.Union) Code {

@@ -100,9 +100,9 @@ func GoName(s string) string {
 // emitter's test keeps both complete).
 var (
 	reservedMethods = setOf("Validate", "AppendJSON", "DecodeJSON", "MarshalJSON", "UnmarshalJSON")
-	// reservedVariants adds the union's own API: its Kind accessor and the
-	// Unknown variant of a closed tagged union.
-	reservedVariants = setOf("Validate", "AppendJSON", "DecodeJSON", "MarshalJSON", "UnmarshalJSON", "Kind", "Unknown")
+	// reservedVariants adds the union's own API: its Kind and Value
+	// accessors and the Unknown variant of a closed tagged union.
+	reservedVariants = setOf("Validate", "AppendJSON", "DecodeJSON", "MarshalJSON", "UnmarshalJSON", "Kind", "Value", "Unknown")
 	reservedMembers  = setOf("Unknown", "Validate", "AppendJSON", "DecodeJSON", "MarshalJSON", "UnmarshalJSON",
 		"EffectiveRoots", "ActiveAdditionalDirectories", "DedupeAdditionalDirectories", "Matches", "ForHistory")
 )

@@ -10,8 +10,9 @@
 //
 // Every message is a Go type with a generated decoder (DecodeJSON, UnmarshalJSON),
 // encoder (AppendJSON, MarshalJSON) and Validate. A union is a struct with one
-// pointer field per variant, a New<Union><Variant> constructor per variant and a
-// Kind method reporting the variant set.
+// pointer field per variant, a New<Union><Variant> constructor per variant, a
+// Kind method reporting the variant set and a Value method returning its payload
+// for a type switch.
 //
 // To write an agent, implement AgentHandler (embed UnimplementedAgentHandler and
 // override the methods you serve) and run it on stdin and stdout:
@@ -21,4 +22,5 @@
 //
 // A client implements ClientHandler and calls the agent through NewClientConn's
 // methods. Both ends decode, validate and capability-check every message.
+// Example (example_test.go) runs both in one process.
 package unstable

@@ -82,6 +82,17 @@ func (v RequestID) Kind() RequestIDKind {
 	return 0
 }
 
+// Value returns the payload of the variant v holds, for a type switch; nil when no variant is set or Null (the JSON null; see Kind). With several set (which Validate reports) it is the first.
+func (v RequestID) Value() any {
+	switch {
+	case v.Number != nil:
+		return v.Number
+	case v.Str != nil:
+		return v.Str
+	}
+	return nil
+}
+
 // WriteTextFileRequest is an object. It is the params of fs/write_text_file, a request handled by the client side. Schema: $defs/WriteTextFileRequest.
 type WriteTextFileRequest struct {
 	// SessionID is the required member "sessionId".
@@ -220,6 +231,21 @@ func (v ToolCallContent) Kind() ToolCallContentKind {
 	return ""
 }
 
+// Value returns the payload of the variant v holds, for a type switch (a *wire.UnknownVariant for a variant this version does not know); nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v ToolCallContent) Value() any {
+	switch {
+	case v.Content != nil:
+		return v.Content
+	case v.Diff != nil:
+		return v.Diff
+	case v.Terminal != nil:
+		return v.Terminal
+	case v.Unknown != nil:
+		return v.Unknown
+	}
+	return nil
+}
+
 // ContentBlock is a union of objects tagged by "type". Schema: $defs/ContentBlock. See https://agentclientprotocol.com/protocol/v1/draft/content.
 //
 // Exactly one variant field is set.
@@ -296,6 +322,25 @@ func (v ContentBlock) Kind() ContentBlockKind {
 		return ContentBlockKind(v.Unknown.Tag)
 	}
 	return ""
+}
+
+// Value returns the payload of the variant v holds, for a type switch (a *wire.UnknownVariant for a variant this version does not know); nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v ContentBlock) Value() any {
+	switch {
+	case v.Text != nil:
+		return v.Text
+	case v.Image != nil:
+		return v.Image
+	case v.Audio != nil:
+		return v.Audio
+	case v.ResourceLink != nil:
+		return v.ResourceLink
+	case v.Resource != nil:
+		return v.Resource
+	case v.Unknown != nil:
+		return v.Unknown
+	}
+	return nil
 }
 
 // Annotations is an object. Schema: $defs/Annotations.
@@ -429,6 +474,17 @@ func (v EmbeddedResourceResource) Kind() EmbeddedResourceResourceKind {
 		return EmbeddedResourceResourceKindBlobResourceContents
 	}
 	return 0
+}
+
+// Value returns the payload of the variant v holds, for a type switch; nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v EmbeddedResourceResource) Value() any {
+	switch {
+	case v.TextResourceContents != nil:
+		return v.TextResourceContents
+	case v.BlobResourceContents != nil:
+		return v.BlobResourceContents
+	}
+	return nil
 }
 
 // TextResourceContents is an object. Schema: $defs/TextResourceContents.
@@ -680,6 +736,19 @@ func (v CreateElicitationRequestMode) Kind() CreateElicitationRequestModeKind {
 	return ""
 }
 
+// Value returns the payload of the variant v holds, for a type switch; nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v CreateElicitationRequestMode) Value() any {
+	switch {
+	case v.Form != nil:
+		return v.Form
+	case v.URL != nil:
+		return v.URL
+	case v.Other != nil:
+		return v.Other
+	}
+	return nil
+}
+
 // CreateElicitationRequestModeOther is an object. Defined inline in CreateElicitationRequest.
 type CreateElicitationRequestModeOther struct {
 	// Mode is the required member "mode".
@@ -738,6 +807,17 @@ func (v CreateElicitationRequestModeOtherVariant) Kind() CreateElicitationReques
 		return CreateElicitationRequestModeOtherVariantKindRequest
 	}
 	return 0
+}
+
+// Value returns the payload of the variant v holds, for a type switch; nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v CreateElicitationRequestModeOtherVariant) Value() any {
+	switch {
+	case v.Session != nil:
+		return v.Session
+	case v.Request != nil:
+		return v.Request
+	}
+	return nil
 }
 
 // ElicitationSessionScope is an object. Schema: $defs/ElicitationSessionScope.
@@ -860,6 +940,25 @@ func (v ElicitationPropertySchema) Kind() ElicitationPropertySchemaKind {
 		return ElicitationPropertySchemaKind(v.Other.Type)
 	}
 	return ""
+}
+
+// Value returns the payload of the variant v holds, for a type switch; nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v ElicitationPropertySchema) Value() any {
+	switch {
+	case v.String != nil:
+		return v.String
+	case v.Number != nil:
+		return v.Number
+	case v.Integer != nil:
+		return v.Integer
+	case v.Boolean != nil:
+		return v.Boolean
+	case v.Array != nil:
+		return v.Array
+	case v.Other != nil:
+		return v.Other
+	}
+	return nil
 }
 
 // ElicitationPropertySchemaOther is an object. Defined inline in ElicitationPropertySchema.
@@ -1028,6 +1127,19 @@ func (v MultiSelectItems) Kind() MultiSelectItemsKind {
 	return 0
 }
 
+// Value returns the payload of the variant v holds, for a type switch; nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v MultiSelectItems) Value() any {
+	switch {
+	case v.String != nil:
+		return v.String
+	case v.Other != nil:
+		return v.Other
+	case v.Titled != nil:
+		return v.Titled
+	}
+	return nil
+}
+
 // MultiSelectItemsOther is an object. Defined inline in MultiSelectItems.
 type MultiSelectItemsOther struct {
 	// Type is the required member "type".
@@ -1136,6 +1248,17 @@ func (v ElicitationFormModeVariant) Kind() ElicitationFormModeVariantKind {
 	return 0
 }
 
+// Value returns the payload of the variant v holds, for a type switch; nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v ElicitationFormModeVariant) Value() any {
+	switch {
+	case v.Session != nil:
+		return v.Session
+	case v.Request != nil:
+		return v.Request
+	}
+	return nil
+}
+
 // ElicitationID is string. Schema: $defs/ElicitationId.
 type ElicitationID string
 
@@ -1199,6 +1322,17 @@ func (v ElicitationURLModeVariant) Kind() ElicitationURLModeVariantKind {
 		return ElicitationURLModeVariantKindRequest
 	}
 	return 0
+}
+
+// Value returns the payload of the variant v holds, for a type switch; nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v ElicitationURLModeVariant) Value() any {
+	switch {
+	case v.Session != nil:
+		return v.Session
+	case v.Request != nil:
+		return v.Request
+	}
+	return nil
 }
 
 // MessageMCPRequest is an object. It is the params of mcp/message, a request handled by the client side. Schema: $defs/MessageMcpRequest.
@@ -1276,6 +1410,17 @@ func (v AgentResponse) Kind() AgentResponseKind {
 		return AgentResponseKindError
 	}
 	return 0
+}
+
+// Value returns the payload of the variant v holds, for a type switch; nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v AgentResponse) Value() any {
+	switch {
+	case v.Result != nil:
+		return v.Result
+	case v.Error != nil:
+		return v.Error
+	}
+	return nil
 }
 
 // AgentResponseResult is an object. Defined inline in AgentResponse.
@@ -1583,6 +1728,17 @@ func (v AuthMethod) Kind() AuthMethodKind {
 	return 0
 }
 
+// Value returns the payload of the variant v holds, for a type switch; nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v AuthMethod) Value() any {
+	switch {
+	case v.Terminal != nil:
+		return v.Terminal
+	case v.Agent != nil:
+		return v.Agent
+	}
+	return nil
+}
+
 // AuthMethodID is string. Schema: $defs/AuthMethodId.
 type AuthMethodID string
 
@@ -1845,6 +2001,19 @@ func (v SessionConfigOptionType) Kind() SessionConfigOptionTypeKind {
 	return ""
 }
 
+// Value returns the payload of the variant v holds, for a type switch (a *wire.UnknownVariant for a variant this version does not know); nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v SessionConfigOptionType) Value() any {
+	switch {
+	case v.Select != nil:
+		return v.Select
+	case v.Boolean != nil:
+		return v.Boolean
+	case v.Unknown != nil:
+		return v.Unknown
+	}
+	return nil
+}
+
 // SessionConfigID is string. Schema: $defs/SessionConfigId.
 type SessionConfigID string
 
@@ -1904,6 +2073,17 @@ func (v SessionConfigSelectOptions) Kind() SessionConfigSelectOptionsKind {
 		return SessionConfigSelectOptionsKindGrouped
 	}
 	return 0
+}
+
+// Value returns the payload of the variant v holds, for a type switch; nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v SessionConfigSelectOptions) Value() any {
+	switch {
+	case v.Ungrouped != nil:
+		return v.Ungrouped
+	case v.Grouped != nil:
+		return v.Grouped
+	}
+	return nil
 }
 
 // SessionConfigSelectOption is an object. Schema: $defs/SessionConfigSelectOption.
@@ -2405,6 +2585,53 @@ func (v SessionUpdate) Kind() SessionUpdateKind {
 	return ""
 }
 
+// Value returns the payload of the variant v holds, for a type switch (a *wire.UnknownVariant for a variant this version does not know); nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v SessionUpdate) Value() any {
+	switch {
+	case v.UserMessageChunk != nil:
+		return v.UserMessageChunk
+	case v.AgentMessageChunk != nil:
+		return v.AgentMessageChunk
+	case v.AgentThoughtChunk != nil:
+		return v.AgentThoughtChunk
+	case v.ToolCall != nil:
+		return v.ToolCall
+	case v.ToolCallUpdate != nil:
+		return v.ToolCallUpdate
+	case v.Plan != nil:
+		return v.Plan
+	case v.PlanUpdate != nil:
+		return v.PlanUpdate
+	case v.PlanRemoved != nil:
+		return v.PlanRemoved
+	case v.AvailableCommandsUpdate != nil:
+		return v.AvailableCommandsUpdate
+	case v.CurrentModeUpdate != nil:
+		return v.CurrentModeUpdate
+	case v.ConfigOptionUpdate != nil:
+		return v.ConfigOptionUpdate
+	case v.SessionInfoUpdate != nil:
+		return v.SessionInfoUpdate
+	case v.UsageUpdate != nil:
+		return v.UsageUpdate
+	case v.Notice != nil:
+		return v.Notice
+	case v.CompactionUpdate != nil:
+		return v.CompactionUpdate
+	case v.CompactionSummaryChunk != nil:
+		return v.CompactionSummaryChunk
+	case v.SubagentUpdate != nil:
+		return v.SubagentUpdate
+	case v.SessionMessage != nil:
+		return v.SessionMessage
+	case v.SessionMessageChunk != nil:
+		return v.SessionMessageChunk
+	case v.Unknown != nil:
+		return v.Unknown
+	}
+	return nil
+}
+
 // MessageID is string. Schema: $defs/MessageId.
 type MessageID string
 
@@ -2532,6 +2759,21 @@ func (v PlanUpdateContent) Kind() PlanUpdateContentKind {
 	return ""
 }
 
+// Value returns the payload of the variant v holds, for a type switch (a *wire.UnknownVariant for a variant this version does not know); nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v PlanUpdateContent) Value() any {
+	switch {
+	case v.Items != nil:
+		return v.Items
+	case v.File != nil:
+		return v.File
+	case v.Markdown != nil:
+		return v.Markdown
+	case v.Unknown != nil:
+		return v.Unknown
+	}
+	return nil
+}
+
 // PlanID is string. Schema: $defs/PlanId.
 type PlanID string
 
@@ -2642,6 +2884,15 @@ func (v AvailableCommandInput) Kind() AvailableCommandInputKind {
 		return AvailableCommandInputKindUnstructured
 	}
 	return 0
+}
+
+// Value returns the payload of the variant v holds, for a type switch; nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v AvailableCommandInput) Value() any {
+	switch {
+	case v.Unstructured != nil:
+		return v.Unstructured
+	}
+	return nil
 }
 
 // UnstructuredCommandInput is an object. Schema: $defs/UnstructuredCommandInput.
@@ -2863,6 +3114,23 @@ func (v StateUpdate) Kind() StateUpdateKind {
 	return ""
 }
 
+// Value returns the payload of the variant v holds, for a type switch; nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v StateUpdate) Value() any {
+	switch {
+	case v.Running != nil:
+		return v.Running
+	case v.Idle != nil:
+		return v.Idle
+	case v.RequiresAction != nil:
+		return v.RequiresAction
+	case v.UnknownUnknownStateUpdate != nil:
+		return v.UnknownUnknownStateUpdate
+	case v.Other != nil:
+		return v.Other
+	}
+	return nil
+}
+
 // StateUpdateOther is an object. Defined inline in StateUpdate.
 type StateUpdateOther struct {
 	// State is the required member "state".
@@ -3025,6 +3293,29 @@ func (v IdleStateUpdateStopReason) Kind() IdleStateUpdateStopReasonKind {
 		return IdleStateUpdateStopReasonKindNone
 	}
 	return 0
+}
+
+// Value returns the payload of the variant v holds, for a type switch; nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v IdleStateUpdateStopReason) Value() any {
+	switch {
+	case v.EndTurn != nil:
+		return v.EndTurn
+	case v.MaxTokens != nil:
+		return v.MaxTokens
+	case v.MaxTurnRequests != nil:
+		return v.MaxTurnRequests
+	case v.Refusal != nil:
+		return v.Refusal
+	case v.Cancelled != nil:
+		return v.Cancelled
+	case v.Error != nil:
+		return v.Error
+	case v.Other != nil:
+		return v.Other
+	case v.None != nil:
+		return v.None
+	}
+	return nil
 }
 
 // IdleStateUpdateStopReasonEndTurn is an object. Defined inline in IdleStateUpdate.
@@ -3478,6 +3769,21 @@ func (v MCPServer) Kind() MCPServerKind {
 	return 0
 }
 
+// Value returns the payload of the variant v holds, for a type switch; nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v MCPServer) Value() any {
+	switch {
+	case v.HTTP != nil:
+		return v.HTTP
+	case v.SSE != nil:
+		return v.SSE
+	case v.ACP != nil:
+		return v.ACP
+	case v.Stdio != nil:
+		return v.Stdio
+	}
+	return nil
+}
+
 // HTTPHeader is an object. Schema: $defs/HttpHeader.
 type HTTPHeader struct {
 	// Name is the required member "name".
@@ -3772,6 +4078,17 @@ func (v SetSessionConfigOptionRequestType) Kind() SetSessionConfigOptionRequestT
 	return 0
 }
 
+// Value returns the payload of the variant v holds, for a type switch; nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v SetSessionConfigOptionRequestType) Value() any {
+	switch {
+	case v.Boolean != nil:
+		return v.Boolean
+	case v.ValueID != nil:
+		return v.ValueID
+	}
+	return nil
+}
+
 // SetSessionConfigOptionRequestTypeBoolean is an object. Defined inline in SetSessionConfigOptionRequest.
 type SetSessionConfigOptionRequestTypeBoolean struct {
 	// Value is the required member "value".
@@ -3852,6 +4169,17 @@ func (v ClientResponse) Kind() ClientResponseKind {
 		return ClientResponseKindError
 	}
 	return 0
+}
+
+// Value returns the payload of the variant v holds, for a type switch; nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v ClientResponse) Value() any {
+	switch {
+	case v.Result != nil:
+		return v.Result
+	case v.Error != nil:
+		return v.Error
+	}
+	return nil
 }
 
 // ClientResponseResult is an object. Defined inline in ClientResponse.
@@ -3945,6 +4273,19 @@ func (v RequestPermissionOutcome) Kind() RequestPermissionOutcomeKind {
 		return RequestPermissionOutcomeKind(v.Unknown.Tag)
 	}
 	return ""
+}
+
+// Value returns the payload of the variant v holds, for a type switch (a *wire.UnknownVariant for a variant this version does not know); nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v RequestPermissionOutcome) Value() any {
+	switch {
+	case v.Cancelled != nil:
+		return v.Cancelled
+	case v.Selected != nil:
+		return v.Selected
+	case v.Unknown != nil:
+		return v.Unknown
+	}
+	return nil
 }
 
 // RequestPermissionOutcomeCancelled is an object. Defined inline in RequestPermissionOutcome. See https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#cancellation.
@@ -4096,6 +4437,21 @@ func (v CreateElicitationResponseAction) Kind() CreateElicitationResponseActionK
 	return ""
 }
 
+// Value returns the payload of the variant v holds, for a type switch; nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v CreateElicitationResponseAction) Value() any {
+	switch {
+	case v.Accept != nil:
+		return v.Accept
+	case v.Decline != nil:
+		return v.Decline
+	case v.Cancel != nil:
+		return v.Cancel
+	case v.Other != nil:
+		return v.Other
+	}
+	return nil
+}
+
 // CreateElicitationResponseActionDecline is an object. Defined inline in CreateElicitationResponse.
 type CreateElicitationResponseActionDecline struct {
 	// Unknown keeps members this version does not model, in input order, so they re-encode unchanged.
@@ -4207,6 +4563,23 @@ func (v ElicitationContentValue) Kind() ElicitationContentValueKind {
 	return 0
 }
 
+// Value returns the payload of the variant v holds, for a type switch; nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v ElicitationContentValue) Value() any {
+	switch {
+	case v.String != nil:
+		return v.String
+	case v.Integer != nil:
+		return v.Integer
+	case v.Number != nil:
+		return v.Number
+	case v.Boolean != nil:
+		return v.Boolean
+	case v.StringArray != nil:
+		return v.StringArray
+	}
+	return nil
+}
+
 // ElicitationAcceptAction is an object. Schema: $defs/ElicitationAcceptAction.
 type ElicitationAcceptAction struct {
 	// Content is the optional member "content"; null is allowed. nil means absent.
@@ -4265,6 +4638,17 @@ func (v MessageMCPResponse) Kind() MessageMCPResponseKind {
 		return MessageMCPResponseKindError
 	}
 	return 0
+}
+
+// Value returns the payload of the variant v holds, for a type switch; nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v MessageMCPResponse) Value() any {
+	switch {
+	case v.Result != nil:
+		return v.Result
+	case v.Error != nil:
+		return v.Error
+	}
+	return nil
 }
 
 // MessageMCPResponseResult is an object. Defined inline in MessageMCPResponse.
@@ -4424,6 +4808,17 @@ func (v ProxyResponse) Kind() ProxyResponseKind {
 	return 0
 }
 
+// Value returns the payload of the variant v holds, for a type switch; nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v ProxyResponse) Value() any {
+	switch {
+	case v.Result != nil:
+		return v.Result
+	case v.Error != nil:
+		return v.Error
+	}
+	return nil
+}
+
 // ProxyResponseResult is an object. Defined inline in ProxyResponse.
 type ProxyResponseResult struct {
 	// ID is the required member "id".
@@ -4497,6 +4892,15 @@ func (v ProxyNotificationParams) Kind() ProxyNotificationParamsKind {
 		return ProxyNotificationParamsKindProxySuccessorNotification
 	}
 	return 0
+}
+
+// Value returns the payload of the variant v holds, for a type switch; nil when no variant is set. With several set (which Validate reports) it is the first.
+func (v ProxyNotificationParams) Value() any {
+	switch {
+	case v.ProxySuccessorNotification != nil:
+		return v.ProxySuccessorNotification
+	}
+	return nil
 }
 
 // ProxySuccessorNotification is an object. It is the params of proxy/successor, a notification handled by the proxy side. Schema: $defs/ProxySuccessorNotification. See https://agentclientprotocol.com/rfds/proxy-chains.
