@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"github.com/acpgen/acpgen/gen/acp"
+	"github.com/acpgen/acpgen/internal/corpus"
+	"github.com/acpgen/acpgen/internal/pinned"
 	"github.com/acpgen/acpgen/runtime/wire"
 )
 
@@ -455,4 +457,58 @@ func connect(t *testing.T, a *plainAgent, cl acp.ClientHandler, o acp.ConnOption
 	go func() { defer wg.Done(); a.conn.Run(ctx) }()
 	go func() { defer wg.Done(); cc.Run(ctx) }()
 	return cc, func() { cancel(); cw.Close(); aw.Close(); wg.Wait() }
+}
+
+// The update kinds only the unstable channel has, sent by an agent built on
+// it, reach a lenient stable client's handler as Unknown variants with their
+// tag: one generated example of each, from the pinned unstable schema.
+func TestUnstableUpdateKindsReachStableClient(t *testing.T) {
+	examples, err := corpus.Examples(pinned.File(t, "schema.unstable.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, ex := range examples {
+		if ex.Def != "SessionUpdate" {
+			continue
+		}
+		var probe struct {
+			Update struct {
+				Kind string `json:"sessionUpdate"`
+			} `json:"update"`
+		}
+		frame := []byte(`{"sessionId":"s","update":` + string(ex.JSON) + `}`)
+		if json.Unmarshal(frame, &probe) != nil || seen[probe.Update.Kind] {
+			continue
+		}
+		var stable acp.SessionNotification
+		if err := stable.UnmarshalJSON(frame); err != nil || stable.Update.Unknown == nil {
+			continue // a kind the stable channel knows
+		}
+		seen[probe.Update.Kind] = true
+		got := make(chan *acp.SessionNotification, 1)
+		a := &plainAgent{}
+		cc, stop := connect(t, a, &updateClient{got: got}, acp.ConnOptions{OnDrop: func(m string, err error) { t.Errorf("%s dropped: %v", probe.Update.Kind, err) }})
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if _, err := cc.Initialize(ctx, &acp.InitializeRequest{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.conn.SendNotification(ctx, acp.MethodSessionUpdate, wire.Raw(frame)); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case n := <-got:
+			if string(n.Update.Kind()) != probe.Update.Kind || n.Update.Unknown == nil {
+				t.Errorf("%s: handler got kind %q", probe.Update.Kind, n.Update.Kind())
+			}
+		case <-ctx.Done():
+			t.Errorf("%s: never reached the handler", probe.Update.Kind)
+		}
+		cancel()
+		stop()
+	}
+	if len(seen) == 0 {
+		t.Fatal("the unstable schema has no update kind the stable one lacks")
+	}
+	t.Logf("unstable-only update kinds delivered: %v", seen)
 }
