@@ -220,7 +220,7 @@ func testSchema(cfg Config, ch Channel, pinned bool) (schema string, overlays []
 		return "", overlays, ""
 	}
 	dir, err := filepath.Abs(cfg.SchemaDir)
-	if cache, cerr := source.CacheDir(""); err == nil && cerr == nil && source.InCache(cache, dir) {
+	if cache, cerr := source.CacheDir(""); err == nil && cerr == nil && source.Inside(cache, dir) {
 		return "", overlays, fmt.Sprintf("%s was read from acpgen's schema cache, but no lock.json there pins it; generate from a pinned release or from a schema folder outside the cache", ch.SchemaFile)
 	}
 	if schema, ok := rel(filepath.Join(cfg.SchemaDir, ch.SchemaFile)); ok {

@@ -98,25 +98,14 @@ func printVersion(w io.Writer, explicit string) {
 // hints: `go tool acpgen` where the module lists acpgen as a tool, `go run
 // ./cmd/acpgen` in acpgen's checkout, else `acpgen`.
 func invocation() string {
-	dir, _ := os.Getwd()
-	for {
-		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-		if err == nil {
-			text := string(data)
-			switch {
-			case strings.Contains(text, "module "+acpgenModule+"\n"):
-				return "go run ./cmd/acpgen"
-			case toolDirective(text):
-				return "go tool acpgen"
-			}
-			return "acpgen"
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return "acpgen"
-		}
-		dir = up
+	mod, dir := config.FindModule(".")
+	if mod == acpgenModule {
+		return "go run ./cmd/acpgen"
 	}
+	if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && toolDirective(string(data)) {
+		return "go tool acpgen"
+	}
+	return "acpgen"
 }
 
 // toolDirective reports whether go.mod text lists acpgen as a tool, on its

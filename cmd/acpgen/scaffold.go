@@ -399,16 +399,8 @@ func checkEmpty(dir string) error {
 // enclosingModule returns the folder of the nearest go.mod at or above dir
 // (dir need not exist yet), or "".
 func enclosingModule(dir string) string {
-	for {
-		if st, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil && !st.IsDir() {
-			return dir
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return ""
-		}
-		dir = up
-	}
+	_, modDir := config.FindModule(dir)
+	return modDir
 }
 
 // validPath is a loose check of a module or import path: enough to keep

@@ -307,7 +307,7 @@ func Resolve(f *File, file string, o Overrides) (*Resolved, error) {
 	if entries, err = o.apply(entries); err != nil {
 		return nil, err
 	}
-	mod, modDir := findModule(r.Root)
+	mod, modDir := FindModule(r.Root)
 	for i := range entries {
 		e := &entries[i]
 		if !e.pathSet && mod == "" {
@@ -436,9 +436,9 @@ func absOr(p string) string {
 	return p
 }
 
-// findModule returns the module path and folder of the nearest go.mod in or
-// above dir, or "" when there is none.
-func findModule(dir string) (mod, modDir string) {
+// FindModule returns the module path and folder of the nearest go.mod in or
+// above dir (which need not exist yet), or "" when there is none.
+func FindModule(dir string) (mod, modDir string) {
 	d := absOr(dir)
 	for {
 		data, err := os.ReadFile(filepath.Join(d, "go.mod"))
@@ -557,18 +557,12 @@ func (r *Resolved) Generate() (map[string][]byte, error) {
 	}
 	if r.SchemaDir != "" {
 		for _, p := range generator.Paths(files) {
-			if inside(absOr(r.SchemaDir), absOr(filepath.Join(r.Root, filepath.FromSlash(p)))) {
+			if source.Inside(absOr(r.SchemaDir), absOr(filepath.Join(r.Root, filepath.FromSlash(p)))) {
 				return nil, fmt.Errorf("%s would be written into --schema-dir %s, which acpgen only reads; move the output (channels[].out, metaDir) elsewhere", p, r.SchemaDir)
 			}
 		}
 	}
 	return files, nil
-}
-
-// inside reports whether p is dir or lies below it.
-func inside(dir, p string) bool {
-	rel, err := filepath.Rel(dir, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // versionRE finds the version member of the schema object. SetVersion edits

@@ -5,7 +5,6 @@ package emit
 import (
 	"bytes"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/acpgen/acpgen/generator/ir"
@@ -551,14 +550,4 @@ func (e *emitter) enumConsts(f *File) {
 		f.Const().Defs(defs...)
 		f.Line()
 	}
-}
-
-// sortedKeys returns map keys in order, for deterministic output.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -217,7 +218,7 @@ func (d *deriver) derive(unions []routing) *Table {
 		}
 	}
 
-	for _, name := range sortedKeys(d.defs) {
+	for _, name := range slices.Sorted(maps.Keys(d.defs)) {
 		def, _ := d.defs[name].(map[string]any)
 		m, hasMethod := def["x-method"]
 		s, hasSide := def["x-side"]
@@ -370,7 +371,7 @@ func (t *Table) sides() map[string]map[string]bool {
 func (t *Table) MarshalMeta() []byte {
 	groups := t.sides()
 	order := slices.Clone(sideOrder)
-	for _, s := range sortedKeys(groups) {
+	for _, s := range slices.Sorted(maps.Keys(groups)) {
 		if !slices.Contains(order, s) {
 			order = append(order, s)
 		}
@@ -387,7 +388,7 @@ func (t *Table) MarshalMeta() []byte {
 		for w := range wires {
 			byKey[Key(w)] = w
 		}
-		for i, k := range sortedKeys(byKey) {
+		for i, k := range slices.Sorted(maps.Keys(byKey)) {
 			if i > 0 {
 				b.WriteByte(',')
 			}
@@ -411,7 +412,7 @@ func ParseMeta(data []byte, file string) (map[string]map[string]bool, error) {
 	}
 	out := map[string]map[string]bool{}
 	var problems []string
-	for _, k := range sortedKeys(top) {
+	for _, k := range slices.Sorted(maps.Keys(top)) {
 		ptr := "/" + escapePtr(k)
 		if k == "version" {
 			var v uint16
@@ -457,13 +458,13 @@ func Compare(derived *Table, meta map[string]map[string]bool, file string) error
 		sides[s] = true
 	}
 	var diffs []string
-	for _, side := range sortedKeys(sides) {
-		for _, w := range sortedKeys(have[side]) {
+	for _, side := range slices.Sorted(maps.Keys(sides)) {
+		for _, w := range slices.Sorted(maps.Keys(have[side])) {
 			if !meta[side][w] {
 				diffs = append(diffs, fmt.Sprintf("%s#/%sMethods: %q is handled by the %s in the schema but is not listed", file, side, w, side))
 			}
 		}
-		for _, w := range sortedKeys(meta[side]) {
+		for _, w := range slices.Sorted(maps.Keys(meta[side])) {
 			if !have[side][w] {
 				diffs = append(diffs, fmt.Sprintf("%s#/%sMethods: lists %q, which the schema does not route to the %s", file, side, w, side))
 			}
@@ -489,13 +490,4 @@ func escapePtr(s string) string {
 
 func unescapePtr(s string) string {
 	return strings.NewReplacer("~1", "/", "~0", "~").Replace(s)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

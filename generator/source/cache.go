@@ -151,8 +151,9 @@ func Pinned(ctx context.Context, lockPath string, o FetchOptions) (string, *Lock
 	return dir, l, nil
 }
 
-// InCache reports whether path lies inside the cache folder.
-func InCache(cache, path string) bool {
-	rel, err := filepath.Rel(cache, path)
+// Inside reports whether path is dir or lies below it (both absolute, or
+// both relative to the same folder).
+func Inside(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
