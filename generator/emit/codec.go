@@ -654,7 +654,7 @@ func (e *emitter) unionMembers(f *File, u *ir.Union, standalone bool) {
 		}
 		en = append(en, Return(Id("v").Dot(v.Name).Dot("appendFields").Call(Id("b"), Id("comma"))))
 		enc = append(enc, Case(active.Clone()).Block(en...))
-		sink = append(sink, Case(active.Clone()).Block(Return(Op("&").Id("v").Dot(v.Name).Dot("Unknown"))))
+		sink = append(sink, Case(active.Clone()).Block(Return(variantSink(v))))
 	}
 	if keepsUnknown(u) {
 		active := Id("v").Dot(unknownField).Op("!=").Nil()
@@ -680,6 +680,16 @@ func (e *emitter) unionMembers(f *File, u *ir.Union, standalone bool) {
 			Switch().Block(sink...), Return(Nil()))
 	}
 	f.Line()
+}
+
+// variantSink is where a variant keeps members it does not declare: a
+// struct's Unknown field, or, for a payload that is itself a union, the sink
+// of its selected variant.
+func variantSink(v *ir.Variant) Code {
+	if v.Payload.Type.Kind == ir.ObjectUnion {
+		return Id("v").Dot(v.Name).Dot("unknownSink").Call()
+	}
+	return Op("&").Id("v").Dot(v.Name).Dot("Unknown")
 }
 
 func quoteKeys(ks []string) []string {
