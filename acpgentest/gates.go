@@ -39,15 +39,20 @@ type GateCase struct {
 
 // GateTable is a generated package's gates and the capabilities they name.
 type GateTable struct {
+	// Base is the smallest valid initialize params and result, before any
+	// capability is added.
+	Base         Negotiation
 	Capabilities []Capability
 	Cases        []GateCase
 }
 
 // negotiate builds initialize messages that advertise every capability except
 // the one named (which, with its sub-capabilities, is left out).
-func negotiate(caps []Capability, except string) Negotiation {
-	req := map[string]any{"protocolVersion": 1}
-	resp := map[string]any{"protocolVersion": 1}
+func negotiate(base Negotiation, caps []Capability, except string) Negotiation {
+	req, resp := map[string]any{}, map[string]any{}
+	// Base is generated; a broken one fails the decode of every case.
+	_ = json.Unmarshal(base.Request, &req)
+	_ = json.Unmarshal(base.Response, &resp)
 	for _, c := range caps {
 		if c.Path == except || strings.HasPrefix(c.Path, except+".") {
 			continue
@@ -87,7 +92,7 @@ func Gates(t *testing.T, c GateTable) {
 	if len(c.Cases) == 0 {
 		t.Fatal("no gates")
 	}
-	all := negotiate(c.Capabilities, "")
+	all := negotiate(c.Base, c.Capabilities, "")
 	for _, tc := range c.Cases {
 		t.Run(tc.Gate, func(t *testing.T) {
 			if tc.Require {
@@ -101,7 +106,7 @@ func Gates(t *testing.T, c GateTable) {
 			for _, v := range got {
 				t.Errorf("positive: violation with every capability advertised: %+v", v)
 			}
-			got, err = tc.Check(negotiate(c.Capabilities, tc.Capability))
+			got, err = tc.Check(negotiate(c.Base, c.Capabilities, tc.Capability))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -118,7 +123,7 @@ func Gates(t *testing.T, c GateTable) {
 				if ok, _, err := tc.Allowed(all, tc.Method); err != nil || !ok {
 					t.Errorf("AllowsMethod(%s) with every capability = %v, %v", tc.Method, ok, err)
 				}
-				ok, need, err := tc.Allowed(negotiate(c.Capabilities, tc.Capability), tc.Method)
+				ok, need, err := tc.Allowed(negotiate(c.Base, c.Capabilities, tc.Capability), tc.Method)
 				if err != nil || ok || need != tc.Capability {
 					t.Errorf("AllowsMethod(%s) without %s = %v, %q, %v", tc.Method, tc.Capability, ok, need, err)
 				}
@@ -144,7 +149,7 @@ func runRequire(t *testing.T, c GateTable, tc GateCase, all Negotiation) {
 	if !found {
 		t.Errorf("negative: with %s advertised, a message lacking %s must be refused; got %+v", tc.Capability, tc.Pointer, got)
 	}
-	got, err = tc.Check(negotiate(c.Capabilities, tc.Capability))
+	got, err = tc.Check(negotiate(c.Base, c.Capabilities, tc.Capability))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,8 @@ import (
 
 // Channel is one schema file generated into one Go package.
 type Channel struct {
-	Name       string // "stable" or "unstable"
+	Name       string // "stable", "unstable", "v2" or "v2-unstable"
+	Protocol   int    // ACP wire protocol version of the schema: 1 or 2
 	SchemaFile string // file name inside the schema folder
 	MetaFile   string // meta file name: cross-checked if present in the schema folder (CheckMeta), written into MetaDir
 	OutDir     string // output folder, relative to the output root
@@ -95,6 +96,10 @@ func Generate(cfg Config) (map[string][]byte, error) {
 			}
 		}
 
+		protocol := ch.Protocol
+		if protocol == 0 {
+			protocol = 1
+		}
 		m, err := ir.Build(doc, ch.Name)
 		if err != nil {
 			return nil, err
@@ -105,6 +110,7 @@ func Generate(cfg Config) (map[string][]byte, error) {
 				return nil, err
 			}
 		}
+		table.Version = protocol
 		if err := sameMethods(m, table, file); err != nil {
 			return nil, err
 		}
@@ -126,16 +132,18 @@ func Generate(cfg Config) (map[string][]byte, error) {
 		}
 		o.SchemaPath, o.OverlayFiles, o.NoSchema = testSchema(cfg, ch, o.SchemaVersion != "")
 		o.Provenance = []string{
-			fmt.Sprintf("Source: %s, %s (v1 %s), sha256 %s.", src, ch.SchemaFile, ch.Name, o.SchemaSHA256),
+			fmt.Sprintf("Source: %s, %s (%s channel, protocol v%d), sha256 %s.", src, ch.SchemaFile, ch.Name, protocol, o.SchemaSHA256),
 		}
-		rows := append(append([]tables.Gate{}, tables.Gates...), merged.Gates...)
+		rows := append(append([]tables.Gate{}, tables.ForProtocol(protocol)...), merged.Gates...)
 		gates, skipped := m.ResolveGates(rows)
 		o.Gates = gates
+		// Rows are per protocol: a v1 row is stale only if no v1 channel uses it.
+		key := func(row tables.Gate) string { return fmt.Sprintf("v%d %s", protocol, ir.GateString(row)) }
 		for _, g := range gates {
-			gateUsed[ir.GateString(g.Row)] = true
+			gateUsed[key(g.Row)] = true
 		}
 		for _, s := range skipped {
-			gateSkips[ir.GateString(s.Row)] = append(gateSkips[ir.GateString(s.Row)], ch.Name+": "+s.Reason)
+			gateSkips[key(s.Row)] = append(gateSkips[key(s.Row)], ch.Name+": "+s.Reason)
 		}
 		files, err := emit.Files(m, o)
 		if err != nil {

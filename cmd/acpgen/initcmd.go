@@ -22,7 +22,7 @@ func initCommand() *cli.Command {
 			"channel into --out, and keeps the lock in schema/. Then run `acpgen generate`.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "version", Value: config.TestedVersion, Usage: "version of @agentclientprotocol/sdk to pin"},
-			&cli.StringSliceFlag{Name: "channel", Usage: "channel to generate (stable or unstable); repeatable (default: stable)"},
+			&cli.StringSliceFlag{Name: "channel", Usage: "channel to generate (stable, unstable, v2 or v2-unstable); repeatable (default: stable)"},
 			&cli.StringFlag{Name: "out", Value: "acp", Usage: "output folder of the first channel (the unstable channel goes to OUT/unstable when both are chosen)"},
 			&cli.StringFlag{Name: "package", Value: "acp", Usage: "Go package name of the first channel"},
 		},

@@ -54,11 +54,20 @@ func pullCommand() *cli.Command {
 			}
 			w := c.App.Writer
 			if old != nil && (version == "" || version == old.Version) {
-				dir, _, err := source.Fetch(c.Context, o, old, "")
+				o.Refresh = true
+				dir, l, err := source.Fetch(c.Context, o, old, "")
 				if err != nil {
 					return fmt.Errorf("%s: %w", r.LockPath(), err)
 				}
 				fmt.Fprintf(w, "%s@%s verified against %s (%d files in %s)\n", old.Package, old.Version, r.LockPath(), len(old.Files), dir)
+				if len(l.Files) == len(old.Files) {
+					return nil
+				}
+				// The same tarball ships files the lock predates (the v2 schemas).
+				if err := l.Write(r.LockPath()); err != nil {
+					return err
+				}
+				fmt.Fprintf(w, "%s now pins all %d schema files of %s@%s\n", r.LockPath(), len(l.Files), l.Package, l.Version)
 				return nil
 			}
 			if version == "" {
@@ -209,7 +218,7 @@ func sideFlags() []cli.Flag {
 	return []cli.Flag{
 		configFlag(),
 		cacheFlag(),
-		&cli.StringSliceFlag{Name: "channel", Usage: "compare only this channel (stable or unstable); repeatable (default: the configured channels)"},
+		&cli.StringSliceFlag{Name: "channel", Usage: "compare only this channel (stable, unstable, v2 or v2-unstable); repeatable (default: the configured channels)"},
 		&cli.StringFlag{Name: "npm", Value: "npm", Usage: "npm client to run for versions"},
 	}
 }

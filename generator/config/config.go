@@ -255,9 +255,14 @@ func (r *Resolved) ImportPaths() error { return r.importErr }
 
 // channelDefaults are the keys a channel entry may leave out.
 var channelDefaults = map[string]generator.Channel{
-	"stable":   {Name: "stable", SchemaFile: source.StableFile, MetaFile: "meta.json", OutDir: "acp", Package: "acp"},
-	"unstable": {Name: "unstable", SchemaFile: source.UnstableFile, MetaFile: "meta.unstable.json", OutDir: "acp/unstable", Package: "unstable"},
+	"stable":      {Name: "stable", Protocol: 1, SchemaFile: source.StableFile, MetaFile: "meta.json", OutDir: "acp", Package: "acp"},
+	"unstable":    {Name: "unstable", Protocol: 1, SchemaFile: source.UnstableFile, MetaFile: "meta.unstable.json", OutDir: "acp/unstable", Package: "unstable"},
+	"v2":          {Name: "v2", Protocol: 2, SchemaFile: source.V2StableFile, MetaFile: "meta.v2.json", OutDir: "acp/v2", Package: "acp"},
+	"v2-unstable": {Name: "v2-unstable", Protocol: 2, SchemaFile: source.V2UnstableFile, MetaFile: "meta.v2.unstable.json", OutDir: "acp/v2/unstable", Package: "unstable"},
 }
+
+// ChannelNames are the channels a configuration may name, in order.
+var ChannelNames = []string{"stable", "unstable", "v2", "v2-unstable"}
 
 // ErrNoConfig is returned where a command needs a configuration and none
 // was found.
@@ -491,6 +496,9 @@ func (r *Resolved) Prepare(ctx context.Context, stderr io.Writer) error {
 			return fmt.Errorf("%s: schema.version is %s but %s pins %s: run `acpgen schema pull --version %s` to move to %s, or set schema.version to %s",
 				r.File, r.Version, r.LockPath(), l.Version, r.Version, r.Version, l.Version)
 		}
+		if err := r.pinsChannels(l); err != nil {
+			return err
+		}
 		dir, _, err := source.Fetch(ctx, r.Fetch(stderr), l, "")
 		if err != nil {
 			return fmt.Errorf("%s: %w", r.LockPath(), err)
@@ -507,6 +515,17 @@ func (r *Resolved) Prepare(ctx context.Context, stderr io.Writer) error {
 		r.Config.SchemaDir, r.Lock, r.NewLock = dir, l, true
 	default:
 		return err
+	}
+	return nil
+}
+
+// pinsChannels reports a channel whose schema file the lock does not pin: a
+// lock written before acpgen took the v2 files pins only the v1 ones.
+func (r *Resolved) pinsChannels(l *source.Lock) error {
+	for _, ch := range r.Config.Channels {
+		if _, ok := l.Files[ch.SchemaFile]; !ok {
+			return fmt.Errorf("%s pins no %s (channel %s): run `acpgen schema pull` to pin every schema file of %s@%s", r.LockPath(), ch.SchemaFile, ch.Name, l.Package, l.Version)
+		}
 	}
 	return nil
 }

@@ -10,9 +10,9 @@ import (
 	"github.com/acpgen/acpgen/generator"
 )
 
-// TestRepoConfig: the repository's acpgen.json generates both channels into
-// gen/ with the RFD overlays, writes the meta files into schema/, and pins
-// the release `acpgen init` starts at.
+// TestRepoConfig: the repository's acpgen.json generates the v1 channels (with
+// the RFD overlays) and the v2 draft's into gen/, writes the meta files into
+// schema/, and pins the release `acpgen init` starts at.
 func TestRepoConfig(t *testing.T) {
 	t.Chdir(filepath.Join("..", ".."))
 	r, err := Open("", Overrides{})
@@ -21,10 +21,14 @@ func TestRepoConfig(t *testing.T) {
 	}
 	rfds := []string{filepath.Join("overlays", "additional-directories.json"), filepath.Join("overlays", "runtime-context.json")}
 	want := []generator.Channel{
-		{Name: "stable", SchemaFile: "schema.json", MetaFile: "meta.json", OutDir: "gen/acp", Package: "acp",
+		{Name: "stable", Protocol: 1, SchemaFile: "schema.json", MetaFile: "meta.json", OutDir: "gen/acp", Package: "acp",
 			ImportPath: "github.com/acpgen/acpgen/gen/acp", Overlays: rfds},
-		{Name: "unstable", SchemaFile: "schema.unstable.json", MetaFile: "meta.unstable.json", OutDir: "gen/acp/unstable", Package: "unstable",
+		{Name: "unstable", Protocol: 1, SchemaFile: "schema.unstable.json", MetaFile: "meta.unstable.json", OutDir: "gen/acp/unstable", Package: "unstable",
 			ImportPath: "github.com/acpgen/acpgen/gen/acp/unstable", Overlays: rfds},
+		{Name: "v2", Protocol: 2, SchemaFile: "schema.v2.json", MetaFile: "meta.v2.json", OutDir: "gen/acp/v2", Package: "acp",
+			ImportPath: "github.com/acpgen/acpgen/gen/acp/v2"},
+		{Name: "v2-unstable", Protocol: 2, SchemaFile: "schema.v2.unstable.json", MetaFile: "meta.v2.unstable.json", OutDir: "gen/acp/v2/unstable", Package: "unstable",
+			ImportPath: "github.com/acpgen/acpgen/gen/acp/v2/unstable"},
 	}
 	if !reflect.DeepEqual(r.Config.Channels, want) {
 		t.Fatalf("channels\n%+v\nwant\n%+v", r.Config.Channels, want)
@@ -98,9 +102,9 @@ func TestResolveDownstream(t *testing.T) {
 		t.Fatalf("root %s, lock %s, metaDir %q", r.Root, r.LockPath(), r.Config.MetaDir)
 	}
 	want := []generator.Channel{
-		{Name: "stable", SchemaFile: "schema.json", MetaFile: "meta.json", OutDir: "acp", Package: "acpsdk",
+		{Name: "stable", Protocol: 1, SchemaFile: "schema.json", MetaFile: "meta.json", OutDir: "acp", Package: "acpsdk",
 			ImportPath: "example.com/down/sdk/acp", Overlays: []string{"extra.json"}},
-		{Name: "unstable", SchemaFile: "schema.unstable.json", MetaFile: "meta.unstable.json", OutDir: "acp/unstable", Package: "unstable",
+		{Name: "unstable", Protocol: 1, SchemaFile: "schema.unstable.json", MetaFile: "meta.unstable.json", OutDir: "acp/unstable", Package: "unstable",
 			ImportPath: "example.com/down/sdk/acp/unstable", Overlays: []string{filepath.Join(sdk, "ov.json"), "extra.json"}},
 	}
 	if !reflect.DeepEqual(r.Config.Channels, want) {

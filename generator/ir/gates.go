@@ -2,6 +2,7 @@ package ir
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/acpgen/acpgen/generator/tables"
@@ -190,7 +191,7 @@ func (m *Model) resolveGate(row tables.Gate) (*Gate, bool, error) {
 	if row.Require && (len(g.Steps) == 0 || g.Steps[len(g.Steps)-1].Kind != StepMember || g.Variant != nil || g.EnumValue != nil) {
 		return nil, false, fmt.Errorf("a require gate must end at a member")
 	}
-	c, err := m.capability(row.Capability)
+	c, err := m.capability(row.Capability, advertisedByAgent(meth, row))
 	if err != nil {
 		return nil, false, err
 	}
@@ -250,28 +251,34 @@ func kindOf(r *Ref) string {
 	return [...]string{"string", "boolean", "integer", "number", "raw JSON value", "array", "map", "named", "routed payload"}[r.Kind]
 }
 
-// capability resolves a dotted capability path. Its first member is looked up
-// in initialize's params (the client's advertisement) or result (the agent's).
-func (m *Model) capability(dotted string) (*CapabilityPath, error) {
+// advertisedByAgent says whose initialize message holds a gate's capability.
+// Params travel from the caller to the handling side, a result back. A gate
+// is granted by the side receiving the gated thing: for an agent-handled
+// method's params that is the agent (initialize's result), for its result
+// the client (initialize's params). A require gate binds the sending side by
+// its own advertisement.
+func advertisedByAgent(meth *Method, row tables.Gate) bool {
+	sentByAgent := (meth.Side == "agent") == row.Result
+	return sentByAgent == row.Require
+}
+
+// capability resolves a dotted capability path in the initialize message of
+// the advertising side: its result for the agent, its params for the client.
+// (v1 names the two roots agentCapabilities and clientCapabilities; v2 calls
+// both capabilities, so the root comes from the gate, not the name.)
+func (m *Model) capability(dotted string, byAgent bool) (*CapabilityPath, error) {
 	init := m.Initialize()
 	if init == nil {
 		return nil, fmt.Errorf("capability %q: the schema has no initialize request and result", dotted)
 	}
 	parts := strings.Split(dotted, ".")
-	c := &CapabilityPath{Dotted: dotted}
-	var cur *Type
-	for _, root := range []struct {
-		t      *Type
-		result bool
-	}{{init.Params, false}, {init.Result, true}} {
-		for _, f := range root.t.Fields {
-			if f.JSON == parts[0] {
-				cur, c.InResult = root.t, root.result
-			}
-		}
+	c := &CapabilityPath{Dotted: dotted, InResult: byAgent}
+	cur, msg := init.Params, "params (the client's advertisement)"
+	if byAgent {
+		cur, msg = init.Result, "result (the agent's advertisement)"
 	}
-	if cur == nil {
-		return nil, fmt.Errorf("capability %q: initialize has no member %q", dotted, parts[0])
+	if !slices.ContainsFunc(cur.Fields, func(f *Field) bool { return f.JSON == parts[0] }) {
+		return nil, fmt.Errorf("capability %q: initialize's %s has no member %q", dotted, msg, parts[0])
 	}
 	for i, p := range parts {
 		var field *Field

@@ -34,7 +34,10 @@ func TestGateMismatchesAreReported(t *testing.T) {
 		{tables.Gate{Method: "session/new", Path: "/extraDirectories", Capability: "agentCapabilities.loadSession"}, `NewSessionRequest has no member "extraDirectories"`},
 		{tables.Gate{Method: "session/prompt", Path: "/prompt/*", Variant: "video", Capability: "agentCapabilities.loadSession"}, `no variant or enum value "video"`},
 		{tables.Gate{Method: "session/prompt", Capability: "agentCapabilities.promptCapabilities.video"}, `no member "agentCapabilities.promptCapabilities.video"`},
-		{tables.Gate{Method: "session/prompt", Capability: "serverCapabilities.x"}, `initialize has no member "serverCapabilities"`},
+		{tables.Gate{Method: "session/prompt", Capability: "serverCapabilities.x"}, `initialize's result (the agent's advertisement) has no member "serverCapabilities"`},
+		// The client's capabilities cannot grant what the client sends.
+		{tables.Gate{Method: "session/prompt", Capability: "clientCapabilities.terminal"}, `initialize's result (the agent's advertisement) has no member "clientCapabilities"`},
+		{tables.Gate{Method: "session/update", Path: "/update", Variant: "plan_update", Capability: "agentCapabilities.loadSession"}, `initialize's params (the client's advertisement) has no member "agentCapabilities"`},
 		{tables.Gate{Method: "session/prompt", Path: "/sessionId/*", Capability: "agentCapabilities.loadSession"}, `* needs an array or map`},
 		{tables.Gate{Method: "session/list", Result: true, Path: "/sessions/*", Require: true, Capability: "agentCapabilities.loadSession"}, `require gate must end at a member`},
 	} {

@@ -43,6 +43,10 @@ type FetchOptions struct {
 	FromURL string    // a package tarball or a single schema file instead of npm
 	Npm     string    // npm binary, default "npm"
 	Stderr  io.Writer // one line per fetch; nil discards
+	// Refresh fetches even when the cache holds the release, so the cached
+	// record lists every file the release ships (a record written before
+	// acpgen took the v2 files lists only the v1 ones).
+	Refresh bool
 }
 
 // Fetch makes the cache hold a release and returns its folder and record.
@@ -59,7 +63,7 @@ func Fetch(ctx context.Context, o FetchOptions, want *Lock, version string) (str
 	if !versionRE.MatchString(version) {
 		return "", nil, fmt.Errorf("version %q is not a plain npm version or dist-tag", version)
 	}
-	if dir, l, ok := cached(o.Cache, version, want); ok && o.FromURL == "" {
+	if dir, l, ok := cached(o.Cache, version, want); ok && o.FromURL == "" && !o.Refresh {
 		return dir, l, nil
 	}
 	if err := os.MkdirAll(o.Cache, 0o755); err != nil {
@@ -116,18 +120,20 @@ func cached(cache, version string, want *Lock) (string, *Lock, bool) {
 	if err != nil || Verify(dir, l) != nil {
 		return "", nil, false
 	}
-	if want != nil && !sameRelease(l, want) {
+	if want != nil && !covers(l, want) {
 		return "", nil, false
 	}
 	return dir, l, true
 }
 
-func sameRelease(a, b *Lock) bool {
-	if a.Version != b.Version || !sriMatches(a.Integrity, b.Integrity) || len(a.Files) != len(b.Files) {
+// covers reports whether the cached release l is want's release and holds
+// every file want pins, with the pinned bytes.
+func covers(l, want *Lock) bool {
+	if l.Version != want.Version || !sriMatches(l.Integrity, want.Integrity) {
 		return false
 	}
-	for name, h := range a.Files {
-		if b.Files[name] != h {
+	for name, h := range want.Files {
+		if l.Files[name] != h {
 			return false
 		}
 	}

@@ -23,14 +23,16 @@ const Package = "@agentclientprotocol/sdk"
 
 // Our names for the schema files in the schema folder.
 const (
-	StableFile   = "schema.json"          // v1 stable
-	UnstableFile = "schema.unstable.json" // v1 unstable
-	LockFile     = "lock.json"
+	StableFile     = "schema.json"             // v1 stable
+	UnstableFile   = "schema.unstable.json"    // v1 unstable
+	V2StableFile   = "schema.v2.json"          // v2 draft, stable part
+	V2UnstableFile = "schema.v2.unstable.json" // v2 draft, unstable
+	LockFile       = "lock.json"
 )
 
 // knownFiles are the only names a lock may list. Lock entries become paths in
 // the schema folder, so an open set would let a tampered lock write anywhere.
-var knownFiles = []string{StableFile, UnstableFile}
+var knownFiles = []string{StableFile, UnstableFile, V2StableFile, V2UnstableFile}
 
 // Lock pins one release of Package and the exact bytes of the files we use.
 type Lock struct {

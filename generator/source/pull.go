@@ -126,7 +126,16 @@ func Pull(ctx context.Context, o PullOptions) (*Lock, error) {
 		fmt.Fprintf(stderr, "wrote %s (%s)\n", path, next.Files[name])
 	}
 	if !update {
-		return old, nil
+		if len(next.Files) == len(old.Files) {
+			return old, nil
+		}
+		// The pinned tarball (its integrity matched) ships files that the lock
+		// predates, such as the v2 schemas: the lock grows to pin them too.
+		if err := next.Write(lockPath); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(stderr, "updated %s: %s@%s also pins %s\n", lockPath, Package, version, strings.Join(added(old, next), ", "))
+		return next, nil
 	}
 	// A file the new release lacks would otherwise linger and be mistaken
 	// for part of it.
@@ -152,8 +161,21 @@ func Pull(ctx context.Context, o PullOptions) (*Lock, error) {
 	return next, nil
 }
 
+// added lists the files next pins and old does not.
+func added(old, next *Lock) []string {
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(next.Files)) {
+		if _, ok := old.Files[name]; !ok {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // matchLock compares what was fetched against the lock, reporting every
-// difference so one run shows the whole picture.
+// difference so one run shows the whole picture. Files the lock does not pin
+// are no difference: the tarball's integrity, which the lock pins, vouches
+// for them.
 func matchLock(old, got *Lock, origin, lockPath string) error {
 	var problems []string
 	if !sriMatches(got.Integrity, old.Integrity) {
@@ -165,11 +187,6 @@ func matchLock(old, got *Lock, origin, lockPath string) error {
 			problems = append(problems, fmt.Sprintf("%s is missing from the tarball", name))
 		case h != old.Files[name]:
 			problems = append(problems, fmt.Sprintf("%s has %s, lock pins %s", name, h, old.Files[name]))
-		}
-	}
-	for _, name := range slices.Sorted(maps.Keys(got.Files)) {
-		if _, ok := old.Files[name]; !ok {
-			problems = append(problems, fmt.Sprintf("tarball has %s which the lock does not pin", name))
 		}
 	}
 	if len(problems) == 0 {

@@ -21,6 +21,7 @@ var (
 	stableBody   = []byte(`{"title":"fake stable"}` + "\n")
 	unstableBody = []byte(`{"title":"fake unstable"}` + "\n")
 	oldBody      = []byte(`{"title":"fake old unstable"}` + "\n")
+	v2Body       = []byte(`{"v2":true}`)
 )
 
 type entry struct {
@@ -42,7 +43,7 @@ func v1Tarball(t *testing.T, version string, extra ...entry) []byte {
 		{name: "package/README.md", body: []byte("readme")},
 		{name: "package/schema/v1/schema.json", body: stableBody},
 		{name: "package/schema/v1/schema.unstable.json", body: unstableBody},
-		{name: "package/schema/v2/schema.json", body: []byte(`{"v2":true}`)},
+		{name: "package/schema/v2/schema.json", body: v2Body},
 	}
 	return makeTarball(t, append(entries, extra...)...)
 }
@@ -217,12 +218,13 @@ func TestPullFromURLCreatesThenVerifies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.Version != "2.0.0" || l.Integrity != sri(tgz) || l.Files[StableFile] != fileHash(stableBody) || l.Files[UnstableFile] != fileHash(unstableBody) || len(l.Files) != 2 {
+	if l.Version != "2.0.0" || l.Integrity != sri(tgz) || l.Files[StableFile] != fileHash(stableBody) || l.Files[UnstableFile] != fileHash(unstableBody) || l.Files[V2StableFile] != fileHash(v2Body) || len(l.Files) != 3 {
 		t.Errorf("lock = %+v", l)
 	}
 	wantFile(t, filepath.Join(dir, StableFile), stableBody)
 	wantFile(t, filepath.Join(dir, UnstableFile), unstableBody)
-	if got := listTree(t, dir); !slices.Equal(got, []string{LockFile, StableFile, UnstableFile}) {
+	wantFile(t, filepath.Join(dir, V2StableFile), v2Body)
+	if got := listTree(t, dir); !slices.Equal(got, []string{LockFile, StableFile, UnstableFile, V2StableFile}) {
 		t.Errorf("dir holds %v", got)
 	}
 	if !strings.Contains(log.String(), "created") {
@@ -360,17 +362,17 @@ func TestPullOldLayout(t *testing.T) {
 	}
 	old := makeTarball(t, manifest("1.9.0"),
 		entry{name: "package/schema/schema.json", body: oldBody},
-		entry{name: "package/schema/v2/schema.unstable.json", body: []byte(`{"v2":true}`)},
+		entry{name: "package/schema/v2/schema.unstable.json", body: v2Body},
 	)
 	l, err := Pull(context.Background(), PullOptions{Dir: dir, Version: "1.9.0", FromURL: serve(t, old)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(l.Files) != 1 || l.Files[UnstableFile] != fileHash(oldBody) || l.Version != "1.9.0" {
+	if len(l.Files) != 2 || l.Files[UnstableFile] != fileHash(oldBody) || l.Files[V2UnstableFile] != fileHash(v2Body) || l.Version != "1.9.0" {
 		t.Errorf("lock = %+v", l)
 	}
 	wantFile(t, filepath.Join(dir, UnstableFile), oldBody)
-	if got := listTree(t, dir); !slices.Equal(got, []string{LockFile, UnstableFile}) {
+	if got := listTree(t, dir); !slices.Equal(got, []string{LockFile, UnstableFile, V2UnstableFile}) {
 		t.Errorf("dir holds %v", got)
 	}
 	back, err := ReadLock(filepath.Join(dir, LockFile))
@@ -433,7 +435,7 @@ func TestPullWithNpm(t *testing.T) {
 	if len(lines) < 3 || lines[0] != "pack" || lines[1] != Package+"@2.0.0" || !slices.Contains(lines, "--json") || !slices.Contains(lines, "--pack-destination") {
 		t.Errorf("npm ran with %q", lines)
 	}
-	if l.Integrity != sri(tgz) || len(l.Files) != 2 {
+	if l.Integrity != sri(tgz) || len(l.Files) != 3 {
 		t.Errorf("lock = %+v", l)
 	}
 	if err := Verify(dir, l); err != nil {
@@ -523,7 +525,7 @@ func TestFetchCache(t *testing.T) {
 	if dir != VersionDir(cache, "2.0.0") || l.Version != "2.0.0" {
 		t.Fatalf("fetched into %s: %+v", dir, l)
 	}
-	if got := listTree(t, cache); !slices.Equal(got, []string{"@agentclientprotocol/sdk@2.0.0/" + LockFile, "@agentclientprotocol/sdk@2.0.0/" + StableFile, "@agentclientprotocol/sdk@2.0.0/" + UnstableFile}) {
+	if got := listTree(t, cache); !slices.Equal(got, []string{"@agentclientprotocol/sdk@2.0.0/" + LockFile, "@agentclientprotocol/sdk@2.0.0/" + StableFile, "@agentclientprotocol/sdk@2.0.0/" + UnstableFile, "@agentclientprotocol/sdk@2.0.0/" + V2StableFile}) {
 		t.Errorf("cache holds %v", got)
 	}
 	// Cached: npm does not run again, with or without the pinning lock.
@@ -548,7 +550,7 @@ func TestFetchCache(t *testing.T) {
 	_, _, err = Fetch(context.Background(), o, &other, "")
 	wantErr(t, err, UnstableFile, "lock pins", "nothing was written")
 	wantFile(t, filepath.Join(dir, UnstableFile), unstableBody)
-	if got := listTree(t, cache); len(got) != 3 {
+	if got := listTree(t, cache); len(got) != 4 {
 		t.Errorf("cache holds %v after a refused fetch", got)
 	}
 }
@@ -601,4 +603,62 @@ func TestPullRealNpm(t *testing.T) {
 	if got := listTree(t, dir); !slices.Equal(got, []string{LockFile, StableFile, UnstableFile}) {
 		t.Errorf("dir holds %v", got)
 	}
+}
+
+// A lock written before acpgen took the v2 files pins only the v1 ones. The
+// tarball's integrity still matches, so the fetch succeeds, the cached copy
+// holds every file, and the lock grows to pin the new ones.
+func TestLockPredatingV2Grows(t *testing.T) {
+	tgz := v1Tarball(t, "2.0.0")
+	v1Only := &Lock{Package: Package, Version: "2.0.0", Integrity: sri(tgz), Files: map[string]string{
+		StableFile: fileHash(stableBody), UnstableFile: fileHash(unstableBody)}}
+	dir := t.TempDir()
+	if err := v1Only.Write(filepath.Join(dir, LockFile)); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	l, err := Pull(context.Background(), PullOptions{Dir: dir, FromURL: serve(t, tgz), Stderr: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Files) != 3 || l.Files[V2StableFile] != fileHash(v2Body) || l.Files[StableFile] != v1Only.Files[StableFile] {
+		t.Errorf("lock = %+v", l)
+	}
+	back, err := ReadLock(filepath.Join(dir, LockFile))
+	if err != nil || len(back.Files) != 3 {
+		t.Errorf("lock on disk = %+v, %v", back, err)
+	}
+	if !strings.Contains(log.String(), "also pins "+V2StableFile) {
+		t.Errorf("log %q does not say what the lock gained", log.String())
+	}
+
+	// The cache serves the short lock without fetching again.
+	cache := t.TempDir()
+	npm, argLog := fakeNpm(t, tgz, "2.0.0", sri(tgz))
+	o := FetchOptions{Cache: cache, Npm: npm}
+	if _, _, err := Fetch(context.Background(), o, v1Only, ""); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(argLog)
+	if _, _, err := Fetch(context.Background(), o, v1Only, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(argLog); err == nil {
+		t.Error("npm ran again for a cached release that covers the lock")
+	}
+
+	// Other bytes under the same integrity are still refused.
+	forged := *v1Only
+	forged.Files = map[string]string{StableFile: fileHash([]byte("forged"))}
+	_, err = Pull(context.Background(), PullOptions{Dir: writeLock(t, &forged), FromURL: serve(t, tgz)})
+	wantErr(t, err, StableFile, "lock pins", "nothing was written")
+}
+
+func writeLock(t *testing.T, l *Lock) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := l.Write(filepath.Join(dir, LockFile)); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

@@ -16,9 +16,15 @@ import (
 )
 
 // Tarball entries we take, and the name each gets in the schema folder.
-// Releases 2.x ship v1 (and v2) schemas under schema/v1/; releases up to 1.9
-// ship a single schema/schema.json which is the v1 unstable schema.
+// Releases 2.x ship v1 schemas under schema/v1/; releases up to 1.9 ship a
+// single schema/schema.json which is the v1 unstable schema. The v2 draft
+// lives under schema/v2/ in either layout (1.3 to 1.9 ship only its
+// unstable file).
 var (
+	v2Entries = map[string]string{
+		"package/schema/v2/schema.json":          V2StableFile,
+		"package/schema/v2/schema.unstable.json": V2UnstableFile,
+	}
 	v1Layout = map[string]string{
 		"package/schema/v1/schema.json":          StableFile,
 		"package/schema/v1/schema.unstable.json": UnstableFile,
@@ -72,7 +78,8 @@ func extractSchemas(tgz []byte, origin, version string) (extracted, error) {
 		name := strings.TrimPrefix(hdr.Name, "./")
 		_, inV1 := v1Layout[name]
 		_, inOld := oldLayout[name]
-		if !inV1 && !inOld && name != manifestEntry {
+		_, inV2 := v2Entries[name]
+		if !inV1 && !inOld && !inV2 && name != manifestEntry {
 			continue
 		}
 		if _, dup := found[name]; dup {
@@ -103,9 +110,11 @@ func extractSchemas(tgz []byte, origin, version string) (extracted, error) {
 		}
 	}
 	out := extracted{}
-	for entry, ours := range layout {
-		if data, ok := found[entry]; ok {
-			out[ours] = data
+	for _, entries := range []map[string]string{layout, v2Entries} {
+		for entry, ours := range entries {
+			if data, ok := found[entry]; ok {
+				out[ours] = data
+			}
 		}
 	}
 	if len(out) == 0 {

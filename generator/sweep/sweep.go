@@ -1,5 +1,5 @@
 // Package sweep tries acpgen on every published release of the ACP schema:
-// each v1 schema file a release of @agentclientprotocol/sdk ships is
+// each schema file (v1 and v2) a release of @agentclientprotocol/sdk ships is
 // generated into one scratch module, then built and vetted there. It answers
 // "would acpgen handle this release?" for the whole history at once, which
 // is how shapes that only older releases use are found.
@@ -43,17 +43,24 @@ const (
 // Row is the outcome for one schema file of one release.
 type Row struct {
 	Version  string
-	Protocol string // "v1": the v1 schema files are the ones acpgen generates
-	Channel  string // stable or unstable
+	Protocol string // "v1" or "v2"
+	Channel  string // stable, unstable, v2 or v2-unstable
 	Defs     int
 	Result   string
 	Err      string // the first line of the first error
 	pkg      string // the package folder in the scratch module
 }
 
-// files are the v1 schema files a release may ship, as the cache names them:
-// before 2.0 only the unstable one (schema/schema.json), from 2.0 both.
-var files = []struct{ name, channel string }{{source.StableFile, "stable"}, {source.UnstableFile, "unstable"}}
+// files are the schema files a release may ship, as the cache names them:
+// v1 before 2.0 only the unstable one (schema/schema.json), from 2.0 both;
+// the v2 draft's unstable file from 1.3, its stable one from 2.0.
+var files = []struct {
+	name, channel string
+	protocol      int
+}{
+	{source.StableFile, "stable", 1}, {source.UnstableFile, "unstable", 1},
+	{source.V2StableFile, "v2", 2}, {source.V2UnstableFile, "v2-unstable", 2},
+}
 
 // Run fetches, generates, builds and vets every release in o.Versions. Only
 // a failure to set up the scratch module is an error; a release that fails
@@ -93,21 +100,22 @@ func Run(ctx context.Context, o Options) ([]Row, error) {
 	return out, ctx.Err()
 }
 
-// generateRelease fetches one release and generates each of its v1 files;
+// generateRelease fetches one release and generates each of its schema files;
 // rows still to be built have no Result yet.
 func generateRelease(ctx context.Context, o Options, work, version string, log io.Writer) []*Row {
-	dir, _, err := source.Fetch(ctx, source.FetchOptions{Cache: o.Cache, Npm: o.Npm, Stderr: log}, nil, version)
+	// Refresh: a release cached before acpgen took the v2 files lacks them.
+	dir, _, err := source.Fetch(ctx, source.FetchOptions{Cache: o.Cache, Npm: o.Npm, Stderr: log, Refresh: true}, nil, version)
 	if err != nil {
-		return []*Row{{Version: version, Protocol: "v1", Result: Fetch, Err: firstLine(err.Error())}}
+		return []*Row{{Version: version, Result: Fetch, Err: firstLine(err.Error())}}
 	}
 	var rows []*Row
 	for _, f := range files {
 		if _, err := os.Stat(filepath.Join(dir, f.name)); err != nil {
 			continue
 		}
-		r := &Row{Version: version, Protocol: "v1", Channel: f.channel}
+		r := &Row{Version: version, Protocol: fmt.Sprintf("v%d", f.protocol), Channel: f.channel}
 		fmt.Fprintf(log, "acpgen: sweep: generating %s %s\n", version, f.channel)
-		if err := generate(ctx, work, dir, f.name, r); err != nil {
+		if err := generate(ctx, work, dir, f.name, f.protocol, r); err != nil {
 			r.Result, r.Err = Generate, firstLine(err.Error())
 		}
 		rows = append(rows, r)
@@ -116,7 +124,7 @@ func generateRelease(ctx context.Context, o Options, work, version string, log i
 }
 
 // generate writes one schema file's package into the scratch module.
-func generate(ctx context.Context, work, dir, file string, r *Row) error {
+func generate(ctx context.Context, work, dir, file string, protocol int, r *Row) error {
 	doc, err := load.ReadFile(filepath.Join(dir, file))
 	if err != nil {
 		return err
@@ -124,7 +132,7 @@ func generate(ctx context.Context, work, dir, file string, r *Row) error {
 	r.Defs = len(doc.Root.Defs)
 	r.pkg = "v" + strings.NewReplacer(".", "_", "-", "_", "+", "_").Replace(r.Version) + "/" + r.Channel
 	cfg := generator.Config{Root: work, SchemaDir: dir, Channels: []generator.Channel{{
-		Name: r.Channel, SchemaFile: file, OutDir: r.pkg, Package: "acp", ImportPath: modulePath + "/" + r.pkg,
+		Name: r.Channel, Protocol: protocol, SchemaFile: file, OutDir: r.pkg, Package: "acp", ImportPath: modulePath + "/" + r.pkg,
 	}}}
 	files, err := generator.Generate(cfg)
 	if err != nil {

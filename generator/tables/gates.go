@@ -79,3 +79,55 @@ var Gates = func() []Gate {
 	}
 	return g
 }()
+
+// GatesV2 is the capability table of the ACP v2 draft (stable and unstable).
+// Both initialize messages carry a "capabilities" member; which one grants a
+// row follows from the method's direction (see ir's gate resolution).
+// Capabilities are objects, granted by being present. Sessions are listed,
+// resumed and closed without a capability in v2.
+var GatesV2 = func() []Gate {
+	const caps, session = "capabilities.", "capabilities.session."
+	g := []Gate{
+		{Method: "session/delete", Capability: session + "delete"},
+		{Method: "session/fork", Capability: session + "fork"},
+		{Method: "session/archive", Capability: session + "archive"},
+		{Method: "session/unarchive", Capability: session + "archive"},
+		{Method: "session/status", Capability: session + "status"},
+		{Method: "session/set_title", Capability: session + "title"},
+		{Method: "auth/status", Capability: caps + "auth.status"},
+		{Method: "providers/list", Capability: caps + "providers"},
+		{Method: "providers/set", Capability: caps + "providers"},
+		{Method: "providers/disable", Capability: caps + "providers"},
+
+		{Method: "elicitation/create", Variant: "form", Capability: caps + "elicitation.form"},
+		{Method: "elicitation/create", Variant: "url", Capability: caps + "elicitation.url"},
+
+		{Method: "session/prompt", Path: "/prompt/*", Variant: "image", Capability: session + "prompt.image"},
+		{Method: "session/prompt", Path: "/prompt/*", Variant: "audio", Capability: session + "prompt.audio"},
+		{Method: "session/prompt", Path: "/prompt/*", Variant: "resource", Capability: session + "prompt.embeddedContext"},
+
+		{Method: "initialize", Result: true, Path: "/authMethods/*", Variant: "terminal", Capability: caps + "auth.terminal"},
+	}
+	for _, m := range []string{"session/new", "session/resume", "session/fork"} {
+		g = append(g,
+			Gate{Method: m, Path: "/additionalDirectories", Capability: session + "additionalDirectories"},
+			Gate{Method: m, Path: "/systemPrompt", Capability: session + "systemPrompt"},
+			Gate{Method: m, Path: "/systemPrompt/mode", Variant: "override", Capability: session + "systemPrompt.mode.override"},
+			Gate{Method: m, Path: "/mcpServers/*", Variant: "stdio", Capability: session + "mcp.stdio"},
+			Gate{Method: m, Path: "/mcpServers/*", Variant: "http", Capability: session + "mcp.http"},
+			Gate{Method: m, Path: "/mcpServers/*", Variant: "acp", Capability: session + "mcp.acp"},
+		)
+	}
+	for i := range g {
+		g[i].Source = "table"
+	}
+	return g
+}()
+
+// ForProtocol is the capability table of an ACP wire protocol version.
+func ForProtocol(version int) []Gate {
+	if version == 2 {
+		return GatesV2
+	}
+	return Gates
+}

@@ -318,7 +318,7 @@ func (n *Negotiated) CheckResult(method string, v any) (out []wire.GateViolation
 
 func TestGates(t *testing.T) {
 	acpgentest.Gates(t, acpgentest.GateTable{
-		// ... 1 unchanged element
+		// ... 2 unchanged elements
 		Cases: []acpgentest.GateCase{
 			// ... 6 unchanged elements
 			{

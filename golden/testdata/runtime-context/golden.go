@@ -251,6 +251,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 
 func TestGates(t *testing.T) {
 	acpgentest.Gates(t, acpgentest.GateTable{
+		// ... 1 unchanged element
 		Capabilities: []acpgentest.Capability{
 			// ... 4 unchanged elements
 			{

@@ -1,0 +1,213 @@
+package router
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// recorder is an implementation that records what it was handed.
+type recorder struct {
+	got     map[int][]byte
+	version int
+}
+
+func (rec *recorder) serve(v int) Serve {
+	return func(ctx context.Context, r io.Reader, w io.Writer) error {
+		b, err := io.ReadAll(r)
+		rec.got[v], rec.version = b, v
+		return err
+	}
+}
+
+func newRouter(versions ...int) (*Router, *recorder) {
+	rec := &recorder{got: map[int][]byte{}}
+	rt := New()
+	for _, v := range versions {
+		rt.Handle(v, rec.serve(v))
+	}
+	return rt, rec
+}
+
+func serve(t *testing.T, rt *Router, input string) (replies []map[string]any, err error) {
+	t.Helper()
+	var out bytes.Buffer
+	err = rt.ServeConn(context.Background(), strings.NewReader(input), &out)
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		if line == "" {
+			continue
+		}
+		var m map[string]any
+		if e := json.Unmarshal([]byte(line), &m); e != nil {
+			t.Fatalf("reply %q is not JSON: %v", line, e)
+		}
+		replies = append(replies, m)
+	}
+	return replies, err
+}
+
+func TestSelectsHighestAtOrBelowRequested(t *testing.T) {
+	for _, c := range []struct {
+		versions  []int
+		requested string
+		want      int
+		rewritten bool
+	}{
+		{[]int{1, 2}, "1", 1, false},
+		{[]int{1, 2}, "2", 2, false},
+		{[]int{1, 2}, "7", 2, true},
+		{[]int{2}, "3", 2, true},
+		{[]int{1}, "1", 1, false},
+		{[]int{1}, "0", 1, true}, // v1-only: every request is served as v1
+	} {
+		rt, rec := newRouter(c.versions...)
+		init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":` + c.requested + `,"info":{"name":"c","version":"1"}}}`
+		if _, err := serve(t, rt, init+"\n"+`{"later":true}`+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		if rec.version != c.want {
+			t.Errorf("%v, requested %s: routed to v%d, want v%d", c.versions, c.requested, rec.version, c.want)
+			continue
+		}
+		first, rest, _ := strings.Cut(string(rec.got[c.want]), "\n")
+		if rest != `{"later":true}`+"\n" {
+			t.Errorf("later bytes handed over as %q", rest)
+		}
+		if !c.rewritten {
+			if first != init {
+				t.Errorf("initialize handed over as %s, want it unchanged", first)
+			}
+			continue
+		}
+		var m struct {
+			ID     int
+			Params map[string]json.RawMessage
+		}
+		if err := json.Unmarshal([]byte(first), &m); err != nil || m.ID != 1 || string(m.Params["protocolVersion"]) != itoa(c.want) {
+			t.Errorf("rewritten initialize %s: want protocolVersion %d, id 1 (%v)", first, c.want, err)
+		}
+	}
+}
+
+func itoa(v int) string { b, _ := json.Marshal(v); return string(b) }
+
+func TestV2InitializeDowngradedToV1(t *testing.T) {
+	rt, rec := newRouter(1)
+	init := `{"jsonrpc":"2.0","id":"a","method":"initialize","params":{"protocolVersion":2,` +
+		`"info":{"name":"zed","version":"1.0"},` +
+		`"capabilities":{"auth":{"terminal":{}},"elicitation":{"form":{}},"session":{"x":1},"_meta":{"k":1}},"_meta":{"trace":"t"}}}`
+	if _, err := serve(t, rt, init+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	var m struct{ Params map[string]any }
+	if err := json.Unmarshal(bytes.TrimSpace(rec.got[1]), &m); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{
+		"protocolVersion": 1.0,
+		"clientInfo":      map[string]any{"name": "zed", "version": "1.0"},
+		"clientCapabilities": map[string]any{
+			"auth":        map[string]any{"terminal": true},
+			"elicitation": map[string]any{"form": map[string]any{}},
+			"_meta":       map[string]any{"k": 1.0},
+		},
+		"_meta": map[string]any{"trace": "t"},
+	}
+	if !reflect.DeepEqual(m.Params, want) {
+		t.Errorf("v1 params %v\nwant %v", m.Params, want)
+	}
+
+	// info without a version is dropped, as v1's clientInfo would refuse it.
+	rt, rec = newRouter(1)
+	if _, err := serve(t, rt, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":3,"info":{"name":"x"}}}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(rec.got[1], []byte("clientInfo")) || !bytes.Contains(rec.got[1], []byte(`"terminal":false`)) {
+		t.Errorf("v1 params %s", rec.got[1])
+	}
+}
+
+// Before initialize: notifications and responses are ignored, every other
+// message gets an error, and the connection stays open for a valid
+// initialize.
+func TestBeforeInitialize(t *testing.T) {
+	rt, rec := newRouter(2)
+	input := strings.Join([]string{
+		`{"jsonrpc":"2.0","method":"session/cancel","params":{}}`,
+		`{"jsonrpc":"2.0","id":9,"result":{}}`,
+		``,
+		`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{}}`,
+		`[{"jsonrpc":"2.0","id":2,"method":"initialize"}]`,
+		`{not json`,
+		`{"jsonrpc":"2.0","id":3,"method":"initialize","params":[]}`,
+		`{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":"2"}}`,
+		`{"jsonrpc":"2.0","id":5,"method":"initialize","params":{"protocolVersion":70000}}`,
+		`{"jsonrpc":"2.0","id":6,"method":"initialize","params":{"protocolVersion":1}}`,
+		`{"jsonrpc":"2.0","id":null,"method":"initialize","params":{"protocolVersion":2}}`,
+		`{"jsonrpc":"2.0","id":1.5,"method":"initialize","params":{"protocolVersion":2}}`,
+		`{"jsonrpc":"2.0","id":7}`,
+		`{"jsonrpc":"2.0","id":8,"method":"initialize","params":{"protocolVersion":2}}`,
+	}, "\n") + "\n"
+	replies, err := serve(t, rt, input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type answer struct {
+		id   any
+		code float64
+	}
+	want := []answer{{1.0, -32600}, {nil, -32600}, {nil, -32700}, {3.0, -32602}, {4.0, -32602}, {5.0, -32602}, {6.0, -32022}, {nil, -32600}, {nil, -32600}, {nil, -32600}}
+	if len(replies) != len(want) {
+		t.Fatalf("%d replies, want %d: %v", len(replies), len(want), replies)
+	}
+	for i, r := range replies {
+		e, _ := r["error"].(map[string]any)
+		if r["jsonrpc"] != "2.0" || r["id"] != want[i].id || e == nil || e["code"] != want[i].code {
+			t.Errorf("reply %d = %v, want id %v code %v", i, r, want[i].id, want[i].code)
+		}
+	}
+	data := replies[6]["error"].(map[string]any)["data"]
+	if !reflect.DeepEqual(data, map[string]any{"requested": 1.0, "supported": []any{2.0}}) {
+		t.Errorf("unsupported version data = %v", data)
+	}
+	if rec.version != 2 || !bytes.HasPrefix(rec.got[2], []byte(`{"jsonrpc":"2.0","id":8,`)) {
+		t.Errorf("routed to v%d with %q", rec.version, rec.got[2])
+	}
+}
+
+func TestEndsWithoutInitialize(t *testing.T) {
+	rt, rec := newRouter(1, 2)
+	if _, err := serve(t, rt, `{"jsonrpc":"2.0","method":"x"}`); !errors.Is(err, ErrClosed) || rec.version != 0 {
+		t.Errorf("err %v, routed to v%d", err, rec.version)
+	}
+	rt.MaxFrame = 64
+	if _, err := serve(t, rt, `{"jsonrpc":"2.0","method":"`+strings.Repeat("x", 200)+`"}`+"\n"); err == nil || !strings.Contains(err.Error(), "over 64 bytes") {
+		t.Errorf("oversized frame: %v", err)
+	}
+	// The last frame may lack its newline.
+	rt.MaxFrame = 0
+	if _, err := serve(t, rt, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`); err != nil || rec.version != 1 {
+		t.Errorf("unterminated initialize: %v, v%d", err, rec.version)
+	}
+}
+
+func TestHandleRejectsBadConfiguration(t *testing.T) {
+	for _, v := range []int{0, -1, 70000} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("Handle(%d) did not panic", v)
+				}
+			}()
+			New().Handle(v, func(context.Context, io.Reader, io.Writer) error { return nil })
+		}()
+	}
+	if err := New().ServeConn(context.Background(), strings.NewReader(""), io.Discard); err == nil {
+		t.Error("a router without versions served")
+	}
+}
