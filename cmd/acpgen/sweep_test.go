@@ -10,11 +10,12 @@ import (
 // shape only older schemas use: 0.4.5 (no JSON-RPC envelopes, routing
 // unions of bare method defs, a variant of any value), 0.12.0 (two untitled
 // array variants of one union), 0.22.0 (x-side "both"), 1.9.0 (the last
-// single-file release) and 2.4.0 (the pinned one, both channels). Every
-// file must generate, build and vet.
+// single-file release, with the v2 draft's unstable file) and 2.4.0 (the
+// pinned one: v1 and v2, stable and unstable). Every file must generate,
+// build and vet.
 func TestSweepSubset(t *testing.T) {
 	if testing.Short() {
-		t.Skip("fetches five releases and builds six generated packages")
+		t.Skip("fetches five releases and builds nine generated packages")
 	}
 	needNpm(t)
 	out, err := run(t, "schema", "sweep", "--version", "0.4.5", "--version", "0.12.0", "--version", "0.22.0",
@@ -33,7 +34,8 @@ func TestSweepSubset(t *testing.T) {
 		}
 		got = append(got, strings.TrimPrefix(cells[0], "| ")+" "+cells[1]+" "+cells[2])
 	}
-	want := []string{"0.4.5 v1 unstable", "0.12.0 v1 unstable", "0.22.0 v1 unstable", "1.9.0 v1 unstable", "2.4.0 v1 stable", "2.4.0 v1 unstable"}
+	want := []string{"0.4.5 v1 unstable", "0.12.0 v1 unstable", "0.22.0 v1 unstable", "1.9.0 v1 unstable", "1.9.0 v2 v2-unstable",
+		"2.4.0 v1 stable", "2.4.0 v1 unstable", "2.4.0 v2 v2", "2.4.0 v2 v2-unstable"}
 	if !slices.Equal(got, want) {
 		t.Errorf("rows %v, want %v\n%s", got, want, out)
 	}

@@ -19,6 +19,8 @@ import (
 var Channels = []struct{ Name, File string }{
 	{"stable", source.StableFile},
 	{"unstable", source.UnstableFile},
+	{"v2", source.V2StableFile},
+	{"v2-unstable", source.V2UnstableFile},
 }
 
 // Side is one revision: a schema folder, labelled for the report.
