@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"sort"
 	"strings"
 )
 
@@ -465,20 +464,4 @@ func (s *Schema) Property(name string) *Schema {
 		}
 	}
 	return nil
-}
-
-// DefNames returns the definition names in schema order.
-func (d *Document) DefNames() []string {
-	out := make([]string, len(d.Root.Defs))
-	for i, x := range d.Root.Defs {
-		out[i] = x.Name
-	}
-	return out
-}
-
-// SortedDefNames returns the definition names sorted.
-func (d *Document) SortedDefNames() []string {
-	out := d.DefNames()
-	sort.Strings(out)
-	return out
 }
