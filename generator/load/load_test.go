@@ -120,3 +120,20 @@ func TestVocabularyTyped(t *testing.T) {
 		}
 	}
 }
+
+// A def name with "/" or "~" survives the trip to a $ref and back.
+func TestDefPointerRefName(t *testing.T) {
+	for _, name := range []string{"ContentBlock", "a/b", "x~y"} {
+		ref := "#" + DefPointer(name)
+		got, ok := RefName(ref)
+		if !ok || got != name {
+			t.Errorf("RefName(%q) = %q, %v; want %q, true", ref, got, ok, name)
+		}
+	}
+	if got := DefPointer("a/b"); got != "/$defs/a~1b" {
+		t.Errorf("DefPointer(a/b) = %q", got)
+	}
+	if _, ok := RefName("other.json#/$defs/X"); ok {
+		t.Error("RefName accepted a reference into another document")
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/acpgen/acpgen/runtime/jsonpointer"
 )
 
 // Error is a loader error located by file and JSON pointer.
@@ -95,9 +97,20 @@ type Document struct {
 // Def returns the named definition, or nil.
 func (d *Document) Def(name string) *Schema { return d.Root.defsIndex[name] }
 
+// DefPointer is the JSON pointer of the named definition in its document;
+// "#" + DefPointer(name) is the $ref that names it.
+func DefPointer(name string) string { return "/$defs/" + jsonpointer.Escape(name) }
+
+// RefName is the definition a "#/$defs/<name>" $ref names, unescaped; ok is
+// false for any other reference.
+func RefName(ref string) (name string, ok bool) {
+	name, ok = strings.CutPrefix(ref, "#/$defs/")
+	return jsonpointer.Unescape(name), ok
+}
+
 // Resolve follows a "#/$defs/Name" reference.
 func (d *Document) Resolve(s *Schema) (*Schema, string, error) {
-	name, ok := strings.CutPrefix(s.Ref, "#/$defs/")
+	name, ok := RefName(s.Ref)
 	if !ok {
 		return nil, "", &Error{s.File, s.Pointer + "/$ref", fmt.Sprintf("unsupported reference %q: only #/$defs/<name> is understood", s.Ref)}
 	}
@@ -192,7 +205,7 @@ func convert(file, ptr string, n *Node, root bool) (*Schema, error) {
 	bad := func(key, msg string) error {
 		p := ptr
 		if key != "" {
-			p += "/" + PointerToken(key)
+			p += "/" + jsonpointer.Escape(key)
 		}
 		return &Error{file, p, msg}
 	}
@@ -205,7 +218,7 @@ func convert(file, ptr string, n *Node, root bool) (*Schema, error) {
 		return nil, bad("", fmt.Sprintf("a schema must be an object or a boolean, found %s", n.Kind))
 	}
 	sub := func(key string, v *Node) (*Schema, error) {
-		return convert(file, ptr+"/"+PointerToken(key), v, false)
+		return convert(file, ptr+"/"+jsonpointer.Escape(key), v, false)
 	}
 	list := func(key string, v *Node) ([]*Schema, error) {
 		if v.Kind != Array || len(v.Items) == 0 {
@@ -262,7 +275,7 @@ func convert(file, ptr string, n *Node, root bool) (*Schema, error) {
 			}
 			s.defsIndex = map[string]*Schema{}
 			for _, d := range v.Members {
-				x, err := convert(file, "/$defs/"+PointerToken(d.Name), d.Value, false)
+				x, err := convert(file, DefPointer(d.Name), d.Value, false)
 				if err != nil {
 					return nil, err
 				}
@@ -297,7 +310,7 @@ func convert(file, ptr string, n *Node, root bool) (*Schema, error) {
 			// Members here are property names, not keywords: "pattern" or "format"
 			// as a property name is legitimate (elicitation's StringPropertySchema).
 			for _, p := range v.Members {
-				x, err := convert(file, ptr+"/properties/"+PointerToken(p.Name), p.Value, false)
+				x, err := convert(file, ptr+"/properties/"+jsonpointer.Escape(p.Name), p.Value, false)
 				if err != nil {
 					return nil, err
 				}
@@ -406,7 +419,7 @@ func convert(file, ptr string, n *Node, root bool) (*Schema, error) {
 				return nil, bad(k, "x-acpgen-meta must map namespace keys to schemas")
 			}
 			for _, m := range v.Members {
-				x, err := convert(file, ptr+"/x-acpgen-meta/"+PointerToken(m.Name), m.Value, false)
+				x, err := convert(file, ptr+"/x-acpgen-meta/"+jsonpointer.Escape(m.Name), m.Value, false)
 				if err != nil {
 					return nil, err
 				}

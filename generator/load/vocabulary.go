@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/big"
 	"regexp"
+
+	"github.com/acpgen/acpgen/runtime/jsonpointer"
 )
 
 // Vocabulary holds the JSON Schema 2020-12 keywords beyond those the pinned
@@ -99,13 +101,13 @@ type converter struct {
 func (c *converter) bad(key, msg string) error {
 	p := c.ptr
 	if key != "" {
-		p += "/" + PointerToken(key)
+		p += "/" + jsonpointer.Escape(key)
 	}
 	return &Error{c.file, p, msg}
 }
 
 func (c *converter) sub(key string, v *Node) (*Schema, error) {
-	return convert(c.file, c.ptr+"/"+PointerToken(key), v, false)
+	return convert(c.file, c.ptr+"/"+jsonpointer.Escape(key), v, false)
 }
 
 func (c *converter) str(key string, v *Node) (string, error) {
@@ -173,7 +175,7 @@ func (c *converter) patternProperties(key string, v *Node) ([]Property, error) {
 	}
 	var out []Property
 	for _, m := range v.Members {
-		ptr := c.ptr + "/" + key + "/" + PointerToken(m.Name)
+		ptr := c.ptr + "/" + key + "/" + jsonpointer.Escape(m.Name)
 		if _, err := Pattern(c.file, ptr, m.Name); err != nil {
 			return nil, err
 		}
