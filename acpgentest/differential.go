@@ -10,10 +10,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/xeipuuv/gojsonschema"
+
 	"github.com/acpgen/acpgen/generator/load"
 	"github.com/acpgen/acpgen/internal/corpus"
 	"github.com/acpgen/acpgen/runtime/wire"
-	"github.com/xeipuuv/gojsonschema"
 )
 
 // perDef bounds the mutants tried per def, so the run stays within seconds
@@ -139,7 +140,7 @@ func draft7(s *load.Node) {
 func (r *reference) valid(def string, instance []byte) (bool, error) {
 	s, ok := r.cache[def]
 	if !ok {
-		ref, _ := json.Marshal("#/$defs/" + load.PointerToken(def))
+		ref, _ := json.Marshal("#" + load.DefPointer(def))
 		sl := gojsonschema.NewSchemaLoader()
 		sl.Draft = gojsonschema.Draft7
 		sl.AutoDetect = false

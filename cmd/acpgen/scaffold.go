@@ -12,11 +12,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/urfave/cli/v2"
+	"golang.org/x/mod/modfile"
+
 	"github.com/acpgen/acpgen/generator"
 	"github.com/acpgen/acpgen/generator/config"
 	"github.com/acpgen/acpgen/templates"
-	"github.com/urfave/cli/v2"
-	"golang.org/x/mod/modfile"
 )
 
 const (
@@ -186,7 +187,7 @@ func importPath(c *cli.Context) (generatedPackage, error) {
 		i = 0
 	}
 	pkg := generatedPackage{path: chans[i].ImportPath, from: r.File}
-	if dir := enclosingModule(absOr(r.Root)); dir != "" {
+	if dir := enclosingModule(r.Root); dir != "" {
 		if f := readGoMod(dir); f != nil && f.Module != nil {
 			if m := f.Module.Mod.Path; pkg.path == m || strings.HasPrefix(pkg.path, m+"/") {
 				pkg.module, pkg.moduleDir = m, dir
@@ -372,14 +373,6 @@ func fromHere(dir string) string {
 		return dir
 	}
 	return rel
-}
-
-// absOr is p made absolute, or p when that fails.
-func absOr(p string) string {
-	if a, err := filepath.Abs(p); err == nil {
-		return a
-	}
-	return p
 }
 
 // checkEmpty accepts a folder that does not exist or is empty.

@@ -2,10 +2,11 @@ package emit
 
 import (
 	"fmt"
-	"strings"
+
+	. "github.com/dave/jennifer/jen"
 
 	"github.com/acpgen/acpgen/generator/ir"
-	. "github.com/dave/jennifer/jen"
+	"github.com/acpgen/acpgen/runtime/jsonpointer"
 )
 
 // namedType resolves aliases of a named shape.
@@ -239,7 +240,7 @@ func (e *emitter) gateWalk(g *ir.Gate, capFn string, expr *Statement, cur *ir.Re
 	var out []Code
 	for bi, base := range bases {
 		val := base.Clone().Dot(st.Field.Name)
-		nptr := ptr + "/" + strings.ReplaceAll(strings.ReplaceAll(st.JSON, "~", "~0"), "/", "~1")
+		nptr := ptr + "/" + jsonpointer.Escape(st.JSON)
 		next := val.Clone()
 		var guard *Statement
 		switch {
@@ -371,7 +372,7 @@ func (e *emitter) gateValue(g *ir.Gate, cur *ir.Ref, i int) (*Statement, string)
 		inner = Id("ptr").Call(inner)
 	}
 	member := Dict{Id(st.Field.Name): inner}
-	ptr := "/" + strings.ReplaceAll(strings.ReplaceAll(st.JSON, "~", "~0"), "/", "~1") + rest
+	ptr := "/" + jsonpointer.Escape(st.JSON) + rest
 	if st.Union == nil {
 		return Id(t.Name).Values(member), ptr
 	}

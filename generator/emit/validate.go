@@ -3,7 +3,6 @@ package emit
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/acpgen/acpgen/generator/ir"
@@ -322,9 +321,4 @@ func intRange(format string) (int64, float64) {
 		return 0, math.MaxUint64
 	}
 	return math.MinInt64, math.MaxInt64
-}
-
-func parseInt(s string) (int64, bool) {
-	n, err := strconv.ParseInt(s, 10, 64)
-	return n, err == nil
 }

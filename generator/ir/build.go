@@ -535,7 +535,8 @@ func (u *Union) fieldName() string {
 // FieldName is the Go field that holds an embedded union in its struct.
 func (u *Union) FieldName() string { return u.fieldName() }
 
-// ref converts a member or item schema into a value shape.
+// ref converts a member or item schema into a value shape; the bool is
+// whether null is also accepted.
 func (b *builder) ref(owner *Type, s *load.Schema, member string) (*Ref, bool, error) {
 	if s.IsBool {
 		if !s.BoolValue {
@@ -563,21 +564,34 @@ func (b *builder) ref(owner *Type, s *load.Schema, member string) (*Ref, bool, e
 		return r, nullable, nil
 	}
 	if s.AnyOf != nil || s.OneOf != nil {
-		if owner == nil {
-			return nil, false, b.errf(s, "an inline union needs an owning type to be named after")
-		}
-		it, err := b.inline(owner, owner.Name+member, s)
-		if err != nil {
-			return nil, false, err
-		}
-		if err := b.fill(it, s); err != nil {
-			return nil, false, err
-		}
-		return &Ref{Kind: Named, Type: it}, false, nil
+		r, err := b.inlineRef(owner, s, member, "union")
+		return r, false, err
 	}
 	if s.AllOf != nil {
 		return nil, false, b.errf(s, "allOf is understood only as a one-element $ref wrapper")
 	}
+	return b.typedRef(owner, s, member)
+}
+
+// inlineRef names an inline object or union (what) after its owner and
+// member, and fills it.
+func (b *builder) inlineRef(owner *Type, s *load.Schema, member, what string) (*Ref, error) {
+	if owner == nil {
+		return nil, b.errf(s, "an inline %s needs an owning type to be named after", what)
+	}
+	it, err := b.inline(owner, owner.Name+member, s)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.fill(it, s); err != nil {
+		return nil, err
+	}
+	return &Ref{Kind: Named, Type: it}, nil
+}
+
+// typedRef converts a schema that says its value's type (or says nothing,
+// which is a raw value) with the constraints that type carries.
+func (b *builder) typedRef(owner *Type, s *load.Schema, member string) (*Ref, bool, error) {
 	types, nullable := nonNullTypes(s)
 	if len(types) > 1 {
 		return nil, false, b.errf(s, "a value of several types %v needs a union; write it with anyOf", types)
@@ -599,18 +613,39 @@ func (b *builder) ref(owner *Type, s *load.Schema, member string) (*Ref, bool, e
 	if len(types) == 1 {
 		kind = types[0]
 	}
+	if kind == "" && len(s.Properties) > 0 {
+		kind = "object"
+	}
+	var err error
 	switch kind {
 	case "":
-		if len(s.Properties) > 0 {
-			kind = "object"
-			break
-		}
 		if s.Items != nil || s.Format != "" || s.Const != nil {
 			return nil, false, b.errf(s, "schema has no type")
 		}
-		r.Kind = Raw
-		return r, true, nil
+		r.Kind, nullable = Raw, true
+	case "string", "boolean", "integer", "number":
+		err = b.scalar(r, s, kind)
+	case "array":
+		err = b.array(r, owner, s, member)
+	case "object":
+		if len(s.Properties) > 0 || s.AnyOf != nil {
+			r, err = b.inlineRef(owner, s, member, "object")
+			break
+		}
+		r.Kind = Map
+		r.Elem, r.ElemNullable, r.Rules, err = b.mapShape(owner, s, member)
+	case "null":
+		err = b.errf(s, "a member that can only be null has no Go type")
 	}
+	if err != nil {
+		return nil, false, err
+	}
+	return r, nullable, nil
+}
+
+// scalar sets the kind and format of a string, boolean, integer or number,
+// refusing a format the Go type cannot honour.
+func (b *builder) scalar(r *Ref, s *load.Schema, kind string) error {
 	switch kind {
 	case "string":
 		r.Kind = String
@@ -621,7 +656,7 @@ func (b *builder) ref(owner *Type, s *load.Schema, member string) (*Ref, bool, e
 		case "date-time", "date", "uuid", "regex":
 			r.Format = s.Format
 		default:
-			return nil, false, b.errf(s, "format %q does not apply to strings", s.Format)
+			return b.errf(s, "format %q does not apply to strings", s.Format)
 		}
 	case "boolean":
 		r.Kind = Bool
@@ -632,46 +667,31 @@ func (b *builder) ref(owner *Type, s *load.Schema, member string) (*Ref, bool, e
 			r.Format = "int64"
 		case "int32", "uint16", "uint32", "int64", "uint64":
 		default:
-			return nil, false, b.errf(s, "integer format %q is not supported", s.Format)
+			return b.errf(s, "integer format %q is not supported", s.Format)
 		}
 	case "number":
 		r.Kind = Float
 		if s.Format != "" && s.Format != "double" {
-			return nil, false, b.errf(s, "number format %q is not supported", s.Format)
+			return b.errf(s, "number format %q is not supported", s.Format)
 		}
-	case "array":
-		if s.Items == nil {
-			r.Kind, r.Elem = Array, &Ref{Kind: Raw}
-			break
-		}
-		elem, en, err := b.ref(owner, s.Items, member+"Item")
-		if err != nil {
-			return nil, false, err
-		}
-		r.Kind, r.Elem, r.ElemNullable, r.SkipInvalidItems = Array, elem, en, s.XSkipInvalidItems
-	case "object":
-		if len(s.Properties) > 0 || s.AnyOf != nil {
-			if owner == nil {
-				return nil, false, b.errf(s, "an inline object needs an owning type to be named after")
-			}
-			it, err := b.inline(owner, owner.Name+member, s)
-			if err != nil {
-				return nil, false, err
-			}
-			if err := b.fill(it, s); err != nil {
-				return nil, false, err
-			}
-			return &Ref{Kind: Named, Type: it}, nullable, nil
-		}
-		elem, en, rules, err := b.mapShape(owner, s, member)
-		if err != nil {
-			return nil, false, err
-		}
-		r.Kind, r.Elem, r.ElemNullable, r.Rules = Map, elem, en, rules
-	case "null":
-		return nil, false, b.errf(s, "a member that can only be null has no Go type")
 	}
-	return r, nullable, nil
+	return nil
+}
+
+// array sets an array's element shape; an array without items holds raw
+// values.
+func (b *builder) array(r *Ref, owner *Type, s *load.Schema, member string) error {
+	r.Kind = Array
+	if s.Items == nil {
+		r.Elem = &Ref{Kind: Raw}
+		return nil
+	}
+	elem, en, err := b.ref(owner, s.Items, member+"Item")
+	if err != nil {
+		return err
+	}
+	r.Elem, r.ElemNullable, r.SkipInvalidItems = elem, en, s.XSkipInvalidItems
+	return nil
 }
 
 // routed recognises the routing unions' params/result: anyOf (maybe nested,
@@ -780,7 +800,7 @@ func (b *builder) union(t *Type, s *load.Schema, branches []*load.Schema, exclus
 	}
 	for _, br := range branches {
 		v := &Variant{Title: br.Title, Pointer: br.Pointer, titled: true}
-		if err := b.variant(t, u, v, br, branches, embedded); err != nil {
+		if err := b.variant(t, u, v, br, branches); err != nil {
 			return nil, err
 		}
 		u.Variants = append(u.Variants, v)
@@ -811,94 +831,11 @@ func (b *builder) union(t *Type, s *load.Schema, branches []*load.Schema, exclus
 	return u, nil
 }
 
-func (b *builder) variant(t *Type, u *Union, v *Variant, br *load.Schema, siblings []*load.Schema, embedded bool) error {
-	D := u.Discriminator
-	inlineName := func() string { return u.Name + v.Name }
-	payloadStruct := func(skip string) error {
-		// A variant is either a reference to a struct def, or an inline object.
-		if ref := refOnly(br); ref != "" && len(br.Properties) == 0 {
-			nt, err := b.named(br, ref)
-			if err != nil {
-				return err
-			}
-			v.Payload = &Ref{Kind: Named, Type: nt}
-			return nil
-		}
-		extra := 0
-		for _, p := range br.Properties {
-			if p.Name != skip {
-				extra++
-			}
-		}
-		if len(br.AllOf) == 1 && extra == 0 && br.AnyOf == nil && br.OneOf == nil {
-			nt, err := b.named(br, refOnly(br.AllOf[0]))
-			if err != nil {
-				return err
-			}
-			if nt == nil {
-				return b.errf(br, "allOf of a variant must reference a def")
-			}
-			v.Payload = &Ref{Kind: Named, Type: nt}
-			return nil
-		}
-		if br.AllOf != nil {
-			return b.errf(br, "a variant with both its own members and allOf is not supported")
-		}
-		it, err := b.inline(t, inlineName(), br)
-		if err != nil {
-			return err
-		}
-		it.Kind = Struct
-		if err := b.structFields(it, br, skip); err != nil {
-			return err
-		}
-		if br.AnyOf != nil || br.OneOf != nil {
-			brs, ex := br.AnyOf, false
-			if br.OneOf != nil {
-				brs, ex = br.OneOf, true
-			}
-			iu, err := b.union(it, br, brs, ex, true)
-			if err != nil {
-				return err
-			}
-			it.Union = iu
-			if err := b.checkMemberNames(it, br); err != nil {
-				return err
-			}
-		}
-		v.Payload = &Ref{Kind: Named, Type: it}
-		return nil
-	}
-	if D != "" {
-		if tag, ok := tagOf(br, D); ok {
-			v.Role, v.Tag, v.Name, v.Object = Tagged, tag, GoName(tag), true
-			return payloadStruct(D)
-		}
-		if p := br.Property(D); p != nil {
-			types, _ := nonNullTypes(p)
-			switch {
-			case isNullOnly(p):
-				v.Role, v.Name, v.Object = Absent, variantName(br, "None"), true
-				return payloadStruct(D)
-			case br.Not != nil && len(types) == 1 && types[0] == "string" && p.Const == nil:
-				// The catch-all keeps its tag as an ordinary member.
-				v.Role, v.Name, v.Object = CatchAll, variantName(br, "Other"), true
-				return payloadStruct("")
-			}
-			return b.errf(br, "variant gives the discriminator %q neither a const, null, nor an open string with not", D)
-		}
-		if br.Not != nil {
-			return b.errf(br, "a variant with not must declare the discriminator %q", D)
-		}
-		v.Role, v.Object = Fallback, true
-		v.Name = variantName(br, "")
-		if err := payloadStruct(""); err != nil {
-			return err
-		}
-		if v.Name == "" {
-			v.Name, v.titled = v.Payload.Type.Name, false
-		}
-		return nil
+// variant fills v from the union branch br: by its discriminator tag when
+// the union has one, else by the shape of the value.
+func (b *builder) variant(t *Type, u *Union, v *Variant, br *load.Schema, siblings []*load.Schema) error {
+	if u.Discriminator != "" {
+		return b.taggedVariant(t, u, v, br)
 	}
 	v.Role = Shape
 	if isNullOnly(br) {
@@ -908,24 +845,71 @@ func (b *builder) variant(t *Type, u *Union, v *Variant, br *load.Schema, siblin
 	types, nullable := nonNullTypes(br)
 	if len(br.Properties) > 0 || (len(types) == 1 && types[0] == "object") || (refOnly(br) != "" && isStructDef(b, br)) {
 		v.nullable = nullable
-		v.Name = variantName(br, "")
-		if v.Name == "" && refOnly(br) == "" {
-			// Older schemas (npm 0.10.0) leave the response variants untitled:
-			// name them after the member only they require (result, error).
-			v.Name = soleRequired(br, siblings)
-			if v.Name == "" {
-				return b.errf(br, "an inline object variant needs a title to be named")
-			}
-		}
-		if err := payloadStruct(""); err != nil {
-			return err
-		}
-		v.Object = true
-		if v.Name == "" {
-			v.Name, v.titled = v.Payload.Type.Name, false
-		}
-		return nil
+		return b.objectVariant(t, u, v, br, siblings)
 	}
+	return b.valueVariant(t, v, br, types)
+}
+
+// taggedVariant fills a variant of a discriminated union: tagged by a const,
+// absent (the tag is null), the catch-all (any other tag) or the fallback
+// (no tag member at all).
+func (b *builder) taggedVariant(t *Type, u *Union, v *Variant, br *load.Schema) error {
+	D := u.Discriminator
+	if tag, ok := tagOf(br, D); ok {
+		v.Role, v.Tag, v.Name, v.Object = Tagged, tag, GoName(tag), true
+		return b.variantPayload(t, u, v, br, D)
+	}
+	if p := br.Property(D); p != nil {
+		types, _ := nonNullTypes(p)
+		switch {
+		case isNullOnly(p):
+			v.Role, v.Name, v.Object = Absent, variantName(br, "None"), true
+			return b.variantPayload(t, u, v, br, D)
+		case br.Not != nil && len(types) == 1 && types[0] == "string" && p.Const == nil:
+			// The catch-all keeps its tag as an ordinary member.
+			v.Role, v.Name, v.Object = CatchAll, variantName(br, "Other"), true
+			return b.variantPayload(t, u, v, br, "")
+		}
+		return b.errf(br, "variant gives the discriminator %q neither a const, null, nor an open string with not", D)
+	}
+	if br.Not != nil {
+		return b.errf(br, "a variant with not must declare the discriminator %q", D)
+	}
+	v.Role, v.Object = Fallback, true
+	v.Name = variantName(br, "")
+	if err := b.variantPayload(t, u, v, br, ""); err != nil {
+		return err
+	}
+	if v.Name == "" {
+		v.Name, v.titled = v.Payload.Type.Name, false
+	}
+	return nil
+}
+
+// objectVariant fills a shape variant whose value is an object.
+func (b *builder) objectVariant(t *Type, u *Union, v *Variant, br *load.Schema, siblings []*load.Schema) error {
+	v.Name = variantName(br, "")
+	if v.Name == "" && refOnly(br) == "" {
+		// Older schemas (npm 0.10.0) leave the response variants untitled:
+		// name them after the member only they require (result, error).
+		v.Name = soleRequired(br, siblings)
+		if v.Name == "" {
+			return b.errf(br, "an inline object variant needs a title to be named")
+		}
+	}
+	if err := b.variantPayload(t, u, v, br, ""); err != nil {
+		return err
+	}
+	v.Object = true
+	if v.Name == "" {
+		v.Name, v.titled = v.Payload.Type.Name, false
+	}
+	return nil
+}
+
+// valueVariant fills a shape variant whose value is not an object: a scalar,
+// an array, a named non-struct def or any value.
+func (b *builder) valueVariant(t *Type, v *Variant, br *load.Schema, types []string) error {
 	r, nullable, err := b.ref(t, br, variantName(br, "Value"))
 	if err != nil {
 		return err
@@ -949,6 +933,76 @@ func (b *builder) variant(t *Type, u *Union, v *Variant, br *load.Schema, siblin
 		}
 	}
 	return nil
+}
+
+// variantPayload sets the struct an object variant carries: a referenced
+// struct def, or an inline object named after the union and the variant
+// whose member skip (the discriminator) the union itself handles.
+func (b *builder) variantPayload(t *Type, u *Union, v *Variant, br *load.Schema, skip string) error {
+	// A variant is either a reference to a struct def, or an inline object.
+	if ref := refOnly(br); ref != "" && len(br.Properties) == 0 {
+		nt, err := b.named(br, ref)
+		if err != nil {
+			return err
+		}
+		v.Payload = &Ref{Kind: Named, Type: nt}
+		return nil
+	}
+	extra := 0
+	for _, p := range br.Properties {
+		if p.Name != skip {
+			extra++
+		}
+	}
+	if len(br.AllOf) == 1 && extra == 0 && br.AnyOf == nil && br.OneOf == nil {
+		nt, err := b.named(br, refOnly(br.AllOf[0]))
+		if err != nil {
+			return err
+		}
+		if nt == nil {
+			return b.errf(br, "allOf of a variant must reference a def")
+		}
+		v.Payload = &Ref{Kind: Named, Type: nt}
+		return nil
+	}
+	if br.AllOf != nil {
+		return b.errf(br, "a variant with both its own members and allOf is not supported")
+	}
+	it, err := b.inlineStruct(t, u.Name+v.Name, br, skip)
+	if err != nil {
+		return err
+	}
+	v.Payload = &Ref{Kind: Named, Type: it}
+	return nil
+}
+
+// inlineStruct names and fills the inline object br of a variant, with its
+// own embedded union when it has one.
+func (b *builder) inlineStruct(t *Type, name string, br *load.Schema, skip string) (*Type, error) {
+	it, err := b.inline(t, name, br)
+	if err != nil {
+		return nil, err
+	}
+	it.Kind = Struct
+	if err := b.structFields(it, br, skip); err != nil {
+		return nil, err
+	}
+	if br.AnyOf == nil && br.OneOf == nil {
+		return it, nil
+	}
+	brs, ex := br.AnyOf, false
+	if br.OneOf != nil {
+		brs, ex = br.OneOf, true
+	}
+	iu, err := b.union(it, br, brs, ex, true)
+	if err != nil {
+		return nil, err
+	}
+	it.Union = iu
+	if err := b.checkMemberNames(it, br); err != nil {
+		return nil, err
+	}
+	return it, nil
 }
 
 // isAnyValue reports a shape that accepts any JSON value, directly or

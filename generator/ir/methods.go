@@ -1,8 +1,6 @@
 package ir
 
 import (
-	"strings"
-
 	"github.com/acpgen/acpgen/generator/load"
 )
 
@@ -87,7 +85,7 @@ func (b *builder) roles() map[string]string {
 	collect := func(under *load.Schema, role string) {
 		load.Walk(under, func(x *load.Schema) bool {
 			if r := refOnly(x); r != "" {
-				name := strings.TrimPrefix(r, "#/$defs/")
+				name, _ := load.RefName(r)
 				if def := b.doc.Def(name); def != nil && def.XMethod != "" {
 					kinds[name] = role
 				}

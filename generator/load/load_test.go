@@ -27,6 +27,22 @@ func TestLoadErrors(t *testing.T) {
 		{"nested $defs", `{"$defs": {"A": {"$defs": {}}}}`, `x.json#/$defs/A/$defs: $defs is only allowed at the document root`},
 		{"duplicate member", `{"$defs": {"A": {"type": "string", "type": "number"}}}`, `duplicate member "type"`},
 		{"escaped pointer", `{"$defs": {"a/b~c": {"bogus": 1}}}`, `x.json#/$defs/a~1b~0c/bogus: unknown keyword`},
+		{"nested $schema", `{"$defs": {"A": {"$schema": "x"}}}`, `x.json#/$defs/A/$schema: $schema is only allowed at the document root`},
+		{"type not a string", `{"$defs": {"A": {"type": [1]}}}`, `x.json#/$defs/A/type: type must be a string or an array of strings`},
+		{"required not strings", `{"$defs": {"A": {"required": ["a", 2]}}}`, `x.json#/$defs/A/required: required must be an array of strings`},
+		{"empty anyOf", `{"$defs": {"A": {"anyOf": []}}}`, `x.json#/$defs/A/anyOf: anyOf must be a non-empty array of schemas`},
+		{"bad schema in oneOf", `{"$defs": {"A": {"oneOf": [{}, {"if": {}}]}}}`, `x.json#/$defs/A/oneOf/1/if: unknown keyword "if"`},
+		{"empty enum", `{"$defs": {"A": {"enum": []}}}`, `x.json#/$defs/A/enum: enum must be a non-empty array`},
+		{"string minimum", `{"$defs": {"A": {"minimum": "1"}}}`, `x.json#/$defs/A/minimum: minimum must be a number`},
+		{"negative maxLength", `{"$defs": {"A": {"maxLength": -2}}}`, `x.json#/$defs/A/maxLength: maxLength must be a non-negative integer`},
+		{"discriminator keyword", `{"$defs": {"A": {"discriminator": {"mapping": {}}}}}`, `x.json#/$defs/A/discriminator: unknown discriminator keyword "mapping"`},
+		{"discriminator without name", `{"$defs": {"A": {"discriminator": {}}}}`, `x.json#/$defs/A/discriminator: discriminator needs propertyName`},
+		{"discriminator name not a string", `{"$defs": {"A": {"discriminator": {"propertyName": 1}}}}`, `x.json#/$defs/A/discriminator: discriminator must be a string`},
+		{"x-deserialize flag not boolean", `{"$defs": {"A": {"x-deserialize-default-on-null": "yes"}}}`, `x.json#/$defs/A/x-deserialize-default-on-null: x-deserialize-default-on-null must be a boolean`},
+		{"x-acpgen-meta not an object", `{"$defs": {"A": {"x-acpgen-meta": []}}}`, `x.json#/$defs/A/x-acpgen-meta: x-acpgen-meta must map namespace keys to schemas`},
+		{"bad schema in x-acpgen-meta", `{"$defs": {"A": {"x-acpgen-meta": {"a/b": 3}}}}`, `x.json#/$defs/A/x-acpgen-meta/a~1b: a schema must be an object or a boolean`},
+		{"x-acpgen-overlay not strings", `{"$defs": {"A": {"x-acpgen-overlay": [true]}}}`, `x.json#/$defs/A/x-acpgen-overlay: x-acpgen-overlay must be an array of strings`},
+		{"properties not an object", `{"$defs": {"A": {"properties": []}}}`, `x.json#/$defs/A/properties: properties must be an object`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Load("x.json", []byte(c.schema))
@@ -118,5 +134,22 @@ func TestVocabularyTyped(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("Walk misses %s: %s", want, got)
 		}
+	}
+}
+
+// A def name with "/" or "~" survives the trip to a $ref and back.
+func TestDefPointerRefName(t *testing.T) {
+	for _, name := range []string{"ContentBlock", "a/b", "x~y"} {
+		ref := "#" + DefPointer(name)
+		got, ok := RefName(ref)
+		if !ok || got != name {
+			t.Errorf("RefName(%q) = %q, %v; want %q, true", ref, got, ok, name)
+		}
+	}
+	if got := DefPointer("a/b"); got != "/$defs/a~1b" {
+		t.Errorf("DefPointer(a/b) = %q", got)
+	}
+	if _, ok := RefName("other.json#/$defs/X"); ok {
+		t.Error("RefName accepted a reference into another document")
 	}
 }

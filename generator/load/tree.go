@@ -246,8 +246,3 @@ func (n *Node) write(b *bytes.Buffer) {
 		b.WriteByte('}')
 	}
 }
-
-// PointerToken escapes one reference token of an RFC 6901 JSON pointer.
-func PointerToken(s string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
-}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/big"
 	"regexp"
+
+	"github.com/acpgen/acpgen/runtime/jsonpointer"
 )
 
 // Vocabulary holds the JSON Schema 2020-12 keywords beyond those the pinned
@@ -90,50 +92,6 @@ func (s *Schema) vocabulary(k string, v *Node, c *converter) (ok bool, err error
 	return true, err
 }
 
-// converter reads the keywords of one schema object; its methods report
-// errors at the keyword's JSON pointer.
-type converter struct {
-	file, ptr string
-}
-
-func (c *converter) bad(key, msg string) error {
-	p := c.ptr
-	if key != "" {
-		p += "/" + PointerToken(key)
-	}
-	return &Error{c.file, p, msg}
-}
-
-func (c *converter) sub(key string, v *Node) (*Schema, error) {
-	return convert(c.file, c.ptr+"/"+PointerToken(key), v, false)
-}
-
-func (c *converter) str(key string, v *Node) (string, error) {
-	if v.Kind != String {
-		return "", c.bad(key, key+" must be a string")
-	}
-	return v.String, nil
-}
-
-func (c *converter) flag(key string, v *Node) (bool, error) {
-	if v.Kind != Bool {
-		return false, c.bad(key, key+" must be a boolean")
-	}
-	return v.Bool, nil
-}
-
-func (c *converter) nonNegInt(key string, v *Node) (*int, error) {
-	if v.Kind != Number {
-		return nil, c.bad(key, key+" must be a non-negative integer")
-	}
-	i, err := v.Number.Int64()
-	if err != nil || i < 0 {
-		return nil, c.bad(key, key+" must be a non-negative integer")
-	}
-	x := int(i)
-	return &x, nil
-}
-
 // number reads a numeric keyword. Draft 4 wrote exclusiveMinimum and
 // exclusiveMaximum as booleans; 2020-12 (the dialect of the ACP schemas)
 // writes the bound itself, and only that form is read.
@@ -173,7 +131,7 @@ func (c *converter) patternProperties(key string, v *Node) ([]Property, error) {
 	}
 	var out []Property
 	for _, m := range v.Members {
-		ptr := c.ptr + "/" + key + "/" + PointerToken(m.Name)
+		ptr := c.ptr + "/" + key + "/" + jsonpointer.Escape(m.Name)
 		if _, err := Pattern(c.file, ptr, m.Name); err != nil {
 			return nil, err
 		}

@@ -18,6 +18,8 @@ import (
 	"strings"
 
 	"github.com/acpgen/acpgen/generator/ir"
+	"github.com/acpgen/acpgen/generator/load"
+	"github.com/acpgen/acpgen/runtime/jsonpointer"
 )
 
 // ProtocolVersion is the ACP wire protocol version of the schemas we consume
@@ -109,7 +111,7 @@ func (d *deriver) unions(root map[string]any) []routing {
 	var out []routing
 	for _, u := range namedUnions {
 		if node, ok := d.defs[u.Union]; ok {
-			out = append(out, routing{name: u.Union, ptr: defPtr(u.Union), node: node, kind: u.Kind, side: u.Side})
+			out = append(out, routing{name: u.Union, ptr: load.DefPointer(u.Union), node: node, kind: u.Kind, side: u.Side})
 		}
 	}
 	// Protocol-level messages are routed by a union written inline in the
@@ -198,8 +200,7 @@ func (d *deriver) derive(unions []routing) *Table {
 		var refs []ref
 		collectRefs(u.node, u.ptr, &refs)
 		for _, r := range refs {
-			name, ok := strings.CutPrefix(r.target, "#/$defs/")
-			name = unescapePtr(name)
+			name, ok := load.RefName(r.target)
 			def, found := d.defs[name].(map[string]any)
 			if !ok || !found {
 				d.problem(r.ptr, "%s member %q does not resolve to a $defs entry", u.name, r.target)
@@ -226,18 +227,18 @@ func (d *deriver) derive(unions []routing) *Table {
 		side, _ := s.(string)
 		switch {
 		case hasMethod && wire == "":
-			d.problem(defPtr(name)+"/x-method", "x-method must be a non-empty string")
+			d.problem(load.DefPointer(name)+"/x-method", "x-method must be a non-empty string")
 		case hasMethod && !hasSide:
-			d.problem(defPtr(name), "x-method %q but no x-side; every method def must say which side handles it", wire)
+			d.problem(load.DefPointer(name), "x-method %q but no x-side; every method def must say which side handles it", wire)
 		case hasSide && !hasMethod:
-			d.problem(defPtr(name), "x-side %q but no x-method", side)
+			d.problem(load.DefPointer(name), "x-side %q but no x-method", side)
 		}
 		if hasSide && !slices.Contains(validSides, side) {
 			raw, _ := json.Marshal(s)
-			d.problem(defPtr(name)+"/x-side", "x-side %s is not one of %s", raw, strings.Join(validSides, ", "))
+			d.problem(load.DefPointer(name)+"/x-side", "x-side %s is not one of %s", raw, strings.Join(validSides, ", "))
 		}
 		if hasMethod && wire != "" && len(uses[name]) == 0 {
-			d.problem(defPtr(name), "x-method %q but no routing union references it, so nothing would route it", wire)
+			d.problem(load.DefPointer(name), "x-method %q but no routing union references it, so nothing would route it", wire)
 		}
 	}
 
@@ -413,7 +414,7 @@ func ParseMeta(data []byte, file string) (map[string]map[string]bool, error) {
 	out := map[string]map[string]bool{}
 	var problems []string
 	for _, k := range slices.Sorted(maps.Keys(top)) {
-		ptr := "/" + escapePtr(k)
+		ptr := "/" + jsonpointer.Escape(k)
 		if k == "version" {
 			var v uint16
 			if err := json.Unmarshal(top[k], &v); err != nil {
@@ -434,7 +435,7 @@ func ParseMeta(data []byte, file string) (map[string]map[string]bool, error) {
 		out[side] = map[string]bool{}
 		for key, wire := range group {
 			if wire == "" {
-				problems = append(problems, fmt.Sprintf("%s#%s/%s: empty method name", file, ptr, escapePtr(key)))
+				problems = append(problems, fmt.Sprintf("%s#%s/%s: empty method name", file, ptr, jsonpointer.Escape(key)))
 				continue
 			}
 			out[side][wire] = true
@@ -479,15 +480,4 @@ func Compare(derived *Table, meta map[string]map[string]bool, file string) error
 func quote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
-}
-
-func defPtr(name string) string { return "/$defs/" + escapePtr(name) }
-
-// escapePtr and unescapePtr apply JSON Pointer (RFC 6901) escaping.
-func escapePtr(s string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
-}
-
-func unescapePtr(s string) string {
-	return strings.NewReplacer("~1", "/", "~0", "~").Replace(s)
 }

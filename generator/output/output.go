@@ -6,8 +6,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -28,7 +30,7 @@ type Change struct {
 // files in the owned folders that files no longer contain.
 func Compare(root string, files map[string][]byte, owned []string) ([]Change, error) {
 	var out []Change
-	for _, p := range sortedPaths(files) {
+	for _, p := range slices.Sorted(maps.Keys(files)) {
 		old, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
 		switch {
 		case os.IsNotExist(err):
@@ -200,13 +202,4 @@ func removeLeftovers(root string, owned []string) error {
 		}
 	}
 	return nil
-}
-
-func sortedPaths(files map[string][]byte) []string {
-	out := make([]string, 0, len(files))
-	for p := range files {
-		out = append(out, p)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -9,8 +9,10 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/acpgen/acpgen/generator/load"
 	"github.com/xeipuuv/gojsonschema"
+
+	"github.com/acpgen/acpgen/generator/load"
+	"github.com/acpgen/acpgen/runtime/jsonpointer"
 )
 
 // FormatSchema is the JSON Schema of overlay documents (format 1).
@@ -240,7 +242,7 @@ func expandPaths(file, ptr string, n *load.Node) error {
 			set(n, "x-acpgen-pattern-name", str(AbsolutePathName))
 		}
 		for _, m := range n.Members {
-			if err := expandPaths(file, ptr+"/"+load.PointerToken(m.Name), m.Value); err != nil {
+			if err := expandPaths(file, ptr+"/"+jsonpointer.Escape(m.Name), m.Value); err != nil {
 				return err
 			}
 		}
@@ -286,7 +288,7 @@ func contextPointer(c *gojsonschema.JsonContext) string {
 	var b strings.Builder
 	for _, part := range strings.Split(c.String("\x00"), "\x00") {
 		if part != "(root)" {
-			b.WriteString("/" + load.PointerToken(part))
+			b.WriteString("/" + jsonpointer.Escape(part))
 		}
 	}
 	return b.String()

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/acpgen/acpgen/generator/load"
+	"github.com/acpgen/acpgen/runtime/jsonpointer"
 )
 
 // ---- ordered JSON tree helpers (load.Node keeps member order) ----
@@ -406,7 +407,7 @@ func mergeProperties(out, bv, ovv *load.Node, at string, r *report) {
 			r.conflict(at+"/properties", "the overlay has member %q, the base does not", m.Name)
 			continue
 		}
-		set(merged, m.Name, merge(b, m.Value, at+"/properties/"+load.PointerToken(m.Name), r))
+		set(merged, m.Name, merge(b, m.Value, at+"/properties/"+jsonpointer.Escape(m.Name), r))
 	}
 	set(out, "properties", merged)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/acpgen/acpgen/generator/load"
 	"github.com/acpgen/acpgen/generator/meta"
 	"github.com/acpgen/acpgen/generator/tables"
+	"github.com/acpgen/acpgen/runtime/jsonpointer"
 )
 
 // Info is an overlay's provenance, carried into generated doc comments.
@@ -192,8 +193,6 @@ func (a *applier) status(label, state, ptr, detail string) {
 	}
 }
 
-func defPtr(def string) string { return "/$defs/" + load.PointerToken(def) }
-
 func (a *applier) def(name string) *load.Node { return get(a.defs, name) }
 
 // provID is what the change writes into x-acpgen-overlay.
@@ -267,7 +266,7 @@ func label(c *Change, def string) string {
 
 // addDef adds a $defs entry, or compares it with the one the base has.
 func (a *applier) addDef(c *Change, name string, schema *load.Node, lbl string) error {
-	ptr := defPtr(name)
+	ptr := load.DefPointer(name)
 	if c.Label != "" {
 		lbl = c.Label
 	} else {
@@ -320,7 +319,7 @@ func (a *applier) target(c *Change, def, lbl string) (*load.Node, error) {
 	d := a.def(def)
 	if d == nil {
 		if slices.Contains(c.SkipIfAbsent, def) {
-			a.status(lbl, Skipped, defPtr(def), "the base has no $defs/"+def)
+			a.status(lbl, Skipped, load.DefPointer(def), "the base has no $defs/"+def)
 			return nil, nil
 		}
 		return nil, a.fail("target $defs/%s does not exist in %s", def, a.baseFile)
@@ -344,7 +343,7 @@ func (a *applier) property(c *Change) error {
 		if d == nil {
 			continue
 		}
-		ptr := defPtr(def) + "/properties/" + load.PointerToken(c.Name)
+		ptr := load.DefPointer(def) + "/properties/" + jsonpointer.Escape(c.Name)
 		want := clone(c.schema)
 		if c.Ephemeral {
 			set(want, "x-acpgen-ephemeral", &load.Node{Kind: load.Bool, Bool: true})
@@ -426,7 +425,7 @@ func (a *applier) remove(c *Change) error {
 			if c.Label == "" {
 				lbl = "remove def " + def
 			}
-			ptr := defPtr(def)
+			ptr := load.DefPointer(def)
 			if a.def(def) == nil {
 				a.status(lbl, Upstream, ptr, "already absent")
 				continue
@@ -446,7 +445,7 @@ func (a *applier) remove(c *Change) error {
 		if d == nil {
 			continue
 		}
-		ptr := defPtr(def) + "/properties/" + load.PointerToken(c.Name)
+		ptr := load.DefPointer(def) + "/properties/" + jsonpointer.Escape(c.Name)
 		props := get(d, "properties")
 		if get(props, c.Name) == nil {
 			a.status(lbl, Upstream, ptr, "already absent")
@@ -492,7 +491,7 @@ func (a *applier) method(c *Change) error {
 	for _, d := range a.defs.Members {
 		xm, xs := get(d.Value, "x-method"), get(d.Value, "x-side")
 		if xm != nil && xm.String == c.Method && xs != nil && xs.String == c.Side && d.Name != c.Params.Def && (c.Result == nil || d.Name != c.Result.Def) {
-			a.status(lbl, Conflict, defPtr(d.Name), fmt.Sprintf("the base already binds %s (handled by %s) to $defs/%s", c.Method, c.Side, d.Name))
+			a.status(lbl, Conflict, load.DefPointer(d.Name), fmt.Sprintf("the base already binds %s (handled by %s) to $defs/%s", c.Method, c.Side, d.Name))
 			return nil
 		}
 	}
@@ -544,7 +543,7 @@ func (a *applier) route(union, member, def, id string) error {
 	if list == nil {
 		return a.fail("found no %s branches in routing union $defs/%s", member, union)
 	}
-	ref := "#/$defs/" + load.PointerToken(def)
+	ref := "#" + load.DefPointer(def)
 	at := len(list.Items)
 	for i, br := range list.Items {
 		r := refTarget(br)
@@ -554,7 +553,8 @@ func (a *applier) route(union, member, def, id string) error {
 		if r.String == ref {
 			return nil
 		}
-		target := a.def(strings.TrimPrefix(r.String, "#/$defs/"))
+		name, _ := load.RefName(r.String)
+		target := a.def(name)
 		if at == len(list.Items) && target != nil && get(target, "x-method") == nil {
 			at = i
 		}
@@ -633,7 +633,7 @@ func (a *applier) meta(c *Change) error {
 		if prop == nil {
 			return a.fail("target $defs/%s has no member %q in %s", def, member, a.baseFile)
 		}
-		ptr := defPtr(def) + "/properties/" + load.PointerToken(member) + "/x-acpgen-meta/" + load.PointerToken(c.Namespace)
+		ptr := load.DefPointer(def) + "/properties/" + jsonpointer.Escape(member) + "/x-acpgen-meta/" + jsonpointer.Escape(c.Namespace)
 		if same, msg := a.claim(ptr, c.schema); msg != "" {
 			a.status(lbl, Conflict, ptr, msg)
 			continue

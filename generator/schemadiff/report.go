@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/acpgen/acpgen/generator/load"
@@ -89,7 +90,7 @@ func (r *Report) Count() int {
 func Diff(old, new Side, channels []string) (*Report, error) {
 	r := &Report{Old: old.Label, New: new.Label}
 	for _, c := range Channels {
-		if len(channels) > 0 && !contains(channels, c.Name) {
+		if len(channels) > 0 && !slices.Contains(channels, c.Name) {
 			continue
 		}
 		cr := ChannelReport{Name: c.Name, File: c.File}
@@ -115,15 +116,6 @@ func Diff(old, new Side, channels []string) (*Report, error) {
 		return nil, fmt.Errorf("no channel among %v", channels)
 	}
 	return r, nil
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func read(dir, file string) (*Surface, error) {

@@ -128,7 +128,7 @@ func refName(s *load.Schema) string {
 	if ref == "" && len(s.AllOf) == 1 && len(s.Properties) == 0 && len(s.AnyOf) == 0 && len(s.OneOf) == 0 {
 		ref = s.AllOf[0].Ref
 	}
-	name, _ := strings.CutPrefix(ref, "#/$defs/")
+	name, _ := load.RefName(ref)
 	return name
 }
 

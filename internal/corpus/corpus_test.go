@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/acpgen/acpgen/runtime/jsonpointer"
 )
 
 func corpusDir(parts ...string) string {
@@ -170,7 +172,7 @@ func (w walker) walk(v any, schemas []any, ptr string, report func(string)) {
 		}
 		sort.Strings(names)
 		for _, k := range names {
-			p := ptr + "/" + escapePointer(k)
+			p := ptr + "/" + jsonpointer.Escape(k)
 			switch s, ok := props[k]; {
 			case ok:
 				w.walk(v[k], s, p, report)

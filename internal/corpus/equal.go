@@ -9,6 +9,8 @@ import (
 	"math/big"
 	"sort"
 	"strings"
+
+	"github.com/acpgen/acpgen/runtime/jsonpointer"
 )
 
 // Equal reports whether two JSON documents mean the same, with one ACP rule:
@@ -63,7 +65,7 @@ func compare(a, b any, ptr string) string {
 		sort.Strings(keys) // "first" difference must not depend on map order
 		for _, k := range keys {
 			av, bv := x[k], y[k] // a missing member reads as nil, like null
-			p := ptr + "/" + escapePointer(k)
+			p := ptr + "/" + jsonpointer.Escape(k)
 			switch {
 			case av == nil && bv == nil:
 			case av == nil:
@@ -149,11 +151,6 @@ func where(ptr string) string {
 		return "(root)"
 	}
 	return ptr
-}
-
-// escapePointer escapes a member name for a JSON pointer (RFC 6901).
-func escapePointer(k string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(k)
 }
 
 // show renders a value for a diff message, shortened to keep messages

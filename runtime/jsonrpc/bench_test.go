@@ -41,3 +41,17 @@ func BenchmarkParse(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkParseResponse measures classifying one error response frame, the
+// path that also decodes the error object.
+func BenchmarkParseResponse(b *testing.B) {
+	frame := []byte(`{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"Invalid params","data":{"details":"sessionId"}}}`)
+	var d wire.Decoder
+	b.ReportAllocs()
+	for b.Loop() {
+		var m message
+		if e := parse(&d, frame, &m); e != nil || m.rpcErr == nil {
+			b.Fatal("not an error response")
+		}
+	}
+}

@@ -54,6 +54,21 @@ func (e *frameError) rpc() *wire.RPCError {
 // error, m.replyID is the id to answer with and m.kind/m.callID say whether
 // a pending call is owed an answer.
 func parse(d *wire.Decoder, frame []byte, m *message) *frameError {
+	if f := beginObject(d, frame); f != nil {
+		return f
+	}
+	var s seen
+	if f := s.readMembers(d, frame, m); f != nil {
+		return f
+	}
+	if s.hasMethod {
+		return s.request(m)
+	}
+	return s.response(m)
+}
+
+// beginObject starts decoding frame, which must be one JSON object.
+func beginObject(d *wire.Decoder, frame []byte) *frameError {
 	d.Reset(frame, wire.Strict)
 	switch d.Peek() {
 	case wire.KindObject:
@@ -71,13 +86,21 @@ func parse(d *wire.Decoder, frame []byte, m *message) *frameError {
 	if err := d.BeginObject(); err != nil {
 		return parseError(err)
 	}
-	var (
-		version, hasID, idOK, hasMethod, methodOK bool
-		hasParams, paramsOK, hasResult, hasError  bool
-		errRaw                                    wire.Raw
-	)
-	// Walk every member even after a problem: a syntax error anywhere makes
-	// the frame a parse error, which takes precedence.
+	return nil
+}
+
+// seen is which JSON-RPC members a frame carried and whether each had a
+// value of the right kind.
+type seen struct {
+	version, hasID, idOK, hasMethod, methodOK bool
+	hasParams, paramsOK, hasResult, hasError  bool
+	errRaw                                    wire.Raw
+}
+
+// readMembers reads every member of the frame's object into s and m. It
+// walks every member even after a problem: a syntax error anywhere makes the
+// frame a parse error, which takes precedence.
+func (s *seen) readMembers(d *wire.Decoder, frame []byte, m *message) *frameError {
 	for {
 		key, more, err := d.NextKey()
 		if err != nil {
@@ -86,58 +109,11 @@ func parse(d *wire.Decoder, frame []byte, m *message) *frameError {
 		if !more {
 			break
 		}
-		var raw wire.Raw
-		var kind wire.Kind
-		switch string(key) {
-		case "jsonrpc":
-			version = false
-			if d.Peek() == wire.KindString {
-				v, err := d.ReadStringBytes()
-				if err != nil {
-					return parseError(err)
-				}
-				version = string(v) == "2.0"
-				continue
-			}
-		case "method":
-			hasMethod, methodOK = true, false
-			if d.Peek() == wire.KindString {
-				if m.method, err = d.ReadString(); err != nil {
-					return parseError(err)
-				}
-				methodOK = true
-				continue
-			}
-		case "id":
-			if raw, kind, err = rawValue(d, frame); err != nil {
-				return parseError(err)
-			}
-			hasID = true
-			idOK = kind == wire.KindString || kind == wire.KindNumber || kind == wire.KindNull
-			m.id = raw
-			continue
-		case "params":
-			if raw, kind, err = rawValue(d, frame); err != nil {
-				return parseError(err)
-			}
-			hasParams = true
-			paramsOK = kind == wire.KindObject || kind == wire.KindArray || kind == wire.KindNull
-			m.params = nil
-			if kind != wire.KindNull {
-				m.params = raw
-			}
-			continue
-		case "result":
-			if m.result, _, err = rawValue(d, frame); err != nil {
-				return parseError(err)
-			}
-			hasResult = true
-			continue
-		case "error":
-			if errRaw, _, err = rawValue(d, frame); err != nil {
-				return parseError(err)
-			}
-			hasError = true
+		read, err := s.member(d, frame, key, m)
+		if err != nil {
+			return parseError(err)
+		}
+		if read {
 			continue
 		}
 		// Unknown members and values of the wrong kind: validate and skip.
@@ -148,49 +124,107 @@ func parse(d *wire.Decoder, frame []byte, m *message) *frameError {
 	if err := d.Finish(); err != nil {
 		return parseError(err)
 	}
+	return nil
+}
 
-	if hasMethod {
-		if hasID && idOK {
-			m.replyID = m.id
+// member reads the value of member key when it is a JSON-RPC member of the
+// right kind; read is false when the value is left for the caller to skip.
+func (s *seen) member(d *wire.Decoder, frame, key []byte, m *message) (read bool, err error) {
+	var raw wire.Raw
+	var kind wire.Kind
+	switch string(key) {
+	case "jsonrpc":
+		s.version = false
+		if d.Peek() == wire.KindString {
+			v, err := d.ReadStringBytes()
+			s.version = err == nil && string(v) == "2.0"
+			return true, err
 		}
-		switch {
-		case !version:
-			return invalidRequest(`"jsonrpc" must be "2.0"`)
-		case !methodOK:
-			return invalidRequest("method must be a string")
-		case hasID && !idOK:
-			return invalidRequest("id must be a string, a number or null")
-		case hasResult || hasError:
-			return invalidRequest("a request cannot carry result or error")
-		case hasParams && !paramsOK:
-			return invalidRequest("params must be an object or an array")
+	case "method":
+		s.hasMethod, s.methodOK = true, false
+		if d.Peek() == wire.KindString {
+			m.method, err = d.ReadString()
+			s.methodOK = err == nil
+			return true, err
 		}
-		m.kind = kindNotification
-		if hasID {
-			m.kind = kindRequest
+	case "id":
+		if raw, kind, err = rawValue(d, frame); err != nil {
+			return true, err
 		}
-		return nil
+		s.hasID = true
+		s.idOK = kind == wire.KindString || kind == wire.KindNumber || kind == wire.KindNull
+		m.id = raw
+		return true, nil
+	case "params":
+		if raw, kind, err = rawValue(d, frame); err != nil {
+			return true, err
+		}
+		s.hasParams = true
+		s.paramsOK = kind == wire.KindObject || kind == wire.KindArray || kind == wire.KindNull
+		m.params = nil
+		if kind != wire.KindNull {
+			m.params = raw
+		}
+		return true, nil
+	case "result":
+		m.result, _, err = rawValue(d, frame)
+		s.hasResult = err == nil
+		return true, err
+	case "error":
+		s.errRaw, _, err = rawValue(d, frame)
+		s.hasError = err == nil
+		return true, err
 	}
-	if !hasID && !hasResult && !hasError {
+	return false, nil
+}
+
+// request checks a frame with a method: a request when it has an id, else a
+// notification.
+func (s *seen) request(m *message) *frameError {
+	if s.hasID && s.idOK {
+		m.replyID = m.id
+	}
+	switch {
+	case !s.version:
+		return invalidRequest(`"jsonrpc" must be "2.0"`)
+	case !s.methodOK:
+		return invalidRequest("method must be a string")
+	case s.hasID && !s.idOK:
+		return invalidRequest("id must be a string, a number or null")
+	case s.hasResult || s.hasError:
+		return invalidRequest("a request cannot carry result or error")
+	case s.hasParams && !s.paramsOK:
+		return invalidRequest("params must be an object or an array")
+	}
+	m.kind = kindNotification
+	if s.hasID {
+		m.kind = kindRequest
+	}
+	return nil
+}
+
+// response checks a frame without a method. Its id is never echoed in an
+// error reply: the peer would take that reply for the answer to its own
+// request with that id.
+func (s *seen) response(m *message) *frameError {
+	if !s.hasID && !s.hasResult && !s.hasError {
 		return invalidRequest("method is missing")
 	}
-	// A response. Its id is never echoed in an error reply: the peer would
-	// take that reply for the answer to its own request with that id.
 	m.kind = kindResponse
-	if hasID && idOK {
+	if s.hasID && s.idOK {
 		m.callID = callIDOf(m.id)
 	}
 	switch {
-	case !hasID:
+	case !s.hasID:
 		return invalidRequest("a response needs an id")
-	case !idOK:
+	case !s.idOK:
 		return invalidRequest("id must be a string, a number or null")
-	case !version:
+	case !s.version:
 		return invalidRequest(`"jsonrpc" must be "2.0"`)
-	case hasResult == hasError:
+	case s.hasResult == s.hasError:
 		return invalidRequest("a response must carry exactly one of result and error")
-	case hasError:
-		e, reason := parseErrorObject(errRaw)
+	case s.hasError:
+		e, reason := parseErrorObject(s.errRaw)
 		if e == nil {
 			return invalidRequest(reason)
 		}

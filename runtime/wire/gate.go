@@ -1,6 +1,10 @@
 package wire
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/acpgen/acpgen/runtime/jsonpointer"
+)
 
 // GateViolation is a gated method, member or variant used without the
 // capability that allows it.
@@ -42,8 +46,9 @@ func (e *GateError) Error() string {
 	return b.String()
 }
 
-// PointerToken escapes one reference token of a JSON pointer.
-func PointerToken(s string) string { return escapePointer(s) }
+// PointerToken escapes one reference token of a JSON pointer. Generated
+// gates call it for map keys; they cannot import acpgen's internal packages.
+func PointerToken(s string) string { return jsonpointer.Escape(s) }
 
 // ErrorCode is a JSON-RPC 2.0 error code. The generated packages define
 // ACP's codes, with a constructor for each.

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/acpgen/acpgen/runtime/jsonpointer"
 )
 
 // Violation is one way a value breaks its schema.
@@ -89,7 +91,7 @@ func (v *Validator) pointer() string {
 		if s.key == "" {
 			b.WriteString(strconv.Itoa(s.index))
 		} else {
-			b.WriteString(escapePointer(s.key))
+			b.WriteString(jsonpointer.Escape(s.key))
 		}
 	}
 	return b.String()

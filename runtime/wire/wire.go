@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/acpgen/acpgen/runtime/jsonpointer"
 )
 
 // Raw is one complete JSON value kept as bytes, so it re-encodes unchanged.
@@ -195,7 +197,7 @@ func AtKey(err error, key string) error {
 	if err == nil {
 		return nil
 	}
-	return prefix(err, "/"+escapePointer(key))
+	return prefix(err, "/"+jsonpointer.Escape(key))
 }
 
 // AtIndex prefixes the pointer of err with the array index i.
@@ -215,13 +217,6 @@ func prefix(err error, p string) error {
 		return err
 	}
 	return &Error{Pointer: p, Offset: -1, Msg: err.Error(), err: err}
-}
-
-func escapePointer(s string) string {
-	if !strings.ContainsAny(s, "~/") {
-		return s
-	}
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
 }
 
 // IsSyntax reports whether err is (or wraps) a syntax error.
