@@ -191,13 +191,14 @@ func TestGoV2ClientDrivesTypeScriptAgent(t *testing.T) {
 		t.Errorf("session/prompt without text: %v, want -32602", err)
 	}
 
-	// Closing its stdin ends the agent.
+	// Closing its stdin ends the agent; Run sees its stdout end before
+	// Wait closes the pipe (Wait must follow the last read).
 	stdin.Close()
-	if err := cmd.Wait(); err != nil {
-		t.Errorf("ts-v2-agent.mjs: %v", err)
-	}
 	if err := <-runDone; err != nil {
 		t.Errorf("ClientConn.Run: %v", err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("ts-v2-agent.mjs: %v", err)
 	}
 }
 
