@@ -190,11 +190,9 @@ func main() {
 	if os.Getenv("ACPGEN_EXAMPLE_DEBUG") != "" {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	a := &agent{log: log, sessions: map[acp.SessionID]*session{}}
-	a.conn = acp.NewAgentConn(a, os.Stdin, os.Stdout, acp.ConnOptions{RPC: acp.RPCOptions{Logger: log}})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := a.conn.Run(ctx); err != nil && ctx.Err() == nil {
+	if err := serve(ctx, log, os.Stdin, os.Stdout); err != nil && ctx.Err() == nil {
 		log.Error("connection failed", "err", err)
 		os.Exit(1)
 	}

@@ -26,6 +26,10 @@ func (rt *Router) route(frame []byte) (v int, initFrame, reply []byte) {
 	switch {
 	case hasMethod && json.Unmarshal(rawMethod, &method) != nil:
 		return 0, nil, errorFrame(nil, codeInvalidReq, "method must be a string", nil)
+	case hasMethod && !validEnvelope(msg["jsonrpc"], id, hasID):
+		// The implementation would refuse it too, but only after the router
+		// had bound the connection to it: refused here, initialize may follow.
+		return 0, nil, errorFrame(nil, codeInvalidReq, `"jsonrpc" must be "2.0" and id a string, a number or null`, nil)
 	case hasMethod && !hasID, !hasMethod && hasID && (hasResult || hasError):
 		return 0, nil, nil // nothing awaits a response before initialize
 	case !hasMethod:
@@ -65,6 +69,16 @@ func (rt *Router) route(frame []byte) (v int, initFrame, reply []byte) {
 func protocolVersion(raw json.RawMessage) (int, bool) {
 	n, err := strconv.ParseUint(string(raw), 10, 16)
 	return int(n), err == nil
+}
+
+// validEnvelope reports a JSON-RPC 2.0 request or notification envelope:
+// jsonrpc "2.0" and, when present, an id that is a string, number or null.
+func validEnvelope(version, id json.RawMessage, hasID bool) bool {
+	var v string
+	if json.Unmarshal(version, &v) != nil || v != "2.0" {
+		return false
+	}
+	return !hasID || id[0] == '"' || id[0] == 'n' || id[0] == '-' || (id[0] >= '0' && id[0] <= '9')
 }
 
 // stringOrIntegerID reports a JSON-RPC id that v2 accepts.

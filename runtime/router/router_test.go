@@ -151,6 +151,9 @@ func TestBeforeInitialize(t *testing.T) {
 		`{"jsonrpc":"2.0","id":null,"method":"initialize","params":{"protocolVersion":2}}`,
 		`{"jsonrpc":"2.0","id":1.5,"method":"initialize","params":{"protocolVersion":2}}`,
 		`{"jsonrpc":"2.0","id":7}`,
+		`{"id":10,"method":"initialize","params":{"protocolVersion":2}}`,
+		`{"jsonrpc":"1.0","id":11,"method":"initialize","params":{"protocolVersion":2}}`,
+		`{"jsonrpc":"2.0","id":{},"method":"initialize","params":{"protocolVersion":2}}`,
 		`{"jsonrpc":"2.0","id":8,"method":"initialize","params":{"protocolVersion":2}}`,
 	}, "\n") + "\n"
 	replies, err := serve(t, rt, input)
@@ -161,7 +164,7 @@ func TestBeforeInitialize(t *testing.T) {
 		id   any
 		code float64
 	}
-	want := []answer{{1.0, -32600}, {nil, -32600}, {nil, -32700}, {3.0, -32602}, {4.0, -32602}, {5.0, -32602}, {6.0, -32022}, {nil, -32600}, {nil, -32600}, {nil, -32600}}
+	want := []answer{{1.0, -32600}, {nil, -32600}, {nil, -32700}, {3.0, -32602}, {4.0, -32602}, {5.0, -32602}, {6.0, -32022}, {nil, -32600}, {nil, -32600}, {nil, -32600}, {nil, -32600}, {nil, -32600}, {nil, -32600}}
 	if len(replies) != len(want) {
 		t.Fatalf("%d replies, want %d: %v", len(replies), len(want), replies)
 	}

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+
+	acp2 "github.com/acpgen/acpgen/gen/acp/v2"
+	"github.com/acpgen/acpgen/runtime/router"
+)
+
+// agentV2 is the example agent on the ACP v2 draft (gen/acp/v2). It behaves
+// like the v1 agent, in v2's prompt lifecycle: session/prompt answers once
+// the prompt is inserted (with its messageId), and the turn runs on after
+// the response, reported by session/update notifications: the user message
+// echoed with that messageId, state running, one agent_message_chunk per
+// word, then state idle with a stop reason. A turn that says "wait" runs
+// until session/cancel, then reports idle with stopReason cancelled.
+type agentV2 struct {
+	acp2.UnimplementedAgentHandler
+	conn *acp2.AgentConn
+	log  *slog.Logger
+	// ctx is the connection's: turns outlive the session/prompt request
+	// that started them.
+	ctx context.Context
+
+	mu       sync.Mutex
+	next     int
+	sessions map[acp2.SessionID]*sessionV2
+}
+
+type sessionV2 struct {
+	roots []string
+	// turn holds one token while a turn runs: a prompt that arrives during
+	// a turn is held (not yet inserted) until that turn ends.
+	turn chan struct{}
+	// cancelled is closed by session/cancel, which ends the running turn and
+	// the prompts held behind it; it is then replaced, so that a prompt sent
+	// after the cancel is not affected.
+	cancelled chan struct{}
+	messages  int
+}
+
+// serveV2 runs the v2 agent on one connection.
+func serveV2(log *slog.Logger) router.Serve {
+	return func(ctx context.Context, r io.Reader, w io.Writer) error {
+		ctx, cancel := context.WithCancel(ctx) // ends held turns with the connection
+		defer cancel()
+		a := &agentV2{log: log, ctx: ctx, sessions: map[acp2.SessionID]*sessionV2{}}
+		a.conn = acp2.NewAgentConn(a, r, w, acp2.ConnOptions{RPC: acp2.RPCOptions{Logger: log}})
+		return a.conn.Run(ctx)
+	}
+}
+
+func (a *agentV2) Initialize(ctx context.Context, p *acp2.InitializeRequest) (*acp2.InitializeResponse, error) {
+	title := "acpgen example agent"
+	return &acp2.InitializeResponse{
+		ProtocolVersion: acp2.CurrentProtocolVersion,
+		Info:            acp2.Implementation{Name: "acpgen-example-agent", Title: &title, Version: "0.1.0"},
+		Capabilities: &acp2.AgentCapabilities{Session: &acp2.SessionCapabilities{
+			AdditionalDirectories: &acp2.SessionAdditionalDirectoriesCapabilities{},
+		}},
+	}, nil
+}
+
+func (a *agentV2) SessionNew(ctx context.Context, p *acp2.NewSessionRequest) (*acp2.NewSessionResponse, error) {
+	roots := []string{string(p.Cwd)}
+	for _, d := range p.AdditionalDirectories {
+		roots = append(roots, string(d))
+	}
+	rootsJSON, err := json.Marshal(roots)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	a.next++
+	id := acp2.SessionID(fmt.Sprintf("sess-%d", a.next))
+	a.sessions[id] = &sessionV2{roots: roots, turn: make(chan struct{}, 1), cancelled: make(chan struct{})}
+	a.mu.Unlock()
+	a.log.Info("v2 session created", "sessionId", id, "roots", roots)
+	return &acp2.NewSessionResponse{SessionID: id, Meta: map[string]acp2.Raw{rootsMetaKey: rootsJSON}}, nil
+}
+
+func (a *agentV2) SessionPrompt(ctx context.Context, p *acp2.PromptRequest) (*acp2.PromptResponse, error) {
+	a.mu.Lock()
+	s := a.sessions[p.SessionID]
+	var cancelled chan struct{}
+	if s != nil {
+		cancelled = s.cancelled
+	}
+	a.mu.Unlock()
+	if s == nil {
+		return nil, acp2.NewResourceNotFoundError(map[string]any{"sessionId": p.SessionID})
+	}
+	select {
+	case s.turn <- struct{}{}:
+	case <-cancelled:
+		return nil, acp2.NewRequestCancelledError(nil)
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	a.mu.Lock()
+	s.messages++
+	userID := acp2.MessageID(fmt.Sprintf("user-%d", s.messages))
+	agentID := acp2.MessageID(fmt.Sprintf("agent-%d", s.messages))
+	a.mu.Unlock()
+
+	// Inserted: echo the user message, report running, answer, and run the
+	// turn after the response.
+	echo := acp2.UserMessage{MessageID: userID, Content: p.Prompt}
+	if err := a.update(p.SessionID, acp2.NewSessionUpdateUserMessage(echo)); err != nil {
+		<-s.turn
+		return nil, err
+	}
+	if err := a.update(p.SessionID, acp2.NewSessionUpdateStateUpdate(acp2.RunningUpdate())); err != nil {
+		<-s.turn
+		return nil, err
+	}
+	go func() {
+		defer func() { <-s.turn }()
+		stop := a.run(p, agentID, cancelled)
+		idle := acp2.IdleStateUpdate{StopReason: stop}
+		if err := a.update(p.SessionID, acp2.NewSessionUpdateStateUpdate(acp2.NewStateUpdateIdle(idle))); err != nil {
+			a.log.Warn("v2 turn: reporting idle failed", "err", err)
+		}
+	}()
+	return &acp2.PromptResponse{MessageID: userID}, nil
+}
+
+// run streams the prompt's words and returns the turn's stop reason.
+func (a *agentV2) run(p *acp2.PromptRequest, msg acp2.MessageID, cancelled <-chan struct{}) acp2.IdleStateUpdateStopReason {
+	sep := ""
+	for _, b := range p.Prompt {
+		if b.Text == nil {
+			continue
+		}
+		for _, w := range strings.Fields(b.Text.Text) {
+			if w == waitWord {
+				select { // a long-running step, until session/cancel
+				case <-cancelled:
+				case <-a.ctx.Done():
+				}
+			}
+			select {
+			case <-cancelled:
+				return acp2.NewIdleStateUpdateStopReasonCancelled(acp2.IdleStateUpdateStopReasonCancelled{})
+			default:
+			}
+			chunk := acp2.ContentChunk{MessageID: msg, Content: acp2.TextBlock(sep + w)}
+			if err := a.update(p.SessionID, acp2.NewSessionUpdateAgentMessageChunk(chunk)); err != nil {
+				a.log.Warn("v2 turn: streaming failed", "err", err)
+				return acp2.NewIdleStateUpdateStopReasonError(acp2.ErrorStopReason{})
+			}
+			sep = " "
+		}
+	}
+	return acp2.NewIdleStateUpdateStopReasonEndTurn(acp2.IdleStateUpdateStopReasonEndTurn{})
+}
+
+func (a *agentV2) update(id acp2.SessionID, u acp2.SessionUpdate) error {
+	return a.conn.SessionUpdate(a.ctx, &acp2.UpdateSessionNotification{SessionID: id, Update: u})
+}
+
+// SessionCancel ends the session's running turn and the prompts held
+// behind it (answered -32800).
+func (a *agentV2) SessionCancel(ctx context.Context, p *acp2.CancelSessionNotification) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if s := a.sessions[p.SessionID]; s != nil {
+		close(s.cancelled)
+		s.cancelled = make(chan struct{})
+		a.log.Info("v2 turn cancelled", "sessionId", p.SessionID)
+	}
+}
