@@ -83,11 +83,18 @@ var Gates = func() []Gate {
 // GatesV2 is the capability table of the ACP v2 draft (stable and unstable).
 // Both initialize messages carry a "capabilities" member; which one grants a
 // row follows from the method's direction (see ir's gate resolution).
-// Capabilities are objects, granted by being present. Sessions are listed,
-// resumed and closed without a capability in v2.
+// Capabilities are objects, granted by being present: capabilities.session
+// itself grants the baseline session methods.
 var GatesV2 = func() []Gate {
 	const caps, session = "capabilities.", "capabilities.session."
 	g := []Gate{
+		// An agent without capabilities.session supports no session methods.
+		{Method: "session/new", Capability: caps + "session"},
+		{Method: "session/list", Capability: caps + "session"},
+		{Method: "session/resume", Capability: caps + "session"},
+		{Method: "session/close", Capability: caps + "session"},
+		{Method: "session/prompt", Capability: caps + "session"},
+		{Method: "session/cancel", Capability: caps + "session"},
 		{Method: "session/delete", Capability: session + "delete"},
 		{Method: "session/fork", Capability: session + "fork"},
 		{Method: "session/archive", Capability: session + "archive"},

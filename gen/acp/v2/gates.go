@@ -20,30 +20,43 @@ type Negotiated struct {
 // Allows reports whether the capability at the dotted path was advertised.
 func (n *Negotiated) Allows(capability string) bool {
 	switch capability {
-	case "capabilities.session.delete":
+	case "capabilities.session":
 		return n.cap0()
-	case "capabilities.elicitation.form":
+	case "capabilities.session.delete":
 		return n.cap1()
-	case "capabilities.elicitation.url":
+	case "capabilities.elicitation.form":
 		return n.cap2()
-	case "capabilities.session.prompt.image":
+	case "capabilities.elicitation.url":
 		return n.cap3()
-	case "capabilities.session.prompt.audio":
+	case "capabilities.session.prompt.image":
 		return n.cap4()
-	case "capabilities.session.prompt.embeddedContext":
+	case "capabilities.session.prompt.audio":
 		return n.cap5()
-	case "capabilities.auth.terminal":
+	case "capabilities.session.prompt.embeddedContext":
 		return n.cap6()
-	case "capabilities.session.additionalDirectories":
+	case "capabilities.auth.terminal":
 		return n.cap7()
-	case "capabilities.session.mcp.stdio":
+	case "capabilities.session.additionalDirectories":
 		return n.cap8()
-	case "capabilities.session.mcp.http":
+	case "capabilities.session.mcp.stdio":
 		return n.cap9()
+	case "capabilities.session.mcp.http":
+		return n.cap10()
 	}
 	return false
 }
 func (n *Negotiated) cap0() bool {
+	if n == nil || n.Response == nil {
+		return false
+	}
+	x0 := n.Response
+	x1 := x0.Capabilities
+	if x1 == nil {
+		return false
+	}
+	return x1.Session != nil
+}
+func (n *Negotiated) cap1() bool {
 	if n == nil || n.Response == nil {
 		return false
 	}
@@ -58,7 +71,7 @@ func (n *Negotiated) cap0() bool {
 	}
 	return x2.Delete != nil
 }
-func (n *Negotiated) cap1() bool {
+func (n *Negotiated) cap2() bool {
 	if n == nil || n.Request == nil {
 		return false
 	}
@@ -73,7 +86,7 @@ func (n *Negotiated) cap1() bool {
 	}
 	return x2.Form != nil
 }
-func (n *Negotiated) cap2() bool {
+func (n *Negotiated) cap3() bool {
 	if n == nil || n.Request == nil {
 		return false
 	}
@@ -87,25 +100,6 @@ func (n *Negotiated) cap2() bool {
 		return false
 	}
 	return x2.URL != nil
-}
-func (n *Negotiated) cap3() bool {
-	if n == nil || n.Response == nil {
-		return false
-	}
-	x0 := n.Response
-	x1 := x0.Capabilities
-	if x1 == nil {
-		return false
-	}
-	x2 := x1.Session
-	if x2 == nil {
-		return false
-	}
-	x3 := x2.Prompt
-	if x3 == nil {
-		return false
-	}
-	return x3.Image != nil
 }
 func (n *Negotiated) cap4() bool {
 	if n == nil || n.Response == nil {
@@ -124,7 +118,7 @@ func (n *Negotiated) cap4() bool {
 	if x3 == nil {
 		return false
 	}
-	return x3.Audio != nil
+	return x3.Image != nil
 }
 func (n *Negotiated) cap5() bool {
 	if n == nil || n.Response == nil {
@@ -143,9 +137,28 @@ func (n *Negotiated) cap5() bool {
 	if x3 == nil {
 		return false
 	}
-	return x3.EmbeddedContext != nil
+	return x3.Audio != nil
 }
 func (n *Negotiated) cap6() bool {
+	if n == nil || n.Response == nil {
+		return false
+	}
+	x0 := n.Response
+	x1 := x0.Capabilities
+	if x1 == nil {
+		return false
+	}
+	x2 := x1.Session
+	if x2 == nil {
+		return false
+	}
+	x3 := x2.Prompt
+	if x3 == nil {
+		return false
+	}
+	return x3.EmbeddedContext != nil
+}
+func (n *Negotiated) cap7() bool {
 	if n == nil || n.Request == nil {
 		return false
 	}
@@ -160,7 +173,7 @@ func (n *Negotiated) cap6() bool {
 	}
 	return x2.Terminal != nil
 }
-func (n *Negotiated) cap7() bool {
+func (n *Negotiated) cap8() bool {
 	if n == nil || n.Response == nil {
 		return false
 	}
@@ -175,7 +188,7 @@ func (n *Negotiated) cap7() bool {
 	}
 	return x2.AdditionalDirectories != nil
 }
-func (n *Negotiated) cap8() bool {
+func (n *Negotiated) cap9() bool {
 	if n == nil || n.Response == nil {
 		return false
 	}
@@ -194,7 +207,7 @@ func (n *Negotiated) cap8() bool {
 	}
 	return x3.Stdio != nil
 }
-func (n *Negotiated) cap9() bool {
+func (n *Negotiated) cap10() bool {
 	if n == nil || n.Response == nil {
 		return false
 	}
@@ -217,6 +230,18 @@ func (n *Negotiated) cap9() bool {
 // MethodCapability returns the capability a peer must have advertised before it may be sent method.
 func MethodCapability(method string) (string, bool) {
 	switch method {
+	case "session/new":
+		return "capabilities.session", true
+	case "session/list":
+		return "capabilities.session", true
+	case "session/resume":
+		return "capabilities.session", true
+	case "session/close":
+		return "capabilities.session", true
+	case "session/prompt":
+		return "capabilities.session", true
+	case "session/cancel":
+		return "capabilities.session", true
 	case "session/delete":
 		return "capabilities.session.delete", true
 	}
@@ -236,12 +261,188 @@ func (n *Negotiated) AllowsMethod(method string) (bool, string) {
 // its generated type) uses without the capability that allows it; nil when all are allowed.
 func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation) {
 	switch method {
+	case "session/new":
+		p, ok := v.(*NewSessionRequest)
+		if !ok || p == nil {
+			return out
+		}
+		if !n.cap0() {
+			out = append(out, wire.GateViolation{
+				Capability: "capabilities.session",
+				Method:     method,
+				Pointer:    "",
+				Variant:    "",
+			})
+		}
+		if p.AdditionalDirectories != nil {
+			if !n.cap8() {
+				out = append(out, wire.GateViolation{
+					Capability: "capabilities.session.additionalDirectories",
+					Method:     method,
+					Pointer:    "/additionalDirectories",
+					Variant:    "",
+				})
+			}
+		}
+		if p.MCPServers != nil {
+			for i1 := range p.MCPServers {
+				if p.MCPServers[i1].Stdio != nil && !n.cap9() {
+					out = append(out, wire.GateViolation{
+						Capability: "capabilities.session.mcp.stdio",
+						Method:     method,
+						Pointer:    fmt.Sprintf("/mcpServers/%d", i1),
+						Variant:    "stdio",
+					})
+				}
+			}
+		}
+		if p.MCPServers != nil {
+			for i1 := range p.MCPServers {
+				if p.MCPServers[i1].HTTP != nil && !n.cap10() {
+					out = append(out, wire.GateViolation{
+						Capability: "capabilities.session.mcp.http",
+						Method:     method,
+						Pointer:    fmt.Sprintf("/mcpServers/%d", i1),
+						Variant:    "http",
+					})
+				}
+			}
+		}
+	case "session/list":
+		p, ok := v.(*ListSessionsRequest)
+		if !ok || p == nil {
+			return out
+		}
+		if !n.cap0() {
+			out = append(out, wire.GateViolation{
+				Capability: "capabilities.session",
+				Method:     method,
+				Pointer:    "",
+				Variant:    "",
+			})
+		}
+	case "session/resume":
+		p, ok := v.(*ResumeSessionRequest)
+		if !ok || p == nil {
+			return out
+		}
+		if !n.cap0() {
+			out = append(out, wire.GateViolation{
+				Capability: "capabilities.session",
+				Method:     method,
+				Pointer:    "",
+				Variant:    "",
+			})
+		}
+		if p.AdditionalDirectories != nil {
+			if !n.cap8() {
+				out = append(out, wire.GateViolation{
+					Capability: "capabilities.session.additionalDirectories",
+					Method:     method,
+					Pointer:    "/additionalDirectories",
+					Variant:    "",
+				})
+			}
+		}
+		if p.MCPServers != nil {
+			for i1 := range p.MCPServers {
+				if p.MCPServers[i1].Stdio != nil && !n.cap9() {
+					out = append(out, wire.GateViolation{
+						Capability: "capabilities.session.mcp.stdio",
+						Method:     method,
+						Pointer:    fmt.Sprintf("/mcpServers/%d", i1),
+						Variant:    "stdio",
+					})
+				}
+			}
+		}
+		if p.MCPServers != nil {
+			for i1 := range p.MCPServers {
+				if p.MCPServers[i1].HTTP != nil && !n.cap10() {
+					out = append(out, wire.GateViolation{
+						Capability: "capabilities.session.mcp.http",
+						Method:     method,
+						Pointer:    fmt.Sprintf("/mcpServers/%d", i1),
+						Variant:    "http",
+					})
+				}
+			}
+		}
+	case "session/close":
+		p, ok := v.(*CloseSessionRequest)
+		if !ok || p == nil {
+			return out
+		}
+		if !n.cap0() {
+			out = append(out, wire.GateViolation{
+				Capability: "capabilities.session",
+				Method:     method,
+				Pointer:    "",
+				Variant:    "",
+			})
+		}
+	case "session/prompt":
+		p, ok := v.(*PromptRequest)
+		if !ok || p == nil {
+			return out
+		}
+		if !n.cap0() {
+			out = append(out, wire.GateViolation{
+				Capability: "capabilities.session",
+				Method:     method,
+				Pointer:    "",
+				Variant:    "",
+			})
+		}
+		for i1 := range p.Prompt {
+			if p.Prompt[i1].Image != nil && !n.cap4() {
+				out = append(out, wire.GateViolation{
+					Capability: "capabilities.session.prompt.image",
+					Method:     method,
+					Pointer:    fmt.Sprintf("/prompt/%d", i1),
+					Variant:    "image",
+				})
+			}
+		}
+		for i1 := range p.Prompt {
+			if p.Prompt[i1].Audio != nil && !n.cap5() {
+				out = append(out, wire.GateViolation{
+					Capability: "capabilities.session.prompt.audio",
+					Method:     method,
+					Pointer:    fmt.Sprintf("/prompt/%d", i1),
+					Variant:    "audio",
+				})
+			}
+		}
+		for i1 := range p.Prompt {
+			if p.Prompt[i1].Resource != nil && !n.cap6() {
+				out = append(out, wire.GateViolation{
+					Capability: "capabilities.session.prompt.embeddedContext",
+					Method:     method,
+					Pointer:    fmt.Sprintf("/prompt/%d", i1),
+					Variant:    "resource",
+				})
+			}
+		}
+	case "session/cancel":
+		p, ok := v.(*CancelSessionNotification)
+		if !ok || p == nil {
+			return out
+		}
+		if !n.cap0() {
+			out = append(out, wire.GateViolation{
+				Capability: "capabilities.session",
+				Method:     method,
+				Pointer:    "",
+				Variant:    "",
+			})
+		}
 	case "session/delete":
 		p, ok := v.(*DeleteSessionRequest)
 		if !ok || p == nil {
 			return out
 		}
-		if !n.cap0() {
+		if !n.cap1() {
 			out = append(out, wire.GateViolation{
 				Capability: "capabilities.session.delete",
 				Method:     method,
@@ -254,7 +455,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 		if !ok || p == nil {
 			return out
 		}
-		if p.Mode.Form != nil && !n.cap1() {
+		if p.Mode.Form != nil && !n.cap2() {
 			out = append(out, wire.GateViolation{
 				Capability: "capabilities.elicitation.form",
 				Method:     method,
@@ -262,126 +463,13 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 				Variant:    "form",
 			})
 		}
-		if p.Mode.URL != nil && !n.cap2() {
+		if p.Mode.URL != nil && !n.cap3() {
 			out = append(out, wire.GateViolation{
 				Capability: "capabilities.elicitation.url",
 				Method:     method,
 				Pointer:    "",
 				Variant:    "url",
 			})
-		}
-	case "session/prompt":
-		p, ok := v.(*PromptRequest)
-		if !ok || p == nil {
-			return out
-		}
-		for i1 := range p.Prompt {
-			if p.Prompt[i1].Image != nil && !n.cap3() {
-				out = append(out, wire.GateViolation{
-					Capability: "capabilities.session.prompt.image",
-					Method:     method,
-					Pointer:    fmt.Sprintf("/prompt/%d", i1),
-					Variant:    "image",
-				})
-			}
-		}
-		for i1 := range p.Prompt {
-			if p.Prompt[i1].Audio != nil && !n.cap4() {
-				out = append(out, wire.GateViolation{
-					Capability: "capabilities.session.prompt.audio",
-					Method:     method,
-					Pointer:    fmt.Sprintf("/prompt/%d", i1),
-					Variant:    "audio",
-				})
-			}
-		}
-		for i1 := range p.Prompt {
-			if p.Prompt[i1].Resource != nil && !n.cap5() {
-				out = append(out, wire.GateViolation{
-					Capability: "capabilities.session.prompt.embeddedContext",
-					Method:     method,
-					Pointer:    fmt.Sprintf("/prompt/%d", i1),
-					Variant:    "resource",
-				})
-			}
-		}
-	case "session/new":
-		p, ok := v.(*NewSessionRequest)
-		if !ok || p == nil {
-			return out
-		}
-		if p.AdditionalDirectories != nil {
-			if !n.cap7() {
-				out = append(out, wire.GateViolation{
-					Capability: "capabilities.session.additionalDirectories",
-					Method:     method,
-					Pointer:    "/additionalDirectories",
-					Variant:    "",
-				})
-			}
-		}
-		if p.MCPServers != nil {
-			for i1 := range p.MCPServers {
-				if p.MCPServers[i1].Stdio != nil && !n.cap8() {
-					out = append(out, wire.GateViolation{
-						Capability: "capabilities.session.mcp.stdio",
-						Method:     method,
-						Pointer:    fmt.Sprintf("/mcpServers/%d", i1),
-						Variant:    "stdio",
-					})
-				}
-			}
-		}
-		if p.MCPServers != nil {
-			for i1 := range p.MCPServers {
-				if p.MCPServers[i1].HTTP != nil && !n.cap9() {
-					out = append(out, wire.GateViolation{
-						Capability: "capabilities.session.mcp.http",
-						Method:     method,
-						Pointer:    fmt.Sprintf("/mcpServers/%d", i1),
-						Variant:    "http",
-					})
-				}
-			}
-		}
-	case "session/resume":
-		p, ok := v.(*ResumeSessionRequest)
-		if !ok || p == nil {
-			return out
-		}
-		if p.AdditionalDirectories != nil {
-			if !n.cap7() {
-				out = append(out, wire.GateViolation{
-					Capability: "capabilities.session.additionalDirectories",
-					Method:     method,
-					Pointer:    "/additionalDirectories",
-					Variant:    "",
-				})
-			}
-		}
-		if p.MCPServers != nil {
-			for i1 := range p.MCPServers {
-				if p.MCPServers[i1].Stdio != nil && !n.cap8() {
-					out = append(out, wire.GateViolation{
-						Capability: "capabilities.session.mcp.stdio",
-						Method:     method,
-						Pointer:    fmt.Sprintf("/mcpServers/%d", i1),
-						Variant:    "stdio",
-					})
-				}
-			}
-		}
-		if p.MCPServers != nil {
-			for i1 := range p.MCPServers {
-				if p.MCPServers[i1].HTTP != nil && !n.cap9() {
-					out = append(out, wire.GateViolation{
-						Capability: "capabilities.session.mcp.http",
-						Method:     method,
-						Pointer:    fmt.Sprintf("/mcpServers/%d", i1),
-						Variant:    "http",
-					})
-				}
-			}
 		}
 	}
 	return out
@@ -398,7 +486,7 @@ func (n *Negotiated) CheckResult(method string, v any) (out []wire.GateViolation
 		}
 		if p.AuthMethods != nil {
 			for i1 := range p.AuthMethods {
-				if p.AuthMethods[i1].Terminal != nil && !n.cap6() {
+				if p.AuthMethods[i1].Terminal != nil && !n.cap7() {
 					out = append(out, wire.GateViolation{
 						Capability: "capabilities.auth.terminal",
 						Method:     method,

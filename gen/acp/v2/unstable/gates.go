@@ -20,44 +20,46 @@ type Negotiated struct {
 // Allows reports whether the capability at the dotted path was advertised.
 func (n *Negotiated) Allows(capability string) bool {
 	switch capability {
-	case "capabilities.session.delete":
+	case "capabilities.session":
 		return n.cap0()
-	case "capabilities.session.fork":
+	case "capabilities.session.delete":
 		return n.cap1()
-	case "capabilities.session.archive":
+	case "capabilities.session.fork":
 		return n.cap2()
-	case "capabilities.session.status":
+	case "capabilities.session.archive":
 		return n.cap3()
-	case "capabilities.session.title":
+	case "capabilities.session.status":
 		return n.cap4()
-	case "capabilities.auth.status":
+	case "capabilities.session.title":
 		return n.cap5()
-	case "capabilities.providers":
+	case "capabilities.auth.status":
 		return n.cap6()
-	case "capabilities.elicitation.form":
+	case "capabilities.providers":
 		return n.cap7()
-	case "capabilities.elicitation.url":
+	case "capabilities.elicitation.form":
 		return n.cap8()
-	case "capabilities.session.prompt.image":
+	case "capabilities.elicitation.url":
 		return n.cap9()
-	case "capabilities.session.prompt.audio":
+	case "capabilities.session.prompt.image":
 		return n.cap10()
-	case "capabilities.session.prompt.embeddedContext":
+	case "capabilities.session.prompt.audio":
 		return n.cap11()
-	case "capabilities.auth.terminal":
+	case "capabilities.session.prompt.embeddedContext":
 		return n.cap12()
-	case "capabilities.session.additionalDirectories":
+	case "capabilities.auth.terminal":
 		return n.cap13()
-	case "capabilities.session.systemPrompt":
+	case "capabilities.session.additionalDirectories":
 		return n.cap14()
-	case "capabilities.session.systemPrompt.mode.override":
+	case "capabilities.session.systemPrompt":
 		return n.cap15()
-	case "capabilities.session.mcp.stdio":
+	case "capabilities.session.systemPrompt.mode.override":
 		return n.cap16()
-	case "capabilities.session.mcp.http":
+	case "capabilities.session.mcp.stdio":
 		return n.cap17()
-	case "capabilities.session.mcp.acp":
+	case "capabilities.session.mcp.http":
 		return n.cap18()
+	case "capabilities.session.mcp.acp":
+		return n.cap19()
 	}
 	return false
 }
@@ -70,11 +72,7 @@ func (n *Negotiated) cap0() bool {
 	if x1 == nil {
 		return false
 	}
-	x2 := x1.Session
-	if x2 == nil {
-		return false
-	}
-	return x2.Delete != nil
+	return x1.Session != nil
 }
 func (n *Negotiated) cap1() bool {
 	if n == nil || n.Response == nil {
@@ -89,7 +87,7 @@ func (n *Negotiated) cap1() bool {
 	if x2 == nil {
 		return false
 	}
-	return x2.Fork != nil
+	return x2.Delete != nil
 }
 func (n *Negotiated) cap2() bool {
 	if n == nil || n.Response == nil {
@@ -104,7 +102,7 @@ func (n *Negotiated) cap2() bool {
 	if x2 == nil {
 		return false
 	}
-	return x2.Archive != nil
+	return x2.Fork != nil
 }
 func (n *Negotiated) cap3() bool {
 	if n == nil || n.Response == nil {
@@ -119,7 +117,7 @@ func (n *Negotiated) cap3() bool {
 	if x2 == nil {
 		return false
 	}
-	return x2.Status != nil
+	return x2.Archive != nil
 }
 func (n *Negotiated) cap4() bool {
 	if n == nil || n.Response == nil {
@@ -134,9 +132,24 @@ func (n *Negotiated) cap4() bool {
 	if x2 == nil {
 		return false
 	}
-	return x2.Title != nil
+	return x2.Status != nil
 }
 func (n *Negotiated) cap5() bool {
+	if n == nil || n.Response == nil {
+		return false
+	}
+	x0 := n.Response
+	x1 := x0.Capabilities
+	if x1 == nil {
+		return false
+	}
+	x2 := x1.Session
+	if x2 == nil {
+		return false
+	}
+	return x2.Title != nil
+}
+func (n *Negotiated) cap6() bool {
 	if n == nil || n.Response == nil {
 		return false
 	}
@@ -151,7 +164,7 @@ func (n *Negotiated) cap5() bool {
 	}
 	return x2.Status != nil
 }
-func (n *Negotiated) cap6() bool {
+func (n *Negotiated) cap7() bool {
 	if n == nil || n.Response == nil {
 		return false
 	}
@@ -161,21 +174,6 @@ func (n *Negotiated) cap6() bool {
 		return false
 	}
 	return x1.Providers != nil
-}
-func (n *Negotiated) cap7() bool {
-	if n == nil || n.Request == nil {
-		return false
-	}
-	x0 := n.Request
-	x1 := x0.Capabilities
-	if x1 == nil {
-		return false
-	}
-	x2 := x1.Elicitation
-	if x2 == nil {
-		return false
-	}
-	return x2.Form != nil
 }
 func (n *Negotiated) cap8() bool {
 	if n == nil || n.Request == nil {
@@ -190,26 +188,22 @@ func (n *Negotiated) cap8() bool {
 	if x2 == nil {
 		return false
 	}
-	return x2.URL != nil
+	return x2.Form != nil
 }
 func (n *Negotiated) cap9() bool {
-	if n == nil || n.Response == nil {
+	if n == nil || n.Request == nil {
 		return false
 	}
-	x0 := n.Response
+	x0 := n.Request
 	x1 := x0.Capabilities
 	if x1 == nil {
 		return false
 	}
-	x2 := x1.Session
+	x2 := x1.Elicitation
 	if x2 == nil {
 		return false
 	}
-	x3 := x2.Prompt
-	if x3 == nil {
-		return false
-	}
-	return x3.Image != nil
+	return x2.URL != nil
 }
 func (n *Negotiated) cap10() bool {
 	if n == nil || n.Response == nil {
@@ -228,7 +222,7 @@ func (n *Negotiated) cap10() bool {
 	if x3 == nil {
 		return false
 	}
-	return x3.Audio != nil
+	return x3.Image != nil
 }
 func (n *Negotiated) cap11() bool {
 	if n == nil || n.Response == nil {
@@ -247,9 +241,28 @@ func (n *Negotiated) cap11() bool {
 	if x3 == nil {
 		return false
 	}
-	return x3.EmbeddedContext != nil
+	return x3.Audio != nil
 }
 func (n *Negotiated) cap12() bool {
+	if n == nil || n.Response == nil {
+		return false
+	}
+	x0 := n.Response
+	x1 := x0.Capabilities
+	if x1 == nil {
+		return false
+	}
+	x2 := x1.Session
+	if x2 == nil {
+		return false
+	}
+	x3 := x2.Prompt
+	if x3 == nil {
+		return false
+	}
+	return x3.EmbeddedContext != nil
+}
+func (n *Negotiated) cap13() bool {
 	if n == nil || n.Request == nil {
 		return false
 	}
@@ -264,7 +277,7 @@ func (n *Negotiated) cap12() bool {
 	}
 	return x2.Terminal != nil
 }
-func (n *Negotiated) cap13() bool {
+func (n *Negotiated) cap14() bool {
 	if n == nil || n.Response == nil {
 		return false
 	}
@@ -279,7 +292,7 @@ func (n *Negotiated) cap13() bool {
 	}
 	return x2.AdditionalDirectories != nil
 }
-func (n *Negotiated) cap14() bool {
+func (n *Negotiated) cap15() bool {
 	if n == nil || n.Response == nil {
 		return false
 	}
@@ -294,7 +307,7 @@ func (n *Negotiated) cap14() bool {
 	}
 	return x2.SystemPrompt != nil
 }
-func (n *Negotiated) cap15() bool {
+func (n *Negotiated) cap16() bool {
 	if n == nil || n.Response == nil {
 		return false
 	}
@@ -317,7 +330,7 @@ func (n *Negotiated) cap15() bool {
 	}
 	return x4.Override != nil
 }
-func (n *Negotiated) cap16() bool {
+func (n *Negotiated) cap17() bool {
 	if n == nil || n.Response == nil {
 		return false
 	}
@@ -336,7 +349,7 @@ func (n *Negotiated) cap16() bool {
 	}
 	return x3.Stdio != nil
 }
-func (n *Negotiated) cap17() bool {
+func (n *Negotiated) cap18() bool {
 	if n == nil || n.Response == nil {
 		return false
 	}
@@ -355,7 +368,7 @@ func (n *Negotiated) cap17() bool {
 	}
 	return x3.HTTP != nil
 }
-func (n *Negotiated) cap18() bool {
+func (n *Negotiated) cap19() bool {
 	if n == nil || n.Response == nil {
 		return false
 	}
@@ -378,6 +391,18 @@ func (n *Negotiated) cap18() bool {
 // MethodCapability returns the capability a peer must have advertised before it may be sent method.
 func MethodCapability(method string) (string, bool) {
 	switch method {
+	case "session/new":
+		return "capabilities.session", true
+	case "session/list":
+		return "capabilities.session", true
+	case "session/resume":
+		return "capabilities.session", true
+	case "session/close":
+		return "capabilities.session", true
+	case "session/prompt":
+		return "capabilities.session", true
+	case "session/cancel":
+		return "capabilities.session", true
 	case "session/delete":
 		return "capabilities.session.delete", true
 	case "session/fork":
@@ -415,12 +440,252 @@ func (n *Negotiated) AllowsMethod(method string) (bool, string) {
 // its generated type) uses without the capability that allows it; nil when all are allowed.
 func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation) {
 	switch method {
+	case "session/new":
+		p, ok := v.(*NewSessionRequest)
+		if !ok || p == nil {
+			return out
+		}
+		if !n.cap0() {
+			out = append(out, wire.GateViolation{
+				Capability: "capabilities.session",
+				Method:     method,
+				Pointer:    "",
+				Variant:    "",
+			})
+		}
+		if p.AdditionalDirectories != nil {
+			if !n.cap14() {
+				out = append(out, wire.GateViolation{
+					Capability: "capabilities.session.additionalDirectories",
+					Method:     method,
+					Pointer:    "/additionalDirectories",
+					Variant:    "",
+				})
+			}
+		}
+		if p.SystemPrompt != nil {
+			if !n.cap15() {
+				out = append(out, wire.GateViolation{
+					Capability: "capabilities.session.systemPrompt",
+					Method:     method,
+					Pointer:    "/systemPrompt",
+					Variant:    "",
+				})
+			}
+		}
+		if p.SystemPrompt != nil {
+			if p.SystemPrompt.Mode == SystemPromptModeOverride && !n.cap16() {
+				out = append(out, wire.GateViolation{
+					Capability: "capabilities.session.systemPrompt.mode.override",
+					Method:     method,
+					Pointer:    "/systemPrompt/mode",
+					Variant:    "override",
+				})
+			}
+		}
+		if p.MCPServers != nil {
+			for i1 := range p.MCPServers {
+				if p.MCPServers[i1].Stdio != nil && !n.cap17() {
+					out = append(out, wire.GateViolation{
+						Capability: "capabilities.session.mcp.stdio",
+						Method:     method,
+						Pointer:    fmt.Sprintf("/mcpServers/%d", i1),
+						Variant:    "stdio",
+					})
+				}
+			}
+		}
+		if p.MCPServers != nil {
+			for i1 := range p.MCPServers {
+				if p.MCPServers[i1].HTTP != nil && !n.cap18() {
+					out = append(out, wire.GateViolation{
+						Capability: "capabilities.session.mcp.http",
+						Method:     method,
+						Pointer:    fmt.Sprintf("/mcpServers/%d", i1),
+						Variant:    "http",
+					})
+				}
+			}
+		}
+		if p.MCPServers != nil {
+			for i1 := range p.MCPServers {
+				if p.MCPServers[i1].ACP != nil && !n.cap19() {
+					out = append(out, wire.GateViolation{
+						Capability: "capabilities.session.mcp.acp",
+						Method:     method,
+						Pointer:    fmt.Sprintf("/mcpServers/%d", i1),
+						Variant:    "acp",
+					})
+				}
+			}
+		}
+	case "session/list":
+		p, ok := v.(*ListSessionsRequest)
+		if !ok || p == nil {
+			return out
+		}
+		if !n.cap0() {
+			out = append(out, wire.GateViolation{
+				Capability: "capabilities.session",
+				Method:     method,
+				Pointer:    "",
+				Variant:    "",
+			})
+		}
+	case "session/resume":
+		p, ok := v.(*ResumeSessionRequest)
+		if !ok || p == nil {
+			return out
+		}
+		if !n.cap0() {
+			out = append(out, wire.GateViolation{
+				Capability: "capabilities.session",
+				Method:     method,
+				Pointer:    "",
+				Variant:    "",
+			})
+		}
+		if p.AdditionalDirectories != nil {
+			if !n.cap14() {
+				out = append(out, wire.GateViolation{
+					Capability: "capabilities.session.additionalDirectories",
+					Method:     method,
+					Pointer:    "/additionalDirectories",
+					Variant:    "",
+				})
+			}
+		}
+		if p.SystemPrompt != nil {
+			if !n.cap15() {
+				out = append(out, wire.GateViolation{
+					Capability: "capabilities.session.systemPrompt",
+					Method:     method,
+					Pointer:    "/systemPrompt",
+					Variant:    "",
+				})
+			}
+		}
+		if p.SystemPrompt != nil {
+			if p.SystemPrompt.Mode == SystemPromptModeOverride && !n.cap16() {
+				out = append(out, wire.GateViolation{
+					Capability: "capabilities.session.systemPrompt.mode.override",
+					Method:     method,
+					Pointer:    "/systemPrompt/mode",
+					Variant:    "override",
+				})
+			}
+		}
+		if p.MCPServers != nil {
+			for i1 := range p.MCPServers {
+				if p.MCPServers[i1].Stdio != nil && !n.cap17() {
+					out = append(out, wire.GateViolation{
+						Capability: "capabilities.session.mcp.stdio",
+						Method:     method,
+						Pointer:    fmt.Sprintf("/mcpServers/%d", i1),
+						Variant:    "stdio",
+					})
+				}
+			}
+		}
+		if p.MCPServers != nil {
+			for i1 := range p.MCPServers {
+				if p.MCPServers[i1].HTTP != nil && !n.cap18() {
+					out = append(out, wire.GateViolation{
+						Capability: "capabilities.session.mcp.http",
+						Method:     method,
+						Pointer:    fmt.Sprintf("/mcpServers/%d", i1),
+						Variant:    "http",
+					})
+				}
+			}
+		}
+		if p.MCPServers != nil {
+			for i1 := range p.MCPServers {
+				if p.MCPServers[i1].ACP != nil && !n.cap19() {
+					out = append(out, wire.GateViolation{
+						Capability: "capabilities.session.mcp.acp",
+						Method:     method,
+						Pointer:    fmt.Sprintf("/mcpServers/%d", i1),
+						Variant:    "acp",
+					})
+				}
+			}
+		}
+	case "session/close":
+		p, ok := v.(*CloseSessionRequest)
+		if !ok || p == nil {
+			return out
+		}
+		if !n.cap0() {
+			out = append(out, wire.GateViolation{
+				Capability: "capabilities.session",
+				Method:     method,
+				Pointer:    "",
+				Variant:    "",
+			})
+		}
+	case "session/prompt":
+		p, ok := v.(*PromptRequest)
+		if !ok || p == nil {
+			return out
+		}
+		if !n.cap0() {
+			out = append(out, wire.GateViolation{
+				Capability: "capabilities.session",
+				Method:     method,
+				Pointer:    "",
+				Variant:    "",
+			})
+		}
+		for i1 := range p.Prompt {
+			if p.Prompt[i1].Image != nil && !n.cap10() {
+				out = append(out, wire.GateViolation{
+					Capability: "capabilities.session.prompt.image",
+					Method:     method,
+					Pointer:    fmt.Sprintf("/prompt/%d", i1),
+					Variant:    "image",
+				})
+			}
+		}
+		for i1 := range p.Prompt {
+			if p.Prompt[i1].Audio != nil && !n.cap11() {
+				out = append(out, wire.GateViolation{
+					Capability: "capabilities.session.prompt.audio",
+					Method:     method,
+					Pointer:    fmt.Sprintf("/prompt/%d", i1),
+					Variant:    "audio",
+				})
+			}
+		}
+		for i1 := range p.Prompt {
+			if p.Prompt[i1].Resource != nil && !n.cap12() {
+				out = append(out, wire.GateViolation{
+					Capability: "capabilities.session.prompt.embeddedContext",
+					Method:     method,
+					Pointer:    fmt.Sprintf("/prompt/%d", i1),
+					Variant:    "resource",
+				})
+			}
+		}
+	case "session/cancel":
+		p, ok := v.(*CancelSessionNotification)
+		if !ok || p == nil {
+			return out
+		}
+		if !n.cap0() {
+			out = append(out, wire.GateViolation{
+				Capability: "capabilities.session",
+				Method:     method,
+				Pointer:    "",
+				Variant:    "",
+			})
+		}
 	case "session/delete":
 		p, ok := v.(*DeleteSessionRequest)
 		if !ok || p == nil {
 			return out
 		}
-		if !n.cap0() {
+		if !n.cap1() {
 			out = append(out, wire.GateViolation{
 				Capability: "capabilities.session.delete",
 				Method:     method,
@@ -433,7 +698,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 		if !ok || p == nil {
 			return out
 		}
-		if !n.cap1() {
+		if !n.cap2() {
 			out = append(out, wire.GateViolation{
 				Capability: "capabilities.session.fork",
 				Method:     method,
@@ -442,7 +707,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 			})
 		}
 		if p.AdditionalDirectories != nil {
-			if !n.cap13() {
+			if !n.cap14() {
 				out = append(out, wire.GateViolation{
 					Capability: "capabilities.session.additionalDirectories",
 					Method:     method,
@@ -452,7 +717,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 			}
 		}
 		if p.SystemPrompt != nil {
-			if !n.cap14() {
+			if !n.cap15() {
 				out = append(out, wire.GateViolation{
 					Capability: "capabilities.session.systemPrompt",
 					Method:     method,
@@ -462,7 +727,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 			}
 		}
 		if p.SystemPrompt != nil {
-			if p.SystemPrompt.Mode == SystemPromptModeOverride && !n.cap15() {
+			if p.SystemPrompt.Mode == SystemPromptModeOverride && !n.cap16() {
 				out = append(out, wire.GateViolation{
 					Capability: "capabilities.session.systemPrompt.mode.override",
 					Method:     method,
@@ -473,7 +738,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 		}
 		if p.MCPServers != nil {
 			for i1 := range p.MCPServers {
-				if p.MCPServers[i1].Stdio != nil && !n.cap16() {
+				if p.MCPServers[i1].Stdio != nil && !n.cap17() {
 					out = append(out, wire.GateViolation{
 						Capability: "capabilities.session.mcp.stdio",
 						Method:     method,
@@ -485,7 +750,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 		}
 		if p.MCPServers != nil {
 			for i1 := range p.MCPServers {
-				if p.MCPServers[i1].HTTP != nil && !n.cap17() {
+				if p.MCPServers[i1].HTTP != nil && !n.cap18() {
 					out = append(out, wire.GateViolation{
 						Capability: "capabilities.session.mcp.http",
 						Method:     method,
@@ -497,7 +762,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 		}
 		if p.MCPServers != nil {
 			for i1 := range p.MCPServers {
-				if p.MCPServers[i1].ACP != nil && !n.cap18() {
+				if p.MCPServers[i1].ACP != nil && !n.cap19() {
 					out = append(out, wire.GateViolation{
 						Capability: "capabilities.session.mcp.acp",
 						Method:     method,
@@ -512,7 +777,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 		if !ok || p == nil {
 			return out
 		}
-		if !n.cap2() {
+		if !n.cap3() {
 			out = append(out, wire.GateViolation{
 				Capability: "capabilities.session.archive",
 				Method:     method,
@@ -525,7 +790,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 		if !ok || p == nil {
 			return out
 		}
-		if !n.cap2() {
+		if !n.cap3() {
 			out = append(out, wire.GateViolation{
 				Capability: "capabilities.session.archive",
 				Method:     method,
@@ -538,7 +803,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 		if !ok || p == nil {
 			return out
 		}
-		if !n.cap3() {
+		if !n.cap4() {
 			out = append(out, wire.GateViolation{
 				Capability: "capabilities.session.status",
 				Method:     method,
@@ -551,7 +816,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 		if !ok || p == nil {
 			return out
 		}
-		if !n.cap4() {
+		if !n.cap5() {
 			out = append(out, wire.GateViolation{
 				Capability: "capabilities.session.title",
 				Method:     method,
@@ -564,7 +829,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 		if !ok || p == nil {
 			return out
 		}
-		if !n.cap5() {
+		if !n.cap6() {
 			out = append(out, wire.GateViolation{
 				Capability: "capabilities.auth.status",
 				Method:     method,
@@ -577,7 +842,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 		if !ok || p == nil {
 			return out
 		}
-		if !n.cap6() {
+		if !n.cap7() {
 			out = append(out, wire.GateViolation{
 				Capability: "capabilities.providers",
 				Method:     method,
@@ -590,7 +855,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 		if !ok || p == nil {
 			return out
 		}
-		if !n.cap6() {
+		if !n.cap7() {
 			out = append(out, wire.GateViolation{
 				Capability: "capabilities.providers",
 				Method:     method,
@@ -603,7 +868,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 		if !ok || p == nil {
 			return out
 		}
-		if !n.cap6() {
+		if !n.cap7() {
 			out = append(out, wire.GateViolation{
 				Capability: "capabilities.providers",
 				Method:     method,
@@ -616,7 +881,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 		if !ok || p == nil {
 			return out
 		}
-		if p.Mode.Form != nil && !n.cap7() {
+		if p.Mode.Form != nil && !n.cap8() {
 			out = append(out, wire.GateViolation{
 				Capability: "capabilities.elicitation.form",
 				Method:     method,
@@ -624,190 +889,13 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 				Variant:    "form",
 			})
 		}
-		if p.Mode.URL != nil && !n.cap8() {
+		if p.Mode.URL != nil && !n.cap9() {
 			out = append(out, wire.GateViolation{
 				Capability: "capabilities.elicitation.url",
 				Method:     method,
 				Pointer:    "",
 				Variant:    "url",
 			})
-		}
-	case "session/prompt":
-		p, ok := v.(*PromptRequest)
-		if !ok || p == nil {
-			return out
-		}
-		for i1 := range p.Prompt {
-			if p.Prompt[i1].Image != nil && !n.cap9() {
-				out = append(out, wire.GateViolation{
-					Capability: "capabilities.session.prompt.image",
-					Method:     method,
-					Pointer:    fmt.Sprintf("/prompt/%d", i1),
-					Variant:    "image",
-				})
-			}
-		}
-		for i1 := range p.Prompt {
-			if p.Prompt[i1].Audio != nil && !n.cap10() {
-				out = append(out, wire.GateViolation{
-					Capability: "capabilities.session.prompt.audio",
-					Method:     method,
-					Pointer:    fmt.Sprintf("/prompt/%d", i1),
-					Variant:    "audio",
-				})
-			}
-		}
-		for i1 := range p.Prompt {
-			if p.Prompt[i1].Resource != nil && !n.cap11() {
-				out = append(out, wire.GateViolation{
-					Capability: "capabilities.session.prompt.embeddedContext",
-					Method:     method,
-					Pointer:    fmt.Sprintf("/prompt/%d", i1),
-					Variant:    "resource",
-				})
-			}
-		}
-	case "session/new":
-		p, ok := v.(*NewSessionRequest)
-		if !ok || p == nil {
-			return out
-		}
-		if p.AdditionalDirectories != nil {
-			if !n.cap13() {
-				out = append(out, wire.GateViolation{
-					Capability: "capabilities.session.additionalDirectories",
-					Method:     method,
-					Pointer:    "/additionalDirectories",
-					Variant:    "",
-				})
-			}
-		}
-		if p.SystemPrompt != nil {
-			if !n.cap14() {
-				out = append(out, wire.GateViolation{
-					Capability: "capabilities.session.systemPrompt",
-					Method:     method,
-					Pointer:    "/systemPrompt",
-					Variant:    "",
-				})
-			}
-		}
-		if p.SystemPrompt != nil {
-			if p.SystemPrompt.Mode == SystemPromptModeOverride && !n.cap15() {
-				out = append(out, wire.GateViolation{
-					Capability: "capabilities.session.systemPrompt.mode.override",
-					Method:     method,
-					Pointer:    "/systemPrompt/mode",
-					Variant:    "override",
-				})
-			}
-		}
-		if p.MCPServers != nil {
-			for i1 := range p.MCPServers {
-				if p.MCPServers[i1].Stdio != nil && !n.cap16() {
-					out = append(out, wire.GateViolation{
-						Capability: "capabilities.session.mcp.stdio",
-						Method:     method,
-						Pointer:    fmt.Sprintf("/mcpServers/%d", i1),
-						Variant:    "stdio",
-					})
-				}
-			}
-		}
-		if p.MCPServers != nil {
-			for i1 := range p.MCPServers {
-				if p.MCPServers[i1].HTTP != nil && !n.cap17() {
-					out = append(out, wire.GateViolation{
-						Capability: "capabilities.session.mcp.http",
-						Method:     method,
-						Pointer:    fmt.Sprintf("/mcpServers/%d", i1),
-						Variant:    "http",
-					})
-				}
-			}
-		}
-		if p.MCPServers != nil {
-			for i1 := range p.MCPServers {
-				if p.MCPServers[i1].ACP != nil && !n.cap18() {
-					out = append(out, wire.GateViolation{
-						Capability: "capabilities.session.mcp.acp",
-						Method:     method,
-						Pointer:    fmt.Sprintf("/mcpServers/%d", i1),
-						Variant:    "acp",
-					})
-				}
-			}
-		}
-	case "session/resume":
-		p, ok := v.(*ResumeSessionRequest)
-		if !ok || p == nil {
-			return out
-		}
-		if p.AdditionalDirectories != nil {
-			if !n.cap13() {
-				out = append(out, wire.GateViolation{
-					Capability: "capabilities.session.additionalDirectories",
-					Method:     method,
-					Pointer:    "/additionalDirectories",
-					Variant:    "",
-				})
-			}
-		}
-		if p.SystemPrompt != nil {
-			if !n.cap14() {
-				out = append(out, wire.GateViolation{
-					Capability: "capabilities.session.systemPrompt",
-					Method:     method,
-					Pointer:    "/systemPrompt",
-					Variant:    "",
-				})
-			}
-		}
-		if p.SystemPrompt != nil {
-			if p.SystemPrompt.Mode == SystemPromptModeOverride && !n.cap15() {
-				out = append(out, wire.GateViolation{
-					Capability: "capabilities.session.systemPrompt.mode.override",
-					Method:     method,
-					Pointer:    "/systemPrompt/mode",
-					Variant:    "override",
-				})
-			}
-		}
-		if p.MCPServers != nil {
-			for i1 := range p.MCPServers {
-				if p.MCPServers[i1].Stdio != nil && !n.cap16() {
-					out = append(out, wire.GateViolation{
-						Capability: "capabilities.session.mcp.stdio",
-						Method:     method,
-						Pointer:    fmt.Sprintf("/mcpServers/%d", i1),
-						Variant:    "stdio",
-					})
-				}
-			}
-		}
-		if p.MCPServers != nil {
-			for i1 := range p.MCPServers {
-				if p.MCPServers[i1].HTTP != nil && !n.cap17() {
-					out = append(out, wire.GateViolation{
-						Capability: "capabilities.session.mcp.http",
-						Method:     method,
-						Pointer:    fmt.Sprintf("/mcpServers/%d", i1),
-						Variant:    "http",
-					})
-				}
-			}
-		}
-		if p.MCPServers != nil {
-			for i1 := range p.MCPServers {
-				if p.MCPServers[i1].ACP != nil && !n.cap18() {
-					out = append(out, wire.GateViolation{
-						Capability: "capabilities.session.mcp.acp",
-						Method:     method,
-						Pointer:    fmt.Sprintf("/mcpServers/%d", i1),
-						Variant:    "acp",
-					})
-				}
-			}
 		}
 	}
 	return out
@@ -824,7 +912,7 @@ func (n *Negotiated) CheckResult(method string, v any) (out []wire.GateViolation
 		}
 		if p.AuthMethods != nil {
 			for i1 := range p.AuthMethods {
-				if p.AuthMethods[i1].Terminal != nil && !n.cap12() {
+				if p.AuthMethods[i1].Terminal != nil && !n.cap13() {
 					out = append(out, wire.GateViolation{
 						Capability: "capabilities.auth.terminal",
 						Method:     method,

@@ -28,6 +28,10 @@ func TestGates(t *testing.T) {
 		Capabilities: []acpgentest.Capability{{
 			Bool:     false,
 			InResult: true,
+			Path:     "capabilities.session",
+		}, {
+			Bool:     false,
+			InResult: true,
 			Path:     "capabilities.session.delete",
 		}, {
 			Bool:     false,
@@ -103,6 +107,138 @@ func TestGates(t *testing.T) {
 			Path:     "capabilities.session.mcp.acp",
 		}},
 		Cases: []acpgentest.GateCase{{
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
+				n, err := negotiated(ng)
+				if err != nil {
+					return false, "", err
+				}
+				ok, need := n.AllowsMethod(method)
+				return ok, need, nil
+			},
+			Capability: "capabilities.session",
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
+				n, err := negotiated(ng)
+				if err != nil {
+					return nil, err
+				}
+				v := NewSessionRequest{}
+				return n.CheckParams("session/new", &v), nil
+			},
+			Gate:    "session/new params -> capabilities.session (table)",
+			Method:  "session/new",
+			Pointer: "",
+			Require: false,
+		}, {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
+				n, err := negotiated(ng)
+				if err != nil {
+					return false, "", err
+				}
+				ok, need := n.AllowsMethod(method)
+				return ok, need, nil
+			},
+			Capability: "capabilities.session",
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
+				n, err := negotiated(ng)
+				if err != nil {
+					return nil, err
+				}
+				v := ListSessionsRequest{}
+				return n.CheckParams("session/list", &v), nil
+			},
+			Gate:    "session/list params -> capabilities.session (table)",
+			Method:  "session/list",
+			Pointer: "",
+			Require: false,
+		}, {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
+				n, err := negotiated(ng)
+				if err != nil {
+					return false, "", err
+				}
+				ok, need := n.AllowsMethod(method)
+				return ok, need, nil
+			},
+			Capability: "capabilities.session",
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
+				n, err := negotiated(ng)
+				if err != nil {
+					return nil, err
+				}
+				v := ResumeSessionRequest{}
+				return n.CheckParams("session/resume", &v), nil
+			},
+			Gate:    "session/resume params -> capabilities.session (table)",
+			Method:  "session/resume",
+			Pointer: "",
+			Require: false,
+		}, {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
+				n, err := negotiated(ng)
+				if err != nil {
+					return false, "", err
+				}
+				ok, need := n.AllowsMethod(method)
+				return ok, need, nil
+			},
+			Capability: "capabilities.session",
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
+				n, err := negotiated(ng)
+				if err != nil {
+					return nil, err
+				}
+				v := CloseSessionRequest{}
+				return n.CheckParams("session/close", &v), nil
+			},
+			Gate:    "session/close params -> capabilities.session (table)",
+			Method:  "session/close",
+			Pointer: "",
+			Require: false,
+		}, {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
+				n, err := negotiated(ng)
+				if err != nil {
+					return false, "", err
+				}
+				ok, need := n.AllowsMethod(method)
+				return ok, need, nil
+			},
+			Capability: "capabilities.session",
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
+				n, err := negotiated(ng)
+				if err != nil {
+					return nil, err
+				}
+				v := PromptRequest{}
+				return n.CheckParams("session/prompt", &v), nil
+			},
+			Gate:    "session/prompt params -> capabilities.session (table)",
+			Method:  "session/prompt",
+			Pointer: "",
+			Require: false,
+		}, {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
+				n, err := negotiated(ng)
+				if err != nil {
+					return false, "", err
+				}
+				ok, need := n.AllowsMethod(method)
+				return ok, need, nil
+			},
+			Capability: "capabilities.session",
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
+				n, err := negotiated(ng)
+				if err != nil {
+					return nil, err
+				}
+				v := CancelSessionNotification{}
+				return n.CheckParams("session/cancel", &v), nil
+			},
+			Gate:    "session/cancel params -> capabilities.session (table)",
+			Method:  "session/cancel",
+			Pointer: "",
+			Require: false,
+		}, {
 			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 				n, err := negotiated(ng)
 				if err != nil {
