@@ -47,7 +47,9 @@ func sessionIDOf(obj json.RawMessage) string {
 	return s
 }
 
-func (p *peek) isRequest() bool      { return p.Method != nil && len(p.ID) > 0 && !bytes.Equal(p.ID, []byte("null")) }
+func (p *peek) isRequest() bool {
+	return p.Method != nil && len(p.ID) > 0 && !bytes.Equal(p.ID, []byte("null"))
+}
 func (p *peek) isNotification() bool { return p.Method != nil && len(p.ID) == 0 }
 func (p *peek) isResponse() bool     { return p.Method == nil && (len(p.Result) > 0 || len(p.Error) > 0) }
 func (p *peek) method() string {
