@@ -65,7 +65,7 @@ func (l *wsLink) read() ([]byte, error) {
 				return nil, io.EOF
 			}
 			switch websocket.CloseStatus(err) {
-			case websocket.StatusNormalClosure, websocket.StatusGoingAway:
+			case websocket.StatusNormalClosure, websocket.StatusGoingAway, websocket.StatusNoStatusRcvd:
 				return nil, io.EOF
 			}
 			return nil, err
