@@ -86,7 +86,7 @@ func (t *testClient) taken() []string {
 }
 
 // startServer serves s on a test server and returns its /acp URL.
-func startServer(t *testing.T, s *Server) string {
+func startServer(t testing.TB, s *Server) string {
 	t.Helper()
 	mux := http.NewServeMux()
 	mux.Handle("/acp", s)
