@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/acpgen/acpgen/runtime/wire"
@@ -87,5 +89,36 @@ func TestDialFallsBackToStreamableHTTP(t *testing.T) {
 	}
 	if res, err := rpc.Call(context.Background(), "echo", wire.Raw(`{"a":1}`)); err != nil || string(res) != `{"a":1}` {
 		t.Errorf("echo: %s, %v", res, err)
+	}
+}
+
+// Dial's default client returns the cookies the server sets on every later
+// request: each POST and GET after initialize carries the affinity cookie.
+func TestDialKeepsCookies(t *testing.T) {
+	s := NewServer(serveTest, Options{Logger: quiet()})
+	var missing []string
+	var mu sync.Mutex
+	mux := http.NewServeMux()
+	mux.Handle("/acp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := r.Cookie("affinity"); err != nil {
+			if r.Header.Get(HeaderConnectionID) != "" || r.Method == http.MethodGet {
+				mu.Lock()
+				missing = append(missing, r.Method)
+				mu.Unlock()
+			}
+			http.SetCookie(w, &http.Cookie{Name: "affinity", Value: "node-7"})
+		}
+		s.ServeHTTP(w, r)
+	}))
+	ts := httptest.NewServer(mux)
+	t.Cleanup(func() { s.Close(); ts.Close() })
+	rpc, client, _ := dialRPC(t, ts.URL+"/acp", DialOptions{Profile: StreamableHTTP})
+	if _, err := rpc.Call(context.Background(), "stream", wire.Raw(`{"sessionId":"s1","n":1}`)); err != nil || len(client.taken()) != 1 {
+		t.Fatalf("stream: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(missing) > 0 {
+		t.Errorf("requests after the cookie was set came without it: %v", missing)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"time"
@@ -23,7 +24,9 @@ type DialOptions struct {
 	Header http.Header
 	// HTTPClient carries the requests; it must not time out long-lived
 	// event streams (leave Timeout 0). Default: a client on
-	// http.DefaultTransport. For h2c, give it a transport whose Protocols
+	// http.DefaultTransport with a cookie jar of its own, so that cookies the
+	// server sets (load-balancer affinity, say) come back on every request
+	// of both profiles, as the RFD requires. For h2c, give it a transport whose Protocols
 	// allow only unencrypted HTTP/2 (Streamable HTTP only: WebSocket needs
 	// an HTTP/1.1 upgrade).
 	HTTPClient *http.Client
@@ -61,7 +64,8 @@ func (e *HTTPError) Error() string {
 // be initialize; WebSocket connects at once.
 func Dial(ctx context.Context, rawURL string, o DialOptions) (*Conn, error) {
 	if o.HTTPClient == nil {
-		o.HTTPClient = &http.Client{}
+		jar, _ := cookiejar.New(nil)
+		o.HTTPClient = &http.Client{Jar: jar}
 	}
 	if o.MaxMessage <= 0 {
 		o.MaxMessage = DefaultClientMaxMessage
