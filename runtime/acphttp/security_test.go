@@ -298,10 +298,12 @@ func TestShutdown(t *testing.T) {
 		t.Fatalf("GET: %v %v", resp, err)
 	}
 	defer resp.Body.Close()
+	wsErr := make(chan error, 1)
+	go func() { _, _, err := ws.Read(ctx); wsErr <- err }() // reading answers the close handshake
 	if err := s.Shutdown(ctx); err != nil {
 		t.Fatalf("Shutdown: %v", err)
 	}
-	if _, _, err := ws.Read(ctx); websocket.CloseStatus(err) != websocket.StatusGoingAway {
+	if err := <-wsErr; websocket.CloseStatus(err) != websocket.StatusGoingAway {
 		t.Errorf("WebSocket after Shutdown: %v, want close 1001", err)
 	}
 	if _, err := bufio.NewReader(resp.Body).ReadString('\n'); err == nil {

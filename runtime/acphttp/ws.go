@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -22,6 +23,8 @@ type wsLink struct {
 	// mustInit makes the first message an initialize request, as the
 	// server side of the profile requires.
 	mustInit bool
+	// goingAway makes close use 1001: the server is shutting down.
+	goingAway atomic.Bool
 }
 
 func newWSLink(c *websocket.Conn, maxMessage int, writeTimeout, ping time.Duration, log *slog.Logger) *wsLink {
@@ -94,12 +97,19 @@ func (l *wsLink) write(msg []byte) error {
 	return l.c.Write(ctx, websocket.MessageText, msg)
 }
 
-func (l *wsLink) close() error { return l.closeWith(websocket.StatusNormalClosure, "") }
+func (l *wsLink) close() error {
+	if l.goingAway.Load() {
+		return l.closeWith(websocket.StatusGoingAway, "Server shutting down")
+	}
+	return l.closeWith(websocket.StatusNormalClosure, "")
+}
 
-// closeWith closes the socket with a status, unblocking a pending read.
+// closeWith closes the socket with a status, then unblocks a pending read.
+// The close frame goes first: cancelling the read first would drop the
+// socket without one.
 func (l *wsLink) closeWith(code websocket.StatusCode, reason string) error {
-	l.cancel()
 	err := l.c.Close(code, reason)
+	l.cancel()
 	var ce websocket.CloseError
 	if errors.As(err, &ce) || errors.Is(err, net.ErrClosed) {
 		return nil // already closed, by the peer or by us
@@ -125,7 +135,7 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request, principa
 	l := newWSLink(ws, s.o.MaxMessage, s.o.StallTimeout, s.o.PingInterval, s.log)
 	l.mustInit = true
 	c := &Conn{l: l, profile: WebSocket, id: id, principal: principal}
-	sc := &serverConn{principal: principal, kill: func() { l.closeWith(websocket.StatusGoingAway, "Server shutting down") }}
+	sc := &serverConn{principal: principal, kill: func() { l.goingAway.Store(true) }}
 	if err := s.open(c, sc); err != nil {
 		ws.Close(websocket.StatusTryAgainLater, "Server busy")
 	}
