@@ -3,6 +3,7 @@ module github.com/acpgen/acpgen
 go 1.26.0
 
 require (
+	github.com/coder/websocket v1.8.15
 	github.com/dave/jennifer v1.7.1
 	github.com/go-json-experiment/json v0.0.0-20260820222146-c27c302e5fc3
 	github.com/urfave/cli/v2 v2.27.7

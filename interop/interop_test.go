@@ -494,3 +494,83 @@ func hasKey(m map[string]any, k string) bool {
 	_, ok := m[k]
 	return ok
 }
+
+// listen starts a server process that prints "listening on URL" on stdout
+// and returns the URL; the process is killed at cleanup.
+func listen(t *testing.T, name string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	cmd := exec.CommandContext(ctx, name, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("%s stderr:\n%s", filepath.Base(name), stderr.String())
+		}
+	})
+	line, err := bufio.NewReader(out).ReadString('\n')
+	url, found := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
+	if err != nil || !found {
+		t.Fatalf("%s printed %q (%v), want \"listening on URL\"", name, line, err)
+	}
+	return url
+}
+
+// The TypeScript SDK's WebSocket and Streamable HTTP clients drive the Go
+// example agent served by runtime/acphttp, reconnecting to load the session.
+func TestTypeScriptRemoteClientsDriveGoAgent(t *testing.T) {
+	requireSDK(t)
+	agent, _ := binaries(t)
+	url := listen(t, agent, "-listen", "127.0.0.1:0", "-token", "interop-token")
+	for _, profile := range []string{"ws", "http"} {
+		t.Run(profile, func(t *testing.T) {
+			cwd, dirs := roots(t)
+			out, err := run(t, "node", append([]string{"ts-remote-client.mjs", profile, url, "interop-token", cwd}, dirs...)...)
+			if err != nil {
+				t.Fatalf("ts-remote-client.mjs: %v", err)
+			}
+			got := wantSteps(t, out, "initialize", "session/new", "session/prompt", "session/cancel", "invalid params", "session/load", "exit")
+			if want := "roots=" + strings.Join(append([]string{cwd}, dirs...), ","); !strings.Contains(got["session/new"], want) {
+				t.Errorf("session/new: %q, want %q", got["session/new"], want)
+			}
+			if want := `chunks=["hello"," streamed"," world"]`; !strings.Contains(got["session/prompt"], want) {
+				t.Errorf("session/prompt: %q, want %q", got["session/prompt"], want)
+			}
+		})
+	}
+}
+
+// The Go example client drives the TypeScript SDK's AcpServer over both
+// profiles, reconnecting to load the session.
+func TestGoRemoteClientDrivesTypeScriptAgent(t *testing.T) {
+	requireSDK(t)
+	_, client := binaries(t)
+	url := listen(t, "node", "ts-agent.mjs", "--listen", "--token", "interop-token")
+	for _, profile := range []string{"websocket", "streamable-http"} {
+		t.Run(profile, func(t *testing.T) {
+			cwd, dirs := roots(t)
+			out, err := run(t, client, "-connect", url, "-profile", profile, "-token", "interop-token",
+				"-cwd", cwd, "-add-dir", dirs[0], "-add-dir", dirs[1])
+			if err != nil {
+				t.Fatalf("examples/client -connect: %v", err)
+			}
+			got := wantSteps(t, out, "connect", "initialize", "session/new", "gate", "session/prompt", "session/cancel",
+				"invalid params", "history", "session/load", "exit")
+			if got["connect"] != "profile="+profile {
+				t.Errorf("connect: %q, want profile=%s", got["connect"], profile)
+			}
+			if want := "roots=" + strings.Join(append([]string{cwd}, dirs...), ","); !strings.Contains(got["session/new"], want) {
+				t.Errorf("session/new: %q, want %q", got["session/new"], want)
+			}
+		})
+	}
+}

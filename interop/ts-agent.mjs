@@ -7,9 +7,22 @@
 // runtimeContext: the SDK's schema has no such member and strips it from
 // session/prompt params, so advertising it would be a false promise.
 //
-// Usage: node ts-agent.mjs   (logs go to stderr)
+// session/load (advertised) replays a session's recorded prompts as
+// user_message_chunk updates; sessions outlive a connection.
+//
+// With --listen, it serves ACP over the network instead with the SDK's
+// AcpServer (experimental/server): Streamable HTTP and, through the `ws`
+// package, WebSocket, both at /acp on 127.0.0.1; it prints
+// "listening on http://127.0.0.1:PORT/acp" and requires
+// "Authorization: Bearer TOKEN" when given --token TOKEN.
+//
+// Usage: node ts-agent.mjs [--listen [--token TOKEN]]   (logs go to stderr)
 import * as acp from "@agentclientprotocol/sdk";
+import { AcpServer } from "@agentclientprotocol/sdk/experimental/server";
+import { createNodeHttpHandler, createNodeWebSocketUpgradeHandler } from "@agentclientprotocol/sdk/experimental/node";
+import { createServer } from "node:http";
 import { Readable, Writable } from "node:stream";
+import { WebSocketServer } from "ws";
 
 const sessions = new Map();
 let nextId = 0;
@@ -27,7 +40,7 @@ const app = acp
   .onRequest(acp.methods.agent.initialize, () => ({
     protocolVersion: acp.PROTOCOL_VERSION,
     agentInfo: { name: "typescript-sdk-agent", version: "2.4.0" },
-    agentCapabilities: { sessionCapabilities: { additionalDirectories: {} } },
+    agentCapabilities: { loadSession: true, sessionCapabilities: { additionalDirectories: {} } },
   }))
   .onRequest(acp.methods.agent.session.new, ({ params }) => {
     const roots = [params.cwd, ...(params.additionalDirectories ?? [])];
@@ -73,6 +86,20 @@ const app = acp
       s.cancel = null;
     }
   })
+  .onRequest(acp.methods.agent.session.load, async ({ params, client }) => {
+    const s = session(params.sessionId);
+    for (const turn of s.history) {
+      for (const block of turn.prompt) {
+        if (block.type === "text") {
+          await client.notify(acp.methods.client.session.update, {
+            sessionId: params.sessionId,
+            update: { sessionUpdate: "user_message_chunk", content: { type: "text", text: block.text } },
+          });
+        }
+      }
+    }
+    return {};
+  })
   .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
     sessions.get(params.sessionId)?.cancel?.();
   })
@@ -87,7 +114,43 @@ const app = acp
     ({ params }) => ({ turns: session(params.sessionId).history }),
   );
 
-const connection = app.connect(
-  acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)),
-);
-await connection.closed;
+const args = process.argv.slice(2);
+if (args[0] === "--listen") {
+  const token = args[1] === "--token" ? args[2] : undefined;
+  const server = new AcpServer({ agent: app });
+  const handleHttp = createNodeHttpHandler(server);
+  const wss = new WebSocketServer({ noServer: true });
+  const handleUpgrade = createNodeWebSocketUpgradeHandler(server, wss);
+  const authorized = (req) => !token || req.headers.authorization === `Bearer ${token}`;
+  const http = createServer((req, res) => {
+    if (new URL(req.url, "http://x").pathname !== "/acp") {
+      res.writeHead(404).end();
+    } else if (!authorized(req)) {
+      res.writeHead(401).end("Unauthorized");
+    } else {
+      handleHttp(req, res);
+    }
+  });
+  http.on("upgrade", (req, socket, head) => {
+    if (new URL(req.url, "http://x").pathname !== "/acp" || !authorized(req)) {
+      socket.end("HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\n\r\n");
+      return;
+    }
+    handleUpgrade(req, socket, head);
+  });
+  http.listen(0, "127.0.0.1", () => {
+    console.log(`listening on http://127.0.0.1:${http.address().port}/acp`);
+  });
+  const stop = async () => {
+    await server.close();
+    http.close();
+    process.exit(0);
+  };
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+} else {
+  const connection = app.connect(
+    acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)),
+  );
+  await connection.closed;
+}

@@ -35,6 +35,9 @@ type Data struct {
 	Module string
 	// GoVersion is go.mod's go directive.
 	GoVersion string
+	// HTTP makes the agent serve ACP over the network (runtime/acphttp)
+	// instead of stdio.
+	HTTP bool
 	// Require lists go.mod's requirements, in order; none when the
 	// version of github.com/acpgen/acpgen is unknown (`go get` adds it).
 	Require []Requirement

@@ -42,6 +42,7 @@ func scaffoldCommand() *cli.Command {
 				&cli.BoolFlag{Name: "unstable", Usage: "build on the unstable channel instead (the configuration's unstable channel; without one " + defaultImport + "/unstable)"},
 				&cli.StringFlag{Name: "acpgen-version", Usage: "version of " + acpgenModule + " a new go.mod requires (default: this acpgen's own version, or the replacement folder it was built from; else what the module in reach uses)"},
 				&cli.StringFlag{Name: "replace", Usage: "folder that a new go.mod replaces " + acpgenModule + " with (a local checkout)"},
+				&cli.BoolFlag{Name: "http", Usage: "agent only: serve ACP over the network at http://ADDR/acp (WebSocket and Streamable HTTP) instead of stdio"},
 			},
 			Action: func(c *cli.Context) error {
 				if c.NArg() > 0 {
@@ -71,7 +72,10 @@ func scaffold(c *cli.Context, kind string) error {
 	if err := checkEmpty(out); err != nil {
 		return err
 	}
-	d := templates.Data{Name: filepath.Base(out), GoVersion: starterGoVersion}
+	d := templates.Data{Name: filepath.Base(out), GoVersion: starterGoVersion, HTTP: c.Bool("http")}
+	if d.HTTP && kind != "agent" {
+		return fmt.Errorf("--http applies to agents: a client dials with acphttp.Dial")
+	}
 	if !regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`).MatchString(d.Name) {
 		return fmt.Errorf("--out %s: the folder's name %q is not a usable program name (letters, digits, '.', '_', '-')", c.String("out"), d.Name)
 	}

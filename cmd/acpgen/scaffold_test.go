@@ -1,11 +1,19 @@
 package main
 
 import (
+	"bufio"
+	"context"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/acpgen/acpgen/gen/acp"
+	"github.com/acpgen/acpgen/runtime/acphttp"
 )
 
 // goIn runs the go command in dir. Modules come from the module cache and
@@ -280,4 +288,84 @@ func TestScaffoldFromReplacedInstall(t *testing.T) {
 	mustContain(t, string(mod), "replace github.com/acpgen/acpgen => "+repo+"\n", "replace example.com/host => "+host+"\n")
 	goIn(t, client, "mod", "tidy")
 	goIn(t, client, "build", "-o", "my-client", ".")
+}
+
+// `scaffold agent --http` writes an agent that serves both network profiles:
+// built inside a module, it answers a prompt over WebSocket and over
+// Streamable HTTP. --http is refused for a client.
+func TestScaffoldHTTPAgent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module with the go command")
+	}
+	repo := repoRoot(t)
+	host := t.TempDir()
+	mod := "module example.com/host\n\ngo 1.26.0\n\nrequire github.com/acpgen/acpgen v0.0.0\n\nreplace github.com/acpgen/acpgen => " + repo + "\n"
+	if err := os.WriteFile(filepath.Join(host, "go.mod"), []byte(mod), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := run(t, "scaffold", "agent", "--http", "--out", filepath.Join(host, "net-agent"))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	goIn(t, host, "build", "-o", "net-agent.bin", "./net-agent")
+	goIn(t, host, "vet", "./...")
+	if out, err := run(t, "scaffold", "client", "--http", "--out", filepath.Join(host, "c")); err == nil || !strings.Contains(err.Error(), "--http applies to agents") {
+		t.Errorf("client --http: %v\n%s", err, out)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(host, "net-agent.bin"), "-listen", "127.0.0.1:0", "-token", "t0k")
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cancel(); cmd.Wait() }()
+	line, _ := bufio.NewReader(stdout).ReadString('\n')
+	url, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
+	if !ok {
+		t.Fatalf("agent printed %q", line)
+	}
+	for _, p := range []acphttp.Profile{acphttp.WebSocket, acphttp.StreamableHTTP} {
+		c, err := acphttp.Dial(ctx, url, acphttp.DialOptions{Profile: p, Header: http.Header{"Authorization": {"Bearer t0k"}}})
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		h := &chunks{}
+		conn := acp.NewClientConn(h, c, c, acp.ConnOptions{})
+		go conn.Run(ctx)
+		if _, err := conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: acp.CurrentProtocolVersion}); err != nil {
+			t.Fatalf("%s initialize: %v", p, err)
+		}
+		s, err := conn.SessionNew(ctx, &acp.NewSessionRequest{Cwd: host, MCPServers: []acp.MCPServer{}})
+		if err != nil {
+			t.Fatalf("%s session/new: %v", p, err)
+		}
+		res, err := conn.SessionPrompt(ctx, &acp.PromptRequest{SessionID: s.SessionID, Prompt: []acp.ContentBlock{acp.NewContentBlockText(acp.TextContent{Text: "ping"})}})
+		if err != nil || res.StopReason != acp.StopReasonEndTurn || !strings.Contains(h.text(), "You said: ping") {
+			t.Errorf("%s session/prompt: %v, %v, streamed %q", p, res, err, h.text())
+		}
+		c.Close()
+	}
+}
+
+// chunks collects agent_message_chunk text.
+type chunks struct {
+	acp.UnimplementedClientHandler
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (c *chunks) SessionUpdate(_ context.Context, p *acp.SessionNotification) {
+	if m := p.Update.AgentMessageChunk; m != nil && m.Content.Text != nil {
+		c.mu.Lock()
+		c.b.WriteString(m.Content.Text.Text)
+		c.mu.Unlock()
+	}
+}
+
+func (c *chunks) text() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.b.String()
 }

@@ -16,6 +16,17 @@
 //     (PromptRequest.ForHistory), which the extension method
 //     "_acpgen/history" returns.
 //
+// Sessions outlive a connection: session/load (advertised) replays a
+// session's recorded prompts as user_message_chunk updates on whichever
+// connection loads it.
+//
+// With -listen ADDR it serves ACP over the network instead, at /acp, in both
+// profiles (WebSocket and Streamable HTTP, on HTTP/1.1 and h2c), printing
+// "listening on http://ADDR/acp" once it accepts connections; -token makes
+// every request need "Authorization: Bearer TOKEN". Each transport connection
+// gets its own AgentConn; the sessions are shared, and a session can only be
+// loaded by the principal that created it.
+//
 // The interop tests drive this binary from the official TypeScript SDK and
 // from examples/client.
 package main
@@ -23,15 +34,20 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/acpgen/acpgen/gen/acp"
+	"github.com/acpgen/acpgen/runtime/acphttp"
 )
 
 // Names shared with the interop harness.
@@ -42,19 +58,27 @@ const (
 )
 
 type session struct {
+	owner   string // the principal that created it (acphttp.PrincipalFrom)
 	roots   []string
 	history []acp.PromptRequest // as recorded for replay: no runtimeContext
 }
 
-type agent struct {
-	acp.UnimplementedAgentHandler
-	conn *acp.AgentConn
-	log  *slog.Logger
-
+// store holds the sessions of every connection.
+type store struct {
 	mu       sync.Mutex
 	next     int
 	sessions map[acp.SessionID]*session
 }
+
+// agent serves one connection.
+type agent struct {
+	acp.UnimplementedAgentHandler
+	*store
+	conn *acp.AgentConn
+	log  *slog.Logger
+}
+
+var loadSession = true
 
 func (a *agent) Initialize(ctx context.Context, p *acp.InitializeRequest) (*acp.InitializeResponse, error) {
 	title := "acpgen example agent"
@@ -62,6 +86,7 @@ func (a *agent) Initialize(ctx context.Context, p *acp.InitializeRequest) (*acp.
 		ProtocolVersion: acp.CurrentProtocolVersion,
 		AgentInfo:       &acp.Implementation{Name: "acpgen-example-agent", Title: &title, Version: "0.1.0"},
 		AgentCapabilities: &acp.AgentCapabilities{
+			LoadSession: &loadSession,
 			SessionCapabilities: &acp.SessionCapabilities{
 				AdditionalDirectories: &acp.SessionAdditionalDirectoriesCapabilities{},
 				RuntimeContext:        &acp.SessionRuntimeContextCapabilities{},
@@ -81,7 +106,7 @@ func (a *agent) SessionNew(ctx context.Context, p *acp.NewSessionRequest) (*acp.
 	a.mu.Lock()
 	a.next++
 	id := acp.SessionID(fmt.Sprintf("sess-%d", a.next))
-	a.sessions[id] = &session{roots: roots}
+	a.sessions[id] = &session{owner: acphttp.PrincipalFrom(ctx), roots: roots}
 	a.mu.Unlock()
 	a.log.Info("session created", "sessionId", id, "roots", roots)
 	return &acp.NewSessionResponse{
@@ -90,18 +115,18 @@ func (a *agent) SessionNew(ctx context.Context, p *acp.NewSessionRequest) (*acp.
 	}, nil
 }
 
-func (a *agent) session(id acp.SessionID) (*session, error) {
+func (a *agent) session(ctx context.Context, id acp.SessionID) (*session, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	s := a.sessions[id]
-	if s == nil {
+	if s == nil || s.owner != acphttp.PrincipalFrom(ctx) {
 		return nil, acp.NewResourceNotFoundError(map[string]any{"sessionId": id})
 	}
 	return s, nil
 }
 
 func (a *agent) SessionPrompt(ctx context.Context, p *acp.PromptRequest) (*acp.PromptResponse, error) {
-	s, err := a.session(p.SessionID)
+	s, err := a.session(ctx, p.SessionID)
 	if err != nil {
 		return nil, err
 	}
@@ -145,6 +170,33 @@ func (a *agent) SessionPrompt(ctx context.Context, p *acp.PromptRequest) (*acp.P
 	return &acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
 }
 
+// SessionLoad replays the session's recorded prompts, one
+// user_message_chunk per text block, before answering.
+func (a *agent) SessionLoad(ctx context.Context, p *acp.LoadSessionRequest) (*acp.LoadSessionResponse, error) {
+	s, err := a.session(ctx, p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	var texts []string
+	for _, turn := range s.history {
+		for _, b := range turn.Prompt {
+			if b.Text != nil {
+				texts = append(texts, b.Text.Text)
+			}
+		}
+	}
+	a.mu.Unlock()
+	for _, t := range texts {
+		u := &acp.SessionNotification{SessionID: p.SessionID, Update: acp.UserMessageChunkText(t)}
+		if err := a.conn.SessionUpdate(ctx, u); err != nil {
+			return nil, err
+		}
+	}
+	a.log.Info("session loaded", "sessionId", p.SessionID, "replayed", len(texts))
+	return &acp.LoadSessionResponse{}, nil
+}
+
 func (a *agent) chunk(ctx context.Context, id acp.SessionID, text string) error {
 	return a.conn.SessionUpdate(ctx, &acp.SessionNotification{SessionID: id, Update: acp.AgentMessageChunkText(text)})
 }
@@ -165,7 +217,7 @@ func (a *agent) ExtRequest(ctx context.Context, method string, params acp.Raw) (
 	if err := json.Unmarshal(params, &q); err != nil || q.SessionID == "" {
 		return nil, acp.NewError(acp.ErrorCodeInvalidParams, `Invalid params: want {"sessionId": string}`, nil)
 	}
-	s, err := a.session(q.SessionID)
+	s, err := a.session(ctx, q.SessionID)
 	if err != nil {
 		return nil, err
 	}
@@ -186,14 +238,60 @@ func (a *agent) ExtNotification(ctx context.Context, method string, params acp.R
 }
 
 func main() {
+	listen := flag.String("listen", "", "serve ACP over the network at http://ADDR/acp instead of stdio")
+	token := flag.String("token", "", "with -listen: require \"Authorization: Bearer TOKEN\"")
+	flag.Parse()
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	if os.Getenv("ACPGEN_EXAMPLE_DEBUG") != "" {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
+	st := &store{sessions: map[acp.SessionID]*session{}}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := serve(ctx, log, os.Stdin, os.Stdout); err != nil && ctx.Err() == nil {
+	if *listen != "" {
+		if err := listenAndServe(ctx, *listen, *token, st, log); err != nil {
+			log.Error("server failed", "err", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if err := serveConn(ctx, st, log, os.Stdin, os.Stdout); err != nil && ctx.Err() == nil {
 		log.Error("connection failed", "err", err)
 		os.Exit(1)
 	}
+}
+
+// listenAndServe serves the v1 agent over both network profiles at /acp
+// until ctx ends, then shuts down gracefully.
+func listenAndServe(ctx context.Context, addr, token string, st *store, log *slog.Logger) error {
+	o := acphttp.Options{Logger: log}
+	if token != "" {
+		o.Auth = acphttp.BearerToken(token)
+	}
+	srv := acphttp.NewServer(func(ctx context.Context, c *acphttp.Conn) error {
+		a := &agent{store: st, log: log.With("connection", c.ID(), "profile", c.Profile())}
+		a.conn = acp.NewAgentConn(a, c, c, acp.ConnOptions{RPC: acp.RPCOptions{Logger: a.log}})
+		return a.conn.Run(ctx)
+	}, o)
+	mux := http.NewServeMux()
+	mux.Handle("/acp", srv)
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, Protocols: new(http.Protocols)}
+	hs.Protocols.SetHTTP1(true)
+	hs.Protocols.SetUnencryptedHTTP2(true)
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("listening on http://%s/acp\n", ln.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	srv.Shutdown(sctx)
+	return hs.Shutdown(sctx)
 }

@@ -12,6 +12,15 @@
 //	_acpgen/history     if the agent offers it: the turns, recorded without runtimeContext
 //	exit                closing the agent's stdin ends it with status 0
 //
+// With -connect URL it dials an agent served over the network instead
+// (runtime/acphttp: -profile websocket or streamable-http, default WebSocket
+// first; -token sends "Authorization: Bearer TOKEN"), runs the same flow, then
+// reconnects:
+//
+//	session/load        a new connection loads the session: its prompts are replayed
+//	                    as user_message_chunk updates, and it takes another turn
+//	exit                the connection closes cleanly
+//
 // Each passed step prints "ok STEP: details" on stdout; the first failure
 // prints "FAIL STEP: reason" on stderr and exits with status 1. Logs go to
 // stderr. The agents it is tested with are examples/agent and
@@ -20,6 +29,7 @@
 // Usage:
 //
 //	client [-cwd DIR] [-add-dir DIR]... [-timeout 30s] AGENT [ARGS...]
+//	client -connect URL [-profile P] [-token T] [-cwd DIR] [-add-dir DIR]... [-timeout 30s]
 package main
 
 import (
@@ -31,6 +41,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,6 +51,7 @@ import (
 	"time"
 
 	"github.com/acpgen/acpgen/gen/acp"
+	"github.com/acpgen/acpgen/runtime/acphttp"
 	"github.com/acpgen/acpgen/runtime/jsonrpc"
 	"github.com/acpgen/acpgen/runtime/wire"
 )
@@ -60,12 +72,15 @@ func main() {
 	var addDirs stringList
 	flag.Var(&addDirs, "add-dir", "an additional workspace root, absolute; repeatable (default: the parent of -cwd)")
 	timeout := flag.Duration("timeout", 30*time.Second, "time limit for the whole flow")
+	connect := flag.String("connect", "", "dial an agent served at this URL instead of starting one")
+	profile := flag.String("profile", "", "with -connect: websocket or streamable-http (default: WebSocket, falling back to Streamable HTTP)")
+	token := flag.String("token", "", "with -connect: send \"Authorization: Bearer TOKEN\"")
 	flag.Usage = func() {
-		fmt.Fprintln(flag.CommandLine.Output(), "usage: client [flags] AGENT [ARGS...]")
+		fmt.Fprintln(flag.CommandLine.Output(), "usage: client [flags] AGENT [ARGS...]\n       client -connect URL [flags]")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if flag.NArg() == 0 {
+	if (flag.NArg() == 0) == (*connect == "") {
 		flag.Usage()
 		os.Exit(2)
 	}
@@ -81,7 +96,17 @@ func main() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	if err := run(ctx, flag.Args(), *cwd, addDirs); err != nil {
+	var err error
+	if *connect != "" {
+		o := acphttp.DialOptions{Profile: acphttp.Profile(*profile)}
+		if *token != "" {
+			o.Header = http.Header{"Authorization": {"Bearer " + *token}}
+		}
+		err = runRemote(ctx, *connect, o, *cwd, addDirs)
+	} else {
+		err = run(ctx, flag.Args(), *cwd, addDirs)
+	}
+	if err != nil {
 		var se *stepError
 		if errors.As(err, &se) {
 			fail(se.step, se.err)
@@ -127,8 +152,7 @@ func run(ctx context.Context, agentArgs []string, cwd string, addDirs []string) 
 	}
 	defer cmd.Process.Kill() // no-op once it has exited
 
-	h := &handler{chunks: map[acp.SessionID][]string{}}
-	h.cond.L = &h.mu
+	h := newHandler()
 	counted := &updateCounter{r: fromAgent, h: h}
 	conn := acp.NewClientConn(h, counted, toAgent, acp.ConnOptions{
 		RPC: jsonrpc.Options{Logger: log},
@@ -162,6 +186,115 @@ func run(ctx context.Context, agentArgs []string, cwd string, addDirs []string) 
 	}
 	ok("exit", "agent exited with status 0")
 	return nil
+}
+
+// remote is one network connection to the agent.
+type remote struct {
+	conn *acp.ClientConn
+	h    *handler
+	c    *acphttp.Conn
+	done chan error
+}
+
+func dialRemote(ctx context.Context, url string, o acphttp.DialOptions, log *slog.Logger) (*remote, error) {
+	o.Logger = log
+	c, err := acphttp.Dial(ctx, url, o)
+	if err != nil {
+		return nil, err
+	}
+	h := newHandler()
+	r := &remote{h: h, c: c, done: make(chan error, 1)}
+	r.conn = acp.NewClientConn(h, &messageCounter{c, h}, c, acp.ConnOptions{RPC: jsonrpc.Options{Logger: log}})
+	go func() { r.done <- r.conn.Run(context.Background()) }()
+	return r, nil
+}
+
+// close ends the connection and waits for Run.
+func (r *remote) close(ctx context.Context) error {
+	r.c.Close()
+	select {
+	case err := <-r.done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// runRemote runs the flow over the network, then loads the session on a
+// second connection.
+func runRemote(ctx context.Context, url string, o acphttp.DialOptions, cwd string, addDirs []string) error {
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	r, err := dialRemote(ctx, url, o, log)
+	if err != nil {
+		return stepErr("connect", "%v", err)
+	}
+	ok("connect", "profile=%s", r.c.Profile())
+	if err := flow(ctx, r.conn, r.h, cwd, addDirs); err != nil {
+		return err
+	}
+	sid := r.h.lastSession
+	if err := r.close(ctx); err != nil {
+		return stepErr("session/load", "closing the first connection: %v", err)
+	}
+
+	r, err = dialRemote(ctx, url, o, log)
+	if err != nil {
+		return stepErr("session/load", "reconnect: %v", err)
+	}
+	init, err := r.conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: acp.CurrentProtocolVersion})
+	if err != nil {
+		return stepErr("session/load", "initialize: %v", err)
+	}
+	if init.AgentCapabilities == nil || init.AgentCapabilities.LoadSession == nil || !*init.AgentCapabilities.LoadSession {
+		return stepErr("session/load", "loadSession not advertised")
+	}
+	load := &acp.LoadSessionRequest{SessionID: sid, Cwd: cwd, MCPServers: []acp.MCPServer{}}
+	if neg := r.conn.Negotiated(); neg.Allows("agentCapabilities.sessionCapabilities.additionalDirectories") {
+		load.AdditionalDirectories = addDirs
+	}
+	if _, err := r.conn.SessionLoad(ctx, load); err != nil {
+		return stepErr("session/load", "%v", err)
+	}
+	// Over Streamable HTTP the answer to session/load comes on the
+	// connection's stream and the replay on the session's: wait for it.
+	replay := r.h.awaitUser(ctx, sid, 2)
+	if want := []string{"hello streamed world", "before wait after"}; !slices.Equal(replay, want) {
+		return stepErr("session/load", "replayed %q, want %q", replay, want)
+	}
+	res, err := r.h.prompt(ctx, r.conn, &acp.PromptRequest{SessionID: sid, Prompt: []acp.ContentBlock{acp.NewContentBlockText(acp.TextContent{Text: "again"})}})
+	if err != nil || res.StopReason != acp.StopReasonEndTurn || strings.Join(r.h.take(sid), "") != "again" {
+		return stepErr("session/load", "a turn after loading: %v", err)
+	}
+	ok("session/load", "a new connection replayed %d prompts and took another turn", len(replay))
+	if err := r.close(ctx); err != nil {
+		return stepErr("exit", "%v", err)
+	}
+	ok("exit", "connection closed")
+	return nil
+}
+
+// messageCounter counts the session/update messages read from a network
+// connection before the connection parses them, as updateCounter does for
+// lines.
+type messageCounter struct {
+	*acphttp.Conn
+	h *handler
+}
+
+func (m *messageCounter) ReadMessage() ([]byte, error) {
+	b, err := m.Conn.ReadMessage()
+	if err == nil && isUpdate(b) {
+		m.h.mu.Lock()
+		m.h.seen++
+		m.h.mu.Unlock()
+	}
+	return b, err
+}
+
+func newHandler() *handler {
+	h := &handler{chunks: map[acp.SessionID][]string{}, user: map[acp.SessionID][]string{}}
+	h.cond.L = &h.mu
+	return h
 }
 
 func flow(ctx context.Context, conn *acp.ClientConn, h *handler, cwd string, addDirs []string) error {
@@ -207,6 +340,7 @@ func flow(ctx context.Context, conn *acp.ClientConn, h *handler, cwd string, add
 	}
 	ok("session/new", "sessionId=%s roots=%s", sess.SessionID, strings.Join(roots, ","))
 	sid := sess.SessionID
+	h.lastSession = sid
 
 	// A turn streamed back word by word, with runtime context when allowed.
 	const text = "hello streamed world"
@@ -313,7 +447,10 @@ type handler struct {
 	seen    int       // session/update frames read from the agent
 	done    int       // session/update notifications handled or dropped
 	chunks  map[acp.SessionID][]string
+	user    map[acp.SessionID][]string // user_message_chunk texts (a session/load replay)
 	waiters map[acp.SessionID]chan struct{}
+
+	lastSession acp.SessionID // the flow's session
 }
 
 func (h *handler) SessionUpdate(ctx context.Context, p *acp.SessionNotification) {
@@ -333,6 +470,9 @@ func (h *handler) handled(p *acp.SessionNotification) {
 	if p == nil {
 		return
 	}
+	if c := p.Update.UserMessageChunk; c != nil && c.Content.Text != nil {
+		h.user[p.SessionID] = append(h.user[p.SessionID], c.Content.Text.Text)
+	}
 	if c := p.Update.AgentMessageChunk; c != nil && c.Content.Text != nil {
 		h.chunks[p.SessionID] = append(h.chunks[p.SessionID], c.Content.Text.Text)
 		if w := h.waiters[p.SessionID]; w != nil {
@@ -340,6 +480,23 @@ func (h *handler) handled(p *acp.SessionNotification) {
 			delete(h.waiters, p.SessionID)
 		}
 	}
+}
+
+// awaitUser waits until n user_message_chunk texts arrived for the session
+// (or ctx ends) and returns them.
+func (h *handler) awaitUser(ctx context.Context, id acp.SessionID, n int) []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	stop := context.AfterFunc(ctx, func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		h.cond.Broadcast()
+	})
+	defer stop()
+	for len(h.user[id]) < n && ctx.Err() == nil {
+		h.cond.Wait()
+	}
+	return h.user[id]
 }
 
 // await returns a channel closed by the session's next chunk.

@@ -89,6 +89,24 @@ var ErrClosed = errors.New("jsonrpc: connection closed")
 // error).
 var ErrMalformedResponse = errors.New("jsonrpc: malformed response")
 
+// MessageReader is implemented by a reader whose transport frames messages
+// itself (a WebSocket, an HTTP stream). NewConn then takes one message per
+// ReadMessage call instead of splitting lines; the Conn keeps the slice
+// returned. ReadMessage returns io.EOF at the end of the input. A message
+// longer than Options.MaxFrame is answered -32600 and skipped, like a long
+// line; a transport should refuse one while reading it.
+type MessageReader interface {
+	ReadMessage() ([]byte, error)
+}
+
+// MessageWriter is implemented by a writer whose transport frames messages
+// itself. NewConn then calls WriteMessage once per message, one call at a
+// time, with the message's JSON and no line terminator; msg is reused once
+// the call returns.
+type MessageWriter interface {
+	WriteMessage(msg []byte) error
+}
+
 // Conn is one JSON-RPC connection. Its methods are safe for concurrent use.
 type Conn struct {
 	h           Handler
@@ -99,10 +117,12 @@ type Conn struct {
 	sem         chan struct{} // one token per running request handler
 
 	r   io.Reader
-	br  *bufio.Reader
+	br  *bufio.Reader // nil when mr frames the input
+	mr  MessageReader
 	dec wire.Decoder // used by the reader goroutine only
 
 	w     io.Writer
+	mw    MessageWriter // nil when w takes newline-terminated frames
 	wlock chan struct{} // a lock that a waiter can abandon when its ctx ends
 	werr  error         // sticky write error, guarded by wlock
 
@@ -160,7 +180,8 @@ type inbound struct {
 	cost   int      // counted against MaxBuffered
 }
 
-// NewConn returns a connection reading frames from r and writing them to w.
+// NewConn returns a connection reading frames from r and writing them to w:
+// newline-delimited JSON, unless r is a MessageReader or w a MessageWriter.
 // Nothing is read until Run is called.
 func NewConn(r io.Reader, w io.Writer, h Handler, o Options) *Conn {
 	if o.MaxFrame <= 0 {
@@ -187,7 +208,6 @@ func NewConn(r io.Reader, w io.Writer, h Handler, o Options) *Conn {
 		maxBuffered: o.MaxBuffered,
 		sem:         make(chan struct{}, o.MaxConcurrent),
 		r:           r,
-		br:          bufio.NewReaderSize(r, min(64<<10, o.MaxFrame+2)),
 		w:           w,
 		wlock:       make(chan struct{}, 1),
 		pending:     make(map[int64]*pendingCall),
@@ -196,6 +216,10 @@ func NewConn(r io.Reader, w io.Writer, h Handler, o Options) *Conn {
 		closing:     make(chan struct{}),
 		jobs:        make(chan job),
 	}
+	if c.mr, _ = r.(MessageReader); c.mr == nil {
+		c.br = bufio.NewReaderSize(r, min(64<<10, o.MaxFrame+2))
+	}
+	c.mw, _ = w.(MessageWriter)
 	c.flow.L = &c.mu
 	c.notes.init()
 	return c
@@ -295,7 +319,7 @@ func (c *Conn) isClosed() bool {
 // readLoop reads frames until EOF or a read error.
 func (c *Conn) readLoop() error {
 	for {
-		frame, tooBig, err := c.readFrame()
+		frame, tooBig, err := c.next()
 		if c.isClosed() {
 			return nil
 		}
@@ -313,6 +337,18 @@ func (c *Conn) readLoop() error {
 			return fmt.Errorf("jsonrpc: read: %w", err)
 		}
 	}
+}
+
+// next returns the next frame: a message of a MessageReader, or a line.
+func (c *Conn) next() (frame []byte, tooBig bool, err error) {
+	if c.mr == nil {
+		return c.readFrame()
+	}
+	frame, err = c.mr.ReadMessage()
+	if len(frame) > c.maxFrame {
+		return nil, true, err
+	}
+	return frame, false, err
 }
 
 // readFrame returns the next line without its terminator. A line longer than
@@ -904,7 +940,13 @@ func (c *Conn) write(ctx context.Context, b []byte) error {
 	if c.werr != nil {
 		return c.werr
 	}
-	if _, err := c.w.Write(b); err != nil {
+	var err error
+	if c.mw != nil {
+		err = c.mw.WriteMessage(b[:len(b)-1]) // every frame ends in '\n'
+	} else {
+		_, err = c.w.Write(b)
+	}
+	if err != nil {
 		c.werr = fmt.Errorf("jsonrpc: write: %w", err)
 		c.log.Error("jsonrpc: write failed; later writes will fail", "err", err)
 		return c.werr

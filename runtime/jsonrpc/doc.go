@@ -5,6 +5,9 @@
 // A [Conn] reads frames from an io.Reader, hands inbound requests and
 // notifications to a [Handler] (the generated dispatcher), correlates
 // responses to its own [Conn.Call]s, and writes frames to an io.Writer.
+// A transport that frames messages itself (a WebSocket, an HTTP stream)
+// implements [MessageReader] and [MessageWriter] and is passed as both: the
+// Conn then reads and writes whole messages instead of lines.
 //
 // # Concurrency model
 //

@@ -1,0 +1,124 @@
+package acphttp
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/acpgen/acpgen/runtime/wire"
+)
+
+// Both profiles carry a request whose answer follows the session updates it
+// streamed, in order; Streamable HTTP over HTTP/1.1 and h2c.
+func TestProfilesStreamInOrder(t *testing.T) {
+	h2c := &http.Client{Transport: &http.Transport{Protocols: new(http.Protocols)}}
+	h2c.Transport.(*http.Transport).Protocols.SetUnencryptedHTTP2(true)
+	for _, tc := range []struct {
+		name string
+		o    DialOptions
+	}{
+		{"websocket", DialOptions{Profile: WebSocket}},
+		{"streamable-http", DialOptions{Profile: StreamableHTTP}},
+		{"streamable-http-h2c", DialOptions{Profile: StreamableHTTP, HTTPClient: h2c}},
+		{"default", DialOptions{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			url := startServer(t, NewServer(serveTest, Options{Logger: quiet()}))
+			rpc, client, c := dialRPC(t, url, tc.o)
+			if want := tc.o.Profile; want != "" && c.Profile() != want {
+				t.Errorf("profile %s, want %s", c.Profile(), want)
+			}
+			if tc.o.Profile == "" && c.Profile() != WebSocket {
+				t.Errorf("default profile %s, want WebSocket first", c.Profile())
+			}
+			if c.ID() == "" {
+				t.Error("no Acp-Connection-Id")
+			}
+			for _, sid := range []string{"s1", "s2"} {
+				res, err := rpc.Call(context.Background(), "stream", wire.Raw(fmt.Sprintf(`{"sessionId":%q,"n":50}`, sid)))
+				if err != nil || string(res) != `{"n":50}` {
+					t.Fatalf("stream %s: %s, %v", sid, res, err)
+				}
+				notes := client.taken()
+				if len(notes) != 50 {
+					t.Fatalf("%s: %d updates before the answer, want 50", sid, len(notes))
+				}
+				for i, n := range notes {
+					if want := fmt.Sprintf(`session/update {"sessionId":%q,"i":%d}`, sid, i); n != want {
+						t.Fatalf("update %d: %s, want %s", i, n, want)
+					}
+				}
+			}
+			if _, err := rpc.Call(context.Background(), "nope", nil); err == nil || !strings.Contains(err.Error(), "Method not found") {
+				t.Errorf("unknown method: %v", err)
+			}
+		})
+	}
+}
+
+// The default dial falls back to Streamable HTTP when the upgrade is refused.
+func TestDialFallsBackToStreamableHTTP(t *testing.T) {
+	s := NewServer(serveTest, Options{Logger: quiet()})
+	noWS := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if isUpgrade(r) {
+			http.Error(w, "no upgrades here", http.StatusUpgradeRequired)
+			return
+		}
+		s.ServeHTTP(w, r)
+	})
+	mux := http.NewServeMux()
+	mux.Handle("/acp", noWS)
+	url := startServer(t, s)
+	// startServer mounts s itself; mount the wrapper on a second server.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: mux}
+	go hs.Serve(ln)
+	t.Cleanup(func() { hs.Close() })
+	_ = url
+	rpc, _, c := dialRPC(t, "http://"+ln.Addr().String()+"/acp", DialOptions{})
+	if c.Profile() != StreamableHTTP {
+		t.Errorf("profile %s, want the fallback to Streamable HTTP", c.Profile())
+	}
+	if res, err := rpc.Call(context.Background(), "echo", wire.Raw(`{"a":1}`)); err != nil || string(res) != `{"a":1}` {
+		t.Errorf("echo: %s, %v", res, err)
+	}
+}
+
+// Dial's default client returns the cookies the server sets on every later
+// request: each POST and GET after initialize carries the affinity cookie.
+func TestDialKeepsCookies(t *testing.T) {
+	s := NewServer(serveTest, Options{Logger: quiet()})
+	var missing []string
+	var mu sync.Mutex
+	mux := http.NewServeMux()
+	mux.Handle("/acp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := r.Cookie("affinity"); err != nil {
+			if r.Header.Get(HeaderConnectionID) != "" || r.Method == http.MethodGet {
+				mu.Lock()
+				missing = append(missing, r.Method)
+				mu.Unlock()
+			}
+			http.SetCookie(w, &http.Cookie{Name: "affinity", Value: "node-7"})
+		}
+		s.ServeHTTP(w, r)
+	}))
+	ts := httptest.NewServer(mux)
+	t.Cleanup(func() { s.Close(); ts.Close() })
+	rpc, client, _ := dialRPC(t, ts.URL+"/acp", DialOptions{Profile: StreamableHTTP})
+	if _, err := rpc.Call(context.Background(), "stream", wire.Raw(`{"sessionId":"s1","n":1}`)); err != nil || len(client.taken()) != 1 {
+		t.Fatalf("stream: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(missing) > 0 {
+		t.Errorf("requests after the cookie was set came without it: %v", missing)
+	}
+}

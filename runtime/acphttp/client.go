@@ -1,0 +1,504 @@
+package acphttp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+)
+
+// httpLink is the client side of a Streamable HTTP connection: messages are
+// POSTed; the connection's event stream opens after initialize, a session's
+// before the first message naming it (or when a response names it).
+type httpLink struct {
+	url        string
+	hc         *http.Client
+	header     http.Header
+	maxMessage int
+	log        *slog.Logger
+	ctx        context.Context // ends at close or on a connection failure
+	cancel     context.CancelFunc
+	in         chan []byte // to the jsonrpc reader
+
+	mu         sync.Mutex
+	id         string
+	err        error                     // why the link failed
+	sessions   map[string]*sessionStream // open or opening
+	failed     map[string]error          // sessions refused with 409, until session/load or resume
+	serverReqs map[string]string         // agent request id -> session stream it came on
+	pending    map[string]pendingReq     // our session requests not yet answered, by id
+}
+
+type sessionStream struct {
+	ready chan struct{} // closed once the GET is answered
+	err   error         // set before ready closes when the GET failed
+}
+
+type pendingReq struct {
+	session string
+	id      json.RawMessage
+}
+
+func dialHTTP(u *url.URL, o DialOptions) (*Conn, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	l := &httpLink{
+		url: withScheme(u, false), hc: o.HTTPClient, header: o.Header, maxMessage: o.MaxMessage, log: o.Logger,
+		ctx: ctx, cancel: cancel, in: make(chan []byte, 16),
+		sessions: map[string]*sessionStream{}, failed: map[string]error{},
+		serverReqs: map[string]string{}, pending: map[string]pendingReq{},
+	}
+	return &Conn{l: l, profile: StreamableHTTP}, nil
+}
+
+func (l *httpLink) read() ([]byte, error) {
+	select {
+	case m := <-l.in:
+		return m, nil
+	case <-l.ctx.Done():
+		select {
+		case m := <-l.in: // delivered before the end
+			return m, nil
+		default:
+		}
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.err != nil && !errors.Is(l.err, io.EOF) {
+			return nil, l.err
+		}
+		return nil, io.EOF
+	}
+}
+
+// push hands a message to the reader.
+func (l *httpLink) push(m []byte) {
+	select {
+	case l.in <- m:
+	case <-l.ctx.Done():
+	}
+}
+
+// fail ends the link: the server is gone or refused the connection.
+func (l *httpLink) fail(err error) {
+	l.mu.Lock()
+	if l.err == nil {
+		l.err = err
+	}
+	id := l.id
+	l.mu.Unlock()
+	l.cancel()
+	if id != "" && !errors.Is(err, io.EOF) {
+		go l.delete(id)
+	}
+}
+
+func (l *httpLink) close() error {
+	l.mu.Lock()
+	id, failed := l.id, l.err != nil
+	if l.err == nil {
+		l.err = io.EOF
+	}
+	l.mu.Unlock()
+	l.cancel()
+	if id == "" || failed {
+		return nil
+	}
+	return l.delete(id)
+}
+
+func (l *httpLink) delete(id string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodDelete, l.url, nil)
+	l.setHeaders(req, id, "")
+	resp, err := l.hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 && resp.StatusCode != http.StatusNotFound {
+		return l.httpError("DELETE", resp)
+	}
+	return nil
+}
+
+func (l *httpLink) setHeaders(req *http.Request, id, session string) {
+	for k, v := range l.header {
+		req.Header[k] = v
+	}
+	if id != "" {
+		req.Header.Set(HeaderConnectionID, id)
+	}
+	if session != "" {
+		req.Header.Set(HeaderSessionID, session)
+	}
+}
+
+func (l *httpLink) httpError(op string, resp *http.Response) *HTTPError {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 8<<10))
+	return &HTTPError{Op: op, Status: resp.StatusCode, Body: string(b)}
+}
+
+func (l *httpLink) post(id, session string, body []byte) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(l.ctx, http.MethodPost, l.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	l.setHeaders(req, id, session)
+	req.Header.Set("Content-Type", "application/json")
+	return l.hc.Do(req)
+}
+
+// connectionFailures are the POST statuses that mean the whole connection
+// is unusable, as the TypeScript SDK reads them.
+func connectionFailure(status int) bool {
+	switch status {
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusGone:
+		return true
+	}
+	return false
+}
+
+func (l *httpLink) write(msg []byte) error {
+	if err := l.ctx.Err(); err != nil {
+		return errConnClosed
+	}
+	p, _ := peekMessage(msg)
+	body := append([]byte(nil), msg...)
+	l.mu.Lock()
+	id := l.id
+	l.mu.Unlock()
+	if id == "" {
+		return l.initialize(&p, body)
+	}
+	session := l.sessionOf(&p)
+	if session != "" {
+		if err := l.openSession(session, p.method() == methodSessionLoad || p.method() == "session/resume"); err != nil {
+			var he *HTTPError
+			if errors.As(err, &he) && he.Status == http.StatusConflict {
+				l.answerLocally(&p, err)
+				return nil
+			}
+			l.fail(err)
+			return err
+		}
+		if p.isRequest() {
+			l.mu.Lock()
+			l.pending[p.idKey()] = pendingReq{session, p.ID}
+			l.mu.Unlock()
+		}
+	}
+	resp, err := l.post(id, session, body)
+	if err != nil {
+		l.fail(err)
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 == 2 {
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 8<<10))
+		return nil
+	}
+	he := l.httpError("POST", resp)
+	l.mu.Lock()
+	_, stillPending := l.pending[p.idKey()]
+	delete(l.pending, p.idKey())
+	l.mu.Unlock()
+	switch {
+	case session != "" && he.Status == http.StatusConflict:
+		l.failSession(session, he)
+		l.answerLocally(&p, he)
+		return nil
+	case p.isRequest() && !connectionFailure(he.Status):
+		if stillPending || session == "" {
+			l.answerLocally(&p, he)
+		}
+		return nil
+	}
+	l.fail(he)
+	return he
+}
+
+// sessionOf is the session a message belongs to: its params' sessionId, or
+// for a response the session stream its request came on.
+func (l *httpLink) sessionOf(p *peek) string {
+	if p.Method != nil {
+		return p.session
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := l.serverReqs[p.idKey()]
+	delete(l.serverReqs, p.idKey())
+	return s
+}
+
+// answerLocally fails one of our requests with a -32603 error response, as
+// the TypeScript SDK does: data carries the HTTP status and body. Anything
+// else has nobody to tell.
+func (l *httpLink) answerLocally(p *peek, err error) {
+	if !p.isRequest() {
+		return
+	}
+	e := map[string]any{"code": -32603, "message": err.Error()}
+	var he *HTTPError
+	if errors.As(err, &he) {
+		var body any = he.Body
+		if json.Valid([]byte(he.Body)) {
+			body = json.RawMessage(he.Body)
+		}
+		e["data"] = map[string]any{"status": he.Status, "body": body}
+	}
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": p.ID, "error": e})
+	go l.push(b) // not on the writer: the reader may be waiting for room
+}
+
+func (l *httpLink) initialize(p *peek, body []byte) error {
+	if !p.isRequest() || p.method() != methodInitialize {
+		return errors.New("acphttp: the first message on Streamable HTTP must be initialize")
+	}
+	resp, err := l.post("", "", body)
+	if err != nil {
+		l.fail(err)
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		he := l.httpError("initialize", resp)
+		l.fail(he)
+		return he
+	}
+	id := resp.Header.Get(HeaderConnectionID)
+	if id == "" {
+		err := errors.New("acphttp: initialize response has no Acp-Connection-Id")
+		l.fail(err)
+		return err
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, int64(l.maxMessage)+1))
+	if err == nil && len(b) > l.maxMessage {
+		err = fmt.Errorf("acphttp: initialize response exceeds %d bytes", l.maxMessage)
+	}
+	if r, ok := peekMessage(b); err == nil && (!ok || !r.isResponse() || r.idKey() != p.idKey()) {
+		err = errors.New("acphttp: initialize was not answered with its response")
+	}
+	l.mu.Lock()
+	l.id = id
+	l.mu.Unlock()
+	if err != nil {
+		l.fail(err)
+		return err
+	}
+	ready := make(chan error, 1)
+	go l.stream("", ready)
+	if err := <-ready; err != nil {
+		l.fail(err)
+		return err
+	}
+	l.push(b)
+	return nil
+}
+
+// openSession opens the session's event stream unless it is open, and
+// waits until the server has answered the GET. reattach clears an earlier
+// 409, as session/load and session/resume do.
+func (l *httpLink) openSession(session string, reattach bool) error {
+	l.mu.Lock()
+	if reattach {
+		delete(l.failed, session)
+	}
+	if err := l.failed[session]; err != nil {
+		l.mu.Unlock()
+		return err
+	}
+	s := l.sessions[session]
+	if s == nil {
+		s = &sessionStream{ready: make(chan struct{})}
+		l.sessions[session] = s
+		ready := make(chan error, 1)
+		go func() {
+			s.err = <-ready
+			close(s.ready)
+		}()
+		go l.stream(session, ready)
+	}
+	l.mu.Unlock()
+	select {
+	case <-s.ready:
+		return s.err
+	case <-l.ctx.Done():
+		return errConnClosed
+	}
+}
+
+// failSession detaches a session the server refused with 409 and fails its
+// requests until session/load or session/resume reattaches it.
+func (l *httpLink) failSession(session string, err error) {
+	l.mu.Lock()
+	l.failed[session] = err
+	delete(l.sessions, session)
+	l.mu.Unlock()
+	l.failPending(session, err)
+}
+
+func (l *httpLink) failPending(session string, err error) {
+	l.mu.Lock()
+	var fail []pendingReq
+	for k, pr := range l.pending {
+		if pr.session == session {
+			fail = append(fail, pr)
+			delete(l.pending, k)
+		}
+	}
+	l.mu.Unlock()
+	for _, pr := range fail {
+		m := "x"
+		l.answerLocally(&peek{ID: pr.id, Method: &m}, err)
+	}
+}
+
+// stream runs one event stream: the connection's (session "") or a
+// session's. ready gets the GET's outcome.
+func (l *httpLink) stream(session string, ready chan<- error) {
+	err := l.readStream(session, ready)
+	if session == "" {
+		if err == nil {
+			err = io.EOF // the server ended the connection
+		}
+		l.fail(err)
+		return
+	}
+	l.mu.Lock()
+	delete(l.sessions, session)
+	l.mu.Unlock()
+	if l.ctx.Err() != nil {
+		return
+	}
+	var he *HTTPError
+	if errors.As(err, &he) && he.Status == http.StatusConflict {
+		l.failSession(session, he)
+		return
+	}
+	if err == nil {
+		err = errors.New("acphttp: session event stream closed")
+	}
+	// Answers to the session's requests can no longer arrive; the next
+	// message for it reopens the stream.
+	l.failPending(session, err)
+}
+
+func (l *httpLink) readStream(session string, ready chan<- error) error {
+	req, err := http.NewRequestWithContext(l.ctx, http.MethodGet, l.url, nil)
+	if err != nil {
+		ready <- err
+		return err
+	}
+	l.mu.Lock()
+	id := l.id
+	l.mu.Unlock()
+	l.setHeaders(req, id, session)
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := l.hc.Do(req)
+	if err != nil {
+		ready <- err
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		he := l.httpError("event stream", resp)
+		ready <- he
+		return he
+	}
+	ready <- nil
+	return readEvents(resp.Body, l.maxMessage, func(m []byte) { l.received(session, m) })
+}
+
+// received handles one message from an event stream.
+func (l *httpLink) received(session string, m []byte) {
+	p, ok := peekMessage(m)
+	if !ok {
+		l.log.Warn("acphttp: event that is not a JSON object skipped", "length", len(m))
+		return
+	}
+	l.mu.Lock()
+	switch {
+	case p.isResponse():
+		delete(l.pending, p.idKey())
+	case p.isRequest() && session != "":
+		l.serverReqs[p.idKey()] = session
+	}
+	l.mu.Unlock()
+	if p.isResponse() && p.session != "" {
+		// A new session (session/new's answer): open its stream now.
+		go l.openSession(p.session, false)
+	}
+	l.push(m)
+}
+
+// readEvents parses server-sent events, calling emit with each event's
+// data (its data lines joined by newlines). Other fields are ignored.
+func readEvents(r io.Reader, maxMessage int, emit func([]byte)) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var data []byte
+	has := false
+	for {
+		line, err := readLine(br, maxMessage+16)
+		if err != nil {
+			if err == io.EOF && has {
+				emit(data)
+			}
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+		line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
+		if len(line) == 0 {
+			if has {
+				emit(data)
+				data, has = nil, false
+			}
+			continue
+		}
+		v, ok := bytes.CutPrefix(line, []byte("data:"))
+		if !ok {
+			continue
+		}
+		v = bytes.TrimPrefix(v, []byte(" "))
+		if has {
+			data = append(data, '\n')
+		}
+		if len(data)+len(v) > maxMessage {
+			return fmt.Errorf("acphttp: event exceeds %d bytes", maxMessage)
+		}
+		data = append(data, v...)
+		has = true
+	}
+}
+
+// readLine reads one line ending in LF or CRLF, of at most max bytes.
+func readLine(br *bufio.Reader, max int) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(line)+len(chunk) > max {
+			return nil, fmt.Errorf("acphttp: event line exceeds %d bytes", max)
+		}
+		line = append(line, chunk...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil && len(line) > 0 && err == io.EOF {
+			err = nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		line = bytes.TrimSuffix(line, []byte("\n"))
+		return bytes.TrimSuffix(line, []byte("\r")), nil
+	}
+}

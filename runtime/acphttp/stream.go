@@ -1,0 +1,563 @@
+package acphttp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// streamConn is the server side of one Streamable HTTP connection: POSTed
+// messages queue for the agent; the agent's messages are routed to the
+// connection's event stream or to a session's and held there until a GET
+// takes them.
+type streamConn struct {
+	s         *Server
+	sc        *serverConn
+	id        string
+	principal string
+	in        chan []byte   // to the agent's reader; unbuffered
+	ended     chan struct{} // closed when the agent's side ends or the connection is shut
+	endOnce   sync.Once
+
+	mu       sync.Mutex
+	killed   error // why the connection was shut; queued output is dropped
+	finished bool  // the agent's side ended; streams drain, then end
+	conn     *outbox
+	sessions map[string]*outbox
+	parked   int               // session outboxes without a receiver
+	routes   map[string]string // client request id -> session of its response ("" the connection)
+	back     map[string]string // agent request id -> session its response must name
+	buffered int               // bytes queued across outboxes
+	progress chan struct{}     // closed and replaced when output is taken or the connection ends
+	initID   string
+	initResp chan []byte // the answer to initialize, taken by the POST that sent it
+	active   int         // open GETs and POSTs
+	last     time.Time   // when active last dropped to 0
+}
+
+// outbox is one event stream's queue.
+type outbox struct {
+	q      [][]byte
+	leased bool
+	parked bool          // counted in streamConn.parked
+	wake   chan struct{} // cap 1: something changed for the receiver
+}
+
+func newOutbox() *outbox { return &outbox{wake: make(chan struct{}, 1)} }
+
+func (b *outbox) signal() {
+	select {
+	case b.wake <- struct{}{}:
+	default:
+	}
+}
+
+var (
+	errStalled         = errors.New("acphttp: the client read no output within the stall timeout")
+	errTooManySessions = errors.New("acphttp: too many session streams hold unread output")
+	errConnClosed      = errors.New("acphttp: connection closed")
+)
+
+func newStreamConn(s *Server, id, principal string) *streamConn {
+	return &streamConn{
+		s: s, id: id, principal: principal,
+		in:       make(chan []byte),
+		ended:    make(chan struct{}),
+		conn:     newOutbox(),
+		sessions: map[string]*outbox{},
+		routes:   map[string]string{},
+		back:     map[string]string{},
+		progress: make(chan struct{}),
+		last:     time.Now(),
+	}
+}
+
+// read is the agent's reader: the next POSTed message.
+func (c *streamConn) read() ([]byte, error) {
+	select {
+	case m := <-c.in:
+		return m, nil
+	case <-c.ended:
+		return nil, io.EOF
+	}
+}
+
+// write routes one agent message: the answer to initialize to its POST; a
+// response to the stream its request named; a request or notification with
+// params.sessionId to that session's stream, anything else to the
+// connection's. It then waits while the connection holds MaxBuffered.
+func (c *streamConn) write(msg []byte) error {
+	p, _ := peekMessage(msg)
+	b := append([]byte(nil), msg...)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.killed != nil || c.finished {
+		return errConnClosed
+	}
+	key := p.idKey()
+	if c.initResp != nil && p.isResponse() && key == c.initID {
+		c.initResp <- b
+		c.initResp = nil
+		return nil
+	}
+	route := p.session
+	if p.Method == nil {
+		route = c.routes[key]
+		delete(c.routes, key)
+	} else if p.isRequest() {
+		c.back[key] = p.session
+	}
+	box := c.outboxFor(route)
+	if box == nil {
+		c.shutLocked(errTooManySessions)
+		return errTooManySessions
+	}
+	box.q = append(box.q, b)
+	c.buffered += len(b)
+	box.signal()
+	return c.waitRoom(nil)
+}
+
+// outboxFor returns the connection's outbox, or a session's, creating it
+// (nil past MaxBufferedSessions). Called with mu held.
+func (c *streamConn) outboxFor(session string) *outbox {
+	if session == "" {
+		return c.conn
+	}
+	if b := c.sessions[session]; b != nil {
+		return b
+	}
+	if c.parked >= c.s.o.MaxBufferedSessions {
+		return nil
+	}
+	b := newOutbox()
+	b.parked = true
+	c.parked++
+	c.sessions[session] = b
+	return b
+}
+
+// waitRoom waits, with mu held, while the connection holds MaxBuffered of
+// output; a client that takes none of it for StallTimeout gets the
+// connection shut. done, when not nil, ends the wait early (a POST's client
+// went away).
+func (c *streamConn) waitRoom(done <-chan struct{}) error {
+	var timer *time.Timer
+	for c.buffered >= c.s.o.MaxBuffered {
+		if c.killed != nil {
+			return c.killed
+		}
+		if c.finished {
+			return nil
+		}
+		if timer == nil {
+			timer = time.NewTimer(c.s.o.StallTimeout)
+			defer timer.Stop()
+		}
+		progress := c.progress
+		c.mu.Unlock()
+		select {
+		case <-progress:
+			c.mu.Lock()
+			timer.Reset(c.s.o.StallTimeout)
+		case <-timer.C:
+			c.mu.Lock()
+			c.s.log.Warn("acphttp: closing connection whose client stopped reading", "connection", c.id)
+			c.shutLocked(errStalled)
+			return errStalled
+		case <-done:
+			c.mu.Lock()
+			return context.Canceled
+		}
+	}
+	return c.killed
+}
+
+// notify wakes whoever waits for progress. Called with mu held.
+func (c *streamConn) notify() {
+	close(c.progress)
+	c.progress = make(chan struct{})
+}
+
+// close is the agent's side ending (its ServeFunc returned): streams
+// deliver what they hold, then end.
+func (c *streamConn) close() error {
+	c.mu.Lock()
+	c.finished = true
+	c.wakeAll()
+	c.mu.Unlock()
+	c.endOnce.Do(func() { close(c.ended) })
+	return nil
+}
+
+// shut ends the connection now: output held is dropped, streams end, the
+// agent's context is cancelled.
+func (c *streamConn) shut(err error) {
+	c.mu.Lock()
+	c.shutLocked(err)
+	c.mu.Unlock()
+}
+
+func (c *streamConn) shutLocked(err error) {
+	if c.killed != nil {
+		return
+	}
+	c.killed = err
+	for _, b := range append([]*outbox{c.conn}, mapValues(c.sessions)...) {
+		b.q = nil
+	}
+	c.buffered = 0
+	c.wakeAll()
+	c.endOnce.Do(func() { close(c.ended) })
+	if c.sc.cancel != nil { // set by Server.open before anyone can reach c
+		c.sc.cancel()
+	}
+}
+
+func (c *streamConn) wakeAll() {
+	c.notify()
+	c.conn.signal()
+	for _, b := range c.sessions {
+		b.signal()
+	}
+}
+
+func mapValues(m map[string]*outbox) []*outbox {
+	vs := make([]*outbox, 0, len(m))
+	for _, v := range m {
+		vs = append(vs, v)
+	}
+	return vs
+}
+
+// touch counts an open GET or POST (+1) or its end (-1), for IdleTimeout.
+func (c *streamConn) touch(d int) {
+	c.mu.Lock()
+	c.active += d
+	if c.active == 0 {
+		c.last = time.Now()
+	}
+	c.mu.Unlock()
+}
+
+func (c *streamConn) idleSince(now time.Time) time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.active > 0 {
+		return 0
+	}
+	return now.Sub(c.last)
+}
+
+// handlePost takes one client message.
+func (s *Server) handlePost(w http.ResponseWriter, r *http.Request, principal string) {
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
+		http.Error(w, "Unsupported Media Type", http.StatusUnsupportedMediaType)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(s.o.MaxMessage)))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			http.Error(w, "Request Entity Too Large", http.StatusRequestEntityTooLarge)
+			return
+		}
+		http.Error(w, "Bad Request", http.StatusBadRequest)
+		return
+	}
+	if !json.Valid(body) {
+		http.Error(w, "Invalid JSON", http.StatusBadRequest)
+		return
+	}
+	if t := bytes.TrimLeft(body, " \t\r\n"); t[0] == '[' {
+		// ACP has no batches: one error for the array, its entries unread.
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		io.WriteString(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request: JSON-RPC batches are not supported"}}`)
+		return
+	}
+	p, ok := peekMessage(body)
+	if !ok {
+		http.Error(w, "Invalid JSON-RPC message", http.StatusBadRequest)
+		return
+	}
+	id := r.Header.Get(HeaderConnectionID)
+	if p.isRequest() && p.method() == methodInitialize {
+		if id != "" {
+			http.Error(w, "Initialize not allowed on existing connection", http.StatusBadRequest)
+			return
+		}
+		s.initialize(w, r, principal, &p, body)
+		return
+	}
+	if id == "" {
+		http.Error(w, "Missing Acp-Connection-Id", http.StatusBadRequest)
+		return
+	}
+	c := s.lookup(id, principal)
+	if c == nil {
+		http.Error(w, "Unknown Acp-Connection-Id", http.StatusNotFound)
+		return
+	}
+	c.touch(1)
+	defer c.touch(-1)
+	if status, msg := c.admit(r, &p); status != 0 {
+		http.Error(w, msg, status)
+		return
+	}
+	select {
+	case c.in <- body:
+		w.WriteHeader(http.StatusAccepted)
+	case <-c.ended:
+		http.Error(w, "Unknown Acp-Connection-Id", http.StatusNotFound)
+	case <-r.Context().Done():
+	}
+}
+
+// admit checks a POSTed message's Acp-Session-Id against its content,
+// records where the answer to a request goes, and makes a request wait while
+// output is backed up. It returns an HTTP status and text to refuse with, or 0.
+func (c *streamConn) admit(r *http.Request, p *peek) (int, string) {
+	header := r.Header.Get(HeaderSessionID)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p.Method == nil { // a response to an agent request
+		key := p.idKey()
+		if route, ok := c.back[key]; ok && route != "" {
+			if header == "" {
+				return http.StatusBadRequest, "Missing Acp-Session-Id"
+			}
+			if header != route {
+				return http.StatusBadRequest, "Mismatched Acp-Session-Id"
+			}
+		}
+		delete(c.back, key)
+		return 0, ""
+	}
+	if (sessionScoped[p.method()] || p.session != "") && header == "" {
+		return http.StatusBadRequest, "Missing Acp-Session-Id"
+	}
+	if header != "" && p.session != "" && header != p.session {
+		return http.StatusBadRequest, "Mismatched Acp-Session-Id"
+	}
+	if !p.isRequest() {
+		return 0, ""
+	}
+	if err := c.waitRoom(r.Context().Done()); err != nil {
+		return http.StatusNotFound, "Unknown Acp-Connection-Id"
+	}
+	route := header
+	if p.method() == methodSessionLoad {
+		route = "" // as the TypeScript SDK routes it
+	}
+	c.routes[p.idKey()] = route
+	return 0, ""
+}
+
+// initialize opens a connection with the client's initialize request and
+// answers with the agent's response and the new Acp-Connection-Id.
+func (s *Server) initialize(w http.ResponseWriter, r *http.Request, principal string, p *peek, body []byte) {
+	if s.full() {
+		http.Error(w, "Service Unavailable", http.StatusServiceUnavailable)
+		return
+	}
+	id := newConnectionID()
+	c := newStreamConn(s, id, principal)
+	c.initID = p.idKey()
+	resp := make(chan []byte, 1)
+	c.initResp = resp
+	c.sc = &serverConn{principal: principal, stream: c, kill: func() { c.shut(errServerClosed) }}
+	if err := s.open(&Conn{l: c, profile: StreamableHTTP, id: id, principal: principal}, c.sc); err != nil {
+		http.Error(w, "Service Unavailable", http.StatusServiceUnavailable)
+		return
+	}
+	c.touch(1)
+	defer c.touch(-1)
+	fail := func() {
+		c.shut(errConnClosed)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusInternalServerError)
+		w.Write(append(append([]byte(`{"jsonrpc":"2.0","id":`), p.ID...), `,"error":{"code":-32603,"message":"Initialize failed"}}`...))
+	}
+	select {
+	case c.in <- body:
+	case <-c.ended:
+		fail()
+		return
+	case <-r.Context().Done():
+		c.shut(context.Canceled)
+		return
+	}
+	select {
+	case m := <-resp:
+		w.Header().Set(HeaderConnectionID, id)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(m)
+	case <-c.ended:
+		fail()
+	case <-r.Context().Done():
+		c.shut(context.Canceled)
+	}
+}
+
+// handleGet streams a connection's or a session's output as server-sent
+// events, one message per event.
+func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, principal string) {
+	if !strings.Contains(strings.ToLower(r.Header.Get("Accept")), "text/event-stream") {
+		http.Error(w, "Not Acceptable", http.StatusNotAcceptable)
+		return
+	}
+	id := r.Header.Get(HeaderConnectionID)
+	if id == "" {
+		http.Error(w, "Missing Acp-Connection-Id", http.StatusBadRequest)
+		return
+	}
+	c := s.lookup(id, principal)
+	if c == nil {
+		http.Error(w, "Unknown Acp-Connection-Id", http.StatusNotFound)
+		return
+	}
+	session := r.Header.Get(HeaderSessionID)
+	box, status := c.lease(session)
+	if status != 0 {
+		http.Error(w, http.StatusText(status), status)
+		return
+	}
+	c.touch(1)
+	defer c.touch(-1)
+	defer c.release(session, box)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	if rc.Flush() != nil {
+		return
+	}
+	c.pump(r.Context(), rc, w, box)
+}
+
+// lease attaches a receiver to an outbox: 409 if it has one, 404 once the
+// connection can route no more output to a new one.
+func (c *streamConn) lease(session string) (*outbox, int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.killed != nil {
+		return nil, http.StatusNotFound
+	}
+	box := c.conn
+	if session != "" {
+		if box = c.sessions[session]; box == nil {
+			if c.finished {
+				return nil, http.StatusNotFound
+			}
+			box = newOutbox()
+			c.sessions[session] = box
+		}
+	}
+	if box.leased {
+		return nil, http.StatusConflict
+	}
+	box.leased = true
+	if box.parked {
+		box.parked = false
+		c.parked--
+	}
+	return box, 0
+}
+
+// release detaches the receiver; a session outbox still holding output is
+// parked for the next one, an empty one forgotten.
+func (c *streamConn) release(session string, box *outbox) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	box.leased = false
+	if session == "" || c.sessions[session] != box {
+		return
+	}
+	if len(box.q) == 0 || c.killed != nil {
+		delete(c.sessions, session)
+		return
+	}
+	box.parked = true
+	c.parked++
+	if c.parked > c.s.o.MaxBufferedSessions && !c.finished {
+		c.shutLocked(errTooManySessions)
+	}
+}
+
+// pump writes box's messages as events until the connection ends or the
+// client goes away; each write waits for the client at most StallTimeout.
+func (c *streamConn) pump(ctx context.Context, rc *http.ResponseController, w io.Writer, box *outbox) {
+	tick := time.NewTicker(keepAlive)
+	defer tick.Stop()
+	var buf []byte
+	for {
+		c.mu.Lock()
+		q, killed, finished := box.q, c.killed, c.finished
+		box.q = nil
+		for _, m := range q {
+			c.buffered -= len(m)
+		}
+		if len(q) > 0 {
+			c.notify()
+		}
+		c.mu.Unlock()
+		if killed != nil {
+			return
+		}
+		if len(q) > 0 {
+			buf = buf[:0]
+			for _, m := range q {
+				buf = append(append(append(buf, "data: "...), m...), "\n\n"...)
+			}
+			if !c.send(rc, w, buf) {
+				return
+			}
+			continue
+		}
+		if finished {
+			return
+		}
+		select {
+		case <-box.wake:
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			if !c.send(rc, w, []byte(":\n\n")) {
+				return
+			}
+		}
+	}
+}
+
+func (c *streamConn) send(rc *http.ResponseController, w io.Writer, b []byte) bool {
+	rc.SetWriteDeadline(time.Now().Add(c.s.o.StallTimeout))
+	if _, err := w.Write(b); err != nil {
+		return false
+	}
+	return rc.Flush() == nil
+}
+
+// handleDelete ends a connection.
+func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, principal string) {
+	id := r.Header.Get(HeaderConnectionID)
+	if id == "" {
+		http.Error(w, "Missing Acp-Connection-Id", http.StatusBadRequest)
+		return
+	}
+	c := s.lookup(id, principal)
+	if c == nil {
+		http.Error(w, "Unknown Acp-Connection-Id", http.StatusNotFound)
+		return
+	}
+	c.shut(errConnClosed)
+	w.WriteHeader(http.StatusAccepted)
+}

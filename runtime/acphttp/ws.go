@@ -1,0 +1,142 @@
+package acphttp
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// wsLink carries one JSON-RPC message per text frame.
+type wsLink struct {
+	c            *websocket.Conn
+	ctx          context.Context // ends when the link closes
+	cancel       context.CancelFunc
+	writeTimeout time.Duration
+	log          *slog.Logger
+	// mustInit makes the first message an initialize request, as the
+	// server side of the profile requires.
+	mustInit bool
+	// goingAway makes close use 1001: the server is shutting down.
+	goingAway atomic.Bool
+}
+
+func newWSLink(c *websocket.Conn, maxMessage int, writeTimeout, ping time.Duration, log *slog.Logger) *wsLink {
+	c.SetReadLimit(int64(maxMessage))
+	ctx, cancel := context.WithCancel(context.Background())
+	l := &wsLink{c: c, ctx: ctx, cancel: cancel, writeTimeout: writeTimeout, log: log}
+	if ping > 0 {
+		go l.pinger(ping)
+	}
+	return l
+}
+
+// pinger closes the socket when a ping goes unanswered for an interval: the
+// peer is gone without closing it.
+func (l *wsLink) pinger(every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-l.ctx.Done():
+			return
+		case <-t.C:
+			ctx, cancel := context.WithTimeout(l.ctx, every)
+			err := l.c.Ping(ctx)
+			cancel()
+			if err != nil && l.ctx.Err() == nil {
+				l.log.Warn("acphttp: WebSocket ping failed, closing", "err", err)
+				l.cancel()
+				l.c.CloseNow()
+				return
+			}
+		}
+	}
+}
+
+func (l *wsLink) read() ([]byte, error) {
+	for {
+		typ, b, err := l.c.Read(l.ctx)
+		if err != nil {
+			if l.ctx.Err() != nil {
+				return nil, io.EOF
+			}
+			switch websocket.CloseStatus(err) {
+			case websocket.StatusNormalClosure, websocket.StatusGoingAway, websocket.StatusNoStatusRcvd:
+				return nil, io.EOF
+			}
+			return nil, err
+		}
+		if typ != websocket.MessageText {
+			l.log.Warn("acphttp: non-text WebSocket frame ignored")
+			continue
+		}
+		if l.mustInit {
+			l.mustInit = false
+			if p, ok := peekMessage(b); !ok || !p.isRequest() || p.method() != methodInitialize {
+				l.c.Close(websocket.StatusProtocolError, "First message must be initialize")
+				l.cancel()
+				return nil, io.EOF
+			}
+		}
+		return b, nil
+	}
+}
+
+// write waits for the socket at most writeTimeout: a peer that reads none
+// of the output for that long is dropped, and no output queues meanwhile.
+func (l *wsLink) write(msg []byte) error {
+	ctx, cancel := context.WithTimeout(l.ctx, l.writeTimeout)
+	defer cancel()
+	return l.c.Write(ctx, websocket.MessageText, msg)
+}
+
+func (l *wsLink) close() error {
+	if l.goingAway.Load() {
+		return l.closeWith(websocket.StatusGoingAway, "Server shutting down")
+	}
+	return l.closeWith(websocket.StatusNormalClosure, "")
+}
+
+// closeWith closes the socket with a status, then unblocks a pending read.
+// The close frame goes first: cancelling the read first would drop the
+// socket without one.
+func (l *wsLink) closeWith(code websocket.StatusCode, reason string) error {
+	err := l.c.Close(code, reason)
+	l.cancel()
+	var ce websocket.CloseError
+	if errors.As(err, &ce) || errors.Is(err, net.ErrClosed) {
+		return nil // already closed, by the peer or by us
+	}
+	return err
+}
+
+// serveWebSocket upgrades r and runs a connection on the socket.
+func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request, principal string) {
+	if s.full() {
+		http.Error(w, "Service Unavailable", http.StatusServiceUnavailable)
+		return
+	}
+	id := newConnectionID()
+	w.Header().Set(HeaderConnectionID, id)
+	// Origins were checked already; Accept's own check would refuse the
+	// patterns Options documents with a scheme.
+	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
+	if err != nil {
+		s.log.Debug("acphttp: WebSocket upgrade failed", "err", err)
+		return
+	}
+	l := newWSLink(ws, s.o.MaxMessage, s.o.StallTimeout, s.o.PingInterval, s.log)
+	l.mustInit = true
+	c := &Conn{l: l, profile: WebSocket, id: id, principal: principal}
+	sc := &serverConn{principal: principal, kill: func() { l.goingAway.Store(true) }}
+	if err := s.open(c, sc); err != nil {
+		ws.Close(websocket.StatusTryAgainLater, "Server busy")
+	}
+}
