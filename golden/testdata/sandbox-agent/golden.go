@@ -355,9 +355,9 @@ var schema = acpgentest.Schema{
 // ==== dispatch.go ====
 //
 // added: UnimplementedAgentHandler.SandboxagentSessionSetMetadata,
-//     AgentConn.SandboxagentSessionRequestQuestion, AgentConn.serveSandboxagentSessionSetMetadata,
+//     AgentConn.SandboxagentSessionRequestQuestion,
 //     UnimplementedClientHandler.SandboxagentSessionRequestQuestion,
-//     ClientConn.SandboxagentSessionSetMetadata, ClientConn.serveSandboxagentSessionRequestQuestion
+//     ClientConn.SandboxagentSessionSetMetadata
 // changed: AgentHandler, agentInbound.HandleRequest, ClientHandler, clientInbound.HandleRequest
 
 // AgentHandler is implemented by the agent side: one method per method the agent handles. Embed
@@ -417,55 +417,12 @@ func (c *AgentConn) SandboxagentSessionRequestQuestion(ctx context.Context, para
 	return res, nil
 }
 
-func (c *AgentConn) serveSandboxagentSessionSetMetadata(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
-	var p SandboxAgentSetMetadataRequest
-	if err := wire.Decode(params, &p, c.mode); err != nil {
-		return nil, invalidParams(err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	p.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, err
-	}
-	if ok, need := n.AllowsMethod(method); !ok {
-		return nil, &wire.GateError{Violations: []wire.GateViolation{{
-			Capability: need,
-			Method:     method,
-		}}}
-	}
-	if vs := n.CheckParams(method, &p); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	res, err := c.h.SandboxagentSessionSetMetadata(ctx, &p)
-	if err != nil {
-		return nil, err
-	}
-	if res == nil {
-		return nil, fmt.Errorf("%s handler returned no result", method)
-	}
-	if err := res.Validate(); err != nil {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    err,
-			Method: method,
-			What:   "result",
-		})
-	}
-	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    &wire.GateError{Violations: vs},
-			Method: method,
-			What:   "result",
-		})
-	}
-	return res.AppendJSON(nil), nil
-}
-
 func (a agentInbound) HandleRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
 	// ... 4 unchanged statements
 	switch method {
 	// ... 7 unchanged cases
 	case MethodSandboxagentSessionSetMetadata:
-		return c.serveSandboxagentSessionSetMetadata(ctx, n, method, params)
+		return serve(ctx, n, c.mode, c.log, method, params, c.h.SandboxagentSessionSetMetadata)
 	default:
 		// ... 2 unchanged statements
 	}
@@ -516,56 +473,13 @@ func (c *ClientConn) SandboxagentSessionSetMetadata(ctx context.Context, params 
 	return res, nil
 }
 
-func (c *ClientConn) serveSandboxagentSessionRequestQuestion(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
-	var p SandboxAgentRequestQuestionRequest
-	if err := wire.Decode(params, &p, c.mode); err != nil {
-		return nil, invalidParams(err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	p.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, err
-	}
-	if ok, need := n.AllowsMethod(method); !ok {
-		return nil, &wire.GateError{Violations: []wire.GateViolation{{
-			Capability: need,
-			Method:     method,
-		}}}
-	}
-	if vs := n.CheckParams(method, &p); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	res, err := c.h.SandboxagentSessionRequestQuestion(ctx, &p)
-	if err != nil {
-		return nil, err
-	}
-	if res == nil {
-		return nil, fmt.Errorf("%s handler returned no result", method)
-	}
-	if err := res.Validate(); err != nil {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    err,
-			Method: method,
-			What:   "result",
-		})
-	}
-	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    &wire.GateError{Violations: vs},
-			Method: method,
-			What:   "result",
-		})
-	}
-	return res.AppendJSON(nil), nil
-}
-
 func (a clientInbound) HandleRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
 	// ... 4 unchanged statements
 	switch method {
 	case MethodFsReadTextFile:
-		return c.serveFsReadTextFile(ctx, n, method, params)
+		return serve(ctx, n, c.mode, c.log, method, params, c.h.FsReadTextFile)
 	case MethodSandboxagentSessionRequestQuestion:
-		return c.serveSandboxagentSessionRequestQuestion(ctx, n, method, params)
+		return serve(ctx, n, c.mode, c.log, method, params, c.h.SandboxagentSessionRequestQuestion)
 	default:
 		// ... 2 unchanged statements
 	}

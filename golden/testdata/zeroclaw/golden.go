@@ -164,7 +164,7 @@ var schema = acpgentest.Schema{
 
 // ==== dispatch.go ====
 //
-// added: UnimplementedAgentHandler.SessionStop, AgentConn.serveSessionStop, ClientConn.SessionStop
+// added: UnimplementedAgentHandler.SessionStop, ClientConn.SessionStop
 // changed: AgentHandler, agentInbound.HandleRequest
 
 // AgentHandler is implemented by the agent side: one method per method the agent handles. Embed
@@ -195,55 +195,12 @@ func (UnimplementedAgentHandler) SessionStop(context.Context, *ZeroClawStopSessi
 	return nil, errMethodNotFound(MethodSessionStop)
 }
 
-func (c *AgentConn) serveSessionStop(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
-	var p ZeroClawStopSessionRequest
-	if err := wire.Decode(params, &p, c.mode); err != nil {
-		return nil, invalidParams(err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	p.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, err
-	}
-	if ok, need := n.AllowsMethod(method); !ok {
-		return nil, &wire.GateError{Violations: []wire.GateViolation{{
-			Capability: need,
-			Method:     method,
-		}}}
-	}
-	if vs := n.CheckParams(method, &p); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	res, err := c.h.SessionStop(ctx, &p)
-	if err != nil {
-		return nil, err
-	}
-	if res == nil {
-		return nil, fmt.Errorf("%s handler returned no result", method)
-	}
-	if err := res.Validate(); err != nil {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    err,
-			Method: method,
-			What:   "result",
-		})
-	}
-	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    &wire.GateError{Violations: vs},
-			Method: method,
-			What:   "result",
-		})
-	}
-	return res.AppendJSON(nil), nil
-}
-
 func (a agentInbound) HandleRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
 	// ... 4 unchanged statements
 	switch method {
 	// ... 7 unchanged cases
 	case MethodSessionStop:
-		return c.serveSessionStop(ctx, n, method, params)
+		return serve(ctx, n, c.mode, c.log, method, params, c.h.SessionStop)
 	default:
 		// ... 2 unchanged statements
 	}
