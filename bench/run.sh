@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs the benchmarks and prints the README's tables (see README, "Performance").
-# Two `go test -bench` runs: generation in the root module's bench package, and
-# every message benchmark (acpgen, the leading Go peer, the baselines) in ONE run
-# of the bench/peer module, so its figures compare as ratios.
+# Generation runs in the root module's bench package; the bench/peer module
+# compiles gen/acp and the leading Go peer in turn (compile time, compiler RSS),
+# builds the minimal agent on each (binary size), and runs every message and
+# ping-pong benchmark (acpgen, the peer, the baselines) in ONE run, so each
+# group's figures compare as ratios.
 # Reads the pinned schema from acpgen's schema cache (fetched when missing).
 # COUNT (default 5) runs per benchmark; the tables show medians.
 set -euo pipefail
@@ -15,5 +17,9 @@ go version
 # the process that starts it, so the test binary must still be small then.
 go test ./bench -run '^$' -bench 'GenerateProcess' -benchmem -benchtime 2x -count "$count" | tee "$out/generate.txt"
 go test ./bench -run '^$' -bench 'Generate$|FormatFloor|Scale|Typecheck' -benchmem -benchtime 2x -count "$count" | tee -a "$out/generate.txt"
-(cd bench/peer && go test -run '^$' -bench 'Messages|Interleaved' -benchmem -benchtime 300ms -count "$count") | tee "$out/messages.txt"
-go run ./bench/benchtable "$out/generate.txt" "$out/messages.txt"
+# The compile benchmark measures the compiler's peak RSS, so it too runs in a
+# test binary of its own. COMPILE_COUNT (default 3) compiles of each package.
+(cd bench/peer && go test -run '^$' -bench 'Compile' -benchtime 1x -count "${COMPILE_COUNT:-3}") | tee "$out/build.txt"
+(cd bench/peer && go test -run '^$' -bench 'Binary' -benchtime 1x -count 1) | tee -a "$out/build.txt"
+(cd bench/peer && go test -run '^$' -bench 'Messages|Interleaved|PingPong' -benchmem -benchtime 300ms -count "$count") | tee "$out/messages.txt"
+go run ./bench/benchtable "$out/generate.txt" "$out/messages.txt" "$out/build.txt"

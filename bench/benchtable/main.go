@@ -59,6 +59,8 @@ func main() {
 	slices.Sort(header)
 	fmt.Fprintf(w, "Machine: %s\n", strings.Join(slices.Compact(header), ", "))
 	messages(w, res)
+	pingPong(w, res)
+	cost(w, res)
 	generation(w, res)
 }
 
@@ -153,6 +155,53 @@ func messages(w io.Writer, res map[string]result) {
 		d2, _ := get(m, "acpgen-dispatch-2procs")
 		over := d1.ns/base.ns - 1
 		fmt.Fprintf(w, "| %s | %s | %s | %+.0f%% %s | %s |\n", m, us(base.ns), us(d1.ns), over*100, verdict(over <= 0.3), us(d2.ns))
+	}
+}
+
+// pingPong prints BenchmarkPingPong: one request in, its response out, the
+// next request only after that, against the peer and the floor.
+func pingPong(w io.Writer, res map[string]result) {
+	if _, ok := res["BenchmarkPingPong/session_new/floor"]; !ok {
+		return
+	}
+	fmt.Fprintln(w, "\nDispatch ping-pong over in-memory pipes (one request frame in, its response out), µs (allocs/op), medians:")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| message | acpgen | peer | floor (read a line, write a line) | acpgen ÷ floor (target ≤ 2.0) | peer ÷ acpgen |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	for _, m := range []string{"session_new", "prompt"} {
+		a, p, f := res["BenchmarkPingPong/"+m+"/acpgen"], res["BenchmarkPingPong/"+m+"/peer"], res["BenchmarkPingPong/"+m+"/floor"]
+		fmt.Fprintf(w, "| %s | %s (%.0f) | %s (%.0f) | %s | %.1f %s | %.1f |\n", m, us(a.ns), a.allocs, us(p.ns), p.allocs, us(f.ns),
+			a.ns/f.ns, verdict(a.ns/f.ns <= 2), p.ns/a.ns)
+	}
+}
+
+// cost prints BenchmarkCompile and BenchmarkBinary: what the generated
+// package costs to build and to ship, next to the peer's.
+func cost(w io.Writer, res map[string]result) {
+	c, ok := res["BenchmarkCompile"]
+	if !ok {
+		return
+	}
+	m := c.metrics
+	fmt.Fprintln(w, "\nBuilding on gen/acp vs the peer's root package (compile on a cache miss, dependencies built; medians):")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| measure | gen/acp | peer | gen/acp ÷ peer | target | gen/acp/unstable |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	row := func(what, unit, key string, target float64) {
+		a, p, u := m["acpgen-"+key], m["peer-"+key], m["unstable-"+key]
+		t := ""
+		if target > 0 {
+			t = fmt.Sprintf("≤ %.1f: %s", target, verdict(a/p <= target))
+		}
+		fmt.Fprintf(w, "| %s | %.2f %s | %.2f %s | %.2f | %s | %.2f %s |\n", what, a, unit, p, unit, a/p, t, u, unit)
+	}
+	row("compile, wall", "s", "s", 1.0)
+	row("compile, CPU (user+sys)", "s", "cpu-s", 0)
+	row("compiler peak RSS", "MB", "RSS-MB", 1.5)
+	row("Go lines compiled", "k", "klines", 0)
+	if b, ok := res["BenchmarkBinary"]; ok {
+		a, p := b.metrics["acpgen-MB"], b.metrics["peer-MB"]
+		fmt.Fprintf(w, "| minimal agent binary (go build defaults) | %.2f MB | %.2f MB | %.2f | ≤ 1.1: %s | |\n", a, p, a/p, verdict(a/p <= 1.1))
 	}
 }
 

@@ -21,22 +21,11 @@ func (v *AgentRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -54,32 +43,16 @@ func (v *AgentRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 	switch string(key) {
 	case "id":
 		seen[0] |= 1 << 0
-		var x RequestID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "id")
-		}
-		v.ID = x
-		return true, nil
+		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "method":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "method")
-		}
-		v.Method = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
 			return true, nil
 		}
-		x, err := d.ReadRaw()
-		if err != nil {
-			return true, wire.AtKey(err, "params")
-		}
-		v.Params = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	}
 	return false, nil
 }
@@ -97,29 +70,13 @@ func (v *AgentRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AgentRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"id\":"...)
-		b = v.ID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"method\":"...)
-		b = wire.AppendString(b, v.Method)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"id\":")
+	b = v.ID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"method\":")
+	b = wire.AppendString(b, v.Method)
 	if v.Params != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"params\":"...)
+		b = wire.Key(b, &comma, "\"params\":")
 		b = wire.AppendRaw(b, v.Params)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -145,7 +102,8 @@ func (v *RequestID) DecodeJSON(d *wire.Decoder) error {
 		return d.ReadNull()
 	case wire.KindNumber:
 		{
-			x, err := d.ReadInt64()
+			var x int64
+			err := wire.DecodeInt64(&x, d)
 			if err != nil {
 				return err
 			}
@@ -154,7 +112,8 @@ func (v *RequestID) DecodeJSON(d *wire.Decoder) error {
 		}
 	case wire.KindString:
 		{
-			x, err := d.ReadString()
+			var x string
+			err := wire.DecodeString(&x, d)
 			if err != nil {
 				return err
 			}
@@ -207,22 +166,11 @@ func (v *WriteTextFileRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -240,48 +188,23 @@ func (v *WriteTextFileRequest) decodeField(d *wire.Decoder, key []byte, seen []u
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "path":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "path")
-		}
-		v.Path = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Path, d), "path")
 	case "content":
 		seen[0] |= 1 << 2
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "content")
-		}
-		v.Content = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -303,37 +226,15 @@ func (v *WriteTextFileRequest) checkRequired(d *wire.Decoder, seen []uint64) err
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *WriteTextFileRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"path\":"...)
-		b = wire.AppendString(b, v.Path)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = wire.AppendString(b, v.Content)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"path\":")
+	b = wire.AppendString(b, v.Path)
+	b = wire.Key(b, &comma, "\"content\":")
+	b = wire.AppendString(b, v.Content)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -351,7 +252,8 @@ func (v *WriteTextFileRequest) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one SessionID value.
 func (v *SessionID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -391,22 +293,11 @@ func (v *ReadTextFileRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -424,62 +315,34 @@ func (v *ReadTextFileRequest) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "path":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "path")
-		}
-		v.Path = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Path, d), "path")
 	case "line":
 		if d.TryNull() {
 			v.Line = nil
 			return true, nil
 		}
-		x, err := d.ReadUint32()
-		if err != nil {
-			return true, wire.AtKey(err, "line")
-		}
-		v.Line = &x
-		return true, nil
+		v.Line = new(uint32)
+		return true, wire.AtKey(wire.DecodeUint32(v.Line, d), "line")
 	case "limit":
 		if d.TryNull() {
 			v.Limit = nil
 			return true, nil
 		}
-		x, err := d.ReadUint32()
-		if err != nil {
-			return true, wire.AtKey(err, "limit")
-		}
-		v.Limit = &x
-		return true, nil
+		v.Limit = new(uint32)
+		return true, wire.AtKey(wire.DecodeUint32(v.Limit, d), "limit")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -498,45 +361,21 @@ func (v *ReadTextFileRequest) checkRequired(d *wire.Decoder, seen []uint64) erro
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ReadTextFileRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"path\":"...)
-		b = wire.AppendString(b, v.Path)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"path\":")
+	b = wire.AppendString(b, v.Path)
 	if v.Line != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"line\":"...)
+		b = wire.Key(b, &comma, "\"line\":")
 		b = wire.AppendUint(b, uint64(*v.Line))
-		comma = true
 	}
 	if v.Limit != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"limit\":"...)
+		b = wire.Key(b, &comma, "\"limit\":")
 		b = wire.AppendUint(b, uint64(*v.Limit))
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -568,22 +407,11 @@ func (v *RequestPermissionRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -601,49 +429,23 @@ func (v *RequestPermissionRequest) decodeField(d *wire.Decoder, key []byte, seen
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "toolCall":
 		seen[0] |= 1 << 1
-		var x ToolCallUpdate
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "toolCall")
-		}
-		v.ToolCall = x
-		return true, nil
+		return true, wire.AtKey(v.ToolCall.DecodeJSON(d), "toolCall")
 	case "options":
 		seen[0] |= 1 << 2
-		x, err := decodeSlicePermissionOption(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "options")
-		}
-		v.Options = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Options, false, (*PermissionOption).DecodeJSON), "options")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -665,37 +467,15 @@ func (v *RequestPermissionRequest) checkRequired(d *wire.Decoder, seen []uint64)
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *RequestPermissionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"toolCall\":"...)
-		b = v.ToolCall.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"options\":"...)
-		b = appendSlicePermissionOption(b, v.Options)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"toolCall\":")
+	b = v.ToolCall.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"options\":")
+	b = wire.AppendSlice(b, v.Options, (*PermissionOption).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -727,22 +507,11 @@ func (v *ToolCallUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -760,94 +529,54 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 	switch string(key) {
 	case "toolCallId":
 		seen[0] |= 1 << 0
-		var x ToolCallID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "toolCallId")
-		}
-		v.ToolCallID = x
-		return true, nil
+		return true, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
 	case "kind":
 		if d.TryNull() {
 			v.Kind = nil
 			return true, nil
 		}
+		v.Kind = new(ToolKind)
 		m := d.Mark()
-		var x ToolKind
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Kind = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "kind")
+		if err := v.Kind.DecodeJSON(d); err != nil {
+			v.Kind = nil
+			return true, wire.AtKey(d.Recover(m, err), "kind")
 		}
-		v.Kind = &x
 		return true, nil
 	case "status":
 		if d.TryNull() {
 			v.Status = nil
 			return true, nil
 		}
+		v.Status = new(ToolCallStatus)
 		m := d.Mark()
-		var x ToolCallStatus
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Status = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "status")
+		if err := v.Status.DecodeJSON(d); err != nil {
+			v.Status = nil
+			return true, wire.AtKey(d.Recover(m, err), "status")
 		}
-		v.Status = &x
 		return true, nil
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "name":
 		if d.TryNull() {
 			v.Name = nil
 			return true, nil
 		}
+		v.Name = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Name = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "name")
+		if err := wire.DecodeString(v.Name, d); err != nil {
+			v.Name = nil
+			return true, wire.AtKey(d.Recover(m, err), "name")
 		}
-		v.Name = &x
 		return true, nil
 	case "content":
 		if d.TryNull() {
@@ -855,19 +584,10 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceToolCallContent(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Content = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "content")
+		if err := wire.DecodeSlice(d, &v.Content, true, (*ToolCallContent).DecodeJSON); err != nil {
+			v.Content = nil
+			return true, wire.AtKey(d.Recover(m, err), "content")
 		}
-		v.Content = x
 		return true, nil
 	case "locations":
 		if d.TryNull() {
@@ -875,19 +595,10 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceToolCallLocation(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Locations = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "locations")
+		if err := wire.DecodeSlice(d, &v.Locations, true, (*ToolCallLocation).DecodeJSON); err != nil {
+			v.Locations = nil
+			return true, wire.AtKey(d.Recover(m, err), "locations")
 		}
-		v.Locations = x
 		return true, nil
 	case "rawInput":
 		if d.TryNull() {
@@ -895,19 +606,10 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := d.ReadRaw()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.RawInput = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "rawInput")
+		if err := wire.DecodeRaw(&v.RawInput, d); err != nil {
+			v.RawInput = nil
+			return true, wire.AtKey(d.Recover(m, err), "rawInput")
 		}
-		v.RawInput = x
 		return true, nil
 	case "rawOutput":
 		if d.TryNull() {
@@ -915,19 +617,10 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := d.ReadRaw()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.RawOutput = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "rawOutput")
+		if err := wire.DecodeRaw(&v.RawOutput, d); err != nil {
+			v.RawOutput = nil
+			return true, wire.AtKey(d.Recover(m, err), "rawOutput")
 		}
-		v.RawOutput = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -935,19 +628,10 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -963,85 +647,43 @@ func (v *ToolCallUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ToolCallUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"toolCallId\":"...)
-		b = v.ToolCallID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"toolCallId\":")
+	b = v.ToolCallID.AppendJSON(b)
 	if v.Kind != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"kind\":"...)
+		b = wire.Key(b, &comma, "\"kind\":")
 		b = v.Kind.AppendJSON(b)
-		comma = true
 	}
 	if v.Status != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"status\":"...)
+		b = wire.Key(b, &comma, "\"status\":")
 		b = v.Status.AppendJSON(b)
-		comma = true
 	}
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
 	if v.Name != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
+		b = wire.Key(b, &comma, "\"name\":")
 		b = wire.AppendString(b, *v.Name)
-		comma = true
 	}
 	if v.Content != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = appendSliceToolCallContent(b, v.Content)
-		comma = true
+		b = wire.Key(b, &comma, "\"content\":")
+		b = wire.AppendSlice(b, v.Content, (*ToolCallContent).AppendJSON)
 	}
 	if v.Locations != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"locations\":"...)
-		b = appendSliceToolCallLocation(b, v.Locations)
-		comma = true
+		b = wire.Key(b, &comma, "\"locations\":")
+		b = wire.AppendSlice(b, v.Locations, (*ToolCallLocation).AppendJSON)
 	}
 	if v.RawInput != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"rawInput\":"...)
+		b = wire.Key(b, &comma, "\"rawInput\":")
 		b = wire.AppendRaw(b, v.RawInput)
-		comma = true
 	}
 	if v.RawOutput != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"rawOutput\":"...)
+		b = wire.Key(b, &comma, "\"rawOutput\":")
 		b = wire.AppendRaw(b, v.RawOutput)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -1059,7 +701,8 @@ func (v *ToolCallUpdate) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one ToolCallID value.
 func (v *ToolCallID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -1246,25 +889,13 @@ func (v *ToolCallContent) checkRequired(d *wire.Decoder, seen []uint64) error {
 func (v *ToolCallContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Content != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"content\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"content\"")
 		return v.Content.appendFields(b, comma)
 	case v.Diff != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"diff\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"diff\"")
 		return v.Diff.appendFields(b, comma)
 	case v.Terminal != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"terminal\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"terminal\"")
 		return v.Terminal.appendFields(b, comma)
 	case v.Unknown != nil:
 		return v.Unknown.AppendFields(b, "type", comma)
@@ -1306,22 +937,11 @@ func (v *ToolCallContent) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -1442,39 +1062,19 @@ func (v *ContentBlock) checkRequired(d *wire.Decoder, seen []uint64) error {
 func (v *ContentBlock) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Text != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"text\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"text\"")
 		return v.Text.appendFields(b, comma)
 	case v.Image != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"image\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"image\"")
 		return v.Image.appendFields(b, comma)
 	case v.Audio != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"audio\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"audio\"")
 		return v.Audio.appendFields(b, comma)
 	case v.ResourceLink != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"resource_link\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"resource_link\"")
 		return v.ResourceLink.appendFields(b, comma)
 	case v.Resource != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"resource\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"resource\"")
 		return v.Resource.appendFields(b, comma)
 	case v.Unknown != nil:
 		return v.Unknown.AppendFields(b, "type", comma)
@@ -1520,22 +1120,11 @@ func (v *ContentBlock) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -1575,22 +1164,11 @@ func (v *Annotations) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -1612,59 +1190,34 @@ func (v *Annotations) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceRole(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Audience = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "audience")
+		if err := wire.DecodeSlice(d, &v.Audience, true, (*Role).DecodeJSON); err != nil {
+			v.Audience = nil
+			return true, wire.AtKey(d.Recover(m, err), "audience")
 		}
-		v.Audience = x
 		return true, nil
 	case "lastModified":
 		if d.TryNull() {
 			v.LastModified = nil
 			return true, nil
 		}
+		v.LastModified = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.LastModified = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "lastModified")
+		if err := wire.DecodeString(v.LastModified, d); err != nil {
+			v.LastModified = nil
+			return true, wire.AtKey(d.Recover(m, err), "lastModified")
 		}
-		v.LastModified = &x
 		return true, nil
 	case "priority":
 		if d.TryNull() {
 			v.Priority = nil
 			return true, nil
 		}
+		v.Priority = new(float64)
 		m := d.Mark()
-		x, err := d.ReadFloat64()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Priority = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "priority")
+		if err := wire.DecodeFloat64(v.Priority, d); err != nil {
+			v.Priority = nil
+			return true, wire.AtKey(d.Recover(m, err), "priority")
 		}
-		v.Priority = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -1672,19 +1225,10 @@ func (v *Annotations) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -1698,36 +1242,20 @@ func (v *Annotations) checkRequired(d *wire.Decoder, seen []uint64) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Annotations) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Audience != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"audience\":"...)
-		b = appendSliceRole(b, v.Audience)
-		comma = true
+		b = wire.Key(b, &comma, "\"audience\":")
+		b = wire.AppendSlice(b, v.Audience, (*Role).AppendJSON)
 	}
 	if v.LastModified != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"lastModified\":"...)
+		b = wire.Key(b, &comma, "\"lastModified\":")
 		b = wire.AppendString(b, *v.LastModified)
-		comma = true
 	}
 	if v.Priority != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"priority\":"...)
+		b = wire.Key(b, &comma, "\"priority\":")
 		b = wire.AppendFloat(b, *v.Priority)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -1792,22 +1320,11 @@ func (v *TextContent) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -1828,49 +1345,26 @@ func (v *TextContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 			v.Annotations = nil
 			return true, nil
 		}
+		v.Annotations = new(Annotations)
 		m := d.Mark()
-		var x Annotations
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Annotations = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "annotations")
+		if err := v.Annotations.DecodeJSON(d); err != nil {
+			v.Annotations = nil
+			return true, wire.AtKey(d.Recover(m, err), "annotations")
 		}
-		v.Annotations = &x
 		return true, nil
 	case "text":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "text")
-		}
-		v.Text = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -1887,28 +1381,14 @@ func (v *TextContent) checkRequired(d *wire.Decoder, seen []uint64) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TextContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Annotations != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"annotations\":"...)
+		b = wire.Key(b, &comma, "\"annotations\":")
 		b = v.Annotations.AppendJSON(b)
-		comma = true
 	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"text\":"...)
-		b = wire.AppendString(b, v.Text)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"text\":")
+	b = wire.AppendString(b, v.Text)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -1940,22 +1420,11 @@ func (v *ImageContent) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -1976,57 +1445,30 @@ func (v *ImageContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 			v.Annotations = nil
 			return true, nil
 		}
+		v.Annotations = new(Annotations)
 		m := d.Mark()
-		var x Annotations
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Annotations = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "annotations")
+		if err := v.Annotations.DecodeJSON(d); err != nil {
+			v.Annotations = nil
+			return true, wire.AtKey(d.Recover(m, err), "annotations")
 		}
-		v.Annotations = &x
 		return true, nil
 	case "data":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "data")
-		}
-		v.Data = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
 	case "mimeType":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "mimeType")
-		}
-		v.MimeType = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.MimeType, d), "mimeType")
 	case "uri":
 		if d.TryNull() {
 			v.URI = nil
 			return true, nil
 		}
+		v.URI = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.URI = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "uri")
+		if err := wire.DecodeString(v.URI, d); err != nil {
+			v.URI = nil
+			return true, wire.AtKey(d.Recover(m, err), "uri")
 		}
-		v.URI = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -2034,19 +1476,10 @@ func (v *ImageContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -2066,44 +1499,20 @@ func (v *ImageContent) checkRequired(d *wire.Decoder, seen []uint64) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ImageContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Annotations != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"annotations\":"...)
+		b = wire.Key(b, &comma, "\"annotations\":")
 		b = v.Annotations.AppendJSON(b)
-		comma = true
 	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"data\":"...)
-		b = wire.AppendString(b, v.Data)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mimeType\":"...)
-		b = wire.AppendString(b, v.MimeType)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"data\":")
+	b = wire.AppendString(b, v.Data)
+	b = wire.Key(b, &comma, "\"mimeType\":")
+	b = wire.AppendString(b, v.MimeType)
 	if v.URI != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"uri\":"...)
+		b = wire.Key(b, &comma, "\"uri\":")
 		b = wire.AppendString(b, *v.URI)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -2135,22 +1544,11 @@ func (v *AudioContent) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -2171,57 +1569,29 @@ func (v *AudioContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 			v.Annotations = nil
 			return true, nil
 		}
+		v.Annotations = new(Annotations)
 		m := d.Mark()
-		var x Annotations
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Annotations = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "annotations")
+		if err := v.Annotations.DecodeJSON(d); err != nil {
+			v.Annotations = nil
+			return true, wire.AtKey(d.Recover(m, err), "annotations")
 		}
-		v.Annotations = &x
 		return true, nil
 	case "data":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "data")
-		}
-		v.Data = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
 	case "mimeType":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "mimeType")
-		}
-		v.MimeType = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.MimeType, d), "mimeType")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -2241,36 +1611,16 @@ func (v *AudioContent) checkRequired(d *wire.Decoder, seen []uint64) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AudioContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Annotations != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"annotations\":"...)
+		b = wire.Key(b, &comma, "\"annotations\":")
 		b = v.Annotations.AppendJSON(b)
-		comma = true
 	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"data\":"...)
-		b = wire.AppendString(b, v.Data)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mimeType\":"...)
-		b = wire.AppendString(b, v.MimeType)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"data\":")
+	b = wire.AppendString(b, v.Data)
+	b = wire.Key(b, &comma, "\"mimeType\":")
+	b = wire.AppendString(b, v.MimeType)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -2302,22 +1652,11 @@ func (v *ResourceLink) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -2338,137 +1677,77 @@ func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 			v.Annotations = nil
 			return true, nil
 		}
+		v.Annotations = new(Annotations)
 		m := d.Mark()
-		var x Annotations
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Annotations = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "annotations")
+		if err := v.Annotations.DecodeJSON(d); err != nil {
+			v.Annotations = nil
+			return true, wire.AtKey(d.Recover(m, err), "annotations")
 		}
-		v.Annotations = &x
 		return true, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "mimeType":
 		if d.TryNull() {
 			v.MimeType = nil
 			return true, nil
 		}
+		v.MimeType = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.MimeType = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "mimeType")
+		if err := wire.DecodeString(v.MimeType, d); err != nil {
+			v.MimeType = nil
+			return true, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
-		v.MimeType = &x
 		return true, nil
 	case "name":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "size":
 		if d.TryNull() {
 			v.Size = nil
 			return true, nil
 		}
+		v.Size = new(int64)
 		m := d.Mark()
-		x, err := d.ReadInt64()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Size = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "size")
+		if err := wire.DecodeInt64(v.Size, d); err != nil {
+			v.Size = nil
+			return true, wire.AtKey(d.Recover(m, err), "size")
 		}
-		v.Size = &x
 		return true, nil
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "uri":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "uri")
-		}
-		v.URI = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -2488,68 +1767,32 @@ func (v *ResourceLink) checkRequired(d *wire.Decoder, seen []uint64) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ResourceLink) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Annotations != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"annotations\":"...)
+		b = wire.Key(b, &comma, "\"annotations\":")
 		b = v.Annotations.AppendJSON(b)
-		comma = true
 	}
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.MimeType != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mimeType\":"...)
+		b = wire.Key(b, &comma, "\"mimeType\":")
 		b = wire.AppendString(b, *v.MimeType)
-		comma = true
 	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
 	if v.Size != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"size\":"...)
+		b = wire.Key(b, &comma, "\"size\":")
 		b = wire.AppendInt(b, int64(*v.Size))
-		comma = true
 	}
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"uri\":"...)
-		b = wire.AppendString(b, v.URI)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"uri\":")
+	b = wire.AppendString(b, v.URI)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -2653,22 +1896,11 @@ func (v *EmbeddedResourceResource) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -2708,22 +1940,11 @@ func (v *TextResourceContents) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -2744,56 +1965,29 @@ func (v *TextResourceContents) decodeField(d *wire.Decoder, key []byte, seen []u
 			v.MimeType = nil
 			return true, nil
 		}
+		v.MimeType = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.MimeType = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "mimeType")
+		if err := wire.DecodeString(v.MimeType, d); err != nil {
+			v.MimeType = nil
+			return true, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
-		v.MimeType = &x
 		return true, nil
 	case "text":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "text")
-		}
-		v.Text = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
 	case "uri":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "uri")
-		}
-		v.URI = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -2813,36 +2007,16 @@ func (v *TextResourceContents) checkRequired(d *wire.Decoder, seen []uint64) err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TextResourceContents) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.MimeType != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mimeType\":"...)
+		b = wire.Key(b, &comma, "\"mimeType\":")
 		b = wire.AppendString(b, *v.MimeType)
-		comma = true
 	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"text\":"...)
-		b = wire.AppendString(b, v.Text)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"uri\":"...)
-		b = wire.AppendString(b, v.URI)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"text\":")
+	b = wire.AppendString(b, v.Text)
+	b = wire.Key(b, &comma, "\"uri\":")
+	b = wire.AppendString(b, v.URI)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -2874,22 +2048,11 @@ func (v *BlobResourceContents) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -2907,59 +2070,32 @@ func (v *BlobResourceContents) decodeField(d *wire.Decoder, key []byte, seen []u
 	switch string(key) {
 	case "blob":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "blob")
-		}
-		v.Blob = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Blob, d), "blob")
 	case "mimeType":
 		if d.TryNull() {
 			v.MimeType = nil
 			return true, nil
 		}
+		v.MimeType = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.MimeType = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "mimeType")
+		if err := wire.DecodeString(v.MimeType, d); err != nil {
+			v.MimeType = nil
+			return true, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
-		v.MimeType = &x
 		return true, nil
 	case "uri":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "uri")
-		}
-		v.URI = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -2978,37 +2114,17 @@ func (v *BlobResourceContents) checkRequired(d *wire.Decoder, seen []uint64) err
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *BlobResourceContents) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"blob\":"...)
-		b = wire.AppendString(b, v.Blob)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"blob\":")
+	b = wire.AppendString(b, v.Blob)
 	if v.MimeType != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mimeType\":"...)
+		b = wire.Key(b, &comma, "\"mimeType\":")
 		b = wire.AppendString(b, *v.MimeType)
-		comma = true
 	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"uri\":"...)
-		b = wire.AppendString(b, v.URI)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"uri\":")
+	b = wire.AppendString(b, v.URI)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -3040,22 +2156,11 @@ func (v *EmbeddedResource) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -3076,50 +2181,26 @@ func (v *EmbeddedResource) decodeField(d *wire.Decoder, key []byte, seen []uint6
 			v.Annotations = nil
 			return true, nil
 		}
+		v.Annotations = new(Annotations)
 		m := d.Mark()
-		var x Annotations
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Annotations = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "annotations")
+		if err := v.Annotations.DecodeJSON(d); err != nil {
+			v.Annotations = nil
+			return true, wire.AtKey(d.Recover(m, err), "annotations")
 		}
-		v.Annotations = &x
 		return true, nil
 	case "resource":
 		seen[0] |= 1 << 0
-		var x EmbeddedResourceResource
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "resource")
-		}
-		v.Resource = x
-		return true, nil
+		return true, wire.AtKey(v.Resource.DecodeJSON(d), "resource")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -3136,28 +2217,14 @@ func (v *EmbeddedResource) checkRequired(d *wire.Decoder, seen []uint64) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *EmbeddedResource) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Annotations != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"annotations\":"...)
+		b = wire.Key(b, &comma, "\"annotations\":")
 		b = v.Annotations.AppendJSON(b)
-		comma = true
 	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"resource\":"...)
-		b = v.Resource.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"resource\":")
+	b = v.Resource.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -3189,22 +2256,11 @@ func (v *Content) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -3222,32 +2278,17 @@ func (v *Content) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool,
 	switch string(key) {
 	case "content":
 		seen[0] |= 1 << 0
-		var x ContentBlock
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "content")
-		}
-		v.Content = x
-		return true, nil
+		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -3263,21 +2304,11 @@ func (v *Content) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Content) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = v.Content.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"content\":")
+	b = v.Content.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -3309,22 +2340,11 @@ func (v *Diff) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -3342,59 +2362,32 @@ func (v *Diff) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, er
 	switch string(key) {
 	case "path":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "path")
-		}
-		v.Path = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Path, d), "path")
 	case "oldText":
 		if d.TryNull() {
 			v.OldText = nil
 			return true, nil
 		}
+		v.OldText = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.OldText = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "oldText")
+		if err := wire.DecodeString(v.OldText, d); err != nil {
+			v.OldText = nil
+			return true, wire.AtKey(d.Recover(m, err), "oldText")
 		}
-		v.OldText = &x
 		return true, nil
 	case "newText":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "newText")
-		}
-		v.NewText = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.NewText, d), "newText")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -3413,37 +2406,17 @@ func (v *Diff) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Diff) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"path\":"...)
-		b = wire.AppendString(b, v.Path)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"path\":")
+	b = wire.AppendString(b, v.Path)
 	if v.OldText != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"oldText\":"...)
+		b = wire.Key(b, &comma, "\"oldText\":")
 		b = wire.AppendString(b, *v.OldText)
-		comma = true
 	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"newText\":"...)
-		b = wire.AppendString(b, v.NewText)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"newText\":")
+	b = wire.AppendString(b, v.NewText)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -3461,7 +2434,8 @@ func (v *Diff) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one TerminalID value.
 func (v *TerminalID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -3501,22 +2475,11 @@ func (v *Terminal) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -3534,32 +2497,17 @@ func (v *Terminal) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool
 	switch string(key) {
 	case "terminalId":
 		seen[0] |= 1 << 0
-		var x TerminalID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "terminalId")
-		}
-		v.TerminalID = x
-		return true, nil
+		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -3575,21 +2523,11 @@ func (v *Terminal) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Terminal) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"terminalId\":"...)
-		b = v.TerminalID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"terminalId\":")
+	b = v.TerminalID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -3621,22 +2559,11 @@ func (v *ToolCallLocation) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -3654,31 +2581,18 @@ func (v *ToolCallLocation) decodeField(d *wire.Decoder, key []byte, seen []uint6
 	switch string(key) {
 	case "path":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "path")
-		}
-		v.Path = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Path, d), "path")
 	case "line":
 		if d.TryNull() {
 			v.Line = nil
 			return true, nil
 		}
+		v.Line = new(uint32)
 		m := d.Mark()
-		x, err := d.ReadUint32()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Line = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "line")
+		if err := wire.DecodeUint32(v.Line, d); err != nil {
+			v.Line = nil
+			return true, wire.AtKey(d.Recover(m, err), "line")
 		}
-		v.Line = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -3686,19 +2600,10 @@ func (v *ToolCallLocation) decodeField(d *wire.Decoder, key []byte, seen []uint6
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -3714,29 +2619,15 @@ func (v *ToolCallLocation) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ToolCallLocation) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"path\":"...)
-		b = wire.AppendString(b, v.Path)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"path\":")
+	b = wire.AppendString(b, v.Path)
 	if v.Line != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"line\":"...)
+		b = wire.Key(b, &comma, "\"line\":")
 		b = wire.AppendUint(b, uint64(*v.Line))
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -3768,22 +2659,11 @@ func (v *PermissionOption) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -3801,49 +2681,23 @@ func (v *PermissionOption) decodeField(d *wire.Decoder, key []byte, seen []uint6
 	switch string(key) {
 	case "optionId":
 		seen[0] |= 1 << 0
-		var x PermissionOptionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "optionId")
-		}
-		v.OptionID = x
-		return true, nil
+		return true, wire.AtKey(v.OptionID.DecodeJSON(d), "optionId")
 	case "name":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "kind":
 		seen[0] |= 1 << 2
-		var x PermissionOptionKind
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "kind")
-		}
-		v.Kind = x
-		return true, nil
+		return true, wire.AtKey(v.Kind.DecodeJSON(d), "kind")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -3865,37 +2719,15 @@ func (v *PermissionOption) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PermissionOption) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"optionId\":"...)
-		b = v.OptionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"kind\":"...)
-		b = v.Kind.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"optionId\":")
+	b = v.OptionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
+	b = wire.Key(b, &comma, "\"kind\":")
+	b = v.Kind.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -3913,7 +2745,8 @@ func (v *PermissionOption) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one PermissionOptionID value.
 func (v *PermissionOptionID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -3990,22 +2823,11 @@ func (v *CreateTerminalRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -4023,84 +2845,46 @@ func (v *CreateTerminalRequest) decodeField(d *wire.Decoder, key []byte, seen []
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "command":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "command")
-		}
-		v.Command = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Command, d), "command")
 	case "args":
 		if d.Lenient() && d.TryNull() {
 			v.Args = nil
 			return true, nil
 		}
-		x, err := decodeSliceString(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "args")
-		}
-		v.Args = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
 	case "env":
 		if d.Lenient() && d.TryNull() {
 			v.Env = nil
 			return true, nil
 		}
-		x, err := decodeSliceEnvVariable(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "env")
-		}
-		v.Env = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
 	case "cwd":
 		if d.TryNull() {
 			v.Cwd = nil
 			return true, nil
 		}
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "cwd")
-		}
-		v.Cwd = &x
-		return true, nil
+		v.Cwd = new(string)
+		return true, wire.AtKey(wire.DecodeString(v.Cwd, d), "cwd")
 	case "outputByteLimit":
 		if d.TryNull() {
 			v.OutputByteLimit = nil
 			return true, nil
 		}
-		x, err := d.ReadUint64()
-		if err != nil {
-			return true, wire.AtKey(err, "outputByteLimit")
-		}
-		v.OutputByteLimit = &x
-		return true, nil
+		v.OutputByteLimit = new(uint64)
+		return true, wire.AtKey(wire.DecodeUint64(v.OutputByteLimit, d), "outputByteLimit")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -4119,61 +2903,29 @@ func (v *CreateTerminalRequest) checkRequired(d *wire.Decoder, seen []uint64) er
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CreateTerminalRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"command\":"...)
-		b = wire.AppendString(b, v.Command)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"command\":")
+	b = wire.AppendString(b, v.Command)
 	if v.Args != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"args\":"...)
-		b = appendSliceString(b, v.Args)
-		comma = true
+		b = wire.Key(b, &comma, "\"args\":")
+		b = wire.AppendSlice(b, v.Args, wire.EncodeString)
 	}
 	if v.Env != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"env\":"...)
-		b = appendSliceEnvVariable(b, v.Env)
-		comma = true
+		b = wire.Key(b, &comma, "\"env\":")
+		b = wire.AppendSlice(b, v.Env, (*EnvVariable).AppendJSON)
 	}
 	if v.Cwd != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cwd\":"...)
+		b = wire.Key(b, &comma, "\"cwd\":")
 		b = wire.AppendString(b, *v.Cwd)
-		comma = true
 	}
 	if v.OutputByteLimit != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"outputByteLimit\":"...)
+		b = wire.Key(b, &comma, "\"outputByteLimit\":")
 		b = wire.AppendUint(b, uint64(*v.OutputByteLimit))
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -4205,22 +2957,11 @@ func (v *EnvVariable) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -4238,39 +2979,20 @@ func (v *EnvVariable) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 	switch string(key) {
 	case "name":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "value":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "value")
-		}
-		v.Value = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Value, d), "value")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -4289,29 +3011,13 @@ func (v *EnvVariable) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *EnvVariable) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"value\":"...)
-		b = wire.AppendString(b, v.Value)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
+	b = wire.Key(b, &comma, "\"value\":")
+	b = wire.AppendString(b, v.Value)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -4343,22 +3049,11 @@ func (v *TerminalOutputRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -4376,41 +3071,20 @@ func (v *TerminalOutputRequest) decodeField(d *wire.Decoder, key []byte, seen []
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "terminalId":
 		seen[0] |= 1 << 1
-		var x TerminalID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "terminalId")
-		}
-		v.TerminalID = x
-		return true, nil
+		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -4429,29 +3103,13 @@ func (v *TerminalOutputRequest) checkRequired(d *wire.Decoder, seen []uint64) er
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TerminalOutputRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"terminalId\":"...)
-		b = v.TerminalID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"terminalId\":")
+	b = v.TerminalID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -4483,22 +3141,11 @@ func (v *ReleaseTerminalRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -4516,41 +3163,20 @@ func (v *ReleaseTerminalRequest) decodeField(d *wire.Decoder, key []byte, seen [
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "terminalId":
 		seen[0] |= 1 << 1
-		var x TerminalID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "terminalId")
-		}
-		v.TerminalID = x
-		return true, nil
+		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -4569,29 +3195,13 @@ func (v *ReleaseTerminalRequest) checkRequired(d *wire.Decoder, seen []uint64) e
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ReleaseTerminalRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"terminalId\":"...)
-		b = v.TerminalID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"terminalId\":")
+	b = v.TerminalID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -4623,22 +3233,11 @@ func (v *WaitForTerminalExitRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -4656,41 +3255,20 @@ func (v *WaitForTerminalExitRequest) decodeField(d *wire.Decoder, key []byte, se
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "terminalId":
 		seen[0] |= 1 << 1
-		var x TerminalID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "terminalId")
-		}
-		v.TerminalID = x
-		return true, nil
+		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -4709,29 +3287,13 @@ func (v *WaitForTerminalExitRequest) checkRequired(d *wire.Decoder, seen []uint6
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *WaitForTerminalExitRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"terminalId\":"...)
-		b = v.TerminalID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"terminalId\":")
+	b = v.TerminalID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -4763,22 +3325,11 @@ func (v *KillTerminalRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -4796,41 +3347,20 @@ func (v *KillTerminalRequest) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "terminalId":
 		seen[0] |= 1 << 1
-		var x TerminalID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "terminalId")
-		}
-		v.TerminalID = x
-		return true, nil
+		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -4849,29 +3379,13 @@ func (v *KillTerminalRequest) checkRequired(d *wire.Decoder, seen []uint64) erro
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *KillTerminalRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"terminalId\":"...)
-		b = v.TerminalID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"terminalId\":")
+	b = v.TerminalID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -4906,22 +3420,11 @@ func (v *CreateElicitationRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -4939,31 +3442,17 @@ func (v *CreateElicitationRequest) decodeField(d *wire.Decoder, key []byte, seen
 	switch string(key) {
 	case "message":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "message")
-		}
-		v.Message = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return v.Mode.decodeField(d, key, seen[1:])
@@ -4984,21 +3473,11 @@ func (v *CreateElicitationRequest) selectVariant(d *wire.Decoder) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CreateElicitationRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"message\":"...)
-		b = wire.AppendString(b, v.Message)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"message\":")
+	b = wire.AppendString(b, v.Message)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	b, comma = v.Mode.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
@@ -5065,18 +3544,10 @@ func (v *CreateElicitationRequestMode) checkRequired(d *wire.Decoder, seen []uin
 func (v *CreateElicitationRequestMode) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Form != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mode\":\"form\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"mode\":\"form\"")
 		return v.Form.appendFields(b, comma)
 	case v.URL != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mode\":\"url\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"mode\":\"url\"")
 		return v.URL.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -5114,22 +3585,11 @@ func (v *CreateElicitationRequestModeOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -5147,12 +3607,7 @@ func (v *CreateElicitationRequestModeOther) decodeField(d *wire.Decoder, key []b
 	switch string(key) {
 	case "mode":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "mode")
-		}
-		v.Mode = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Mode, d), "mode")
 	}
 	return v.Variant.decodeField(d, key, seen[1:])
 }
@@ -5172,14 +3627,8 @@ func (v *CreateElicitationRequestModeOther) selectVariant(d *wire.Decoder) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CreateElicitationRequestModeOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mode\":"...)
-		b = wire.AppendString(b, v.Mode)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"mode\":")
+	b = wire.AppendString(b, v.Mode)
 	b, comma = v.Variant.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -5269,22 +3718,11 @@ func (v *ElicitationSessionScope) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -5302,33 +3740,18 @@ func (v *ElicitationSessionScope) decodeField(d *wire.Decoder, key []byte, seen 
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "toolCallId":
 		if d.TryNull() {
 			v.ToolCallID = nil
 			return true, nil
 		}
+		v.ToolCallID = new(ToolCallID)
 		m := d.Mark()
-		var x ToolCallID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ToolCallID = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "toolCallId")
+		if err := v.ToolCallID.DecodeJSON(d); err != nil {
+			v.ToolCallID = nil
+			return true, wire.AtKey(d.Recover(m, err), "toolCallId")
 		}
-		v.ToolCallID = &x
 		return true, nil
 	}
 	return false, nil
@@ -5344,21 +3767,11 @@ func (v *ElicitationSessionScope) checkRequired(d *wire.Decoder, seen []uint64) 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationSessionScope) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
 	if v.ToolCallID != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"toolCallId\":"...)
+		b = wire.Key(b, &comma, "\"toolCallId\":")
 		b = v.ToolCallID.AppendJSON(b)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -5390,22 +3803,11 @@ func (v *ElicitationRequestScope) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -5423,13 +3825,7 @@ func (v *ElicitationRequestScope) decodeField(d *wire.Decoder, key []byte, seen 
 	switch string(key) {
 	case "requestId":
 		seen[0] |= 1 << 0
-		var x RequestID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "requestId")
-		}
-		v.RequestID = x
-		return true, nil
+		return true, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
 	}
 	return false, nil
 }
@@ -5444,14 +3840,8 @@ func (v *ElicitationRequestScope) checkRequired(d *wire.Decoder, seen []uint64) 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationRequestScope) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"requestId\":"...)
-		b = v.RequestID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"requestId\":")
+	b = v.RequestID.AppendJSON(b)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -5482,22 +3872,11 @@ func (v *ElicitationSchema) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -5514,79 +3893,44 @@ func (v *ElicitationSchema) AppendJSON(b []byte) []byte {
 func (v *ElicitationSchema) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "type":
+		v.Type = new(ElicitationSchemaType)
 		m := d.Mark()
-		var x ElicitationSchemaType
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Type = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "type")
+		if err := v.Type.DecodeJSON(d); err != nil {
+			v.Type = nil
+			return true, wire.AtKey(d.Recover(m, err), "type")
 		}
-		v.Type = &x
 		return true, nil
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "properties":
-		x, err := decodeMapElicitationPropertySchema(d)
-		if err != nil {
-			return true, wire.AtKey(err, "properties")
-		}
-		v.Properties = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeMap(d, &v.Properties, (*ElicitationPropertySchema).DecodeJSON), "properties")
 	case "required":
 		if d.TryNull() {
 			v.Required = nil
 			return true, nil
 		}
-		x, err := decodeSliceString(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "required")
-		}
-		v.Required = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Required, false, wire.DecodeString), "required")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -5594,19 +3938,10 @@ func (v *ElicitationSchema) decodeField(d *wire.Decoder, key []byte, seen []uint
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -5620,52 +3955,28 @@ func (v *ElicitationSchema) checkRequired(d *wire.Decoder, seen []uint64) error 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationSchema) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Type != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":"...)
+		b = wire.Key(b, &comma, "\"type\":")
 		b = v.Type.AppendJSON(b)
-		comma = true
 	}
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
 	if v.Properties != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"properties\":"...)
-		b = appendMapElicitationPropertySchema(b, v.Properties)
-		comma = true
+		b = wire.Key(b, &comma, "\"properties\":")
+		b = wire.AppendMap(b, v.Properties, (*ElicitationPropertySchema).AppendJSON)
 	}
 	if v.Required != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"required\":"...)
-		b = appendSliceString(b, v.Required)
-		comma = true
+		b = wire.Key(b, &comma, "\"required\":")
+		b = wire.AppendSlice(b, v.Required, wire.EncodeString)
 	}
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -5803,39 +4114,19 @@ func (v *ElicitationPropertySchema) checkRequired(d *wire.Decoder, seen []uint64
 func (v *ElicitationPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.String != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"string\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"string\"")
 		return v.String.appendFields(b, comma)
 	case v.Number != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"number\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"number\"")
 		return v.Number.appendFields(b, comma)
 	case v.Integer != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"integer\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"integer\"")
 		return v.Integer.appendFields(b, comma)
 	case v.Boolean != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"boolean\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"boolean\"")
 		return v.Boolean.appendFields(b, comma)
 	case v.Array != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"array\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"array\"")
 		return v.Array.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -5881,22 +4172,11 @@ func (v *ElicitationPropertySchema) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -5936,22 +4216,11 @@ func (v *ElicitationPropertySchemaOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -5969,12 +4238,7 @@ func (v *ElicitationPropertySchemaOther) decodeField(d *wire.Decoder, key []byte
 	switch string(key) {
 	case "type":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "type")
-		}
-		v.Type = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
 	return false, nil
 }
@@ -5989,14 +4253,8 @@ func (v *ElicitationPropertySchemaOther) checkRequired(d *wire.Decoder, seen []u
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationPropertySchemaOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":"...)
-		b = wire.AppendString(b, v.Type)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"type\":")
+	b = wire.AppendString(b, v.Type)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -6064,22 +4322,11 @@ func (v *EnumOption) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -6097,39 +4344,21 @@ func (v *EnumOption) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bo
 	switch string(key) {
 	case "const":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "const")
-		}
-		v.Const = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Const, d), "const")
 	case "title":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "title")
-		}
-		v.Title = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -6137,19 +4366,10 @@ func (v *EnumOption) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bo
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -6168,37 +4388,17 @@ func (v *EnumOption) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *EnumOption) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"const\":"...)
-		b = wire.AppendString(b, v.Const)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
-		b = wire.AppendString(b, v.Title)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"const\":")
+	b = wire.AppendString(b, v.Const)
+	b = wire.Key(b, &comma, "\"title\":")
+	b = wire.AppendString(b, v.Title)
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -6230,22 +4430,11 @@ func (v *StringPropertySchema) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -6266,147 +4455,87 @@ func (v *StringPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []u
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "minLength":
 		if d.TryNull() {
 			v.MinLength = nil
 			return true, nil
 		}
-		x, err := d.ReadUint32()
-		if err != nil {
-			return true, wire.AtKey(err, "minLength")
-		}
-		v.MinLength = &x
-		return true, nil
+		v.MinLength = new(uint32)
+		return true, wire.AtKey(wire.DecodeUint32(v.MinLength, d), "minLength")
 	case "maxLength":
 		if d.TryNull() {
 			v.MaxLength = nil
 			return true, nil
 		}
-		x, err := d.ReadUint32()
-		if err != nil {
-			return true, wire.AtKey(err, "maxLength")
-		}
-		v.MaxLength = &x
-		return true, nil
+		v.MaxLength = new(uint32)
+		return true, wire.AtKey(wire.DecodeUint32(v.MaxLength, d), "maxLength")
 	case "pattern":
 		if d.TryNull() {
 			v.Pattern = nil
 			return true, nil
 		}
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "pattern")
-		}
-		v.Pattern = &x
-		return true, nil
+		v.Pattern = new(string)
+		return true, wire.AtKey(wire.DecodeString(v.Pattern, d), "pattern")
 	case "format":
 		if d.TryNull() {
 			v.Format = nil
 			return true, nil
 		}
-		var x StringFormat
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "format")
-		}
-		v.Format = &x
-		return true, nil
+		v.Format = new(StringFormat)
+		return true, wire.AtKey(v.Format.DecodeJSON(d), "format")
 	case "default":
 		if d.TryNull() {
 			v.Default = nil
 			return true, nil
 		}
+		v.Default = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Default = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "default")
+		if err := wire.DecodeString(v.Default, d); err != nil {
+			v.Default = nil
+			return true, wire.AtKey(d.Recover(m, err), "default")
 		}
-		v.Default = &x
 		return true, nil
 	case "enum":
 		if d.TryNull() {
 			v.Enum = nil
 			return true, nil
 		}
-		x, err := decodeSliceString(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "enum")
-		}
-		v.Enum = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Enum, false, wire.DecodeString), "enum")
 	case "oneOf":
 		if d.TryNull() {
 			v.OneOf = nil
 			return true, nil
 		}
-		x, err := decodeSliceEnumOption(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "oneOf")
-		}
-		v.OneOf = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.OneOf, false, (*EnumOption).DecodeJSON), "oneOf")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -6420,84 +4549,44 @@ func (v *StringPropertySchema) checkRequired(d *wire.Decoder, seen []uint64) err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *StringPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.MinLength != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"minLength\":"...)
+		b = wire.Key(b, &comma, "\"minLength\":")
 		b = wire.AppendUint(b, uint64(*v.MinLength))
-		comma = true
 	}
 	if v.MaxLength != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"maxLength\":"...)
+		b = wire.Key(b, &comma, "\"maxLength\":")
 		b = wire.AppendUint(b, uint64(*v.MaxLength))
-		comma = true
 	}
 	if v.Pattern != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"pattern\":"...)
+		b = wire.Key(b, &comma, "\"pattern\":")
 		b = wire.AppendString(b, *v.Pattern)
-		comma = true
 	}
 	if v.Format != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"format\":"...)
+		b = wire.Key(b, &comma, "\"format\":")
 		b = v.Format.AppendJSON(b)
-		comma = true
 	}
 	if v.Default != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"default\":"...)
+		b = wire.Key(b, &comma, "\"default\":")
 		b = wire.AppendString(b, *v.Default)
-		comma = true
 	}
 	if v.Enum != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"enum\":"...)
-		b = appendSliceString(b, v.Enum)
-		comma = true
+		b = wire.Key(b, &comma, "\"enum\":")
+		b = wire.AppendSlice(b, v.Enum, wire.EncodeString)
 	}
 	if v.OneOf != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"oneOf\":"...)
-		b = appendSliceEnumOption(b, v.OneOf)
-		comma = true
+		b = wire.Key(b, &comma, "\"oneOf\":")
+		b = wire.AppendSlice(b, v.OneOf, (*EnumOption).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -6529,22 +4618,11 @@ func (v *NumberPropertySchema) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -6565,82 +4643,50 @@ func (v *NumberPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []u
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "minimum":
 		if d.TryNull() {
 			v.Minimum = nil
 			return true, nil
 		}
-		x, err := d.ReadFloat64()
-		if err != nil {
-			return true, wire.AtKey(err, "minimum")
-		}
-		v.Minimum = &x
-		return true, nil
+		v.Minimum = new(float64)
+		return true, wire.AtKey(wire.DecodeFloat64(v.Minimum, d), "minimum")
 	case "maximum":
 		if d.TryNull() {
 			v.Maximum = nil
 			return true, nil
 		}
-		x, err := d.ReadFloat64()
-		if err != nil {
-			return true, wire.AtKey(err, "maximum")
-		}
-		v.Maximum = &x
-		return true, nil
+		v.Maximum = new(float64)
+		return true, wire.AtKey(wire.DecodeFloat64(v.Maximum, d), "maximum")
 	case "default":
 		if d.TryNull() {
 			v.Default = nil
 			return true, nil
 		}
+		v.Default = new(float64)
 		m := d.Mark()
-		x, err := d.ReadFloat64()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Default = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "default")
+		if err := wire.DecodeFloat64(v.Default, d); err != nil {
+			v.Default = nil
+			return true, wire.AtKey(d.Recover(m, err), "default")
 		}
-		v.Default = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -6648,19 +4694,10 @@ func (v *NumberPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []u
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -6674,52 +4711,28 @@ func (v *NumberPropertySchema) checkRequired(d *wire.Decoder, seen []uint64) err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *NumberPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Minimum != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"minimum\":"...)
+		b = wire.Key(b, &comma, "\"minimum\":")
 		b = wire.AppendFloat(b, *v.Minimum)
-		comma = true
 	}
 	if v.Maximum != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"maximum\":"...)
+		b = wire.Key(b, &comma, "\"maximum\":")
 		b = wire.AppendFloat(b, *v.Maximum)
-		comma = true
 	}
 	if v.Default != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"default\":"...)
+		b = wire.Key(b, &comma, "\"default\":")
 		b = wire.AppendFloat(b, *v.Default)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -6751,22 +4764,11 @@ func (v *IntegerPropertySchema) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -6787,82 +4789,50 @@ func (v *IntegerPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "minimum":
 		if d.TryNull() {
 			v.Minimum = nil
 			return true, nil
 		}
-		x, err := d.ReadInt64()
-		if err != nil {
-			return true, wire.AtKey(err, "minimum")
-		}
-		v.Minimum = &x
-		return true, nil
+		v.Minimum = new(int64)
+		return true, wire.AtKey(wire.DecodeInt64(v.Minimum, d), "minimum")
 	case "maximum":
 		if d.TryNull() {
 			v.Maximum = nil
 			return true, nil
 		}
-		x, err := d.ReadInt64()
-		if err != nil {
-			return true, wire.AtKey(err, "maximum")
-		}
-		v.Maximum = &x
-		return true, nil
+		v.Maximum = new(int64)
+		return true, wire.AtKey(wire.DecodeInt64(v.Maximum, d), "maximum")
 	case "default":
 		if d.TryNull() {
 			v.Default = nil
 			return true, nil
 		}
+		v.Default = new(int64)
 		m := d.Mark()
-		x, err := d.ReadInt64()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Default = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "default")
+		if err := wire.DecodeInt64(v.Default, d); err != nil {
+			v.Default = nil
+			return true, wire.AtKey(d.Recover(m, err), "default")
 		}
-		v.Default = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -6870,19 +4840,10 @@ func (v *IntegerPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -6896,52 +4857,28 @@ func (v *IntegerPropertySchema) checkRequired(d *wire.Decoder, seen []uint64) er
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *IntegerPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Minimum != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"minimum\":"...)
+		b = wire.Key(b, &comma, "\"minimum\":")
 		b = wire.AppendInt(b, int64(*v.Minimum))
-		comma = true
 	}
 	if v.Maximum != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"maximum\":"...)
+		b = wire.Key(b, &comma, "\"maximum\":")
 		b = wire.AppendInt(b, int64(*v.Maximum))
-		comma = true
 	}
 	if v.Default != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"default\":"...)
+		b = wire.Key(b, &comma, "\"default\":")
 		b = wire.AppendInt(b, int64(*v.Default))
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -6973,22 +4910,11 @@ func (v *BooleanPropertySchema) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -7009,60 +4935,36 @@ func (v *BooleanPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "default":
 		if d.TryNull() {
 			v.Default = nil
 			return true, nil
 		}
+		v.Default = new(bool)
 		m := d.Mark()
-		x, err := d.ReadBool()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Default = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "default")
+		if err := wire.DecodeBool(v.Default, d); err != nil {
+			v.Default = nil
+			return true, wire.AtKey(d.Recover(m, err), "default")
 		}
-		v.Default = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -7070,19 +4972,10 @@ func (v *BooleanPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -7096,36 +4989,20 @@ func (v *BooleanPropertySchema) checkRequired(d *wire.Decoder, seen []uint64) er
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *BooleanPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Default != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"default\":"...)
+		b = wire.Key(b, &comma, "\"default\":")
 		b = wire.AppendBool(b, *v.Default)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -7198,11 +5075,7 @@ func (v *MultiSelectItems) checkRequired(d *wire.Decoder, seen []uint64) error {
 func (v *MultiSelectItems) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.String != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"string\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"string\"")
 		return v.String.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -7260,22 +5133,11 @@ func (v *MultiSelectItems) decodeObject(d *wire.Decoder, asFallback bool) error 
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -7315,22 +5177,11 @@ func (v *MultiSelectItemsOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -7348,12 +5199,7 @@ func (v *MultiSelectItemsOther) decodeField(d *wire.Decoder, key []byte, seen []
 	switch string(key) {
 	case "type":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "type")
-		}
-		v.Type = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
 	return false, nil
 }
@@ -7368,14 +5214,8 @@ func (v *MultiSelectItemsOther) checkRequired(d *wire.Decoder, seen []uint64) er
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MultiSelectItemsOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":"...)
-		b = wire.AppendString(b, v.Type)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"type\":")
+	b = wire.AppendString(b, v.Type)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -7406,22 +5246,11 @@ func (v *StringMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -7439,31 +5268,17 @@ func (v *StringMultiSelectItems) decodeField(d *wire.Decoder, key []byte, seen [
 	switch string(key) {
 	case "enum":
 		seen[0] |= 1 << 0
-		x, err := decodeSliceString(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "enum")
-		}
-		v.Enum = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Enum, false, wire.DecodeString), "enum")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -7479,21 +5294,11 @@ func (v *StringMultiSelectItems) checkRequired(d *wire.Decoder, seen []uint64) e
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *StringMultiSelectItems) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"enum\":"...)
-		b = appendSliceString(b, v.Enum)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"enum\":")
+	b = wire.AppendSlice(b, v.Enum, wire.EncodeString)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -7525,22 +5330,11 @@ func (v *TitledMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -7558,31 +5352,17 @@ func (v *TitledMultiSelectItems) decodeField(d *wire.Decoder, key []byte, seen [
 	switch string(key) {
 	case "anyOf":
 		seen[0] |= 1 << 0
-		x, err := decodeSliceEnumOption(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "anyOf")
-		}
-		v.AnyOf = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.AnyOf, false, (*EnumOption).DecodeJSON), "anyOf")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -7598,21 +5378,11 @@ func (v *TitledMultiSelectItems) checkRequired(d *wire.Decoder, seen []uint64) e
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TitledMultiSelectItems) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"anyOf\":"...)
-		b = appendSliceEnumOption(b, v.AnyOf)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"anyOf\":")
+	b = wire.AppendSlice(b, v.AnyOf, (*EnumOption).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -7644,22 +5414,11 @@ func (v *MultiSelectPropertySchema) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -7680,91 +5439,52 @@ func (v *MultiSelectPropertySchema) decodeField(d *wire.Decoder, key []byte, see
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "minItems":
 		if d.TryNull() {
 			v.MinItems = nil
 			return true, nil
 		}
-		x, err := d.ReadUint64()
-		if err != nil {
-			return true, wire.AtKey(err, "minItems")
-		}
-		v.MinItems = &x
-		return true, nil
+		v.MinItems = new(uint64)
+		return true, wire.AtKey(wire.DecodeUint64(v.MinItems, d), "minItems")
 	case "maxItems":
 		if d.TryNull() {
 			v.MaxItems = nil
 			return true, nil
 		}
-		x, err := d.ReadUint64()
-		if err != nil {
-			return true, wire.AtKey(err, "maxItems")
-		}
-		v.MaxItems = &x
-		return true, nil
+		v.MaxItems = new(uint64)
+		return true, wire.AtKey(wire.DecodeUint64(v.MaxItems, d), "maxItems")
 	case "items":
 		seen[0] |= 1 << 0
-		var x MultiSelectItems
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "items")
-		}
-		v.Items = x
-		return true, nil
+		return true, wire.AtKey(v.Items.DecodeJSON(d), "items")
 	case "default":
 		if d.TryNull() {
 			v.Default = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceString(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Default = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "default")
+		if err := wire.DecodeSlice(d, &v.Default, true, wire.DecodeString); err != nil {
+			v.Default = nil
+			return true, wire.AtKey(d.Recover(m, err), "default")
 		}
-		v.Default = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -7772,19 +5492,10 @@ func (v *MultiSelectPropertySchema) decodeField(d *wire.Decoder, key []byte, see
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -7801,60 +5512,30 @@ func (v *MultiSelectPropertySchema) checkRequired(d *wire.Decoder, seen []uint64
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MultiSelectPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.MinItems != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"minItems\":"...)
+		b = wire.Key(b, &comma, "\"minItems\":")
 		b = wire.AppendUint(b, uint64(*v.MinItems))
-		comma = true
 	}
 	if v.MaxItems != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"maxItems\":"...)
+		b = wire.Key(b, &comma, "\"maxItems\":")
 		b = wire.AppendUint(b, uint64(*v.MaxItems))
-		comma = true
 	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"items\":"...)
-		b = v.Items.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"items\":")
+	b = v.Items.AppendJSON(b)
 	if v.Default != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"default\":"...)
-		b = appendSliceString(b, v.Default)
-		comma = true
+		b = wire.Key(b, &comma, "\"default\":")
+		b = wire.AppendSlice(b, v.Default, wire.EncodeString)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -7889,22 +5570,11 @@ func (v *ElicitationFormMode) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -7922,13 +5592,7 @@ func (v *ElicitationFormMode) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "requestedSchema":
 		seen[0] |= 1 << 0
-		var x ElicitationSchema
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "requestedSchema")
-		}
-		v.RequestedSchema = x
-		return true, nil
+		return true, wire.AtKey(v.RequestedSchema.DecodeJSON(d), "requestedSchema")
 	}
 	return v.Variant.decodeField(d, key, seen[1:])
 }
@@ -7948,14 +5612,8 @@ func (v *ElicitationFormMode) selectVariant(d *wire.Decoder) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationFormMode) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"requestedSchema\":"...)
-		b = v.RequestedSchema.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"requestedSchema\":")
+	b = v.RequestedSchema.AppendJSON(b)
 	b, comma = v.Variant.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -8031,7 +5689,8 @@ func (v *ElicitationFormMode) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one ElicitationID value.
 func (v *ElicitationID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -8074,22 +5733,11 @@ func (v *ElicitationURLMode) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -8107,21 +5755,10 @@ func (v *ElicitationURLMode) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "elicitationId":
 		seen[0] |= 1 << 0
-		var x ElicitationID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "elicitationId")
-		}
-		v.ElicitationID = x
-		return true, nil
+		return true, wire.AtKey(v.ElicitationID.DecodeJSON(d), "elicitationId")
 	case "url":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "url")
-		}
-		v.URL = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
 	}
 	return v.Variant.decodeField(d, key, seen[1:])
 }
@@ -8144,22 +5781,10 @@ func (v *ElicitationURLMode) selectVariant(d *wire.Decoder) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationURLMode) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"elicitationId\":"...)
-		b = v.ElicitationID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"url\":"...)
-		b = wire.AppendString(b, v.URL)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"elicitationId\":")
+	b = v.ElicitationID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"url\":")
+	b = wire.AppendString(b, v.URL)
 	b, comma = v.Variant.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -8235,7 +5860,8 @@ func (v *ElicitationURLMode) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one ExtRequest value.
 func (v *ExtRequest) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadRaw()
+	var x wire.Raw
+	err := wire.DecodeRaw(&x, d)
 	if err != nil {
 		return err
 	}
@@ -8347,22 +5973,11 @@ func (v *AgentResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -8402,22 +6017,11 @@ func (v *AgentResponseResult) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -8435,21 +6039,10 @@ func (v *AgentResponseResult) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "id":
 		seen[0] |= 1 << 0
-		var x RequestID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "id")
-		}
-		v.ID = x
-		return true, nil
+		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "result":
 		seen[0] |= 1 << 1
-		x, err := d.ReadRaw()
-		if err != nil {
-			return true, wire.AtKey(err, "result")
-		}
-		v.Result = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
 	}
 	return false, nil
 }
@@ -8467,22 +6060,10 @@ func (v *AgentResponseResult) checkRequired(d *wire.Decoder, seen []uint64) erro
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AgentResponseResult) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"id\":"...)
-		b = v.ID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"result\":"...)
-		b = wire.AppendRaw(b, v.Result)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"id\":")
+	b = v.ID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"result\":")
+	b = wire.AppendRaw(b, v.Result)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -8513,22 +6094,11 @@ func (v *AgentResponseError) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -8546,22 +6116,10 @@ func (v *AgentResponseError) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "id":
 		seen[0] |= 1 << 0
-		var x RequestID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "id")
-		}
-		v.ID = x
-		return true, nil
+		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "error":
 		seen[0] |= 1 << 1
-		var x Error
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "error")
-		}
-		v.Error = x
-		return true, nil
+		return true, wire.AtKey(v.Error.DecodeJSON(d), "error")
 	}
 	return false, nil
 }
@@ -8579,22 +6137,10 @@ func (v *AgentResponseError) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AgentResponseError) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"id\":"...)
-		b = v.ID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"error\":"...)
-		b = v.Error.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"id\":")
+	b = v.ID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"error\":")
+	b = v.Error.AppendJSON(b)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -8625,22 +6171,11 @@ func (v *InitializeResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -8658,66 +6193,33 @@ func (v *InitializeResponse) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "protocolVersion":
 		seen[0] |= 1 << 0
-		var x ProtocolVersion
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "protocolVersion")
-		}
-		v.ProtocolVersion = x
-		return true, nil
+		return true, wire.AtKey(v.ProtocolVersion.DecodeJSON(d), "protocolVersion")
 	case "agentCapabilities":
+		v.AgentCapabilities = new(AgentCapabilities)
 		m := d.Mark()
-		var x AgentCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.AgentCapabilities = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "agentCapabilities")
+		if err := v.AgentCapabilities.DecodeJSON(d); err != nil {
+			v.AgentCapabilities = nil
+			return true, wire.AtKey(d.Recover(m, err), "agentCapabilities")
 		}
-		v.AgentCapabilities = &x
 		return true, nil
 	case "authMethods":
 		m := d.Mark()
-		x, err := decodeSliceAuthMethod(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.AuthMethods = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "authMethods")
+		if err := wire.DecodeSlice(d, &v.AuthMethods, true, (*AuthMethod).DecodeJSON); err != nil {
+			v.AuthMethods = nil
+			return true, wire.AtKey(d.Recover(m, err), "authMethods")
 		}
-		v.AuthMethods = x
 		return true, nil
 	case "agentInfo":
 		if d.TryNull() {
 			v.AgentInfo = nil
 			return true, nil
 		}
+		v.AgentInfo = new(Implementation)
 		m := d.Mark()
-		var x Implementation
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.AgentInfo = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "agentInfo")
+		if err := v.AgentInfo.DecodeJSON(d); err != nil {
+			v.AgentInfo = nil
+			return true, wire.AtKey(d.Recover(m, err), "agentInfo")
 		}
-		v.AgentInfo = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -8725,19 +6227,10 @@ func (v *InitializeResponse) decodeField(d *wire.Decoder, key []byte, seen []uin
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -8753,45 +6246,23 @@ func (v *InitializeResponse) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *InitializeResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"protocolVersion\":"...)
-		b = v.ProtocolVersion.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"protocolVersion\":")
+	b = v.ProtocolVersion.AppendJSON(b)
 	if v.AgentCapabilities != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"agentCapabilities\":"...)
+		b = wire.Key(b, &comma, "\"agentCapabilities\":")
 		b = v.AgentCapabilities.AppendJSON(b)
-		comma = true
 	}
 	if v.AuthMethods != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"authMethods\":"...)
-		b = appendSliceAuthMethod(b, v.AuthMethods)
-		comma = true
+		b = wire.Key(b, &comma, "\"authMethods\":")
+		b = wire.AppendSlice(b, v.AuthMethods, (*AuthMethod).AppendJSON)
 	}
 	if v.AgentInfo != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"agentInfo\":"...)
+		b = wire.Key(b, &comma, "\"agentInfo\":")
 		b = v.AgentInfo.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -8809,7 +6280,8 @@ func (v *InitializeResponse) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one ProtocolVersion value.
 func (v *ProtocolVersion) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadUint16()
+	var x uint16
+	err := wire.DecodeUint16(&x, d)
 	if err != nil {
 		return err
 	}
@@ -8849,22 +6321,11 @@ func (v *AgentCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -8881,88 +6342,44 @@ func (v *AgentCapabilities) AppendJSON(b []byte) []byte {
 func (v *AgentCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "loadSession":
+		v.LoadSession = new(bool)
 		m := d.Mark()
-		x, err := d.ReadBool()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.LoadSession = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "loadSession")
+		if err := wire.DecodeBool(v.LoadSession, d); err != nil {
+			v.LoadSession = nil
+			return true, wire.AtKey(d.Recover(m, err), "loadSession")
 		}
-		v.LoadSession = &x
 		return true, nil
 	case "promptCapabilities":
+		v.PromptCapabilities = new(PromptCapabilities)
 		m := d.Mark()
-		var x PromptCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.PromptCapabilities = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "promptCapabilities")
+		if err := v.PromptCapabilities.DecodeJSON(d); err != nil {
+			v.PromptCapabilities = nil
+			return true, wire.AtKey(d.Recover(m, err), "promptCapabilities")
 		}
-		v.PromptCapabilities = &x
 		return true, nil
 	case "mcpCapabilities":
+		v.MCPCapabilities = new(MCPCapabilities)
 		m := d.Mark()
-		var x MCPCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.MCPCapabilities = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "mcpCapabilities")
+		if err := v.MCPCapabilities.DecodeJSON(d); err != nil {
+			v.MCPCapabilities = nil
+			return true, wire.AtKey(d.Recover(m, err), "mcpCapabilities")
 		}
-		v.MCPCapabilities = &x
 		return true, nil
 	case "sessionCapabilities":
+		v.SessionCapabilities = new(SessionCapabilities)
 		m := d.Mark()
-		var x SessionCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.SessionCapabilities = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "sessionCapabilities")
+		if err := v.SessionCapabilities.DecodeJSON(d); err != nil {
+			v.SessionCapabilities = nil
+			return true, wire.AtKey(d.Recover(m, err), "sessionCapabilities")
 		}
-		v.SessionCapabilities = &x
 		return true, nil
 	case "auth":
+		v.Auth = new(AgentAuthCapabilities)
 		m := d.Mark()
-		var x AgentAuthCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Auth = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "auth")
+		if err := v.Auth.DecodeJSON(d); err != nil {
+			v.Auth = nil
+			return true, wire.AtKey(d.Recover(m, err), "auth")
 		}
-		v.Auth = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -8970,19 +6387,10 @@ func (v *AgentCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -8996,52 +6404,28 @@ func (v *AgentCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AgentCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.LoadSession != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"loadSession\":"...)
+		b = wire.Key(b, &comma, "\"loadSession\":")
 		b = wire.AppendBool(b, *v.LoadSession)
-		comma = true
 	}
 	if v.PromptCapabilities != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"promptCapabilities\":"...)
+		b = wire.Key(b, &comma, "\"promptCapabilities\":")
 		b = v.PromptCapabilities.AppendJSON(b)
-		comma = true
 	}
 	if v.MCPCapabilities != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mcpCapabilities\":"...)
+		b = wire.Key(b, &comma, "\"mcpCapabilities\":")
 		b = v.MCPCapabilities.AppendJSON(b)
-		comma = true
 	}
 	if v.SessionCapabilities != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionCapabilities\":"...)
+		b = wire.Key(b, &comma, "\"sessionCapabilities\":")
 		b = v.SessionCapabilities.AppendJSON(b)
-		comma = true
 	}
 	if v.Auth != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"auth\":"...)
+		b = wire.Key(b, &comma, "\"auth\":")
 		b = v.Auth.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -9073,22 +6457,11 @@ func (v *PromptCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -9105,52 +6478,28 @@ func (v *PromptCapabilities) AppendJSON(b []byte) []byte {
 func (v *PromptCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "image":
+		v.Image = new(bool)
 		m := d.Mark()
-		x, err := d.ReadBool()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Image = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "image")
+		if err := wire.DecodeBool(v.Image, d); err != nil {
+			v.Image = nil
+			return true, wire.AtKey(d.Recover(m, err), "image")
 		}
-		v.Image = &x
 		return true, nil
 	case "audio":
+		v.Audio = new(bool)
 		m := d.Mark()
-		x, err := d.ReadBool()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Audio = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "audio")
+		if err := wire.DecodeBool(v.Audio, d); err != nil {
+			v.Audio = nil
+			return true, wire.AtKey(d.Recover(m, err), "audio")
 		}
-		v.Audio = &x
 		return true, nil
 	case "embeddedContext":
+		v.EmbeddedContext = new(bool)
 		m := d.Mark()
-		x, err := d.ReadBool()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.EmbeddedContext = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "embeddedContext")
+		if err := wire.DecodeBool(v.EmbeddedContext, d); err != nil {
+			v.EmbeddedContext = nil
+			return true, wire.AtKey(d.Recover(m, err), "embeddedContext")
 		}
-		v.EmbeddedContext = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -9158,19 +6507,10 @@ func (v *PromptCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uin
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -9184,36 +6524,20 @@ func (v *PromptCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PromptCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Image != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"image\":"...)
+		b = wire.Key(b, &comma, "\"image\":")
 		b = wire.AppendBool(b, *v.Image)
-		comma = true
 	}
 	if v.Audio != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"audio\":"...)
+		b = wire.Key(b, &comma, "\"audio\":")
 		b = wire.AppendBool(b, *v.Audio)
-		comma = true
 	}
 	if v.EmbeddedContext != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"embeddedContext\":"...)
+		b = wire.Key(b, &comma, "\"embeddedContext\":")
 		b = wire.AppendBool(b, *v.EmbeddedContext)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -9245,22 +6569,11 @@ func (v *MCPCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -9277,36 +6590,20 @@ func (v *MCPCapabilities) AppendJSON(b []byte) []byte {
 func (v *MCPCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "http":
+		v.HTTP = new(bool)
 		m := d.Mark()
-		x, err := d.ReadBool()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.HTTP = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "http")
+		if err := wire.DecodeBool(v.HTTP, d); err != nil {
+			v.HTTP = nil
+			return true, wire.AtKey(d.Recover(m, err), "http")
 		}
-		v.HTTP = &x
 		return true, nil
 	case "sse":
+		v.SSE = new(bool)
 		m := d.Mark()
-		x, err := d.ReadBool()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.SSE = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "sse")
+		if err := wire.DecodeBool(v.SSE, d); err != nil {
+			v.SSE = nil
+			return true, wire.AtKey(d.Recover(m, err), "sse")
 		}
-		v.SSE = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -9314,19 +6611,10 @@ func (v *MCPCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -9340,28 +6628,16 @@ func (v *MCPCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MCPCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.HTTP != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"http\":"...)
+		b = wire.Key(b, &comma, "\"http\":")
 		b = wire.AppendBool(b, *v.HTTP)
-		comma = true
 	}
 	if v.SSE != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sse\":"...)
+		b = wire.Key(b, &comma, "\"sse\":")
 		b = wire.AppendBool(b, *v.SSE)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -9393,22 +6669,11 @@ func (v *SessionCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -9429,105 +6694,60 @@ func (v *SessionCapabilities) decodeField(d *wire.Decoder, key []byte, seen []ui
 			v.List = nil
 			return true, nil
 		}
+		v.List = new(SessionListCapabilities)
 		m := d.Mark()
-		var x SessionListCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.List = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "list")
+		if err := v.List.DecodeJSON(d); err != nil {
+			v.List = nil
+			return true, wire.AtKey(d.Recover(m, err), "list")
 		}
-		v.List = &x
 		return true, nil
 	case "delete":
 		if d.TryNull() {
 			v.Delete = nil
 			return true, nil
 		}
+		v.Delete = new(SessionDeleteCapabilities)
 		m := d.Mark()
-		var x SessionDeleteCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Delete = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "delete")
+		if err := v.Delete.DecodeJSON(d); err != nil {
+			v.Delete = nil
+			return true, wire.AtKey(d.Recover(m, err), "delete")
 		}
-		v.Delete = &x
 		return true, nil
 	case "additionalDirectories":
 		if d.TryNull() {
 			v.AdditionalDirectories = nil
 			return true, nil
 		}
+		v.AdditionalDirectories = new(SessionAdditionalDirectoriesCapabilities)
 		m := d.Mark()
-		var x SessionAdditionalDirectoriesCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.AdditionalDirectories = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "additionalDirectories")
+		if err := v.AdditionalDirectories.DecodeJSON(d); err != nil {
+			v.AdditionalDirectories = nil
+			return true, wire.AtKey(d.Recover(m, err), "additionalDirectories")
 		}
-		v.AdditionalDirectories = &x
 		return true, nil
 	case "resume":
 		if d.TryNull() {
 			v.Resume = nil
 			return true, nil
 		}
+		v.Resume = new(SessionResumeCapabilities)
 		m := d.Mark()
-		var x SessionResumeCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Resume = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "resume")
+		if err := v.Resume.DecodeJSON(d); err != nil {
+			v.Resume = nil
+			return true, wire.AtKey(d.Recover(m, err), "resume")
 		}
-		v.Resume = &x
 		return true, nil
 	case "close":
 		if d.TryNull() {
 			v.Close = nil
 			return true, nil
 		}
+		v.Close = new(SessionCloseCapabilities)
 		m := d.Mark()
-		var x SessionCloseCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Close = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "close")
+		if err := v.Close.DecodeJSON(d); err != nil {
+			v.Close = nil
+			return true, wire.AtKey(d.Recover(m, err), "close")
 		}
-		v.Close = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -9535,40 +6755,22 @@ func (v *SessionCapabilities) decodeField(d *wire.Decoder, key []byte, seen []ui
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	case "runtimeContext":
 		if d.TryNull() {
 			v.RuntimeContext = nil
 			return true, nil
 		}
+		v.RuntimeContext = new(SessionRuntimeContextCapabilities)
 		m := d.Mark()
-		var x SessionRuntimeContextCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.RuntimeContext = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "runtimeContext")
+		if err := v.RuntimeContext.DecodeJSON(d); err != nil {
+			v.RuntimeContext = nil
+			return true, wire.AtKey(d.Recover(m, err), "runtimeContext")
 		}
-		v.RuntimeContext = &x
 		return true, nil
 	}
 	return false, nil
@@ -9582,60 +6784,32 @@ func (v *SessionCapabilities) checkRequired(d *wire.Decoder, seen []uint64) erro
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.List != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"list\":"...)
+		b = wire.Key(b, &comma, "\"list\":")
 		b = v.List.AppendJSON(b)
-		comma = true
 	}
 	if v.Delete != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"delete\":"...)
+		b = wire.Key(b, &comma, "\"delete\":")
 		b = v.Delete.AppendJSON(b)
-		comma = true
 	}
 	if v.AdditionalDirectories != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"additionalDirectories\":"...)
+		b = wire.Key(b, &comma, "\"additionalDirectories\":")
 		b = v.AdditionalDirectories.AppendJSON(b)
-		comma = true
 	}
 	if v.Resume != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"resume\":"...)
+		b = wire.Key(b, &comma, "\"resume\":")
 		b = v.Resume.AppendJSON(b)
-		comma = true
 	}
 	if v.Close != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"close\":"...)
+		b = wire.Key(b, &comma, "\"close\":")
 		b = v.Close.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	if v.RuntimeContext != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"runtimeContext\":"...)
+		b = wire.Key(b, &comma, "\"runtimeContext\":")
 		b = v.RuntimeContext.AppendJSON(b)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -9667,22 +6841,11 @@ func (v *SessionListCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -9704,19 +6867,10 @@ func (v *SessionListCapabilities) decodeField(d *wire.Decoder, key []byte, seen 
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -9730,12 +6884,8 @@ func (v *SessionListCapabilities) checkRequired(d *wire.Decoder, seen []uint64) 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionListCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -9767,22 +6917,11 @@ func (v *SessionDeleteCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -9804,19 +6943,10 @@ func (v *SessionDeleteCapabilities) decodeField(d *wire.Decoder, key []byte, see
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -9830,12 +6960,8 @@ func (v *SessionDeleteCapabilities) checkRequired(d *wire.Decoder, seen []uint64
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionDeleteCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -9867,22 +6993,11 @@ func (v *SessionAdditionalDirectoriesCapabilities) DecodeJSON(d *wire.Decoder) e
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -9904,19 +7019,10 @@ func (v *SessionAdditionalDirectoriesCapabilities) decodeField(d *wire.Decoder, 
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -9930,12 +7036,8 @@ func (v *SessionAdditionalDirectoriesCapabilities) checkRequired(d *wire.Decoder
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionAdditionalDirectoriesCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -9967,22 +7069,11 @@ func (v *SessionResumeCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -10004,19 +7095,10 @@ func (v *SessionResumeCapabilities) decodeField(d *wire.Decoder, key []byte, see
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -10030,12 +7112,8 @@ func (v *SessionResumeCapabilities) checkRequired(d *wire.Decoder, seen []uint64
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionResumeCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -10067,22 +7145,11 @@ func (v *SessionCloseCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -10104,19 +7171,10 @@ func (v *SessionCloseCapabilities) decodeField(d *wire.Decoder, key []byte, seen
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -10130,12 +7188,8 @@ func (v *SessionCloseCapabilities) checkRequired(d *wire.Decoder, seen []uint64)
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionCloseCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -10167,22 +7221,11 @@ func (v *AgentAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -10203,21 +7246,12 @@ func (v *AgentAuthCapabilities) decodeField(d *wire.Decoder, key []byte, seen []
 			v.Logout = nil
 			return true, nil
 		}
+		v.Logout = new(LogoutCapabilities)
 		m := d.Mark()
-		var x LogoutCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Logout = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "logout")
+		if err := v.Logout.DecodeJSON(d); err != nil {
+			v.Logout = nil
+			return true, wire.AtKey(d.Recover(m, err), "logout")
 		}
-		v.Logout = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -10225,19 +7259,10 @@ func (v *AgentAuthCapabilities) decodeField(d *wire.Decoder, key []byte, seen []
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -10251,20 +7276,12 @@ func (v *AgentAuthCapabilities) checkRequired(d *wire.Decoder, seen []uint64) er
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AgentAuthCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Logout != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"logout\":"...)
+		b = wire.Key(b, &comma, "\"logout\":")
 		b = v.Logout.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -10296,22 +7313,11 @@ func (v *LogoutCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -10333,19 +7339,10 @@ func (v *LogoutCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uin
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -10359,12 +7356,8 @@ func (v *LogoutCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *LogoutCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -10433,11 +7426,7 @@ func (v *AuthMethod) checkRequired(d *wire.Decoder, seen []uint64) error {
 func (v *AuthMethod) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Terminal != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"terminal\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"terminal\"")
 		return v.Terminal.appendFields(b, comma)
 	case v.Agent != nil:
 		return v.Agent.appendFields(b, comma)
@@ -10491,22 +7480,11 @@ func (v *AuthMethod) decodeObject(d *wire.Decoder, asFallback bool) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -10532,7 +7510,8 @@ func (v *AuthMethod) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one AuthMethodID value.
 func (v *AuthMethodID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -10572,22 +7551,11 @@ func (v *AuthMethodTerminal) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -10605,82 +7573,44 @@ func (v *AuthMethodTerminal) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "id":
 		seen[0] |= 1 << 0
-		var x AuthMethodID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "id")
-		}
-		v.ID = x
-		return true, nil
+		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "name":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "args":
 		if d.Lenient() && d.TryNull() {
 			v.Args = nil
 			return true, nil
 		}
-		x, err := decodeSliceString(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "args")
-		}
-		v.Args = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
 	case "env":
 		if d.Lenient() && d.TryNull() {
 			v.Env = nil
 			return true, nil
 		}
-		x, err := decodeMapString(d)
-		if err != nil {
-			return true, wire.AtKey(err, "env")
-		}
-		v.Env = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeMap(d, &v.Env, wire.DecodeString), "env")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -10699,53 +7629,25 @@ func (v *AuthMethodTerminal) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AuthMethodTerminal) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"id\":"...)
-		b = v.ID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"id\":")
+	b = v.ID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Args != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"args\":"...)
-		b = appendSliceString(b, v.Args)
-		comma = true
+		b = wire.Key(b, &comma, "\"args\":")
+		b = wire.AppendSlice(b, v.Args, wire.EncodeString)
 	}
 	if v.Env != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"env\":"...)
-		b = appendMapString(b, v.Env)
-		comma = true
+		b = wire.Key(b, &comma, "\"env\":")
+		b = wire.AppendMap(b, v.Env, wire.EncodeString)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -10777,22 +7679,11 @@ func (v *AuthMethodAgent) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -10810,40 +7701,21 @@ func (v *AuthMethodAgent) decodeField(d *wire.Decoder, key []byte, seen []uint64
 	switch string(key) {
 	case "id":
 		seen[0] |= 1 << 0
-		var x AuthMethodID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "id")
-		}
-		v.ID = x
-		return true, nil
+		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "name":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -10851,19 +7723,10 @@ func (v *AuthMethodAgent) decodeField(d *wire.Decoder, key []byte, seen []uint64
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -10882,37 +7745,17 @@ func (v *AuthMethodAgent) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AuthMethodAgent) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"id\":"...)
-		b = v.ID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"id\":")
+	b = v.ID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -10944,22 +7787,11 @@ func (v *Implementation) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -10977,59 +7809,32 @@ func (v *Implementation) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 	switch string(key) {
 	case "name":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "version":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "version")
-		}
-		v.Version = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Version, d), "version")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -11048,37 +7853,17 @@ func (v *Implementation) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Implementation) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"version\":"...)
-		b = wire.AppendString(b, v.Version)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"version\":")
+	b = wire.AppendString(b, v.Version)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -11110,22 +7895,11 @@ func (v *AuthenticateResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -11147,19 +7921,10 @@ func (v *AuthenticateResponse) decodeField(d *wire.Decoder, key []byte, seen []u
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -11173,12 +7938,8 @@ func (v *AuthenticateResponse) checkRequired(d *wire.Decoder, seen []uint64) err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AuthenticateResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -11210,22 +7971,11 @@ func (v *LogoutResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -11247,19 +7997,10 @@ func (v *LogoutResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -11273,12 +8014,8 @@ func (v *LogoutResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *LogoutResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -11310,22 +8047,11 @@ func (v *NewSessionResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -11343,33 +8069,18 @@ func (v *NewSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "modes":
 		if d.TryNull() {
 			v.Modes = nil
 			return true, nil
 		}
+		v.Modes = new(SessionModeState)
 		m := d.Mark()
-		var x SessionModeState
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Modes = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "modes")
+		if err := v.Modes.DecodeJSON(d); err != nil {
+			v.Modes = nil
+			return true, wire.AtKey(d.Recover(m, err), "modes")
 		}
-		v.Modes = &x
 		return true, nil
 	case "configOptions":
 		if d.TryNull() {
@@ -11377,19 +8088,10 @@ func (v *NewSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uin
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceSessionConfigOption(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ConfigOptions = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "configOptions")
+		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
+			v.ConfigOptions = nil
+			return true, wire.AtKey(d.Recover(m, err), "configOptions")
 		}
-		v.ConfigOptions = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -11397,19 +8099,10 @@ func (v *NewSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uin
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -11425,37 +8118,19 @@ func (v *NewSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *NewSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
 	if v.Modes != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"modes\":"...)
+		b = wire.Key(b, &comma, "\"modes\":")
 		b = v.Modes.AppendJSON(b)
-		comma = true
 	}
 	if v.ConfigOptions != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"configOptions\":"...)
-		b = appendSliceSessionConfigOption(b, v.ConfigOptions)
-		comma = true
+		b = wire.Key(b, &comma, "\"configOptions\":")
+		b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -11487,22 +8162,11 @@ func (v *SessionModeState) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -11520,29 +8184,14 @@ func (v *SessionModeState) decodeField(d *wire.Decoder, key []byte, seen []uint6
 	switch string(key) {
 	case "currentModeId":
 		seen[0] |= 1 << 0
-		var x SessionModeID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "currentModeId")
-		}
-		v.CurrentModeID = x
-		return true, nil
+		return true, wire.AtKey(v.CurrentModeID.DecodeJSON(d), "currentModeId")
 	case "availableModes":
 		seen[0] |= 1 << 1
 		m := d.Mark()
-		x, err := decodeSliceSessionMode(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.AvailableModes = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "availableModes")
+		if err := wire.DecodeSlice(d, &v.AvailableModes, true, (*SessionMode).DecodeJSON); err != nil {
+			v.AvailableModes = nil
+			return true, wire.AtKey(d.Recover(m, err), "availableModes")
 		}
-		v.AvailableModes = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -11550,19 +8199,10 @@ func (v *SessionModeState) decodeField(d *wire.Decoder, key []byte, seen []uint6
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -11581,29 +8221,13 @@ func (v *SessionModeState) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionModeState) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"currentModeId\":"...)
-		b = v.CurrentModeID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"availableModes\":"...)
-		b = appendSliceSessionMode(b, v.AvailableModes)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"currentModeId\":")
+	b = v.CurrentModeID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"availableModes\":")
+	b = wire.AppendSlice(b, v.AvailableModes, (*SessionMode).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -11621,7 +8245,8 @@ func (v *SessionModeState) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one SessionModeID value.
 func (v *SessionModeID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -11661,22 +8286,11 @@ func (v *SessionMode) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -11694,40 +8308,21 @@ func (v *SessionMode) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 	switch string(key) {
 	case "id":
 		seen[0] |= 1 << 0
-		var x SessionModeID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "id")
-		}
-		v.ID = x
-		return true, nil
+		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "name":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -11735,19 +8330,10 @@ func (v *SessionMode) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -11766,37 +8352,17 @@ func (v *SessionMode) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionMode) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"id\":"...)
-		b = v.ID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"id\":")
+	b = v.ID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -11831,22 +8397,11 @@ func (v *SessionConfigOption) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -11864,61 +8419,33 @@ func (v *SessionConfigOption) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "id":
 		seen[0] |= 1 << 0
-		var x SessionConfigID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "id")
-		}
-		v.ID = x
-		return true, nil
+		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "name":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "category":
 		if d.TryNull() {
 			v.Category = nil
 			return true, nil
 		}
+		v.Category = new(SessionConfigOptionCategory)
 		m := d.Mark()
-		var x SessionConfigOptionCategory
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Category = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "category")
+		if err := v.Category.DecodeJSON(d); err != nil {
+			v.Category = nil
+			return true, wire.AtKey(d.Recover(m, err), "category")
 		}
-		v.Category = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -11926,19 +8453,10 @@ func (v *SessionConfigOption) decodeField(d *wire.Decoder, key []byte, seen []ui
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return v.Type.decodeField(d, key, seen[1:])
@@ -11962,45 +8480,21 @@ func (v *SessionConfigOption) selectVariant(d *wire.Decoder) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigOption) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"id\":"...)
-		b = v.ID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"id\":")
+	b = v.ID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Category != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"category\":"...)
+		b = wire.Key(b, &comma, "\"category\":")
 		b = v.Category.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	b, comma = v.Type.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
@@ -12073,18 +8567,10 @@ func (v *SessionConfigOptionType) checkRequired(d *wire.Decoder, seen []uint64) 
 func (v *SessionConfigOptionType) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Select != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"select\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"select\"")
 		return v.Select.appendFields(b, comma)
 	case v.Boolean != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"boolean\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"boolean\"")
 		return v.Boolean.appendFields(b, comma)
 	case v.Unknown != nil:
 		return v.Unknown.AppendFields(b, "type", comma)
@@ -12105,7 +8591,8 @@ func (v *SessionConfigOption) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one SessionConfigID value.
 func (v *SessionConfigID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -12168,7 +8655,8 @@ func (v *SessionConfigOptionCategory) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one SessionConfigValueID value.
 func (v *SessionConfigValueID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -12200,7 +8688,8 @@ func (v *SessionConfigSelectOptions) DecodeJSON(d *wire.Decoder) error {
 	case wire.KindArray:
 		{
 			m := d.Mark()
-			x, err := decodeSliceSessionConfigSelectOption(d, false)
+			var x []SessionConfigSelectOption
+			err := wire.DecodeSlice(d, &x, false, (*SessionConfigSelectOption).DecodeJSON)
 			if err == nil {
 				v.Ungrouped = x
 				return nil
@@ -12211,7 +8700,8 @@ func (v *SessionConfigSelectOptions) DecodeJSON(d *wire.Decoder) error {
 			d.Rewind(m)
 		}
 		{
-			x, err := decodeSliceSessionConfigSelectGroup(d, false)
+			var x []SessionConfigSelectGroup
+			err := wire.DecodeSlice(d, &x, false, (*SessionConfigSelectGroup).DecodeJSON)
 			if err != nil {
 				return err
 			}
@@ -12226,10 +8716,10 @@ func (v *SessionConfigSelectOptions) DecodeJSON(d *wire.Decoder) error {
 func (v *SessionConfigSelectOptions) AppendJSON(b []byte) []byte {
 	switch {
 	case v.Ungrouped != nil:
-		b = appendSliceSessionConfigSelectOption(b, v.Ungrouped)
+		b = wire.AppendSlice(b, v.Ungrouped, (*SessionConfigSelectOption).AppendJSON)
 		return b
 	case v.Grouped != nil:
-		b = appendSliceSessionConfigSelectGroup(b, v.Grouped)
+		b = wire.AppendSlice(b, v.Grouped, (*SessionConfigSelectGroup).AppendJSON)
 		return b
 	}
 	return append(b, "null"...)
@@ -12262,22 +8752,11 @@ func (v *SessionConfigSelectOption) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -12295,40 +8774,21 @@ func (v *SessionConfigSelectOption) decodeField(d *wire.Decoder, key []byte, see
 	switch string(key) {
 	case "value":
 		seen[0] |= 1 << 0
-		var x SessionConfigValueID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "value")
-		}
-		v.Value = x
-		return true, nil
+		return true, wire.AtKey(v.Value.DecodeJSON(d), "value")
 	case "name":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -12336,19 +8796,10 @@ func (v *SessionConfigSelectOption) decodeField(d *wire.Decoder, key []byte, see
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -12367,37 +8818,17 @@ func (v *SessionConfigSelectOption) checkRequired(d *wire.Decoder, seen []uint64
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigSelectOption) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"value\":"...)
-		b = v.Value.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"value\":")
+	b = v.Value.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -12429,22 +8860,11 @@ func (v *SessionConfigSelectGroup) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -12462,37 +8882,17 @@ func (v *SessionConfigSelectGroup) decodeField(d *wire.Decoder, key []byte, seen
 	switch string(key) {
 	case "group":
 		seen[0] |= 1 << 0
-		var x SessionConfigGroupID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "group")
-		}
-		v.Group = x
-		return true, nil
+		return true, wire.AtKey(v.Group.DecodeJSON(d), "group")
 	case "name":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "options":
 		seen[0] |= 1 << 2
 		m := d.Mark()
-		x, err := decodeSliceSessionConfigSelectOption(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Options = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "options")
+		if err := wire.DecodeSlice(d, &v.Options, true, (*SessionConfigSelectOption).DecodeJSON); err != nil {
+			v.Options = nil
+			return true, wire.AtKey(d.Recover(m, err), "options")
 		}
-		v.Options = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -12500,19 +8900,10 @@ func (v *SessionConfigSelectGroup) decodeField(d *wire.Decoder, key []byte, seen
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -12534,37 +8925,15 @@ func (v *SessionConfigSelectGroup) checkRequired(d *wire.Decoder, seen []uint64)
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigSelectGroup) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"group\":"...)
-		b = v.Group.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"options\":"...)
-		b = appendSliceSessionConfigSelectOption(b, v.Options)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"group\":")
+	b = v.Group.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
+	b = wire.Key(b, &comma, "\"options\":")
+	b = wire.AppendSlice(b, v.Options, (*SessionConfigSelectOption).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -12582,7 +8951,8 @@ func (v *SessionConfigSelectGroup) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one SessionConfigGroupID value.
 func (v *SessionConfigGroupID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -12622,22 +8992,11 @@ func (v *SessionConfigSelect) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -12655,22 +9014,10 @@ func (v *SessionConfigSelect) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "currentValue":
 		seen[0] |= 1 << 0
-		var x SessionConfigValueID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "currentValue")
-		}
-		v.CurrentValue = x
-		return true, nil
+		return true, wire.AtKey(v.CurrentValue.DecodeJSON(d), "currentValue")
 	case "options":
 		seen[0] |= 1 << 1
-		var x SessionConfigSelectOptions
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "options")
-		}
-		v.Options = x
-		return true, nil
+		return true, wire.AtKey(v.Options.DecodeJSON(d), "options")
 	}
 	return false, nil
 }
@@ -12688,22 +9035,10 @@ func (v *SessionConfigSelect) checkRequired(d *wire.Decoder, seen []uint64) erro
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigSelect) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"currentValue\":"...)
-		b = v.CurrentValue.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"options\":"...)
-		b = v.Options.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"currentValue\":")
+	b = v.CurrentValue.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"options\":")
+	b = v.Options.AppendJSON(b)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -12734,22 +9069,11 @@ func (v *SessionConfigBoolean) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -12767,12 +9091,7 @@ func (v *SessionConfigBoolean) decodeField(d *wire.Decoder, key []byte, seen []u
 	switch string(key) {
 	case "currentValue":
 		seen[0] |= 1 << 0
-		x, err := d.ReadBool()
-		if err != nil {
-			return true, wire.AtKey(err, "currentValue")
-		}
-		v.CurrentValue = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeBool(&v.CurrentValue, d), "currentValue")
 	}
 	return false, nil
 }
@@ -12787,14 +9106,8 @@ func (v *SessionConfigBoolean) checkRequired(d *wire.Decoder, seen []uint64) err
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigBoolean) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"currentValue\":"...)
-		b = wire.AppendBool(b, v.CurrentValue)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"currentValue\":")
+	b = wire.AppendBool(b, v.CurrentValue)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -12825,22 +9138,11 @@ func (v *LoadSessionResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -12861,21 +9163,12 @@ func (v *LoadSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []ui
 			v.Modes = nil
 			return true, nil
 		}
+		v.Modes = new(SessionModeState)
 		m := d.Mark()
-		var x SessionModeState
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Modes = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "modes")
+		if err := v.Modes.DecodeJSON(d); err != nil {
+			v.Modes = nil
+			return true, wire.AtKey(d.Recover(m, err), "modes")
 		}
-		v.Modes = &x
 		return true, nil
 	case "configOptions":
 		if d.TryNull() {
@@ -12883,19 +9176,10 @@ func (v *LoadSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []ui
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceSessionConfigOption(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ConfigOptions = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "configOptions")
+		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
+			v.ConfigOptions = nil
+			return true, wire.AtKey(d.Recover(m, err), "configOptions")
 		}
-		v.ConfigOptions = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -12903,19 +9187,10 @@ func (v *LoadSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []ui
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -12929,28 +9204,16 @@ func (v *LoadSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) erro
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *LoadSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Modes != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"modes\":"...)
+		b = wire.Key(b, &comma, "\"modes\":")
 		b = v.Modes.AppendJSON(b)
-		comma = true
 	}
 	if v.ConfigOptions != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"configOptions\":"...)
-		b = appendSliceSessionConfigOption(b, v.ConfigOptions)
-		comma = true
+		b = wire.Key(b, &comma, "\"configOptions\":")
+		b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -12982,22 +9245,11 @@ func (v *ListSessionsResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -13016,39 +9268,22 @@ func (v *ListSessionsResponse) decodeField(d *wire.Decoder, key []byte, seen []u
 	case "sessions":
 		seen[0] |= 1 << 0
 		m := d.Mark()
-		x, err := decodeSliceSessionInfo(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Sessions = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "sessions")
+		if err := wire.DecodeSlice(d, &v.Sessions, true, (*SessionInfo).DecodeJSON); err != nil {
+			v.Sessions = nil
+			return true, wire.AtKey(d.Recover(m, err), "sessions")
 		}
-		v.Sessions = x
 		return true, nil
 	case "nextCursor":
 		if d.TryNull() {
 			v.NextCursor = nil
 			return true, nil
 		}
+		v.NextCursor = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.NextCursor = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "nextCursor")
+		if err := wire.DecodeString(v.NextCursor, d); err != nil {
+			v.NextCursor = nil
+			return true, wire.AtKey(d.Recover(m, err), "nextCursor")
 		}
-		v.NextCursor = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -13056,19 +9291,10 @@ func (v *ListSessionsResponse) decodeField(d *wire.Decoder, key []byte, seen []u
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -13084,29 +9310,15 @@ func (v *ListSessionsResponse) checkRequired(d *wire.Decoder, seen []uint64) err
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ListSessionsResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessions\":"...)
-		b = appendSliceSessionInfo(b, v.Sessions)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessions\":")
+	b = wire.AppendSlice(b, v.Sessions, (*SessionInfo).AppendJSON)
 	if v.NextCursor != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"nextCursor\":"...)
+		b = wire.Key(b, &comma, "\"nextCursor\":")
 		b = wire.AppendString(b, *v.NextCursor)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -13138,22 +9350,11 @@ func (v *SessionInfo) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -13171,67 +9372,35 @@ func (v *SessionInfo) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "cwd":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "cwd")
-		}
-		v.Cwd = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
 	case "additionalDirectories":
-		x, err := decodeSliceString(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "additionalDirectories")
-		}
-		v.AdditionalDirectories = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "updatedAt":
 		if d.TryNull() {
 			v.UpdatedAt = nil
 			return true, nil
 		}
+		v.UpdatedAt = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.UpdatedAt = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "updatedAt")
+		if err := wire.DecodeString(v.UpdatedAt, d); err != nil {
+			v.UpdatedAt = nil
+			return true, wire.AtKey(d.Recover(m, err), "updatedAt")
 		}
-		v.UpdatedAt = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -13239,19 +9408,10 @@ func (v *SessionInfo) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -13270,53 +9430,25 @@ func (v *SessionInfo) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionInfo) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cwd\":"...)
-		b = wire.AppendString(b, v.Cwd)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"cwd\":")
+	b = wire.AppendString(b, v.Cwd)
 	if v.AdditionalDirectories != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"additionalDirectories\":"...)
-		b = appendSliceString(b, v.AdditionalDirectories)
-		comma = true
+		b = wire.Key(b, &comma, "\"additionalDirectories\":")
+		b = wire.AppendSlice(b, v.AdditionalDirectories, wire.EncodeString)
 	}
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
 	if v.UpdatedAt != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"updatedAt\":"...)
+		b = wire.Key(b, &comma, "\"updatedAt\":")
 		b = wire.AppendString(b, *v.UpdatedAt)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -13348,22 +9480,11 @@ func (v *DeleteSessionResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -13385,19 +9506,10 @@ func (v *DeleteSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -13411,12 +9523,8 @@ func (v *DeleteSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) er
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *DeleteSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -13448,22 +9556,11 @@ func (v *ResumeSessionResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -13484,21 +9581,12 @@ func (v *ResumeSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []
 			v.Modes = nil
 			return true, nil
 		}
+		v.Modes = new(SessionModeState)
 		m := d.Mark()
-		var x SessionModeState
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Modes = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "modes")
+		if err := v.Modes.DecodeJSON(d); err != nil {
+			v.Modes = nil
+			return true, wire.AtKey(d.Recover(m, err), "modes")
 		}
-		v.Modes = &x
 		return true, nil
 	case "configOptions":
 		if d.TryNull() {
@@ -13506,19 +9594,10 @@ func (v *ResumeSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceSessionConfigOption(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ConfigOptions = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "configOptions")
+		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
+			v.ConfigOptions = nil
+			return true, wire.AtKey(d.Recover(m, err), "configOptions")
 		}
-		v.ConfigOptions = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -13526,19 +9605,10 @@ func (v *ResumeSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -13552,28 +9622,16 @@ func (v *ResumeSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) er
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ResumeSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Modes != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"modes\":"...)
+		b = wire.Key(b, &comma, "\"modes\":")
 		b = v.Modes.AppendJSON(b)
-		comma = true
 	}
 	if v.ConfigOptions != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"configOptions\":"...)
-		b = appendSliceSessionConfigOption(b, v.ConfigOptions)
-		comma = true
+		b = wire.Key(b, &comma, "\"configOptions\":")
+		b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -13605,22 +9663,11 @@ func (v *CloseSessionResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -13642,19 +9689,10 @@ func (v *CloseSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []u
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -13668,12 +9706,8 @@ func (v *CloseSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CloseSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -13705,22 +9739,11 @@ func (v *SetSessionModeResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -13742,19 +9765,10 @@ func (v *SetSessionModeResponse) decodeField(d *wire.Decoder, key []byte, seen [
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -13768,12 +9782,8 @@ func (v *SetSessionModeResponse) checkRequired(d *wire.Decoder, seen []uint64) e
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SetSessionModeResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -13805,22 +9815,11 @@ func (v *SetSessionConfigOptionResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -13839,19 +9838,10 @@ func (v *SetSessionConfigOptionResponse) decodeField(d *wire.Decoder, key []byte
 	case "configOptions":
 		seen[0] |= 1 << 0
 		m := d.Mark()
-		x, err := decodeSliceSessionConfigOption(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ConfigOptions = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "configOptions")
+		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
+			v.ConfigOptions = nil
+			return true, wire.AtKey(d.Recover(m, err), "configOptions")
 		}
-		v.ConfigOptions = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -13859,19 +9849,10 @@ func (v *SetSessionConfigOptionResponse) decodeField(d *wire.Decoder, key []byte
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -13887,21 +9868,11 @@ func (v *SetSessionConfigOptionResponse) checkRequired(d *wire.Decoder, seen []u
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SetSessionConfigOptionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"configOptions\":"...)
-		b = appendSliceSessionConfigOption(b, v.ConfigOptions)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"configOptions\":")
+	b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -13933,22 +9904,11 @@ func (v *PromptResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -13966,32 +9926,17 @@ func (v *PromptResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 	switch string(key) {
 	case "stopReason":
 		seen[0] |= 1 << 0
-		var x StopReason
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "stopReason")
-		}
-		v.StopReason = x
-		return true, nil
+		return true, wire.AtKey(v.StopReason.DecodeJSON(d), "stopReason")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -14007,21 +9952,11 @@ func (v *PromptResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PromptResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"stopReason\":"...)
-		b = v.StopReason.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"stopReason\":")
+	b = v.StopReason.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -14078,7 +10013,8 @@ func (v *StopReason) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one ExtResponse value.
 func (v *ExtResponse) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadRaw()
+	var x wire.Raw
+	err := wire.DecodeRaw(&x, d)
 	if err != nil {
 		return err
 	}
@@ -14118,22 +10054,11 @@ func (v *Error) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -14151,40 +10076,20 @@ func (v *Error) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, e
 	switch string(key) {
 	case "code":
 		seen[0] |= 1 << 0
-		var x ErrorCode
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "code")
-		}
-		v.Code = x
-		return true, nil
+		return true, wire.AtKey(v.Code.DecodeJSON(d), "code")
 	case "message":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "message")
-		}
-		v.Message = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
 	case "data":
 		if d.TryNull() {
 			v.Data = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := d.ReadRaw()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Data = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "data")
+		if err := wire.DecodeRaw(&v.Data, d); err != nil {
+			v.Data = nil
+			return true, wire.AtKey(d.Recover(m, err), "data")
 		}
-		v.Data = x
 		return true, nil
 	}
 	return false, nil
@@ -14203,29 +10108,13 @@ func (v *Error) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Error) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"code\":"...)
-		b = v.Code.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"message\":"...)
-		b = wire.AppendString(b, v.Message)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"code\":")
+	b = v.Code.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"message\":")
+	b = wire.AppendString(b, v.Message)
 	if v.Data != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"data\":"...)
+		b = wire.Key(b, &comma, "\"data\":")
 		b = wire.AppendRaw(b, v.Data)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -14283,22 +10172,11 @@ func (v *AgentNotification) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -14316,23 +10194,13 @@ func (v *AgentNotification) decodeField(d *wire.Decoder, key []byte, seen []uint
 	switch string(key) {
 	case "method":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "method")
-		}
-		v.Method = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
 			return true, nil
 		}
-		x, err := d.ReadRaw()
-		if err != nil {
-			return true, wire.AtKey(err, "params")
-		}
-		v.Params = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	}
 	return false, nil
 }
@@ -14347,21 +10215,11 @@ func (v *AgentNotification) checkRequired(d *wire.Decoder, seen []uint64) error 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AgentNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"method\":"...)
-		b = wire.AppendString(b, v.Method)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"method\":")
+	b = wire.AppendString(b, v.Method)
 	if v.Params != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"params\":"...)
+		b = wire.Key(b, &comma, "\"params\":")
 		b = wire.AppendRaw(b, v.Params)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -14393,22 +10251,11 @@ func (v *SessionNotification) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -14426,41 +10273,20 @@ func (v *SessionNotification) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "update":
 		seen[0] |= 1 << 1
-		var x SessionUpdate
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "update")
-		}
-		v.Update = x
-		return true, nil
+		return true, wire.AtKey(v.Update.DecodeJSON(d), "update")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -14479,29 +10305,13 @@ func (v *SessionNotification) checkRequired(d *wire.Decoder, seen []uint64) erro
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"update\":"...)
-		b = v.Update.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"update\":")
+	b = v.Update.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -14704,102 +10514,46 @@ func (v *SessionUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
 func (v *SessionUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.UserMessageChunk != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"user_message_chunk\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"user_message_chunk\"")
 		return v.UserMessageChunk.appendFields(b, comma)
 	case v.AgentMessageChunk != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"agent_message_chunk\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"agent_message_chunk\"")
 		return v.AgentMessageChunk.appendFields(b, comma)
 	case v.AgentThoughtChunk != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"agent_thought_chunk\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"agent_thought_chunk\"")
 		return v.AgentThoughtChunk.appendFields(b, comma)
 	case v.ToolCall != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"tool_call\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"tool_call\"")
 		return v.ToolCall.appendFields(b, comma)
 	case v.ToolCallUpdate != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"tool_call_update\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"tool_call_update\"")
 		return v.ToolCallUpdate.appendFields(b, comma)
 	case v.Plan != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"plan\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"plan\"")
 		return v.Plan.appendFields(b, comma)
 	case v.AvailableCommandsUpdate != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"available_commands_update\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"available_commands_update\"")
 		return v.AvailableCommandsUpdate.appendFields(b, comma)
 	case v.CurrentModeUpdate != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"current_mode_update\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"current_mode_update\"")
 		return v.CurrentModeUpdate.appendFields(b, comma)
 	case v.ConfigOptionUpdate != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"config_option_update\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"config_option_update\"")
 		return v.ConfigOptionUpdate.appendFields(b, comma)
 	case v.SessionInfoUpdate != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"session_info_update\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"session_info_update\"")
 		return v.SessionInfoUpdate.appendFields(b, comma)
 	case v.UsageUpdate != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"usage_update\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"usage_update\"")
 		return v.UsageUpdate.appendFields(b, comma)
 	case v.Notice != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"notice\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"notice\"")
 		return v.Notice.appendFields(b, comma)
 	case v.CompactionUpdate != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"compaction_update\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"compaction_update\"")
 		return v.CompactionUpdate.appendFields(b, comma)
 	case v.CompactionSummaryChunk != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"compaction_summary_chunk\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"compaction_summary_chunk\"")
 		return v.CompactionSummaryChunk.appendFields(b, comma)
 	case v.Unknown != nil:
 		return v.Unknown.AppendFields(b, "sessionUpdate", comma)
@@ -14863,22 +10617,11 @@ func (v *SessionUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -14904,7 +10647,8 @@ func (v *SessionUpdate) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one MessageID value.
 func (v *MessageID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -14944,22 +10688,11 @@ func (v *ContentChunk) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -14977,33 +10710,18 @@ func (v *ContentChunk) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 	switch string(key) {
 	case "content":
 		seen[0] |= 1 << 0
-		var x ContentBlock
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "content")
-		}
-		v.Content = x
-		return true, nil
+		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "messageId":
 		if d.TryNull() {
 			v.MessageID = nil
 			return true, nil
 		}
+		v.MessageID = new(MessageID)
 		m := d.Mark()
-		var x MessageID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.MessageID = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "messageId")
+		if err := v.MessageID.DecodeJSON(d); err != nil {
+			v.MessageID = nil
+			return true, wire.AtKey(d.Recover(m, err), "messageId")
 		}
-		v.MessageID = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -15011,19 +10729,10 @@ func (v *ContentChunk) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -15039,29 +10748,15 @@ func (v *ContentChunk) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ContentChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = v.Content.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"content\":")
+	b = v.Content.AppendJSON(b)
 	if v.MessageID != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"messageId\":"...)
+		b = wire.Key(b, &comma, "\"messageId\":")
 		b = v.MessageID.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -15093,22 +10788,11 @@ func (v *ToolCall) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -15126,106 +10810,51 @@ func (v *ToolCall) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool
 	switch string(key) {
 	case "toolCallId":
 		seen[0] |= 1 << 0
-		var x ToolCallID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "toolCallId")
-		}
-		v.ToolCallID = x
-		return true, nil
+		return true, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
 	case "title":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "title")
-		}
-		v.Title = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "name":
 		if d.TryNull() {
 			v.Name = nil
 			return true, nil
 		}
+		v.Name = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Name = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "name")
+		if err := wire.DecodeString(v.Name, d); err != nil {
+			v.Name = nil
+			return true, wire.AtKey(d.Recover(m, err), "name")
 		}
-		v.Name = &x
 		return true, nil
 	case "kind":
+		v.Kind = new(ToolKind)
 		m := d.Mark()
-		var x ToolKind
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Kind = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "kind")
+		if err := v.Kind.DecodeJSON(d); err != nil {
+			v.Kind = nil
+			return true, wire.AtKey(d.Recover(m, err), "kind")
 		}
-		v.Kind = &x
 		return true, nil
 	case "status":
+		v.Status = new(ToolCallStatus)
 		m := d.Mark()
-		var x ToolCallStatus
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Status = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "status")
+		if err := v.Status.DecodeJSON(d); err != nil {
+			v.Status = nil
+			return true, wire.AtKey(d.Recover(m, err), "status")
 		}
-		v.Status = &x
 		return true, nil
 	case "content":
 		m := d.Mark()
-		x, err := decodeSliceToolCallContent(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Content = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "content")
+		if err := wire.DecodeSlice(d, &v.Content, true, (*ToolCallContent).DecodeJSON); err != nil {
+			v.Content = nil
+			return true, wire.AtKey(d.Recover(m, err), "content")
 		}
-		v.Content = x
 		return true, nil
 	case "locations":
 		m := d.Mark()
-		x, err := decodeSliceToolCallLocation(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Locations = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "locations")
+		if err := wire.DecodeSlice(d, &v.Locations, true, (*ToolCallLocation).DecodeJSON); err != nil {
+			v.Locations = nil
+			return true, wire.AtKey(d.Recover(m, err), "locations")
 		}
-		v.Locations = x
 		return true, nil
 	case "rawInput":
 		if d.TryNull() {
@@ -15233,19 +10862,10 @@ func (v *ToolCall) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := d.ReadRaw()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.RawInput = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "rawInput")
+		if err := wire.DecodeRaw(&v.RawInput, d); err != nil {
+			v.RawInput = nil
+			return true, wire.AtKey(d.Recover(m, err), "rawInput")
 		}
-		v.RawInput = x
 		return true, nil
 	case "rawOutput":
 		if d.TryNull() {
@@ -15253,19 +10873,10 @@ func (v *ToolCall) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := d.ReadRaw()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.RawOutput = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "rawOutput")
+		if err := wire.DecodeRaw(&v.RawOutput, d); err != nil {
+			v.RawOutput = nil
+			return true, wire.AtKey(d.Recover(m, err), "rawOutput")
 		}
-		v.RawOutput = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -15273,19 +10884,10 @@ func (v *ToolCall) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -15304,85 +10906,41 @@ func (v *ToolCall) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ToolCall) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"toolCallId\":"...)
-		b = v.ToolCallID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
-		b = wire.AppendString(b, v.Title)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"toolCallId\":")
+	b = v.ToolCallID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"title\":")
+	b = wire.AppendString(b, v.Title)
 	if v.Name != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
+		b = wire.Key(b, &comma, "\"name\":")
 		b = wire.AppendString(b, *v.Name)
-		comma = true
 	}
 	if v.Kind != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"kind\":"...)
+		b = wire.Key(b, &comma, "\"kind\":")
 		b = v.Kind.AppendJSON(b)
-		comma = true
 	}
 	if v.Status != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"status\":"...)
+		b = wire.Key(b, &comma, "\"status\":")
 		b = v.Status.AppendJSON(b)
-		comma = true
 	}
 	if v.Content != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = appendSliceToolCallContent(b, v.Content)
-		comma = true
+		b = wire.Key(b, &comma, "\"content\":")
+		b = wire.AppendSlice(b, v.Content, (*ToolCallContent).AppendJSON)
 	}
 	if v.Locations != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"locations\":"...)
-		b = appendSliceToolCallLocation(b, v.Locations)
-		comma = true
+		b = wire.Key(b, &comma, "\"locations\":")
+		b = wire.AppendSlice(b, v.Locations, (*ToolCallLocation).AppendJSON)
 	}
 	if v.RawInput != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"rawInput\":"...)
+		b = wire.Key(b, &comma, "\"rawInput\":")
 		b = wire.AppendRaw(b, v.RawInput)
-		comma = true
 	}
 	if v.RawOutput != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"rawOutput\":"...)
+		b = wire.Key(b, &comma, "\"rawOutput\":")
 		b = wire.AppendRaw(b, v.RawOutput)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -15414,22 +10972,11 @@ func (v *PlanEntry) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -15447,49 +10994,23 @@ func (v *PlanEntry) decodeField(d *wire.Decoder, key []byte, seen []uint64) (boo
 	switch string(key) {
 	case "content":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "content")
-		}
-		v.Content = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
 	case "priority":
 		seen[0] |= 1 << 1
-		var x PlanEntryPriority
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "priority")
-		}
-		v.Priority = x
-		return true, nil
+		return true, wire.AtKey(v.Priority.DecodeJSON(d), "priority")
 	case "status":
 		seen[0] |= 1 << 2
-		var x PlanEntryStatus
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "status")
-		}
-		v.Status = x
-		return true, nil
+		return true, wire.AtKey(v.Status.DecodeJSON(d), "status")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -15511,37 +11032,15 @@ func (v *PlanEntry) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PlanEntry) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = wire.AppendString(b, v.Content)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"priority\":"...)
-		b = v.Priority.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"status\":"...)
-		b = v.Status.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"content\":")
+	b = wire.AppendString(b, v.Content)
+	b = wire.Key(b, &comma, "\"priority\":")
+	b = v.Priority.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"status\":")
+	b = v.Status.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -15643,22 +11142,11 @@ func (v *Plan) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -15677,19 +11165,10 @@ func (v *Plan) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, er
 	case "entries":
 		seen[0] |= 1 << 0
 		m := d.Mark()
-		x, err := decodeSlicePlanEntry(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Entries = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "entries")
+		if err := wire.DecodeSlice(d, &v.Entries, true, (*PlanEntry).DecodeJSON); err != nil {
+			v.Entries = nil
+			return true, wire.AtKey(d.Recover(m, err), "entries")
 		}
-		v.Entries = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -15697,19 +11176,10 @@ func (v *Plan) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, er
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -15725,21 +11195,11 @@ func (v *Plan) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Plan) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"entries\":"...)
-		b = appendSlicePlanEntry(b, v.Entries)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"entries\":")
+	b = wire.AppendSlice(b, v.Entries, (*PlanEntry).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -15771,22 +11231,11 @@ func (v *AvailableCommand) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -15804,40 +11253,21 @@ func (v *AvailableCommand) decodeField(d *wire.Decoder, key []byte, seen []uint6
 	switch string(key) {
 	case "name":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "description")
-		}
-		v.Description = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Description, d), "description")
 	case "input":
 		if d.TryNull() {
 			v.Input = nil
 			return true, nil
 		}
+		v.Input = new(AvailableCommandInput)
 		m := d.Mark()
-		var x AvailableCommandInput
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Input = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "input")
+		if err := v.Input.DecodeJSON(d); err != nil {
+			v.Input = nil
+			return true, wire.AtKey(d.Recover(m, err), "input")
 		}
-		v.Input = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -15845,19 +11275,10 @@ func (v *AvailableCommand) decodeField(d *wire.Decoder, key []byte, seen []uint6
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -15876,37 +11297,17 @@ func (v *AvailableCommand) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AvailableCommand) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
-		b = wire.AppendString(b, v.Description)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
+	b = wire.Key(b, &comma, "\"description\":")
+	b = wire.AppendString(b, v.Description)
 	if v.Input != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"input\":"...)
+		b = wire.Key(b, &comma, "\"input\":")
 		b = v.Input.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -15983,22 +11384,11 @@ func (v *AvailableCommandInput) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -16038,22 +11428,11 @@ func (v *UnstructuredCommandInput) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -16071,31 +11450,17 @@ func (v *UnstructuredCommandInput) decodeField(d *wire.Decoder, key []byte, seen
 	switch string(key) {
 	case "hint":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "hint")
-		}
-		v.Hint = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Hint, d), "hint")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -16111,21 +11476,11 @@ func (v *UnstructuredCommandInput) checkRequired(d *wire.Decoder, seen []uint64)
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *UnstructuredCommandInput) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"hint\":"...)
-		b = wire.AppendString(b, v.Hint)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"hint\":")
+	b = wire.AppendString(b, v.Hint)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -16157,22 +11512,11 @@ func (v *AvailableCommandsUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -16191,19 +11535,10 @@ func (v *AvailableCommandsUpdate) decodeField(d *wire.Decoder, key []byte, seen 
 	case "availableCommands":
 		seen[0] |= 1 << 0
 		m := d.Mark()
-		x, err := decodeSliceAvailableCommand(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.AvailableCommands = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "availableCommands")
+		if err := wire.DecodeSlice(d, &v.AvailableCommands, true, (*AvailableCommand).DecodeJSON); err != nil {
+			v.AvailableCommands = nil
+			return true, wire.AtKey(d.Recover(m, err), "availableCommands")
 		}
-		v.AvailableCommands = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -16211,19 +11546,10 @@ func (v *AvailableCommandsUpdate) decodeField(d *wire.Decoder, key []byte, seen 
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -16239,21 +11565,11 @@ func (v *AvailableCommandsUpdate) checkRequired(d *wire.Decoder, seen []uint64) 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AvailableCommandsUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"availableCommands\":"...)
-		b = appendSliceAvailableCommand(b, v.AvailableCommands)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"availableCommands\":")
+	b = wire.AppendSlice(b, v.AvailableCommands, (*AvailableCommand).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -16285,22 +11601,11 @@ func (v *CurrentModeUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -16318,32 +11623,17 @@ func (v *CurrentModeUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint
 	switch string(key) {
 	case "currentModeId":
 		seen[0] |= 1 << 0
-		var x SessionModeID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "currentModeId")
-		}
-		v.CurrentModeID = x
-		return true, nil
+		return true, wire.AtKey(v.CurrentModeID.DecodeJSON(d), "currentModeId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -16359,21 +11649,11 @@ func (v *CurrentModeUpdate) checkRequired(d *wire.Decoder, seen []uint64) error 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CurrentModeUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"currentModeId\":"...)
-		b = v.CurrentModeID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"currentModeId\":")
+	b = v.CurrentModeID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -16405,22 +11685,11 @@ func (v *ConfigOptionUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -16439,19 +11708,10 @@ func (v *ConfigOptionUpdate) decodeField(d *wire.Decoder, key []byte, seen []uin
 	case "configOptions":
 		seen[0] |= 1 << 0
 		m := d.Mark()
-		x, err := decodeSliceSessionConfigOption(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ConfigOptions = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "configOptions")
+		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
+			v.ConfigOptions = nil
+			return true, wire.AtKey(d.Recover(m, err), "configOptions")
 		}
-		v.ConfigOptions = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -16459,19 +11719,10 @@ func (v *ConfigOptionUpdate) decodeField(d *wire.Decoder, key []byte, seen []uin
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -16487,21 +11738,11 @@ func (v *ConfigOptionUpdate) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ConfigOptionUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"configOptions\":"...)
-		b = appendSliceSessionConfigOption(b, v.ConfigOptions)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"configOptions\":")
+	b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -16533,22 +11774,11 @@ func (v *SessionInfoUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -16569,40 +11799,24 @@ func (v *SessionInfoUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "updatedAt":
 		if d.TryNull() {
 			v.UpdatedAt = nil
 			return true, nil
 		}
+		v.UpdatedAt = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.UpdatedAt = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "updatedAt")
+		if err := wire.DecodeString(v.UpdatedAt, d); err != nil {
+			v.UpdatedAt = nil
+			return true, wire.AtKey(d.Recover(m, err), "updatedAt")
 		}
-		v.UpdatedAt = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -16610,19 +11824,10 @@ func (v *SessionInfoUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -16636,28 +11841,16 @@ func (v *SessionInfoUpdate) checkRequired(d *wire.Decoder, seen []uint64) error 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionInfoUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
 	if v.UpdatedAt != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"updatedAt\":"...)
+		b = wire.Key(b, &comma, "\"updatedAt\":")
 		b = wire.AppendString(b, *v.UpdatedAt)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -16689,22 +11882,11 @@ func (v *Cost) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -16722,39 +11904,20 @@ func (v *Cost) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, er
 	switch string(key) {
 	case "amount":
 		seen[0] |= 1 << 0
-		x, err := d.ReadFloat64()
-		if err != nil {
-			return true, wire.AtKey(err, "amount")
-		}
-		v.Amount = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeFloat64(&v.Amount, d), "amount")
 	case "currency":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "currency")
-		}
-		v.Currency = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Currency, d), "currency")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -16773,29 +11936,13 @@ func (v *Cost) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Cost) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"amount\":"...)
-		b = wire.AppendFloat(b, v.Amount)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"currency\":"...)
-		b = wire.AppendString(b, v.Currency)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"amount\":")
+	b = wire.AppendFloat(b, v.Amount)
+	b = wire.Key(b, &comma, "\"currency\":")
+	b = wire.AppendString(b, v.Currency)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -16827,22 +11974,11 @@ func (v *UsageUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -16860,40 +11996,21 @@ func (v *UsageUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 	switch string(key) {
 	case "used":
 		seen[0] |= 1 << 0
-		x, err := d.ReadUint64()
-		if err != nil {
-			return true, wire.AtKey(err, "used")
-		}
-		v.Used = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeUint64(&v.Used, d), "used")
 	case "size":
 		seen[0] |= 1 << 1
-		x, err := d.ReadUint64()
-		if err != nil {
-			return true, wire.AtKey(err, "size")
-		}
-		v.Size = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeUint64(&v.Size, d), "size")
 	case "cost":
 		if d.TryNull() {
 			v.Cost = nil
 			return true, nil
 		}
+		v.Cost = new(Cost)
 		m := d.Mark()
-		var x Cost
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Cost = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "cost")
+		if err := v.Cost.DecodeJSON(d); err != nil {
+			v.Cost = nil
+			return true, wire.AtKey(d.Recover(m, err), "cost")
 		}
-		v.Cost = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -16901,19 +12018,10 @@ func (v *UsageUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -16932,37 +12040,17 @@ func (v *UsageUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *UsageUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"used\":"...)
-		b = wire.AppendUint(b, uint64(v.Used))
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"size\":"...)
-		b = wire.AppendUint(b, uint64(v.Size))
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"used\":")
+	b = wire.AppendUint(b, uint64(v.Used))
+	b = wire.Key(b, &comma, "\"size\":")
+	b = wire.AppendUint(b, uint64(v.Size))
 	if v.Cost != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cost\":"...)
+		b = wire.Key(b, &comma, "\"cost\":")
 		b = v.Cost.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -17029,22 +12117,11 @@ func (v *Notice) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -17062,40 +12139,21 @@ func (v *Notice) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, 
 	switch string(key) {
 	case "severity":
 		seen[0] |= 1 << 0
-		var x NoticeSeverity
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "severity")
-		}
-		v.Severity = x
-		return true, nil
+		return true, wire.AtKey(v.Severity.DecodeJSON(d), "severity")
 	case "title":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "title")
-		}
-		v.Title = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -17103,19 +12161,10 @@ func (v *Notice) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, 
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -17134,37 +12183,17 @@ func (v *Notice) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Notice) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"severity\":"...)
-		b = v.Severity.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
-		b = wire.AppendString(b, v.Title)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"severity\":")
+	b = v.Severity.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"title\":")
+	b = wire.AppendString(b, v.Title)
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -17182,7 +12211,8 @@ func (v *Notice) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one CompactionID value.
 func (v *CompactionID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -17259,22 +12289,11 @@ func (v *CompactionUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -17292,61 +12311,32 @@ func (v *CompactionUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint6
 	switch string(key) {
 	case "compactionId":
 		seen[0] |= 1 << 0
-		var x CompactionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "compactionId")
-		}
-		v.CompactionID = x
-		return true, nil
+		return true, wire.AtKey(v.CompactionID.DecodeJSON(d), "compactionId")
 	case "status":
 		seen[0] |= 1 << 1
-		var x CompactionStatus
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "status")
-		}
-		v.Status = x
-		return true, nil
+		return true, wire.AtKey(v.Status.DecodeJSON(d), "status")
 	case "summary":
 		if d.TryNull() {
 			v.Summary = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceContentBlock(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Summary = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "summary")
+		if err := wire.DecodeSlice(d, &v.Summary, true, (*ContentBlock).DecodeJSON); err != nil {
+			v.Summary = nil
+			return true, wire.AtKey(d.Recover(m, err), "summary")
 		}
-		v.Summary = x
 		return true, nil
 	case "error":
 		if d.TryNull() {
 			v.Error = nil
 			return true, nil
 		}
+		v.Error = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Error = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "error")
+		if err := wire.DecodeString(v.Error, d); err != nil {
+			v.Error = nil
+			return true, wire.AtKey(d.Recover(m, err), "error")
 		}
-		v.Error = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -17354,19 +12344,10 @@ func (v *CompactionUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint6
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -17385,45 +12366,21 @@ func (v *CompactionUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CompactionUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"compactionId\":"...)
-		b = v.CompactionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"status\":"...)
-		b = v.Status.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"compactionId\":")
+	b = v.CompactionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"status\":")
+	b = v.Status.AppendJSON(b)
 	if v.Summary != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"summary\":"...)
-		b = appendSliceContentBlock(b, v.Summary)
-		comma = true
+		b = wire.Key(b, &comma, "\"summary\":")
+		b = wire.AppendSlice(b, v.Summary, (*ContentBlock).AppendJSON)
 	}
 	if v.Error != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"error\":"...)
+		b = wire.Key(b, &comma, "\"error\":")
 		b = wire.AppendString(b, *v.Error)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -17455,22 +12412,11 @@ func (v *CompactionSummaryChunk) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -17488,41 +12434,20 @@ func (v *CompactionSummaryChunk) decodeField(d *wire.Decoder, key []byte, seen [
 	switch string(key) {
 	case "compactionId":
 		seen[0] |= 1 << 0
-		var x CompactionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "compactionId")
-		}
-		v.CompactionID = x
-		return true, nil
+		return true, wire.AtKey(v.CompactionID.DecodeJSON(d), "compactionId")
 	case "content":
 		seen[0] |= 1 << 1
-		var x ContentBlock
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "content")
-		}
-		v.Content = x
-		return true, nil
+		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -17541,29 +12466,13 @@ func (v *CompactionSummaryChunk) checkRequired(d *wire.Decoder, seen []uint64) e
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CompactionSummaryChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"compactionId\":"...)
-		b = v.CompactionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = v.Content.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"compactionId\":")
+	b = v.CompactionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"content\":")
+	b = v.Content.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -17595,22 +12504,11 @@ func (v *CompleteElicitationNotification) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -17628,32 +12526,17 @@ func (v *CompleteElicitationNotification) decodeField(d *wire.Decoder, key []byt
 	switch string(key) {
 	case "elicitationId":
 		seen[0] |= 1 << 0
-		var x ElicitationID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "elicitationId")
-		}
-		v.ElicitationID = x
-		return true, nil
+		return true, wire.AtKey(v.ElicitationID.DecodeJSON(d), "elicitationId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -17669,21 +12552,11 @@ func (v *CompleteElicitationNotification) checkRequired(d *wire.Decoder, seen []
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CompleteElicitationNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"elicitationId\":"...)
-		b = v.ElicitationID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"elicitationId\":")
+	b = v.ElicitationID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -17701,7 +12574,8 @@ func (v *CompleteElicitationNotification) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one ExtNotification value.
 func (v *ExtNotification) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadRaw()
+	var x wire.Raw
+	err := wire.DecodeRaw(&x, d)
 	if err != nil {
 		return err
 	}
@@ -17741,22 +12615,11 @@ func (v *ClientRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -17774,32 +12637,16 @@ func (v *ClientRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) 
 	switch string(key) {
 	case "id":
 		seen[0] |= 1 << 0
-		var x RequestID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "id")
-		}
-		v.ID = x
-		return true, nil
+		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "method":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "method")
-		}
-		v.Method = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
 			return true, nil
 		}
-		x, err := d.ReadRaw()
-		if err != nil {
-			return true, wire.AtKey(err, "params")
-		}
-		v.Params = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	}
 	return false, nil
 }
@@ -17817,29 +12664,13 @@ func (v *ClientRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ClientRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"id\":"...)
-		b = v.ID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"method\":"...)
-		b = wire.AppendString(b, v.Method)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"id\":")
+	b = v.ID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"method\":")
+	b = wire.AppendString(b, v.Method)
 	if v.Params != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"params\":"...)
+		b = wire.Key(b, &comma, "\"params\":")
 		b = wire.AppendRaw(b, v.Params)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -17871,22 +12702,11 @@ func (v *InitializeRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -17904,50 +12724,26 @@ func (v *InitializeRequest) decodeField(d *wire.Decoder, key []byte, seen []uint
 	switch string(key) {
 	case "protocolVersion":
 		seen[0] |= 1 << 0
-		var x ProtocolVersion
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "protocolVersion")
-		}
-		v.ProtocolVersion = x
-		return true, nil
+		return true, wire.AtKey(v.ProtocolVersion.DecodeJSON(d), "protocolVersion")
 	case "clientCapabilities":
+		v.ClientCapabilities = new(ClientCapabilities)
 		m := d.Mark()
-		var x ClientCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ClientCapabilities = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "clientCapabilities")
+		if err := v.ClientCapabilities.DecodeJSON(d); err != nil {
+			v.ClientCapabilities = nil
+			return true, wire.AtKey(d.Recover(m, err), "clientCapabilities")
 		}
-		v.ClientCapabilities = &x
 		return true, nil
 	case "clientInfo":
 		if d.TryNull() {
 			v.ClientInfo = nil
 			return true, nil
 		}
+		v.ClientInfo = new(Implementation)
 		m := d.Mark()
-		var x Implementation
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ClientInfo = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "clientInfo")
+		if err := v.ClientInfo.DecodeJSON(d); err != nil {
+			v.ClientInfo = nil
+			return true, wire.AtKey(d.Recover(m, err), "clientInfo")
 		}
-		v.ClientInfo = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -17955,19 +12751,10 @@ func (v *InitializeRequest) decodeField(d *wire.Decoder, key []byte, seen []uint
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -17983,37 +12770,19 @@ func (v *InitializeRequest) checkRequired(d *wire.Decoder, seen []uint64) error 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *InitializeRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"protocolVersion\":"...)
-		b = v.ProtocolVersion.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"protocolVersion\":")
+	b = v.ProtocolVersion.AppendJSON(b)
 	if v.ClientCapabilities != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"clientCapabilities\":"...)
+		b = wire.Key(b, &comma, "\"clientCapabilities\":")
 		b = v.ClientCapabilities.AppendJSON(b)
-		comma = true
 	}
 	if v.ClientInfo != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"clientInfo\":"...)
+		b = wire.Key(b, &comma, "\"clientInfo\":")
 		b = v.ClientInfo.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -18045,22 +12814,11 @@ func (v *ClientCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -18077,96 +12835,52 @@ func (v *ClientCapabilities) AppendJSON(b []byte) []byte {
 func (v *ClientCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "fs":
+		v.Fs = new(FileSystemCapabilities)
 		m := d.Mark()
-		var x FileSystemCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Fs = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "fs")
+		if err := v.Fs.DecodeJSON(d); err != nil {
+			v.Fs = nil
+			return true, wire.AtKey(d.Recover(m, err), "fs")
 		}
-		v.Fs = &x
 		return true, nil
 	case "terminal":
+		v.Terminal = new(bool)
 		m := d.Mark()
-		x, err := d.ReadBool()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Terminal = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "terminal")
+		if err := wire.DecodeBool(v.Terminal, d); err != nil {
+			v.Terminal = nil
+			return true, wire.AtKey(d.Recover(m, err), "terminal")
 		}
-		v.Terminal = &x
 		return true, nil
 	case "session":
 		if d.TryNull() {
 			v.Session = nil
 			return true, nil
 		}
+		v.Session = new(ClientSessionCapabilities)
 		m := d.Mark()
-		var x ClientSessionCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Session = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "session")
+		if err := v.Session.DecodeJSON(d); err != nil {
+			v.Session = nil
+			return true, wire.AtKey(d.Recover(m, err), "session")
 		}
-		v.Session = &x
 		return true, nil
 	case "auth":
+		v.Auth = new(AuthCapabilities)
 		m := d.Mark()
-		var x AuthCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Auth = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "auth")
+		if err := v.Auth.DecodeJSON(d); err != nil {
+			v.Auth = nil
+			return true, wire.AtKey(d.Recover(m, err), "auth")
 		}
-		v.Auth = &x
 		return true, nil
 	case "elicitation":
 		if d.TryNull() {
 			v.Elicitation = nil
 			return true, nil
 		}
+		v.Elicitation = new(ElicitationCapabilities)
 		m := d.Mark()
-		var x ElicitationCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Elicitation = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "elicitation")
+		if err := v.Elicitation.DecodeJSON(d); err != nil {
+			v.Elicitation = nil
+			return true, wire.AtKey(d.Recover(m, err), "elicitation")
 		}
-		v.Elicitation = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -18174,19 +12888,10 @@ func (v *ClientCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uin
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -18200,52 +12905,28 @@ func (v *ClientCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ClientCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Fs != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"fs\":"...)
+		b = wire.Key(b, &comma, "\"fs\":")
 		b = v.Fs.AppendJSON(b)
-		comma = true
 	}
 	if v.Terminal != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"terminal\":"...)
+		b = wire.Key(b, &comma, "\"terminal\":")
 		b = wire.AppendBool(b, *v.Terminal)
-		comma = true
 	}
 	if v.Session != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"session\":"...)
+		b = wire.Key(b, &comma, "\"session\":")
 		b = v.Session.AppendJSON(b)
-		comma = true
 	}
 	if v.Auth != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"auth\":"...)
+		b = wire.Key(b, &comma, "\"auth\":")
 		b = v.Auth.AppendJSON(b)
-		comma = true
 	}
 	if v.Elicitation != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"elicitation\":"...)
+		b = wire.Key(b, &comma, "\"elicitation\":")
 		b = v.Elicitation.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -18277,22 +12958,11 @@ func (v *FileSystemCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -18309,36 +12979,20 @@ func (v *FileSystemCapabilities) AppendJSON(b []byte) []byte {
 func (v *FileSystemCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "readTextFile":
+		v.ReadTextFile = new(bool)
 		m := d.Mark()
-		x, err := d.ReadBool()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ReadTextFile = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "readTextFile")
+		if err := wire.DecodeBool(v.ReadTextFile, d); err != nil {
+			v.ReadTextFile = nil
+			return true, wire.AtKey(d.Recover(m, err), "readTextFile")
 		}
-		v.ReadTextFile = &x
 		return true, nil
 	case "writeTextFile":
+		v.WriteTextFile = new(bool)
 		m := d.Mark()
-		x, err := d.ReadBool()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.WriteTextFile = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "writeTextFile")
+		if err := wire.DecodeBool(v.WriteTextFile, d); err != nil {
+			v.WriteTextFile = nil
+			return true, wire.AtKey(d.Recover(m, err), "writeTextFile")
 		}
-		v.WriteTextFile = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -18346,19 +13000,10 @@ func (v *FileSystemCapabilities) decodeField(d *wire.Decoder, key []byte, seen [
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -18372,28 +13017,16 @@ func (v *FileSystemCapabilities) checkRequired(d *wire.Decoder, seen []uint64) e
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *FileSystemCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.ReadTextFile != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"readTextFile\":"...)
+		b = wire.Key(b, &comma, "\"readTextFile\":")
 		b = wire.AppendBool(b, *v.ReadTextFile)
-		comma = true
 	}
 	if v.WriteTextFile != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"writeTextFile\":"...)
+		b = wire.Key(b, &comma, "\"writeTextFile\":")
 		b = wire.AppendBool(b, *v.WriteTextFile)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -18425,22 +13058,11 @@ func (v *ClientSessionCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -18461,63 +13083,36 @@ func (v *ClientSessionCapabilities) decodeField(d *wire.Decoder, key []byte, see
 			v.Compaction = nil
 			return true, nil
 		}
+		v.Compaction = new(CompactionCapabilities)
 		m := d.Mark()
-		var x CompactionCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Compaction = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "compaction")
+		if err := v.Compaction.DecodeJSON(d); err != nil {
+			v.Compaction = nil
+			return true, wire.AtKey(d.Recover(m, err), "compaction")
 		}
-		v.Compaction = &x
 		return true, nil
 	case "configOptions":
 		if d.TryNull() {
 			v.ConfigOptions = nil
 			return true, nil
 		}
+		v.ConfigOptions = new(SessionConfigOptionsCapabilities)
 		m := d.Mark()
-		var x SessionConfigOptionsCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ConfigOptions = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "configOptions")
+		if err := v.ConfigOptions.DecodeJSON(d); err != nil {
+			v.ConfigOptions = nil
+			return true, wire.AtKey(d.Recover(m, err), "configOptions")
 		}
-		v.ConfigOptions = &x
 		return true, nil
 	case "notices":
 		if d.TryNull() {
 			v.Notices = nil
 			return true, nil
 		}
+		v.Notices = new(NoticeCapabilities)
 		m := d.Mark()
-		var x NoticeCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Notices = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "notices")
+		if err := v.Notices.DecodeJSON(d); err != nil {
+			v.Notices = nil
+			return true, wire.AtKey(d.Recover(m, err), "notices")
 		}
-		v.Notices = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -18525,19 +13120,10 @@ func (v *ClientSessionCapabilities) decodeField(d *wire.Decoder, key []byte, see
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -18551,36 +13137,20 @@ func (v *ClientSessionCapabilities) checkRequired(d *wire.Decoder, seen []uint64
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ClientSessionCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Compaction != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"compaction\":"...)
+		b = wire.Key(b, &comma, "\"compaction\":")
 		b = v.Compaction.AppendJSON(b)
-		comma = true
 	}
 	if v.ConfigOptions != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"configOptions\":"...)
+		b = wire.Key(b, &comma, "\"configOptions\":")
 		b = v.ConfigOptions.AppendJSON(b)
-		comma = true
 	}
 	if v.Notices != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"notices\":"...)
+		b = wire.Key(b, &comma, "\"notices\":")
 		b = v.Notices.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -18612,22 +13182,11 @@ func (v *CompactionCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -18682,22 +13241,11 @@ func (v *SessionConfigOptionsCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -18718,21 +13266,12 @@ func (v *SessionConfigOptionsCapabilities) decodeField(d *wire.Decoder, key []by
 			v.Boolean = nil
 			return true, nil
 		}
+		v.Boolean = new(BooleanConfigOptionCapabilities)
 		m := d.Mark()
-		var x BooleanConfigOptionCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Boolean = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "boolean")
+		if err := v.Boolean.DecodeJSON(d); err != nil {
+			v.Boolean = nil
+			return true, wire.AtKey(d.Recover(m, err), "boolean")
 		}
-		v.Boolean = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -18740,19 +13279,10 @@ func (v *SessionConfigOptionsCapabilities) decodeField(d *wire.Decoder, key []by
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -18766,20 +13296,12 @@ func (v *SessionConfigOptionsCapabilities) checkRequired(d *wire.Decoder, seen [
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigOptionsCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Boolean != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"boolean\":"...)
+		b = wire.Key(b, &comma, "\"boolean\":")
 		b = v.Boolean.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -18811,22 +13333,11 @@ func (v *BooleanConfigOptionCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -18848,19 +13359,10 @@ func (v *BooleanConfigOptionCapabilities) decodeField(d *wire.Decoder, key []byt
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -18874,12 +13376,8 @@ func (v *BooleanConfigOptionCapabilities) checkRequired(d *wire.Decoder, seen []
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *BooleanConfigOptionCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -18911,22 +13409,11 @@ func (v *NoticeCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -18981,22 +13468,11 @@ func (v *AuthCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -19013,20 +13489,12 @@ func (v *AuthCapabilities) AppendJSON(b []byte) []byte {
 func (v *AuthCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "terminal":
+		v.Terminal = new(bool)
 		m := d.Mark()
-		x, err := d.ReadBool()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Terminal = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "terminal")
+		if err := wire.DecodeBool(v.Terminal, d); err != nil {
+			v.Terminal = nil
+			return true, wire.AtKey(d.Recover(m, err), "terminal")
 		}
-		v.Terminal = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -19034,19 +13502,10 @@ func (v *AuthCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint6
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -19060,20 +13519,12 @@ func (v *AuthCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AuthCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Terminal != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"terminal\":"...)
+		b = wire.Key(b, &comma, "\"terminal\":")
 		b = wire.AppendBool(b, *v.Terminal)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -19105,22 +13556,11 @@ func (v *ElicitationCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -19141,42 +13581,24 @@ func (v *ElicitationCapabilities) decodeField(d *wire.Decoder, key []byte, seen 
 			v.Form = nil
 			return true, nil
 		}
+		v.Form = new(ElicitationFormCapabilities)
 		m := d.Mark()
-		var x ElicitationFormCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Form = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "form")
+		if err := v.Form.DecodeJSON(d); err != nil {
+			v.Form = nil
+			return true, wire.AtKey(d.Recover(m, err), "form")
 		}
-		v.Form = &x
 		return true, nil
 	case "url":
 		if d.TryNull() {
 			v.URL = nil
 			return true, nil
 		}
+		v.URL = new(ElicitationURLCapabilities)
 		m := d.Mark()
-		var x ElicitationURLCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.URL = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "url")
+		if err := v.URL.DecodeJSON(d); err != nil {
+			v.URL = nil
+			return true, wire.AtKey(d.Recover(m, err), "url")
 		}
-		v.URL = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -19184,19 +13606,10 @@ func (v *ElicitationCapabilities) decodeField(d *wire.Decoder, key []byte, seen 
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -19210,28 +13623,16 @@ func (v *ElicitationCapabilities) checkRequired(d *wire.Decoder, seen []uint64) 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Form != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"form\":"...)
+		b = wire.Key(b, &comma, "\"form\":")
 		b = v.Form.AppendJSON(b)
-		comma = true
 	}
 	if v.URL != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"url\":"...)
+		b = wire.Key(b, &comma, "\"url\":")
 		b = v.URL.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -19263,22 +13664,11 @@ func (v *ElicitationFormCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -19300,19 +13690,10 @@ func (v *ElicitationFormCapabilities) decodeField(d *wire.Decoder, key []byte, s
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -19326,12 +13707,8 @@ func (v *ElicitationFormCapabilities) checkRequired(d *wire.Decoder, seen []uint
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationFormCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -19363,22 +13740,11 @@ func (v *ElicitationURLCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -19400,19 +13766,10 @@ func (v *ElicitationURLCapabilities) decodeField(d *wire.Decoder, key []byte, se
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -19426,12 +13783,8 @@ func (v *ElicitationURLCapabilities) checkRequired(d *wire.Decoder, seen []uint6
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationURLCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -19463,22 +13816,11 @@ func (v *AuthenticateRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -19496,32 +13838,17 @@ func (v *AuthenticateRequest) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "methodId":
 		seen[0] |= 1 << 0
-		var x AuthMethodID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "methodId")
-		}
-		v.MethodID = x
-		return true, nil
+		return true, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -19537,21 +13864,11 @@ func (v *AuthenticateRequest) checkRequired(d *wire.Decoder, seen []uint64) erro
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AuthenticateRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"methodId\":"...)
-		b = v.MethodID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"methodId\":")
+	b = v.MethodID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -19583,22 +13900,11 @@ func (v *LogoutRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -19620,19 +13926,10 @@ func (v *LogoutRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) 
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -19646,12 +13943,8 @@ func (v *LogoutRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *LogoutRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -19683,22 +13976,11 @@ func (v *NewSessionRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -19716,50 +13998,26 @@ func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint
 	switch string(key) {
 	case "cwd":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "cwd")
-		}
-		v.Cwd = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
 	case "additionalDirectories":
-		x, err := decodeSliceString(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "additionalDirectories")
-		}
-		v.AdditionalDirectories = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
 	case "mcpServers":
 		seen[0] |= 1 << 1
 		if d.Lenient() && d.TryNull() {
 			v.MCPServers = nil
 			return true, nil
 		}
-		x, err := decodeSliceMCPServer(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "mcpServers")
-		}
-		v.MCPServers = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -19778,37 +14036,17 @@ func (v *NewSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) error 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *NewSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cwd\":"...)
-		b = wire.AppendString(b, v.Cwd)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"cwd\":")
+	b = wire.AppendString(b, v.Cwd)
 	if v.AdditionalDirectories != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"additionalDirectories\":"...)
-		b = appendSliceString(b, v.AdditionalDirectories)
-		comma = true
+		b = wire.Key(b, &comma, "\"additionalDirectories\":")
+		b = wire.AppendSlice(b, v.AdditionalDirectories, wire.EncodeString)
 	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mcpServers\":"...)
-		b = appendSliceMCPServer(b, v.MCPServers)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"mcpServers\":")
+	b = wire.AppendSlice(b, v.MCPServers, (*MCPServer).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -19887,18 +14125,10 @@ func (v *MCPServer) checkRequired(d *wire.Decoder, seen []uint64) error {
 func (v *MCPServer) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.HTTP != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"http\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"http\"")
 		return v.HTTP.appendFields(b, comma)
 	case v.SSE != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"sse\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"sse\"")
 		return v.SSE.appendFields(b, comma)
 	case v.Stdio != nil:
 		return v.Stdio.appendFields(b, comma)
@@ -19954,22 +14184,11 @@ func (v *MCPServer) decodeObject(d *wire.Decoder, asFallback bool) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -20009,22 +14228,11 @@ func (v *HTTPHeader) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -20042,39 +14250,20 @@ func (v *HTTPHeader) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bo
 	switch string(key) {
 	case "name":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "value":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "value")
-		}
-		v.Value = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Value, d), "value")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -20093,29 +14282,13 @@ func (v *HTTPHeader) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *HTTPHeader) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"value\":"...)
-		b = wire.AppendString(b, v.Value)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
+	b = wire.Key(b, &comma, "\"value\":")
+	b = wire.AppendString(b, v.Value)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -20147,22 +14320,11 @@ func (v *MCPServerHTTP) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -20180,51 +14342,27 @@ func (v *MCPServerHTTP) decodeField(d *wire.Decoder, key []byte, seen []uint64) 
 	switch string(key) {
 	case "name":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "url":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "url")
-		}
-		v.URL = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
 	case "headers":
 		seen[0] |= 1 << 2
 		if d.Lenient() && d.TryNull() {
 			v.Headers = nil
 			return true, nil
 		}
-		x, err := decodeSliceHTTPHeader(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "headers")
-		}
-		v.Headers = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Headers, false, (*HTTPHeader).DecodeJSON), "headers")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -20246,37 +14384,15 @@ func (v *MCPServerHTTP) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MCPServerHTTP) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"url\":"...)
-		b = wire.AppendString(b, v.URL)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"headers\":"...)
-		b = appendSliceHTTPHeader(b, v.Headers)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
+	b = wire.Key(b, &comma, "\"url\":")
+	b = wire.AppendString(b, v.URL)
+	b = wire.Key(b, &comma, "\"headers\":")
+	b = wire.AppendSlice(b, v.Headers, (*HTTPHeader).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -20308,22 +14424,11 @@ func (v *MCPServerSSE) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -20341,51 +14446,27 @@ func (v *MCPServerSSE) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 	switch string(key) {
 	case "name":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "url":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "url")
-		}
-		v.URL = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
 	case "headers":
 		seen[0] |= 1 << 2
 		if d.Lenient() && d.TryNull() {
 			v.Headers = nil
 			return true, nil
 		}
-		x, err := decodeSliceHTTPHeader(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "headers")
-		}
-		v.Headers = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Headers, false, (*HTTPHeader).DecodeJSON), "headers")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -20407,37 +14488,15 @@ func (v *MCPServerSSE) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MCPServerSSE) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"url\":"...)
-		b = wire.AppendString(b, v.URL)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"headers\":"...)
-		b = appendSliceHTTPHeader(b, v.Headers)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
+	b = wire.Key(b, &comma, "\"url\":")
+	b = wire.AppendString(b, v.URL)
+	b = wire.Key(b, &comma, "\"headers\":")
+	b = wire.AppendSlice(b, v.Headers, (*HTTPHeader).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -20469,22 +14528,11 @@ func (v *MCPServerStdio) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -20502,63 +14550,34 @@ func (v *MCPServerStdio) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 	switch string(key) {
 	case "name":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "command":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "command")
-		}
-		v.Command = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Command, d), "command")
 	case "args":
 		seen[0] |= 1 << 2
 		if d.Lenient() && d.TryNull() {
 			v.Args = nil
 			return true, nil
 		}
-		x, err := decodeSliceString(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "args")
-		}
-		v.Args = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
 	case "env":
 		seen[0] |= 1 << 3
 		if d.Lenient() && d.TryNull() {
 			v.Env = nil
 			return true, nil
 		}
-		x, err := decodeSliceEnvVariable(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "env")
-		}
-		v.Env = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -20583,45 +14602,17 @@ func (v *MCPServerStdio) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MCPServerStdio) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"command\":"...)
-		b = wire.AppendString(b, v.Command)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"args\":"...)
-		b = appendSliceString(b, v.Args)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"env\":"...)
-		b = appendSliceEnvVariable(b, v.Env)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
+	b = wire.Key(b, &comma, "\"command\":")
+	b = wire.AppendString(b, v.Command)
+	b = wire.Key(b, &comma, "\"args\":")
+	b = wire.AppendSlice(b, v.Args, wire.EncodeString)
+	b = wire.Key(b, &comma, "\"env\":")
+	b = wire.AppendSlice(b, v.Env, (*EnvVariable).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -20653,22 +14644,11 @@ func (v *LoadSessionRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -20690,55 +14670,25 @@ func (v *LoadSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uin
 			v.MCPServers = nil
 			return true, nil
 		}
-		x, err := decodeSliceMCPServer(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "mcpServers")
-		}
-		v.MCPServers = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
 	case "cwd":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "cwd")
-		}
-		v.Cwd = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
 	case "additionalDirectories":
-		x, err := decodeSliceString(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "additionalDirectories")
-		}
-		v.AdditionalDirectories = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
 	case "sessionId":
 		seen[0] |= 1 << 2
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -20760,45 +14710,19 @@ func (v *LoadSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *LoadSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mcpServers\":"...)
-		b = appendSliceMCPServer(b, v.MCPServers)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cwd\":"...)
-		b = wire.AppendString(b, v.Cwd)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"mcpServers\":")
+	b = wire.AppendSlice(b, v.MCPServers, (*MCPServer).AppendJSON)
+	b = wire.Key(b, &comma, "\"cwd\":")
+	b = wire.AppendString(b, v.Cwd)
 	if v.AdditionalDirectories != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"additionalDirectories\":"...)
-		b = appendSliceString(b, v.AdditionalDirectories)
-		comma = true
+		b = wire.Key(b, &comma, "\"additionalDirectories\":")
+		b = wire.AppendSlice(b, v.AdditionalDirectories, wire.EncodeString)
 	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -20830,22 +14754,11 @@ func (v *ListSessionsRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -20866,50 +14779,28 @@ func (v *ListSessionsRequest) decodeField(d *wire.Decoder, key []byte, seen []ui
 			v.Cwd = nil
 			return true, nil
 		}
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "cwd")
-		}
-		v.Cwd = &x
-		return true, nil
+		v.Cwd = new(string)
+		return true, wire.AtKey(wire.DecodeString(v.Cwd, d), "cwd")
 	case "cursor":
 		if d.TryNull() {
 			v.Cursor = nil
 			return true, nil
 		}
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "cursor")
-		}
-		v.Cursor = &x
-		return true, nil
+		v.Cursor = new(string)
+		return true, wire.AtKey(wire.DecodeString(v.Cursor, d), "cursor")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	case "additionalDirectories":
-		x, err := decodeSliceString(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "additionalDirectories")
-		}
-		v.AdditionalDirectories = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
 	}
 	return false, nil
 }
@@ -20922,36 +14813,20 @@ func (v *ListSessionsRequest) checkRequired(d *wire.Decoder, seen []uint64) erro
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ListSessionsRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Cwd != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cwd\":"...)
+		b = wire.Key(b, &comma, "\"cwd\":")
 		b = wire.AppendString(b, *v.Cwd)
-		comma = true
 	}
 	if v.Cursor != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cursor\":"...)
+		b = wire.Key(b, &comma, "\"cursor\":")
 		b = wire.AppendString(b, *v.Cursor)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	if v.AdditionalDirectories != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"additionalDirectories\":"...)
-		b = appendSliceString(b, v.AdditionalDirectories)
-		comma = true
+		b = wire.Key(b, &comma, "\"additionalDirectories\":")
+		b = wire.AppendSlice(b, v.AdditionalDirectories, wire.EncodeString)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -20983,22 +14858,11 @@ func (v *DeleteSessionRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -21016,32 +14880,17 @@ func (v *DeleteSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []u
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -21057,21 +14906,11 @@ func (v *DeleteSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) err
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *DeleteSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -21103,22 +14942,11 @@ func (v *ResumeSessionRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -21136,58 +14964,28 @@ func (v *ResumeSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []u
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "cwd":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "cwd")
-		}
-		v.Cwd = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
 	case "additionalDirectories":
-		x, err := decodeSliceString(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "additionalDirectories")
-		}
-		v.AdditionalDirectories = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
 	case "mcpServers":
 		if d.Lenient() && d.TryNull() {
 			v.MCPServers = nil
 			return true, nil
 		}
-		x, err := decodeSliceMCPServer(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "mcpServers")
-		}
-		v.MCPServers = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -21206,45 +15004,21 @@ func (v *ResumeSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) err
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ResumeSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cwd\":"...)
-		b = wire.AppendString(b, v.Cwd)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"cwd\":")
+	b = wire.AppendString(b, v.Cwd)
 	if v.AdditionalDirectories != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"additionalDirectories\":"...)
-		b = appendSliceString(b, v.AdditionalDirectories)
-		comma = true
+		b = wire.Key(b, &comma, "\"additionalDirectories\":")
+		b = wire.AppendSlice(b, v.AdditionalDirectories, wire.EncodeString)
 	}
 	if v.MCPServers != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mcpServers\":"...)
-		b = appendSliceMCPServer(b, v.MCPServers)
-		comma = true
+		b = wire.Key(b, &comma, "\"mcpServers\":")
+		b = wire.AppendSlice(b, v.MCPServers, (*MCPServer).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -21276,22 +15050,11 @@ func (v *CloseSessionRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -21309,32 +15072,17 @@ func (v *CloseSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -21350,21 +15098,11 @@ func (v *CloseSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) erro
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CloseSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -21396,22 +15134,11 @@ func (v *SetSessionModeRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -21429,41 +15156,20 @@ func (v *SetSessionModeRequest) decodeField(d *wire.Decoder, key []byte, seen []
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "modeId":
 		seen[0] |= 1 << 1
-		var x SessionModeID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "modeId")
-		}
-		v.ModeID = x
-		return true, nil
+		return true, wire.AtKey(v.ModeID.DecodeJSON(d), "modeId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -21482,29 +15188,13 @@ func (v *SetSessionModeRequest) checkRequired(d *wire.Decoder, seen []uint64) er
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SetSessionModeRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"modeId\":"...)
-		b = v.ModeID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"modeId\":")
+	b = v.ModeID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -21555,22 +15245,11 @@ func (v *SetSessionConfigOptionRequest) decodeObject(d *wire.Decoder, asFallback
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -21588,41 +15267,20 @@ func (v *SetSessionConfigOptionRequest) decodeField(d *wire.Decoder, key []byte,
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "configId":
 		seen[0] |= 1 << 1
-		var x SessionConfigID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "configId")
-		}
-		v.ConfigID = x
-		return true, nil
+		return true, wire.AtKey(v.ConfigID.DecodeJSON(d), "configId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return v.Type.decodeField(d, key, seen[1:])
@@ -21646,29 +15304,13 @@ func (v *SetSessionConfigOptionRequest) selectVariant(d *wire.Decoder) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SetSessionConfigOptionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"configId\":"...)
-		b = v.ConfigID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"configId\":")
+	b = v.ConfigID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	b, comma = v.Type.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
@@ -21727,11 +15369,7 @@ func (v *SetSessionConfigOptionRequestType) checkRequired(d *wire.Decoder, seen 
 func (v *SetSessionConfigOptionRequestType) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Boolean != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"boolean\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"boolean\"")
 		return v.Boolean.appendFields(b, comma)
 	case v.ValueID != nil:
 		return v.ValueID.appendFields(b, comma)
@@ -21766,22 +15404,11 @@ func (v *SetSessionConfigOptionRequestTypeBoolean) DecodeJSON(d *wire.Decoder) e
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -21799,12 +15426,7 @@ func (v *SetSessionConfigOptionRequestTypeBoolean) decodeField(d *wire.Decoder, 
 	switch string(key) {
 	case "value":
 		seen[0] |= 1 << 0
-		x, err := d.ReadBool()
-		if err != nil {
-			return true, wire.AtKey(err, "value")
-		}
-		v.Value = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeBool(&v.Value, d), "value")
 	}
 	return false, nil
 }
@@ -21819,14 +15441,8 @@ func (v *SetSessionConfigOptionRequestTypeBoolean) checkRequired(d *wire.Decoder
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SetSessionConfigOptionRequestTypeBoolean) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"value\":"...)
-		b = wire.AppendBool(b, v.Value)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"value\":")
+	b = wire.AppendBool(b, v.Value)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -21857,22 +15473,11 @@ func (v *SetSessionConfigOptionRequestTypeValueID) DecodeJSON(d *wire.Decoder) e
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -21890,13 +15495,7 @@ func (v *SetSessionConfigOptionRequestTypeValueID) decodeField(d *wire.Decoder, 
 	switch string(key) {
 	case "value":
 		seen[0] |= 1 << 0
-		var x SessionConfigValueID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "value")
-		}
-		v.Value = x
-		return true, nil
+		return true, wire.AtKey(v.Value.DecodeJSON(d), "value")
 	}
 	return false, nil
 }
@@ -21911,14 +15510,8 @@ func (v *SetSessionConfigOptionRequestTypeValueID) checkRequired(d *wire.Decoder
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SetSessionConfigOptionRequestTypeValueID) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"value\":"...)
-		b = v.Value.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"value\":")
+	b = v.Value.AppendJSON(b)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -21949,22 +15542,11 @@ func (v *PromptRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -21982,48 +15564,23 @@ func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) 
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "prompt":
 		seen[0] |= 1 << 1
-		x, err := decodeSliceContentBlock(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "prompt")
-		}
-		v.Prompt = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Prompt, false, (*ContentBlock).DecodeJSON), "prompt")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	case "runtimeContext":
-		x, err := decodeSliceRuntimeContextItem(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "runtimeContext")
-		}
-		v.RuntimeContext = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.RuntimeContext, false, (*RuntimeContextItem).DecodeJSON), "runtimeContext")
 	}
 	return false, nil
 }
@@ -22041,37 +15598,17 @@ func (v *PromptRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PromptRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"prompt\":"...)
-		b = appendSliceContentBlock(b, v.Prompt)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"prompt\":")
+	b = wire.AppendSlice(b, v.Prompt, (*ContentBlock).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	if v.RuntimeContext != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"runtimeContext\":"...)
-		b = appendSliceRuntimeContextItem(b, v.RuntimeContext)
-		comma = true
+		b = wire.Key(b, &comma, "\"runtimeContext\":")
+		b = wire.AppendSlice(b, v.RuntimeContext, (*RuntimeContextItem).AppendJSON)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -22175,22 +15712,11 @@ func (v *ClientResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -22230,22 +15756,11 @@ func (v *ClientResponseResult) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -22263,21 +15778,10 @@ func (v *ClientResponseResult) decodeField(d *wire.Decoder, key []byte, seen []u
 	switch string(key) {
 	case "id":
 		seen[0] |= 1 << 0
-		var x RequestID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "id")
-		}
-		v.ID = x
-		return true, nil
+		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "result":
 		seen[0] |= 1 << 1
-		x, err := d.ReadRaw()
-		if err != nil {
-			return true, wire.AtKey(err, "result")
-		}
-		v.Result = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
 	}
 	return false, nil
 }
@@ -22295,22 +15799,10 @@ func (v *ClientResponseResult) checkRequired(d *wire.Decoder, seen []uint64) err
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ClientResponseResult) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"id\":"...)
-		b = v.ID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"result\":"...)
-		b = wire.AppendRaw(b, v.Result)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"id\":")
+	b = v.ID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"result\":")
+	b = wire.AppendRaw(b, v.Result)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -22341,22 +15833,11 @@ func (v *ClientResponseError) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -22374,22 +15855,10 @@ func (v *ClientResponseError) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "id":
 		seen[0] |= 1 << 0
-		var x RequestID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "id")
-		}
-		v.ID = x
-		return true, nil
+		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "error":
 		seen[0] |= 1 << 1
-		var x Error
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "error")
-		}
-		v.Error = x
-		return true, nil
+		return true, wire.AtKey(v.Error.DecodeJSON(d), "error")
 	}
 	return false, nil
 }
@@ -22407,22 +15876,10 @@ func (v *ClientResponseError) checkRequired(d *wire.Decoder, seen []uint64) erro
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ClientResponseError) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"id\":"...)
-		b = v.ID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"error\":"...)
-		b = v.Error.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"id\":")
+	b = v.ID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"error\":")
+	b = v.Error.AppendJSON(b)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -22453,22 +15910,11 @@ func (v *WriteTextFileResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -22490,19 +15936,10 @@ func (v *WriteTextFileResponse) decodeField(d *wire.Decoder, key []byte, seen []
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -22516,12 +15953,8 @@ func (v *WriteTextFileResponse) checkRequired(d *wire.Decoder, seen []uint64) er
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *WriteTextFileResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -22553,22 +15986,11 @@ func (v *ReadTextFileResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -22586,31 +16008,17 @@ func (v *ReadTextFileResponse) decodeField(d *wire.Decoder, key []byte, seen []u
 	switch string(key) {
 	case "content":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "content")
-		}
-		v.Content = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -22626,21 +16034,11 @@ func (v *ReadTextFileResponse) checkRequired(d *wire.Decoder, seen []uint64) err
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ReadTextFileResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = wire.AppendString(b, v.Content)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"content\":")
+	b = wire.AppendString(b, v.Content)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -22672,22 +16070,11 @@ func (v *RequestPermissionResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -22705,32 +16092,17 @@ func (v *RequestPermissionResponse) decodeField(d *wire.Decoder, key []byte, see
 	switch string(key) {
 	case "outcome":
 		seen[0] |= 1 << 0
-		var x RequestPermissionOutcome
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "outcome")
-		}
-		v.Outcome = x
-		return true, nil
+		return true, wire.AtKey(v.Outcome.DecodeJSON(d), "outcome")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -22746,21 +16118,11 @@ func (v *RequestPermissionResponse) checkRequired(d *wire.Decoder, seen []uint64
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *RequestPermissionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"outcome\":"...)
-		b = v.Outcome.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"outcome\":")
+	b = v.Outcome.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -22843,18 +16205,10 @@ func (v *RequestPermissionOutcome) checkRequired(d *wire.Decoder, seen []uint64)
 func (v *RequestPermissionOutcome) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Cancelled != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"outcome\":\"cancelled\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"outcome\":\"cancelled\"")
 		return v.Cancelled.appendFields(b, comma)
 	case v.Selected != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"outcome\":\"selected\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"outcome\":\"selected\"")
 		return v.Selected.appendFields(b, comma)
 	case v.Unknown != nil:
 		return v.Unknown.AppendFields(b, "outcome", comma)
@@ -22894,22 +16248,11 @@ func (v *RequestPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -22949,22 +16292,11 @@ func (v *RequestPermissionOutcomeCancelled) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -23019,22 +16351,11 @@ func (v *SelectedPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -23052,32 +16373,17 @@ func (v *SelectedPermissionOutcome) decodeField(d *wire.Decoder, key []byte, see
 	switch string(key) {
 	case "optionId":
 		seen[0] |= 1 << 0
-		var x PermissionOptionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "optionId")
-		}
-		v.OptionID = x
-		return true, nil
+		return true, wire.AtKey(v.OptionID.DecodeJSON(d), "optionId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -23093,21 +16399,11 @@ func (v *SelectedPermissionOutcome) checkRequired(d *wire.Decoder, seen []uint64
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SelectedPermissionOutcome) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"optionId\":"...)
-		b = v.OptionID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"optionId\":")
+	b = v.OptionID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -23139,22 +16435,11 @@ func (v *CreateTerminalResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -23172,32 +16457,17 @@ func (v *CreateTerminalResponse) decodeField(d *wire.Decoder, key []byte, seen [
 	switch string(key) {
 	case "terminalId":
 		seen[0] |= 1 << 0
-		var x TerminalID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "terminalId")
-		}
-		v.TerminalID = x
-		return true, nil
+		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -23213,21 +16483,11 @@ func (v *CreateTerminalResponse) checkRequired(d *wire.Decoder, seen []uint64) e
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CreateTerminalResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"terminalId\":"...)
-		b = v.TerminalID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"terminalId\":")
+	b = v.TerminalID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -23259,22 +16519,11 @@ func (v *TerminalOutputResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -23292,40 +16541,21 @@ func (v *TerminalOutputResponse) decodeField(d *wire.Decoder, key []byte, seen [
 	switch string(key) {
 	case "output":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "output")
-		}
-		v.Output = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Output, d), "output")
 	case "truncated":
 		seen[0] |= 1 << 1
-		x, err := d.ReadBool()
-		if err != nil {
-			return true, wire.AtKey(err, "truncated")
-		}
-		v.Truncated = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeBool(&v.Truncated, d), "truncated")
 	case "exitStatus":
 		if d.TryNull() {
 			v.ExitStatus = nil
 			return true, nil
 		}
+		v.ExitStatus = new(TerminalExitStatus)
 		m := d.Mark()
-		var x TerminalExitStatus
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ExitStatus = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "exitStatus")
+		if err := v.ExitStatus.DecodeJSON(d); err != nil {
+			v.ExitStatus = nil
+			return true, wire.AtKey(d.Recover(m, err), "exitStatus")
 		}
-		v.ExitStatus = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -23333,19 +16563,10 @@ func (v *TerminalOutputResponse) decodeField(d *wire.Decoder, key []byte, seen [
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -23364,37 +16585,17 @@ func (v *TerminalOutputResponse) checkRequired(d *wire.Decoder, seen []uint64) e
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TerminalOutputResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"output\":"...)
-		b = wire.AppendString(b, v.Output)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"truncated\":"...)
-		b = wire.AppendBool(b, v.Truncated)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"output\":")
+	b = wire.AppendString(b, v.Output)
+	b = wire.Key(b, &comma, "\"truncated\":")
+	b = wire.AppendBool(b, v.Truncated)
 	if v.ExitStatus != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"exitStatus\":"...)
+		b = wire.Key(b, &comma, "\"exitStatus\":")
 		b = v.ExitStatus.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -23426,22 +16627,11 @@ func (v *TerminalExitStatus) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -23462,40 +16652,24 @@ func (v *TerminalExitStatus) decodeField(d *wire.Decoder, key []byte, seen []uin
 			v.ExitCode = nil
 			return true, nil
 		}
+		v.ExitCode = new(uint32)
 		m := d.Mark()
-		x, err := d.ReadUint32()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ExitCode = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "exitCode")
+		if err := wire.DecodeUint32(v.ExitCode, d); err != nil {
+			v.ExitCode = nil
+			return true, wire.AtKey(d.Recover(m, err), "exitCode")
 		}
-		v.ExitCode = &x
 		return true, nil
 	case "signal":
 		if d.TryNull() {
 			v.Signal = nil
 			return true, nil
 		}
+		v.Signal = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Signal = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "signal")
+		if err := wire.DecodeString(v.Signal, d); err != nil {
+			v.Signal = nil
+			return true, wire.AtKey(d.Recover(m, err), "signal")
 		}
-		v.Signal = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -23503,19 +16677,10 @@ func (v *TerminalExitStatus) decodeField(d *wire.Decoder, key []byte, seen []uin
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -23529,28 +16694,16 @@ func (v *TerminalExitStatus) checkRequired(d *wire.Decoder, seen []uint64) error
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TerminalExitStatus) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.ExitCode != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"exitCode\":"...)
+		b = wire.Key(b, &comma, "\"exitCode\":")
 		b = wire.AppendUint(b, uint64(*v.ExitCode))
-		comma = true
 	}
 	if v.Signal != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"signal\":"...)
+		b = wire.Key(b, &comma, "\"signal\":")
 		b = wire.AppendString(b, *v.Signal)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -23582,22 +16735,11 @@ func (v *ReleaseTerminalResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -23619,19 +16761,10 @@ func (v *ReleaseTerminalResponse) decodeField(d *wire.Decoder, key []byte, seen 
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -23645,12 +16778,8 @@ func (v *ReleaseTerminalResponse) checkRequired(d *wire.Decoder, seen []uint64) 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ReleaseTerminalResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -23682,22 +16811,11 @@ func (v *WaitForTerminalExitResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -23718,40 +16836,24 @@ func (v *WaitForTerminalExitResponse) decodeField(d *wire.Decoder, key []byte, s
 			v.ExitCode = nil
 			return true, nil
 		}
+		v.ExitCode = new(uint32)
 		m := d.Mark()
-		x, err := d.ReadUint32()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ExitCode = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "exitCode")
+		if err := wire.DecodeUint32(v.ExitCode, d); err != nil {
+			v.ExitCode = nil
+			return true, wire.AtKey(d.Recover(m, err), "exitCode")
 		}
-		v.ExitCode = &x
 		return true, nil
 	case "signal":
 		if d.TryNull() {
 			v.Signal = nil
 			return true, nil
 		}
+		v.Signal = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Signal = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "signal")
+		if err := wire.DecodeString(v.Signal, d); err != nil {
+			v.Signal = nil
+			return true, wire.AtKey(d.Recover(m, err), "signal")
 		}
-		v.Signal = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -23759,19 +16861,10 @@ func (v *WaitForTerminalExitResponse) decodeField(d *wire.Decoder, key []byte, s
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -23785,28 +16878,16 @@ func (v *WaitForTerminalExitResponse) checkRequired(d *wire.Decoder, seen []uint
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *WaitForTerminalExitResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.ExitCode != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"exitCode\":"...)
+		b = wire.Key(b, &comma, "\"exitCode\":")
 		b = wire.AppendUint(b, uint64(*v.ExitCode))
-		comma = true
 	}
 	if v.Signal != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"signal\":"...)
+		b = wire.Key(b, &comma, "\"signal\":")
 		b = wire.AppendString(b, *v.Signal)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -23838,22 +16919,11 @@ func (v *KillTerminalResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -23875,19 +16945,10 @@ func (v *KillTerminalResponse) decodeField(d *wire.Decoder, key []byte, seen []u
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -23901,12 +16962,8 @@ func (v *KillTerminalResponse) checkRequired(d *wire.Decoder, seen []uint64) err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *KillTerminalResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -23941,22 +16998,11 @@ func (v *CreateElicitationResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -23978,19 +17024,10 @@ func (v *CreateElicitationResponse) decodeField(d *wire.Decoder, key []byte, see
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return v.Action.decodeField(d, key, seen[1:])
@@ -24009,12 +17046,8 @@ func (v *CreateElicitationResponse) selectVariant(d *wire.Decoder) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CreateElicitationResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	b, comma = v.Action.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
@@ -24091,25 +17124,13 @@ func (v *CreateElicitationResponseAction) checkRequired(d *wire.Decoder, seen []
 func (v *CreateElicitationResponseAction) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Accept != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"action\":\"accept\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"action\":\"accept\"")
 		return v.Accept.appendFields(b, comma)
 	case v.Decline != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"action\":\"decline\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"action\":\"decline\"")
 		return v.Decline.appendFields(b, comma)
 	case v.Cancel != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"action\":\"cancel\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"action\":\"cancel\"")
 		return v.Cancel.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -24144,22 +17165,11 @@ func (v *CreateElicitationResponseActionDecline) DecodeJSON(d *wire.Decoder) err
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -24214,22 +17224,11 @@ func (v *CreateElicitationResponseActionCancel) DecodeJSON(d *wire.Decoder) erro
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -24284,22 +17283,11 @@ func (v *CreateElicitationResponseActionOther) DecodeJSON(d *wire.Decoder) error
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -24317,12 +17305,7 @@ func (v *CreateElicitationResponseActionOther) decodeField(d *wire.Decoder, key 
 	switch string(key) {
 	case "action":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "action")
-		}
-		v.Action = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Action, d), "action")
 	}
 	return false, nil
 }
@@ -24337,14 +17320,8 @@ func (v *CreateElicitationResponseActionOther) checkRequired(d *wire.Decoder, se
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CreateElicitationResponseActionOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"action\":"...)
-		b = wire.AppendString(b, v.Action)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"action\":")
+	b = wire.AppendString(b, v.Action)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -24366,7 +17343,8 @@ func (v *ElicitationContentValue) DecodeJSON(d *wire.Decoder) error {
 	switch k {
 	case wire.KindString:
 		{
-			x, err := d.ReadString()
+			var x string
+			err := wire.DecodeString(&x, d)
 			if err != nil {
 				return err
 			}
@@ -24376,7 +17354,8 @@ func (v *ElicitationContentValue) DecodeJSON(d *wire.Decoder) error {
 	case wire.KindNumber:
 		{
 			m := d.Mark()
-			x, err := d.ReadInt64()
+			var x int64
+			err := wire.DecodeInt64(&x, d)
 			if err == nil {
 				v.Integer = &x
 				return nil
@@ -24387,7 +17366,8 @@ func (v *ElicitationContentValue) DecodeJSON(d *wire.Decoder) error {
 			d.Rewind(m)
 		}
 		{
-			x, err := d.ReadFloat64()
+			var x float64
+			err := wire.DecodeFloat64(&x, d)
 			if err != nil {
 				return err
 			}
@@ -24396,7 +17376,8 @@ func (v *ElicitationContentValue) DecodeJSON(d *wire.Decoder) error {
 		}
 	case wire.KindBool:
 		{
-			x, err := d.ReadBool()
+			var x bool
+			err := wire.DecodeBool(&x, d)
 			if err != nil {
 				return err
 			}
@@ -24405,7 +17386,8 @@ func (v *ElicitationContentValue) DecodeJSON(d *wire.Decoder) error {
 		}
 	case wire.KindArray:
 		{
-			x, err := decodeSliceString(d, false)
+			var x []string
+			err := wire.DecodeSlice(d, &x, false, wire.DecodeString)
 			if err != nil {
 				return err
 			}
@@ -24432,7 +17414,7 @@ func (v *ElicitationContentValue) AppendJSON(b []byte) []byte {
 		b = wire.AppendBool(b, *v.Boolean)
 		return b
 	case v.StringArray != nil:
-		b = appendSliceString(b, v.StringArray)
+		b = wire.AppendSlice(b, v.StringArray, wire.EncodeString)
 		return b
 	}
 	return append(b, "null"...)
@@ -24465,22 +17447,11 @@ func (v *ElicitationAcceptAction) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -24501,12 +17472,7 @@ func (v *ElicitationAcceptAction) decodeField(d *wire.Decoder, key []byte, seen 
 			v.Content = nil
 			return true, nil
 		}
-		x, err := decodeMapElicitationContentValue(d)
-		if err != nil {
-			return true, wire.AtKey(err, "content")
-		}
-		v.Content = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeMap(d, &v.Content, (*ElicitationContentValue).DecodeJSON), "content")
 	}
 	return false, nil
 }
@@ -24519,12 +17485,8 @@ func (v *ElicitationAcceptAction) checkRequired(d *wire.Decoder, seen []uint64) 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationAcceptAction) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Content != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = appendMapElicitationContentValue(b, v.Content)
-		comma = true
+		b = wire.Key(b, &comma, "\"content\":")
+		b = wire.AppendMap(b, v.Content, (*ElicitationContentValue).AppendJSON)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -24556,22 +17518,11 @@ func (v *ClientNotification) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -24589,23 +17540,13 @@ func (v *ClientNotification) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "method":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "method")
-		}
-		v.Method = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
 			return true, nil
 		}
-		x, err := d.ReadRaw()
-		if err != nil {
-			return true, wire.AtKey(err, "params")
-		}
-		v.Params = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	}
 	return false, nil
 }
@@ -24620,21 +17561,11 @@ func (v *ClientNotification) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ClientNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"method\":"...)
-		b = wire.AppendString(b, v.Method)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"method\":")
+	b = wire.AppendString(b, v.Method)
 	if v.Params != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"params\":"...)
+		b = wire.Key(b, &comma, "\"params\":")
 		b = wire.AppendRaw(b, v.Params)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -24666,22 +17597,11 @@ func (v *CancelNotification) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -24699,32 +17619,17 @@ func (v *CancelNotification) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -24740,21 +17645,11 @@ func (v *CancelNotification) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CancelNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -24786,22 +17681,11 @@ func (v *CancelRequestNotification) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -24819,32 +17703,17 @@ func (v *CancelRequestNotification) decodeField(d *wire.Decoder, key []byte, see
 	switch string(key) {
 	case "requestId":
 		seen[0] |= 1 << 0
-		var x RequestID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "requestId")
-		}
-		v.RequestID = x
-		return true, nil
+		return true, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -24860,21 +17729,11 @@ func (v *CancelRequestNotification) checkRequired(d *wire.Decoder, seen []uint64
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CancelRequestNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"requestId\":"...)
-		b = v.RequestID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"requestId\":")
+	b = v.RequestID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -24906,22 +17765,11 @@ func (v *SessionRuntimeContextCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -24943,19 +17791,10 @@ func (v *SessionRuntimeContextCapabilities) decodeField(d *wire.Decoder, key []b
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -24969,12 +17808,8 @@ func (v *SessionRuntimeContextCapabilities) checkRequired(d *wire.Decoder, seen 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionRuntimeContextCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -25006,22 +17841,11 @@ func (v *RuntimeContextItem) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -25038,20 +17862,11 @@ func (v *RuntimeContextItem) AppendJSON(b []byte) []byte {
 func (v *RuntimeContextItem) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "title":
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "title")
-		}
-		v.Title = &x
-		return true, nil
+		v.Title = new(string)
+		return true, wire.AtKey(wire.DecodeString(v.Title, d), "title")
 	case "text":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "text")
-		}
-		v.Text = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
 	}
 	return false, nil
 }
@@ -25067,21 +17882,11 @@ func (v *RuntimeContextItem) checkRequired(d *wire.Decoder, seen []uint64) error
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *RuntimeContextItem) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"text\":"...)
-		b = wire.AppendString(b, v.Text)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"text\":")
+	b = wire.AppendString(b, v.Text)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -25108,999 +17913,4 @@ func marshal(x interface {
 		return nil, err
 	}
 	return x.AppendJSON(nil), nil
-}
-
-// decodeMapRaw decodes an object used as a map.
-func decodeMapRaw(d *wire.Decoder) (map[string]wire.Raw, error) {
-	if err := d.BeginObject(); err != nil {
-		return nil, err
-	}
-	out := map[string]wire.Raw{}
-	for {
-		key, ok, kerr := d.NextKey()
-		if kerr != nil {
-			return nil, kerr
-		}
-		if !ok {
-			return out, nil
-		}
-		name := string(key)
-		x, err := d.ReadRaw()
-		if err != nil {
-			return nil, wire.AtKey(err, name)
-		}
-		out[name] = x
-	}
-}
-
-// appendMapRaw encodes a map with its keys sorted, so output is deterministic; nil encodes as {}.
-func appendMapRaw(b []byte, m map[string]wire.Raw) []byte {
-	b = append(b, '{')
-	for i, k := range wire.SortedKeys(m) {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = wire.AppendString(b, k)
-		b = append(b, ':')
-		x := m[k]
-		b = wire.AppendRaw(b, x)
-	}
-	return append(b, '}')
-}
-
-// decodeSlicePermissionOption decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSlicePermissionOption(d *wire.Decoder, skipInvalid bool) ([]PermissionOption, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []PermissionOption{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x PermissionOption
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSlicePermissionOption encodes an array; nil encodes as [].
-func appendSlicePermissionOption(b []byte, s []PermissionOption) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceToolCallContent decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceToolCallContent(d *wire.Decoder, skipInvalid bool) ([]ToolCallContent, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []ToolCallContent{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x ToolCallContent
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// decodeSliceToolCallLocation decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceToolCallLocation(d *wire.Decoder, skipInvalid bool) ([]ToolCallLocation, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []ToolCallLocation{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x ToolCallLocation
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceToolCallContent encodes an array; nil encodes as [].
-func appendSliceToolCallContent(b []byte, s []ToolCallContent) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// appendSliceToolCallLocation encodes an array; nil encodes as [].
-func appendSliceToolCallLocation(b []byte, s []ToolCallLocation) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceRole decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceRole(d *wire.Decoder, skipInvalid bool) ([]Role, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []Role{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x Role
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceRole encodes an array; nil encodes as [].
-func appendSliceRole(b []byte, s []Role) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceString decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceString(d *wire.Decoder, skipInvalid bool) ([]string, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []string{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// decodeSliceEnvVariable decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceEnvVariable(d *wire.Decoder, skipInvalid bool) ([]EnvVariable, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []EnvVariable{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x EnvVariable
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceString encodes an array; nil encodes as [].
-func appendSliceString(b []byte, s []string) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = wire.AppendString(b, x)
-	}
-	return append(b, ']')
-}
-
-// appendSliceEnvVariable encodes an array; nil encodes as [].
-func appendSliceEnvVariable(b []byte, s []EnvVariable) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeMapElicitationPropertySchema decodes an object used as a map.
-func decodeMapElicitationPropertySchema(d *wire.Decoder) (map[string]ElicitationPropertySchema, error) {
-	if err := d.BeginObject(); err != nil {
-		return nil, err
-	}
-	out := map[string]ElicitationPropertySchema{}
-	for {
-		key, ok, kerr := d.NextKey()
-		if kerr != nil {
-			return nil, kerr
-		}
-		if !ok {
-			return out, nil
-		}
-		name := string(key)
-		var x ElicitationPropertySchema
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return nil, wire.AtKey(err, name)
-		}
-		out[name] = x
-	}
-}
-
-// appendMapElicitationPropertySchema encodes a map with its keys sorted, so output is deterministic; nil encodes as {}.
-func appendMapElicitationPropertySchema(b []byte, m map[string]ElicitationPropertySchema) []byte {
-	b = append(b, '{')
-	for i, k := range wire.SortedKeys(m) {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = wire.AppendString(b, k)
-		b = append(b, ':')
-		x := m[k]
-		{
-			v := x
-			b = v.AppendJSON(b)
-		}
-	}
-	return append(b, '}')
-}
-
-// decodeSliceEnumOption decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceEnumOption(d *wire.Decoder, skipInvalid bool) ([]EnumOption, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []EnumOption{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x EnumOption
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceEnumOption encodes an array; nil encodes as [].
-func appendSliceEnumOption(b []byte, s []EnumOption) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceAuthMethod decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceAuthMethod(d *wire.Decoder, skipInvalid bool) ([]AuthMethod, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []AuthMethod{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x AuthMethod
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceAuthMethod encodes an array; nil encodes as [].
-func appendSliceAuthMethod(b []byte, s []AuthMethod) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeMapString decodes an object used as a map.
-func decodeMapString(d *wire.Decoder) (map[string]string, error) {
-	if err := d.BeginObject(); err != nil {
-		return nil, err
-	}
-	out := map[string]string{}
-	for {
-		key, ok, kerr := d.NextKey()
-		if kerr != nil {
-			return nil, kerr
-		}
-		if !ok {
-			return out, nil
-		}
-		name := string(key)
-		x, err := d.ReadString()
-		if err != nil {
-			return nil, wire.AtKey(err, name)
-		}
-		out[name] = x
-	}
-}
-
-// appendMapString encodes a map with its keys sorted, so output is deterministic; nil encodes as {}.
-func appendMapString(b []byte, m map[string]string) []byte {
-	b = append(b, '{')
-	for i, k := range wire.SortedKeys(m) {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = wire.AppendString(b, k)
-		b = append(b, ':')
-		x := m[k]
-		b = wire.AppendString(b, x)
-	}
-	return append(b, '}')
-}
-
-// decodeSliceSessionConfigOption decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceSessionConfigOption(d *wire.Decoder, skipInvalid bool) ([]SessionConfigOption, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []SessionConfigOption{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x SessionConfigOption
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceSessionConfigOption encodes an array; nil encodes as [].
-func appendSliceSessionConfigOption(b []byte, s []SessionConfigOption) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceSessionMode decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceSessionMode(d *wire.Decoder, skipInvalid bool) ([]SessionMode, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []SessionMode{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x SessionMode
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceSessionMode encodes an array; nil encodes as [].
-func appendSliceSessionMode(b []byte, s []SessionMode) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceSessionConfigSelectOption decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceSessionConfigSelectOption(d *wire.Decoder, skipInvalid bool) ([]SessionConfigSelectOption, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []SessionConfigSelectOption{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x SessionConfigSelectOption
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// decodeSliceSessionConfigSelectGroup decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceSessionConfigSelectGroup(d *wire.Decoder, skipInvalid bool) ([]SessionConfigSelectGroup, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []SessionConfigSelectGroup{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x SessionConfigSelectGroup
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceSessionConfigSelectOption encodes an array; nil encodes as [].
-func appendSliceSessionConfigSelectOption(b []byte, s []SessionConfigSelectOption) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// appendSliceSessionConfigSelectGroup encodes an array; nil encodes as [].
-func appendSliceSessionConfigSelectGroup(b []byte, s []SessionConfigSelectGroup) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceSessionInfo decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceSessionInfo(d *wire.Decoder, skipInvalid bool) ([]SessionInfo, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []SessionInfo{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x SessionInfo
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceSessionInfo encodes an array; nil encodes as [].
-func appendSliceSessionInfo(b []byte, s []SessionInfo) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSlicePlanEntry decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSlicePlanEntry(d *wire.Decoder, skipInvalid bool) ([]PlanEntry, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []PlanEntry{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x PlanEntry
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSlicePlanEntry encodes an array; nil encodes as [].
-func appendSlicePlanEntry(b []byte, s []PlanEntry) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceAvailableCommand decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceAvailableCommand(d *wire.Decoder, skipInvalid bool) ([]AvailableCommand, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []AvailableCommand{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x AvailableCommand
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceAvailableCommand encodes an array; nil encodes as [].
-func appendSliceAvailableCommand(b []byte, s []AvailableCommand) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceContentBlock decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceContentBlock(d *wire.Decoder, skipInvalid bool) ([]ContentBlock, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []ContentBlock{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x ContentBlock
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceContentBlock encodes an array; nil encodes as [].
-func appendSliceContentBlock(b []byte, s []ContentBlock) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceMCPServer decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceMCPServer(d *wire.Decoder, skipInvalid bool) ([]MCPServer, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []MCPServer{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x MCPServer
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceMCPServer encodes an array; nil encodes as [].
-func appendSliceMCPServer(b []byte, s []MCPServer) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceHTTPHeader decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceHTTPHeader(d *wire.Decoder, skipInvalid bool) ([]HTTPHeader, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []HTTPHeader{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x HTTPHeader
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceHTTPHeader encodes an array; nil encodes as [].
-func appendSliceHTTPHeader(b []byte, s []HTTPHeader) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceRuntimeContextItem decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceRuntimeContextItem(d *wire.Decoder, skipInvalid bool) ([]RuntimeContextItem, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []RuntimeContextItem{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x RuntimeContextItem
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceRuntimeContextItem encodes an array; nil encodes as [].
-func appendSliceRuntimeContextItem(b []byte, s []RuntimeContextItem) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeMapElicitationContentValue decodes an object used as a map.
-func decodeMapElicitationContentValue(d *wire.Decoder) (map[string]ElicitationContentValue, error) {
-	if err := d.BeginObject(); err != nil {
-		return nil, err
-	}
-	out := map[string]ElicitationContentValue{}
-	for {
-		key, ok, kerr := d.NextKey()
-		if kerr != nil {
-			return nil, kerr
-		}
-		if !ok {
-			return out, nil
-		}
-		name := string(key)
-		var x ElicitationContentValue
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return nil, wire.AtKey(err, name)
-		}
-		out[name] = x
-	}
-}
-
-// appendMapElicitationContentValue encodes a map with its keys sorted, so output is deterministic; nil encodes as {}.
-func appendMapElicitationContentValue(b []byte, m map[string]ElicitationContentValue) []byte {
-	b = append(b, '{')
-	for i, k := range wire.SortedKeys(m) {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = wire.AppendString(b, k)
-		b = append(b, ':')
-		x := m[k]
-		{
-			v := x
-			b = v.AppendJSON(b)
-		}
-	}
-	return append(b, '}')
 }

@@ -43,60 +43,140 @@ func shapeName(r *ir.Ref) string {
 
 var readers = map[string]string{"int32": "ReadInt32", "uint16": "ReadUint16", "uint32": "ReadUint32", "int64": "ReadInt64", "uint64": "ReadUint64"}
 
+// scalarSuffix names a scalar shape in the runtime's value functions
+// (wire.DecodeString, wire.EncodeInt32).
+func scalarSuffix(r *ir.Ref) string {
+	switch r.Kind {
+	case ir.String:
+		return "String"
+	case ir.Bool:
+		return "Bool"
+	case ir.Int:
+		return strings.TrimPrefix(readers[r.Format], "Read")
+	case ir.Float:
+		return "Float64"
+	case ir.Raw, ir.Routed:
+		return "Raw"
+	}
+	return ""
+}
+
+// decodeTo returns an expression decoding the next value into target, of
+// shape r, or into *target when ptr; it evaluates to the error.
+func (e *emitter) decodeTo(r *ir.Ref, target *Statement, ptr bool) *Statement {
+	if r.Kind == ir.Named {
+		return target.Clone().Dot("DecodeJSON").Call(Id("d"))
+	}
+	addr := target.Clone()
+	if !ptr {
+		addr = Op("&").Add(target.Clone())
+	}
+	switch r.Kind {
+	case ir.Array:
+		fn := "DecodeSlice"
+		if r.ElemNullable && pointerable(r.Elem) {
+			fn = "DecodeNullableSlice"
+		}
+		return wq(fn).Call(Id("d"), addr, Lit(r.SkipInvalidItems), e.elemDecoder(r.Elem))
+	case ir.Map:
+		switch {
+		case r.ElemNullable && pointerable(r.Elem):
+			return wq("DecodeNullableMap").Call(Id("d"), addr, e.elemDecoder(r.Elem))
+		case r.Elem.Kind == ir.Raw || r.Elem.Kind == ir.Routed:
+			return wq("DecodeRawMap").Call(Id("d"), addr)
+		}
+		return wq("DecodeMap").Call(Id("d"), addr, e.elemDecoder(r.Elem))
+	}
+	return wq("Decode"+scalarSuffix(r)).Call(addr, Id("d"))
+}
+
 // decodeInto returns statements that declare x (of shape r's Go type),
 // decode the next value into it and leave any failure in err.
 func (e *emitter) decodeInto(r *ir.Ref) []Code {
+	return []Code{Var().Id("x").Add(goType(r)), Err().Op(":=").Add(e.decodeTo(r, Id("x"), false))}
+}
+
+// elemDecoder is the func(*T, *wire.Decoder) error decoding one item of
+// shape r in place: a runtime function, a DecodeJSON method expression, or
+// a helper for a nested container.
+func (e *emitter) elemDecoder(r *ir.Ref) Code {
+	switch r.Kind {
+	case ir.Named:
+		return Parens(Op("*").Id(r.Type.Name)).Dot("DecodeJSON")
+	case ir.Array, ir.Map:
+		name := "decode" + shapeName(r)
+		if r.SkipInvalidItems {
+			name += "SkipInvalid"
+		}
+		return Id(e.helper(name, func(f *File) {
+			f.Func().Id(name).Params(Id("p").Op("*").Add(goType(r)), decoderParam()).Error().Block(
+				Return(e.decodeTo(r, Id("p"), true)))
+			f.Line()
+		}))
+	}
+	return wq("Decode" + scalarSuffix(r))
+}
+
+// elemEncoder is the func(*T, []byte) []byte appending one item of shape r.
+func (e *emitter) elemEncoder(r *ir.Ref) Code {
+	switch r.Kind {
+	case ir.Named:
+		return Parens(Op("*").Id(r.Type.Name)).Dot("AppendJSON")
+	case ir.Array, ir.Map:
+		name := "append" + shapeName(r)
+		return Id(e.helper(name, func(f *File) {
+			f.Func().Id(name).Params(Id("p").Op("*").Add(goType(r)), Id("b").Index().Byte()).Index().Byte().Block(
+				Return(e.appendCall(r, Id("b"), Op("*").Id("p"))))
+			f.Line()
+		}))
+	}
+	return wq("Encode" + scalarSuffix(r))
+}
+
+// appendCall is the expression appending a value expression of shape r to
+// b. expr must be addressable for named types (their AppendJSON has a
+// pointer receiver).
+func (e *emitter) appendCall(r *ir.Ref, b, expr *Statement) *Statement {
 	switch r.Kind {
 	case ir.String:
-		return []Code{List(Id("x"), Err()).Op(":=").Id("d").Dot("ReadString").Call()}
+		return wq("AppendString").Call(b, expr)
 	case ir.Bool:
-		return []Code{List(Id("x"), Err()).Op(":=").Id("d").Dot("ReadBool").Call()}
+		return wq("AppendBool").Call(b, expr)
 	case ir.Int:
-		return []Code{List(Id("x"), Err()).Op(":=").Id("d").Dot(readers[r.Format]).Call()}
+		if strings.HasPrefix(r.Format, "u") {
+			return wq("AppendUint").Call(b, Uint64().Call(expr))
+		}
+		return wq("AppendInt").Call(b, Int64().Call(expr))
 	case ir.Float:
-		return []Code{List(Id("x"), Err()).Op(":=").Id("d").Dot("ReadFloat64").Call()}
+		return wq("AppendFloat").Call(b, expr)
 	case ir.Raw, ir.Routed:
-		return []Code{List(Id("x"), Err()).Op(":=").Id("d").Dot("ReadRaw").Call()}
+		return wq("AppendRaw").Call(b, expr)
 	case ir.Array:
-		return []Code{List(Id("x"), Err()).Op(":=").Id(e.sliceDecoder(r)).Call(Id("d"), Lit(r.SkipInvalidItems))}
+		fn := "AppendSlice"
+		if r.ElemNullable && pointerable(r.Elem) {
+			fn = "AppendNullableSlice"
+		}
+		return wq(fn).Call(b, expr, e.elemEncoder(r.Elem))
 	case ir.Map:
-		return []Code{List(Id("x"), Err()).Op(":=").Id(e.mapDecoder(r)).Call(Id("d"))}
+		switch {
+		case r.ElemNullable && pointerable(r.Elem):
+			return wq("AppendNullableMap").Call(b, expr, e.elemEncoder(r.Elem))
+		case r.Elem.Kind == ir.Raw || r.Elem.Kind == ir.Routed:
+			return wq("AppendRawMap").Call(b, expr)
+		}
+		return wq("AppendMap").Call(b, expr, e.elemEncoder(r.Elem))
 	case ir.Named:
-		return []Code{Var().Id("x").Id(r.Type.Name), Err().Op(":=").Id("x").Dot("DecodeJSON").Call(Id("d"))}
+		return expr.Dot("AppendJSON").Call(b)
 	}
-	panic("decodeInto")
+	panic("appendCall")
 }
 
 // appendValue returns `b = <append expr>` for a value expression of shape r.
-// expr must be addressable for named types (their AppendJSON has a pointer receiver).
 func (e *emitter) appendValue(r *ir.Ref, expr *Statement) Code {
-	var call *Statement
-	switch r.Kind {
-	case ir.String:
-		call = wq("AppendString").Call(Id("b"), expr)
-	case ir.Bool:
-		call = wq("AppendBool").Call(Id("b"), expr)
-	case ir.Int:
-		if strings.HasPrefix(r.Format, "u") {
-			call = wq("AppendUint").Call(Id("b"), Uint64().Call(expr))
-		} else {
-			call = wq("AppendInt").Call(Id("b"), Int64().Call(expr))
-		}
-	case ir.Float:
-		call = wq("AppendFloat").Call(Id("b"), expr)
-	case ir.Raw, ir.Routed:
-		call = wq("AppendRaw").Call(Id("b"), expr)
-	case ir.Array:
-		call = Id(e.sliceAppender(r)).Call(Id("b"), expr)
-	case ir.Map:
-		call = Id(e.mapAppender(r)).Call(Id("b"), expr)
-	case ir.Named:
-		call = expr.Dot("AppendJSON").Call(Id("b"))
-	}
-	return Id("b").Op("=").Add(call)
+	return Id("b").Op("=").Add(e.appendCall(r, Id("b"), expr))
 }
 
-// ---- helpers for arrays and maps, emitted once per shape ----
+// ---- helpers for nested containers, emitted once per shape ----
 
 func (e *emitter) helper(name string, fn func(*File)) string {
 	if !e.helpers[name] {
@@ -106,135 +186,11 @@ func (e *emitter) helper(name string, fn func(*File)) string {
 	return name
 }
 
-func (e *emitter) sliceDecoder(r *ir.Ref) string {
-	name := "decode" + shapeName(r)
-	return e.helper(name, func(f *File) {
-		elemPtr := r.ElemNullable && pointerable(r.Elem)
-		var body []Code
-		body = append(body,
-			If(Err().Op(":=").Id("d").Dot("BeginArray").Call(), Err().Op("!=").Nil()).Block(Return(Nil(), Err())),
-			// A non-nil empty slice: [] must stay distinguishable from absent.
-			Id("out").Op(":=").Add(goType(r)).Values(),
-		)
-		var item []Code
-		item = append(item,
-			List(Id("ok"), Id("nerr")).Op(":=").Id("d").Dot("NextItem").Call(),
-			If(Id("nerr").Op("!=").Nil()).Block(Return(Nil(), Id("nerr"))),
-			If(Op("!").Id("ok")).Block(Return(Id("out"), Nil())),
-		)
-		if r.ElemNullable {
-			item = append(item, If(Id("d").Dot("TryNull").Call()).Block(Id("out").Op("=").Append(Id("out"), Nil()), Continue()))
-		}
-		item = append(item, Id("m").Op(":=").Id("d").Dot("Mark").Call())
-		item = append(item, e.decodeInto(r.Elem)...)
-		item = append(item, If(Err().Op("!=").Nil()).Block(
-			If(Id("skipInvalid").Op("&&").Id("d").Dot("Lenient").Call().Op("&&").Op("!").Add(wq("IsSyntax")).Call(Err())).Block(
-				Id("d").Dot("Rewind").Call(Id("m")),
-				If(Err().Op(":=").Id("d").Dot("Skip").Call(), Err().Op("!=").Nil()).Block(Return(Nil(), Err())),
-				Continue(),
-			),
-			Return(Nil(), wq("AtIndex").Call(Err(), Id("i"))),
-		))
-		val := Id("x")
-		if elemPtr {
-			val = Op("&").Id("x")
-		}
-		item = append(item, Id("out").Op("=").Append(Id("out"), val))
-		body = append(body, For(Id("i").Op(":=").Lit(0), Empty(), Id("i").Op("++")).Block(item...))
-		f.Comment(fmt.Sprintf("%s decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.", name))
-		f.Func().Id(name).Params(Id("d").Op("*").Add(wq("Decoder")), Id("skipInvalid").Bool()).Params(goType(r), Error()).Block(body...)
-		f.Line()
-	})
-}
-
-func (e *emitter) mapDecoder(r *ir.Ref) string {
-	name := "decode" + shapeName(r)
-	return e.helper(name, func(f *File) {
-		elemPtr := r.ElemNullable && pointerable(r.Elem)
-		var item []Code
-		item = append(item,
-			List(Id("key"), Id("ok"), Id("kerr")).Op(":=").Id("d").Dot("NextKey").Call(),
-			If(Id("kerr").Op("!=").Nil()).Block(Return(Nil(), Id("kerr"))),
-			If(Op("!").Id("ok")).Block(Return(Id("out"), Nil())),
-			Id("name").Op(":=").String().Call(Id("key")),
-		)
-		if r.ElemNullable {
-			item = append(item, If(Id("d").Dot("TryNull").Call()).Block(Id("out").Index(Id("name")).Op("=").Nil(), Continue()))
-		}
-		item = append(item, e.decodeInto(r.Elem)...)
-		item = append(item, If(Err().Op("!=").Nil()).Block(Return(Nil(), wq("AtKey").Call(Err(), Id("name")))))
-		val := Id("x")
-		if elemPtr {
-			val = Op("&").Id("x")
-		}
-		item = append(item, Id("out").Index(Id("name")).Op("=").Add(val))
-		f.Comment(fmt.Sprintf("%s decodes an object used as a map.", name))
-		f.Func().Id(name).Params(Id("d").Op("*").Add(wq("Decoder"))).Params(goType(r), Error()).Block(
-			If(Err().Op(":=").Id("d").Dot("BeginObject").Call(), Err().Op("!=").Nil()).Block(Return(Nil(), Err())),
-			Id("out").Op(":=").Add(goType(r)).Values(),
-			For().Block(item...),
-		)
-		f.Line()
-	})
-}
-
-func (e *emitter) sliceAppender(r *ir.Ref) string {
-	name := "append" + shapeName(r)
-	return e.helper(name, func(f *File) {
-		var elem Code
-		if r.ElemNullable && pointerable(r.Elem) {
-			elem = If(Id("x").Op("==").Nil()).Block(Id("b").Op("=").Append(Id("b"), Lit("null").Op("...")), Continue()).Line().Add(e.appendValue(r.Elem, derefIfScalar(r.Elem, Id("x"))))
-		} else if r.Elem.Kind == ir.Named {
-			elem = e.appendValue(r.Elem, Id("s").Index(Id("i")))
-		} else {
-			elem = e.appendValue(r.Elem, Id("x"))
-		}
-		f.Comment(fmt.Sprintf("%s encodes an array; nil encodes as [].", name))
-		f.Func().Id(name).Params(Id("b").Index().Byte(), Id("s").Add(goType(r))).Index().Byte().Block(
-			Id("b").Op("=").Append(Id("b"), LitRune('[')),
-			For(List(Id("i"), Id("x")).Op(":=").Range().Id("s")).Block(
-				If(Id("i").Op(">").Lit(0)).Block(Id("b").Op("=").Append(Id("b"), LitRune(','))),
-				Id("_").Op("=").Id("x"),
-				elem,
-			),
-			Return(Append(Id("b"), LitRune(']'))),
-		)
-		f.Line()
-	})
-}
-
 func derefIfScalar(r *ir.Ref, expr *Statement) *Statement {
 	if r.Kind == ir.Named {
 		return expr
 	}
 	return Op("*").Add(expr)
-}
-
-func (e *emitter) mapAppender(r *ir.Ref) string {
-	name := "append" + shapeName(r)
-	return e.helper(name, func(f *File) {
-		var elem Code
-		if r.ElemNullable && pointerable(r.Elem) {
-			elem = If(Id("x").Op("==").Nil()).Block(Id("b").Op("=").Append(Id("b"), Lit("null").Op("..."))).Else().Block(e.appendValue(r.Elem, derefIfScalar(r.Elem, Id("x"))))
-		} else if r.Elem.Kind == ir.Named {
-			elem = Block(Id("v").Op(":=").Id("x"), e.appendValue(r.Elem, Id("v")))
-		} else {
-			elem = e.appendValue(r.Elem, Id("x"))
-		}
-		f.Comment(fmt.Sprintf("%s encodes a map with its keys sorted, so output is deterministic; nil encodes as {}.", name))
-		f.Func().Id(name).Params(Id("b").Index().Byte(), Id("m").Add(goType(r))).Index().Byte().Block(
-			Id("b").Op("=").Append(Id("b"), LitRune('{')),
-			For(List(Id("i"), Id("k")).Op(":=").Range().Qual("github.com/acpgen/acpgen/runtime/wire", "SortedKeys").Call(Id("m"))).Block(
-				If(Id("i").Op(">").Lit(0)).Block(Id("b").Op("=").Append(Id("b"), LitRune(','))),
-				Id("b").Op("=").Add(wq("AppendString")).Call(Id("b"), Id("k")),
-				Id("b").Op("=").Append(Id("b"), LitRune(':')),
-				Id("x").Op(":=").Id("m").Index(Id("k")),
-				elem,
-			),
-			Return(Append(Id("b"), LitRune('}'))),
-		)
-		f.Line()
-	})
 }
 
 // ---- per-type codecs ----
@@ -356,14 +312,8 @@ func (e *emitter) objectEntry(f *File, t *ir.Type, union bool) {
 			If(Err().Op("!=").Nil()).Block(Return(Err())),
 			If(Op("!").Id("ok")).Block(Break()),
 			List(Id("handled"), Err()).Op(":=").Id("v").Dot("decodeField").Call(Id("d"), Id("key"), Id("seen").Index(Empty(), Empty())),
+			If(Err().Op("==").Nil().Op("&&").Op("!").Id("handled")).Block(Err().Op("=").Id("d").Dot("KeepUnknown").Call(Id("key"), sink)),
 			If(Err().Op("!=").Nil()).Block(Return(Err())),
-			If(Id("handled")).Block(Continue()),
-			Id("name").Op(":=").String().Call(Id("key")),
-			List(Id("raw"), Err()).Op(":=").Id("d").Dot("ReadRaw").Call(),
-			If(Err().Op("!=").Nil()).Block(Return(wq("AtKey").Call(Err(), Id("name")))),
-			If(Id("sink").Op(":=").Add(sink), Id("sink").Op("!=").Nil()).Block(
-				Op("*").Id("sink").Op("=").Append(Op("*").Id("sink"), wq("Field").Values(Dict{Id("Name"): Id("name"), Id("Value"): Id("raw")})),
-			),
 		),
 		Return(Id("v").Dot("checkRequired").Call(Id("d"), Id("seen").Index(Empty(), Empty()))),
 	)
@@ -435,7 +385,7 @@ func (e *emitter) structCodec(f *File, t *ir.Type) {
 	// appendFields
 	var enc []Code
 	for _, fl := range t.Fields {
-		enc = append(enc, e.fieldEncode(fl))
+		enc = append(enc, e.fieldEncode(fl)...)
 	}
 	if t.Union != nil {
 		enc = append(enc, List(Id("b"), Id("comma")).Op("=").Id("v").Dot(t.Union.FieldName()).Dot("appendFields").Call(Id("b"), Id("comma")))
@@ -473,61 +423,46 @@ func (e *emitter) fieldDecode(fl *ir.Field, bit *int) []Code {
 	} else if fl.DefaultOnNull {
 		out = append(out, If(Id("d").Dot("Lenient").Call().Op("&&").Id("d").Dot("TryNull").Call()).Block(target.Clone().Op("=").Add(zeroOf(fl)), Return(True(), Nil())))
 	}
-	if fl.DefaultOnError {
-		out = append(out, Id("m").Op(":=").Id("d").Dot("Mark").Call())
-	}
-	out = append(out, e.decodeInto(fl.Ref)...)
-	var onErr []Code
-	if fl.DefaultOnError {
-		onErr = append(onErr, If(Id("d").Dot("Lenient").Call().Op("&&").Op("!").Add(wq("IsSyntax")).Call(Err())).Block(
-			Id("d").Dot("Rewind").Call(Id("m")),
-			If(Err().Op(":=").Id("d").Dot("Skip").Call(), Err().Op("!=").Nil()).Block(Return(True(), Err())),
-			target.Clone().Op("=").Add(zeroOf(fl)),
-			Return(True(), Nil()),
-		))
-	}
-	onErr = append(onErr, Return(True(), wq("AtKey").Call(Err(), Lit(fl.JSON))))
-	out = append(out, If(Err().Op("!=").Nil()).Block(onErr...))
 	if fieldPtr(fl) {
-		out = append(out, target.Clone().Op("=").Op("&").Id("x"))
-	} else {
-		out = append(out, target.Clone().Op("=").Id("x"))
+		out = append(out, target.Clone().Op("=").New(goType(fl.Ref)))
 	}
-	out = append(out, Return(True(), Nil()))
-	return out
+	dec := e.decodeTo(fl.Ref, target, fieldPtr(fl))
+	if !fl.DefaultOnError {
+		return append(out, Return(True(), wq("AtKey").Call(dec, Lit(fl.JSON))))
+	}
+	// Lenient decoding treats a value that fails to decode as absent.
+	return append(out,
+		Id("m").Op(":=").Id("d").Dot("Mark").Call(),
+		If(Err().Op(":=").Add(dec), Err().Op("!=").Nil()).Block(
+			target.Clone().Op("=").Add(zeroOf(fl)),
+			Return(True(), wq("AtKey").Call(Id("d").Dot("Recover").Call(Id("m"), Err()), Lit(fl.JSON))),
+		),
+		Return(True(), Nil()))
 }
 
-func memberPrefix(name string) Code {
-	return Id("b").Op("=").Append(Id("b"), Lit(fmt.Sprintf("%q:", name)).Op("..."))
-}
-
-func commaStmt() Code {
-	return If(Id("comma")).Block(Id("b").Op("=").Append(Id("b"), LitRune(',')))
-}
-
-func (e *emitter) fieldEncode(fl *ir.Field) Code {
+func (e *emitter) fieldEncode(fl *ir.Field) []Code {
 	v := Id("v").Dot(fl.Name)
 	write := func(val Code) []Code {
-		return []Code{commaStmt(), memberPrefix(fl.JSON), val, Id("comma").Op("=").True()}
+		return []Code{Id("b").Op("=").Add(wq("Key")).Call(Id("b"), Op("&").Id("comma"), Lit(fmt.Sprintf("%q:", fl.JSON))), val}
 	}
+	null := Id("b").Op("=").Append(Id("b"), Lit("null").Op("..."))
 	switch {
 	case fieldPtr(fl):
 		val := e.appendValue(fl.Ref, derefIfScalar(fl.Ref, v.Clone()))
 		if fl.Required {
-			return If(v.Clone().Op("==").Nil()).Block(write(Id("b").Op("=").Append(Id("b"), Lit("null").Op("...")))...).Else().Block(write(val)...)
+			return []Code{If(v.Clone().Op("==").Nil()).Block(write(null)...).Else().Block(write(val)...)}
 		}
-		return If(v.Clone().Op("!=").Nil()).Block(write(val)...)
+		return []Code{If(v.Clone().Op("!=").Nil()).Block(write(val)...)}
 	case nilable(fl.Ref):
 		val := e.appendValue(fl.Ref, v.Clone())
 		if !fl.Required {
-			return If(v.Clone().Op("!=").Nil()).Block(write(val)...)
+			return []Code{If(v.Clone().Op("!=").Nil()).Block(write(val)...)}
 		}
 		if fl.Nullable {
-			return If(v.Clone().Op("==").Nil()).Block(write(Id("b").Op("=").Append(Id("b"), Lit("null").Op("...")))...).Else().Block(write(val)...)
+			return []Code{If(v.Clone().Op("==").Nil()).Block(write(null)...).Else().Block(write(val)...)}
 		}
-		return Block(write(val)...)
 	}
-	return Block(write(e.appendValue(fl.Ref, v.Clone()))...)
+	return write(e.appendValue(fl.Ref, v.Clone()))
 }
 
 // unionMembers emits the member-level methods of an object union (standalone
@@ -650,7 +585,7 @@ func (e *emitter) unionMembers(f *File, u *ir.Union, standalone bool) {
 		chk = append(chk, Case(active.Clone()).Block(Return(Id("v").Dot(v.Name).Dot("checkRequired").Call(Id("d"), Id("seen")))))
 		var en []Code
 		if v.Role == ir.Tagged {
-			en = append(en, commaStmt(), Id("b").Op("=").Append(Id("b"), Lit(fmt.Sprintf("%q:%q", u.Discriminator, v.Tag)).Op("...")), Id("comma").Op("=").True())
+			en = append(en, Id("b").Op("=").Add(wq("Key")).Call(Id("b"), Op("&").Id("comma"), Lit(fmt.Sprintf("%q:%q", u.Discriminator, v.Tag))))
 		}
 		en = append(en, Return(Id("v").Dot(v.Name).Dot("appendFields").Call(Id("b"), Id("comma"))))
 		enc = append(enc, Case(active.Clone()).Block(en...))

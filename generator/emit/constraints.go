@@ -141,7 +141,7 @@ func (c *checks) arrayChecks(r *ir.Ref, expr *Statement) {
 	}
 	if r.UniqueItems {
 		// Items are compared as JSON, the way uniqueItems defines equality.
-		enc := Id(c.e.sliceAppender(r)).Call(Nil(), expr.Clone())
+		enc := c.e.appendCall(r, Nil(), expr.Clone())
 		c.out = append(c.out, If(List(Id("i"), Id("j"), Id("dup")).Op(":=").Qual(WirePath, "DuplicateItems").Call(enc), Id("dup")).Block(
 			Id("v").Dot("Add").Call(Qual("fmt", "Sprintf").Call(Lit(c.subject+"items %d and %d are equal; they must be unique"), Id("i"), Id("j")))))
 	}

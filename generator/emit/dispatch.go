@@ -163,6 +163,7 @@ func (e *emitter) dispatch(f *File) {
 		Id("log").Dot("Warn").Call(Lit("message not sent: it fails this side's own checks"), Lit("error"), Err()),
 		Return(Err()),
 	)
+	e.serveHelpers(f)
 	f.Comment("errNotInitialized answers a request that arrives before initialize.")
 	f.Var().Id("errNotInitialized").Op("=").Op("&").Qual(WirePath, "RPCError").Values(Dict{Id("Code"): Qual(WirePath, "CodeInvalidRequest"), Id("Message"): Lit("Invalid request: initialize first")})
 	f.Line()
@@ -292,17 +293,25 @@ func (e *emitter) sideDispatch(f *File, sd *side) {
 	in := lower(sd.Name) + "Inbound"
 	f.Comment(fmt.Sprintf("%s adapts %s to the runtime's Handler.", in, cname))
 	f.Type().Id(in).Struct(Id("c").Op("*").Id(cname))
-	// One function per method keeps each stack frame small: a switch holding
-	// every params type would make every request goroutine grow its stack.
+	// Each method is served in a function of its own (serve's instantiation,
+	// or serveX), so the switch's stack frame holds no params type.
 	var reqCases, noteCases []Code
 	for _, m := range sd.handles {
 		fn := "serve" + methodGo(m)
 		args := []Code{Id("ctx"), Id("n"), Id("method"), Id("params")}
 		sig := []Code{ctxParam(), Id("n").Op("*").Id("Negotiated"), Id("method").String(), Id("params").Qual(WirePath, "Raw")}
-		if m.Notification {
+		handler := Id("c").Dot("h").Dot(methodGo(m))
+		switch {
+		case m.Notification && !(turns && m == cancel):
+			noteCases = append(noteCases, Case(Id(MethodConst(m.Wire))).Block(
+				Id("notify").Call(Id("ctx"), Id("n"), Id("c").Dot("mode"), Id("method"), Id("params"), Id("c").Dot("onDrop"), handler)))
+		case m.Notification:
 			noteCases = append(noteCases, Case(Id(MethodConst(m.Wire))).Block(Id("c").Dot(fn).Call(args...)))
 			f.Func().Params(Id("c").Op("*").Id(cname)).Id(fn).Params(sig...).Block(e.inboundNotification(sd, m, cancel, turns)...)
-		} else {
+		case m != e.m.Initialize() && !(turns && m == prompt):
+			reqCases = append(reqCases, Case(Id(MethodConst(m.Wire))).Block(
+				Return(Id("serve").Call(Id("ctx"), Id("n"), Id("c").Dot("mode"), Id("c").Dot("log"), Id("method"), Id("params"), handler))))
+		default:
 			reqCases = append(reqCases, Case(Id(MethodConst(m.Wire))).Block(Return(Id("c").Dot(fn).Call(args...))))
 			f.Func().Params(Id("c").Op("*").Id(cname)).Id(fn).Params(sig...).Params(Qual(WirePath, "Raw"), Error()).Block(e.inboundRequest(sd, m, prompt, turns)...)
 		}
@@ -332,6 +341,62 @@ func (e *emitter) sideDispatch(f *File, sd *side) {
 		e.turnHelpers(f, cname)
 	}
 	f.Line()
+}
+
+// serveHelpers emits serve and notify, which every inbound method without
+// a side effect of its own (initialize, turns) goes through: one generic body
+// instead of one function per method.
+func (e *emitter) serveHelpers(f *File) {
+	w := func(n string) *Statement { return Qual(WirePath, n) }
+	f.Comment("request is what serve and notify need of a params type.")
+	f.Type().Id("request").Types(Id("P").Any()).Interface(Op("*").Id("P"), w("Decodable"), Id("validate").Params(Op("*").Add(w("Validator"))))
+	f.Comment("response is what serve needs of a result type.")
+	f.Type().Id("response").Types(Id("R").Any()).Interface(Op("*").Id("R"), Id("Validate").Params().Error(), Id("AppendJSON").Params(Index().Byte()).Index().Byte())
+	gate := func(onFail ...Code) Code {
+		return If(Id("vs").Op(":=").Id("n").Dot("CheckParams").Call(Id("method"), Id("p")), Len(Id("vs")).Op(">").Lit(0)).Block(onFail...)
+	}
+	decode := func(onErr ...Code) []Code {
+		return []Code{
+			Id("p").Op(":=").Id("PP").Call(New(Id("P"))),
+			If(Err().Op(":=").Add(w("Decode")).Call(Id("params"), Id("p"), Id("mode")), Err().Op("!=").Nil()).Block(onErr...),
+		}
+	}
+	local := func(err Code) Code {
+		return Id("refused").Call(Id("log"), Op("&").Add(w("LocalError")).Values(Dict{Id("Method"): Id("method"), Id("What"): Lit("result"), Id("Err"): err}))
+	}
+	gateErr := func(vs Code) Code { return Op("&").Add(w("GateError")).Values(Dict{Id("Violations"): vs}) }
+	body := decode(Return(Nil(), Id("invalidParams").Call(Err())))
+	body = append(body,
+		If(Err().Op(":=").Add(w("Check")).Call(Id("mode").Op("==").Add(w("Lenient")), Id("p").Dot("validate")), Err().Op("!=").Nil()).Block(Return(Nil(), Err())),
+		If(List(Id("ok"), Id("need")).Op(":=").Id("n").Dot("AllowsMethod").Call(Id("method")), Op("!").Id("ok")).Block(
+			Return(Nil(), gateErr(Index().Add(w("GateViolation")).Values(Values(Dict{Id("Method"): Id("method"), Id("Capability"): Id("need")}))))),
+		gate(Return(Nil(), gateErr(Id("vs")))),
+		List(Id("res"), Err()).Op(":=").Id("handle").Call(Id("ctx"), Id("p")),
+		If(Err().Op("!=").Nil()).Block(Return(Nil(), Err())),
+		If(Id("res").Op("==").Nil()).Block(Return(Nil(), Qual("fmt", "Errorf").Call(Lit("%s handler returned no result"), Id("method")))),
+		If(Err().Op(":=").Id("res").Dot("Validate").Call(), Err().Op("!=").Nil()).Block(Return(Nil(), local(Err()))),
+		If(Id("vs").Op(":=").Id("n").Dot("CheckResult").Call(Id("method"), Id("res")), Len(Id("vs")).Op(">").Lit(0)).Block(Return(Nil(), local(gateErr(Id("vs"))))),
+		Return(Id("res").Dot("AppendJSON").Call(Nil()), Nil()),
+	)
+	common := []Code{ctxParam(), Id("n").Op("*").Id("Negotiated"), Id("mode").Add(w("Mode"))}
+	f.Comment("serve decodes, validates and gate-checks a request's params, calls handle, and checks and encodes its result.")
+	f.Func().Id("serve").Types(List(Id("P"), Id("R")).Any(), Id("PP").Id("request").Index(Id("P")), Id("RP").Id("response").Index(Id("R"))).Params(
+		append(common, Id("log").Op("*").Qual("log/slog", "Logger"), Id("method").String(), Id("params").Add(w("Raw")),
+			Id("handle").Func().Params(Qual("context", "Context"), Id("PP")).Params(Id("RP"), Error()))...,
+	).Params(w("Raw"), Error()).Block(body...)
+	drop := func(err Code) []Code { return []Code{Id("drop").Call(Id("method"), err), Return()} }
+	body = decode(drop(Err())...)
+	body = append(body,
+		If(Err().Op(":=").Add(w("Check")).Call(Id("mode").Op("==").Add(w("Lenient")), Id("p").Dot("validate")), Err().Op("!=").Nil()).Block(drop(Err())...),
+		gate(drop(gateErr(Id("vs")))...),
+		Id("handle").Call(Id("ctx"), Id("p")),
+	)
+	f.Comment("notify decodes, validates and gate-checks a notification's params and calls handle; drop is told")
+	f.Comment("about one that fails (a notification cannot be answered).")
+	f.Func().Id("notify").Types(Id("P").Any(), Id("PP").Id("request").Index(Id("P"))).Params(
+		append(common, Id("method").String(), Id("params").Add(w("Raw")),
+			Id("drop").Func().Params(String(), Error()), Id("handle").Func().Params(Qual("context", "Context"), Id("PP")))...,
+	).Block(body...)
 }
 
 func lower(s string) string { return string(s[0]+32) + s[1:] }

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/acpgen/acpgen/runtime/jsonpointer"
@@ -122,6 +123,21 @@ func (v *Validator) Err() error {
 		return errs[i].Reason < errs[j].Reason
 	})
 	return &ValidationError{Violations: errs}
+}
+
+var validators = sync.Pool{New: func() any { return new(Validator) }}
+
+// Check runs validate with a pooled Validator and returns its violations
+// (see Err). Generic callers use it: a Validator handed to a method of a type
+// parameter would otherwise be allocated on every call.
+func Check(acceptUnknown bool, validate func(*Validator)) error {
+	v := validators.Get().(*Validator)
+	*v = Validator{AcceptUnknown: acceptUnknown}
+	validate(v)
+	err := v.Err()
+	*v = Validator{} // the error owns the violations now
+	validators.Put(v)
+	return err
 }
 
 // Count reports how many violations were found so far.

@@ -21,22 +21,11 @@ func (v *AgentRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -54,32 +43,16 @@ func (v *AgentRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 	switch string(key) {
 	case "id":
 		seen[0] |= 1 << 0
-		var x RequestID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "id")
-		}
-		v.ID = x
-		return true, nil
+		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "method":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "method")
-		}
-		v.Method = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
 			return true, nil
 		}
-		x, err := d.ReadRaw()
-		if err != nil {
-			return true, wire.AtKey(err, "params")
-		}
-		v.Params = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	}
 	return false, nil
 }
@@ -97,29 +70,13 @@ func (v *AgentRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AgentRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"id\":"...)
-		b = v.ID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"method\":"...)
-		b = wire.AppendString(b, v.Method)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"id\":")
+	b = v.ID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"method\":")
+	b = wire.AppendString(b, v.Method)
 	if v.Params != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"params\":"...)
+		b = wire.Key(b, &comma, "\"params\":")
 		b = wire.AppendRaw(b, v.Params)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -145,7 +102,8 @@ func (v *RequestID) DecodeJSON(d *wire.Decoder) error {
 		return d.ReadNull()
 	case wire.KindNumber:
 		{
-			x, err := d.ReadInt64()
+			var x int64
+			err := wire.DecodeInt64(&x, d)
 			if err != nil {
 				return err
 			}
@@ -154,7 +112,8 @@ func (v *RequestID) DecodeJSON(d *wire.Decoder) error {
 		}
 	case wire.KindString:
 		{
-			x, err := d.ReadString()
+			var x string
+			err := wire.DecodeString(&x, d)
 			if err != nil {
 				return err
 			}
@@ -207,22 +166,11 @@ func (v *WriteTextFileRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -240,48 +188,23 @@ func (v *WriteTextFileRequest) decodeField(d *wire.Decoder, key []byte, seen []u
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "path":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "path")
-		}
-		v.Path = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Path, d), "path")
 	case "content":
 		seen[0] |= 1 << 2
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "content")
-		}
-		v.Content = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -303,37 +226,15 @@ func (v *WriteTextFileRequest) checkRequired(d *wire.Decoder, seen []uint64) err
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *WriteTextFileRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"path\":"...)
-		b = wire.AppendString(b, v.Path)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = wire.AppendString(b, v.Content)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"path\":")
+	b = wire.AppendString(b, v.Path)
+	b = wire.Key(b, &comma, "\"content\":")
+	b = wire.AppendString(b, v.Content)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -351,7 +252,8 @@ func (v *WriteTextFileRequest) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one SessionID value.
 func (v *SessionID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -391,22 +293,11 @@ func (v *ReadTextFileRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -424,62 +315,34 @@ func (v *ReadTextFileRequest) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "path":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "path")
-		}
-		v.Path = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Path, d), "path")
 	case "line":
 		if d.TryNull() {
 			v.Line = nil
 			return true, nil
 		}
-		x, err := d.ReadUint32()
-		if err != nil {
-			return true, wire.AtKey(err, "line")
-		}
-		v.Line = &x
-		return true, nil
+		v.Line = new(uint32)
+		return true, wire.AtKey(wire.DecodeUint32(v.Line, d), "line")
 	case "limit":
 		if d.TryNull() {
 			v.Limit = nil
 			return true, nil
 		}
-		x, err := d.ReadUint32()
-		if err != nil {
-			return true, wire.AtKey(err, "limit")
-		}
-		v.Limit = &x
-		return true, nil
+		v.Limit = new(uint32)
+		return true, wire.AtKey(wire.DecodeUint32(v.Limit, d), "limit")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -498,45 +361,21 @@ func (v *ReadTextFileRequest) checkRequired(d *wire.Decoder, seen []uint64) erro
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ReadTextFileRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"path\":"...)
-		b = wire.AppendString(b, v.Path)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"path\":")
+	b = wire.AppendString(b, v.Path)
 	if v.Line != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"line\":"...)
+		b = wire.Key(b, &comma, "\"line\":")
 		b = wire.AppendUint(b, uint64(*v.Line))
-		comma = true
 	}
 	if v.Limit != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"limit\":"...)
+		b = wire.Key(b, &comma, "\"limit\":")
 		b = wire.AppendUint(b, uint64(*v.Limit))
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -568,22 +407,11 @@ func (v *RequestPermissionRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -601,49 +429,23 @@ func (v *RequestPermissionRequest) decodeField(d *wire.Decoder, key []byte, seen
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "toolCall":
 		seen[0] |= 1 << 1
-		var x ToolCallUpdate
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "toolCall")
-		}
-		v.ToolCall = x
-		return true, nil
+		return true, wire.AtKey(v.ToolCall.DecodeJSON(d), "toolCall")
 	case "options":
 		seen[0] |= 1 << 2
-		x, err := decodeSlicePermissionOption(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "options")
-		}
-		v.Options = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Options, false, (*PermissionOption).DecodeJSON), "options")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -665,37 +467,15 @@ func (v *RequestPermissionRequest) checkRequired(d *wire.Decoder, seen []uint64)
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *RequestPermissionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"toolCall\":"...)
-		b = v.ToolCall.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"options\":"...)
-		b = appendSlicePermissionOption(b, v.Options)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"toolCall\":")
+	b = v.ToolCall.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"options\":")
+	b = wire.AppendSlice(b, v.Options, (*PermissionOption).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -727,22 +507,11 @@ func (v *ToolCallUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -760,94 +529,54 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 	switch string(key) {
 	case "toolCallId":
 		seen[0] |= 1 << 0
-		var x ToolCallID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "toolCallId")
-		}
-		v.ToolCallID = x
-		return true, nil
+		return true, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
 	case "kind":
 		if d.TryNull() {
 			v.Kind = nil
 			return true, nil
 		}
+		v.Kind = new(ToolKind)
 		m := d.Mark()
-		var x ToolKind
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Kind = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "kind")
+		if err := v.Kind.DecodeJSON(d); err != nil {
+			v.Kind = nil
+			return true, wire.AtKey(d.Recover(m, err), "kind")
 		}
-		v.Kind = &x
 		return true, nil
 	case "status":
 		if d.TryNull() {
 			v.Status = nil
 			return true, nil
 		}
+		v.Status = new(ToolCallStatus)
 		m := d.Mark()
-		var x ToolCallStatus
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Status = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "status")
+		if err := v.Status.DecodeJSON(d); err != nil {
+			v.Status = nil
+			return true, wire.AtKey(d.Recover(m, err), "status")
 		}
-		v.Status = &x
 		return true, nil
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "name":
 		if d.TryNull() {
 			v.Name = nil
 			return true, nil
 		}
+		v.Name = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Name = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "name")
+		if err := wire.DecodeString(v.Name, d); err != nil {
+			v.Name = nil
+			return true, wire.AtKey(d.Recover(m, err), "name")
 		}
-		v.Name = &x
 		return true, nil
 	case "content":
 		if d.TryNull() {
@@ -855,19 +584,10 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceToolCallContent(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Content = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "content")
+		if err := wire.DecodeSlice(d, &v.Content, true, (*ToolCallContent).DecodeJSON); err != nil {
+			v.Content = nil
+			return true, wire.AtKey(d.Recover(m, err), "content")
 		}
-		v.Content = x
 		return true, nil
 	case "locations":
 		if d.TryNull() {
@@ -875,19 +595,10 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceToolCallLocation(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Locations = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "locations")
+		if err := wire.DecodeSlice(d, &v.Locations, true, (*ToolCallLocation).DecodeJSON); err != nil {
+			v.Locations = nil
+			return true, wire.AtKey(d.Recover(m, err), "locations")
 		}
-		v.Locations = x
 		return true, nil
 	case "rawInput":
 		if d.TryNull() {
@@ -895,19 +606,10 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := d.ReadRaw()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.RawInput = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "rawInput")
+		if err := wire.DecodeRaw(&v.RawInput, d); err != nil {
+			v.RawInput = nil
+			return true, wire.AtKey(d.Recover(m, err), "rawInput")
 		}
-		v.RawInput = x
 		return true, nil
 	case "rawOutput":
 		if d.TryNull() {
@@ -915,19 +617,10 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := d.ReadRaw()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.RawOutput = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "rawOutput")
+		if err := wire.DecodeRaw(&v.RawOutput, d); err != nil {
+			v.RawOutput = nil
+			return true, wire.AtKey(d.Recover(m, err), "rawOutput")
 		}
-		v.RawOutput = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -935,19 +628,10 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -963,85 +647,43 @@ func (v *ToolCallUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ToolCallUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"toolCallId\":"...)
-		b = v.ToolCallID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"toolCallId\":")
+	b = v.ToolCallID.AppendJSON(b)
 	if v.Kind != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"kind\":"...)
+		b = wire.Key(b, &comma, "\"kind\":")
 		b = v.Kind.AppendJSON(b)
-		comma = true
 	}
 	if v.Status != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"status\":"...)
+		b = wire.Key(b, &comma, "\"status\":")
 		b = v.Status.AppendJSON(b)
-		comma = true
 	}
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
 	if v.Name != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
+		b = wire.Key(b, &comma, "\"name\":")
 		b = wire.AppendString(b, *v.Name)
-		comma = true
 	}
 	if v.Content != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = appendSliceToolCallContent(b, v.Content)
-		comma = true
+		b = wire.Key(b, &comma, "\"content\":")
+		b = wire.AppendSlice(b, v.Content, (*ToolCallContent).AppendJSON)
 	}
 	if v.Locations != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"locations\":"...)
-		b = appendSliceToolCallLocation(b, v.Locations)
-		comma = true
+		b = wire.Key(b, &comma, "\"locations\":")
+		b = wire.AppendSlice(b, v.Locations, (*ToolCallLocation).AppendJSON)
 	}
 	if v.RawInput != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"rawInput\":"...)
+		b = wire.Key(b, &comma, "\"rawInput\":")
 		b = wire.AppendRaw(b, v.RawInput)
-		comma = true
 	}
 	if v.RawOutput != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"rawOutput\":"...)
+		b = wire.Key(b, &comma, "\"rawOutput\":")
 		b = wire.AppendRaw(b, v.RawOutput)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -1059,7 +701,8 @@ func (v *ToolCallUpdate) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one ToolCallID value.
 func (v *ToolCallID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -1246,25 +889,13 @@ func (v *ToolCallContent) checkRequired(d *wire.Decoder, seen []uint64) error {
 func (v *ToolCallContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Content != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"content\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"content\"")
 		return v.Content.appendFields(b, comma)
 	case v.Diff != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"diff\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"diff\"")
 		return v.Diff.appendFields(b, comma)
 	case v.Terminal != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"terminal\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"terminal\"")
 		return v.Terminal.appendFields(b, comma)
 	case v.Unknown != nil:
 		return v.Unknown.AppendFields(b, "type", comma)
@@ -1306,22 +937,11 @@ func (v *ToolCallContent) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -1442,39 +1062,19 @@ func (v *ContentBlock) checkRequired(d *wire.Decoder, seen []uint64) error {
 func (v *ContentBlock) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Text != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"text\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"text\"")
 		return v.Text.appendFields(b, comma)
 	case v.Image != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"image\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"image\"")
 		return v.Image.appendFields(b, comma)
 	case v.Audio != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"audio\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"audio\"")
 		return v.Audio.appendFields(b, comma)
 	case v.ResourceLink != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"resource_link\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"resource_link\"")
 		return v.ResourceLink.appendFields(b, comma)
 	case v.Resource != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"resource\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"resource\"")
 		return v.Resource.appendFields(b, comma)
 	case v.Unknown != nil:
 		return v.Unknown.AppendFields(b, "type", comma)
@@ -1520,22 +1120,11 @@ func (v *ContentBlock) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -1575,22 +1164,11 @@ func (v *Annotations) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -1612,59 +1190,34 @@ func (v *Annotations) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceRole(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Audience = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "audience")
+		if err := wire.DecodeSlice(d, &v.Audience, true, (*Role).DecodeJSON); err != nil {
+			v.Audience = nil
+			return true, wire.AtKey(d.Recover(m, err), "audience")
 		}
-		v.Audience = x
 		return true, nil
 	case "lastModified":
 		if d.TryNull() {
 			v.LastModified = nil
 			return true, nil
 		}
+		v.LastModified = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.LastModified = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "lastModified")
+		if err := wire.DecodeString(v.LastModified, d); err != nil {
+			v.LastModified = nil
+			return true, wire.AtKey(d.Recover(m, err), "lastModified")
 		}
-		v.LastModified = &x
 		return true, nil
 	case "priority":
 		if d.TryNull() {
 			v.Priority = nil
 			return true, nil
 		}
+		v.Priority = new(float64)
 		m := d.Mark()
-		x, err := d.ReadFloat64()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Priority = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "priority")
+		if err := wire.DecodeFloat64(v.Priority, d); err != nil {
+			v.Priority = nil
+			return true, wire.AtKey(d.Recover(m, err), "priority")
 		}
-		v.Priority = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -1672,19 +1225,10 @@ func (v *Annotations) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -1698,36 +1242,20 @@ func (v *Annotations) checkRequired(d *wire.Decoder, seen []uint64) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Annotations) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Audience != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"audience\":"...)
-		b = appendSliceRole(b, v.Audience)
-		comma = true
+		b = wire.Key(b, &comma, "\"audience\":")
+		b = wire.AppendSlice(b, v.Audience, (*Role).AppendJSON)
 	}
 	if v.LastModified != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"lastModified\":"...)
+		b = wire.Key(b, &comma, "\"lastModified\":")
 		b = wire.AppendString(b, *v.LastModified)
-		comma = true
 	}
 	if v.Priority != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"priority\":"...)
+		b = wire.Key(b, &comma, "\"priority\":")
 		b = wire.AppendFloat(b, *v.Priority)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -1792,22 +1320,11 @@ func (v *TextContent) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -1828,49 +1345,26 @@ func (v *TextContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 			v.Annotations = nil
 			return true, nil
 		}
+		v.Annotations = new(Annotations)
 		m := d.Mark()
-		var x Annotations
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Annotations = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "annotations")
+		if err := v.Annotations.DecodeJSON(d); err != nil {
+			v.Annotations = nil
+			return true, wire.AtKey(d.Recover(m, err), "annotations")
 		}
-		v.Annotations = &x
 		return true, nil
 	case "text":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "text")
-		}
-		v.Text = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -1887,28 +1381,14 @@ func (v *TextContent) checkRequired(d *wire.Decoder, seen []uint64) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TextContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Annotations != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"annotations\":"...)
+		b = wire.Key(b, &comma, "\"annotations\":")
 		b = v.Annotations.AppendJSON(b)
-		comma = true
 	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"text\":"...)
-		b = wire.AppendString(b, v.Text)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"text\":")
+	b = wire.AppendString(b, v.Text)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -1940,22 +1420,11 @@ func (v *ImageContent) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -1976,57 +1445,30 @@ func (v *ImageContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 			v.Annotations = nil
 			return true, nil
 		}
+		v.Annotations = new(Annotations)
 		m := d.Mark()
-		var x Annotations
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Annotations = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "annotations")
+		if err := v.Annotations.DecodeJSON(d); err != nil {
+			v.Annotations = nil
+			return true, wire.AtKey(d.Recover(m, err), "annotations")
 		}
-		v.Annotations = &x
 		return true, nil
 	case "data":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "data")
-		}
-		v.Data = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
 	case "mimeType":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "mimeType")
-		}
-		v.MimeType = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.MimeType, d), "mimeType")
 	case "uri":
 		if d.TryNull() {
 			v.URI = nil
 			return true, nil
 		}
+		v.URI = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.URI = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "uri")
+		if err := wire.DecodeString(v.URI, d); err != nil {
+			v.URI = nil
+			return true, wire.AtKey(d.Recover(m, err), "uri")
 		}
-		v.URI = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -2034,19 +1476,10 @@ func (v *ImageContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -2066,44 +1499,20 @@ func (v *ImageContent) checkRequired(d *wire.Decoder, seen []uint64) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ImageContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Annotations != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"annotations\":"...)
+		b = wire.Key(b, &comma, "\"annotations\":")
 		b = v.Annotations.AppendJSON(b)
-		comma = true
 	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"data\":"...)
-		b = wire.AppendString(b, v.Data)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mimeType\":"...)
-		b = wire.AppendString(b, v.MimeType)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"data\":")
+	b = wire.AppendString(b, v.Data)
+	b = wire.Key(b, &comma, "\"mimeType\":")
+	b = wire.AppendString(b, v.MimeType)
 	if v.URI != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"uri\":"...)
+		b = wire.Key(b, &comma, "\"uri\":")
 		b = wire.AppendString(b, *v.URI)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -2135,22 +1544,11 @@ func (v *AudioContent) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -2171,57 +1569,29 @@ func (v *AudioContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 			v.Annotations = nil
 			return true, nil
 		}
+		v.Annotations = new(Annotations)
 		m := d.Mark()
-		var x Annotations
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Annotations = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "annotations")
+		if err := v.Annotations.DecodeJSON(d); err != nil {
+			v.Annotations = nil
+			return true, wire.AtKey(d.Recover(m, err), "annotations")
 		}
-		v.Annotations = &x
 		return true, nil
 	case "data":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "data")
-		}
-		v.Data = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
 	case "mimeType":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "mimeType")
-		}
-		v.MimeType = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.MimeType, d), "mimeType")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -2241,36 +1611,16 @@ func (v *AudioContent) checkRequired(d *wire.Decoder, seen []uint64) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AudioContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Annotations != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"annotations\":"...)
+		b = wire.Key(b, &comma, "\"annotations\":")
 		b = v.Annotations.AppendJSON(b)
-		comma = true
 	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"data\":"...)
-		b = wire.AppendString(b, v.Data)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mimeType\":"...)
-		b = wire.AppendString(b, v.MimeType)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"data\":")
+	b = wire.AppendString(b, v.Data)
+	b = wire.Key(b, &comma, "\"mimeType\":")
+	b = wire.AppendString(b, v.MimeType)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -2302,22 +1652,11 @@ func (v *ResourceLink) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -2338,137 +1677,77 @@ func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 			v.Annotations = nil
 			return true, nil
 		}
+		v.Annotations = new(Annotations)
 		m := d.Mark()
-		var x Annotations
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Annotations = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "annotations")
+		if err := v.Annotations.DecodeJSON(d); err != nil {
+			v.Annotations = nil
+			return true, wire.AtKey(d.Recover(m, err), "annotations")
 		}
-		v.Annotations = &x
 		return true, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "mimeType":
 		if d.TryNull() {
 			v.MimeType = nil
 			return true, nil
 		}
+		v.MimeType = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.MimeType = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "mimeType")
+		if err := wire.DecodeString(v.MimeType, d); err != nil {
+			v.MimeType = nil
+			return true, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
-		v.MimeType = &x
 		return true, nil
 	case "name":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "size":
 		if d.TryNull() {
 			v.Size = nil
 			return true, nil
 		}
+		v.Size = new(int64)
 		m := d.Mark()
-		x, err := d.ReadInt64()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Size = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "size")
+		if err := wire.DecodeInt64(v.Size, d); err != nil {
+			v.Size = nil
+			return true, wire.AtKey(d.Recover(m, err), "size")
 		}
-		v.Size = &x
 		return true, nil
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "uri":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "uri")
-		}
-		v.URI = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -2488,68 +1767,32 @@ func (v *ResourceLink) checkRequired(d *wire.Decoder, seen []uint64) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ResourceLink) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Annotations != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"annotations\":"...)
+		b = wire.Key(b, &comma, "\"annotations\":")
 		b = v.Annotations.AppendJSON(b)
-		comma = true
 	}
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.MimeType != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mimeType\":"...)
+		b = wire.Key(b, &comma, "\"mimeType\":")
 		b = wire.AppendString(b, *v.MimeType)
-		comma = true
 	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
 	if v.Size != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"size\":"...)
+		b = wire.Key(b, &comma, "\"size\":")
 		b = wire.AppendInt(b, int64(*v.Size))
-		comma = true
 	}
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"uri\":"...)
-		b = wire.AppendString(b, v.URI)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"uri\":")
+	b = wire.AppendString(b, v.URI)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -2653,22 +1896,11 @@ func (v *EmbeddedResourceResource) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -2708,22 +1940,11 @@ func (v *TextResourceContents) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -2744,56 +1965,29 @@ func (v *TextResourceContents) decodeField(d *wire.Decoder, key []byte, seen []u
 			v.MimeType = nil
 			return true, nil
 		}
+		v.MimeType = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.MimeType = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "mimeType")
+		if err := wire.DecodeString(v.MimeType, d); err != nil {
+			v.MimeType = nil
+			return true, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
-		v.MimeType = &x
 		return true, nil
 	case "text":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "text")
-		}
-		v.Text = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
 	case "uri":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "uri")
-		}
-		v.URI = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -2813,36 +2007,16 @@ func (v *TextResourceContents) checkRequired(d *wire.Decoder, seen []uint64) err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TextResourceContents) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.MimeType != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mimeType\":"...)
+		b = wire.Key(b, &comma, "\"mimeType\":")
 		b = wire.AppendString(b, *v.MimeType)
-		comma = true
 	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"text\":"...)
-		b = wire.AppendString(b, v.Text)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"uri\":"...)
-		b = wire.AppendString(b, v.URI)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"text\":")
+	b = wire.AppendString(b, v.Text)
+	b = wire.Key(b, &comma, "\"uri\":")
+	b = wire.AppendString(b, v.URI)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -2874,22 +2048,11 @@ func (v *BlobResourceContents) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -2907,59 +2070,32 @@ func (v *BlobResourceContents) decodeField(d *wire.Decoder, key []byte, seen []u
 	switch string(key) {
 	case "blob":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "blob")
-		}
-		v.Blob = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Blob, d), "blob")
 	case "mimeType":
 		if d.TryNull() {
 			v.MimeType = nil
 			return true, nil
 		}
+		v.MimeType = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.MimeType = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "mimeType")
+		if err := wire.DecodeString(v.MimeType, d); err != nil {
+			v.MimeType = nil
+			return true, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
-		v.MimeType = &x
 		return true, nil
 	case "uri":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "uri")
-		}
-		v.URI = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -2978,37 +2114,17 @@ func (v *BlobResourceContents) checkRequired(d *wire.Decoder, seen []uint64) err
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *BlobResourceContents) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"blob\":"...)
-		b = wire.AppendString(b, v.Blob)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"blob\":")
+	b = wire.AppendString(b, v.Blob)
 	if v.MimeType != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mimeType\":"...)
+		b = wire.Key(b, &comma, "\"mimeType\":")
 		b = wire.AppendString(b, *v.MimeType)
-		comma = true
 	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"uri\":"...)
-		b = wire.AppendString(b, v.URI)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"uri\":")
+	b = wire.AppendString(b, v.URI)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -3040,22 +2156,11 @@ func (v *EmbeddedResource) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -3076,50 +2181,26 @@ func (v *EmbeddedResource) decodeField(d *wire.Decoder, key []byte, seen []uint6
 			v.Annotations = nil
 			return true, nil
 		}
+		v.Annotations = new(Annotations)
 		m := d.Mark()
-		var x Annotations
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Annotations = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "annotations")
+		if err := v.Annotations.DecodeJSON(d); err != nil {
+			v.Annotations = nil
+			return true, wire.AtKey(d.Recover(m, err), "annotations")
 		}
-		v.Annotations = &x
 		return true, nil
 	case "resource":
 		seen[0] |= 1 << 0
-		var x EmbeddedResourceResource
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "resource")
-		}
-		v.Resource = x
-		return true, nil
+		return true, wire.AtKey(v.Resource.DecodeJSON(d), "resource")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -3136,28 +2217,14 @@ func (v *EmbeddedResource) checkRequired(d *wire.Decoder, seen []uint64) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *EmbeddedResource) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Annotations != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"annotations\":"...)
+		b = wire.Key(b, &comma, "\"annotations\":")
 		b = v.Annotations.AppendJSON(b)
-		comma = true
 	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"resource\":"...)
-		b = v.Resource.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"resource\":")
+	b = v.Resource.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -3189,22 +2256,11 @@ func (v *Content) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -3222,32 +2278,17 @@ func (v *Content) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool,
 	switch string(key) {
 	case "content":
 		seen[0] |= 1 << 0
-		var x ContentBlock
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "content")
-		}
-		v.Content = x
-		return true, nil
+		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -3263,21 +2304,11 @@ func (v *Content) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Content) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = v.Content.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"content\":")
+	b = v.Content.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -3309,22 +2340,11 @@ func (v *Diff) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -3342,59 +2362,32 @@ func (v *Diff) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, er
 	switch string(key) {
 	case "path":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "path")
-		}
-		v.Path = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Path, d), "path")
 	case "oldText":
 		if d.TryNull() {
 			v.OldText = nil
 			return true, nil
 		}
+		v.OldText = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.OldText = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "oldText")
+		if err := wire.DecodeString(v.OldText, d); err != nil {
+			v.OldText = nil
+			return true, wire.AtKey(d.Recover(m, err), "oldText")
 		}
-		v.OldText = &x
 		return true, nil
 	case "newText":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "newText")
-		}
-		v.NewText = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.NewText, d), "newText")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -3413,37 +2406,17 @@ func (v *Diff) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Diff) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"path\":"...)
-		b = wire.AppendString(b, v.Path)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"path\":")
+	b = wire.AppendString(b, v.Path)
 	if v.OldText != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"oldText\":"...)
+		b = wire.Key(b, &comma, "\"oldText\":")
 		b = wire.AppendString(b, *v.OldText)
-		comma = true
 	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"newText\":"...)
-		b = wire.AppendString(b, v.NewText)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"newText\":")
+	b = wire.AppendString(b, v.NewText)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -3461,7 +2434,8 @@ func (v *Diff) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one TerminalID value.
 func (v *TerminalID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -3501,22 +2475,11 @@ func (v *Terminal) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -3534,32 +2497,17 @@ func (v *Terminal) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool
 	switch string(key) {
 	case "terminalId":
 		seen[0] |= 1 << 0
-		var x TerminalID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "terminalId")
-		}
-		v.TerminalID = x
-		return true, nil
+		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -3575,21 +2523,11 @@ func (v *Terminal) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Terminal) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"terminalId\":"...)
-		b = v.TerminalID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"terminalId\":")
+	b = v.TerminalID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -3621,22 +2559,11 @@ func (v *ToolCallLocation) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -3654,31 +2581,18 @@ func (v *ToolCallLocation) decodeField(d *wire.Decoder, key []byte, seen []uint6
 	switch string(key) {
 	case "path":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "path")
-		}
-		v.Path = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Path, d), "path")
 	case "line":
 		if d.TryNull() {
 			v.Line = nil
 			return true, nil
 		}
+		v.Line = new(uint32)
 		m := d.Mark()
-		x, err := d.ReadUint32()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Line = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "line")
+		if err := wire.DecodeUint32(v.Line, d); err != nil {
+			v.Line = nil
+			return true, wire.AtKey(d.Recover(m, err), "line")
 		}
-		v.Line = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -3686,19 +2600,10 @@ func (v *ToolCallLocation) decodeField(d *wire.Decoder, key []byte, seen []uint6
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -3714,29 +2619,15 @@ func (v *ToolCallLocation) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ToolCallLocation) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"path\":"...)
-		b = wire.AppendString(b, v.Path)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"path\":")
+	b = wire.AppendString(b, v.Path)
 	if v.Line != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"line\":"...)
+		b = wire.Key(b, &comma, "\"line\":")
 		b = wire.AppendUint(b, uint64(*v.Line))
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -3768,22 +2659,11 @@ func (v *PermissionOption) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -3801,49 +2681,23 @@ func (v *PermissionOption) decodeField(d *wire.Decoder, key []byte, seen []uint6
 	switch string(key) {
 	case "optionId":
 		seen[0] |= 1 << 0
-		var x PermissionOptionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "optionId")
-		}
-		v.OptionID = x
-		return true, nil
+		return true, wire.AtKey(v.OptionID.DecodeJSON(d), "optionId")
 	case "name":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "kind":
 		seen[0] |= 1 << 2
-		var x PermissionOptionKind
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "kind")
-		}
-		v.Kind = x
-		return true, nil
+		return true, wire.AtKey(v.Kind.DecodeJSON(d), "kind")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -3865,37 +2719,15 @@ func (v *PermissionOption) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PermissionOption) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"optionId\":"...)
-		b = v.OptionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"kind\":"...)
-		b = v.Kind.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"optionId\":")
+	b = v.OptionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
+	b = wire.Key(b, &comma, "\"kind\":")
+	b = v.Kind.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -3913,7 +2745,8 @@ func (v *PermissionOption) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one PermissionOptionID value.
 func (v *PermissionOptionID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -3990,22 +2823,11 @@ func (v *CreateTerminalRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -4023,84 +2845,46 @@ func (v *CreateTerminalRequest) decodeField(d *wire.Decoder, key []byte, seen []
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "command":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "command")
-		}
-		v.Command = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Command, d), "command")
 	case "args":
 		if d.Lenient() && d.TryNull() {
 			v.Args = nil
 			return true, nil
 		}
-		x, err := decodeSliceString(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "args")
-		}
-		v.Args = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
 	case "env":
 		if d.Lenient() && d.TryNull() {
 			v.Env = nil
 			return true, nil
 		}
-		x, err := decodeSliceEnvVariable(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "env")
-		}
-		v.Env = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
 	case "cwd":
 		if d.TryNull() {
 			v.Cwd = nil
 			return true, nil
 		}
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "cwd")
-		}
-		v.Cwd = &x
-		return true, nil
+		v.Cwd = new(string)
+		return true, wire.AtKey(wire.DecodeString(v.Cwd, d), "cwd")
 	case "outputByteLimit":
 		if d.TryNull() {
 			v.OutputByteLimit = nil
 			return true, nil
 		}
-		x, err := d.ReadUint64()
-		if err != nil {
-			return true, wire.AtKey(err, "outputByteLimit")
-		}
-		v.OutputByteLimit = &x
-		return true, nil
+		v.OutputByteLimit = new(uint64)
+		return true, wire.AtKey(wire.DecodeUint64(v.OutputByteLimit, d), "outputByteLimit")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -4119,61 +2903,29 @@ func (v *CreateTerminalRequest) checkRequired(d *wire.Decoder, seen []uint64) er
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CreateTerminalRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"command\":"...)
-		b = wire.AppendString(b, v.Command)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"command\":")
+	b = wire.AppendString(b, v.Command)
 	if v.Args != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"args\":"...)
-		b = appendSliceString(b, v.Args)
-		comma = true
+		b = wire.Key(b, &comma, "\"args\":")
+		b = wire.AppendSlice(b, v.Args, wire.EncodeString)
 	}
 	if v.Env != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"env\":"...)
-		b = appendSliceEnvVariable(b, v.Env)
-		comma = true
+		b = wire.Key(b, &comma, "\"env\":")
+		b = wire.AppendSlice(b, v.Env, (*EnvVariable).AppendJSON)
 	}
 	if v.Cwd != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cwd\":"...)
+		b = wire.Key(b, &comma, "\"cwd\":")
 		b = wire.AppendString(b, *v.Cwd)
-		comma = true
 	}
 	if v.OutputByteLimit != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"outputByteLimit\":"...)
+		b = wire.Key(b, &comma, "\"outputByteLimit\":")
 		b = wire.AppendUint(b, uint64(*v.OutputByteLimit))
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -4205,22 +2957,11 @@ func (v *EnvVariable) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -4238,39 +2979,20 @@ func (v *EnvVariable) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 	switch string(key) {
 	case "name":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "value":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "value")
-		}
-		v.Value = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Value, d), "value")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -4289,29 +3011,13 @@ func (v *EnvVariable) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *EnvVariable) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"value\":"...)
-		b = wire.AppendString(b, v.Value)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
+	b = wire.Key(b, &comma, "\"value\":")
+	b = wire.AppendString(b, v.Value)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -4343,22 +3049,11 @@ func (v *TerminalOutputRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -4376,41 +3071,20 @@ func (v *TerminalOutputRequest) decodeField(d *wire.Decoder, key []byte, seen []
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "terminalId":
 		seen[0] |= 1 << 1
-		var x TerminalID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "terminalId")
-		}
-		v.TerminalID = x
-		return true, nil
+		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -4429,29 +3103,13 @@ func (v *TerminalOutputRequest) checkRequired(d *wire.Decoder, seen []uint64) er
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TerminalOutputRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"terminalId\":"...)
-		b = v.TerminalID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"terminalId\":")
+	b = v.TerminalID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -4483,22 +3141,11 @@ func (v *ReleaseTerminalRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -4516,41 +3163,20 @@ func (v *ReleaseTerminalRequest) decodeField(d *wire.Decoder, key []byte, seen [
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "terminalId":
 		seen[0] |= 1 << 1
-		var x TerminalID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "terminalId")
-		}
-		v.TerminalID = x
-		return true, nil
+		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -4569,29 +3195,13 @@ func (v *ReleaseTerminalRequest) checkRequired(d *wire.Decoder, seen []uint64) e
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ReleaseTerminalRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"terminalId\":"...)
-		b = v.TerminalID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"terminalId\":")
+	b = v.TerminalID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -4623,22 +3233,11 @@ func (v *WaitForTerminalExitRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -4656,41 +3255,20 @@ func (v *WaitForTerminalExitRequest) decodeField(d *wire.Decoder, key []byte, se
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "terminalId":
 		seen[0] |= 1 << 1
-		var x TerminalID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "terminalId")
-		}
-		v.TerminalID = x
-		return true, nil
+		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -4709,29 +3287,13 @@ func (v *WaitForTerminalExitRequest) checkRequired(d *wire.Decoder, seen []uint6
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *WaitForTerminalExitRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"terminalId\":"...)
-		b = v.TerminalID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"terminalId\":")
+	b = v.TerminalID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -4763,22 +3325,11 @@ func (v *KillTerminalRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -4796,41 +3347,20 @@ func (v *KillTerminalRequest) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "terminalId":
 		seen[0] |= 1 << 1
-		var x TerminalID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "terminalId")
-		}
-		v.TerminalID = x
-		return true, nil
+		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -4849,29 +3379,13 @@ func (v *KillTerminalRequest) checkRequired(d *wire.Decoder, seen []uint64) erro
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *KillTerminalRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"terminalId\":"...)
-		b = v.TerminalID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"terminalId\":")
+	b = v.TerminalID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -4906,22 +3420,11 @@ func (v *CreateElicitationRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -4939,31 +3442,17 @@ func (v *CreateElicitationRequest) decodeField(d *wire.Decoder, key []byte, seen
 	switch string(key) {
 	case "message":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "message")
-		}
-		v.Message = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return v.Mode.decodeField(d, key, seen[1:])
@@ -4984,21 +3473,11 @@ func (v *CreateElicitationRequest) selectVariant(d *wire.Decoder) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CreateElicitationRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"message\":"...)
-		b = wire.AppendString(b, v.Message)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"message\":")
+	b = wire.AppendString(b, v.Message)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	b, comma = v.Mode.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
@@ -5065,18 +3544,10 @@ func (v *CreateElicitationRequestMode) checkRequired(d *wire.Decoder, seen []uin
 func (v *CreateElicitationRequestMode) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Form != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mode\":\"form\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"mode\":\"form\"")
 		return v.Form.appendFields(b, comma)
 	case v.URL != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mode\":\"url\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"mode\":\"url\"")
 		return v.URL.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -5114,22 +3585,11 @@ func (v *CreateElicitationRequestModeOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -5147,12 +3607,7 @@ func (v *CreateElicitationRequestModeOther) decodeField(d *wire.Decoder, key []b
 	switch string(key) {
 	case "mode":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "mode")
-		}
-		v.Mode = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Mode, d), "mode")
 	}
 	return v.Variant.decodeField(d, key, seen[1:])
 }
@@ -5172,14 +3627,8 @@ func (v *CreateElicitationRequestModeOther) selectVariant(d *wire.Decoder) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CreateElicitationRequestModeOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mode\":"...)
-		b = wire.AppendString(b, v.Mode)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"mode\":")
+	b = wire.AppendString(b, v.Mode)
 	b, comma = v.Variant.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -5269,22 +3718,11 @@ func (v *ElicitationSessionScope) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -5302,33 +3740,18 @@ func (v *ElicitationSessionScope) decodeField(d *wire.Decoder, key []byte, seen 
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "toolCallId":
 		if d.TryNull() {
 			v.ToolCallID = nil
 			return true, nil
 		}
+		v.ToolCallID = new(ToolCallID)
 		m := d.Mark()
-		var x ToolCallID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ToolCallID = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "toolCallId")
+		if err := v.ToolCallID.DecodeJSON(d); err != nil {
+			v.ToolCallID = nil
+			return true, wire.AtKey(d.Recover(m, err), "toolCallId")
 		}
-		v.ToolCallID = &x
 		return true, nil
 	}
 	return false, nil
@@ -5344,21 +3767,11 @@ func (v *ElicitationSessionScope) checkRequired(d *wire.Decoder, seen []uint64) 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationSessionScope) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
 	if v.ToolCallID != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"toolCallId\":"...)
+		b = wire.Key(b, &comma, "\"toolCallId\":")
 		b = v.ToolCallID.AppendJSON(b)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -5390,22 +3803,11 @@ func (v *ElicitationRequestScope) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -5423,13 +3825,7 @@ func (v *ElicitationRequestScope) decodeField(d *wire.Decoder, key []byte, seen 
 	switch string(key) {
 	case "requestId":
 		seen[0] |= 1 << 0
-		var x RequestID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "requestId")
-		}
-		v.RequestID = x
-		return true, nil
+		return true, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
 	}
 	return false, nil
 }
@@ -5444,14 +3840,8 @@ func (v *ElicitationRequestScope) checkRequired(d *wire.Decoder, seen []uint64) 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationRequestScope) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"requestId\":"...)
-		b = v.RequestID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"requestId\":")
+	b = v.RequestID.AppendJSON(b)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -5482,22 +3872,11 @@ func (v *ElicitationSchema) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -5514,79 +3893,44 @@ func (v *ElicitationSchema) AppendJSON(b []byte) []byte {
 func (v *ElicitationSchema) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "type":
+		v.Type = new(ElicitationSchemaType)
 		m := d.Mark()
-		var x ElicitationSchemaType
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Type = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "type")
+		if err := v.Type.DecodeJSON(d); err != nil {
+			v.Type = nil
+			return true, wire.AtKey(d.Recover(m, err), "type")
 		}
-		v.Type = &x
 		return true, nil
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "properties":
-		x, err := decodeMapElicitationPropertySchema(d)
-		if err != nil {
-			return true, wire.AtKey(err, "properties")
-		}
-		v.Properties = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeMap(d, &v.Properties, (*ElicitationPropertySchema).DecodeJSON), "properties")
 	case "required":
 		if d.TryNull() {
 			v.Required = nil
 			return true, nil
 		}
-		x, err := decodeSliceString(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "required")
-		}
-		v.Required = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Required, false, wire.DecodeString), "required")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -5594,19 +3938,10 @@ func (v *ElicitationSchema) decodeField(d *wire.Decoder, key []byte, seen []uint
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -5620,52 +3955,28 @@ func (v *ElicitationSchema) checkRequired(d *wire.Decoder, seen []uint64) error 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationSchema) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Type != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":"...)
+		b = wire.Key(b, &comma, "\"type\":")
 		b = v.Type.AppendJSON(b)
-		comma = true
 	}
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
 	if v.Properties != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"properties\":"...)
-		b = appendMapElicitationPropertySchema(b, v.Properties)
-		comma = true
+		b = wire.Key(b, &comma, "\"properties\":")
+		b = wire.AppendMap(b, v.Properties, (*ElicitationPropertySchema).AppendJSON)
 	}
 	if v.Required != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"required\":"...)
-		b = appendSliceString(b, v.Required)
-		comma = true
+		b = wire.Key(b, &comma, "\"required\":")
+		b = wire.AppendSlice(b, v.Required, wire.EncodeString)
 	}
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -5803,39 +4114,19 @@ func (v *ElicitationPropertySchema) checkRequired(d *wire.Decoder, seen []uint64
 func (v *ElicitationPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.String != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"string\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"string\"")
 		return v.String.appendFields(b, comma)
 	case v.Number != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"number\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"number\"")
 		return v.Number.appendFields(b, comma)
 	case v.Integer != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"integer\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"integer\"")
 		return v.Integer.appendFields(b, comma)
 	case v.Boolean != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"boolean\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"boolean\"")
 		return v.Boolean.appendFields(b, comma)
 	case v.Array != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"array\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"array\"")
 		return v.Array.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -5881,22 +4172,11 @@ func (v *ElicitationPropertySchema) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -5936,22 +4216,11 @@ func (v *ElicitationPropertySchemaOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -5969,12 +4238,7 @@ func (v *ElicitationPropertySchemaOther) decodeField(d *wire.Decoder, key []byte
 	switch string(key) {
 	case "type":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "type")
-		}
-		v.Type = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
 	return false, nil
 }
@@ -5989,14 +4253,8 @@ func (v *ElicitationPropertySchemaOther) checkRequired(d *wire.Decoder, seen []u
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationPropertySchemaOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":"...)
-		b = wire.AppendString(b, v.Type)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"type\":")
+	b = wire.AppendString(b, v.Type)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -6064,22 +4322,11 @@ func (v *EnumOption) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -6097,39 +4344,21 @@ func (v *EnumOption) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bo
 	switch string(key) {
 	case "const":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "const")
-		}
-		v.Const = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Const, d), "const")
 	case "title":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "title")
-		}
-		v.Title = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -6137,19 +4366,10 @@ func (v *EnumOption) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bo
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -6168,37 +4388,17 @@ func (v *EnumOption) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *EnumOption) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"const\":"...)
-		b = wire.AppendString(b, v.Const)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
-		b = wire.AppendString(b, v.Title)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"const\":")
+	b = wire.AppendString(b, v.Const)
+	b = wire.Key(b, &comma, "\"title\":")
+	b = wire.AppendString(b, v.Title)
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -6230,22 +4430,11 @@ func (v *StringPropertySchema) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -6266,147 +4455,87 @@ func (v *StringPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []u
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "minLength":
 		if d.TryNull() {
 			v.MinLength = nil
 			return true, nil
 		}
-		x, err := d.ReadUint32()
-		if err != nil {
-			return true, wire.AtKey(err, "minLength")
-		}
-		v.MinLength = &x
-		return true, nil
+		v.MinLength = new(uint32)
+		return true, wire.AtKey(wire.DecodeUint32(v.MinLength, d), "minLength")
 	case "maxLength":
 		if d.TryNull() {
 			v.MaxLength = nil
 			return true, nil
 		}
-		x, err := d.ReadUint32()
-		if err != nil {
-			return true, wire.AtKey(err, "maxLength")
-		}
-		v.MaxLength = &x
-		return true, nil
+		v.MaxLength = new(uint32)
+		return true, wire.AtKey(wire.DecodeUint32(v.MaxLength, d), "maxLength")
 	case "pattern":
 		if d.TryNull() {
 			v.Pattern = nil
 			return true, nil
 		}
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "pattern")
-		}
-		v.Pattern = &x
-		return true, nil
+		v.Pattern = new(string)
+		return true, wire.AtKey(wire.DecodeString(v.Pattern, d), "pattern")
 	case "format":
 		if d.TryNull() {
 			v.Format = nil
 			return true, nil
 		}
-		var x StringFormat
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "format")
-		}
-		v.Format = &x
-		return true, nil
+		v.Format = new(StringFormat)
+		return true, wire.AtKey(v.Format.DecodeJSON(d), "format")
 	case "default":
 		if d.TryNull() {
 			v.Default = nil
 			return true, nil
 		}
+		v.Default = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Default = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "default")
+		if err := wire.DecodeString(v.Default, d); err != nil {
+			v.Default = nil
+			return true, wire.AtKey(d.Recover(m, err), "default")
 		}
-		v.Default = &x
 		return true, nil
 	case "enum":
 		if d.TryNull() {
 			v.Enum = nil
 			return true, nil
 		}
-		x, err := decodeSliceString(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "enum")
-		}
-		v.Enum = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Enum, false, wire.DecodeString), "enum")
 	case "oneOf":
 		if d.TryNull() {
 			v.OneOf = nil
 			return true, nil
 		}
-		x, err := decodeSliceEnumOption(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "oneOf")
-		}
-		v.OneOf = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.OneOf, false, (*EnumOption).DecodeJSON), "oneOf")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -6420,84 +4549,44 @@ func (v *StringPropertySchema) checkRequired(d *wire.Decoder, seen []uint64) err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *StringPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.MinLength != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"minLength\":"...)
+		b = wire.Key(b, &comma, "\"minLength\":")
 		b = wire.AppendUint(b, uint64(*v.MinLength))
-		comma = true
 	}
 	if v.MaxLength != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"maxLength\":"...)
+		b = wire.Key(b, &comma, "\"maxLength\":")
 		b = wire.AppendUint(b, uint64(*v.MaxLength))
-		comma = true
 	}
 	if v.Pattern != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"pattern\":"...)
+		b = wire.Key(b, &comma, "\"pattern\":")
 		b = wire.AppendString(b, *v.Pattern)
-		comma = true
 	}
 	if v.Format != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"format\":"...)
+		b = wire.Key(b, &comma, "\"format\":")
 		b = v.Format.AppendJSON(b)
-		comma = true
 	}
 	if v.Default != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"default\":"...)
+		b = wire.Key(b, &comma, "\"default\":")
 		b = wire.AppendString(b, *v.Default)
-		comma = true
 	}
 	if v.Enum != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"enum\":"...)
-		b = appendSliceString(b, v.Enum)
-		comma = true
+		b = wire.Key(b, &comma, "\"enum\":")
+		b = wire.AppendSlice(b, v.Enum, wire.EncodeString)
 	}
 	if v.OneOf != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"oneOf\":"...)
-		b = appendSliceEnumOption(b, v.OneOf)
-		comma = true
+		b = wire.Key(b, &comma, "\"oneOf\":")
+		b = wire.AppendSlice(b, v.OneOf, (*EnumOption).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -6529,22 +4618,11 @@ func (v *NumberPropertySchema) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -6565,82 +4643,50 @@ func (v *NumberPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []u
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "minimum":
 		if d.TryNull() {
 			v.Minimum = nil
 			return true, nil
 		}
-		x, err := d.ReadFloat64()
-		if err != nil {
-			return true, wire.AtKey(err, "minimum")
-		}
-		v.Minimum = &x
-		return true, nil
+		v.Minimum = new(float64)
+		return true, wire.AtKey(wire.DecodeFloat64(v.Minimum, d), "minimum")
 	case "maximum":
 		if d.TryNull() {
 			v.Maximum = nil
 			return true, nil
 		}
-		x, err := d.ReadFloat64()
-		if err != nil {
-			return true, wire.AtKey(err, "maximum")
-		}
-		v.Maximum = &x
-		return true, nil
+		v.Maximum = new(float64)
+		return true, wire.AtKey(wire.DecodeFloat64(v.Maximum, d), "maximum")
 	case "default":
 		if d.TryNull() {
 			v.Default = nil
 			return true, nil
 		}
+		v.Default = new(float64)
 		m := d.Mark()
-		x, err := d.ReadFloat64()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Default = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "default")
+		if err := wire.DecodeFloat64(v.Default, d); err != nil {
+			v.Default = nil
+			return true, wire.AtKey(d.Recover(m, err), "default")
 		}
-		v.Default = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -6648,19 +4694,10 @@ func (v *NumberPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []u
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -6674,52 +4711,28 @@ func (v *NumberPropertySchema) checkRequired(d *wire.Decoder, seen []uint64) err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *NumberPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Minimum != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"minimum\":"...)
+		b = wire.Key(b, &comma, "\"minimum\":")
 		b = wire.AppendFloat(b, *v.Minimum)
-		comma = true
 	}
 	if v.Maximum != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"maximum\":"...)
+		b = wire.Key(b, &comma, "\"maximum\":")
 		b = wire.AppendFloat(b, *v.Maximum)
-		comma = true
 	}
 	if v.Default != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"default\":"...)
+		b = wire.Key(b, &comma, "\"default\":")
 		b = wire.AppendFloat(b, *v.Default)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -6751,22 +4764,11 @@ func (v *IntegerPropertySchema) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -6787,82 +4789,50 @@ func (v *IntegerPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "minimum":
 		if d.TryNull() {
 			v.Minimum = nil
 			return true, nil
 		}
-		x, err := d.ReadInt64()
-		if err != nil {
-			return true, wire.AtKey(err, "minimum")
-		}
-		v.Minimum = &x
-		return true, nil
+		v.Minimum = new(int64)
+		return true, wire.AtKey(wire.DecodeInt64(v.Minimum, d), "minimum")
 	case "maximum":
 		if d.TryNull() {
 			v.Maximum = nil
 			return true, nil
 		}
-		x, err := d.ReadInt64()
-		if err != nil {
-			return true, wire.AtKey(err, "maximum")
-		}
-		v.Maximum = &x
-		return true, nil
+		v.Maximum = new(int64)
+		return true, wire.AtKey(wire.DecodeInt64(v.Maximum, d), "maximum")
 	case "default":
 		if d.TryNull() {
 			v.Default = nil
 			return true, nil
 		}
+		v.Default = new(int64)
 		m := d.Mark()
-		x, err := d.ReadInt64()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Default = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "default")
+		if err := wire.DecodeInt64(v.Default, d); err != nil {
+			v.Default = nil
+			return true, wire.AtKey(d.Recover(m, err), "default")
 		}
-		v.Default = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -6870,19 +4840,10 @@ func (v *IntegerPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -6896,52 +4857,28 @@ func (v *IntegerPropertySchema) checkRequired(d *wire.Decoder, seen []uint64) er
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *IntegerPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Minimum != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"minimum\":"...)
+		b = wire.Key(b, &comma, "\"minimum\":")
 		b = wire.AppendInt(b, int64(*v.Minimum))
-		comma = true
 	}
 	if v.Maximum != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"maximum\":"...)
+		b = wire.Key(b, &comma, "\"maximum\":")
 		b = wire.AppendInt(b, int64(*v.Maximum))
-		comma = true
 	}
 	if v.Default != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"default\":"...)
+		b = wire.Key(b, &comma, "\"default\":")
 		b = wire.AppendInt(b, int64(*v.Default))
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -6973,22 +4910,11 @@ func (v *BooleanPropertySchema) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -7009,60 +4935,36 @@ func (v *BooleanPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "default":
 		if d.TryNull() {
 			v.Default = nil
 			return true, nil
 		}
+		v.Default = new(bool)
 		m := d.Mark()
-		x, err := d.ReadBool()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Default = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "default")
+		if err := wire.DecodeBool(v.Default, d); err != nil {
+			v.Default = nil
+			return true, wire.AtKey(d.Recover(m, err), "default")
 		}
-		v.Default = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -7070,19 +4972,10 @@ func (v *BooleanPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -7096,36 +4989,20 @@ func (v *BooleanPropertySchema) checkRequired(d *wire.Decoder, seen []uint64) er
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *BooleanPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Default != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"default\":"...)
+		b = wire.Key(b, &comma, "\"default\":")
 		b = wire.AppendBool(b, *v.Default)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -7198,11 +5075,7 @@ func (v *MultiSelectItems) checkRequired(d *wire.Decoder, seen []uint64) error {
 func (v *MultiSelectItems) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.String != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"string\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"string\"")
 		return v.String.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -7260,22 +5133,11 @@ func (v *MultiSelectItems) decodeObject(d *wire.Decoder, asFallback bool) error 
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -7315,22 +5177,11 @@ func (v *MultiSelectItemsOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -7348,12 +5199,7 @@ func (v *MultiSelectItemsOther) decodeField(d *wire.Decoder, key []byte, seen []
 	switch string(key) {
 	case "type":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "type")
-		}
-		v.Type = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
 	return false, nil
 }
@@ -7368,14 +5214,8 @@ func (v *MultiSelectItemsOther) checkRequired(d *wire.Decoder, seen []uint64) er
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MultiSelectItemsOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":"...)
-		b = wire.AppendString(b, v.Type)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"type\":")
+	b = wire.AppendString(b, v.Type)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -7406,22 +5246,11 @@ func (v *StringMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -7439,31 +5268,17 @@ func (v *StringMultiSelectItems) decodeField(d *wire.Decoder, key []byte, seen [
 	switch string(key) {
 	case "enum":
 		seen[0] |= 1 << 0
-		x, err := decodeSliceString(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "enum")
-		}
-		v.Enum = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Enum, false, wire.DecodeString), "enum")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -7479,21 +5294,11 @@ func (v *StringMultiSelectItems) checkRequired(d *wire.Decoder, seen []uint64) e
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *StringMultiSelectItems) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"enum\":"...)
-		b = appendSliceString(b, v.Enum)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"enum\":")
+	b = wire.AppendSlice(b, v.Enum, wire.EncodeString)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -7525,22 +5330,11 @@ func (v *TitledMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -7558,31 +5352,17 @@ func (v *TitledMultiSelectItems) decodeField(d *wire.Decoder, key []byte, seen [
 	switch string(key) {
 	case "anyOf":
 		seen[0] |= 1 << 0
-		x, err := decodeSliceEnumOption(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "anyOf")
-		}
-		v.AnyOf = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.AnyOf, false, (*EnumOption).DecodeJSON), "anyOf")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -7598,21 +5378,11 @@ func (v *TitledMultiSelectItems) checkRequired(d *wire.Decoder, seen []uint64) e
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TitledMultiSelectItems) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"anyOf\":"...)
-		b = appendSliceEnumOption(b, v.AnyOf)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"anyOf\":")
+	b = wire.AppendSlice(b, v.AnyOf, (*EnumOption).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -7644,22 +5414,11 @@ func (v *MultiSelectPropertySchema) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -7680,91 +5439,52 @@ func (v *MultiSelectPropertySchema) decodeField(d *wire.Decoder, key []byte, see
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "minItems":
 		if d.TryNull() {
 			v.MinItems = nil
 			return true, nil
 		}
-		x, err := d.ReadUint64()
-		if err != nil {
-			return true, wire.AtKey(err, "minItems")
-		}
-		v.MinItems = &x
-		return true, nil
+		v.MinItems = new(uint64)
+		return true, wire.AtKey(wire.DecodeUint64(v.MinItems, d), "minItems")
 	case "maxItems":
 		if d.TryNull() {
 			v.MaxItems = nil
 			return true, nil
 		}
-		x, err := d.ReadUint64()
-		if err != nil {
-			return true, wire.AtKey(err, "maxItems")
-		}
-		v.MaxItems = &x
-		return true, nil
+		v.MaxItems = new(uint64)
+		return true, wire.AtKey(wire.DecodeUint64(v.MaxItems, d), "maxItems")
 	case "items":
 		seen[0] |= 1 << 0
-		var x MultiSelectItems
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "items")
-		}
-		v.Items = x
-		return true, nil
+		return true, wire.AtKey(v.Items.DecodeJSON(d), "items")
 	case "default":
 		if d.TryNull() {
 			v.Default = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceString(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Default = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "default")
+		if err := wire.DecodeSlice(d, &v.Default, true, wire.DecodeString); err != nil {
+			v.Default = nil
+			return true, wire.AtKey(d.Recover(m, err), "default")
 		}
-		v.Default = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -7772,19 +5492,10 @@ func (v *MultiSelectPropertySchema) decodeField(d *wire.Decoder, key []byte, see
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -7801,60 +5512,30 @@ func (v *MultiSelectPropertySchema) checkRequired(d *wire.Decoder, seen []uint64
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MultiSelectPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.MinItems != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"minItems\":"...)
+		b = wire.Key(b, &comma, "\"minItems\":")
 		b = wire.AppendUint(b, uint64(*v.MinItems))
-		comma = true
 	}
 	if v.MaxItems != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"maxItems\":"...)
+		b = wire.Key(b, &comma, "\"maxItems\":")
 		b = wire.AppendUint(b, uint64(*v.MaxItems))
-		comma = true
 	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"items\":"...)
-		b = v.Items.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"items\":")
+	b = v.Items.AppendJSON(b)
 	if v.Default != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"default\":"...)
-		b = appendSliceString(b, v.Default)
-		comma = true
+		b = wire.Key(b, &comma, "\"default\":")
+		b = wire.AppendSlice(b, v.Default, wire.EncodeString)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -7889,22 +5570,11 @@ func (v *ElicitationFormMode) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -7922,13 +5592,7 @@ func (v *ElicitationFormMode) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "requestedSchema":
 		seen[0] |= 1 << 0
-		var x ElicitationSchema
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "requestedSchema")
-		}
-		v.RequestedSchema = x
-		return true, nil
+		return true, wire.AtKey(v.RequestedSchema.DecodeJSON(d), "requestedSchema")
 	}
 	return v.Variant.decodeField(d, key, seen[1:])
 }
@@ -7948,14 +5612,8 @@ func (v *ElicitationFormMode) selectVariant(d *wire.Decoder) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationFormMode) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"requestedSchema\":"...)
-		b = v.RequestedSchema.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"requestedSchema\":")
+	b = v.RequestedSchema.AppendJSON(b)
 	b, comma = v.Variant.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -8031,7 +5689,8 @@ func (v *ElicitationFormMode) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one ElicitationID value.
 func (v *ElicitationID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -8074,22 +5733,11 @@ func (v *ElicitationURLMode) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -8107,21 +5755,10 @@ func (v *ElicitationURLMode) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "elicitationId":
 		seen[0] |= 1 << 0
-		var x ElicitationID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "elicitationId")
-		}
-		v.ElicitationID = x
-		return true, nil
+		return true, wire.AtKey(v.ElicitationID.DecodeJSON(d), "elicitationId")
 	case "url":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "url")
-		}
-		v.URL = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
 	}
 	return v.Variant.decodeField(d, key, seen[1:])
 }
@@ -8144,22 +5781,10 @@ func (v *ElicitationURLMode) selectVariant(d *wire.Decoder) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationURLMode) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"elicitationId\":"...)
-		b = v.ElicitationID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"url\":"...)
-		b = wire.AppendString(b, v.URL)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"elicitationId\":")
+	b = v.ElicitationID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"url\":")
+	b = wire.AppendString(b, v.URL)
 	b, comma = v.Variant.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -8249,22 +5874,11 @@ func (v *MessageMCPRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -8282,60 +5896,29 @@ func (v *MessageMCPRequest) decodeField(d *wire.Decoder, key []byte, seen []uint
 	switch string(key) {
 	case "serverId":
 		seen[0] |= 1 << 0
-		var x MCPServerACPID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "serverId")
-		}
-		v.ServerID = x
-		return true, nil
+		return true, wire.AtKey(v.ServerID.DecodeJSON(d), "serverId")
 	case "requestId":
 		seen[0] |= 1 << 1
-		var x MCPRequestID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "requestId")
-		}
-		v.RequestID = x
-		return true, nil
+		return true, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
 	case "method":
 		seen[0] |= 1 << 2
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "method")
-		}
-		v.Method = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
 			return true, nil
 		}
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			return true, wire.AtKey(err, "params")
-		}
-		v.Params = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRawMap(d, &v.Params), "params")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -8357,45 +5940,19 @@ func (v *MessageMCPRequest) checkRequired(d *wire.Decoder, seen []uint64) error 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MessageMCPRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"serverId\":"...)
-		b = v.ServerID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"requestId\":"...)
-		b = v.RequestID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"method\":"...)
-		b = wire.AppendString(b, v.Method)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"serverId\":")
+	b = v.ServerID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"requestId\":")
+	b = v.RequestID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"method\":")
+	b = wire.AppendString(b, v.Method)
 	if v.Params != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"params\":"...)
-		b = appendMapRaw(b, v.Params)
-		comma = true
+		b = wire.Key(b, &comma, "\"params\":")
+		b = wire.AppendRawMap(b, v.Params)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -8413,7 +5970,8 @@ func (v *MessageMCPRequest) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one MCPServerACPID value.
 func (v *MCPServerACPID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -8439,7 +5997,8 @@ func (v *MCPServerACPID) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one MCPRequestID value.
 func (v *MCPRequestID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -8465,7 +6024,8 @@ func (v *MCPRequestID) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one ExtRequest value.
 func (v *ExtRequest) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadRaw()
+	var x wire.Raw
+	err := wire.DecodeRaw(&x, d)
 	if err != nil {
 		return err
 	}
@@ -8577,22 +6137,11 @@ func (v *AgentResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -8632,22 +6181,11 @@ func (v *AgentResponseResult) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -8665,21 +6203,10 @@ func (v *AgentResponseResult) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "id":
 		seen[0] |= 1 << 0
-		var x RequestID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "id")
-		}
-		v.ID = x
-		return true, nil
+		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "result":
 		seen[0] |= 1 << 1
-		x, err := d.ReadRaw()
-		if err != nil {
-			return true, wire.AtKey(err, "result")
-		}
-		v.Result = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
 	}
 	return false, nil
 }
@@ -8697,22 +6224,10 @@ func (v *AgentResponseResult) checkRequired(d *wire.Decoder, seen []uint64) erro
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AgentResponseResult) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"id\":"...)
-		b = v.ID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"result\":"...)
-		b = wire.AppendRaw(b, v.Result)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"id\":")
+	b = v.ID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"result\":")
+	b = wire.AppendRaw(b, v.Result)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -8743,22 +6258,11 @@ func (v *AgentResponseError) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -8776,22 +6280,10 @@ func (v *AgentResponseError) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "id":
 		seen[0] |= 1 << 0
-		var x RequestID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "id")
-		}
-		v.ID = x
-		return true, nil
+		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "error":
 		seen[0] |= 1 << 1
-		var x Error
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "error")
-		}
-		v.Error = x
-		return true, nil
+		return true, wire.AtKey(v.Error.DecodeJSON(d), "error")
 	}
 	return false, nil
 }
@@ -8809,22 +6301,10 @@ func (v *AgentResponseError) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AgentResponseError) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"id\":"...)
-		b = v.ID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"error\":"...)
-		b = v.Error.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"id\":")
+	b = v.ID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"error\":")
+	b = v.Error.AppendJSON(b)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -8855,22 +6335,11 @@ func (v *InitializeResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -8888,66 +6357,33 @@ func (v *InitializeResponse) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "protocolVersion":
 		seen[0] |= 1 << 0
-		var x ProtocolVersion
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "protocolVersion")
-		}
-		v.ProtocolVersion = x
-		return true, nil
+		return true, wire.AtKey(v.ProtocolVersion.DecodeJSON(d), "protocolVersion")
 	case "agentCapabilities":
+		v.AgentCapabilities = new(AgentCapabilities)
 		m := d.Mark()
-		var x AgentCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.AgentCapabilities = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "agentCapabilities")
+		if err := v.AgentCapabilities.DecodeJSON(d); err != nil {
+			v.AgentCapabilities = nil
+			return true, wire.AtKey(d.Recover(m, err), "agentCapabilities")
 		}
-		v.AgentCapabilities = &x
 		return true, nil
 	case "authMethods":
 		m := d.Mark()
-		x, err := decodeSliceAuthMethod(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.AuthMethods = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "authMethods")
+		if err := wire.DecodeSlice(d, &v.AuthMethods, true, (*AuthMethod).DecodeJSON); err != nil {
+			v.AuthMethods = nil
+			return true, wire.AtKey(d.Recover(m, err), "authMethods")
 		}
-		v.AuthMethods = x
 		return true, nil
 	case "agentInfo":
 		if d.TryNull() {
 			v.AgentInfo = nil
 			return true, nil
 		}
+		v.AgentInfo = new(Implementation)
 		m := d.Mark()
-		var x Implementation
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.AgentInfo = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "agentInfo")
+		if err := v.AgentInfo.DecodeJSON(d); err != nil {
+			v.AgentInfo = nil
+			return true, wire.AtKey(d.Recover(m, err), "agentInfo")
 		}
-		v.AgentInfo = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -8955,19 +6391,10 @@ func (v *InitializeResponse) decodeField(d *wire.Decoder, key []byte, seen []uin
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -8983,45 +6410,23 @@ func (v *InitializeResponse) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *InitializeResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"protocolVersion\":"...)
-		b = v.ProtocolVersion.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"protocolVersion\":")
+	b = v.ProtocolVersion.AppendJSON(b)
 	if v.AgentCapabilities != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"agentCapabilities\":"...)
+		b = wire.Key(b, &comma, "\"agentCapabilities\":")
 		b = v.AgentCapabilities.AppendJSON(b)
-		comma = true
 	}
 	if v.AuthMethods != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"authMethods\":"...)
-		b = appendSliceAuthMethod(b, v.AuthMethods)
-		comma = true
+		b = wire.Key(b, &comma, "\"authMethods\":")
+		b = wire.AppendSlice(b, v.AuthMethods, (*AuthMethod).AppendJSON)
 	}
 	if v.AgentInfo != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"agentInfo\":"...)
+		b = wire.Key(b, &comma, "\"agentInfo\":")
 		b = v.AgentInfo.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -9039,7 +6444,8 @@ func (v *InitializeResponse) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one ProtocolVersion value.
 func (v *ProtocolVersion) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadUint16()
+	var x uint16
+	err := wire.DecodeUint16(&x, d)
 	if err != nil {
 		return err
 	}
@@ -9079,22 +6485,11 @@ func (v *AgentCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -9111,109 +6506,56 @@ func (v *AgentCapabilities) AppendJSON(b []byte) []byte {
 func (v *AgentCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "loadSession":
+		v.LoadSession = new(bool)
 		m := d.Mark()
-		x, err := d.ReadBool()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.LoadSession = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "loadSession")
+		if err := wire.DecodeBool(v.LoadSession, d); err != nil {
+			v.LoadSession = nil
+			return true, wire.AtKey(d.Recover(m, err), "loadSession")
 		}
-		v.LoadSession = &x
 		return true, nil
 	case "promptCapabilities":
+		v.PromptCapabilities = new(PromptCapabilities)
 		m := d.Mark()
-		var x PromptCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.PromptCapabilities = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "promptCapabilities")
+		if err := v.PromptCapabilities.DecodeJSON(d); err != nil {
+			v.PromptCapabilities = nil
+			return true, wire.AtKey(d.Recover(m, err), "promptCapabilities")
 		}
-		v.PromptCapabilities = &x
 		return true, nil
 	case "mcpCapabilities":
+		v.MCPCapabilities = new(MCPCapabilities)
 		m := d.Mark()
-		var x MCPCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.MCPCapabilities = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "mcpCapabilities")
+		if err := v.MCPCapabilities.DecodeJSON(d); err != nil {
+			v.MCPCapabilities = nil
+			return true, wire.AtKey(d.Recover(m, err), "mcpCapabilities")
 		}
-		v.MCPCapabilities = &x
 		return true, nil
 	case "sessionCapabilities":
+		v.SessionCapabilities = new(SessionCapabilities)
 		m := d.Mark()
-		var x SessionCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.SessionCapabilities = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "sessionCapabilities")
+		if err := v.SessionCapabilities.DecodeJSON(d); err != nil {
+			v.SessionCapabilities = nil
+			return true, wire.AtKey(d.Recover(m, err), "sessionCapabilities")
 		}
-		v.SessionCapabilities = &x
 		return true, nil
 	case "auth":
+		v.Auth = new(AgentAuthCapabilities)
 		m := d.Mark()
-		var x AgentAuthCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Auth = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "auth")
+		if err := v.Auth.DecodeJSON(d); err != nil {
+			v.Auth = nil
+			return true, wire.AtKey(d.Recover(m, err), "auth")
 		}
-		v.Auth = &x
 		return true, nil
 	case "providers":
 		if d.TryNull() {
 			v.Providers = nil
 			return true, nil
 		}
+		v.Providers = new(ProvidersCapabilities)
 		m := d.Mark()
-		var x ProvidersCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Providers = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "providers")
+		if err := v.Providers.DecodeJSON(d); err != nil {
+			v.Providers = nil
+			return true, wire.AtKey(d.Recover(m, err), "providers")
 		}
-		v.Providers = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -9221,19 +6563,10 @@ func (v *AgentCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -9247,60 +6580,32 @@ func (v *AgentCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AgentCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.LoadSession != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"loadSession\":"...)
+		b = wire.Key(b, &comma, "\"loadSession\":")
 		b = wire.AppendBool(b, *v.LoadSession)
-		comma = true
 	}
 	if v.PromptCapabilities != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"promptCapabilities\":"...)
+		b = wire.Key(b, &comma, "\"promptCapabilities\":")
 		b = v.PromptCapabilities.AppendJSON(b)
-		comma = true
 	}
 	if v.MCPCapabilities != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mcpCapabilities\":"...)
+		b = wire.Key(b, &comma, "\"mcpCapabilities\":")
 		b = v.MCPCapabilities.AppendJSON(b)
-		comma = true
 	}
 	if v.SessionCapabilities != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionCapabilities\":"...)
+		b = wire.Key(b, &comma, "\"sessionCapabilities\":")
 		b = v.SessionCapabilities.AppendJSON(b)
-		comma = true
 	}
 	if v.Auth != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"auth\":"...)
+		b = wire.Key(b, &comma, "\"auth\":")
 		b = v.Auth.AppendJSON(b)
-		comma = true
 	}
 	if v.Providers != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"providers\":"...)
+		b = wire.Key(b, &comma, "\"providers\":")
 		b = v.Providers.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -9332,22 +6637,11 @@ func (v *PromptCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -9364,52 +6658,28 @@ func (v *PromptCapabilities) AppendJSON(b []byte) []byte {
 func (v *PromptCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "image":
+		v.Image = new(bool)
 		m := d.Mark()
-		x, err := d.ReadBool()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Image = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "image")
+		if err := wire.DecodeBool(v.Image, d); err != nil {
+			v.Image = nil
+			return true, wire.AtKey(d.Recover(m, err), "image")
 		}
-		v.Image = &x
 		return true, nil
 	case "audio":
+		v.Audio = new(bool)
 		m := d.Mark()
-		x, err := d.ReadBool()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Audio = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "audio")
+		if err := wire.DecodeBool(v.Audio, d); err != nil {
+			v.Audio = nil
+			return true, wire.AtKey(d.Recover(m, err), "audio")
 		}
-		v.Audio = &x
 		return true, nil
 	case "embeddedContext":
+		v.EmbeddedContext = new(bool)
 		m := d.Mark()
-		x, err := d.ReadBool()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.EmbeddedContext = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "embeddedContext")
+		if err := wire.DecodeBool(v.EmbeddedContext, d); err != nil {
+			v.EmbeddedContext = nil
+			return true, wire.AtKey(d.Recover(m, err), "embeddedContext")
 		}
-		v.EmbeddedContext = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -9417,19 +6687,10 @@ func (v *PromptCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uin
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -9443,36 +6704,20 @@ func (v *PromptCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PromptCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Image != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"image\":"...)
+		b = wire.Key(b, &comma, "\"image\":")
 		b = wire.AppendBool(b, *v.Image)
-		comma = true
 	}
 	if v.Audio != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"audio\":"...)
+		b = wire.Key(b, &comma, "\"audio\":")
 		b = wire.AppendBool(b, *v.Audio)
-		comma = true
 	}
 	if v.EmbeddedContext != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"embeddedContext\":"...)
+		b = wire.Key(b, &comma, "\"embeddedContext\":")
 		b = wire.AppendBool(b, *v.EmbeddedContext)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -9504,22 +6749,11 @@ func (v *MCPCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -9536,52 +6770,28 @@ func (v *MCPCapabilities) AppendJSON(b []byte) []byte {
 func (v *MCPCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "http":
+		v.HTTP = new(bool)
 		m := d.Mark()
-		x, err := d.ReadBool()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.HTTP = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "http")
+		if err := wire.DecodeBool(v.HTTP, d); err != nil {
+			v.HTTP = nil
+			return true, wire.AtKey(d.Recover(m, err), "http")
 		}
-		v.HTTP = &x
 		return true, nil
 	case "sse":
+		v.SSE = new(bool)
 		m := d.Mark()
-		x, err := d.ReadBool()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.SSE = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "sse")
+		if err := wire.DecodeBool(v.SSE, d); err != nil {
+			v.SSE = nil
+			return true, wire.AtKey(d.Recover(m, err), "sse")
 		}
-		v.SSE = &x
 		return true, nil
 	case "acp":
+		v.ACP = new(bool)
 		m := d.Mark()
-		x, err := d.ReadBool()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ACP = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "acp")
+		if err := wire.DecodeBool(v.ACP, d); err != nil {
+			v.ACP = nil
+			return true, wire.AtKey(d.Recover(m, err), "acp")
 		}
-		v.ACP = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -9589,19 +6799,10 @@ func (v *MCPCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -9615,36 +6816,20 @@ func (v *MCPCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MCPCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.HTTP != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"http\":"...)
+		b = wire.Key(b, &comma, "\"http\":")
 		b = wire.AppendBool(b, *v.HTTP)
-		comma = true
 	}
 	if v.SSE != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sse\":"...)
+		b = wire.Key(b, &comma, "\"sse\":")
 		b = wire.AppendBool(b, *v.SSE)
-		comma = true
 	}
 	if v.ACP != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"acp\":"...)
+		b = wire.Key(b, &comma, "\"acp\":")
 		b = wire.AppendBool(b, *v.ACP)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -9676,22 +6861,11 @@ func (v *SessionCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -9712,210 +6886,120 @@ func (v *SessionCapabilities) decodeField(d *wire.Decoder, key []byte, seen []ui
 			v.List = nil
 			return true, nil
 		}
+		v.List = new(SessionListCapabilities)
 		m := d.Mark()
-		var x SessionListCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.List = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "list")
+		if err := v.List.DecodeJSON(d); err != nil {
+			v.List = nil
+			return true, wire.AtKey(d.Recover(m, err), "list")
 		}
-		v.List = &x
 		return true, nil
 	case "delete":
 		if d.TryNull() {
 			v.Delete = nil
 			return true, nil
 		}
+		v.Delete = new(SessionDeleteCapabilities)
 		m := d.Mark()
-		var x SessionDeleteCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Delete = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "delete")
+		if err := v.Delete.DecodeJSON(d); err != nil {
+			v.Delete = nil
+			return true, wire.AtKey(d.Recover(m, err), "delete")
 		}
-		v.Delete = &x
 		return true, nil
 	case "additionalDirectories":
 		if d.TryNull() {
 			v.AdditionalDirectories = nil
 			return true, nil
 		}
+		v.AdditionalDirectories = new(SessionAdditionalDirectoriesCapabilities)
 		m := d.Mark()
-		var x SessionAdditionalDirectoriesCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.AdditionalDirectories = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "additionalDirectories")
+		if err := v.AdditionalDirectories.DecodeJSON(d); err != nil {
+			v.AdditionalDirectories = nil
+			return true, wire.AtKey(d.Recover(m, err), "additionalDirectories")
 		}
-		v.AdditionalDirectories = &x
 		return true, nil
 	case "systemPrompt":
 		if d.TryNull() {
 			v.SystemPrompt = nil
 			return true, nil
 		}
+		v.SystemPrompt = new(SessionSystemPromptCapabilities)
 		m := d.Mark()
-		var x SessionSystemPromptCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.SystemPrompt = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "systemPrompt")
+		if err := v.SystemPrompt.DecodeJSON(d); err != nil {
+			v.SystemPrompt = nil
+			return true, wire.AtKey(d.Recover(m, err), "systemPrompt")
 		}
-		v.SystemPrompt = &x
 		return true, nil
 	case "fork":
 		if d.TryNull() {
 			v.Fork = nil
 			return true, nil
 		}
+		v.Fork = new(SessionForkCapabilities)
 		m := d.Mark()
-		var x SessionForkCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Fork = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "fork")
+		if err := v.Fork.DecodeJSON(d); err != nil {
+			v.Fork = nil
+			return true, wire.AtKey(d.Recover(m, err), "fork")
 		}
-		v.Fork = &x
 		return true, nil
 	case "archive":
 		if d.TryNull() {
 			v.Archive = nil
 			return true, nil
 		}
+		v.Archive = new(SessionArchiveCapabilities)
 		m := d.Mark()
-		var x SessionArchiveCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Archive = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "archive")
+		if err := v.Archive.DecodeJSON(d); err != nil {
+			v.Archive = nil
+			return true, wire.AtKey(d.Recover(m, err), "archive")
 		}
-		v.Archive = &x
 		return true, nil
 	case "status":
 		if d.TryNull() {
 			v.Status = nil
 			return true, nil
 		}
+		v.Status = new(SessionStatusCapabilities)
 		m := d.Mark()
-		var x SessionStatusCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Status = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "status")
+		if err := v.Status.DecodeJSON(d); err != nil {
+			v.Status = nil
+			return true, wire.AtKey(d.Recover(m, err), "status")
 		}
-		v.Status = &x
 		return true, nil
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(SessionTitleCapabilities)
 		m := d.Mark()
-		var x SessionTitleCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := v.Title.DecodeJSON(d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "resume":
 		if d.TryNull() {
 			v.Resume = nil
 			return true, nil
 		}
+		v.Resume = new(SessionResumeCapabilities)
 		m := d.Mark()
-		var x SessionResumeCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Resume = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "resume")
+		if err := v.Resume.DecodeJSON(d); err != nil {
+			v.Resume = nil
+			return true, wire.AtKey(d.Recover(m, err), "resume")
 		}
-		v.Resume = &x
 		return true, nil
 	case "close":
 		if d.TryNull() {
 			v.Close = nil
 			return true, nil
 		}
+		v.Close = new(SessionCloseCapabilities)
 		m := d.Mark()
-		var x SessionCloseCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Close = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "close")
+		if err := v.Close.DecodeJSON(d); err != nil {
+			v.Close = nil
+			return true, wire.AtKey(d.Recover(m, err), "close")
 		}
-		v.Close = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -9923,40 +7007,22 @@ func (v *SessionCapabilities) decodeField(d *wire.Decoder, key []byte, seen []ui
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	case "runtimeContext":
 		if d.TryNull() {
 			v.RuntimeContext = nil
 			return true, nil
 		}
+		v.RuntimeContext = new(SessionRuntimeContextCapabilities)
 		m := d.Mark()
-		var x SessionRuntimeContextCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.RuntimeContext = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "runtimeContext")
+		if err := v.RuntimeContext.DecodeJSON(d); err != nil {
+			v.RuntimeContext = nil
+			return true, wire.AtKey(d.Recover(m, err), "runtimeContext")
 		}
-		v.RuntimeContext = &x
 		return true, nil
 	}
 	return false, nil
@@ -9970,100 +7036,52 @@ func (v *SessionCapabilities) checkRequired(d *wire.Decoder, seen []uint64) erro
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.List != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"list\":"...)
+		b = wire.Key(b, &comma, "\"list\":")
 		b = v.List.AppendJSON(b)
-		comma = true
 	}
 	if v.Delete != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"delete\":"...)
+		b = wire.Key(b, &comma, "\"delete\":")
 		b = v.Delete.AppendJSON(b)
-		comma = true
 	}
 	if v.AdditionalDirectories != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"additionalDirectories\":"...)
+		b = wire.Key(b, &comma, "\"additionalDirectories\":")
 		b = v.AdditionalDirectories.AppendJSON(b)
-		comma = true
 	}
 	if v.SystemPrompt != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"systemPrompt\":"...)
+		b = wire.Key(b, &comma, "\"systemPrompt\":")
 		b = v.SystemPrompt.AppendJSON(b)
-		comma = true
 	}
 	if v.Fork != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"fork\":"...)
+		b = wire.Key(b, &comma, "\"fork\":")
 		b = v.Fork.AppendJSON(b)
-		comma = true
 	}
 	if v.Archive != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"archive\":"...)
+		b = wire.Key(b, &comma, "\"archive\":")
 		b = v.Archive.AppendJSON(b)
-		comma = true
 	}
 	if v.Status != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"status\":"...)
+		b = wire.Key(b, &comma, "\"status\":")
 		b = v.Status.AppendJSON(b)
-		comma = true
 	}
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = v.Title.AppendJSON(b)
-		comma = true
 	}
 	if v.Resume != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"resume\":"...)
+		b = wire.Key(b, &comma, "\"resume\":")
 		b = v.Resume.AppendJSON(b)
-		comma = true
 	}
 	if v.Close != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"close\":"...)
+		b = wire.Key(b, &comma, "\"close\":")
 		b = v.Close.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	if v.RuntimeContext != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"runtimeContext\":"...)
+		b = wire.Key(b, &comma, "\"runtimeContext\":")
 		b = v.RuntimeContext.AppendJSON(b)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -10095,22 +7113,11 @@ func (v *SessionListCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -10132,19 +7139,10 @@ func (v *SessionListCapabilities) decodeField(d *wire.Decoder, key []byte, seen 
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -10158,12 +7156,8 @@ func (v *SessionListCapabilities) checkRequired(d *wire.Decoder, seen []uint64) 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionListCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -10195,22 +7189,11 @@ func (v *SessionDeleteCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -10232,19 +7215,10 @@ func (v *SessionDeleteCapabilities) decodeField(d *wire.Decoder, key []byte, see
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -10258,12 +7232,8 @@ func (v *SessionDeleteCapabilities) checkRequired(d *wire.Decoder, seen []uint64
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionDeleteCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -10295,22 +7265,11 @@ func (v *SessionAdditionalDirectoriesCapabilities) DecodeJSON(d *wire.Decoder) e
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -10332,19 +7291,10 @@ func (v *SessionAdditionalDirectoriesCapabilities) decodeField(d *wire.Decoder, 
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -10358,12 +7308,8 @@ func (v *SessionAdditionalDirectoriesCapabilities) checkRequired(d *wire.Decoder
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionAdditionalDirectoriesCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -10395,22 +7341,11 @@ func (v *SessionSystemPromptCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -10431,21 +7366,12 @@ func (v *SessionSystemPromptCapabilities) decodeField(d *wire.Decoder, key []byt
 			v.Mode = nil
 			return true, nil
 		}
+		v.Mode = new(SessionSystemPromptModeCapabilities)
 		m := d.Mark()
-		var x SessionSystemPromptModeCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Mode = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "mode")
+		if err := v.Mode.DecodeJSON(d); err != nil {
+			v.Mode = nil
+			return true, wire.AtKey(d.Recover(m, err), "mode")
 		}
-		v.Mode = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -10453,19 +7379,10 @@ func (v *SessionSystemPromptCapabilities) decodeField(d *wire.Decoder, key []byt
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -10479,20 +7396,12 @@ func (v *SessionSystemPromptCapabilities) checkRequired(d *wire.Decoder, seen []
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionSystemPromptCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Mode != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mode\":"...)
+		b = wire.Key(b, &comma, "\"mode\":")
 		b = v.Mode.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -10524,22 +7433,11 @@ func (v *SessionSystemPromptModeCapabilities) DecodeJSON(d *wire.Decoder) error 
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -10560,21 +7458,12 @@ func (v *SessionSystemPromptModeCapabilities) decodeField(d *wire.Decoder, key [
 			v.Override = nil
 			return true, nil
 		}
+		v.Override = new(SessionSystemPromptOverrideCapabilities)
 		m := d.Mark()
-		var x SessionSystemPromptOverrideCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Override = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "override")
+		if err := v.Override.DecodeJSON(d); err != nil {
+			v.Override = nil
+			return true, wire.AtKey(d.Recover(m, err), "override")
 		}
-		v.Override = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -10582,19 +7471,10 @@ func (v *SessionSystemPromptModeCapabilities) decodeField(d *wire.Decoder, key [
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -10608,20 +7488,12 @@ func (v *SessionSystemPromptModeCapabilities) checkRequired(d *wire.Decoder, see
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionSystemPromptModeCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Override != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"override\":"...)
+		b = wire.Key(b, &comma, "\"override\":")
 		b = v.Override.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -10653,22 +7525,11 @@ func (v *SessionSystemPromptOverrideCapabilities) DecodeJSON(d *wire.Decoder) er
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -10690,19 +7551,10 @@ func (v *SessionSystemPromptOverrideCapabilities) decodeField(d *wire.Decoder, k
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -10716,12 +7568,8 @@ func (v *SessionSystemPromptOverrideCapabilities) checkRequired(d *wire.Decoder,
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionSystemPromptOverrideCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -10753,22 +7601,11 @@ func (v *SessionForkCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -10790,19 +7627,10 @@ func (v *SessionForkCapabilities) decodeField(d *wire.Decoder, key []byte, seen 
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -10816,12 +7644,8 @@ func (v *SessionForkCapabilities) checkRequired(d *wire.Decoder, seen []uint64) 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionForkCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -10853,22 +7677,11 @@ func (v *SessionArchiveCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -10890,19 +7703,10 @@ func (v *SessionArchiveCapabilities) decodeField(d *wire.Decoder, key []byte, se
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -10916,12 +7720,8 @@ func (v *SessionArchiveCapabilities) checkRequired(d *wire.Decoder, seen []uint6
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionArchiveCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -10953,22 +7753,11 @@ func (v *SessionStatusCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -10990,19 +7779,10 @@ func (v *SessionStatusCapabilities) decodeField(d *wire.Decoder, key []byte, see
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -11016,12 +7796,8 @@ func (v *SessionStatusCapabilities) checkRequired(d *wire.Decoder, seen []uint64
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionStatusCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -11053,22 +7829,11 @@ func (v *SessionTitleCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -11090,19 +7855,10 @@ func (v *SessionTitleCapabilities) decodeField(d *wire.Decoder, key []byte, seen
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -11116,12 +7872,8 @@ func (v *SessionTitleCapabilities) checkRequired(d *wire.Decoder, seen []uint64)
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionTitleCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -11153,22 +7905,11 @@ func (v *SessionResumeCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -11190,19 +7931,10 @@ func (v *SessionResumeCapabilities) decodeField(d *wire.Decoder, key []byte, see
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -11216,12 +7948,8 @@ func (v *SessionResumeCapabilities) checkRequired(d *wire.Decoder, seen []uint64
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionResumeCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -11253,22 +7981,11 @@ func (v *SessionCloseCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -11290,19 +8007,10 @@ func (v *SessionCloseCapabilities) decodeField(d *wire.Decoder, key []byte, seen
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -11316,12 +8024,8 @@ func (v *SessionCloseCapabilities) checkRequired(d *wire.Decoder, seen []uint64)
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionCloseCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -11353,22 +8057,11 @@ func (v *AgentAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -11389,42 +8082,24 @@ func (v *AgentAuthCapabilities) decodeField(d *wire.Decoder, key []byte, seen []
 			v.Status = nil
 			return true, nil
 		}
+		v.Status = new(AuthStatusCapabilities)
 		m := d.Mark()
-		var x AuthStatusCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Status = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "status")
+		if err := v.Status.DecodeJSON(d); err != nil {
+			v.Status = nil
+			return true, wire.AtKey(d.Recover(m, err), "status")
 		}
-		v.Status = &x
 		return true, nil
 	case "logout":
 		if d.TryNull() {
 			v.Logout = nil
 			return true, nil
 		}
+		v.Logout = new(LogoutCapabilities)
 		m := d.Mark()
-		var x LogoutCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Logout = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "logout")
+		if err := v.Logout.DecodeJSON(d); err != nil {
+			v.Logout = nil
+			return true, wire.AtKey(d.Recover(m, err), "logout")
 		}
-		v.Logout = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -11432,19 +8107,10 @@ func (v *AgentAuthCapabilities) decodeField(d *wire.Decoder, key []byte, seen []
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -11458,28 +8124,16 @@ func (v *AgentAuthCapabilities) checkRequired(d *wire.Decoder, seen []uint64) er
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AgentAuthCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Status != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"status\":"...)
+		b = wire.Key(b, &comma, "\"status\":")
 		b = v.Status.AppendJSON(b)
-		comma = true
 	}
 	if v.Logout != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"logout\":"...)
+		b = wire.Key(b, &comma, "\"logout\":")
 		b = v.Logout.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -11511,22 +8165,11 @@ func (v *AuthStatusCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -11548,19 +8191,10 @@ func (v *AuthStatusCapabilities) decodeField(d *wire.Decoder, key []byte, seen [
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -11574,12 +8208,8 @@ func (v *AuthStatusCapabilities) checkRequired(d *wire.Decoder, seen []uint64) e
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AuthStatusCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -11611,22 +8241,11 @@ func (v *LogoutCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -11648,19 +8267,10 @@ func (v *LogoutCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uin
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -11674,12 +8284,8 @@ func (v *LogoutCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *LogoutCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -11711,22 +8317,11 @@ func (v *ProvidersCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -11748,19 +8343,10 @@ func (v *ProvidersCapabilities) decodeField(d *wire.Decoder, key []byte, seen []
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -11774,12 +8360,8 @@ func (v *ProvidersCapabilities) checkRequired(d *wire.Decoder, seen []uint64) er
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ProvidersCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -11848,11 +8430,7 @@ func (v *AuthMethod) checkRequired(d *wire.Decoder, seen []uint64) error {
 func (v *AuthMethod) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Terminal != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"terminal\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"terminal\"")
 		return v.Terminal.appendFields(b, comma)
 	case v.Agent != nil:
 		return v.Agent.appendFields(b, comma)
@@ -11906,22 +8484,11 @@ func (v *AuthMethod) decodeObject(d *wire.Decoder, asFallback bool) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -11947,7 +8514,8 @@ func (v *AuthMethod) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one AuthMethodID value.
 func (v *AuthMethodID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -11987,22 +8555,11 @@ func (v *AuthMethodTerminal) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -12020,82 +8577,44 @@ func (v *AuthMethodTerminal) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "id":
 		seen[0] |= 1 << 0
-		var x AuthMethodID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "id")
-		}
-		v.ID = x
-		return true, nil
+		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "name":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "args":
 		if d.Lenient() && d.TryNull() {
 			v.Args = nil
 			return true, nil
 		}
-		x, err := decodeSliceString(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "args")
-		}
-		v.Args = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
 	case "env":
 		if d.Lenient() && d.TryNull() {
 			v.Env = nil
 			return true, nil
 		}
-		x, err := decodeMapString(d)
-		if err != nil {
-			return true, wire.AtKey(err, "env")
-		}
-		v.Env = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeMap(d, &v.Env, wire.DecodeString), "env")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -12114,53 +8633,25 @@ func (v *AuthMethodTerminal) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AuthMethodTerminal) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"id\":"...)
-		b = v.ID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"id\":")
+	b = v.ID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Args != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"args\":"...)
-		b = appendSliceString(b, v.Args)
-		comma = true
+		b = wire.Key(b, &comma, "\"args\":")
+		b = wire.AppendSlice(b, v.Args, wire.EncodeString)
 	}
 	if v.Env != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"env\":"...)
-		b = appendMapString(b, v.Env)
-		comma = true
+		b = wire.Key(b, &comma, "\"env\":")
+		b = wire.AppendMap(b, v.Env, wire.EncodeString)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -12192,22 +8683,11 @@ func (v *AuthMethodAgent) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -12225,40 +8705,21 @@ func (v *AuthMethodAgent) decodeField(d *wire.Decoder, key []byte, seen []uint64
 	switch string(key) {
 	case "id":
 		seen[0] |= 1 << 0
-		var x AuthMethodID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "id")
-		}
-		v.ID = x
-		return true, nil
+		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "name":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -12266,19 +8727,10 @@ func (v *AuthMethodAgent) decodeField(d *wire.Decoder, key []byte, seen []uint64
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -12297,37 +8749,17 @@ func (v *AuthMethodAgent) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AuthMethodAgent) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"id\":"...)
-		b = v.ID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"id\":")
+	b = v.ID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -12359,22 +8791,11 @@ func (v *Implementation) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -12392,59 +8813,32 @@ func (v *Implementation) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 	switch string(key) {
 	case "name":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "version":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "version")
-		}
-		v.Version = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Version, d), "version")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -12463,37 +8857,17 @@ func (v *Implementation) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Implementation) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"version\":"...)
-		b = wire.AppendString(b, v.Version)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"version\":")
+	b = wire.AppendString(b, v.Version)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -12525,22 +8899,11 @@ func (v *AuthenticateResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -12562,19 +8925,10 @@ func (v *AuthenticateResponse) decodeField(d *wire.Decoder, key []byte, seen []u
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -12588,12 +8942,8 @@ func (v *AuthenticateResponse) checkRequired(d *wire.Decoder, seen []uint64) err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AuthenticateResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -12625,22 +8975,11 @@ func (v *ListProvidersResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -12658,31 +8997,17 @@ func (v *ListProvidersResponse) decodeField(d *wire.Decoder, key []byte, seen []
 	switch string(key) {
 	case "providers":
 		seen[0] |= 1 << 0
-		x, err := decodeSliceProviderInfo(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "providers")
-		}
-		v.Providers = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Providers, false, (*ProviderInfo).DecodeJSON), "providers")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -12698,21 +9023,11 @@ func (v *ListProvidersResponse) checkRequired(d *wire.Decoder, seen []uint64) er
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ListProvidersResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"providers\":"...)
-		b = appendSliceProviderInfo(b, v.Providers)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"providers\":")
+	b = wire.AppendSlice(b, v.Providers, (*ProviderInfo).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -12744,22 +9059,11 @@ func (v *ProviderInfo) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -12777,69 +9081,35 @@ func (v *ProviderInfo) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 	switch string(key) {
 	case "providerId":
 		seen[0] |= 1 << 0
-		var x ProviderID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "providerId")
-		}
-		v.ProviderID = x
-		return true, nil
+		return true, wire.AtKey(v.ProviderID.DecodeJSON(d), "providerId")
 	case "supported":
 		seen[0] |= 1 << 1
 		m := d.Mark()
-		x, err := decodeSliceLlmProtocol(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Supported = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "supported")
+		if err := wire.DecodeSlice(d, &v.Supported, true, (*LlmProtocol).DecodeJSON); err != nil {
+			v.Supported = nil
+			return true, wire.AtKey(d.Recover(m, err), "supported")
 		}
-		v.Supported = x
 		return true, nil
 	case "required":
 		seen[0] |= 1 << 2
-		x, err := d.ReadBool()
-		if err != nil {
-			return true, wire.AtKey(err, "required")
-		}
-		v.Required = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeBool(&v.Required, d), "required")
 	case "current":
 		if d.TryNull() {
 			v.Current = nil
 			return true, nil
 		}
-		var x ProviderCurrentConfig
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "current")
-		}
-		v.Current = &x
-		return true, nil
+		v.Current = new(ProviderCurrentConfig)
+		return true, wire.AtKey(v.Current.DecodeJSON(d), "current")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -12861,45 +9131,19 @@ func (v *ProviderInfo) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ProviderInfo) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"providerId\":"...)
-		b = v.ProviderID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"supported\":"...)
-		b = appendSliceLlmProtocol(b, v.Supported)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"required\":"...)
-		b = wire.AppendBool(b, v.Required)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"providerId\":")
+	b = v.ProviderID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"supported\":")
+	b = wire.AppendSlice(b, v.Supported, (*LlmProtocol).AppendJSON)
+	b = wire.Key(b, &comma, "\"required\":")
+	b = wire.AppendBool(b, v.Required)
 	if v.Current != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"current\":"...)
+		b = wire.Key(b, &comma, "\"current\":")
 		b = v.Current.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -12917,7 +9161,8 @@ func (v *ProviderInfo) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one ProviderID value.
 func (v *ProviderID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -12996,22 +9241,11 @@ func (v *ProviderCurrentConfig) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -13029,40 +9263,20 @@ func (v *ProviderCurrentConfig) decodeField(d *wire.Decoder, key []byte, seen []
 	switch string(key) {
 	case "apiType":
 		seen[0] |= 1 << 0
-		var x LlmProtocol
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "apiType")
-		}
-		v.APIType = x
-		return true, nil
+		return true, wire.AtKey(v.APIType.DecodeJSON(d), "apiType")
 	case "baseUrl":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "baseUrl")
-		}
-		v.BaseURL = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.BaseURL, d), "baseUrl")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -13081,29 +9295,13 @@ func (v *ProviderCurrentConfig) checkRequired(d *wire.Decoder, seen []uint64) er
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ProviderCurrentConfig) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"apiType\":"...)
-		b = v.APIType.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"baseUrl\":"...)
-		b = wire.AppendString(b, v.BaseURL)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"apiType\":")
+	b = v.APIType.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"baseUrl\":")
+	b = wire.AppendString(b, v.BaseURL)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -13135,22 +9333,11 @@ func (v *SetProviderResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -13172,19 +9359,10 @@ func (v *SetProviderResponse) decodeField(d *wire.Decoder, key []byte, seen []ui
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -13198,12 +9376,8 @@ func (v *SetProviderResponse) checkRequired(d *wire.Decoder, seen []uint64) erro
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SetProviderResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -13235,22 +9409,11 @@ func (v *DisableProviderResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -13272,19 +9435,10 @@ func (v *DisableProviderResponse) decodeField(d *wire.Decoder, key []byte, seen 
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -13298,12 +9452,8 @@ func (v *DisableProviderResponse) checkRequired(d *wire.Decoder, seen []uint64) 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *DisableProviderResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -13335,22 +9485,11 @@ func (v *LogoutResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -13372,19 +9511,10 @@ func (v *LogoutResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -13398,12 +9528,8 @@ func (v *LogoutResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *LogoutResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -13435,22 +9561,11 @@ func (v *AuthStatusResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -13468,28 +9583,13 @@ func (v *AuthStatusResponse) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "state":
 		seen[0] |= 1 << 0
-		var x AuthState
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "state")
-		}
-		v.State = x
-		return true, nil
+		return true, wire.AtKey(v.State.DecodeJSON(d), "state")
 	case "accounts":
 		m := d.Mark()
-		x, err := decodeSliceAuthAccount(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Accounts = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "accounts")
+		if err := wire.DecodeSlice(d, &v.Accounts, true, (*AuthAccount).DecodeJSON); err != nil {
+			v.Accounts = nil
+			return true, wire.AtKey(d.Recover(m, err), "accounts")
 		}
-		v.Accounts = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -13497,19 +9597,10 @@ func (v *AuthStatusResponse) decodeField(d *wire.Decoder, key []byte, seen []uin
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -13525,29 +9616,15 @@ func (v *AuthStatusResponse) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AuthStatusResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"state\":"...)
-		b = v.State.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"state\":")
+	b = v.State.AppendJSON(b)
 	if v.Accounts != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"accounts\":"...)
-		b = appendSliceAuthAccount(b, v.Accounts)
-		comma = true
+		b = wire.Key(b, &comma, "\"accounts\":")
+		b = wire.AppendSlice(b, v.Accounts, (*AuthAccount).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -13616,22 +9693,11 @@ func (v *AuthAccount) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -13649,91 +9715,54 @@ func (v *AuthAccount) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 	switch string(key) {
 	case "label":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "label")
-		}
-		v.Label = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Label, d), "label")
 	case "active":
 		if d.TryNull() {
 			v.Active = nil
 			return true, nil
 		}
+		v.Active = new(bool)
 		m := d.Mark()
-		x, err := d.ReadBool()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Active = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "active")
+		if err := wire.DecodeBool(v.Active, d); err != nil {
+			v.Active = nil
+			return true, wire.AtKey(d.Recover(m, err), "active")
 		}
-		v.Active = &x
 		return true, nil
 	case "name":
 		if d.TryNull() {
 			v.Name = nil
 			return true, nil
 		}
+		v.Name = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Name = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "name")
+		if err := wire.DecodeString(v.Name, d); err != nil {
+			v.Name = nil
+			return true, wire.AtKey(d.Recover(m, err), "name")
 		}
-		v.Name = &x
 		return true, nil
 	case "email":
 		if d.TryNull() {
 			v.Email = nil
 			return true, nil
 		}
+		v.Email = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Email = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "email")
+		if err := wire.DecodeString(v.Email, d); err != nil {
+			v.Email = nil
+			return true, wire.AtKey(d.Recover(m, err), "email")
 		}
-		v.Email = &x
 		return true, nil
 	case "organization":
 		if d.TryNull() {
 			v.Organization = nil
 			return true, nil
 		}
+		v.Organization = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Organization = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "organization")
+		if err := wire.DecodeString(v.Organization, d); err != nil {
+			v.Organization = nil
+			return true, wire.AtKey(d.Recover(m, err), "organization")
 		}
-		v.Organization = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -13741,19 +9770,10 @@ func (v *AuthAccount) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -13769,53 +9789,27 @@ func (v *AuthAccount) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AuthAccount) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"label\":"...)
-		b = wire.AppendString(b, v.Label)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"label\":")
+	b = wire.AppendString(b, v.Label)
 	if v.Active != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"active\":"...)
+		b = wire.Key(b, &comma, "\"active\":")
 		b = wire.AppendBool(b, *v.Active)
-		comma = true
 	}
 	if v.Name != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
+		b = wire.Key(b, &comma, "\"name\":")
 		b = wire.AppendString(b, *v.Name)
-		comma = true
 	}
 	if v.Email != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"email\":"...)
+		b = wire.Key(b, &comma, "\"email\":")
 		b = wire.AppendString(b, *v.Email)
-		comma = true
 	}
 	if v.Organization != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"organization\":"...)
+		b = wire.Key(b, &comma, "\"organization\":")
 		b = wire.AppendString(b, *v.Organization)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -13847,22 +9841,11 @@ func (v *NewSessionResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -13880,33 +9863,18 @@ func (v *NewSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "modes":
 		if d.TryNull() {
 			v.Modes = nil
 			return true, nil
 		}
+		v.Modes = new(SessionModeState)
 		m := d.Mark()
-		var x SessionModeState
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Modes = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "modes")
+		if err := v.Modes.DecodeJSON(d); err != nil {
+			v.Modes = nil
+			return true, wire.AtKey(d.Recover(m, err), "modes")
 		}
-		v.Modes = &x
 		return true, nil
 	case "configOptions":
 		if d.TryNull() {
@@ -13914,19 +9882,10 @@ func (v *NewSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uin
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceSessionConfigOption(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ConfigOptions = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "configOptions")
+		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
+			v.ConfigOptions = nil
+			return true, wire.AtKey(d.Recover(m, err), "configOptions")
 		}
-		v.ConfigOptions = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -13934,19 +9893,10 @@ func (v *NewSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uin
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -13962,37 +9912,19 @@ func (v *NewSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *NewSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
 	if v.Modes != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"modes\":"...)
+		b = wire.Key(b, &comma, "\"modes\":")
 		b = v.Modes.AppendJSON(b)
-		comma = true
 	}
 	if v.ConfigOptions != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"configOptions\":"...)
-		b = appendSliceSessionConfigOption(b, v.ConfigOptions)
-		comma = true
+		b = wire.Key(b, &comma, "\"configOptions\":")
+		b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -14024,22 +9956,11 @@ func (v *SessionModeState) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -14057,29 +9978,14 @@ func (v *SessionModeState) decodeField(d *wire.Decoder, key []byte, seen []uint6
 	switch string(key) {
 	case "currentModeId":
 		seen[0] |= 1 << 0
-		var x SessionModeID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "currentModeId")
-		}
-		v.CurrentModeID = x
-		return true, nil
+		return true, wire.AtKey(v.CurrentModeID.DecodeJSON(d), "currentModeId")
 	case "availableModes":
 		seen[0] |= 1 << 1
 		m := d.Mark()
-		x, err := decodeSliceSessionMode(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.AvailableModes = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "availableModes")
+		if err := wire.DecodeSlice(d, &v.AvailableModes, true, (*SessionMode).DecodeJSON); err != nil {
+			v.AvailableModes = nil
+			return true, wire.AtKey(d.Recover(m, err), "availableModes")
 		}
-		v.AvailableModes = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -14087,19 +9993,10 @@ func (v *SessionModeState) decodeField(d *wire.Decoder, key []byte, seen []uint6
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -14118,29 +10015,13 @@ func (v *SessionModeState) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionModeState) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"currentModeId\":"...)
-		b = v.CurrentModeID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"availableModes\":"...)
-		b = appendSliceSessionMode(b, v.AvailableModes)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"currentModeId\":")
+	b = v.CurrentModeID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"availableModes\":")
+	b = wire.AppendSlice(b, v.AvailableModes, (*SessionMode).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -14158,7 +10039,8 @@ func (v *SessionModeState) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one SessionModeID value.
 func (v *SessionModeID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -14198,22 +10080,11 @@ func (v *SessionMode) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -14231,40 +10102,21 @@ func (v *SessionMode) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 	switch string(key) {
 	case "id":
 		seen[0] |= 1 << 0
-		var x SessionModeID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "id")
-		}
-		v.ID = x
-		return true, nil
+		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "name":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -14272,19 +10124,10 @@ func (v *SessionMode) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -14303,37 +10146,17 @@ func (v *SessionMode) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionMode) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"id\":"...)
-		b = v.ID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"id\":")
+	b = v.ID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -14368,22 +10191,11 @@ func (v *SessionConfigOption) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -14401,61 +10213,33 @@ func (v *SessionConfigOption) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "id":
 		seen[0] |= 1 << 0
-		var x SessionConfigID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "id")
-		}
-		v.ID = x
-		return true, nil
+		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "name":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "category":
 		if d.TryNull() {
 			v.Category = nil
 			return true, nil
 		}
+		v.Category = new(SessionConfigOptionCategory)
 		m := d.Mark()
-		var x SessionConfigOptionCategory
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Category = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "category")
+		if err := v.Category.DecodeJSON(d); err != nil {
+			v.Category = nil
+			return true, wire.AtKey(d.Recover(m, err), "category")
 		}
-		v.Category = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -14463,19 +10247,10 @@ func (v *SessionConfigOption) decodeField(d *wire.Decoder, key []byte, seen []ui
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return v.Type.decodeField(d, key, seen[1:])
@@ -14499,45 +10274,21 @@ func (v *SessionConfigOption) selectVariant(d *wire.Decoder) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigOption) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"id\":"...)
-		b = v.ID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"id\":")
+	b = v.ID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Category != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"category\":"...)
+		b = wire.Key(b, &comma, "\"category\":")
 		b = v.Category.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	b, comma = v.Type.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
@@ -14610,18 +10361,10 @@ func (v *SessionConfigOptionType) checkRequired(d *wire.Decoder, seen []uint64) 
 func (v *SessionConfigOptionType) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Select != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"select\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"select\"")
 		return v.Select.appendFields(b, comma)
 	case v.Boolean != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"boolean\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"boolean\"")
 		return v.Boolean.appendFields(b, comma)
 	case v.Unknown != nil:
 		return v.Unknown.AppendFields(b, "type", comma)
@@ -14642,7 +10385,8 @@ func (v *SessionConfigOption) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one SessionConfigID value.
 func (v *SessionConfigID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -14705,7 +10449,8 @@ func (v *SessionConfigOptionCategory) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one SessionConfigValueID value.
 func (v *SessionConfigValueID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -14737,7 +10482,8 @@ func (v *SessionConfigSelectOptions) DecodeJSON(d *wire.Decoder) error {
 	case wire.KindArray:
 		{
 			m := d.Mark()
-			x, err := decodeSliceSessionConfigSelectOption(d, false)
+			var x []SessionConfigSelectOption
+			err := wire.DecodeSlice(d, &x, false, (*SessionConfigSelectOption).DecodeJSON)
 			if err == nil {
 				v.Ungrouped = x
 				return nil
@@ -14748,7 +10494,8 @@ func (v *SessionConfigSelectOptions) DecodeJSON(d *wire.Decoder) error {
 			d.Rewind(m)
 		}
 		{
-			x, err := decodeSliceSessionConfigSelectGroup(d, false)
+			var x []SessionConfigSelectGroup
+			err := wire.DecodeSlice(d, &x, false, (*SessionConfigSelectGroup).DecodeJSON)
 			if err != nil {
 				return err
 			}
@@ -14763,10 +10510,10 @@ func (v *SessionConfigSelectOptions) DecodeJSON(d *wire.Decoder) error {
 func (v *SessionConfigSelectOptions) AppendJSON(b []byte) []byte {
 	switch {
 	case v.Ungrouped != nil:
-		b = appendSliceSessionConfigSelectOption(b, v.Ungrouped)
+		b = wire.AppendSlice(b, v.Ungrouped, (*SessionConfigSelectOption).AppendJSON)
 		return b
 	case v.Grouped != nil:
-		b = appendSliceSessionConfigSelectGroup(b, v.Grouped)
+		b = wire.AppendSlice(b, v.Grouped, (*SessionConfigSelectGroup).AppendJSON)
 		return b
 	}
 	return append(b, "null"...)
@@ -14799,22 +10546,11 @@ func (v *SessionConfigSelectOption) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -14832,40 +10568,21 @@ func (v *SessionConfigSelectOption) decodeField(d *wire.Decoder, key []byte, see
 	switch string(key) {
 	case "value":
 		seen[0] |= 1 << 0
-		var x SessionConfigValueID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "value")
-		}
-		v.Value = x
-		return true, nil
+		return true, wire.AtKey(v.Value.DecodeJSON(d), "value")
 	case "name":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -14873,19 +10590,10 @@ func (v *SessionConfigSelectOption) decodeField(d *wire.Decoder, key []byte, see
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -14904,37 +10612,17 @@ func (v *SessionConfigSelectOption) checkRequired(d *wire.Decoder, seen []uint64
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigSelectOption) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"value\":"...)
-		b = v.Value.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"value\":")
+	b = v.Value.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -14966,22 +10654,11 @@ func (v *SessionConfigSelectGroup) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -14999,37 +10676,17 @@ func (v *SessionConfigSelectGroup) decodeField(d *wire.Decoder, key []byte, seen
 	switch string(key) {
 	case "group":
 		seen[0] |= 1 << 0
-		var x SessionConfigGroupID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "group")
-		}
-		v.Group = x
-		return true, nil
+		return true, wire.AtKey(v.Group.DecodeJSON(d), "group")
 	case "name":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "options":
 		seen[0] |= 1 << 2
 		m := d.Mark()
-		x, err := decodeSliceSessionConfigSelectOption(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Options = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "options")
+		if err := wire.DecodeSlice(d, &v.Options, true, (*SessionConfigSelectOption).DecodeJSON); err != nil {
+			v.Options = nil
+			return true, wire.AtKey(d.Recover(m, err), "options")
 		}
-		v.Options = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -15037,19 +10694,10 @@ func (v *SessionConfigSelectGroup) decodeField(d *wire.Decoder, key []byte, seen
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -15071,37 +10719,15 @@ func (v *SessionConfigSelectGroup) checkRequired(d *wire.Decoder, seen []uint64)
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigSelectGroup) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"group\":"...)
-		b = v.Group.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"options\":"...)
-		b = appendSliceSessionConfigSelectOption(b, v.Options)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"group\":")
+	b = v.Group.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
+	b = wire.Key(b, &comma, "\"options\":")
+	b = wire.AppendSlice(b, v.Options, (*SessionConfigSelectOption).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -15119,7 +10745,8 @@ func (v *SessionConfigSelectGroup) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one SessionConfigGroupID value.
 func (v *SessionConfigGroupID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -15159,22 +10786,11 @@ func (v *SessionConfigSelect) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -15192,22 +10808,10 @@ func (v *SessionConfigSelect) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "currentValue":
 		seen[0] |= 1 << 0
-		var x SessionConfigValueID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "currentValue")
-		}
-		v.CurrentValue = x
-		return true, nil
+		return true, wire.AtKey(v.CurrentValue.DecodeJSON(d), "currentValue")
 	case "options":
 		seen[0] |= 1 << 1
-		var x SessionConfigSelectOptions
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "options")
-		}
-		v.Options = x
-		return true, nil
+		return true, wire.AtKey(v.Options.DecodeJSON(d), "options")
 	}
 	return false, nil
 }
@@ -15225,22 +10829,10 @@ func (v *SessionConfigSelect) checkRequired(d *wire.Decoder, seen []uint64) erro
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigSelect) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"currentValue\":"...)
-		b = v.CurrentValue.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"options\":"...)
-		b = v.Options.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"currentValue\":")
+	b = v.CurrentValue.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"options\":")
+	b = v.Options.AppendJSON(b)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -15271,22 +10863,11 @@ func (v *SessionConfigBoolean) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -15304,12 +10885,7 @@ func (v *SessionConfigBoolean) decodeField(d *wire.Decoder, key []byte, seen []u
 	switch string(key) {
 	case "currentValue":
 		seen[0] |= 1 << 0
-		x, err := d.ReadBool()
-		if err != nil {
-			return true, wire.AtKey(err, "currentValue")
-		}
-		v.CurrentValue = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeBool(&v.CurrentValue, d), "currentValue")
 	}
 	return false, nil
 }
@@ -15324,14 +10900,8 @@ func (v *SessionConfigBoolean) checkRequired(d *wire.Decoder, seen []uint64) err
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigBoolean) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"currentValue\":"...)
-		b = wire.AppendBool(b, v.CurrentValue)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"currentValue\":")
+	b = wire.AppendBool(b, v.CurrentValue)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -15362,22 +10932,11 @@ func (v *LoadSessionResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -15398,21 +10957,12 @@ func (v *LoadSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []ui
 			v.Modes = nil
 			return true, nil
 		}
+		v.Modes = new(SessionModeState)
 		m := d.Mark()
-		var x SessionModeState
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Modes = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "modes")
+		if err := v.Modes.DecodeJSON(d); err != nil {
+			v.Modes = nil
+			return true, wire.AtKey(d.Recover(m, err), "modes")
 		}
-		v.Modes = &x
 		return true, nil
 	case "configOptions":
 		if d.TryNull() {
@@ -15420,19 +10970,10 @@ func (v *LoadSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []ui
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceSessionConfigOption(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ConfigOptions = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "configOptions")
+		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
+			v.ConfigOptions = nil
+			return true, wire.AtKey(d.Recover(m, err), "configOptions")
 		}
-		v.ConfigOptions = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -15440,19 +10981,10 @@ func (v *LoadSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []ui
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -15466,28 +10998,16 @@ func (v *LoadSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) erro
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *LoadSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Modes != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"modes\":"...)
+		b = wire.Key(b, &comma, "\"modes\":")
 		b = v.Modes.AppendJSON(b)
-		comma = true
 	}
 	if v.ConfigOptions != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"configOptions\":"...)
-		b = appendSliceSessionConfigOption(b, v.ConfigOptions)
-		comma = true
+		b = wire.Key(b, &comma, "\"configOptions\":")
+		b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -15519,22 +11039,11 @@ func (v *ListSessionsResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -15553,39 +11062,22 @@ func (v *ListSessionsResponse) decodeField(d *wire.Decoder, key []byte, seen []u
 	case "sessions":
 		seen[0] |= 1 << 0
 		m := d.Mark()
-		x, err := decodeSliceSessionInfo(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Sessions = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "sessions")
+		if err := wire.DecodeSlice(d, &v.Sessions, true, (*SessionInfo).DecodeJSON); err != nil {
+			v.Sessions = nil
+			return true, wire.AtKey(d.Recover(m, err), "sessions")
 		}
-		v.Sessions = x
 		return true, nil
 	case "nextCursor":
 		if d.TryNull() {
 			v.NextCursor = nil
 			return true, nil
 		}
+		v.NextCursor = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.NextCursor = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "nextCursor")
+		if err := wire.DecodeString(v.NextCursor, d); err != nil {
+			v.NextCursor = nil
+			return true, wire.AtKey(d.Recover(m, err), "nextCursor")
 		}
-		v.NextCursor = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -15593,19 +11085,10 @@ func (v *ListSessionsResponse) decodeField(d *wire.Decoder, key []byte, seen []u
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -15621,29 +11104,15 @@ func (v *ListSessionsResponse) checkRequired(d *wire.Decoder, seen []uint64) err
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ListSessionsResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessions\":"...)
-		b = appendSliceSessionInfo(b, v.Sessions)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessions\":")
+	b = wire.AppendSlice(b, v.Sessions, (*SessionInfo).AppendJSON)
 	if v.NextCursor != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"nextCursor\":"...)
+		b = wire.Key(b, &comma, "\"nextCursor\":")
 		b = wire.AppendString(b, *v.NextCursor)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -15675,22 +11144,11 @@ func (v *SessionInfo) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -15708,87 +11166,47 @@ func (v *SessionInfo) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "cwd":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "cwd")
-		}
-		v.Cwd = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
 	case "additionalDirectories":
-		x, err := decodeSliceString(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "additionalDirectories")
-		}
-		v.AdditionalDirectories = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "updatedAt":
 		if d.TryNull() {
 			v.UpdatedAt = nil
 			return true, nil
 		}
+		v.UpdatedAt = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.UpdatedAt = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "updatedAt")
+		if err := wire.DecodeString(v.UpdatedAt, d); err != nil {
+			v.UpdatedAt = nil
+			return true, wire.AtKey(d.Recover(m, err), "updatedAt")
 		}
-		v.UpdatedAt = &x
 		return true, nil
 	case "archived":
 		if d.TryNull() {
 			v.Archived = nil
 			return true, nil
 		}
+		v.Archived = new(bool)
 		m := d.Mark()
-		x, err := d.ReadBool()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Archived = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "archived")
+		if err := wire.DecodeBool(v.Archived, d); err != nil {
+			v.Archived = nil
+			return true, wire.AtKey(d.Recover(m, err), "archived")
 		}
-		v.Archived = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -15796,19 +11214,10 @@ func (v *SessionInfo) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -15827,61 +11236,29 @@ func (v *SessionInfo) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionInfo) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cwd\":"...)
-		b = wire.AppendString(b, v.Cwd)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"cwd\":")
+	b = wire.AppendString(b, v.Cwd)
 	if v.AdditionalDirectories != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"additionalDirectories\":"...)
-		b = appendSliceString(b, v.AdditionalDirectories)
-		comma = true
+		b = wire.Key(b, &comma, "\"additionalDirectories\":")
+		b = wire.AppendSlice(b, v.AdditionalDirectories, wire.EncodeString)
 	}
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
 	if v.UpdatedAt != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"updatedAt\":"...)
+		b = wire.Key(b, &comma, "\"updatedAt\":")
 		b = wire.AppendString(b, *v.UpdatedAt)
-		comma = true
 	}
 	if v.Archived != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"archived\":"...)
+		b = wire.Key(b, &comma, "\"archived\":")
 		b = wire.AppendBool(b, *v.Archived)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -15913,22 +11290,11 @@ func (v *DeleteSessionResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -15950,19 +11316,10 @@ func (v *DeleteSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -15976,12 +11333,8 @@ func (v *DeleteSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) er
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *DeleteSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -16013,22 +11366,11 @@ func (v *ForkSessionResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -16046,33 +11388,18 @@ func (v *ForkSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "modes":
 		if d.TryNull() {
 			v.Modes = nil
 			return true, nil
 		}
+		v.Modes = new(SessionModeState)
 		m := d.Mark()
-		var x SessionModeState
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Modes = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "modes")
+		if err := v.Modes.DecodeJSON(d); err != nil {
+			v.Modes = nil
+			return true, wire.AtKey(d.Recover(m, err), "modes")
 		}
-		v.Modes = &x
 		return true, nil
 	case "configOptions":
 		if d.TryNull() {
@@ -16080,19 +11407,10 @@ func (v *ForkSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []ui
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceSessionConfigOption(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ConfigOptions = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "configOptions")
+		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
+			v.ConfigOptions = nil
+			return true, wire.AtKey(d.Recover(m, err), "configOptions")
 		}
-		v.ConfigOptions = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -16100,19 +11418,10 @@ func (v *ForkSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []ui
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -16128,37 +11437,19 @@ func (v *ForkSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) erro
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ForkSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
 	if v.Modes != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"modes\":"...)
+		b = wire.Key(b, &comma, "\"modes\":")
 		b = v.Modes.AppendJSON(b)
-		comma = true
 	}
 	if v.ConfigOptions != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"configOptions\":"...)
-		b = appendSliceSessionConfigOption(b, v.ConfigOptions)
-		comma = true
+		b = wire.Key(b, &comma, "\"configOptions\":")
+		b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -16190,22 +11481,11 @@ func (v *ArchiveSessionResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -16227,19 +11507,10 @@ func (v *ArchiveSessionResponse) decodeField(d *wire.Decoder, key []byte, seen [
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -16253,12 +11524,8 @@ func (v *ArchiveSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) e
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ArchiveSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -16290,22 +11557,11 @@ func (v *UnarchiveSessionResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -16327,19 +11583,10 @@ func (v *UnarchiveSessionResponse) decodeField(d *wire.Decoder, key []byte, seen
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -16353,12 +11600,8 @@ func (v *UnarchiveSessionResponse) checkRequired(d *wire.Decoder, seen []uint64)
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *UnarchiveSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -16390,22 +11633,11 @@ func (v *SessionStatusResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -16423,32 +11655,17 @@ func (v *SessionStatusResponse) decodeField(d *wire.Decoder, key []byte, seen []
 	switch string(key) {
 	case "status":
 		seen[0] |= 1 << 0
-		var x SessionStatus
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "status")
-		}
-		v.Status = x
-		return true, nil
+		return true, wire.AtKey(v.Status.DecodeJSON(d), "status")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -16464,21 +11681,11 @@ func (v *SessionStatusResponse) checkRequired(d *wire.Decoder, seen []uint64) er
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionStatusResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"status\":"...)
-		b = v.Status.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"status\":")
+	b = v.Status.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -16543,22 +11750,11 @@ func (v *SetSessionTitleResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -16576,31 +11772,17 @@ func (v *SetSessionTitleResponse) decodeField(d *wire.Decoder, key []byte, seen 
 	switch string(key) {
 	case "title":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "title")
-		}
-		v.Title = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -16616,21 +11798,11 @@ func (v *SetSessionTitleResponse) checkRequired(d *wire.Decoder, seen []uint64) 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SetSessionTitleResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
-		b = wire.AppendString(b, v.Title)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"title\":")
+	b = wire.AppendString(b, v.Title)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -16662,22 +11834,11 @@ func (v *ResumeSessionResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -16698,21 +11859,12 @@ func (v *ResumeSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []
 			v.Modes = nil
 			return true, nil
 		}
+		v.Modes = new(SessionModeState)
 		m := d.Mark()
-		var x SessionModeState
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Modes = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "modes")
+		if err := v.Modes.DecodeJSON(d); err != nil {
+			v.Modes = nil
+			return true, wire.AtKey(d.Recover(m, err), "modes")
 		}
-		v.Modes = &x
 		return true, nil
 	case "configOptions":
 		if d.TryNull() {
@@ -16720,19 +11872,10 @@ func (v *ResumeSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceSessionConfigOption(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ConfigOptions = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "configOptions")
+		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
+			v.ConfigOptions = nil
+			return true, wire.AtKey(d.Recover(m, err), "configOptions")
 		}
-		v.ConfigOptions = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -16740,19 +11883,10 @@ func (v *ResumeSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -16766,28 +11900,16 @@ func (v *ResumeSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) er
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ResumeSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Modes != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"modes\":"...)
+		b = wire.Key(b, &comma, "\"modes\":")
 		b = v.Modes.AppendJSON(b)
-		comma = true
 	}
 	if v.ConfigOptions != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"configOptions\":"...)
-		b = appendSliceSessionConfigOption(b, v.ConfigOptions)
-		comma = true
+		b = wire.Key(b, &comma, "\"configOptions\":")
+		b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -16819,22 +11941,11 @@ func (v *CloseSessionResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -16856,19 +11967,10 @@ func (v *CloseSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []u
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -16882,12 +11984,8 @@ func (v *CloseSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CloseSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -16919,22 +12017,11 @@ func (v *SetSessionModeResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -16956,19 +12043,10 @@ func (v *SetSessionModeResponse) decodeField(d *wire.Decoder, key []byte, seen [
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -16982,12 +12060,8 @@ func (v *SetSessionModeResponse) checkRequired(d *wire.Decoder, seen []uint64) e
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SetSessionModeResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -17019,22 +12093,11 @@ func (v *SetSessionConfigOptionResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -17053,19 +12116,10 @@ func (v *SetSessionConfigOptionResponse) decodeField(d *wire.Decoder, key []byte
 	case "configOptions":
 		seen[0] |= 1 << 0
 		m := d.Mark()
-		x, err := decodeSliceSessionConfigOption(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ConfigOptions = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "configOptions")
+		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
+			v.ConfigOptions = nil
+			return true, wire.AtKey(d.Recover(m, err), "configOptions")
 		}
-		v.ConfigOptions = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -17073,19 +12127,10 @@ func (v *SetSessionConfigOptionResponse) decodeField(d *wire.Decoder, key []byte
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -17101,21 +12146,11 @@ func (v *SetSessionConfigOptionResponse) checkRequired(d *wire.Decoder, seen []u
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SetSessionConfigOptionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"configOptions\":"...)
-		b = appendSliceSessionConfigOption(b, v.ConfigOptions)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"configOptions\":")
+	b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -17147,22 +12182,11 @@ func (v *PromptResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -17180,33 +12204,18 @@ func (v *PromptResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 	switch string(key) {
 	case "stopReason":
 		seen[0] |= 1 << 0
-		var x StopReason
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "stopReason")
-		}
-		v.StopReason = x
-		return true, nil
+		return true, wire.AtKey(v.StopReason.DecodeJSON(d), "stopReason")
 	case "usage":
 		if d.TryNull() {
 			v.Usage = nil
 			return true, nil
 		}
+		v.Usage = new(Usage)
 		m := d.Mark()
-		var x Usage
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Usage = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "usage")
+		if err := v.Usage.DecodeJSON(d); err != nil {
+			v.Usage = nil
+			return true, wire.AtKey(d.Recover(m, err), "usage")
 		}
-		v.Usage = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -17214,19 +12223,10 @@ func (v *PromptResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -17242,29 +12242,15 @@ func (v *PromptResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PromptResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"stopReason\":"...)
-		b = v.StopReason.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"stopReason\":")
+	b = v.StopReason.AppendJSON(b)
 	if v.Usage != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"usage\":"...)
+		b = wire.Key(b, &comma, "\"usage\":")
 		b = v.Usage.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -17335,22 +12321,11 @@ func (v *Usage) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -17368,87 +12343,48 @@ func (v *Usage) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, e
 	switch string(key) {
 	case "totalTokens":
 		seen[0] |= 1 << 0
-		x, err := d.ReadUint64()
-		if err != nil {
-			return true, wire.AtKey(err, "totalTokens")
-		}
-		v.TotalTokens = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeUint64(&v.TotalTokens, d), "totalTokens")
 	case "inputTokens":
 		seen[0] |= 1 << 1
-		x, err := d.ReadUint64()
-		if err != nil {
-			return true, wire.AtKey(err, "inputTokens")
-		}
-		v.InputTokens = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeUint64(&v.InputTokens, d), "inputTokens")
 	case "outputTokens":
 		seen[0] |= 1 << 2
-		x, err := d.ReadUint64()
-		if err != nil {
-			return true, wire.AtKey(err, "outputTokens")
-		}
-		v.OutputTokens = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeUint64(&v.OutputTokens, d), "outputTokens")
 	case "thoughtTokens":
 		if d.TryNull() {
 			v.ThoughtTokens = nil
 			return true, nil
 		}
+		v.ThoughtTokens = new(uint64)
 		m := d.Mark()
-		x, err := d.ReadUint64()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ThoughtTokens = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "thoughtTokens")
+		if err := wire.DecodeUint64(v.ThoughtTokens, d); err != nil {
+			v.ThoughtTokens = nil
+			return true, wire.AtKey(d.Recover(m, err), "thoughtTokens")
 		}
-		v.ThoughtTokens = &x
 		return true, nil
 	case "cachedReadTokens":
 		if d.TryNull() {
 			v.CachedReadTokens = nil
 			return true, nil
 		}
+		v.CachedReadTokens = new(uint64)
 		m := d.Mark()
-		x, err := d.ReadUint64()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.CachedReadTokens = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "cachedReadTokens")
+		if err := wire.DecodeUint64(v.CachedReadTokens, d); err != nil {
+			v.CachedReadTokens = nil
+			return true, wire.AtKey(d.Recover(m, err), "cachedReadTokens")
 		}
-		v.CachedReadTokens = &x
 		return true, nil
 	case "cachedWriteTokens":
 		if d.TryNull() {
 			v.CachedWriteTokens = nil
 			return true, nil
 		}
+		v.CachedWriteTokens = new(uint64)
 		m := d.Mark()
-		x, err := d.ReadUint64()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.CachedWriteTokens = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "cachedWriteTokens")
+		if err := wire.DecodeUint64(v.CachedWriteTokens, d); err != nil {
+			v.CachedWriteTokens = nil
+			return true, wire.AtKey(d.Recover(m, err), "cachedWriteTokens")
 		}
-		v.CachedWriteTokens = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -17456,19 +12392,10 @@ func (v *Usage) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, e
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -17490,61 +12417,27 @@ func (v *Usage) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Usage) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"totalTokens\":"...)
-		b = wire.AppendUint(b, uint64(v.TotalTokens))
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"inputTokens\":"...)
-		b = wire.AppendUint(b, uint64(v.InputTokens))
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"outputTokens\":"...)
-		b = wire.AppendUint(b, uint64(v.OutputTokens))
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"totalTokens\":")
+	b = wire.AppendUint(b, uint64(v.TotalTokens))
+	b = wire.Key(b, &comma, "\"inputTokens\":")
+	b = wire.AppendUint(b, uint64(v.InputTokens))
+	b = wire.Key(b, &comma, "\"outputTokens\":")
+	b = wire.AppendUint(b, uint64(v.OutputTokens))
 	if v.ThoughtTokens != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"thoughtTokens\":"...)
+		b = wire.Key(b, &comma, "\"thoughtTokens\":")
 		b = wire.AppendUint(b, uint64(*v.ThoughtTokens))
-		comma = true
 	}
 	if v.CachedReadTokens != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cachedReadTokens\":"...)
+		b = wire.Key(b, &comma, "\"cachedReadTokens\":")
 		b = wire.AppendUint(b, uint64(*v.CachedReadTokens))
-		comma = true
 	}
 	if v.CachedWriteTokens != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cachedWriteTokens\":"...)
+		b = wire.Key(b, &comma, "\"cachedWriteTokens\":")
 		b = wire.AppendUint(b, uint64(*v.CachedWriteTokens))
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -17562,7 +12455,8 @@ func (v *Usage) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one ExtResponse value.
 func (v *ExtResponse) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadRaw()
+	var x wire.Raw
+	err := wire.DecodeRaw(&x, d)
 	if err != nil {
 		return err
 	}
@@ -17602,22 +12496,11 @@ func (v *Error) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -17635,40 +12518,20 @@ func (v *Error) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, e
 	switch string(key) {
 	case "code":
 		seen[0] |= 1 << 0
-		var x ErrorCode
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "code")
-		}
-		v.Code = x
-		return true, nil
+		return true, wire.AtKey(v.Code.DecodeJSON(d), "code")
 	case "message":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "message")
-		}
-		v.Message = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
 	case "data":
 		if d.TryNull() {
 			v.Data = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := d.ReadRaw()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Data = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "data")
+		if err := wire.DecodeRaw(&v.Data, d); err != nil {
+			v.Data = nil
+			return true, wire.AtKey(d.Recover(m, err), "data")
 		}
-		v.Data = x
 		return true, nil
 	}
 	return false, nil
@@ -17687,29 +12550,13 @@ func (v *Error) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Error) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"code\":"...)
-		b = v.Code.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"message\":"...)
-		b = wire.AppendString(b, v.Message)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"code\":")
+	b = v.Code.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"message\":")
+	b = wire.AppendString(b, v.Message)
 	if v.Data != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"data\":"...)
+		b = wire.Key(b, &comma, "\"data\":")
 		b = wire.AppendRaw(b, v.Data)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -17767,22 +12614,11 @@ func (v *AgentNotification) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -17800,23 +12636,13 @@ func (v *AgentNotification) decodeField(d *wire.Decoder, key []byte, seen []uint
 	switch string(key) {
 	case "method":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "method")
-		}
-		v.Method = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
 			return true, nil
 		}
-		x, err := d.ReadRaw()
-		if err != nil {
-			return true, wire.AtKey(err, "params")
-		}
-		v.Params = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	}
 	return false, nil
 }
@@ -17831,21 +12657,11 @@ func (v *AgentNotification) checkRequired(d *wire.Decoder, seen []uint64) error 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AgentNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"method\":"...)
-		b = wire.AppendString(b, v.Method)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"method\":")
+	b = wire.AppendString(b, v.Method)
 	if v.Params != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"params\":"...)
+		b = wire.Key(b, &comma, "\"params\":")
 		b = wire.AppendRaw(b, v.Params)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -17877,22 +12693,11 @@ func (v *SessionNotification) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -17910,41 +12715,20 @@ func (v *SessionNotification) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "update":
 		seen[0] |= 1 << 1
-		var x SessionUpdate
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "update")
-		}
-		v.Update = x
-		return true, nil
+		return true, wire.AtKey(v.Update.DecodeJSON(d), "update")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -17963,29 +12747,13 @@ func (v *SessionNotification) checkRequired(d *wire.Decoder, seen []uint64) erro
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"update\":"...)
-		b = v.Update.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"update\":")
+	b = v.Update.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -18238,137 +13006,61 @@ func (v *SessionUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
 func (v *SessionUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.UserMessageChunk != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"user_message_chunk\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"user_message_chunk\"")
 		return v.UserMessageChunk.appendFields(b, comma)
 	case v.AgentMessageChunk != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"agent_message_chunk\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"agent_message_chunk\"")
 		return v.AgentMessageChunk.appendFields(b, comma)
 	case v.AgentThoughtChunk != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"agent_thought_chunk\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"agent_thought_chunk\"")
 		return v.AgentThoughtChunk.appendFields(b, comma)
 	case v.ToolCall != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"tool_call\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"tool_call\"")
 		return v.ToolCall.appendFields(b, comma)
 	case v.ToolCallUpdate != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"tool_call_update\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"tool_call_update\"")
 		return v.ToolCallUpdate.appendFields(b, comma)
 	case v.Plan != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"plan\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"plan\"")
 		return v.Plan.appendFields(b, comma)
 	case v.PlanUpdate != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"plan_update\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"plan_update\"")
 		return v.PlanUpdate.appendFields(b, comma)
 	case v.PlanRemoved != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"plan_removed\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"plan_removed\"")
 		return v.PlanRemoved.appendFields(b, comma)
 	case v.AvailableCommandsUpdate != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"available_commands_update\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"available_commands_update\"")
 		return v.AvailableCommandsUpdate.appendFields(b, comma)
 	case v.CurrentModeUpdate != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"current_mode_update\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"current_mode_update\"")
 		return v.CurrentModeUpdate.appendFields(b, comma)
 	case v.ConfigOptionUpdate != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"config_option_update\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"config_option_update\"")
 		return v.ConfigOptionUpdate.appendFields(b, comma)
 	case v.SessionInfoUpdate != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"session_info_update\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"session_info_update\"")
 		return v.SessionInfoUpdate.appendFields(b, comma)
 	case v.UsageUpdate != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"usage_update\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"usage_update\"")
 		return v.UsageUpdate.appendFields(b, comma)
 	case v.Notice != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"notice\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"notice\"")
 		return v.Notice.appendFields(b, comma)
 	case v.CompactionUpdate != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"compaction_update\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"compaction_update\"")
 		return v.CompactionUpdate.appendFields(b, comma)
 	case v.CompactionSummaryChunk != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"compaction_summary_chunk\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"compaction_summary_chunk\"")
 		return v.CompactionSummaryChunk.appendFields(b, comma)
 	case v.SubagentUpdate != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"subagent_update\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"subagent_update\"")
 		return v.SubagentUpdate.appendFields(b, comma)
 	case v.SessionMessage != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"session_message\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"session_message\"")
 		return v.SessionMessage.appendFields(b, comma)
 	case v.SessionMessageChunk != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"session_message_chunk\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"session_message_chunk\"")
 		return v.SessionMessageChunk.appendFields(b, comma)
 	case v.Unknown != nil:
 		return v.Unknown.AppendFields(b, "sessionUpdate", comma)
@@ -18442,22 +13134,11 @@ func (v *SessionUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -18483,7 +13164,8 @@ func (v *SessionUpdate) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one MessageID value.
 func (v *MessageID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -18523,22 +13205,11 @@ func (v *ContentChunk) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -18556,33 +13227,18 @@ func (v *ContentChunk) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 	switch string(key) {
 	case "content":
 		seen[0] |= 1 << 0
-		var x ContentBlock
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "content")
-		}
-		v.Content = x
-		return true, nil
+		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "messageId":
 		if d.TryNull() {
 			v.MessageID = nil
 			return true, nil
 		}
+		v.MessageID = new(MessageID)
 		m := d.Mark()
-		var x MessageID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.MessageID = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "messageId")
+		if err := v.MessageID.DecodeJSON(d); err != nil {
+			v.MessageID = nil
+			return true, wire.AtKey(d.Recover(m, err), "messageId")
 		}
-		v.MessageID = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -18590,19 +13246,10 @@ func (v *ContentChunk) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -18618,29 +13265,15 @@ func (v *ContentChunk) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ContentChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = v.Content.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"content\":")
+	b = v.Content.AppendJSON(b)
 	if v.MessageID != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"messageId\":"...)
+		b = wire.Key(b, &comma, "\"messageId\":")
 		b = v.MessageID.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -18672,22 +13305,11 @@ func (v *ToolCall) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -18705,106 +13327,51 @@ func (v *ToolCall) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool
 	switch string(key) {
 	case "toolCallId":
 		seen[0] |= 1 << 0
-		var x ToolCallID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "toolCallId")
-		}
-		v.ToolCallID = x
-		return true, nil
+		return true, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
 	case "title":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "title")
-		}
-		v.Title = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "name":
 		if d.TryNull() {
 			v.Name = nil
 			return true, nil
 		}
+		v.Name = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Name = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "name")
+		if err := wire.DecodeString(v.Name, d); err != nil {
+			v.Name = nil
+			return true, wire.AtKey(d.Recover(m, err), "name")
 		}
-		v.Name = &x
 		return true, nil
 	case "kind":
+		v.Kind = new(ToolKind)
 		m := d.Mark()
-		var x ToolKind
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Kind = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "kind")
+		if err := v.Kind.DecodeJSON(d); err != nil {
+			v.Kind = nil
+			return true, wire.AtKey(d.Recover(m, err), "kind")
 		}
-		v.Kind = &x
 		return true, nil
 	case "status":
+		v.Status = new(ToolCallStatus)
 		m := d.Mark()
-		var x ToolCallStatus
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Status = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "status")
+		if err := v.Status.DecodeJSON(d); err != nil {
+			v.Status = nil
+			return true, wire.AtKey(d.Recover(m, err), "status")
 		}
-		v.Status = &x
 		return true, nil
 	case "content":
 		m := d.Mark()
-		x, err := decodeSliceToolCallContent(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Content = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "content")
+		if err := wire.DecodeSlice(d, &v.Content, true, (*ToolCallContent).DecodeJSON); err != nil {
+			v.Content = nil
+			return true, wire.AtKey(d.Recover(m, err), "content")
 		}
-		v.Content = x
 		return true, nil
 	case "locations":
 		m := d.Mark()
-		x, err := decodeSliceToolCallLocation(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Locations = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "locations")
+		if err := wire.DecodeSlice(d, &v.Locations, true, (*ToolCallLocation).DecodeJSON); err != nil {
+			v.Locations = nil
+			return true, wire.AtKey(d.Recover(m, err), "locations")
 		}
-		v.Locations = x
 		return true, nil
 	case "rawInput":
 		if d.TryNull() {
@@ -18812,19 +13379,10 @@ func (v *ToolCall) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := d.ReadRaw()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.RawInput = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "rawInput")
+		if err := wire.DecodeRaw(&v.RawInput, d); err != nil {
+			v.RawInput = nil
+			return true, wire.AtKey(d.Recover(m, err), "rawInput")
 		}
-		v.RawInput = x
 		return true, nil
 	case "rawOutput":
 		if d.TryNull() {
@@ -18832,19 +13390,10 @@ func (v *ToolCall) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := d.ReadRaw()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.RawOutput = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "rawOutput")
+		if err := wire.DecodeRaw(&v.RawOutput, d); err != nil {
+			v.RawOutput = nil
+			return true, wire.AtKey(d.Recover(m, err), "rawOutput")
 		}
-		v.RawOutput = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -18852,19 +13401,10 @@ func (v *ToolCall) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -18883,85 +13423,41 @@ func (v *ToolCall) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ToolCall) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"toolCallId\":"...)
-		b = v.ToolCallID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
-		b = wire.AppendString(b, v.Title)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"toolCallId\":")
+	b = v.ToolCallID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"title\":")
+	b = wire.AppendString(b, v.Title)
 	if v.Name != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
+		b = wire.Key(b, &comma, "\"name\":")
 		b = wire.AppendString(b, *v.Name)
-		comma = true
 	}
 	if v.Kind != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"kind\":"...)
+		b = wire.Key(b, &comma, "\"kind\":")
 		b = v.Kind.AppendJSON(b)
-		comma = true
 	}
 	if v.Status != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"status\":"...)
+		b = wire.Key(b, &comma, "\"status\":")
 		b = v.Status.AppendJSON(b)
-		comma = true
 	}
 	if v.Content != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = appendSliceToolCallContent(b, v.Content)
-		comma = true
+		b = wire.Key(b, &comma, "\"content\":")
+		b = wire.AppendSlice(b, v.Content, (*ToolCallContent).AppendJSON)
 	}
 	if v.Locations != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"locations\":"...)
-		b = appendSliceToolCallLocation(b, v.Locations)
-		comma = true
+		b = wire.Key(b, &comma, "\"locations\":")
+		b = wire.AppendSlice(b, v.Locations, (*ToolCallLocation).AppendJSON)
 	}
 	if v.RawInput != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"rawInput\":"...)
+		b = wire.Key(b, &comma, "\"rawInput\":")
 		b = wire.AppendRaw(b, v.RawInput)
-		comma = true
 	}
 	if v.RawOutput != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"rawOutput\":"...)
+		b = wire.Key(b, &comma, "\"rawOutput\":")
 		b = wire.AppendRaw(b, v.RawOutput)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -18993,22 +13489,11 @@ func (v *PlanEntry) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -19026,49 +13511,23 @@ func (v *PlanEntry) decodeField(d *wire.Decoder, key []byte, seen []uint64) (boo
 	switch string(key) {
 	case "content":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "content")
-		}
-		v.Content = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
 	case "priority":
 		seen[0] |= 1 << 1
-		var x PlanEntryPriority
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "priority")
-		}
-		v.Priority = x
-		return true, nil
+		return true, wire.AtKey(v.Priority.DecodeJSON(d), "priority")
 	case "status":
 		seen[0] |= 1 << 2
-		var x PlanEntryStatus
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "status")
-		}
-		v.Status = x
-		return true, nil
+		return true, wire.AtKey(v.Status.DecodeJSON(d), "status")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -19090,37 +13549,15 @@ func (v *PlanEntry) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PlanEntry) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = wire.AppendString(b, v.Content)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"priority\":"...)
-		b = v.Priority.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"status\":"...)
-		b = v.Status.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"content\":")
+	b = wire.AppendString(b, v.Content)
+	b = wire.Key(b, &comma, "\"priority\":")
+	b = v.Priority.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"status\":")
+	b = v.Status.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -19222,22 +13659,11 @@ func (v *Plan) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -19256,19 +13682,10 @@ func (v *Plan) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, er
 	case "entries":
 		seen[0] |= 1 << 0
 		m := d.Mark()
-		x, err := decodeSlicePlanEntry(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Entries = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "entries")
+		if err := wire.DecodeSlice(d, &v.Entries, true, (*PlanEntry).DecodeJSON); err != nil {
+			v.Entries = nil
+			return true, wire.AtKey(d.Recover(m, err), "entries")
 		}
-		v.Entries = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -19276,19 +13693,10 @@ func (v *Plan) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, er
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -19304,21 +13712,11 @@ func (v *Plan) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Plan) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"entries\":"...)
-		b = appendSlicePlanEntry(b, v.Entries)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"entries\":")
+	b = wire.AppendSlice(b, v.Entries, (*PlanEntry).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -19411,25 +13809,13 @@ func (v *PlanUpdateContent) checkRequired(d *wire.Decoder, seen []uint64) error 
 func (v *PlanUpdateContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Items != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"items\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"items\"")
 		return v.Items.appendFields(b, comma)
 	case v.File != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"file\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"file\"")
 		return v.File.appendFields(b, comma)
 	case v.Markdown != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"markdown\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"markdown\"")
 		return v.Markdown.appendFields(b, comma)
 	case v.Unknown != nil:
 		return v.Unknown.AppendFields(b, "type", comma)
@@ -19471,22 +13857,11 @@ func (v *PlanUpdateContent) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -19512,7 +13887,8 @@ func (v *PlanUpdateContent) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one PlanID value.
 func (v *PlanID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -19552,22 +13928,11 @@ func (v *PlanItems) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -19585,29 +13950,14 @@ func (v *PlanItems) decodeField(d *wire.Decoder, key []byte, seen []uint64) (boo
 	switch string(key) {
 	case "planId":
 		seen[0] |= 1 << 0
-		var x PlanID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "planId")
-		}
-		v.PlanID = x
-		return true, nil
+		return true, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
 	case "entries":
 		seen[0] |= 1 << 1
 		m := d.Mark()
-		x, err := decodeSlicePlanEntry(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Entries = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "entries")
+		if err := wire.DecodeSlice(d, &v.Entries, true, (*PlanEntry).DecodeJSON); err != nil {
+			v.Entries = nil
+			return true, wire.AtKey(d.Recover(m, err), "entries")
 		}
-		v.Entries = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -19615,19 +13965,10 @@ func (v *PlanItems) decodeField(d *wire.Decoder, key []byte, seen []uint64) (boo
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -19646,29 +13987,13 @@ func (v *PlanItems) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PlanItems) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"planId\":"...)
-		b = v.PlanID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"entries\":"...)
-		b = appendSlicePlanEntry(b, v.Entries)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"planId\":")
+	b = v.PlanID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"entries\":")
+	b = wire.AppendSlice(b, v.Entries, (*PlanEntry).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -19700,22 +14025,11 @@ func (v *PlanFile) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -19733,40 +14047,20 @@ func (v *PlanFile) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool
 	switch string(key) {
 	case "planId":
 		seen[0] |= 1 << 0
-		var x PlanID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "planId")
-		}
-		v.PlanID = x
-		return true, nil
+		return true, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
 	case "uri":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "uri")
-		}
-		v.URI = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -19785,29 +14079,13 @@ func (v *PlanFile) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PlanFile) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"planId\":"...)
-		b = v.PlanID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"uri\":"...)
-		b = wire.AppendString(b, v.URI)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"planId\":")
+	b = v.PlanID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"uri\":")
+	b = wire.AppendString(b, v.URI)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -19839,22 +14117,11 @@ func (v *PlanMarkdown) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -19872,40 +14139,20 @@ func (v *PlanMarkdown) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 	switch string(key) {
 	case "planId":
 		seen[0] |= 1 << 0
-		var x PlanID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "planId")
-		}
-		v.PlanID = x
-		return true, nil
+		return true, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
 	case "content":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "content")
-		}
-		v.Content = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -19924,29 +14171,13 @@ func (v *PlanMarkdown) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PlanMarkdown) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"planId\":"...)
-		b = v.PlanID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = wire.AppendString(b, v.Content)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"planId\":")
+	b = v.PlanID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"content\":")
+	b = wire.AppendString(b, v.Content)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -19978,22 +14209,11 @@ func (v *PlanUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -20011,32 +14231,17 @@ func (v *PlanUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bo
 	switch string(key) {
 	case "plan":
 		seen[0] |= 1 << 0
-		var x PlanUpdateContent
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "plan")
-		}
-		v.Plan = x
-		return true, nil
+		return true, wire.AtKey(v.Plan.DecodeJSON(d), "plan")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -20052,21 +14257,11 @@ func (v *PlanUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PlanUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"plan\":"...)
-		b = v.Plan.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"plan\":")
+	b = v.Plan.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -20098,22 +14293,11 @@ func (v *PlanRemoved) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -20131,32 +14315,17 @@ func (v *PlanRemoved) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 	switch string(key) {
 	case "planId":
 		seen[0] |= 1 << 0
-		var x PlanID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "planId")
-		}
-		v.PlanID = x
-		return true, nil
+		return true, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -20172,21 +14341,11 @@ func (v *PlanRemoved) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PlanRemoved) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"planId\":"...)
-		b = v.PlanID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"planId\":")
+	b = v.PlanID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -20218,22 +14377,11 @@ func (v *AvailableCommand) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -20251,40 +14399,21 @@ func (v *AvailableCommand) decodeField(d *wire.Decoder, key []byte, seen []uint6
 	switch string(key) {
 	case "name":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "description")
-		}
-		v.Description = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Description, d), "description")
 	case "input":
 		if d.TryNull() {
 			v.Input = nil
 			return true, nil
 		}
+		v.Input = new(AvailableCommandInput)
 		m := d.Mark()
-		var x AvailableCommandInput
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Input = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "input")
+		if err := v.Input.DecodeJSON(d); err != nil {
+			v.Input = nil
+			return true, wire.AtKey(d.Recover(m, err), "input")
 		}
-		v.Input = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -20292,19 +14421,10 @@ func (v *AvailableCommand) decodeField(d *wire.Decoder, key []byte, seen []uint6
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -20323,37 +14443,17 @@ func (v *AvailableCommand) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AvailableCommand) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
-		b = wire.AppendString(b, v.Description)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
+	b = wire.Key(b, &comma, "\"description\":")
+	b = wire.AppendString(b, v.Description)
 	if v.Input != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"input\":"...)
+		b = wire.Key(b, &comma, "\"input\":")
 		b = v.Input.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -20430,22 +14530,11 @@ func (v *AvailableCommandInput) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -20485,22 +14574,11 @@ func (v *UnstructuredCommandInput) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -20518,31 +14596,17 @@ func (v *UnstructuredCommandInput) decodeField(d *wire.Decoder, key []byte, seen
 	switch string(key) {
 	case "hint":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "hint")
-		}
-		v.Hint = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Hint, d), "hint")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -20558,21 +14622,11 @@ func (v *UnstructuredCommandInput) checkRequired(d *wire.Decoder, seen []uint64)
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *UnstructuredCommandInput) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"hint\":"...)
-		b = wire.AppendString(b, v.Hint)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"hint\":")
+	b = wire.AppendString(b, v.Hint)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -20604,22 +14658,11 @@ func (v *AvailableCommandsUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -20638,19 +14681,10 @@ func (v *AvailableCommandsUpdate) decodeField(d *wire.Decoder, key []byte, seen 
 	case "availableCommands":
 		seen[0] |= 1 << 0
 		m := d.Mark()
-		x, err := decodeSliceAvailableCommand(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.AvailableCommands = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "availableCommands")
+		if err := wire.DecodeSlice(d, &v.AvailableCommands, true, (*AvailableCommand).DecodeJSON); err != nil {
+			v.AvailableCommands = nil
+			return true, wire.AtKey(d.Recover(m, err), "availableCommands")
 		}
-		v.AvailableCommands = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -20658,19 +14692,10 @@ func (v *AvailableCommandsUpdate) decodeField(d *wire.Decoder, key []byte, seen 
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -20686,21 +14711,11 @@ func (v *AvailableCommandsUpdate) checkRequired(d *wire.Decoder, seen []uint64) 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AvailableCommandsUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"availableCommands\":"...)
-		b = appendSliceAvailableCommand(b, v.AvailableCommands)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"availableCommands\":")
+	b = wire.AppendSlice(b, v.AvailableCommands, (*AvailableCommand).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -20732,22 +14747,11 @@ func (v *CurrentModeUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -20765,32 +14769,17 @@ func (v *CurrentModeUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint
 	switch string(key) {
 	case "currentModeId":
 		seen[0] |= 1 << 0
-		var x SessionModeID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "currentModeId")
-		}
-		v.CurrentModeID = x
-		return true, nil
+		return true, wire.AtKey(v.CurrentModeID.DecodeJSON(d), "currentModeId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -20806,21 +14795,11 @@ func (v *CurrentModeUpdate) checkRequired(d *wire.Decoder, seen []uint64) error 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CurrentModeUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"currentModeId\":"...)
-		b = v.CurrentModeID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"currentModeId\":")
+	b = v.CurrentModeID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -20852,22 +14831,11 @@ func (v *ConfigOptionUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -20886,19 +14854,10 @@ func (v *ConfigOptionUpdate) decodeField(d *wire.Decoder, key []byte, seen []uin
 	case "configOptions":
 		seen[0] |= 1 << 0
 		m := d.Mark()
-		x, err := decodeSliceSessionConfigOption(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ConfigOptions = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "configOptions")
+		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
+			v.ConfigOptions = nil
+			return true, wire.AtKey(d.Recover(m, err), "configOptions")
 		}
-		v.ConfigOptions = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -20906,19 +14865,10 @@ func (v *ConfigOptionUpdate) decodeField(d *wire.Decoder, key []byte, seen []uin
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -20934,21 +14884,11 @@ func (v *ConfigOptionUpdate) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ConfigOptionUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"configOptions\":"...)
-		b = appendSliceSessionConfigOption(b, v.ConfigOptions)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"configOptions\":")
+	b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -20980,22 +14920,11 @@ func (v *SessionInfoUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -21016,40 +14945,24 @@ func (v *SessionInfoUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "updatedAt":
 		if d.TryNull() {
 			v.UpdatedAt = nil
 			return true, nil
 		}
+		v.UpdatedAt = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.UpdatedAt = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "updatedAt")
+		if err := wire.DecodeString(v.UpdatedAt, d); err != nil {
+			v.UpdatedAt = nil
+			return true, wire.AtKey(d.Recover(m, err), "updatedAt")
 		}
-		v.UpdatedAt = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -21057,19 +14970,10 @@ func (v *SessionInfoUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -21083,28 +14987,16 @@ func (v *SessionInfoUpdate) checkRequired(d *wire.Decoder, seen []uint64) error 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionInfoUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
 	if v.UpdatedAt != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"updatedAt\":"...)
+		b = wire.Key(b, &comma, "\"updatedAt\":")
 		b = wire.AppendString(b, *v.UpdatedAt)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -21136,22 +15028,11 @@ func (v *Cost) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -21169,39 +15050,20 @@ func (v *Cost) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, er
 	switch string(key) {
 	case "amount":
 		seen[0] |= 1 << 0
-		x, err := d.ReadFloat64()
-		if err != nil {
-			return true, wire.AtKey(err, "amount")
-		}
-		v.Amount = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeFloat64(&v.Amount, d), "amount")
 	case "currency":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "currency")
-		}
-		v.Currency = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Currency, d), "currency")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -21220,29 +15082,13 @@ func (v *Cost) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Cost) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"amount\":"...)
-		b = wire.AppendFloat(b, v.Amount)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"currency\":"...)
-		b = wire.AppendString(b, v.Currency)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"amount\":")
+	b = wire.AppendFloat(b, v.Amount)
+	b = wire.Key(b, &comma, "\"currency\":")
+	b = wire.AppendString(b, v.Currency)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -21274,22 +15120,11 @@ func (v *UsageUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -21307,40 +15142,21 @@ func (v *UsageUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 	switch string(key) {
 	case "used":
 		seen[0] |= 1 << 0
-		x, err := d.ReadUint64()
-		if err != nil {
-			return true, wire.AtKey(err, "used")
-		}
-		v.Used = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeUint64(&v.Used, d), "used")
 	case "size":
 		seen[0] |= 1 << 1
-		x, err := d.ReadUint64()
-		if err != nil {
-			return true, wire.AtKey(err, "size")
-		}
-		v.Size = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeUint64(&v.Size, d), "size")
 	case "cost":
 		if d.TryNull() {
 			v.Cost = nil
 			return true, nil
 		}
+		v.Cost = new(Cost)
 		m := d.Mark()
-		var x Cost
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Cost = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "cost")
+		if err := v.Cost.DecodeJSON(d); err != nil {
+			v.Cost = nil
+			return true, wire.AtKey(d.Recover(m, err), "cost")
 		}
-		v.Cost = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -21348,19 +15164,10 @@ func (v *UsageUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -21379,37 +15186,17 @@ func (v *UsageUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *UsageUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"used\":"...)
-		b = wire.AppendUint(b, uint64(v.Used))
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"size\":"...)
-		b = wire.AppendUint(b, uint64(v.Size))
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"used\":")
+	b = wire.AppendUint(b, uint64(v.Used))
+	b = wire.Key(b, &comma, "\"size\":")
+	b = wire.AppendUint(b, uint64(v.Size))
 	if v.Cost != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cost\":"...)
+		b = wire.Key(b, &comma, "\"cost\":")
 		b = v.Cost.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -21476,22 +15263,11 @@ func (v *Notice) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -21509,40 +15285,21 @@ func (v *Notice) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, 
 	switch string(key) {
 	case "severity":
 		seen[0] |= 1 << 0
-		var x NoticeSeverity
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "severity")
-		}
-		v.Severity = x
-		return true, nil
+		return true, wire.AtKey(v.Severity.DecodeJSON(d), "severity")
 	case "title":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "title")
-		}
-		v.Title = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -21550,19 +15307,10 @@ func (v *Notice) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, 
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -21581,37 +15329,17 @@ func (v *Notice) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Notice) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"severity\":"...)
-		b = v.Severity.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
-		b = wire.AppendString(b, v.Title)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"severity\":")
+	b = v.Severity.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"title\":")
+	b = wire.AppendString(b, v.Title)
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -21629,7 +15357,8 @@ func (v *Notice) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one CompactionID value.
 func (v *CompactionID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -21706,22 +15435,11 @@ func (v *CompactionUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -21739,61 +15457,32 @@ func (v *CompactionUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint6
 	switch string(key) {
 	case "compactionId":
 		seen[0] |= 1 << 0
-		var x CompactionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "compactionId")
-		}
-		v.CompactionID = x
-		return true, nil
+		return true, wire.AtKey(v.CompactionID.DecodeJSON(d), "compactionId")
 	case "status":
 		seen[0] |= 1 << 1
-		var x CompactionStatus
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "status")
-		}
-		v.Status = x
-		return true, nil
+		return true, wire.AtKey(v.Status.DecodeJSON(d), "status")
 	case "summary":
 		if d.TryNull() {
 			v.Summary = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceContentBlock(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Summary = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "summary")
+		if err := wire.DecodeSlice(d, &v.Summary, true, (*ContentBlock).DecodeJSON); err != nil {
+			v.Summary = nil
+			return true, wire.AtKey(d.Recover(m, err), "summary")
 		}
-		v.Summary = x
 		return true, nil
 	case "error":
 		if d.TryNull() {
 			v.Error = nil
 			return true, nil
 		}
+		v.Error = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Error = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "error")
+		if err := wire.DecodeString(v.Error, d); err != nil {
+			v.Error = nil
+			return true, wire.AtKey(d.Recover(m, err), "error")
 		}
-		v.Error = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -21801,19 +15490,10 @@ func (v *CompactionUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint6
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -21832,45 +15512,21 @@ func (v *CompactionUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CompactionUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"compactionId\":"...)
-		b = v.CompactionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"status\":"...)
-		b = v.Status.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"compactionId\":")
+	b = v.CompactionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"status\":")
+	b = v.Status.AppendJSON(b)
 	if v.Summary != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"summary\":"...)
-		b = appendSliceContentBlock(b, v.Summary)
-		comma = true
+		b = wire.Key(b, &comma, "\"summary\":")
+		b = wire.AppendSlice(b, v.Summary, (*ContentBlock).AppendJSON)
 	}
 	if v.Error != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"error\":"...)
+		b = wire.Key(b, &comma, "\"error\":")
 		b = wire.AppendString(b, *v.Error)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -21902,22 +15558,11 @@ func (v *CompactionSummaryChunk) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -21935,41 +15580,20 @@ func (v *CompactionSummaryChunk) decodeField(d *wire.Decoder, key []byte, seen [
 	switch string(key) {
 	case "compactionId":
 		seen[0] |= 1 << 0
-		var x CompactionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "compactionId")
-		}
-		v.CompactionID = x
-		return true, nil
+		return true, wire.AtKey(v.CompactionID.DecodeJSON(d), "compactionId")
 	case "content":
 		seen[0] |= 1 << 1
-		var x ContentBlock
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "content")
-		}
-		v.Content = x
-		return true, nil
+		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -21988,29 +15612,13 @@ func (v *CompactionSummaryChunk) checkRequired(d *wire.Decoder, seen []uint64) e
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CompactionSummaryChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"compactionId\":"...)
-		b = v.CompactionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = v.Content.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"compactionId\":")
+	b = v.CompactionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"content\":")
+	b = v.Content.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -22042,22 +15650,11 @@ func (v *SubagentSessionCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -22078,21 +15675,12 @@ func (v *SubagentSessionCapabilities) decodeField(d *wire.Decoder, key []byte, s
 			v.Cancel = nil
 			return true, nil
 		}
+		v.Cancel = new(SessionCancelCapabilities)
 		m := d.Mark()
-		var x SessionCancelCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Cancel = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "cancel")
+		if err := v.Cancel.DecodeJSON(d); err != nil {
+			v.Cancel = nil
+			return true, wire.AtKey(d.Recover(m, err), "cancel")
 		}
-		v.Cancel = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -22100,19 +15688,10 @@ func (v *SubagentSessionCapabilities) decodeField(d *wire.Decoder, key []byte, s
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -22126,20 +15705,12 @@ func (v *SubagentSessionCapabilities) checkRequired(d *wire.Decoder, seen []uint
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SubagentSessionCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Cancel != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cancel\":"...)
+		b = wire.Key(b, &comma, "\"cancel\":")
 		b = v.Cancel.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -22171,22 +15742,11 @@ func (v *SessionCancelCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -22208,19 +15768,10 @@ func (v *SessionCancelCapabilities) decodeField(d *wire.Decoder, key []byte, see
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -22234,12 +15785,8 @@ func (v *SessionCancelCapabilities) checkRequired(d *wire.Decoder, seen []uint64
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionCancelCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -22336,32 +15883,16 @@ func (v *StateUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
 func (v *StateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Running != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"state\":\"running\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"state\":\"running\"")
 		return v.Running.appendFields(b, comma)
 	case v.Idle != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"state\":\"idle\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"state\":\"idle\"")
 		return v.Idle.appendFields(b, comma)
 	case v.RequiresAction != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"state\":\"requires_action\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"state\":\"requires_action\"")
 		return v.RequiresAction.appendFields(b, comma)
 	case v.UnknownUnknownStateUpdate != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"state\":\"unknown\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"state\":\"unknown\"")
 		return v.UnknownUnknownStateUpdate.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -22405,22 +15936,11 @@ func (v *StateUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -22460,22 +15980,11 @@ func (v *StateUpdateOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -22493,12 +16002,7 @@ func (v *StateUpdateOther) decodeField(d *wire.Decoder, key []byte, seen []uint6
 	switch string(key) {
 	case "state":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "state")
-		}
-		v.State = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.State, d), "state")
 	}
 	return false, nil
 }
@@ -22513,14 +16017,8 @@ func (v *StateUpdateOther) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *StateUpdateOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"state\":"...)
-		b = wire.AppendString(b, v.State)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"state\":")
+	b = wire.AppendString(b, v.State)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -22551,22 +16049,11 @@ func (v *RunningStateUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -22588,19 +16075,10 @@ func (v *RunningStateUpdate) decodeField(d *wire.Decoder, key []byte, seen []uin
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -22614,12 +16092,8 @@ func (v *RunningStateUpdate) checkRequired(d *wire.Decoder, seen []uint64) error
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *RunningStateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -22651,22 +16125,11 @@ func (v *ErrorStopReason) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -22687,21 +16150,12 @@ func (v *ErrorStopReason) decodeField(d *wire.Decoder, key []byte, seen []uint64
 			v.Error = nil
 			return true, nil
 		}
+		v.Error = new(Error)
 		m := d.Mark()
-		var x Error
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Error = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "error")
+		if err := v.Error.DecodeJSON(d); err != nil {
+			v.Error = nil
+			return true, wire.AtKey(d.Recover(m, err), "error")
 		}
-		v.Error = &x
 		return true, nil
 	}
 	return false, nil
@@ -22715,12 +16169,8 @@ func (v *ErrorStopReason) checkRequired(d *wire.Decoder, seen []uint64) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ErrorStopReason) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Error != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"error\":"...)
+		b = wire.Key(b, &comma, "\"error\":")
 		b = v.Error.AppendJSON(b)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -22755,22 +16205,11 @@ func (v *IdleStateUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -22791,21 +16230,12 @@ func (v *IdleStateUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64
 			v.Usage = nil
 			return true, nil
 		}
+		v.Usage = new(Usage)
 		m := d.Mark()
-		var x Usage
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Usage = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "usage")
+		if err := v.Usage.DecodeJSON(d); err != nil {
+			v.Usage = nil
+			return true, wire.AtKey(d.Recover(m, err), "usage")
 		}
-		v.Usage = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -22813,19 +16243,10 @@ func (v *IdleStateUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return v.StopReason.decodeField(d, key, seen[1:])
@@ -22844,20 +16265,12 @@ func (v *IdleStateUpdate) selectVariant(d *wire.Decoder) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *IdleStateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Usage != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"usage\":"...)
+		b = wire.Key(b, &comma, "\"usage\":")
 		b = v.Usage.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	b, comma = v.StopReason.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
@@ -22972,46 +16385,22 @@ func (v *IdleStateUpdateStopReason) checkRequired(d *wire.Decoder, seen []uint64
 func (v *IdleStateUpdateStopReason) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.EndTurn != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"stopReason\":\"end_turn\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"stopReason\":\"end_turn\"")
 		return v.EndTurn.appendFields(b, comma)
 	case v.MaxTokens != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"stopReason\":\"max_tokens\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"stopReason\":\"max_tokens\"")
 		return v.MaxTokens.appendFields(b, comma)
 	case v.MaxTurnRequests != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"stopReason\":\"max_turn_requests\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"stopReason\":\"max_turn_requests\"")
 		return v.MaxTurnRequests.appendFields(b, comma)
 	case v.Refusal != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"stopReason\":\"refusal\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"stopReason\":\"refusal\"")
 		return v.Refusal.appendFields(b, comma)
 	case v.Cancelled != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"stopReason\":\"cancelled\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"stopReason\":\"cancelled\"")
 		return v.Cancelled.appendFields(b, comma)
 	case v.Error != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"stopReason\":\"error\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"stopReason\":\"error\"")
 		return v.Error.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -23048,22 +16437,11 @@ func (v *IdleStateUpdateStopReasonEndTurn) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -23118,22 +16496,11 @@ func (v *IdleStateUpdateStopReasonMaxTokens) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -23188,22 +16555,11 @@ func (v *IdleStateUpdateStopReasonMaxTurnRequests) DecodeJSON(d *wire.Decoder) e
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -23258,22 +16614,11 @@ func (v *IdleStateUpdateStopReasonRefusal) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -23328,22 +16673,11 @@ func (v *IdleStateUpdateStopReasonCancelled) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -23398,22 +16732,11 @@ func (v *IdleStateUpdateStopReasonOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -23431,12 +16754,7 @@ func (v *IdleStateUpdateStopReasonOther) decodeField(d *wire.Decoder, key []byte
 	switch string(key) {
 	case "stopReason":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "stopReason")
-		}
-		v.StopReason = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.StopReason, d), "stopReason")
 	}
 	return false, nil
 }
@@ -23451,14 +16769,8 @@ func (v *IdleStateUpdateStopReasonOther) checkRequired(d *wire.Decoder, seen []u
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *IdleStateUpdateStopReasonOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"stopReason\":"...)
-		b = wire.AppendString(b, v.StopReason)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"stopReason\":")
+	b = wire.AppendString(b, v.StopReason)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -23489,22 +16801,11 @@ func (v *IdleStateUpdateStopReasonNone) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -23559,22 +16860,11 @@ func (v *RequiresActionStateUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -23596,19 +16886,10 @@ func (v *RequiresActionStateUpdate) decodeField(d *wire.Decoder, key []byte, see
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -23622,12 +16903,8 @@ func (v *RequiresActionStateUpdate) checkRequired(d *wire.Decoder, seen []uint64
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *RequiresActionStateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -23659,22 +16936,11 @@ func (v *UnknownStateUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -23696,19 +16962,10 @@ func (v *UnknownStateUpdate) decodeField(d *wire.Decoder, key []byte, seen []uin
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -23722,12 +16979,8 @@ func (v *UnknownStateUpdate) checkRequired(d *wire.Decoder, seen []uint64) error
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *UnknownStateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -23759,22 +17012,11 @@ func (v *SubagentUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -23792,136 +17034,78 @@ func (v *SubagentUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "capabilities":
 		if d.TryNull() {
 			v.Capabilities = nil
 			return true, nil
 		}
+		v.Capabilities = new(SubagentSessionCapabilities)
 		m := d.Mark()
-		var x SubagentSessionCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Capabilities = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "capabilities")
+		if err := v.Capabilities.DecodeJSON(d); err != nil {
+			v.Capabilities = nil
+			return true, wire.AtKey(d.Recover(m, err), "capabilities")
 		}
-		v.Capabilities = &x
 		return true, nil
 	case "state":
 		if d.TryNull() {
 			v.State = nil
 			return true, nil
 		}
+		v.State = new(StateUpdate)
 		m := d.Mark()
-		var x StateUpdate
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.State = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "state")
+		if err := v.State.DecodeJSON(d); err != nil {
+			v.State = nil
+			return true, wire.AtKey(d.Recover(m, err), "state")
 		}
-		v.State = &x
 		return true, nil
 	case "cwd":
 		if d.TryNull() {
 			v.Cwd = nil
 			return true, nil
 		}
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "cwd")
-		}
-		v.Cwd = &x
-		return true, nil
+		v.Cwd = new(string)
+		return true, wire.AtKey(wire.DecodeString(v.Cwd, d), "cwd")
 	case "additionalDirectories":
 		if d.TryNull() {
 			v.AdditionalDirectories = nil
 			return true, nil
 		}
-		x, err := decodeSliceString(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "additionalDirectories")
-		}
-		v.AdditionalDirectories = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -23937,69 +17121,35 @@ func (v *SubagentUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SubagentUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Capabilities != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"capabilities\":"...)
+		b = wire.Key(b, &comma, "\"capabilities\":")
 		b = v.Capabilities.AppendJSON(b)
-		comma = true
 	}
 	if v.State != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"state\":"...)
+		b = wire.Key(b, &comma, "\"state\":")
 		b = v.State.AppendJSON(b)
-		comma = true
 	}
 	if v.Cwd != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cwd\":"...)
+		b = wire.Key(b, &comma, "\"cwd\":")
 		b = wire.AppendString(b, *v.Cwd)
-		comma = true
 	}
 	if v.AdditionalDirectories != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"additionalDirectories\":"...)
-		b = appendSliceString(b, v.AdditionalDirectories)
-		comma = true
+		b = wire.Key(b, &comma, "\"additionalDirectories\":")
+		b = wire.AppendSlice(b, v.AdditionalDirectories, wire.EncodeString)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -24031,22 +17181,11 @@ func (v *SessionMessage) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -24064,96 +17203,54 @@ func (v *SessionMessage) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 	switch string(key) {
 	case "messageId":
 		seen[0] |= 1 << 0
-		var x MessageID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "messageId")
-		}
-		v.MessageID = x
-		return true, nil
+		return true, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
 	case "senderSessionId":
 		if d.TryNull() {
 			v.SenderSessionID = nil
 			return true, nil
 		}
+		v.SenderSessionID = new(SessionID)
 		m := d.Mark()
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.SenderSessionID = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "senderSessionId")
+		if err := v.SenderSessionID.DecodeJSON(d); err != nil {
+			v.SenderSessionID = nil
+			return true, wire.AtKey(d.Recover(m, err), "senderSessionId")
 		}
-		v.SenderSessionID = &x
 		return true, nil
 	case "recipientSessionId":
 		if d.TryNull() {
 			v.RecipientSessionID = nil
 			return true, nil
 		}
+		v.RecipientSessionID = new(SessionID)
 		m := d.Mark()
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.RecipientSessionID = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "recipientSessionId")
+		if err := v.RecipientSessionID.DecodeJSON(d); err != nil {
+			v.RecipientSessionID = nil
+			return true, wire.AtKey(d.Recover(m, err), "recipientSessionId")
 		}
-		v.RecipientSessionID = &x
 		return true, nil
 	case "senderMessageId":
 		if d.TryNull() {
 			v.SenderMessageID = nil
 			return true, nil
 		}
+		v.SenderMessageID = new(MessageID)
 		m := d.Mark()
-		var x MessageID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.SenderMessageID = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "senderMessageId")
+		if err := v.SenderMessageID.DecodeJSON(d); err != nil {
+			v.SenderMessageID = nil
+			return true, wire.AtKey(d.Recover(m, err), "senderMessageId")
 		}
-		v.SenderMessageID = &x
 		return true, nil
 	case "recipientMessageId":
 		if d.TryNull() {
 			v.RecipientMessageID = nil
 			return true, nil
 		}
+		v.RecipientMessageID = new(MessageID)
 		m := d.Mark()
-		var x MessageID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.RecipientMessageID = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "recipientMessageId")
+		if err := v.RecipientMessageID.DecodeJSON(d); err != nil {
+			v.RecipientMessageID = nil
+			return true, wire.AtKey(d.Recover(m, err), "recipientMessageId")
 		}
-		v.RecipientMessageID = &x
 		return true, nil
 	case "content":
 		if d.TryNull() {
@@ -24161,19 +17258,10 @@ func (v *SessionMessage) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceContentBlock(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Content = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "content")
+		if err := wire.DecodeSlice(d, &v.Content, true, (*ContentBlock).DecodeJSON); err != nil {
+			v.Content = nil
+			return true, wire.AtKey(d.Recover(m, err), "content")
 		}
-		v.Content = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -24181,19 +17269,10 @@ func (v *SessionMessage) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -24209,61 +17288,31 @@ func (v *SessionMessage) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionMessage) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"messageId\":"...)
-		b = v.MessageID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"messageId\":")
+	b = v.MessageID.AppendJSON(b)
 	if v.SenderSessionID != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"senderSessionId\":"...)
+		b = wire.Key(b, &comma, "\"senderSessionId\":")
 		b = v.SenderSessionID.AppendJSON(b)
-		comma = true
 	}
 	if v.RecipientSessionID != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"recipientSessionId\":"...)
+		b = wire.Key(b, &comma, "\"recipientSessionId\":")
 		b = v.RecipientSessionID.AppendJSON(b)
-		comma = true
 	}
 	if v.SenderMessageID != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"senderMessageId\":"...)
+		b = wire.Key(b, &comma, "\"senderMessageId\":")
 		b = v.SenderMessageID.AppendJSON(b)
-		comma = true
 	}
 	if v.RecipientMessageID != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"recipientMessageId\":"...)
+		b = wire.Key(b, &comma, "\"recipientMessageId\":")
 		b = v.RecipientMessageID.AppendJSON(b)
-		comma = true
 	}
 	if v.Content != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = appendSliceContentBlock(b, v.Content)
-		comma = true
+		b = wire.Key(b, &comma, "\"content\":")
+		b = wire.AppendSlice(b, v.Content, (*ContentBlock).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -24295,22 +17344,11 @@ func (v *SessionMessageChunk) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -24328,41 +17366,20 @@ func (v *SessionMessageChunk) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "messageId":
 		seen[0] |= 1 << 0
-		var x MessageID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "messageId")
-		}
-		v.MessageID = x
-		return true, nil
+		return true, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
 	case "content":
 		seen[0] |= 1 << 1
-		var x ContentBlock
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "content")
-		}
-		v.Content = x
-		return true, nil
+		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -24381,29 +17398,13 @@ func (v *SessionMessageChunk) checkRequired(d *wire.Decoder, seen []uint64) erro
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionMessageChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"messageId\":"...)
-		b = v.MessageID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = v.Content.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"messageId\":")
+	b = v.MessageID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"content\":")
+	b = v.Content.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -24435,22 +17436,11 @@ func (v *CompleteElicitationNotification) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -24468,32 +17458,17 @@ func (v *CompleteElicitationNotification) decodeField(d *wire.Decoder, key []byt
 	switch string(key) {
 	case "elicitationId":
 		seen[0] |= 1 << 0
-		var x ElicitationID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "elicitationId")
-		}
-		v.ElicitationID = x
-		return true, nil
+		return true, wire.AtKey(v.ElicitationID.DecodeJSON(d), "elicitationId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -24509,21 +17484,11 @@ func (v *CompleteElicitationNotification) checkRequired(d *wire.Decoder, seen []
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CompleteElicitationNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"elicitationId\":"...)
-		b = v.ElicitationID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"elicitationId\":")
+	b = v.ElicitationID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -24555,22 +17520,11 @@ func (v *AuthStatusUpdateNotification) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -24588,28 +17542,13 @@ func (v *AuthStatusUpdateNotification) decodeField(d *wire.Decoder, key []byte, 
 	switch string(key) {
 	case "state":
 		seen[0] |= 1 << 0
-		var x AuthState
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "state")
-		}
-		v.State = x
-		return true, nil
+		return true, wire.AtKey(v.State.DecodeJSON(d), "state")
 	case "accounts":
 		m := d.Mark()
-		x, err := decodeSliceAuthAccount(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Accounts = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "accounts")
+		if err := wire.DecodeSlice(d, &v.Accounts, true, (*AuthAccount).DecodeJSON); err != nil {
+			v.Accounts = nil
+			return true, wire.AtKey(d.Recover(m, err), "accounts")
 		}
-		v.Accounts = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -24617,19 +17556,10 @@ func (v *AuthStatusUpdateNotification) decodeField(d *wire.Decoder, key []byte, 
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -24645,29 +17575,15 @@ func (v *AuthStatusUpdateNotification) checkRequired(d *wire.Decoder, seen []uin
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AuthStatusUpdateNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"state\":"...)
-		b = v.State.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"state\":")
+	b = v.State.AppendJSON(b)
 	if v.Accounts != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"accounts\":"...)
-		b = appendSliceAuthAccount(b, v.Accounts)
-		comma = true
+		b = wire.Key(b, &comma, "\"accounts\":")
+		b = wire.AppendSlice(b, v.Accounts, (*AuthAccount).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -24685,7 +17601,8 @@ func (v *AuthStatusUpdateNotification) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one ExtNotification value.
 func (v *ExtNotification) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadRaw()
+	var x wire.Raw
+	err := wire.DecodeRaw(&x, d)
 	if err != nil {
 		return err
 	}
@@ -24725,22 +17642,11 @@ func (v *ClientRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -24758,32 +17664,16 @@ func (v *ClientRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) 
 	switch string(key) {
 	case "id":
 		seen[0] |= 1 << 0
-		var x RequestID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "id")
-		}
-		v.ID = x
-		return true, nil
+		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "method":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "method")
-		}
-		v.Method = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
 			return true, nil
 		}
-		x, err := d.ReadRaw()
-		if err != nil {
-			return true, wire.AtKey(err, "params")
-		}
-		v.Params = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	}
 	return false, nil
 }
@@ -24801,29 +17691,13 @@ func (v *ClientRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ClientRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"id\":"...)
-		b = v.ID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"method\":"...)
-		b = wire.AppendString(b, v.Method)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"id\":")
+	b = v.ID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"method\":")
+	b = wire.AppendString(b, v.Method)
 	if v.Params != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"params\":"...)
+		b = wire.Key(b, &comma, "\"params\":")
 		b = wire.AppendRaw(b, v.Params)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -24855,22 +17729,11 @@ func (v *InitializeRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -24888,50 +17751,26 @@ func (v *InitializeRequest) decodeField(d *wire.Decoder, key []byte, seen []uint
 	switch string(key) {
 	case "protocolVersion":
 		seen[0] |= 1 << 0
-		var x ProtocolVersion
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "protocolVersion")
-		}
-		v.ProtocolVersion = x
-		return true, nil
+		return true, wire.AtKey(v.ProtocolVersion.DecodeJSON(d), "protocolVersion")
 	case "clientCapabilities":
+		v.ClientCapabilities = new(ClientCapabilities)
 		m := d.Mark()
-		var x ClientCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ClientCapabilities = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "clientCapabilities")
+		if err := v.ClientCapabilities.DecodeJSON(d); err != nil {
+			v.ClientCapabilities = nil
+			return true, wire.AtKey(d.Recover(m, err), "clientCapabilities")
 		}
-		v.ClientCapabilities = &x
 		return true, nil
 	case "clientInfo":
 		if d.TryNull() {
 			v.ClientInfo = nil
 			return true, nil
 		}
+		v.ClientInfo = new(Implementation)
 		m := d.Mark()
-		var x Implementation
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ClientInfo = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "clientInfo")
+		if err := v.ClientInfo.DecodeJSON(d); err != nil {
+			v.ClientInfo = nil
+			return true, wire.AtKey(d.Recover(m, err), "clientInfo")
 		}
-		v.ClientInfo = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -24939,19 +17778,10 @@ func (v *InitializeRequest) decodeField(d *wire.Decoder, key []byte, seen []uint
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -24967,37 +17797,19 @@ func (v *InitializeRequest) checkRequired(d *wire.Decoder, seen []uint64) error 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *InitializeRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"protocolVersion\":"...)
-		b = v.ProtocolVersion.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"protocolVersion\":")
+	b = v.ProtocolVersion.AppendJSON(b)
 	if v.ClientCapabilities != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"clientCapabilities\":"...)
+		b = wire.Key(b, &comma, "\"clientCapabilities\":")
 		b = v.ClientCapabilities.AppendJSON(b)
-		comma = true
 	}
 	if v.ClientInfo != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"clientInfo\":"...)
+		b = wire.Key(b, &comma, "\"clientInfo\":")
 		b = v.ClientInfo.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -25029,22 +17841,11 @@ func (v *ClientCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -25061,138 +17862,76 @@ func (v *ClientCapabilities) AppendJSON(b []byte) []byte {
 func (v *ClientCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "fs":
+		v.Fs = new(FileSystemCapabilities)
 		m := d.Mark()
-		var x FileSystemCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Fs = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "fs")
+		if err := v.Fs.DecodeJSON(d); err != nil {
+			v.Fs = nil
+			return true, wire.AtKey(d.Recover(m, err), "fs")
 		}
-		v.Fs = &x
 		return true, nil
 	case "terminal":
+		v.Terminal = new(bool)
 		m := d.Mark()
-		x, err := d.ReadBool()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Terminal = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "terminal")
+		if err := wire.DecodeBool(v.Terminal, d); err != nil {
+			v.Terminal = nil
+			return true, wire.AtKey(d.Recover(m, err), "terminal")
 		}
-		v.Terminal = &x
 		return true, nil
 	case "session":
 		if d.TryNull() {
 			v.Session = nil
 			return true, nil
 		}
+		v.Session = new(ClientSessionCapabilities)
 		m := d.Mark()
-		var x ClientSessionCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Session = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "session")
+		if err := v.Session.DecodeJSON(d); err != nil {
+			v.Session = nil
+			return true, wire.AtKey(d.Recover(m, err), "session")
 		}
-		v.Session = &x
 		return true, nil
 	case "subagents":
 		if d.TryNull() {
 			v.Subagents = nil
 			return true, nil
 		}
+		v.Subagents = new(SubagentCapabilities)
 		m := d.Mark()
-		var x SubagentCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Subagents = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "subagents")
+		if err := v.Subagents.DecodeJSON(d); err != nil {
+			v.Subagents = nil
+			return true, wire.AtKey(d.Recover(m, err), "subagents")
 		}
-		v.Subagents = &x
 		return true, nil
 	case "plan":
 		if d.TryNull() {
 			v.Plan = nil
 			return true, nil
 		}
+		v.Plan = new(PlanCapabilities)
 		m := d.Mark()
-		var x PlanCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Plan = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "plan")
+		if err := v.Plan.DecodeJSON(d); err != nil {
+			v.Plan = nil
+			return true, wire.AtKey(d.Recover(m, err), "plan")
 		}
-		v.Plan = &x
 		return true, nil
 	case "auth":
+		v.Auth = new(AuthCapabilities)
 		m := d.Mark()
-		var x AuthCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Auth = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "auth")
+		if err := v.Auth.DecodeJSON(d); err != nil {
+			v.Auth = nil
+			return true, wire.AtKey(d.Recover(m, err), "auth")
 		}
-		v.Auth = &x
 		return true, nil
 	case "elicitation":
 		if d.TryNull() {
 			v.Elicitation = nil
 			return true, nil
 		}
+		v.Elicitation = new(ElicitationCapabilities)
 		m := d.Mark()
-		var x ElicitationCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Elicitation = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "elicitation")
+		if err := v.Elicitation.DecodeJSON(d); err != nil {
+			v.Elicitation = nil
+			return true, wire.AtKey(d.Recover(m, err), "elicitation")
 		}
-		v.Elicitation = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -25200,19 +17939,10 @@ func (v *ClientCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uin
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -25226,68 +17956,36 @@ func (v *ClientCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ClientCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Fs != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"fs\":"...)
+		b = wire.Key(b, &comma, "\"fs\":")
 		b = v.Fs.AppendJSON(b)
-		comma = true
 	}
 	if v.Terminal != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"terminal\":"...)
+		b = wire.Key(b, &comma, "\"terminal\":")
 		b = wire.AppendBool(b, *v.Terminal)
-		comma = true
 	}
 	if v.Session != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"session\":"...)
+		b = wire.Key(b, &comma, "\"session\":")
 		b = v.Session.AppendJSON(b)
-		comma = true
 	}
 	if v.Subagents != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"subagents\":"...)
+		b = wire.Key(b, &comma, "\"subagents\":")
 		b = v.Subagents.AppendJSON(b)
-		comma = true
 	}
 	if v.Plan != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"plan\":"...)
+		b = wire.Key(b, &comma, "\"plan\":")
 		b = v.Plan.AppendJSON(b)
-		comma = true
 	}
 	if v.Auth != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"auth\":"...)
+		b = wire.Key(b, &comma, "\"auth\":")
 		b = v.Auth.AppendJSON(b)
-		comma = true
 	}
 	if v.Elicitation != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"elicitation\":"...)
+		b = wire.Key(b, &comma, "\"elicitation\":")
 		b = v.Elicitation.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -25319,22 +18017,11 @@ func (v *FileSystemCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -25351,36 +18038,20 @@ func (v *FileSystemCapabilities) AppendJSON(b []byte) []byte {
 func (v *FileSystemCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "readTextFile":
+		v.ReadTextFile = new(bool)
 		m := d.Mark()
-		x, err := d.ReadBool()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ReadTextFile = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "readTextFile")
+		if err := wire.DecodeBool(v.ReadTextFile, d); err != nil {
+			v.ReadTextFile = nil
+			return true, wire.AtKey(d.Recover(m, err), "readTextFile")
 		}
-		v.ReadTextFile = &x
 		return true, nil
 	case "writeTextFile":
+		v.WriteTextFile = new(bool)
 		m := d.Mark()
-		x, err := d.ReadBool()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.WriteTextFile = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "writeTextFile")
+		if err := wire.DecodeBool(v.WriteTextFile, d); err != nil {
+			v.WriteTextFile = nil
+			return true, wire.AtKey(d.Recover(m, err), "writeTextFile")
 		}
-		v.WriteTextFile = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -25388,19 +18059,10 @@ func (v *FileSystemCapabilities) decodeField(d *wire.Decoder, key []byte, seen [
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -25414,28 +18076,16 @@ func (v *FileSystemCapabilities) checkRequired(d *wire.Decoder, seen []uint64) e
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *FileSystemCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.ReadTextFile != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"readTextFile\":"...)
+		b = wire.Key(b, &comma, "\"readTextFile\":")
 		b = wire.AppendBool(b, *v.ReadTextFile)
-		comma = true
 	}
 	if v.WriteTextFile != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"writeTextFile\":"...)
+		b = wire.Key(b, &comma, "\"writeTextFile\":")
 		b = wire.AppendBool(b, *v.WriteTextFile)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -25467,22 +18117,11 @@ func (v *ClientSessionCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -25503,63 +18142,36 @@ func (v *ClientSessionCapabilities) decodeField(d *wire.Decoder, key []byte, see
 			v.Compaction = nil
 			return true, nil
 		}
+		v.Compaction = new(CompactionCapabilities)
 		m := d.Mark()
-		var x CompactionCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Compaction = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "compaction")
+		if err := v.Compaction.DecodeJSON(d); err != nil {
+			v.Compaction = nil
+			return true, wire.AtKey(d.Recover(m, err), "compaction")
 		}
-		v.Compaction = &x
 		return true, nil
 	case "configOptions":
 		if d.TryNull() {
 			v.ConfigOptions = nil
 			return true, nil
 		}
+		v.ConfigOptions = new(SessionConfigOptionsCapabilities)
 		m := d.Mark()
-		var x SessionConfigOptionsCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ConfigOptions = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "configOptions")
+		if err := v.ConfigOptions.DecodeJSON(d); err != nil {
+			v.ConfigOptions = nil
+			return true, wire.AtKey(d.Recover(m, err), "configOptions")
 		}
-		v.ConfigOptions = &x
 		return true, nil
 	case "notices":
 		if d.TryNull() {
 			v.Notices = nil
 			return true, nil
 		}
+		v.Notices = new(NoticeCapabilities)
 		m := d.Mark()
-		var x NoticeCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Notices = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "notices")
+		if err := v.Notices.DecodeJSON(d); err != nil {
+			v.Notices = nil
+			return true, wire.AtKey(d.Recover(m, err), "notices")
 		}
-		v.Notices = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -25567,19 +18179,10 @@ func (v *ClientSessionCapabilities) decodeField(d *wire.Decoder, key []byte, see
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -25593,36 +18196,20 @@ func (v *ClientSessionCapabilities) checkRequired(d *wire.Decoder, seen []uint64
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ClientSessionCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Compaction != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"compaction\":"...)
+		b = wire.Key(b, &comma, "\"compaction\":")
 		b = v.Compaction.AppendJSON(b)
-		comma = true
 	}
 	if v.ConfigOptions != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"configOptions\":"...)
+		b = wire.Key(b, &comma, "\"configOptions\":")
 		b = v.ConfigOptions.AppendJSON(b)
-		comma = true
 	}
 	if v.Notices != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"notices\":"...)
+		b = wire.Key(b, &comma, "\"notices\":")
 		b = v.Notices.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -25654,22 +18241,11 @@ func (v *CompactionCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -25724,22 +18300,11 @@ func (v *SessionConfigOptionsCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -25760,21 +18325,12 @@ func (v *SessionConfigOptionsCapabilities) decodeField(d *wire.Decoder, key []by
 			v.Boolean = nil
 			return true, nil
 		}
+		v.Boolean = new(BooleanConfigOptionCapabilities)
 		m := d.Mark()
-		var x BooleanConfigOptionCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Boolean = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "boolean")
+		if err := v.Boolean.DecodeJSON(d); err != nil {
+			v.Boolean = nil
+			return true, wire.AtKey(d.Recover(m, err), "boolean")
 		}
-		v.Boolean = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -25782,19 +18338,10 @@ func (v *SessionConfigOptionsCapabilities) decodeField(d *wire.Decoder, key []by
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -25808,20 +18355,12 @@ func (v *SessionConfigOptionsCapabilities) checkRequired(d *wire.Decoder, seen [
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigOptionsCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Boolean != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"boolean\":"...)
+		b = wire.Key(b, &comma, "\"boolean\":")
 		b = v.Boolean.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -25853,22 +18392,11 @@ func (v *BooleanConfigOptionCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -25890,19 +18418,10 @@ func (v *BooleanConfigOptionCapabilities) decodeField(d *wire.Decoder, key []byt
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -25916,12 +18435,8 @@ func (v *BooleanConfigOptionCapabilities) checkRequired(d *wire.Decoder, seen []
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *BooleanConfigOptionCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -25953,22 +18468,11 @@ func (v *NoticeCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -26023,22 +18527,11 @@ func (v *SubagentCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -26060,19 +18553,10 @@ func (v *SubagentCapabilities) decodeField(d *wire.Decoder, key []byte, seen []u
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -26086,12 +18570,8 @@ func (v *SubagentCapabilities) checkRequired(d *wire.Decoder, seen []uint64) err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SubagentCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -26123,22 +18603,11 @@ func (v *PlanCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -26160,19 +18629,10 @@ func (v *PlanCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint6
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -26186,12 +18646,8 @@ func (v *PlanCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PlanCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -26223,22 +18679,11 @@ func (v *AuthCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -26255,20 +18700,12 @@ func (v *AuthCapabilities) AppendJSON(b []byte) []byte {
 func (v *AuthCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "terminal":
+		v.Terminal = new(bool)
 		m := d.Mark()
-		x, err := d.ReadBool()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Terminal = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "terminal")
+		if err := wire.DecodeBool(v.Terminal, d); err != nil {
+			v.Terminal = nil
+			return true, wire.AtKey(d.Recover(m, err), "terminal")
 		}
-		v.Terminal = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -26276,19 +18713,10 @@ func (v *AuthCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint6
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -26302,20 +18730,12 @@ func (v *AuthCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AuthCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Terminal != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"terminal\":"...)
+		b = wire.Key(b, &comma, "\"terminal\":")
 		b = wire.AppendBool(b, *v.Terminal)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -26347,22 +18767,11 @@ func (v *ElicitationCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -26383,42 +18792,24 @@ func (v *ElicitationCapabilities) decodeField(d *wire.Decoder, key []byte, seen 
 			v.Form = nil
 			return true, nil
 		}
+		v.Form = new(ElicitationFormCapabilities)
 		m := d.Mark()
-		var x ElicitationFormCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Form = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "form")
+		if err := v.Form.DecodeJSON(d); err != nil {
+			v.Form = nil
+			return true, wire.AtKey(d.Recover(m, err), "form")
 		}
-		v.Form = &x
 		return true, nil
 	case "url":
 		if d.TryNull() {
 			v.URL = nil
 			return true, nil
 		}
+		v.URL = new(ElicitationURLCapabilities)
 		m := d.Mark()
-		var x ElicitationURLCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.URL = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "url")
+		if err := v.URL.DecodeJSON(d); err != nil {
+			v.URL = nil
+			return true, wire.AtKey(d.Recover(m, err), "url")
 		}
-		v.URL = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -26426,19 +18817,10 @@ func (v *ElicitationCapabilities) decodeField(d *wire.Decoder, key []byte, seen 
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -26452,28 +18834,16 @@ func (v *ElicitationCapabilities) checkRequired(d *wire.Decoder, seen []uint64) 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Form != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"form\":"...)
+		b = wire.Key(b, &comma, "\"form\":")
 		b = v.Form.AppendJSON(b)
-		comma = true
 	}
 	if v.URL != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"url\":"...)
+		b = wire.Key(b, &comma, "\"url\":")
 		b = v.URL.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -26505,22 +18875,11 @@ func (v *ElicitationFormCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -26542,19 +18901,10 @@ func (v *ElicitationFormCapabilities) decodeField(d *wire.Decoder, key []byte, s
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -26568,12 +18918,8 @@ func (v *ElicitationFormCapabilities) checkRequired(d *wire.Decoder, seen []uint
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationFormCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -26605,22 +18951,11 @@ func (v *ElicitationURLCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -26642,19 +18977,10 @@ func (v *ElicitationURLCapabilities) decodeField(d *wire.Decoder, key []byte, se
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -26668,12 +18994,8 @@ func (v *ElicitationURLCapabilities) checkRequired(d *wire.Decoder, seen []uint6
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationURLCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -26705,22 +19027,11 @@ func (v *AuthenticateRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -26738,32 +19049,17 @@ func (v *AuthenticateRequest) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "methodId":
 		seen[0] |= 1 << 0
-		var x AuthMethodID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "methodId")
-		}
-		v.MethodID = x
-		return true, nil
+		return true, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -26779,21 +19075,11 @@ func (v *AuthenticateRequest) checkRequired(d *wire.Decoder, seen []uint64) erro
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AuthenticateRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"methodId\":"...)
-		b = v.MethodID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"methodId\":")
+	b = v.MethodID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -26825,22 +19111,11 @@ func (v *ListProvidersRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -26862,19 +19137,10 @@ func (v *ListProvidersRequest) decodeField(d *wire.Decoder, key []byte, seen []u
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -26888,12 +19154,8 @@ func (v *ListProvidersRequest) checkRequired(d *wire.Decoder, seen []uint64) err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ListProvidersRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -26925,22 +19187,11 @@ func (v *SetProviderRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -26958,56 +19209,25 @@ func (v *SetProviderRequest) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "providerId":
 		seen[0] |= 1 << 0
-		var x ProviderID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "providerId")
-		}
-		v.ProviderID = x
-		return true, nil
+		return true, wire.AtKey(v.ProviderID.DecodeJSON(d), "providerId")
 	case "apiType":
 		seen[0] |= 1 << 1
-		var x LlmProtocol
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "apiType")
-		}
-		v.APIType = x
-		return true, nil
+		return true, wire.AtKey(v.APIType.DecodeJSON(d), "apiType")
 	case "baseUrl":
 		seen[0] |= 1 << 2
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "baseUrl")
-		}
-		v.BaseURL = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.BaseURL, d), "baseUrl")
 	case "headers":
-		x, err := decodeMapString(d)
-		if err != nil {
-			return true, wire.AtKey(err, "headers")
-		}
-		v.Headers = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeMap(d, &v.Headers, wire.DecodeString), "headers")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -27029,45 +19249,19 @@ func (v *SetProviderRequest) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SetProviderRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"providerId\":"...)
-		b = v.ProviderID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"apiType\":"...)
-		b = v.APIType.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"baseUrl\":"...)
-		b = wire.AppendString(b, v.BaseURL)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"providerId\":")
+	b = v.ProviderID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"apiType\":")
+	b = v.APIType.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"baseUrl\":")
+	b = wire.AppendString(b, v.BaseURL)
 	if v.Headers != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"headers\":"...)
-		b = appendMapString(b, v.Headers)
-		comma = true
+		b = wire.Key(b, &comma, "\"headers\":")
+		b = wire.AppendMap(b, v.Headers, wire.EncodeString)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -27099,22 +19293,11 @@ func (v *DisableProviderRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -27132,32 +19315,17 @@ func (v *DisableProviderRequest) decodeField(d *wire.Decoder, key []byte, seen [
 	switch string(key) {
 	case "providerId":
 		seen[0] |= 1 << 0
-		var x ProviderID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "providerId")
-		}
-		v.ProviderID = x
-		return true, nil
+		return true, wire.AtKey(v.ProviderID.DecodeJSON(d), "providerId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -27173,21 +19341,11 @@ func (v *DisableProviderRequest) checkRequired(d *wire.Decoder, seen []uint64) e
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *DisableProviderRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"providerId\":"...)
-		b = v.ProviderID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"providerId\":")
+	b = v.ProviderID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -27219,22 +19377,11 @@ func (v *LogoutRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -27256,19 +19403,10 @@ func (v *LogoutRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) 
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -27282,12 +19420,8 @@ func (v *LogoutRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *LogoutRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -27319,22 +19453,11 @@ func (v *AuthStatusRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -27356,19 +19479,10 @@ func (v *AuthStatusRequest) decodeField(d *wire.Decoder, key []byte, seen []uint
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -27382,12 +19496,8 @@ func (v *AuthStatusRequest) checkRequired(d *wire.Decoder, seen []uint64) error 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AuthStatusRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -27419,22 +19529,11 @@ func (v *NewSessionRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -27452,62 +19551,33 @@ func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint
 	switch string(key) {
 	case "cwd":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "cwd")
-		}
-		v.Cwd = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
 	case "additionalDirectories":
-		x, err := decodeSliceString(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "additionalDirectories")
-		}
-		v.AdditionalDirectories = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
 	case "mcpServers":
 		seen[0] |= 1 << 1
 		if d.Lenient() && d.TryNull() {
 			v.MCPServers = nil
 			return true, nil
 		}
-		x, err := decodeSliceMCPServer(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "mcpServers")
-		}
-		v.MCPServers = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
 	case "systemPrompt":
 		if d.TryNull() {
 			v.SystemPrompt = nil
 			return true, nil
 		}
-		var x SystemPrompt
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "systemPrompt")
-		}
-		v.SystemPrompt = &x
-		return true, nil
+		v.SystemPrompt = new(SystemPrompt)
+		return true, wire.AtKey(v.SystemPrompt.DecodeJSON(d), "systemPrompt")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -27526,45 +19596,21 @@ func (v *NewSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) error 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *NewSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cwd\":"...)
-		b = wire.AppendString(b, v.Cwd)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"cwd\":")
+	b = wire.AppendString(b, v.Cwd)
 	if v.AdditionalDirectories != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"additionalDirectories\":"...)
-		b = appendSliceString(b, v.AdditionalDirectories)
-		comma = true
+		b = wire.Key(b, &comma, "\"additionalDirectories\":")
+		b = wire.AppendSlice(b, v.AdditionalDirectories, wire.EncodeString)
 	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mcpServers\":"...)
-		b = appendSliceMCPServer(b, v.MCPServers)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"mcpServers\":")
+	b = wire.AppendSlice(b, v.MCPServers, (*MCPServer).AppendJSON)
 	if v.SystemPrompt != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"systemPrompt\":"...)
+		b = wire.Key(b, &comma, "\"systemPrompt\":")
 		b = v.SystemPrompt.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -27653,25 +19699,13 @@ func (v *MCPServer) checkRequired(d *wire.Decoder, seen []uint64) error {
 func (v *MCPServer) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.HTTP != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"http\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"http\"")
 		return v.HTTP.appendFields(b, comma)
 	case v.SSE != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"sse\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"sse\"")
 		return v.SSE.appendFields(b, comma)
 	case v.ACP != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"acp\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"acp\"")
 		return v.ACP.appendFields(b, comma)
 	case v.Stdio != nil:
 		return v.Stdio.appendFields(b, comma)
@@ -27729,22 +19763,11 @@ func (v *MCPServer) decodeObject(d *wire.Decoder, asFallback bool) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -27784,22 +19807,11 @@ func (v *HTTPHeader) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -27817,39 +19829,20 @@ func (v *HTTPHeader) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bo
 	switch string(key) {
 	case "name":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "value":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "value")
-		}
-		v.Value = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Value, d), "value")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -27868,29 +19861,13 @@ func (v *HTTPHeader) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *HTTPHeader) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"value\":"...)
-		b = wire.AppendString(b, v.Value)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
+	b = wire.Key(b, &comma, "\"value\":")
+	b = wire.AppendString(b, v.Value)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -27922,22 +19899,11 @@ func (v *MCPServerHTTP) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -27955,51 +19921,27 @@ func (v *MCPServerHTTP) decodeField(d *wire.Decoder, key []byte, seen []uint64) 
 	switch string(key) {
 	case "name":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "url":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "url")
-		}
-		v.URL = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
 	case "headers":
 		seen[0] |= 1 << 2
 		if d.Lenient() && d.TryNull() {
 			v.Headers = nil
 			return true, nil
 		}
-		x, err := decodeSliceHTTPHeader(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "headers")
-		}
-		v.Headers = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Headers, false, (*HTTPHeader).DecodeJSON), "headers")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -28021,37 +19963,15 @@ func (v *MCPServerHTTP) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MCPServerHTTP) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"url\":"...)
-		b = wire.AppendString(b, v.URL)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"headers\":"...)
-		b = appendSliceHTTPHeader(b, v.Headers)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
+	b = wire.Key(b, &comma, "\"url\":")
+	b = wire.AppendString(b, v.URL)
+	b = wire.Key(b, &comma, "\"headers\":")
+	b = wire.AppendSlice(b, v.Headers, (*HTTPHeader).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -28083,22 +20003,11 @@ func (v *MCPServerSSE) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -28116,51 +20025,27 @@ func (v *MCPServerSSE) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 	switch string(key) {
 	case "name":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "url":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "url")
-		}
-		v.URL = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
 	case "headers":
 		seen[0] |= 1 << 2
 		if d.Lenient() && d.TryNull() {
 			v.Headers = nil
 			return true, nil
 		}
-		x, err := decodeSliceHTTPHeader(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "headers")
-		}
-		v.Headers = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Headers, false, (*HTTPHeader).DecodeJSON), "headers")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -28182,37 +20067,15 @@ func (v *MCPServerSSE) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MCPServerSSE) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"url\":"...)
-		b = wire.AppendString(b, v.URL)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"headers\":"...)
-		b = appendSliceHTTPHeader(b, v.Headers)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
+	b = wire.Key(b, &comma, "\"url\":")
+	b = wire.AppendString(b, v.URL)
+	b = wire.Key(b, &comma, "\"headers\":")
+	b = wire.AppendSlice(b, v.Headers, (*HTTPHeader).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -28244,22 +20107,11 @@ func (v *MCPServerACP) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -28277,40 +20129,20 @@ func (v *MCPServerACP) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 	switch string(key) {
 	case "name":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "serverId":
 		seen[0] |= 1 << 1
-		var x MCPServerACPID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "serverId")
-		}
-		v.ServerID = x
-		return true, nil
+		return true, wire.AtKey(v.ServerID.DecodeJSON(d), "serverId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -28329,29 +20161,13 @@ func (v *MCPServerACP) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MCPServerACP) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"serverId\":"...)
-		b = v.ServerID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
+	b = wire.Key(b, &comma, "\"serverId\":")
+	b = v.ServerID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -28383,22 +20199,11 @@ func (v *MCPServerStdio) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -28416,63 +20221,34 @@ func (v *MCPServerStdio) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 	switch string(key) {
 	case "name":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "command":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "command")
-		}
-		v.Command = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Command, d), "command")
 	case "args":
 		seen[0] |= 1 << 2
 		if d.Lenient() && d.TryNull() {
 			v.Args = nil
 			return true, nil
 		}
-		x, err := decodeSliceString(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "args")
-		}
-		v.Args = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
 	case "env":
 		seen[0] |= 1 << 3
 		if d.Lenient() && d.TryNull() {
 			v.Env = nil
 			return true, nil
 		}
-		x, err := decodeSliceEnvVariable(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "env")
-		}
-		v.Env = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -28497,45 +20273,17 @@ func (v *MCPServerStdio) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MCPServerStdio) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"command\":"...)
-		b = wire.AppendString(b, v.Command)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"args\":"...)
-		b = appendSliceString(b, v.Args)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"env\":"...)
-		b = appendSliceEnvVariable(b, v.Env)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
+	b = wire.Key(b, &comma, "\"command\":")
+	b = wire.AppendString(b, v.Command)
+	b = wire.Key(b, &comma, "\"args\":")
+	b = wire.AppendSlice(b, v.Args, wire.EncodeString)
+	b = wire.Key(b, &comma, "\"env\":")
+	b = wire.AppendSlice(b, v.Env, (*EnvVariable).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -28567,22 +20315,11 @@ func (v *SystemPrompt) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -28600,40 +20337,20 @@ func (v *SystemPrompt) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 	switch string(key) {
 	case "mode":
 		seen[0] |= 1 << 0
-		var x SystemPromptMode
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "mode")
-		}
-		v.Mode = x
-		return true, nil
+		return true, wire.AtKey(v.Mode.DecodeJSON(d), "mode")
 	case "content":
 		seen[0] |= 1 << 1
-		x, err := decodeSliceContentBlock(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "content")
-		}
-		v.Content = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Content, false, (*ContentBlock).DecodeJSON), "content")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -28652,29 +20369,13 @@ func (v *SystemPrompt) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SystemPrompt) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mode\":"...)
-		b = v.Mode.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = appendSliceContentBlock(b, v.Content)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"mode\":")
+	b = v.Mode.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"content\":")
+	b = wire.AppendSlice(b, v.Content, (*ContentBlock).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -28739,22 +20440,11 @@ func (v *LoadSessionRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -28776,67 +20466,32 @@ func (v *LoadSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uin
 			v.MCPServers = nil
 			return true, nil
 		}
-		x, err := decodeSliceMCPServer(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "mcpServers")
-		}
-		v.MCPServers = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
 	case "cwd":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "cwd")
-		}
-		v.Cwd = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
 	case "additionalDirectories":
-		x, err := decodeSliceString(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "additionalDirectories")
-		}
-		v.AdditionalDirectories = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
 	case "sessionId":
 		seen[0] |= 1 << 2
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "systemPrompt":
 		if d.TryNull() {
 			v.SystemPrompt = nil
 			return true, nil
 		}
-		var x SystemPrompt
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "systemPrompt")
-		}
-		v.SystemPrompt = &x
-		return true, nil
+		v.SystemPrompt = new(SystemPrompt)
+		return true, wire.AtKey(v.SystemPrompt.DecodeJSON(d), "systemPrompt")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -28858,53 +20513,23 @@ func (v *LoadSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *LoadSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mcpServers\":"...)
-		b = appendSliceMCPServer(b, v.MCPServers)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cwd\":"...)
-		b = wire.AppendString(b, v.Cwd)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"mcpServers\":")
+	b = wire.AppendSlice(b, v.MCPServers, (*MCPServer).AppendJSON)
+	b = wire.Key(b, &comma, "\"cwd\":")
+	b = wire.AppendString(b, v.Cwd)
 	if v.AdditionalDirectories != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"additionalDirectories\":"...)
-		b = appendSliceString(b, v.AdditionalDirectories)
-		comma = true
+		b = wire.Key(b, &comma, "\"additionalDirectories\":")
+		b = wire.AppendSlice(b, v.AdditionalDirectories, wire.EncodeString)
 	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
 	if v.SystemPrompt != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"systemPrompt\":"...)
+		b = wire.Key(b, &comma, "\"systemPrompt\":")
 		b = v.SystemPrompt.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -28936,22 +20561,11 @@ func (v *ListSessionsRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -28972,62 +20586,35 @@ func (v *ListSessionsRequest) decodeField(d *wire.Decoder, key []byte, seen []ui
 			v.Cwd = nil
 			return true, nil
 		}
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "cwd")
-		}
-		v.Cwd = &x
-		return true, nil
+		v.Cwd = new(string)
+		return true, wire.AtKey(wire.DecodeString(v.Cwd, d), "cwd")
 	case "cursor":
 		if d.TryNull() {
 			v.Cursor = nil
 			return true, nil
 		}
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "cursor")
-		}
-		v.Cursor = &x
-		return true, nil
+		v.Cursor = new(string)
+		return true, wire.AtKey(wire.DecodeString(v.Cursor, d), "cursor")
 	case "archived":
 		if d.TryNull() {
 			v.Archived = nil
 			return true, nil
 		}
-		var x SessionArchiveFilter
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "archived")
-		}
-		v.Archived = &x
-		return true, nil
+		v.Archived = new(SessionArchiveFilter)
+		return true, wire.AtKey(v.Archived.DecodeJSON(d), "archived")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	case "additionalDirectories":
-		x, err := decodeSliceString(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "additionalDirectories")
-		}
-		v.AdditionalDirectories = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
 	}
 	return false, nil
 }
@@ -29040,44 +20627,24 @@ func (v *ListSessionsRequest) checkRequired(d *wire.Decoder, seen []uint64) erro
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ListSessionsRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Cwd != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cwd\":"...)
+		b = wire.Key(b, &comma, "\"cwd\":")
 		b = wire.AppendString(b, *v.Cwd)
-		comma = true
 	}
 	if v.Cursor != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cursor\":"...)
+		b = wire.Key(b, &comma, "\"cursor\":")
 		b = wire.AppendString(b, *v.Cursor)
-		comma = true
 	}
 	if v.Archived != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"archived\":"...)
+		b = wire.Key(b, &comma, "\"archived\":")
 		b = v.Archived.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	if v.AdditionalDirectories != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"additionalDirectories\":"...)
-		b = appendSliceString(b, v.AdditionalDirectories)
-		comma = true
+		b = wire.Key(b, &comma, "\"additionalDirectories\":")
+		b = wire.AppendSlice(b, v.AdditionalDirectories, wire.EncodeString)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -29144,22 +20711,11 @@ func (v *DeleteSessionRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -29177,32 +20733,17 @@ func (v *DeleteSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []u
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -29218,21 +20759,11 @@ func (v *DeleteSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) err
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *DeleteSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -29264,22 +20795,11 @@ func (v *ForkSessionRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -29297,70 +20817,35 @@ func (v *ForkSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "cwd":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "cwd")
-		}
-		v.Cwd = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
 	case "additionalDirectories":
-		x, err := decodeSliceString(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "additionalDirectories")
-		}
-		v.AdditionalDirectories = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
 	case "mcpServers":
 		if d.Lenient() && d.TryNull() {
 			v.MCPServers = nil
 			return true, nil
 		}
-		x, err := decodeSliceMCPServer(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "mcpServers")
-		}
-		v.MCPServers = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
 	case "systemPrompt":
 		if d.TryNull() {
 			v.SystemPrompt = nil
 			return true, nil
 		}
-		var x SystemPrompt
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "systemPrompt")
-		}
-		v.SystemPrompt = &x
-		return true, nil
+		v.SystemPrompt = new(SystemPrompt)
+		return true, wire.AtKey(v.SystemPrompt.DecodeJSON(d), "systemPrompt")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -29379,53 +20864,25 @@ func (v *ForkSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ForkSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cwd\":"...)
-		b = wire.AppendString(b, v.Cwd)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"cwd\":")
+	b = wire.AppendString(b, v.Cwd)
 	if v.AdditionalDirectories != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"additionalDirectories\":"...)
-		b = appendSliceString(b, v.AdditionalDirectories)
-		comma = true
+		b = wire.Key(b, &comma, "\"additionalDirectories\":")
+		b = wire.AppendSlice(b, v.AdditionalDirectories, wire.EncodeString)
 	}
 	if v.MCPServers != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mcpServers\":"...)
-		b = appendSliceMCPServer(b, v.MCPServers)
-		comma = true
+		b = wire.Key(b, &comma, "\"mcpServers\":")
+		b = wire.AppendSlice(b, v.MCPServers, (*MCPServer).AppendJSON)
 	}
 	if v.SystemPrompt != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"systemPrompt\":"...)
+		b = wire.Key(b, &comma, "\"systemPrompt\":")
 		b = v.SystemPrompt.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -29457,22 +20914,11 @@ func (v *ArchiveSessionRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -29490,32 +20936,17 @@ func (v *ArchiveSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -29531,21 +20962,11 @@ func (v *ArchiveSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) er
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ArchiveSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -29577,22 +20998,11 @@ func (v *UnarchiveSessionRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -29610,32 +21020,17 @@ func (v *UnarchiveSessionRequest) decodeField(d *wire.Decoder, key []byte, seen 
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -29651,21 +21046,11 @@ func (v *UnarchiveSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *UnarchiveSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -29697,22 +21082,11 @@ func (v *SessionStatusRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -29730,32 +21104,17 @@ func (v *SessionStatusRequest) decodeField(d *wire.Decoder, key []byte, seen []u
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -29771,21 +21130,11 @@ func (v *SessionStatusRequest) checkRequired(d *wire.Decoder, seen []uint64) err
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionStatusRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -29817,22 +21166,11 @@ func (v *SetSessionTitleRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -29850,40 +21188,20 @@ func (v *SetSessionTitleRequest) decodeField(d *wire.Decoder, key []byte, seen [
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "title":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "title")
-		}
-		v.Title = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -29902,29 +21220,13 @@ func (v *SetSessionTitleRequest) checkRequired(d *wire.Decoder, seen []uint64) e
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SetSessionTitleRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
-		b = wire.AppendString(b, v.Title)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"title\":")
+	b = wire.AppendString(b, v.Title)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -29956,22 +21258,11 @@ func (v *ResumeSessionRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -29989,70 +21280,35 @@ func (v *ResumeSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []u
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "cwd":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "cwd")
-		}
-		v.Cwd = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
 	case "additionalDirectories":
-		x, err := decodeSliceString(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "additionalDirectories")
-		}
-		v.AdditionalDirectories = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
 	case "mcpServers":
 		if d.Lenient() && d.TryNull() {
 			v.MCPServers = nil
 			return true, nil
 		}
-		x, err := decodeSliceMCPServer(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "mcpServers")
-		}
-		v.MCPServers = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
 	case "systemPrompt":
 		if d.TryNull() {
 			v.SystemPrompt = nil
 			return true, nil
 		}
-		var x SystemPrompt
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "systemPrompt")
-		}
-		v.SystemPrompt = &x
-		return true, nil
+		v.SystemPrompt = new(SystemPrompt)
+		return true, wire.AtKey(v.SystemPrompt.DecodeJSON(d), "systemPrompt")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -30071,53 +21327,25 @@ func (v *ResumeSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) err
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ResumeSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cwd\":"...)
-		b = wire.AppendString(b, v.Cwd)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"cwd\":")
+	b = wire.AppendString(b, v.Cwd)
 	if v.AdditionalDirectories != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"additionalDirectories\":"...)
-		b = appendSliceString(b, v.AdditionalDirectories)
-		comma = true
+		b = wire.Key(b, &comma, "\"additionalDirectories\":")
+		b = wire.AppendSlice(b, v.AdditionalDirectories, wire.EncodeString)
 	}
 	if v.MCPServers != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mcpServers\":"...)
-		b = appendSliceMCPServer(b, v.MCPServers)
-		comma = true
+		b = wire.Key(b, &comma, "\"mcpServers\":")
+		b = wire.AppendSlice(b, v.MCPServers, (*MCPServer).AppendJSON)
 	}
 	if v.SystemPrompt != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"systemPrompt\":"...)
+		b = wire.Key(b, &comma, "\"systemPrompt\":")
 		b = v.SystemPrompt.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -30149,22 +21377,11 @@ func (v *CloseSessionRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -30182,32 +21399,17 @@ func (v *CloseSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -30223,21 +21425,11 @@ func (v *CloseSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) erro
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CloseSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -30269,22 +21461,11 @@ func (v *SetSessionModeRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -30302,41 +21483,20 @@ func (v *SetSessionModeRequest) decodeField(d *wire.Decoder, key []byte, seen []
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "modeId":
 		seen[0] |= 1 << 1
-		var x SessionModeID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "modeId")
-		}
-		v.ModeID = x
-		return true, nil
+		return true, wire.AtKey(v.ModeID.DecodeJSON(d), "modeId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -30355,29 +21515,13 @@ func (v *SetSessionModeRequest) checkRequired(d *wire.Decoder, seen []uint64) er
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SetSessionModeRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"modeId\":"...)
-		b = v.ModeID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"modeId\":")
+	b = v.ModeID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -30428,22 +21572,11 @@ func (v *SetSessionConfigOptionRequest) decodeObject(d *wire.Decoder, asFallback
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -30461,41 +21594,20 @@ func (v *SetSessionConfigOptionRequest) decodeField(d *wire.Decoder, key []byte,
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "configId":
 		seen[0] |= 1 << 1
-		var x SessionConfigID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "configId")
-		}
-		v.ConfigID = x
-		return true, nil
+		return true, wire.AtKey(v.ConfigID.DecodeJSON(d), "configId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return v.Type.decodeField(d, key, seen[1:])
@@ -30519,29 +21631,13 @@ func (v *SetSessionConfigOptionRequest) selectVariant(d *wire.Decoder) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SetSessionConfigOptionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"configId\":"...)
-		b = v.ConfigID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"configId\":")
+	b = v.ConfigID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	b, comma = v.Type.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
@@ -30600,11 +21696,7 @@ func (v *SetSessionConfigOptionRequestType) checkRequired(d *wire.Decoder, seen 
 func (v *SetSessionConfigOptionRequestType) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Boolean != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"boolean\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"boolean\"")
 		return v.Boolean.appendFields(b, comma)
 	case v.ValueID != nil:
 		return v.ValueID.appendFields(b, comma)
@@ -30639,22 +21731,11 @@ func (v *SetSessionConfigOptionRequestTypeBoolean) DecodeJSON(d *wire.Decoder) e
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -30672,12 +21753,7 @@ func (v *SetSessionConfigOptionRequestTypeBoolean) decodeField(d *wire.Decoder, 
 	switch string(key) {
 	case "value":
 		seen[0] |= 1 << 0
-		x, err := d.ReadBool()
-		if err != nil {
-			return true, wire.AtKey(err, "value")
-		}
-		v.Value = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeBool(&v.Value, d), "value")
 	}
 	return false, nil
 }
@@ -30692,14 +21768,8 @@ func (v *SetSessionConfigOptionRequestTypeBoolean) checkRequired(d *wire.Decoder
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SetSessionConfigOptionRequestTypeBoolean) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"value\":"...)
-		b = wire.AppendBool(b, v.Value)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"value\":")
+	b = wire.AppendBool(b, v.Value)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -30730,22 +21800,11 @@ func (v *SetSessionConfigOptionRequestTypeValueID) DecodeJSON(d *wire.Decoder) e
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -30763,13 +21822,7 @@ func (v *SetSessionConfigOptionRequestTypeValueID) decodeField(d *wire.Decoder, 
 	switch string(key) {
 	case "value":
 		seen[0] |= 1 << 0
-		var x SessionConfigValueID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "value")
-		}
-		v.Value = x
-		return true, nil
+		return true, wire.AtKey(v.Value.DecodeJSON(d), "value")
 	}
 	return false, nil
 }
@@ -30784,14 +21837,8 @@ func (v *SetSessionConfigOptionRequestTypeValueID) checkRequired(d *wire.Decoder
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SetSessionConfigOptionRequestTypeValueID) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"value\":"...)
-		b = v.Value.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"value\":")
+	b = v.Value.AppendJSON(b)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -30822,22 +21869,11 @@ func (v *PromptRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -30855,48 +21891,23 @@ func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) 
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "prompt":
 		seen[0] |= 1 << 1
-		x, err := decodeSliceContentBlock(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "prompt")
-		}
-		v.Prompt = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Prompt, false, (*ContentBlock).DecodeJSON), "prompt")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	case "runtimeContext":
-		x, err := decodeSliceRuntimeContextItem(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "runtimeContext")
-		}
-		v.RuntimeContext = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.RuntimeContext, false, (*RuntimeContextItem).DecodeJSON), "runtimeContext")
 	}
 	return false, nil
 }
@@ -30914,37 +21925,17 @@ func (v *PromptRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PromptRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"prompt\":"...)
-		b = appendSliceContentBlock(b, v.Prompt)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"prompt\":")
+	b = wire.AppendSlice(b, v.Prompt, (*ContentBlock).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	if v.RuntimeContext != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"runtimeContext\":"...)
-		b = appendSliceRuntimeContextItem(b, v.RuntimeContext)
-		comma = true
+		b = wire.Key(b, &comma, "\"runtimeContext\":")
+		b = wire.AppendSlice(b, v.RuntimeContext, (*RuntimeContextItem).AppendJSON)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -31048,22 +22039,11 @@ func (v *ClientResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -31103,22 +22083,11 @@ func (v *ClientResponseResult) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -31136,21 +22105,10 @@ func (v *ClientResponseResult) decodeField(d *wire.Decoder, key []byte, seen []u
 	switch string(key) {
 	case "id":
 		seen[0] |= 1 << 0
-		var x RequestID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "id")
-		}
-		v.ID = x
-		return true, nil
+		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "result":
 		seen[0] |= 1 << 1
-		x, err := d.ReadRaw()
-		if err != nil {
-			return true, wire.AtKey(err, "result")
-		}
-		v.Result = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
 	}
 	return false, nil
 }
@@ -31168,22 +22126,10 @@ func (v *ClientResponseResult) checkRequired(d *wire.Decoder, seen []uint64) err
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ClientResponseResult) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"id\":"...)
-		b = v.ID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"result\":"...)
-		b = wire.AppendRaw(b, v.Result)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"id\":")
+	b = v.ID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"result\":")
+	b = wire.AppendRaw(b, v.Result)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -31214,22 +22160,11 @@ func (v *ClientResponseError) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -31247,22 +22182,10 @@ func (v *ClientResponseError) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "id":
 		seen[0] |= 1 << 0
-		var x RequestID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "id")
-		}
-		v.ID = x
-		return true, nil
+		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "error":
 		seen[0] |= 1 << 1
-		var x Error
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "error")
-		}
-		v.Error = x
-		return true, nil
+		return true, wire.AtKey(v.Error.DecodeJSON(d), "error")
 	}
 	return false, nil
 }
@@ -31280,22 +22203,10 @@ func (v *ClientResponseError) checkRequired(d *wire.Decoder, seen []uint64) erro
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ClientResponseError) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"id\":"...)
-		b = v.ID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"error\":"...)
-		b = v.Error.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"id\":")
+	b = v.ID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"error\":")
+	b = v.Error.AppendJSON(b)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -31326,22 +22237,11 @@ func (v *WriteTextFileResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -31363,19 +22263,10 @@ func (v *WriteTextFileResponse) decodeField(d *wire.Decoder, key []byte, seen []
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -31389,12 +22280,8 @@ func (v *WriteTextFileResponse) checkRequired(d *wire.Decoder, seen []uint64) er
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *WriteTextFileResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -31426,22 +22313,11 @@ func (v *ReadTextFileResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -31459,31 +22335,17 @@ func (v *ReadTextFileResponse) decodeField(d *wire.Decoder, key []byte, seen []u
 	switch string(key) {
 	case "content":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "content")
-		}
-		v.Content = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -31499,21 +22361,11 @@ func (v *ReadTextFileResponse) checkRequired(d *wire.Decoder, seen []uint64) err
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ReadTextFileResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = wire.AppendString(b, v.Content)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"content\":")
+	b = wire.AppendString(b, v.Content)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -31545,22 +22397,11 @@ func (v *RequestPermissionResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -31578,32 +22419,17 @@ func (v *RequestPermissionResponse) decodeField(d *wire.Decoder, key []byte, see
 	switch string(key) {
 	case "outcome":
 		seen[0] |= 1 << 0
-		var x RequestPermissionOutcome
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "outcome")
-		}
-		v.Outcome = x
-		return true, nil
+		return true, wire.AtKey(v.Outcome.DecodeJSON(d), "outcome")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -31619,21 +22445,11 @@ func (v *RequestPermissionResponse) checkRequired(d *wire.Decoder, seen []uint64
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *RequestPermissionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"outcome\":"...)
-		b = v.Outcome.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"outcome\":")
+	b = v.Outcome.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -31716,18 +22532,10 @@ func (v *RequestPermissionOutcome) checkRequired(d *wire.Decoder, seen []uint64)
 func (v *RequestPermissionOutcome) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Cancelled != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"outcome\":\"cancelled\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"outcome\":\"cancelled\"")
 		return v.Cancelled.appendFields(b, comma)
 	case v.Selected != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"outcome\":\"selected\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"outcome\":\"selected\"")
 		return v.Selected.appendFields(b, comma)
 	case v.Unknown != nil:
 		return v.Unknown.AppendFields(b, "outcome", comma)
@@ -31767,22 +22575,11 @@ func (v *RequestPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -31822,22 +22619,11 @@ func (v *RequestPermissionOutcomeCancelled) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -31892,22 +22678,11 @@ func (v *SelectedPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -31925,32 +22700,17 @@ func (v *SelectedPermissionOutcome) decodeField(d *wire.Decoder, key []byte, see
 	switch string(key) {
 	case "optionId":
 		seen[0] |= 1 << 0
-		var x PermissionOptionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "optionId")
-		}
-		v.OptionID = x
-		return true, nil
+		return true, wire.AtKey(v.OptionID.DecodeJSON(d), "optionId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -31966,21 +22726,11 @@ func (v *SelectedPermissionOutcome) checkRequired(d *wire.Decoder, seen []uint64
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SelectedPermissionOutcome) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"optionId\":"...)
-		b = v.OptionID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"optionId\":")
+	b = v.OptionID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -32012,22 +22762,11 @@ func (v *CreateTerminalResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -32045,32 +22784,17 @@ func (v *CreateTerminalResponse) decodeField(d *wire.Decoder, key []byte, seen [
 	switch string(key) {
 	case "terminalId":
 		seen[0] |= 1 << 0
-		var x TerminalID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "terminalId")
-		}
-		v.TerminalID = x
-		return true, nil
+		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -32086,21 +22810,11 @@ func (v *CreateTerminalResponse) checkRequired(d *wire.Decoder, seen []uint64) e
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CreateTerminalResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"terminalId\":"...)
-		b = v.TerminalID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"terminalId\":")
+	b = v.TerminalID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -32132,22 +22846,11 @@ func (v *TerminalOutputResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -32165,40 +22868,21 @@ func (v *TerminalOutputResponse) decodeField(d *wire.Decoder, key []byte, seen [
 	switch string(key) {
 	case "output":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "output")
-		}
-		v.Output = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Output, d), "output")
 	case "truncated":
 		seen[0] |= 1 << 1
-		x, err := d.ReadBool()
-		if err != nil {
-			return true, wire.AtKey(err, "truncated")
-		}
-		v.Truncated = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeBool(&v.Truncated, d), "truncated")
 	case "exitStatus":
 		if d.TryNull() {
 			v.ExitStatus = nil
 			return true, nil
 		}
+		v.ExitStatus = new(TerminalExitStatus)
 		m := d.Mark()
-		var x TerminalExitStatus
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ExitStatus = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "exitStatus")
+		if err := v.ExitStatus.DecodeJSON(d); err != nil {
+			v.ExitStatus = nil
+			return true, wire.AtKey(d.Recover(m, err), "exitStatus")
 		}
-		v.ExitStatus = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -32206,19 +22890,10 @@ func (v *TerminalOutputResponse) decodeField(d *wire.Decoder, key []byte, seen [
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -32237,37 +22912,17 @@ func (v *TerminalOutputResponse) checkRequired(d *wire.Decoder, seen []uint64) e
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TerminalOutputResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"output\":"...)
-		b = wire.AppendString(b, v.Output)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"truncated\":"...)
-		b = wire.AppendBool(b, v.Truncated)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"output\":")
+	b = wire.AppendString(b, v.Output)
+	b = wire.Key(b, &comma, "\"truncated\":")
+	b = wire.AppendBool(b, v.Truncated)
 	if v.ExitStatus != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"exitStatus\":"...)
+		b = wire.Key(b, &comma, "\"exitStatus\":")
 		b = v.ExitStatus.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -32299,22 +22954,11 @@ func (v *TerminalExitStatus) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -32335,40 +22979,24 @@ func (v *TerminalExitStatus) decodeField(d *wire.Decoder, key []byte, seen []uin
 			v.ExitCode = nil
 			return true, nil
 		}
+		v.ExitCode = new(uint32)
 		m := d.Mark()
-		x, err := d.ReadUint32()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ExitCode = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "exitCode")
+		if err := wire.DecodeUint32(v.ExitCode, d); err != nil {
+			v.ExitCode = nil
+			return true, wire.AtKey(d.Recover(m, err), "exitCode")
 		}
-		v.ExitCode = &x
 		return true, nil
 	case "signal":
 		if d.TryNull() {
 			v.Signal = nil
 			return true, nil
 		}
+		v.Signal = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Signal = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "signal")
+		if err := wire.DecodeString(v.Signal, d); err != nil {
+			v.Signal = nil
+			return true, wire.AtKey(d.Recover(m, err), "signal")
 		}
-		v.Signal = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -32376,19 +23004,10 @@ func (v *TerminalExitStatus) decodeField(d *wire.Decoder, key []byte, seen []uin
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -32402,28 +23021,16 @@ func (v *TerminalExitStatus) checkRequired(d *wire.Decoder, seen []uint64) error
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TerminalExitStatus) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.ExitCode != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"exitCode\":"...)
+		b = wire.Key(b, &comma, "\"exitCode\":")
 		b = wire.AppendUint(b, uint64(*v.ExitCode))
-		comma = true
 	}
 	if v.Signal != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"signal\":"...)
+		b = wire.Key(b, &comma, "\"signal\":")
 		b = wire.AppendString(b, *v.Signal)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -32455,22 +23062,11 @@ func (v *ReleaseTerminalResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -32492,19 +23088,10 @@ func (v *ReleaseTerminalResponse) decodeField(d *wire.Decoder, key []byte, seen 
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -32518,12 +23105,8 @@ func (v *ReleaseTerminalResponse) checkRequired(d *wire.Decoder, seen []uint64) 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ReleaseTerminalResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -32555,22 +23138,11 @@ func (v *WaitForTerminalExitResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -32591,40 +23163,24 @@ func (v *WaitForTerminalExitResponse) decodeField(d *wire.Decoder, key []byte, s
 			v.ExitCode = nil
 			return true, nil
 		}
+		v.ExitCode = new(uint32)
 		m := d.Mark()
-		x, err := d.ReadUint32()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ExitCode = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "exitCode")
+		if err := wire.DecodeUint32(v.ExitCode, d); err != nil {
+			v.ExitCode = nil
+			return true, wire.AtKey(d.Recover(m, err), "exitCode")
 		}
-		v.ExitCode = &x
 		return true, nil
 	case "signal":
 		if d.TryNull() {
 			v.Signal = nil
 			return true, nil
 		}
+		v.Signal = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Signal = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "signal")
+		if err := wire.DecodeString(v.Signal, d); err != nil {
+			v.Signal = nil
+			return true, wire.AtKey(d.Recover(m, err), "signal")
 		}
-		v.Signal = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -32632,19 +23188,10 @@ func (v *WaitForTerminalExitResponse) decodeField(d *wire.Decoder, key []byte, s
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -32658,28 +23205,16 @@ func (v *WaitForTerminalExitResponse) checkRequired(d *wire.Decoder, seen []uint
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *WaitForTerminalExitResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.ExitCode != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"exitCode\":"...)
+		b = wire.Key(b, &comma, "\"exitCode\":")
 		b = wire.AppendUint(b, uint64(*v.ExitCode))
-		comma = true
 	}
 	if v.Signal != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"signal\":"...)
+		b = wire.Key(b, &comma, "\"signal\":")
 		b = wire.AppendString(b, *v.Signal)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -32711,22 +23246,11 @@ func (v *KillTerminalResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -32748,19 +23272,10 @@ func (v *KillTerminalResponse) decodeField(d *wire.Decoder, key []byte, seen []u
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -32774,12 +23289,8 @@ func (v *KillTerminalResponse) checkRequired(d *wire.Decoder, seen []uint64) err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *KillTerminalResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -32814,22 +23325,11 @@ func (v *CreateElicitationResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -32851,19 +23351,10 @@ func (v *CreateElicitationResponse) decodeField(d *wire.Decoder, key []byte, see
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return v.Action.decodeField(d, key, seen[1:])
@@ -32882,12 +23373,8 @@ func (v *CreateElicitationResponse) selectVariant(d *wire.Decoder) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CreateElicitationResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	b, comma = v.Action.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
@@ -32964,25 +23451,13 @@ func (v *CreateElicitationResponseAction) checkRequired(d *wire.Decoder, seen []
 func (v *CreateElicitationResponseAction) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Accept != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"action\":\"accept\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"action\":\"accept\"")
 		return v.Accept.appendFields(b, comma)
 	case v.Decline != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"action\":\"decline\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"action\":\"decline\"")
 		return v.Decline.appendFields(b, comma)
 	case v.Cancel != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"action\":\"cancel\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"action\":\"cancel\"")
 		return v.Cancel.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -33017,22 +23492,11 @@ func (v *CreateElicitationResponseActionDecline) DecodeJSON(d *wire.Decoder) err
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -33087,22 +23551,11 @@ func (v *CreateElicitationResponseActionCancel) DecodeJSON(d *wire.Decoder) erro
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -33157,22 +23610,11 @@ func (v *CreateElicitationResponseActionOther) DecodeJSON(d *wire.Decoder) error
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -33190,12 +23632,7 @@ func (v *CreateElicitationResponseActionOther) decodeField(d *wire.Decoder, key 
 	switch string(key) {
 	case "action":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "action")
-		}
-		v.Action = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Action, d), "action")
 	}
 	return false, nil
 }
@@ -33210,14 +23647,8 @@ func (v *CreateElicitationResponseActionOther) checkRequired(d *wire.Decoder, se
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CreateElicitationResponseActionOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"action\":"...)
-		b = wire.AppendString(b, v.Action)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"action\":")
+	b = wire.AppendString(b, v.Action)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -33239,7 +23670,8 @@ func (v *ElicitationContentValue) DecodeJSON(d *wire.Decoder) error {
 	switch k {
 	case wire.KindString:
 		{
-			x, err := d.ReadString()
+			var x string
+			err := wire.DecodeString(&x, d)
 			if err != nil {
 				return err
 			}
@@ -33249,7 +23681,8 @@ func (v *ElicitationContentValue) DecodeJSON(d *wire.Decoder) error {
 	case wire.KindNumber:
 		{
 			m := d.Mark()
-			x, err := d.ReadInt64()
+			var x int64
+			err := wire.DecodeInt64(&x, d)
 			if err == nil {
 				v.Integer = &x
 				return nil
@@ -33260,7 +23693,8 @@ func (v *ElicitationContentValue) DecodeJSON(d *wire.Decoder) error {
 			d.Rewind(m)
 		}
 		{
-			x, err := d.ReadFloat64()
+			var x float64
+			err := wire.DecodeFloat64(&x, d)
 			if err != nil {
 				return err
 			}
@@ -33269,7 +23703,8 @@ func (v *ElicitationContentValue) DecodeJSON(d *wire.Decoder) error {
 		}
 	case wire.KindBool:
 		{
-			x, err := d.ReadBool()
+			var x bool
+			err := wire.DecodeBool(&x, d)
 			if err != nil {
 				return err
 			}
@@ -33278,7 +23713,8 @@ func (v *ElicitationContentValue) DecodeJSON(d *wire.Decoder) error {
 		}
 	case wire.KindArray:
 		{
-			x, err := decodeSliceString(d, false)
+			var x []string
+			err := wire.DecodeSlice(d, &x, false, wire.DecodeString)
 			if err != nil {
 				return err
 			}
@@ -33305,7 +23741,7 @@ func (v *ElicitationContentValue) AppendJSON(b []byte) []byte {
 		b = wire.AppendBool(b, *v.Boolean)
 		return b
 	case v.StringArray != nil:
-		b = appendSliceString(b, v.StringArray)
+		b = wire.AppendSlice(b, v.StringArray, wire.EncodeString)
 		return b
 	}
 	return append(b, "null"...)
@@ -33338,22 +23774,11 @@ func (v *ElicitationAcceptAction) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -33374,12 +23799,7 @@ func (v *ElicitationAcceptAction) decodeField(d *wire.Decoder, key []byte, seen 
 			v.Content = nil
 			return true, nil
 		}
-		x, err := decodeMapElicitationContentValue(d)
-		if err != nil {
-			return true, wire.AtKey(err, "content")
-		}
-		v.Content = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeMap(d, &v.Content, (*ElicitationContentValue).DecodeJSON), "content")
 	}
 	return false, nil
 }
@@ -33392,12 +23812,8 @@ func (v *ElicitationAcceptAction) checkRequired(d *wire.Decoder, seen []uint64) 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationAcceptAction) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Content != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = appendMapElicitationContentValue(b, v.Content)
-		comma = true
+		b = wire.Key(b, &comma, "\"content\":")
+		b = wire.AppendMap(b, v.Content, (*ElicitationContentValue).AppendJSON)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -33501,22 +23917,11 @@ func (v *MessageMCPResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -33556,22 +23961,11 @@ func (v *MessageMCPResponseResult) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -33593,31 +23987,17 @@ func (v *MessageMCPResponseResult) decodeField(d *wire.Decoder, key []byte, seen
 			v.Result = nil
 			return true, nil
 		}
-		x, err := d.ReadRaw()
-		if err != nil {
-			return true, wire.AtKey(err, "result")
-		}
-		v.Result = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -33634,27 +24014,15 @@ func (v *MessageMCPResponseResult) checkRequired(d *wire.Decoder, seen []uint64)
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MessageMCPResponseResult) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Result == nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"result\":"...)
+		b = wire.Key(b, &comma, "\"result\":")
 		b = append(b, "null"...)
-		comma = true
 	} else {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"result\":"...)
+		b = wire.Key(b, &comma, "\"result\":")
 		b = wire.AppendRaw(b, v.Result)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -33686,22 +24054,11 @@ func (v *MessageMCPResponseError) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -33719,32 +24076,17 @@ func (v *MessageMCPResponseError) decodeField(d *wire.Decoder, key []byte, seen 
 	switch string(key) {
 	case "error":
 		seen[0] |= 1 << 0
-		var x MCPError
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "error")
-		}
-		v.Error = x
-		return true, nil
+		return true, wire.AtKey(v.Error.DecodeJSON(d), "error")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -33760,21 +24102,11 @@ func (v *MessageMCPResponseError) checkRequired(d *wire.Decoder, seen []uint64) 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MessageMCPResponseError) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"error\":"...)
-		b = v.Error.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"error\":")
+	b = v.Error.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -33806,22 +24138,11 @@ func (v *MCPError) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -33839,31 +24160,16 @@ func (v *MCPError) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool
 	switch string(key) {
 	case "code":
 		seen[0] |= 1 << 0
-		x, err := d.ReadInt32()
-		if err != nil {
-			return true, wire.AtKey(err, "code")
-		}
-		v.Code = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeInt32(&v.Code, d), "code")
 	case "message":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "message")
-		}
-		v.Message = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
 	case "data":
 		if d.TryNull() {
 			v.Data = nil
 			return true, nil
 		}
-		x, err := d.ReadRaw()
-		if err != nil {
-			return true, wire.AtKey(err, "data")
-		}
-		v.Data = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRaw(&v.Data, d), "data")
 	}
 	return false, nil
 }
@@ -33881,29 +24187,13 @@ func (v *MCPError) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MCPError) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"code\":"...)
-		b = wire.AppendInt(b, int64(v.Code))
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"message\":"...)
-		b = wire.AppendString(b, v.Message)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"code\":")
+	b = wire.AppendInt(b, int64(v.Code))
+	b = wire.Key(b, &comma, "\"message\":")
+	b = wire.AppendString(b, v.Message)
 	if v.Data != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"data\":"...)
+		b = wire.Key(b, &comma, "\"data\":")
 		b = wire.AppendRaw(b, v.Data)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -33935,22 +24225,11 @@ func (v *ClientNotification) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -33968,23 +24247,13 @@ func (v *ClientNotification) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "method":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "method")
-		}
-		v.Method = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
 			return true, nil
 		}
-		x, err := d.ReadRaw()
-		if err != nil {
-			return true, wire.AtKey(err, "params")
-		}
-		v.Params = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	}
 	return false, nil
 }
@@ -33999,21 +24268,11 @@ func (v *ClientNotification) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ClientNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"method\":"...)
-		b = wire.AppendString(b, v.Method)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"method\":")
+	b = wire.AppendString(b, v.Method)
 	if v.Params != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"params\":"...)
+		b = wire.Key(b, &comma, "\"params\":")
 		b = wire.AppendRaw(b, v.Params)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -34045,22 +24304,11 @@ func (v *CancelNotification) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -34078,32 +24326,17 @@ func (v *CancelNotification) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -34119,21 +24352,11 @@ func (v *CancelNotification) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CancelNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -34165,22 +24388,11 @@ func (v *MessageMCPNotification) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -34198,60 +24410,29 @@ func (v *MessageMCPNotification) decodeField(d *wire.Decoder, key []byte, seen [
 	switch string(key) {
 	case "serverId":
 		seen[0] |= 1 << 0
-		var x MCPServerACPID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "serverId")
-		}
-		v.ServerID = x
-		return true, nil
+		return true, wire.AtKey(v.ServerID.DecodeJSON(d), "serverId")
 	case "requestId":
 		seen[0] |= 1 << 1
-		var x MCPRequestID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "requestId")
-		}
-		v.RequestID = x
-		return true, nil
+		return true, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
 	case "method":
 		seen[0] |= 1 << 2
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "method")
-		}
-		v.Method = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
 			return true, nil
 		}
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			return true, wire.AtKey(err, "params")
-		}
-		v.Params = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRawMap(d, &v.Params), "params")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -34273,45 +24454,19 @@ func (v *MessageMCPNotification) checkRequired(d *wire.Decoder, seen []uint64) e
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MessageMCPNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"serverId\":"...)
-		b = v.ServerID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"requestId\":"...)
-		b = v.RequestID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"method\":"...)
-		b = wire.AppendString(b, v.Method)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"serverId\":")
+	b = v.ServerID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"requestId\":")
+	b = v.RequestID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"method\":")
+	b = wire.AppendString(b, v.Method)
 	if v.Params != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"params\":"...)
-		b = appendMapRaw(b, v.Params)
-		comma = true
+		b = wire.Key(b, &comma, "\"params\":")
+		b = wire.AppendRawMap(b, v.Params)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -34343,22 +24498,11 @@ func (v *CancelRequestNotification) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -34376,32 +24520,17 @@ func (v *CancelRequestNotification) decodeField(d *wire.Decoder, key []byte, see
 	switch string(key) {
 	case "requestId":
 		seen[0] |= 1 << 0
-		var x RequestID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "requestId")
-		}
-		v.RequestID = x
-		return true, nil
+		return true, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -34417,21 +24546,11 @@ func (v *CancelRequestNotification) checkRequired(d *wire.Decoder, seen []uint64
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CancelRequestNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"requestId\":"...)
-		b = v.RequestID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"requestId\":")
+	b = v.RequestID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -34463,22 +24582,11 @@ func (v *ProxyRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -34496,32 +24604,16 @@ func (v *ProxyRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 	switch string(key) {
 	case "id":
 		seen[0] |= 1 << 0
-		var x RequestID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "id")
-		}
-		v.ID = x
-		return true, nil
+		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "method":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "method")
-		}
-		v.Method = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
 			return true, nil
 		}
-		x, err := d.ReadRaw()
-		if err != nil {
-			return true, wire.AtKey(err, "params")
-		}
-		v.Params = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	}
 	return false, nil
 }
@@ -34539,29 +24631,13 @@ func (v *ProxyRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ProxyRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"id\":"...)
-		b = v.ID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"method\":"...)
-		b = wire.AppendString(b, v.Method)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"id\":")
+	b = v.ID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"method\":")
+	b = wire.AppendString(b, v.Method)
 	if v.Params != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"params\":"...)
+		b = wire.Key(b, &comma, "\"params\":")
 		b = wire.AppendRaw(b, v.Params)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -34593,22 +24669,11 @@ func (v *ProxySuccessorRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -34626,42 +24691,23 @@ func (v *ProxySuccessorRequest) decodeField(d *wire.Decoder, key []byte, seen []
 	switch string(key) {
 	case "method":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "method")
-		}
-		v.Method = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
 			return true, nil
 		}
-		x, err := d.ReadRaw()
-		if err != nil {
-			return true, wire.AtKey(err, "params")
-		}
-		v.Params = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -34677,29 +24723,15 @@ func (v *ProxySuccessorRequest) checkRequired(d *wire.Decoder, seen []uint64) er
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ProxySuccessorRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"method\":"...)
-		b = wire.AppendString(b, v.Method)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"method\":")
+	b = wire.AppendString(b, v.Method)
 	if v.Params != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"params\":"...)
+		b = wire.Key(b, &comma, "\"params\":")
 		b = wire.AppendRaw(b, v.Params)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -34803,22 +24835,11 @@ func (v *ProxyResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -34858,22 +24879,11 @@ func (v *ProxyResponseResult) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -34891,21 +24901,10 @@ func (v *ProxyResponseResult) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "id":
 		seen[0] |= 1 << 0
-		var x RequestID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "id")
-		}
-		v.ID = x
-		return true, nil
+		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "result":
 		seen[0] |= 1 << 1
-		x, err := d.ReadRaw()
-		if err != nil {
-			return true, wire.AtKey(err, "result")
-		}
-		v.Result = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
 	}
 	return false, nil
 }
@@ -34923,22 +24922,10 @@ func (v *ProxyResponseResult) checkRequired(d *wire.Decoder, seen []uint64) erro
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ProxyResponseResult) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"id\":"...)
-		b = v.ID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"result\":"...)
-		b = wire.AppendRaw(b, v.Result)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"id\":")
+	b = v.ID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"result\":")
+	b = wire.AppendRaw(b, v.Result)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -34969,22 +24956,11 @@ func (v *ProxyResponseError) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -35002,22 +24978,10 @@ func (v *ProxyResponseError) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "id":
 		seen[0] |= 1 << 0
-		var x RequestID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "id")
-		}
-		v.ID = x
-		return true, nil
+		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "error":
 		seen[0] |= 1 << 1
-		var x Error
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "error")
-		}
-		v.Error = x
-		return true, nil
+		return true, wire.AtKey(v.Error.DecodeJSON(d), "error")
 	}
 	return false, nil
 }
@@ -35035,22 +24999,10 @@ func (v *ProxyResponseError) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ProxyResponseError) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"id\":"...)
-		b = v.ID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"error\":"...)
-		b = v.Error.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"id\":")
+	b = v.ID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"error\":")
+	b = v.Error.AppendJSON(b)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -35067,7 +25019,8 @@ func (v *ProxyResponseError) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one ProxySuccessorResponse value.
 func (v *ProxySuccessorResponse) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadRaw()
+	var x wire.Raw
+	err := wire.DecodeRaw(&x, d)
 	if err != nil {
 		return err
 	}
@@ -35107,22 +25060,11 @@ func (v *ProxyNotification) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -35140,24 +25082,14 @@ func (v *ProxyNotification) decodeField(d *wire.Decoder, key []byte, seen []uint
 	switch string(key) {
 	case "method":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "method")
-		}
-		v.Method = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
 			return true, nil
 		}
-		var x ProxyNotificationParams
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "params")
-		}
-		v.Params = &x
-		return true, nil
+		v.Params = new(ProxyNotificationParams)
+		return true, wire.AtKey(v.Params.DecodeJSON(d), "params")
 	}
 	return false, nil
 }
@@ -35172,21 +25104,11 @@ func (v *ProxyNotification) checkRequired(d *wire.Decoder, seen []uint64) error 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ProxyNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"method\":"...)
-		b = wire.AppendString(b, v.Method)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"method\":")
+	b = wire.AppendString(b, v.Method)
 	if v.Params != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"params\":"...)
+		b = wire.Key(b, &comma, "\"params\":")
 		b = v.Params.AppendJSON(b)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -35263,22 +25185,11 @@ func (v *ProxyNotificationParams) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -35318,22 +25229,11 @@ func (v *ProxySuccessorNotification) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -35351,42 +25251,23 @@ func (v *ProxySuccessorNotification) decodeField(d *wire.Decoder, key []byte, se
 	switch string(key) {
 	case "method":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "method")
-		}
-		v.Method = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
 			return true, nil
 		}
-		x, err := d.ReadRaw()
-		if err != nil {
-			return true, wire.AtKey(err, "params")
-		}
-		v.Params = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -35402,29 +25283,15 @@ func (v *ProxySuccessorNotification) checkRequired(d *wire.Decoder, seen []uint6
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ProxySuccessorNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"method\":"...)
-		b = wire.AppendString(b, v.Method)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"method\":")
+	b = wire.AppendString(b, v.Method)
 	if v.Params != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"params\":"...)
+		b = wire.Key(b, &comma, "\"params\":")
 		b = wire.AppendRaw(b, v.Params)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -35456,22 +25323,11 @@ func (v *SessionRuntimeContextCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -35493,19 +25349,10 @@ func (v *SessionRuntimeContextCapabilities) decodeField(d *wire.Decoder, key []b
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -35519,12 +25366,8 @@ func (v *SessionRuntimeContextCapabilities) checkRequired(d *wire.Decoder, seen 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionRuntimeContextCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -35556,22 +25399,11 @@ func (v *RuntimeContextItem) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -35588,20 +25420,11 @@ func (v *RuntimeContextItem) AppendJSON(b []byte) []byte {
 func (v *RuntimeContextItem) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "title":
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "title")
-		}
-		v.Title = &x
-		return true, nil
+		v.Title = new(string)
+		return true, wire.AtKey(wire.DecodeString(v.Title, d), "title")
 	case "text":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "text")
-		}
-		v.Text = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
 	}
 	return false, nil
 }
@@ -35617,21 +25440,11 @@ func (v *RuntimeContextItem) checkRequired(d *wire.Decoder, seen []uint64) error
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *RuntimeContextItem) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"text\":"...)
-		b = wire.AppendString(b, v.Text)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"text\":")
+	b = wire.AppendString(b, v.Text)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -35658,1131 +25471,4 @@ func marshal(x interface {
 		return nil, err
 	}
 	return x.AppendJSON(nil), nil
-}
-
-// decodeMapRaw decodes an object used as a map.
-func decodeMapRaw(d *wire.Decoder) (map[string]wire.Raw, error) {
-	if err := d.BeginObject(); err != nil {
-		return nil, err
-	}
-	out := map[string]wire.Raw{}
-	for {
-		key, ok, kerr := d.NextKey()
-		if kerr != nil {
-			return nil, kerr
-		}
-		if !ok {
-			return out, nil
-		}
-		name := string(key)
-		x, err := d.ReadRaw()
-		if err != nil {
-			return nil, wire.AtKey(err, name)
-		}
-		out[name] = x
-	}
-}
-
-// appendMapRaw encodes a map with its keys sorted, so output is deterministic; nil encodes as {}.
-func appendMapRaw(b []byte, m map[string]wire.Raw) []byte {
-	b = append(b, '{')
-	for i, k := range wire.SortedKeys(m) {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = wire.AppendString(b, k)
-		b = append(b, ':')
-		x := m[k]
-		b = wire.AppendRaw(b, x)
-	}
-	return append(b, '}')
-}
-
-// decodeSlicePermissionOption decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSlicePermissionOption(d *wire.Decoder, skipInvalid bool) ([]PermissionOption, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []PermissionOption{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x PermissionOption
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSlicePermissionOption encodes an array; nil encodes as [].
-func appendSlicePermissionOption(b []byte, s []PermissionOption) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceToolCallContent decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceToolCallContent(d *wire.Decoder, skipInvalid bool) ([]ToolCallContent, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []ToolCallContent{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x ToolCallContent
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// decodeSliceToolCallLocation decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceToolCallLocation(d *wire.Decoder, skipInvalid bool) ([]ToolCallLocation, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []ToolCallLocation{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x ToolCallLocation
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceToolCallContent encodes an array; nil encodes as [].
-func appendSliceToolCallContent(b []byte, s []ToolCallContent) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// appendSliceToolCallLocation encodes an array; nil encodes as [].
-func appendSliceToolCallLocation(b []byte, s []ToolCallLocation) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceRole decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceRole(d *wire.Decoder, skipInvalid bool) ([]Role, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []Role{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x Role
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceRole encodes an array; nil encodes as [].
-func appendSliceRole(b []byte, s []Role) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceString decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceString(d *wire.Decoder, skipInvalid bool) ([]string, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []string{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// decodeSliceEnvVariable decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceEnvVariable(d *wire.Decoder, skipInvalid bool) ([]EnvVariable, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []EnvVariable{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x EnvVariable
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceString encodes an array; nil encodes as [].
-func appendSliceString(b []byte, s []string) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = wire.AppendString(b, x)
-	}
-	return append(b, ']')
-}
-
-// appendSliceEnvVariable encodes an array; nil encodes as [].
-func appendSliceEnvVariable(b []byte, s []EnvVariable) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeMapElicitationPropertySchema decodes an object used as a map.
-func decodeMapElicitationPropertySchema(d *wire.Decoder) (map[string]ElicitationPropertySchema, error) {
-	if err := d.BeginObject(); err != nil {
-		return nil, err
-	}
-	out := map[string]ElicitationPropertySchema{}
-	for {
-		key, ok, kerr := d.NextKey()
-		if kerr != nil {
-			return nil, kerr
-		}
-		if !ok {
-			return out, nil
-		}
-		name := string(key)
-		var x ElicitationPropertySchema
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return nil, wire.AtKey(err, name)
-		}
-		out[name] = x
-	}
-}
-
-// appendMapElicitationPropertySchema encodes a map with its keys sorted, so output is deterministic; nil encodes as {}.
-func appendMapElicitationPropertySchema(b []byte, m map[string]ElicitationPropertySchema) []byte {
-	b = append(b, '{')
-	for i, k := range wire.SortedKeys(m) {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = wire.AppendString(b, k)
-		b = append(b, ':')
-		x := m[k]
-		{
-			v := x
-			b = v.AppendJSON(b)
-		}
-	}
-	return append(b, '}')
-}
-
-// decodeSliceEnumOption decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceEnumOption(d *wire.Decoder, skipInvalid bool) ([]EnumOption, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []EnumOption{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x EnumOption
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceEnumOption encodes an array; nil encodes as [].
-func appendSliceEnumOption(b []byte, s []EnumOption) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceAuthMethod decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceAuthMethod(d *wire.Decoder, skipInvalid bool) ([]AuthMethod, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []AuthMethod{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x AuthMethod
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceAuthMethod encodes an array; nil encodes as [].
-func appendSliceAuthMethod(b []byte, s []AuthMethod) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeMapString decodes an object used as a map.
-func decodeMapString(d *wire.Decoder) (map[string]string, error) {
-	if err := d.BeginObject(); err != nil {
-		return nil, err
-	}
-	out := map[string]string{}
-	for {
-		key, ok, kerr := d.NextKey()
-		if kerr != nil {
-			return nil, kerr
-		}
-		if !ok {
-			return out, nil
-		}
-		name := string(key)
-		x, err := d.ReadString()
-		if err != nil {
-			return nil, wire.AtKey(err, name)
-		}
-		out[name] = x
-	}
-}
-
-// appendMapString encodes a map with its keys sorted, so output is deterministic; nil encodes as {}.
-func appendMapString(b []byte, m map[string]string) []byte {
-	b = append(b, '{')
-	for i, k := range wire.SortedKeys(m) {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = wire.AppendString(b, k)
-		b = append(b, ':')
-		x := m[k]
-		b = wire.AppendString(b, x)
-	}
-	return append(b, '}')
-}
-
-// decodeSliceProviderInfo decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceProviderInfo(d *wire.Decoder, skipInvalid bool) ([]ProviderInfo, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []ProviderInfo{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x ProviderInfo
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceProviderInfo encodes an array; nil encodes as [].
-func appendSliceProviderInfo(b []byte, s []ProviderInfo) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceLlmProtocol decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceLlmProtocol(d *wire.Decoder, skipInvalid bool) ([]LlmProtocol, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []LlmProtocol{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x LlmProtocol
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceLlmProtocol encodes an array; nil encodes as [].
-func appendSliceLlmProtocol(b []byte, s []LlmProtocol) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceAuthAccount decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceAuthAccount(d *wire.Decoder, skipInvalid bool) ([]AuthAccount, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []AuthAccount{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x AuthAccount
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceAuthAccount encodes an array; nil encodes as [].
-func appendSliceAuthAccount(b []byte, s []AuthAccount) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceSessionConfigOption decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceSessionConfigOption(d *wire.Decoder, skipInvalid bool) ([]SessionConfigOption, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []SessionConfigOption{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x SessionConfigOption
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceSessionConfigOption encodes an array; nil encodes as [].
-func appendSliceSessionConfigOption(b []byte, s []SessionConfigOption) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceSessionMode decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceSessionMode(d *wire.Decoder, skipInvalid bool) ([]SessionMode, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []SessionMode{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x SessionMode
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceSessionMode encodes an array; nil encodes as [].
-func appendSliceSessionMode(b []byte, s []SessionMode) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceSessionConfigSelectOption decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceSessionConfigSelectOption(d *wire.Decoder, skipInvalid bool) ([]SessionConfigSelectOption, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []SessionConfigSelectOption{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x SessionConfigSelectOption
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// decodeSliceSessionConfigSelectGroup decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceSessionConfigSelectGroup(d *wire.Decoder, skipInvalid bool) ([]SessionConfigSelectGroup, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []SessionConfigSelectGroup{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x SessionConfigSelectGroup
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceSessionConfigSelectOption encodes an array; nil encodes as [].
-func appendSliceSessionConfigSelectOption(b []byte, s []SessionConfigSelectOption) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// appendSliceSessionConfigSelectGroup encodes an array; nil encodes as [].
-func appendSliceSessionConfigSelectGroup(b []byte, s []SessionConfigSelectGroup) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceSessionInfo decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceSessionInfo(d *wire.Decoder, skipInvalid bool) ([]SessionInfo, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []SessionInfo{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x SessionInfo
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceSessionInfo encodes an array; nil encodes as [].
-func appendSliceSessionInfo(b []byte, s []SessionInfo) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSlicePlanEntry decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSlicePlanEntry(d *wire.Decoder, skipInvalid bool) ([]PlanEntry, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []PlanEntry{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x PlanEntry
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSlicePlanEntry encodes an array; nil encodes as [].
-func appendSlicePlanEntry(b []byte, s []PlanEntry) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceAvailableCommand decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceAvailableCommand(d *wire.Decoder, skipInvalid bool) ([]AvailableCommand, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []AvailableCommand{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x AvailableCommand
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceAvailableCommand encodes an array; nil encodes as [].
-func appendSliceAvailableCommand(b []byte, s []AvailableCommand) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceContentBlock decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceContentBlock(d *wire.Decoder, skipInvalid bool) ([]ContentBlock, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []ContentBlock{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x ContentBlock
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceContentBlock encodes an array; nil encodes as [].
-func appendSliceContentBlock(b []byte, s []ContentBlock) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceMCPServer decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceMCPServer(d *wire.Decoder, skipInvalid bool) ([]MCPServer, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []MCPServer{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x MCPServer
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceMCPServer encodes an array; nil encodes as [].
-func appendSliceMCPServer(b []byte, s []MCPServer) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceHTTPHeader decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceHTTPHeader(d *wire.Decoder, skipInvalid bool) ([]HTTPHeader, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []HTTPHeader{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x HTTPHeader
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceHTTPHeader encodes an array; nil encodes as [].
-func appendSliceHTTPHeader(b []byte, s []HTTPHeader) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceRuntimeContextItem decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceRuntimeContextItem(d *wire.Decoder, skipInvalid bool) ([]RuntimeContextItem, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []RuntimeContextItem{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x RuntimeContextItem
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceRuntimeContextItem encodes an array; nil encodes as [].
-func appendSliceRuntimeContextItem(b []byte, s []RuntimeContextItem) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeMapElicitationContentValue decodes an object used as a map.
-func decodeMapElicitationContentValue(d *wire.Decoder) (map[string]ElicitationContentValue, error) {
-	if err := d.BeginObject(); err != nil {
-		return nil, err
-	}
-	out := map[string]ElicitationContentValue{}
-	for {
-		key, ok, kerr := d.NextKey()
-		if kerr != nil {
-			return nil, kerr
-		}
-		if !ok {
-			return out, nil
-		}
-		name := string(key)
-		var x ElicitationContentValue
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return nil, wire.AtKey(err, name)
-		}
-		out[name] = x
-	}
-}
-
-// appendMapElicitationContentValue encodes a map with its keys sorted, so output is deterministic; nil encodes as {}.
-func appendMapElicitationContentValue(b []byte, m map[string]ElicitationContentValue) []byte {
-	b = append(b, '{')
-	for i, k := range wire.SortedKeys(m) {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = wire.AppendString(b, k)
-		b = append(b, ':')
-		x := m[k]
-		{
-			v := x
-			b = v.AppendJSON(b)
-		}
-	}
-	return append(b, '}')
 }

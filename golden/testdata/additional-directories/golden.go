@@ -29,11 +29,11 @@ func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint
 		//		v.AdditionalDirectories = nil
 		//		return true, nil
 		//	}
-		// ... 4 unchanged statements
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
 	case "mcpServers":
-		// ... 6 unchanged statements
+		// ... 3 unchanged statements
 	case "_meta":
-		// ... 6 unchanged statements
+		// ... 4 unchanged statements
 	}
 	return false, nil
 }
@@ -48,11 +48,11 @@ func (v *LoadSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uin
 		//		v.AdditionalDirectories = nil
 		//		return true, nil
 		//	}
-		// ... 4 unchanged statements
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
 	case "mcpServers":
-		// ... 6 unchanged statements
+		// ... 3 unchanged statements
 	case "_meta":
-		// ... 6 unchanged statements
+		// ... 4 unchanged statements
 	}
 	return false, nil
 }
@@ -67,11 +67,11 @@ func (v *ResumeSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []u
 		//		v.AdditionalDirectories = nil
 		//		return true, nil
 		//	}
-		// ... 4 unchanged statements
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
 	case "mcpServers":
-		// ... 5 unchanged statements
+		// ... 2 unchanged statements
 	case "_meta":
-		// ... 6 unchanged statements
+		// ... 4 unchanged statements
 	}
 	return false, nil
 }
@@ -81,26 +81,17 @@ func (v *ForkSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	// ... 4 unchanged cases
 	case "additionalDirectories":
-		x, err := decodeSliceString(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "additionalDirectories")
-		}
-		v.AdditionalDirectories = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
 	}
 	return false, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ForkSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	// ... 4 unchanged statements
+	// ... 6 unchanged statements
 	if v.AdditionalDirectories != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"additionalDirectories\":"...)
-		b = appendSliceString(b, v.AdditionalDirectories)
-		comma = true
+		b = wire.Key(b, &comma, "\"additionalDirectories\":")
+		b = wire.AppendSlice(b, v.AdditionalDirectories, wire.EncodeString)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -110,12 +101,7 @@ func (v *ListSessionsRequest) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	// ... 3 unchanged cases
 	case "additionalDirectories":
-		x, err := decodeSliceString(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "additionalDirectories")
-		}
-		v.AdditionalDirectories = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
 	}
 	return false, nil
 }
@@ -124,12 +110,8 @@ func (v *ListSessionsRequest) decodeField(d *wire.Decoder, key []byte, seen []ui
 func (v *ListSessionsRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	// ... 3 unchanged statements
 	if v.AdditionalDirectories != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"additionalDirectories\":"...)
-		b = appendSliceString(b, v.AdditionalDirectories)
-		comma = true
+		b = wire.Key(b, &comma, "\"additionalDirectories\":")
+		b = wire.AppendSlice(b, v.AdditionalDirectories, wire.EncodeString)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -141,26 +123,15 @@ func (v *SessionInfo) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 	case "additionalDirectories":
 		// removed:
 		//	m := d.Mark()
-		//	x, err := decodeSliceString(d, true)
-		x, err := decodeSliceString(d, false)
-		if err != nil {
-			// removed:
-			//	if d.Lenient() && !wire.IsSyntax(err) {
-			//		d.Rewind(m)
-			//		if err := d.Skip(); err != nil {
-			//			return true, err
-			//		}
-			//		v.AdditionalDirectories = nil
-			//		return true, nil
-			//	}
-			return true, wire.AtKey(err, "additionalDirectories")
-		}
-		v.AdditionalDirectories = x
-		return true, nil
+		//	if err := wire.DecodeSlice(d, &v.AdditionalDirectories, true, wire.DecodeString); err != nil {
+		//		v.AdditionalDirectories = nil
+		//		return true, wire.AtKey(d.Recover(m, err), "additionalDirectories")
+		//	}
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
 	case "title":
-		// ... 6 unchanged statements
+		// ... 5 unchanged statements
 	case "_meta":
-		// ... 6 unchanged statements
+		// ... 4 unchanged statements
 	}
 	return false, nil
 }

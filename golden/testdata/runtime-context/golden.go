@@ -25,8 +25,6 @@ package runtimecontext
 //   UnmarshalJSON of SessionRuntimeContextCapabilities,
 //     RuntimeContextItem (as SessionID.UnmarshalJSON)
 //   checkRequired of RuntimeContextItem (as TextContent.checkRequired)
-//   decodeSliceRuntimeContextItem (as decodeSliceMCPServerStdio)
-//   appendSliceRuntimeContextItem (as appendSliceMCPServerStdio)
 // changed: SessionCapabilities.decodeField, SessionCapabilities.appendFields,
 //     PromptRequest.decodeField, PromptRequest.appendFields
 
@@ -39,21 +37,12 @@ func (v *SessionCapabilities) decodeField(d *wire.Decoder, key []byte, seen []ui
 			v.RuntimeContext = nil
 			return true, nil
 		}
+		v.RuntimeContext = new(SessionRuntimeContextCapabilities)
 		m := d.Mark()
-		var x SessionRuntimeContextCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.RuntimeContext = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "runtimeContext")
+		if err := v.RuntimeContext.DecodeJSON(d); err != nil {
+			v.RuntimeContext = nil
+			return true, wire.AtKey(d.Recover(m, err), "runtimeContext")
 		}
-		v.RuntimeContext = &x
 		return true, nil
 	}
 	return false, nil
@@ -63,12 +52,8 @@ func (v *SessionCapabilities) decodeField(d *wire.Decoder, key []byte, seen []ui
 func (v *SessionCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	// ... 4 unchanged statements
 	if v.RuntimeContext != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"runtimeContext\":"...)
+		b = wire.Key(b, &comma, "\"runtimeContext\":")
 		b = v.RuntimeContext.AppendJSON(b)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -78,26 +63,17 @@ func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) 
 	switch string(key) {
 	// ... 3 unchanged cases
 	case "runtimeContext":
-		x, err := decodeSliceRuntimeContextItem(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "runtimeContext")
-		}
-		v.RuntimeContext = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.RuntimeContext, false, (*RuntimeContextItem).DecodeJSON), "runtimeContext")
 	}
 	return false, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PromptRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	// ... 3 unchanged statements
+	// ... 5 unchanged statements
 	if v.RuntimeContext != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"runtimeContext\":"...)
-		b = appendSliceRuntimeContextItem(b, v.RuntimeContext)
-		comma = true
+		b = wire.Key(b, &comma, "\"runtimeContext\":")
+		b = wire.AppendSlice(b, v.RuntimeContext, (*RuntimeContextItem).AppendJSON)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -106,20 +82,11 @@ func (v *PromptRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 func (v *RuntimeContextItem) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "title":
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "title")
-		}
-		v.Title = &x
-		return true, nil
+		v.Title = new(string)
+		return true, wire.AtKey(wire.DecodeString(v.Title, d), "title")
 	case "text":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "text")
-		}
-		v.Text = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
 	}
 	return false, nil
 }
@@ -127,21 +94,11 @@ func (v *RuntimeContextItem) decodeField(d *wire.Decoder, key []byte, seen []uin
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *RuntimeContextItem) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"text\":"...)
-		b = wire.AppendString(b, v.Text)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"text\":")
+	b = wire.AppendString(b, v.Text)
 	return v.Unknown.AppendMembers(b, comma)
 }
 

@@ -49,47 +49,22 @@ package sandboxagent
 func (v *SandboxAgentSessionMeta) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "requestedSessionId":
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "requestedSessionId")
-		}
-		v.RequestedSessionID = &x
-		return true, nil
+		v.RequestedSessionID = new(string)
+		return true, wire.AtKey(wire.DecodeString(v.RequestedSessionID, d), "requestedSessionId")
 	case "title":
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "title")
-		}
-		v.Title = &x
-		return true, nil
+		v.Title = new(string)
+		return true, wire.AtKey(wire.DecodeString(v.Title, d), "title")
 	case "skills":
-		x, err := decodeSliceString(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "skills")
-		}
-		v.Skills = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Skills, false, wire.DecodeString), "skills")
 	case "agentVersionRequested":
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "agentVersionRequested")
-		}
-		v.AgentVersionRequested = &x
-		return true, nil
+		v.AgentVersionRequested = new(string)
+		return true, wire.AtKey(wire.DecodeString(v.AgentVersionRequested, d), "agentVersionRequested")
 	case "permissionMode":
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "permissionMode")
-		}
-		v.PermissionMode = &x
-		return true, nil
+		v.PermissionMode = new(string)
+		return true, wire.AtKey(wire.DecodeString(v.PermissionMode, d), "permissionMode")
 	case "variant":
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "variant")
-		}
-		v.Variant = &x
-		return true, nil
+		v.Variant = new(string)
+		return true, wire.AtKey(wire.DecodeString(v.Variant, d), "variant")
 	}
 	return false, nil
 }
@@ -97,52 +72,28 @@ func (v *SandboxAgentSessionMeta) decodeField(d *wire.Decoder, key []byte, seen 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SandboxAgentSessionMeta) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.RequestedSessionID != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"requestedSessionId\":"...)
+		b = wire.Key(b, &comma, "\"requestedSessionId\":")
 		b = wire.AppendString(b, *v.RequestedSessionID)
-		comma = true
 	}
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
 	if v.Skills != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"skills\":"...)
-		b = appendSliceString(b, v.Skills)
-		comma = true
+		b = wire.Key(b, &comma, "\"skills\":")
+		b = wire.AppendSlice(b, v.Skills, wire.EncodeString)
 	}
 	if v.AgentVersionRequested != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"agentVersionRequested\":"...)
+		b = wire.Key(b, &comma, "\"agentVersionRequested\":")
 		b = wire.AppendString(b, *v.AgentVersionRequested)
-		comma = true
 	}
 	if v.PermissionMode != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"permissionMode\":"...)
+		b = wire.Key(b, &comma, "\"permissionMode\":")
 		b = wire.AppendString(b, *v.PermissionMode)
-		comma = true
 	}
 	if v.Variant != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"variant\":"...)
+		b = wire.Key(b, &comma, "\"variant\":")
 		b = wire.AppendString(b, *v.Variant)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -151,33 +102,17 @@ func (v *SandboxAgentSessionMeta) appendFields(b []byte, comma bool) ([]byte, bo
 func (v *SandboxAgentExtensions) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "sessionMetadata":
-		x, err := d.ReadBool()
-		if err != nil {
-			return true, wire.AtKey(err, "sessionMetadata")
-		}
-		v.SessionMetadata = &x
-		return true, nil
+		v.SessionMetadata = new(bool)
+		return true, wire.AtKey(wire.DecodeBool(v.SessionMetadata, d), "sessionMetadata")
 	case "requestQuestion":
-		x, err := d.ReadBool()
-		if err != nil {
-			return true, wire.AtKey(err, "requestQuestion")
-		}
-		v.RequestQuestion = &x
-		return true, nil
+		v.RequestQuestion = new(bool)
+		return true, wire.AtKey(wire.DecodeBool(v.RequestQuestion, d), "requestQuestion")
 	case "sessionTerminate":
-		x, err := d.ReadBool()
-		if err != nil {
-			return true, wire.AtKey(err, "sessionTerminate")
-		}
-		v.SessionTerminate = &x
-		return true, nil
+		v.SessionTerminate = new(bool)
+		return true, wire.AtKey(wire.DecodeBool(v.SessionTerminate, d), "sessionTerminate")
 	case "sessionEventsPoll":
-		x, err := d.ReadBool()
-		if err != nil {
-			return true, wire.AtKey(err, "sessionEventsPoll")
-		}
-		v.SessionEventsPoll = &x
-		return true, nil
+		v.SessionEventsPoll = new(bool)
+		return true, wire.AtKey(wire.DecodeBool(v.SessionEventsPoll, d), "sessionEventsPoll")
 	}
 	return false, nil
 }
@@ -185,36 +120,20 @@ func (v *SandboxAgentExtensions) decodeField(d *wire.Decoder, key []byte, seen [
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SandboxAgentExtensions) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.SessionMetadata != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionMetadata\":"...)
+		b = wire.Key(b, &comma, "\"sessionMetadata\":")
 		b = wire.AppendBool(b, *v.SessionMetadata)
-		comma = true
 	}
 	if v.RequestQuestion != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"requestQuestion\":"...)
+		b = wire.Key(b, &comma, "\"requestQuestion\":")
 		b = wire.AppendBool(b, *v.RequestQuestion)
-		comma = true
 	}
 	if v.SessionTerminate != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionTerminate\":"...)
+		b = wire.Key(b, &comma, "\"sessionTerminate\":")
 		b = wire.AppendBool(b, *v.SessionTerminate)
-		comma = true
 	}
 	if v.SessionEventsPoll != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionEventsPoll\":"...)
+		b = wire.Key(b, &comma, "\"sessionEventsPoll\":")
 		b = wire.AppendBool(b, *v.SessionEventsPoll)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -223,13 +142,8 @@ func (v *SandboxAgentExtensions) appendFields(b []byte, comma bool) ([]byte, boo
 func (v *SandboxAgentCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "extensions":
-		var x SandboxAgentExtensions
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "extensions")
-		}
-		v.Extensions = &x
-		return true, nil
+		v.Extensions = new(SandboxAgentExtensions)
+		return true, wire.AtKey(v.Extensions.DecodeJSON(d), "extensions")
 	}
 	return false, nil
 }
@@ -237,12 +151,8 @@ func (v *SandboxAgentCapabilities) decodeField(d *wire.Decoder, key []byte, seen
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SandboxAgentCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Extensions != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"extensions\":"...)
+		b = wire.Key(b, &comma, "\"extensions\":")
 		b = v.Extensions.AppendJSON(b)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -271,39 +181,18 @@ func (v *SandboxAgentRequestQuestionRequest) decodeField(d *wire.Decoder, key []
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "question":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "question")
-		}
-		v.Question = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Question, d), "question")
 	case "options":
-		x, err := decodeSliceString(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "options")
-		}
-		v.Options = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Options, false, wire.DecodeString), "options")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			return true, wire.AtKey(err, "_meta")
-		}
-		v.Meta = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRawMap(d, &v.Meta), "_meta")
 	}
 	return false, nil
 }
@@ -321,37 +210,17 @@ func (v *SandboxAgentRequestQuestionRequest) checkRequired(d *wire.Decoder, seen
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SandboxAgentRequestQuestionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"question\":"...)
-		b = wire.AppendString(b, v.Question)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"question\":")
+	b = wire.AppendString(b, v.Question)
 	if v.Options != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"options\":"...)
-		b = appendSliceString(b, v.Options)
-		comma = true
+		b = wire.Key(b, &comma, "\"options\":")
+		b = wire.AppendSlice(b, v.Options, wire.EncodeString)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -361,31 +230,16 @@ func (v *SandboxAgentRequestQuestionResponse) decodeField(d *wire.Decoder, key [
 	switch string(key) {
 	case "outcome":
 		seen[0] |= 1 << 0
-		var x SandboxAgentQuestionOutcome
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "outcome")
-		}
-		v.Outcome = x
-		return true, nil
+		return true, wire.AtKey(v.Outcome.DecodeJSON(d), "outcome")
 	case "answer":
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "answer")
-		}
-		v.Answer = &x
-		return true, nil
+		v.Answer = new(string)
+		return true, wire.AtKey(wire.DecodeString(v.Answer, d), "answer")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			return true, wire.AtKey(err, "_meta")
-		}
-		v.Meta = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRawMap(d, &v.Meta), "_meta")
 	}
 	return false, nil
 }
@@ -400,29 +254,15 @@ func (v *SandboxAgentRequestQuestionResponse) checkRequired(d *wire.Decoder, see
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SandboxAgentRequestQuestionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"outcome\":"...)
-		b = v.Outcome.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"outcome\":")
+	b = v.Outcome.AppendJSON(b)
 	if v.Answer != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"answer\":"...)
+		b = wire.Key(b, &comma, "\"answer\":")
 		b = wire.AppendString(b, *v.Answer)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -432,33 +272,16 @@ func (v *SandboxAgentSetMetadataRequest) decodeField(d *wire.Decoder, key []byte
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "metadata":
 		seen[0] |= 1 << 1
-		var x SandboxAgentSessionMeta
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "metadata")
-		}
-		v.Metadata = x
-		return true, nil
+		return true, wire.AtKey(v.Metadata.DecodeJSON(d), "metadata")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			return true, wire.AtKey(err, "_meta")
-		}
-		v.Meta = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRawMap(d, &v.Meta), "_meta")
 	}
 	return false, nil
 }
@@ -476,29 +299,13 @@ func (v *SandboxAgentSetMetadataRequest) checkRequired(d *wire.Decoder, seen []u
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SandboxAgentSetMetadataRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"metadata\":"...)
-		b = v.Metadata.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"metadata\":")
+	b = v.Metadata.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -511,12 +318,7 @@ func (v *SandboxAgentSetMetadataResponse) decodeField(d *wire.Decoder, key []byt
 			v.Meta = nil
 			return true, nil
 		}
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			return true, wire.AtKey(err, "_meta")
-		}
-		v.Meta = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRawMap(d, &v.Meta), "_meta")
 	}
 	return false, nil
 }
@@ -553,9 +355,9 @@ var schema = acpgentest.Schema{
 // ==== dispatch.go ====
 //
 // added: UnimplementedAgentHandler.SandboxagentSessionSetMetadata,
-//     AgentConn.SandboxagentSessionRequestQuestion, AgentConn.serveSandboxagentSessionSetMetadata,
+//     AgentConn.SandboxagentSessionRequestQuestion,
 //     UnimplementedClientHandler.SandboxagentSessionRequestQuestion,
-//     ClientConn.SandboxagentSessionSetMetadata, ClientConn.serveSandboxagentSessionRequestQuestion
+//     ClientConn.SandboxagentSessionSetMetadata
 // changed: AgentHandler, agentInbound.HandleRequest, ClientHandler, clientInbound.HandleRequest
 
 // AgentHandler is implemented by the agent side: one method per method the agent handles. Embed
@@ -615,55 +417,12 @@ func (c *AgentConn) SandboxagentSessionRequestQuestion(ctx context.Context, para
 	return res, nil
 }
 
-func (c *AgentConn) serveSandboxagentSessionSetMetadata(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
-	var p SandboxAgentSetMetadataRequest
-	if err := wire.Decode(params, &p, c.mode); err != nil {
-		return nil, invalidParams(err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	p.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, err
-	}
-	if ok, need := n.AllowsMethod(method); !ok {
-		return nil, &wire.GateError{Violations: []wire.GateViolation{{
-			Capability: need,
-			Method:     method,
-		}}}
-	}
-	if vs := n.CheckParams(method, &p); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	res, err := c.h.SandboxagentSessionSetMetadata(ctx, &p)
-	if err != nil {
-		return nil, err
-	}
-	if res == nil {
-		return nil, fmt.Errorf("%s handler returned no result", method)
-	}
-	if err := res.Validate(); err != nil {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    err,
-			Method: method,
-			What:   "result",
-		})
-	}
-	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    &wire.GateError{Violations: vs},
-			Method: method,
-			What:   "result",
-		})
-	}
-	return res.AppendJSON(nil), nil
-}
-
 func (a agentInbound) HandleRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
 	// ... 4 unchanged statements
 	switch method {
 	// ... 7 unchanged cases
 	case MethodSandboxagentSessionSetMetadata:
-		return c.serveSandboxagentSessionSetMetadata(ctx, n, method, params)
+		return serve(ctx, n, c.mode, c.log, method, params, c.h.SandboxagentSessionSetMetadata)
 	default:
 		// ... 2 unchanged statements
 	}
@@ -714,56 +473,13 @@ func (c *ClientConn) SandboxagentSessionSetMetadata(ctx context.Context, params 
 	return res, nil
 }
 
-func (c *ClientConn) serveSandboxagentSessionRequestQuestion(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
-	var p SandboxAgentRequestQuestionRequest
-	if err := wire.Decode(params, &p, c.mode); err != nil {
-		return nil, invalidParams(err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	p.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, err
-	}
-	if ok, need := n.AllowsMethod(method); !ok {
-		return nil, &wire.GateError{Violations: []wire.GateViolation{{
-			Capability: need,
-			Method:     method,
-		}}}
-	}
-	if vs := n.CheckParams(method, &p); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	res, err := c.h.SandboxagentSessionRequestQuestion(ctx, &p)
-	if err != nil {
-		return nil, err
-	}
-	if res == nil {
-		return nil, fmt.Errorf("%s handler returned no result", method)
-	}
-	if err := res.Validate(); err != nil {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    err,
-			Method: method,
-			What:   "result",
-		})
-	}
-	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    &wire.GateError{Violations: vs},
-			Method: method,
-			What:   "result",
-		})
-	}
-	return res.AppendJSON(nil), nil
-}
-
 func (a clientInbound) HandleRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
 	// ... 4 unchanged statements
 	switch method {
 	case MethodFsReadTextFile:
-		return c.serveFsReadTextFile(ctx, n, method, params)
+		return serve(ctx, n, c.mode, c.log, method, params, c.h.FsReadTextFile)
 	case MethodSandboxagentSessionRequestQuestion:
-		return c.serveSandboxagentSessionRequestQuestion(ctx, n, method, params)
+		return serve(ctx, n, c.mode, c.log, method, params, c.h.SandboxagentSessionRequestQuestion)
 	default:
 		// ... 2 unchanged statements
 	}

@@ -39,26 +39,18 @@ func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint
 	switch string(key) {
 	// ... 4 unchanged cases
 	case "agentAlias":
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "agentAlias")
-		}
-		v.AgentAlias = &x
-		return true, nil
+		v.AgentAlias = new(string)
+		return true, wire.AtKey(wire.DecodeString(v.AgentAlias, d), "agentAlias")
 	}
 	return false, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *NewSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	// ... 4 unchanged statements
+	// ... 6 unchanged statements
 	if v.AgentAlias != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"agentAlias\":"...)
+		b = wire.Key(b, &comma, "\"agentAlias\":")
 		b = wire.AppendString(b, *v.AgentAlias)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -67,26 +59,14 @@ func (v *NewSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 func (v *ZeroClawInitializeMeta) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "defaultModel":
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "defaultModel")
-		}
-		v.DefaultModel = &x
-		return true, nil
+		v.DefaultModel = new(string)
+		return true, wire.AtKey(wire.DecodeString(v.DefaultModel, d), "defaultModel")
 	case "maxSessions":
-		x, err := d.ReadUint32()
-		if err != nil {
-			return true, wire.AtKey(err, "maxSessions")
-		}
-		v.MaxSessions = &x
-		return true, nil
+		v.MaxSessions = new(uint32)
+		return true, wire.AtKey(wire.DecodeUint32(v.MaxSessions, d), "maxSessions")
 	case "sessionTimeoutSecs":
-		x, err := d.ReadUint64()
-		if err != nil {
-			return true, wire.AtKey(err, "sessionTimeoutSecs")
-		}
-		v.SessionTimeoutSecs = &x
-		return true, nil
+		v.SessionTimeoutSecs = new(uint64)
+		return true, wire.AtKey(wire.DecodeUint64(v.SessionTimeoutSecs, d), "sessionTimeoutSecs")
 	}
 	return false, nil
 }
@@ -94,28 +74,16 @@ func (v *ZeroClawInitializeMeta) decodeField(d *wire.Decoder, key []byte, seen [
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ZeroClawInitializeMeta) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.DefaultModel != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"defaultModel\":"...)
+		b = wire.Key(b, &comma, "\"defaultModel\":")
 		b = wire.AppendString(b, *v.DefaultModel)
-		comma = true
 	}
 	if v.MaxSessions != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"maxSessions\":"...)
+		b = wire.Key(b, &comma, "\"maxSessions\":")
 		b = wire.AppendUint(b, uint64(*v.MaxSessions))
-		comma = true
 	}
 	if v.SessionTimeoutSecs != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionTimeoutSecs\":"...)
+		b = wire.Key(b, &comma, "\"sessionTimeoutSecs\":")
 		b = wire.AppendUint(b, uint64(*v.SessionTimeoutSecs))
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -125,27 +93,15 @@ func (v *ZeroClawStopSessionRequest) decodeField(d *wire.Decoder, key []byte, se
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	}
 	return false, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ZeroClawStopSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -154,21 +110,10 @@ func (v *ZeroClawStopSessionResponse) decodeField(d *wire.Decoder, key []byte, s
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "stopped":
 		seen[0] |= 1 << 1
-		x, err := d.ReadBool()
-		if err != nil {
-			return true, wire.AtKey(err, "stopped")
-		}
-		v.Stopped = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeBool(&v.Stopped, d), "stopped")
 	}
 	return false, nil
 }
@@ -186,22 +131,10 @@ func (v *ZeroClawStopSessionResponse) checkRequired(d *wire.Decoder, seen []uint
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ZeroClawStopSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"stopped\":"...)
-		b = wire.AppendBool(b, v.Stopped)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"stopped\":")
+	b = wire.AppendBool(b, v.Stopped)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -231,7 +164,7 @@ var schema = acpgentest.Schema{
 
 // ==== dispatch.go ====
 //
-// added: UnimplementedAgentHandler.SessionStop, AgentConn.serveSessionStop, ClientConn.SessionStop
+// added: UnimplementedAgentHandler.SessionStop, ClientConn.SessionStop
 // changed: AgentHandler, agentInbound.HandleRequest
 
 // AgentHandler is implemented by the agent side: one method per method the agent handles. Embed
@@ -262,55 +195,12 @@ func (UnimplementedAgentHandler) SessionStop(context.Context, *ZeroClawStopSessi
 	return nil, errMethodNotFound(MethodSessionStop)
 }
 
-func (c *AgentConn) serveSessionStop(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
-	var p ZeroClawStopSessionRequest
-	if err := wire.Decode(params, &p, c.mode); err != nil {
-		return nil, invalidParams(err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	p.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, err
-	}
-	if ok, need := n.AllowsMethod(method); !ok {
-		return nil, &wire.GateError{Violations: []wire.GateViolation{{
-			Capability: need,
-			Method:     method,
-		}}}
-	}
-	if vs := n.CheckParams(method, &p); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	res, err := c.h.SessionStop(ctx, &p)
-	if err != nil {
-		return nil, err
-	}
-	if res == nil {
-		return nil, fmt.Errorf("%s handler returned no result", method)
-	}
-	if err := res.Validate(); err != nil {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    err,
-			Method: method,
-			What:   "result",
-		})
-	}
-	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    &wire.GateError{Violations: vs},
-			Method: method,
-			What:   "result",
-		})
-	}
-	return res.AppendJSON(nil), nil
-}
-
 func (a agentInbound) HandleRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
 	// ... 4 unchanged statements
 	switch method {
 	// ... 7 unchanged cases
 	case MethodSessionStop:
-		return c.serveSessionStop(ctx, n, method, params)
+		return serve(ctx, n, c.mode, c.log, method, params, c.h.SessionStop)
 	default:
 		// ... 2 unchanged statements
 	}
