@@ -24,22 +24,11 @@ func (v *AgentRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -57,32 +46,16 @@ func (v *AgentRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 	switch string(key) {
 	case "id":
 		seen[0] |= 1 << 0
-		var x RequestID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "id")
-		}
-		v.ID = x
-		return true, nil
+		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "method":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "method")
-		}
-		v.Method = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
 			return true, nil
 		}
-		x, err := d.ReadRaw()
-		if err != nil {
-			return true, wire.AtKey(err, "params")
-		}
-		v.Params = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	}
 	return false, nil
 }
@@ -100,29 +73,13 @@ func (v *AgentRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AgentRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"id\":"...)
-		b = v.ID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"method\":"...)
-		b = wire.AppendString(b, v.Method)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"id\":")
+	b = v.ID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"method\":")
+	b = wire.AppendString(b, v.Method)
 	if v.Params != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"params\":"...)
+		b = wire.Key(b, &comma, "\"params\":")
 		b = wire.AppendRaw(b, v.Params)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -145,7 +102,8 @@ func (v *RequestID) DecodeJSON(d *wire.Decoder) error {
 	switch k {
 	case wire.KindNumber:
 		{
-			x, err := d.ReadInt64()
+			var x int64
+			err := wire.DecodeInt64(&x, d)
 			if err != nil {
 				return err
 			}
@@ -154,7 +112,8 @@ func (v *RequestID) DecodeJSON(d *wire.Decoder) error {
 		}
 	case wire.KindString:
 		{
-			x, err := d.ReadString()
+			var x string
+			err := wire.DecodeString(&x, d)
 			if err != nil {
 				return err
 			}
@@ -205,22 +164,11 @@ func (v *RequestPermissionRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -238,80 +186,42 @@ func (v *RequestPermissionRequest) decodeField(d *wire.Decoder, key []byte, seen
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "title":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "title")
-		}
-		v.Title = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "subject":
 		if d.TryNull() {
 			v.Subject = nil
 			return true, nil
 		}
-		var x RequestPermissionSubject
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "subject")
-		}
-		v.Subject = &x
-		return true, nil
+		v.Subject = new(RequestPermissionSubject)
+		return true, wire.AtKey(v.Subject.DecodeJSON(d), "subject")
 	case "options":
 		seen[0] |= 1 << 2
-		x, err := decodeSlicePermissionOption(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "options")
-		}
-		v.Options = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Options, false, (*PermissionOption).DecodeJSON), "options")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -333,53 +243,23 @@ func (v *RequestPermissionRequest) checkRequired(d *wire.Decoder, seen []uint64)
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *RequestPermissionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
-		b = wire.AppendString(b, v.Title)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"title\":")
+	b = wire.AppendString(b, v.Title)
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Subject != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"subject\":"...)
+		b = wire.Key(b, &comma, "\"subject\":")
 		b = v.Subject.AppendJSON(b)
-		comma = true
 	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"options\":"...)
-		b = appendSlicePermissionOption(b, v.Options)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"options\":")
+	b = wire.AppendSlice(b, v.Options, (*PermissionOption).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -397,7 +277,8 @@ func (v *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one SessionID value.
 func (v *SessionID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -482,18 +363,10 @@ func (v *RequestPermissionSubject) checkRequired(d *wire.Decoder, seen []uint64)
 func (v *RequestPermissionSubject) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.ToolCall != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"tool_call\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"tool_call\"")
 		return v.ToolCall.appendFields(b, comma)
 	case v.Command != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"command\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"command\"")
 		return v.Command.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -533,22 +406,11 @@ func (v *RequestPermissionSubject) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -588,22 +450,11 @@ func (v *RequestPermissionSubjectOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -621,12 +472,7 @@ func (v *RequestPermissionSubjectOther) decodeField(d *wire.Decoder, key []byte,
 	switch string(key) {
 	case "type":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "type")
-		}
-		v.Type = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
 	return false, nil
 }
@@ -641,14 +487,8 @@ func (v *RequestPermissionSubjectOther) checkRequired(d *wire.Decoder, seen []ui
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *RequestPermissionSubjectOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":"...)
-		b = wire.AppendString(b, v.Type)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"type\":")
+	b = wire.AppendString(b, v.Type)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -679,22 +519,11 @@ func (v *ToolCallUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -712,94 +541,54 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 	switch string(key) {
 	case "toolCallId":
 		seen[0] |= 1 << 0
-		var x ToolCallID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "toolCallId")
-		}
-		v.ToolCallID = x
-		return true, nil
+		return true, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
 	case "name":
 		if d.TryNull() {
 			v.Name = nil
 			return true, nil
 		}
+		v.Name = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Name = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "name")
+		if err := wire.DecodeString(v.Name, d); err != nil {
+			v.Name = nil
+			return true, wire.AtKey(d.Recover(m, err), "name")
 		}
-		v.Name = &x
 		return true, nil
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "kind":
 		if d.TryNull() {
 			v.Kind = nil
 			return true, nil
 		}
+		v.Kind = new(ToolKind)
 		m := d.Mark()
-		var x ToolKind
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Kind = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "kind")
+		if err := v.Kind.DecodeJSON(d); err != nil {
+			v.Kind = nil
+			return true, wire.AtKey(d.Recover(m, err), "kind")
 		}
-		v.Kind = &x
 		return true, nil
 	case "status":
 		if d.TryNull() {
 			v.Status = nil
 			return true, nil
 		}
+		v.Status = new(ToolCallStatus)
 		m := d.Mark()
-		var x ToolCallStatus
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Status = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "status")
+		if err := v.Status.DecodeJSON(d); err != nil {
+			v.Status = nil
+			return true, wire.AtKey(d.Recover(m, err), "status")
 		}
-		v.Status = &x
 		return true, nil
 	case "content":
 		if d.TryNull() {
@@ -807,19 +596,10 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceToolCallContent(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Content = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "content")
+		if err := wire.DecodeSlice(d, &v.Content, true, (*ToolCallContent).DecodeJSON); err != nil {
+			v.Content = nil
+			return true, wire.AtKey(d.Recover(m, err), "content")
 		}
-		v.Content = x
 		return true, nil
 	case "locations":
 		if d.TryNull() {
@@ -827,19 +607,10 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceToolCallLocation(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Locations = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "locations")
+		if err := wire.DecodeSlice(d, &v.Locations, true, (*ToolCallLocation).DecodeJSON); err != nil {
+			v.Locations = nil
+			return true, wire.AtKey(d.Recover(m, err), "locations")
 		}
-		v.Locations = x
 		return true, nil
 	case "rawInput":
 		if d.TryNull() {
@@ -847,19 +618,10 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := d.ReadRaw()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.RawInput = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "rawInput")
+		if err := wire.DecodeRaw(&v.RawInput, d); err != nil {
+			v.RawInput = nil
+			return true, wire.AtKey(d.Recover(m, err), "rawInput")
 		}
-		v.RawInput = x
 		return true, nil
 	case "rawOutput":
 		if d.TryNull() {
@@ -867,40 +629,22 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := d.ReadRaw()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.RawOutput = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "rawOutput")
+		if err := wire.DecodeRaw(&v.RawOutput, d); err != nil {
+			v.RawOutput = nil
+			return true, wire.AtKey(d.Recover(m, err), "rawOutput")
 		}
-		v.RawOutput = x
 		return true, nil
 	case "capabilities":
 		if d.TryNull() {
 			v.Capabilities = nil
 			return true, nil
 		}
+		v.Capabilities = new(ToolCallCapabilities)
 		m := d.Mark()
-		var x ToolCallCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Capabilities = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "capabilities")
+		if err := v.Capabilities.DecodeJSON(d); err != nil {
+			v.Capabilities = nil
+			return true, wire.AtKey(d.Recover(m, err), "capabilities")
 		}
-		v.Capabilities = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -908,19 +652,10 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -936,93 +671,47 @@ func (v *ToolCallUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ToolCallUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"toolCallId\":"...)
-		b = v.ToolCallID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"toolCallId\":")
+	b = v.ToolCallID.AppendJSON(b)
 	if v.Name != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
+		b = wire.Key(b, &comma, "\"name\":")
 		b = wire.AppendString(b, *v.Name)
-		comma = true
 	}
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
 	if v.Kind != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"kind\":"...)
+		b = wire.Key(b, &comma, "\"kind\":")
 		b = v.Kind.AppendJSON(b)
-		comma = true
 	}
 	if v.Status != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"status\":"...)
+		b = wire.Key(b, &comma, "\"status\":")
 		b = v.Status.AppendJSON(b)
-		comma = true
 	}
 	if v.Content != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = appendSliceToolCallContent(b, v.Content)
-		comma = true
+		b = wire.Key(b, &comma, "\"content\":")
+		b = wire.AppendSlice(b, v.Content, (*ToolCallContent).AppendJSON)
 	}
 	if v.Locations != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"locations\":"...)
-		b = appendSliceToolCallLocation(b, v.Locations)
-		comma = true
+		b = wire.Key(b, &comma, "\"locations\":")
+		b = wire.AppendSlice(b, v.Locations, (*ToolCallLocation).AppendJSON)
 	}
 	if v.RawInput != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"rawInput\":"...)
+		b = wire.Key(b, &comma, "\"rawInput\":")
 		b = wire.AppendRaw(b, v.RawInput)
-		comma = true
 	}
 	if v.RawOutput != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"rawOutput\":"...)
+		b = wire.Key(b, &comma, "\"rawOutput\":")
 		b = wire.AppendRaw(b, v.RawOutput)
-		comma = true
 	}
 	if v.Capabilities != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"capabilities\":"...)
+		b = wire.Key(b, &comma, "\"capabilities\":")
 		b = v.Capabilities.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -1040,7 +729,8 @@ func (v *ToolCallUpdate) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one ToolCallID value.
 func (v *ToolCallID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -1225,25 +915,13 @@ func (v *ToolCallContent) checkRequired(d *wire.Decoder, seen []uint64) error {
 func (v *ToolCallContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Content != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"content\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"content\"")
 		return v.Content.appendFields(b, comma)
 	case v.Diff != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"diff\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"diff\"")
 		return v.Diff.appendFields(b, comma)
 	case v.Terminal != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"terminal\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"terminal\"")
 		return v.Terminal.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -1285,22 +963,11 @@ func (v *ToolCallContent) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -1340,22 +1007,11 @@ func (v *ToolCallContentOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -1373,12 +1029,7 @@ func (v *ToolCallContentOther) decodeField(d *wire.Decoder, key []byte, seen []u
 	switch string(key) {
 	case "type":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "type")
-		}
-		v.Type = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
 	return false, nil
 }
@@ -1393,14 +1044,8 @@ func (v *ToolCallContentOther) checkRequired(d *wire.Decoder, seen []uint64) err
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ToolCallContentOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":"...)
-		b = wire.AppendString(b, v.Type)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"type\":")
+	b = wire.AppendString(b, v.Type)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -1506,39 +1151,19 @@ func (v *ContentBlock) checkRequired(d *wire.Decoder, seen []uint64) error {
 func (v *ContentBlock) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Text != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"text\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"text\"")
 		return v.Text.appendFields(b, comma)
 	case v.Image != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"image\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"image\"")
 		return v.Image.appendFields(b, comma)
 	case v.Audio != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"audio\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"audio\"")
 		return v.Audio.appendFields(b, comma)
 	case v.ResourceLink != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"resource_link\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"resource_link\"")
 		return v.ResourceLink.appendFields(b, comma)
 	case v.Resource != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"resource\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"resource\"")
 		return v.Resource.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -1584,22 +1209,11 @@ func (v *ContentBlock) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -1639,22 +1253,11 @@ func (v *ContentBlockOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -1672,12 +1275,7 @@ func (v *ContentBlockOther) decodeField(d *wire.Decoder, key []byte, seen []uint
 	switch string(key) {
 	case "type":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "type")
-		}
-		v.Type = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
 	return false, nil
 }
@@ -1692,14 +1290,8 @@ func (v *ContentBlockOther) checkRequired(d *wire.Decoder, seen []uint64) error 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ContentBlockOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":"...)
-		b = wire.AppendString(b, v.Type)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"type\":")
+	b = wire.AppendString(b, v.Type)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -1730,22 +1322,11 @@ func (v *Annotations) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -1767,59 +1348,34 @@ func (v *Annotations) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceRole(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Audience = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "audience")
+		if err := wire.DecodeSlice(d, &v.Audience, true, (*Role).DecodeJSON); err != nil {
+			v.Audience = nil
+			return true, wire.AtKey(d.Recover(m, err), "audience")
 		}
-		v.Audience = x
 		return true, nil
 	case "lastModified":
 		if d.TryNull() {
 			v.LastModified = nil
 			return true, nil
 		}
+		v.LastModified = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.LastModified = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "lastModified")
+		if err := wire.DecodeString(v.LastModified, d); err != nil {
+			v.LastModified = nil
+			return true, wire.AtKey(d.Recover(m, err), "lastModified")
 		}
-		v.LastModified = &x
 		return true, nil
 	case "priority":
 		if d.TryNull() {
 			v.Priority = nil
 			return true, nil
 		}
+		v.Priority = new(float64)
 		m := d.Mark()
-		x, err := d.ReadFloat64()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Priority = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "priority")
+		if err := wire.DecodeFloat64(v.Priority, d); err != nil {
+			v.Priority = nil
+			return true, wire.AtKey(d.Recover(m, err), "priority")
 		}
-		v.Priority = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -1827,19 +1383,10 @@ func (v *Annotations) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -1853,36 +1400,20 @@ func (v *Annotations) checkRequired(d *wire.Decoder, seen []uint64) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Annotations) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Audience != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"audience\":"...)
-		b = appendSliceRole(b, v.Audience)
-		comma = true
+		b = wire.Key(b, &comma, "\"audience\":")
+		b = wire.AppendSlice(b, v.Audience, (*Role).AppendJSON)
 	}
 	if v.LastModified != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"lastModified\":"...)
+		b = wire.Key(b, &comma, "\"lastModified\":")
 		b = wire.AppendString(b, *v.LastModified)
-		comma = true
 	}
 	if v.Priority != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"priority\":"...)
+		b = wire.Key(b, &comma, "\"priority\":")
 		b = wire.AppendFloat(b, *v.Priority)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -1947,22 +1478,11 @@ func (v *TextContent) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -1980,32 +1500,18 @@ func (v *TextContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 	switch string(key) {
 	case "text":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "text")
-		}
-		v.Text = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
 	case "annotations":
 		if d.TryNull() {
 			v.Annotations = nil
 			return true, nil
 		}
+		v.Annotations = new(Annotations)
 		m := d.Mark()
-		var x Annotations
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Annotations = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "annotations")
+		if err := v.Annotations.DecodeJSON(d); err != nil {
+			v.Annotations = nil
+			return true, wire.AtKey(d.Recover(m, err), "annotations")
 		}
-		v.Annotations = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -2013,19 +1519,10 @@ func (v *TextContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -2041,29 +1538,15 @@ func (v *TextContent) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TextContent) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"text\":"...)
-		b = wire.AppendString(b, v.Text)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"text\":")
+	b = wire.AppendString(b, v.Text)
 	if v.Annotations != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"annotations\":"...)
+		b = wire.Key(b, &comma, "\"annotations\":")
 		b = v.Annotations.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -2081,7 +1564,8 @@ func (v *TextContent) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one MediaType value.
 func (v *MediaType) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -2121,22 +1605,11 @@ func (v *ImageContent) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -2154,61 +1627,33 @@ func (v *ImageContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 	switch string(key) {
 	case "data":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "data")
-		}
-		v.Data = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
 	case "mimeType":
 		seen[0] |= 1 << 1
-		var x MediaType
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "mimeType")
-		}
-		v.MimeType = x
-		return true, nil
+		return true, wire.AtKey(v.MimeType.DecodeJSON(d), "mimeType")
 	case "uri":
 		if d.TryNull() {
 			v.URI = nil
 			return true, nil
 		}
+		v.URI = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.URI = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "uri")
+		if err := wire.DecodeString(v.URI, d); err != nil {
+			v.URI = nil
+			return true, wire.AtKey(d.Recover(m, err), "uri")
 		}
-		v.URI = &x
 		return true, nil
 	case "annotations":
 		if d.TryNull() {
 			v.Annotations = nil
 			return true, nil
 		}
+		v.Annotations = new(Annotations)
 		m := d.Mark()
-		var x Annotations
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Annotations = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "annotations")
+		if err := v.Annotations.DecodeJSON(d); err != nil {
+			v.Annotations = nil
+			return true, wire.AtKey(d.Recover(m, err), "annotations")
 		}
-		v.Annotations = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -2216,19 +1661,10 @@ func (v *ImageContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -2247,45 +1683,21 @@ func (v *ImageContent) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ImageContent) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"data\":"...)
-		b = wire.AppendString(b, v.Data)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mimeType\":"...)
-		b = v.MimeType.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"data\":")
+	b = wire.AppendString(b, v.Data)
+	b = wire.Key(b, &comma, "\"mimeType\":")
+	b = v.MimeType.AppendJSON(b)
 	if v.URI != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"uri\":"...)
+		b = wire.Key(b, &comma, "\"uri\":")
 		b = wire.AppendString(b, *v.URI)
-		comma = true
 	}
 	if v.Annotations != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"annotations\":"...)
+		b = wire.Key(b, &comma, "\"annotations\":")
 		b = v.Annotations.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -2317,22 +1729,11 @@ func (v *AudioContent) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -2350,41 +1751,21 @@ func (v *AudioContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 	switch string(key) {
 	case "data":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "data")
-		}
-		v.Data = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
 	case "mimeType":
 		seen[0] |= 1 << 1
-		var x MediaType
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "mimeType")
-		}
-		v.MimeType = x
-		return true, nil
+		return true, wire.AtKey(v.MimeType.DecodeJSON(d), "mimeType")
 	case "annotations":
 		if d.TryNull() {
 			v.Annotations = nil
 			return true, nil
 		}
+		v.Annotations = new(Annotations)
 		m := d.Mark()
-		var x Annotations
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Annotations = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "annotations")
+		if err := v.Annotations.DecodeJSON(d); err != nil {
+			v.Annotations = nil
+			return true, wire.AtKey(d.Recover(m, err), "annotations")
 		}
-		v.Annotations = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -2392,19 +1773,10 @@ func (v *AudioContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -2423,37 +1795,17 @@ func (v *AudioContent) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AudioContent) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"data\":"...)
-		b = wire.AppendString(b, v.Data)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mimeType\":"...)
-		b = v.MimeType.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"data\":")
+	b = wire.AppendString(b, v.Data)
+	b = wire.Key(b, &comma, "\"mimeType\":")
+	b = v.MimeType.AppendJSON(b)
 	if v.Annotations != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"annotations\":"...)
+		b = wire.Key(b, &comma, "\"annotations\":")
 		b = v.Annotations.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -2485,22 +1837,11 @@ func (v *Icon) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -2518,32 +1859,18 @@ func (v *Icon) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, er
 	switch string(key) {
 	case "src":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "src")
-		}
-		v.Src = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Src, d), "src")
 	case "mimeType":
 		if d.TryNull() {
 			v.MimeType = nil
 			return true, nil
 		}
+		v.MimeType = new(MediaType)
 		m := d.Mark()
-		var x MediaType
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.MimeType = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "mimeType")
+		if err := v.MimeType.DecodeJSON(d); err != nil {
+			v.MimeType = nil
+			return true, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
-		v.MimeType = &x
 		return true, nil
 	case "sizes":
 		if d.TryNull() {
@@ -2551,40 +1878,22 @@ func (v *Icon) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, er
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceString(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Sizes = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "sizes")
+		if err := wire.DecodeSlice(d, &v.Sizes, true, wire.DecodeString); err != nil {
+			v.Sizes = nil
+			return true, wire.AtKey(d.Recover(m, err), "sizes")
 		}
-		v.Sizes = x
 		return true, nil
 	case "theme":
 		if d.TryNull() {
 			v.Theme = nil
 			return true, nil
 		}
+		v.Theme = new(IconTheme)
 		m := d.Mark()
-		var x IconTheme
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Theme = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "theme")
+		if err := v.Theme.DecodeJSON(d); err != nil {
+			v.Theme = nil
+			return true, wire.AtKey(d.Recover(m, err), "theme")
 		}
-		v.Theme = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -2592,19 +1901,10 @@ func (v *Icon) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, er
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -2620,45 +1920,23 @@ func (v *Icon) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Icon) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"src\":"...)
-		b = wire.AppendString(b, v.Src)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"src\":")
+	b = wire.AppendString(b, v.Src)
 	if v.MimeType != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mimeType\":"...)
+		b = wire.Key(b, &comma, "\"mimeType\":")
 		b = v.MimeType.AppendJSON(b)
-		comma = true
 	}
 	if v.Sizes != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sizes\":"...)
-		b = appendSliceString(b, v.Sizes)
-		comma = true
+		b = wire.Key(b, &comma, "\"sizes\":")
+		b = wire.AppendSlice(b, v.Sizes, wire.EncodeString)
 	}
 	if v.Theme != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"theme\":"...)
+		b = wire.Key(b, &comma, "\"theme\":")
 		b = v.Theme.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -2723,22 +2001,11 @@ func (v *ResourceLink) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -2756,59 +2023,33 @@ func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 	switch string(key) {
 	case "name":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "uri":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "uri")
-		}
-		v.URI = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "icons":
 		if d.TryNull() {
@@ -2816,81 +2057,46 @@ func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceIcon(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Icons = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "icons")
+		if err := wire.DecodeSlice(d, &v.Icons, true, (*Icon).DecodeJSON); err != nil {
+			v.Icons = nil
+			return true, wire.AtKey(d.Recover(m, err), "icons")
 		}
-		v.Icons = x
 		return true, nil
 	case "mimeType":
 		if d.TryNull() {
 			v.MimeType = nil
 			return true, nil
 		}
+		v.MimeType = new(MediaType)
 		m := d.Mark()
-		var x MediaType
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.MimeType = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "mimeType")
+		if err := v.MimeType.DecodeJSON(d); err != nil {
+			v.MimeType = nil
+			return true, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
-		v.MimeType = &x
 		return true, nil
 	case "size":
 		if d.TryNull() {
 			v.Size = nil
 			return true, nil
 		}
+		v.Size = new(uint64)
 		m := d.Mark()
-		x, err := d.ReadUint64()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Size = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "size")
+		if err := wire.DecodeUint64(v.Size, d); err != nil {
+			v.Size = nil
+			return true, wire.AtKey(d.Recover(m, err), "size")
 		}
-		v.Size = &x
 		return true, nil
 	case "annotations":
 		if d.TryNull() {
 			v.Annotations = nil
 			return true, nil
 		}
+		v.Annotations = new(Annotations)
 		m := d.Mark()
-		var x Annotations
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Annotations = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "annotations")
+		if err := v.Annotations.DecodeJSON(d); err != nil {
+			v.Annotations = nil
+			return true, wire.AtKey(d.Recover(m, err), "annotations")
 		}
-		v.Annotations = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -2898,19 +2104,10 @@ func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -2929,77 +2126,37 @@ func (v *ResourceLink) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ResourceLink) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"uri\":"...)
-		b = wire.AppendString(b, v.URI)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
+	b = wire.Key(b, &comma, "\"uri\":")
+	b = wire.AppendString(b, v.URI)
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Icons != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"icons\":"...)
-		b = appendSliceIcon(b, v.Icons)
-		comma = true
+		b = wire.Key(b, &comma, "\"icons\":")
+		b = wire.AppendSlice(b, v.Icons, (*Icon).AppendJSON)
 	}
 	if v.MimeType != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mimeType\":"...)
+		b = wire.Key(b, &comma, "\"mimeType\":")
 		b = v.MimeType.AppendJSON(b)
-		comma = true
 	}
 	if v.Size != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"size\":"...)
+		b = wire.Key(b, &comma, "\"size\":")
 		b = wire.AppendUint(b, uint64(*v.Size))
-		comma = true
 	}
 	if v.Annotations != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"annotations\":"...)
+		b = wire.Key(b, &comma, "\"annotations\":")
 		b = v.Annotations.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -3103,22 +2260,11 @@ func (v *EmbeddedResourceResource) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -3158,22 +2304,11 @@ func (v *TextResourceContents) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -3191,40 +2326,21 @@ func (v *TextResourceContents) decodeField(d *wire.Decoder, key []byte, seen []u
 	switch string(key) {
 	case "text":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "text")
-		}
-		v.Text = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
 	case "uri":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "uri")
-		}
-		v.URI = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
 	case "mimeType":
 		if d.TryNull() {
 			v.MimeType = nil
 			return true, nil
 		}
+		v.MimeType = new(MediaType)
 		m := d.Mark()
-		var x MediaType
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.MimeType = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "mimeType")
+		if err := v.MimeType.DecodeJSON(d); err != nil {
+			v.MimeType = nil
+			return true, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
-		v.MimeType = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -3232,19 +2348,10 @@ func (v *TextResourceContents) decodeField(d *wire.Decoder, key []byte, seen []u
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -3263,37 +2370,17 @@ func (v *TextResourceContents) checkRequired(d *wire.Decoder, seen []uint64) err
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TextResourceContents) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"text\":"...)
-		b = wire.AppendString(b, v.Text)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"uri\":"...)
-		b = wire.AppendString(b, v.URI)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"text\":")
+	b = wire.AppendString(b, v.Text)
+	b = wire.Key(b, &comma, "\"uri\":")
+	b = wire.AppendString(b, v.URI)
 	if v.MimeType != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mimeType\":"...)
+		b = wire.Key(b, &comma, "\"mimeType\":")
 		b = v.MimeType.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -3325,22 +2412,11 @@ func (v *BlobResourceContents) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -3358,40 +2434,21 @@ func (v *BlobResourceContents) decodeField(d *wire.Decoder, key []byte, seen []u
 	switch string(key) {
 	case "blob":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "blob")
-		}
-		v.Blob = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Blob, d), "blob")
 	case "uri":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "uri")
-		}
-		v.URI = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
 	case "mimeType":
 		if d.TryNull() {
 			v.MimeType = nil
 			return true, nil
 		}
+		v.MimeType = new(MediaType)
 		m := d.Mark()
-		var x MediaType
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.MimeType = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "mimeType")
+		if err := v.MimeType.DecodeJSON(d); err != nil {
+			v.MimeType = nil
+			return true, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
-		v.MimeType = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -3399,19 +2456,10 @@ func (v *BlobResourceContents) decodeField(d *wire.Decoder, key []byte, seen []u
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -3430,37 +2478,17 @@ func (v *BlobResourceContents) checkRequired(d *wire.Decoder, seen []uint64) err
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *BlobResourceContents) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"blob\":"...)
-		b = wire.AppendString(b, v.Blob)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"uri\":"...)
-		b = wire.AppendString(b, v.URI)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"blob\":")
+	b = wire.AppendString(b, v.Blob)
+	b = wire.Key(b, &comma, "\"uri\":")
+	b = wire.AppendString(b, v.URI)
 	if v.MimeType != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mimeType\":"...)
+		b = wire.Key(b, &comma, "\"mimeType\":")
 		b = v.MimeType.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -3492,22 +2520,11 @@ func (v *EmbeddedResource) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -3525,33 +2542,18 @@ func (v *EmbeddedResource) decodeField(d *wire.Decoder, key []byte, seen []uint6
 	switch string(key) {
 	case "resource":
 		seen[0] |= 1 << 0
-		var x EmbeddedResourceResource
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "resource")
-		}
-		v.Resource = x
-		return true, nil
+		return true, wire.AtKey(v.Resource.DecodeJSON(d), "resource")
 	case "annotations":
 		if d.TryNull() {
 			v.Annotations = nil
 			return true, nil
 		}
+		v.Annotations = new(Annotations)
 		m := d.Mark()
-		var x Annotations
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Annotations = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "annotations")
+		if err := v.Annotations.DecodeJSON(d); err != nil {
+			v.Annotations = nil
+			return true, wire.AtKey(d.Recover(m, err), "annotations")
 		}
-		v.Annotations = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -3559,19 +2561,10 @@ func (v *EmbeddedResource) decodeField(d *wire.Decoder, key []byte, seen []uint6
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -3587,29 +2580,15 @@ func (v *EmbeddedResource) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *EmbeddedResource) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"resource\":"...)
-		b = v.Resource.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"resource\":")
+	b = v.Resource.AppendJSON(b)
 	if v.Annotations != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"annotations\":"...)
+		b = wire.Key(b, &comma, "\"annotations\":")
 		b = v.Annotations.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -3641,22 +2620,11 @@ func (v *Content) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -3674,32 +2642,17 @@ func (v *Content) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool,
 	switch string(key) {
 	case "content":
 		seen[0] |= 1 << 0
-		var x ContentBlock
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "content")
-		}
-		v.Content = x
-		return true, nil
+		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -3715,21 +2668,11 @@ func (v *Content) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Content) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = v.Content.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"content\":")
+	b = v.Content.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -3764,22 +2707,11 @@ func (v *DiffChange) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -3800,42 +2732,24 @@ func (v *DiffChange) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bo
 			v.FileType = nil
 			return true, nil
 		}
+		v.FileType = new(DiffFileType)
 		m := d.Mark()
-		var x DiffFileType
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.FileType = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "fileType")
+		if err := v.FileType.DecodeJSON(d); err != nil {
+			v.FileType = nil
+			return true, wire.AtKey(d.Recover(m, err), "fileType")
 		}
-		v.FileType = &x
 		return true, nil
 	case "mimeType":
 		if d.TryNull() {
 			v.MimeType = nil
 			return true, nil
 		}
+		v.MimeType = new(MediaType)
 		m := d.Mark()
-		var x MediaType
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.MimeType = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "mimeType")
+		if err := v.MimeType.DecodeJSON(d); err != nil {
+			v.MimeType = nil
+			return true, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
-		v.MimeType = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -3843,19 +2757,10 @@ func (v *DiffChange) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bo
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return v.Operation.decodeField(d, key, seen[1:])
@@ -3874,28 +2779,16 @@ func (v *DiffChange) selectVariant(d *wire.Decoder) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *DiffChange) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.FileType != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"fileType\":"...)
+		b = wire.Key(b, &comma, "\"fileType\":")
 		b = v.FileType.AppendJSON(b)
-		comma = true
 	}
 	if v.MimeType != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mimeType\":"...)
+		b = wire.Key(b, &comma, "\"mimeType\":")
 		b = v.MimeType.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	b, comma = v.Operation.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
@@ -3992,39 +2885,19 @@ func (v *DiffChangeOperation) checkRequired(d *wire.Decoder, seen []uint64) erro
 func (v *DiffChangeOperation) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Add != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"operation\":\"add\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"operation\":\"add\"")
 		return v.Add.appendFields(b, comma)
 	case v.Delete != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"operation\":\"delete\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"operation\":\"delete\"")
 		return v.Delete.appendFields(b, comma)
 	case v.Modify != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"operation\":\"modify\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"operation\":\"modify\"")
 		return v.Modify.appendFields(b, comma)
 	case v.Move != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"operation\":\"move\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"operation\":\"move\"")
 		return v.Move.appendFields(b, comma)
 	case v.Copy != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"operation\":\"copy\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"operation\":\"copy\"")
 		return v.Copy.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -4059,22 +2932,11 @@ func (v *DiffChangeOperationOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -4092,12 +2954,7 @@ func (v *DiffChangeOperationOther) decodeField(d *wire.Decoder, key []byte, seen
 	switch string(key) {
 	case "operation":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "operation")
-		}
-		v.Operation = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Operation, d), "operation")
 	}
 	return false, nil
 }
@@ -4112,14 +2969,8 @@ func (v *DiffChangeOperationOther) checkRequired(d *wire.Decoder, seen []uint64)
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *DiffChangeOperationOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"operation\":"...)
-		b = wire.AppendString(b, v.Operation)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"operation\":")
+	b = wire.AppendString(b, v.Operation)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -4173,7 +3024,8 @@ func (v *DiffFileType) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one AbsolutePath value.
 func (v *AbsolutePath) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -4213,22 +3065,11 @@ func (v *DiffPathChange) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -4246,13 +3087,7 @@ func (v *DiffPathChange) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 	switch string(key) {
 	case "path":
 		seen[0] |= 1 << 0
-		var x AbsolutePath
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "path")
-		}
-		v.Path = x
-		return true, nil
+		return true, wire.AtKey(v.Path.DecodeJSON(d), "path")
 	}
 	return false, nil
 }
@@ -4267,14 +3102,8 @@ func (v *DiffPathChange) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *DiffPathChange) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"path\":"...)
-		b = v.Path.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"path\":")
+	b = v.Path.AppendJSON(b)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -4305,22 +3134,11 @@ func (v *DiffPathPairChange) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -4338,22 +3156,10 @@ func (v *DiffPathPairChange) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "oldPath":
 		seen[0] |= 1 << 0
-		var x AbsolutePath
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "oldPath")
-		}
-		v.OldPath = x
-		return true, nil
+		return true, wire.AtKey(v.OldPath.DecodeJSON(d), "oldPath")
 	case "path":
 		seen[0] |= 1 << 1
-		var x AbsolutePath
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "path")
-		}
-		v.Path = x
-		return true, nil
+		return true, wire.AtKey(v.Path.DecodeJSON(d), "path")
 	}
 	return false, nil
 }
@@ -4371,22 +3177,10 @@ func (v *DiffPathPairChange) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *DiffPathPairChange) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"oldPath\":"...)
-		b = v.OldPath.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"path\":"...)
-		b = v.Path.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"oldPath\":")
+	b = v.OldPath.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"path\":")
+	b = v.Path.AppendJSON(b)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -4417,22 +3211,11 @@ func (v *DiffPatch) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -4450,40 +3233,20 @@ func (v *DiffPatch) decodeField(d *wire.Decoder, key []byte, seen []uint64) (boo
 	switch string(key) {
 	case "format":
 		seen[0] |= 1 << 0
-		var x DiffPatchFormat
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "format")
-		}
-		v.Format = x
-		return true, nil
+		return true, wire.AtKey(v.Format.DecodeJSON(d), "format")
 	case "text":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "text")
-		}
-		v.Text = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -4502,29 +3265,13 @@ func (v *DiffPatch) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *DiffPatch) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"format\":"...)
-		b = v.Format.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"text\":"...)
-		b = wire.AppendString(b, v.Text)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"format\":")
+	b = v.Format.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"text\":")
+	b = wire.AppendString(b, v.Text)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -4587,22 +3334,11 @@ func (v *Diff) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -4620,32 +3356,18 @@ func (v *Diff) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, er
 	switch string(key) {
 	case "changes":
 		seen[0] |= 1 << 0
-		x, err := decodeSliceDiffChange(d, true)
-		if err != nil {
-			return true, wire.AtKey(err, "changes")
-		}
-		v.Changes = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Changes, true, (*DiffChange).DecodeJSON), "changes")
 	case "patch":
 		if d.TryNull() {
 			v.Patch = nil
 			return true, nil
 		}
+		v.Patch = new(DiffPatch)
 		m := d.Mark()
-		var x DiffPatch
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Patch = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "patch")
+		if err := v.Patch.DecodeJSON(d); err != nil {
+			v.Patch = nil
+			return true, wire.AtKey(d.Recover(m, err), "patch")
 		}
-		v.Patch = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -4653,19 +3375,10 @@ func (v *Diff) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, er
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -4681,29 +3394,15 @@ func (v *Diff) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Diff) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"changes\":"...)
-		b = appendSliceDiffChange(b, v.Changes)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"changes\":")
+	b = wire.AppendSlice(b, v.Changes, (*DiffChange).AppendJSON)
 	if v.Patch != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"patch\":"...)
+		b = wire.Key(b, &comma, "\"patch\":")
 		b = v.Patch.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -4721,7 +3420,8 @@ func (v *Diff) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one TerminalID value.
 func (v *TerminalID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -4761,22 +3461,11 @@ func (v *Terminal) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -4794,32 +3483,17 @@ func (v *Terminal) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool
 	switch string(key) {
 	case "terminalId":
 		seen[0] |= 1 << 0
-		var x TerminalID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "terminalId")
-		}
-		v.TerminalID = x
-		return true, nil
+		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -4835,21 +3509,11 @@ func (v *Terminal) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Terminal) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"terminalId\":"...)
-		b = v.TerminalID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"terminalId\":")
+	b = v.TerminalID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -4881,22 +3545,11 @@ func (v *ToolCallLocation) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -4914,32 +3567,18 @@ func (v *ToolCallLocation) decodeField(d *wire.Decoder, key []byte, seen []uint6
 	switch string(key) {
 	case "path":
 		seen[0] |= 1 << 0
-		var x AbsolutePath
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "path")
-		}
-		v.Path = x
-		return true, nil
+		return true, wire.AtKey(v.Path.DecodeJSON(d), "path")
 	case "line":
 		if d.TryNull() {
 			v.Line = nil
 			return true, nil
 		}
+		v.Line = new(uint32)
 		m := d.Mark()
-		x, err := d.ReadUint32()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Line = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "line")
+		if err := wire.DecodeUint32(v.Line, d); err != nil {
+			v.Line = nil
+			return true, wire.AtKey(d.Recover(m, err), "line")
 		}
-		v.Line = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -4947,19 +3586,10 @@ func (v *ToolCallLocation) decodeField(d *wire.Decoder, key []byte, seen []uint6
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -4975,29 +3605,15 @@ func (v *ToolCallLocation) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ToolCallLocation) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"path\":"...)
-		b = v.Path.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"path\":")
+	b = v.Path.AppendJSON(b)
 	if v.Line != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"line\":"...)
+		b = wire.Key(b, &comma, "\"line\":")
 		b = wire.AppendUint(b, uint64(*v.Line))
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -5029,22 +3645,11 @@ func (v *ToolCallCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -5065,21 +3670,12 @@ func (v *ToolCallCapabilities) decodeField(d *wire.Decoder, key []byte, seen []u
 			v.Cancel = nil
 			return true, nil
 		}
+		v.Cancel = new(ToolCallCancelCapabilities)
 		m := d.Mark()
-		var x ToolCallCancelCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Cancel = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "cancel")
+		if err := v.Cancel.DecodeJSON(d); err != nil {
+			v.Cancel = nil
+			return true, wire.AtKey(d.Recover(m, err), "cancel")
 		}
-		v.Cancel = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -5087,19 +3683,10 @@ func (v *ToolCallCapabilities) decodeField(d *wire.Decoder, key []byte, seen []u
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -5113,20 +3700,12 @@ func (v *ToolCallCapabilities) checkRequired(d *wire.Decoder, seen []uint64) err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ToolCallCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Cancel != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cancel\":"...)
+		b = wire.Key(b, &comma, "\"cancel\":")
 		b = v.Cancel.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -5158,22 +3737,11 @@ func (v *ToolCallCancelCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -5195,19 +3763,10 @@ func (v *ToolCallCancelCapabilities) decodeField(d *wire.Decoder, key []byte, se
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -5221,12 +3780,8 @@ func (v *ToolCallCancelCapabilities) checkRequired(d *wire.Decoder, seen []uint6
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ToolCallCancelCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -5258,22 +3813,11 @@ func (v *ToolCallPermissionSubject) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -5291,32 +3835,17 @@ func (v *ToolCallPermissionSubject) decodeField(d *wire.Decoder, key []byte, see
 	switch string(key) {
 	case "toolCall":
 		seen[0] |= 1 << 0
-		var x ToolCallUpdate
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "toolCall")
-		}
-		v.ToolCall = x
-		return true, nil
+		return true, wire.AtKey(v.ToolCall.DecodeJSON(d), "toolCall")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -5332,21 +3861,11 @@ func (v *ToolCallPermissionSubject) checkRequired(d *wire.Decoder, seen []uint64
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ToolCallPermissionSubject) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"toolCall\":"...)
-		b = v.ToolCall.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"toolCall\":")
+	b = v.ToolCall.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -5378,22 +3897,11 @@ func (v *CommandPermissionSubject) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -5411,62 +3919,33 @@ func (v *CommandPermissionSubject) decodeField(d *wire.Decoder, key []byte, seen
 	switch string(key) {
 	case "command":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "command")
-		}
-		v.Command = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Command, d), "command")
 	case "cwd":
 		seen[0] |= 1 << 1
-		var x AbsolutePath
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "cwd")
-		}
-		v.Cwd = x
-		return true, nil
+		return true, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
 	case "toolCallId":
 		if d.TryNull() {
 			v.ToolCallID = nil
 			return true, nil
 		}
+		v.ToolCallID = new(ToolCallID)
 		m := d.Mark()
-		var x ToolCallID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ToolCallID = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "toolCallId")
+		if err := v.ToolCallID.DecodeJSON(d); err != nil {
+			v.ToolCallID = nil
+			return true, wire.AtKey(d.Recover(m, err), "toolCallId")
 		}
-		v.ToolCallID = &x
 		return true, nil
 	case "terminalId":
 		if d.TryNull() {
 			v.TerminalID = nil
 			return true, nil
 		}
+		v.TerminalID = new(TerminalID)
 		m := d.Mark()
-		var x TerminalID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.TerminalID = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "terminalId")
+		if err := v.TerminalID.DecodeJSON(d); err != nil {
+			v.TerminalID = nil
+			return true, wire.AtKey(d.Recover(m, err), "terminalId")
 		}
-		v.TerminalID = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -5474,19 +3953,10 @@ func (v *CommandPermissionSubject) decodeField(d *wire.Decoder, key []byte, seen
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -5505,45 +3975,21 @@ func (v *CommandPermissionSubject) checkRequired(d *wire.Decoder, seen []uint64)
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CommandPermissionSubject) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"command\":"...)
-		b = wire.AppendString(b, v.Command)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cwd\":"...)
-		b = v.Cwd.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"command\":")
+	b = wire.AppendString(b, v.Command)
+	b = wire.Key(b, &comma, "\"cwd\":")
+	b = v.Cwd.AppendJSON(b)
 	if v.ToolCallID != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"toolCallId\":"...)
+		b = wire.Key(b, &comma, "\"toolCallId\":")
 		b = v.ToolCallID.AppendJSON(b)
-		comma = true
 	}
 	if v.TerminalID != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"terminalId\":"...)
+		b = wire.Key(b, &comma, "\"terminalId\":")
 		b = v.TerminalID.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -5575,22 +4021,11 @@ func (v *PermissionOption) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -5608,49 +4043,23 @@ func (v *PermissionOption) decodeField(d *wire.Decoder, key []byte, seen []uint6
 	switch string(key) {
 	case "optionId":
 		seen[0] |= 1 << 0
-		var x PermissionOptionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "optionId")
-		}
-		v.OptionID = x
-		return true, nil
+		return true, wire.AtKey(v.OptionID.DecodeJSON(d), "optionId")
 	case "name":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "kind":
 		seen[0] |= 1 << 2
-		var x PermissionOptionKind
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "kind")
-		}
-		v.Kind = x
-		return true, nil
+		return true, wire.AtKey(v.Kind.DecodeJSON(d), "kind")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -5672,37 +4081,15 @@ func (v *PermissionOption) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PermissionOption) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"optionId\":"...)
-		b = v.OptionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"kind\":"...)
-		b = v.Kind.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"optionId\":")
+	b = v.OptionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
+	b = wire.Key(b, &comma, "\"kind\":")
+	b = v.Kind.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -5720,7 +4107,8 @@ func (v *PermissionOption) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one PermissionOptionID value.
 func (v *PermissionOptionID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -5800,22 +4188,11 @@ func (v *CreateElicitationRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -5833,31 +4210,17 @@ func (v *CreateElicitationRequest) decodeField(d *wire.Decoder, key []byte, seen
 	switch string(key) {
 	case "message":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "message")
-		}
-		v.Message = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return v.Mode.decodeField(d, key, seen[1:])
@@ -5878,21 +4241,11 @@ func (v *CreateElicitationRequest) selectVariant(d *wire.Decoder) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CreateElicitationRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"message\":"...)
-		b = wire.AppendString(b, v.Message)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"message\":")
+	b = wire.AppendString(b, v.Message)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	b, comma = v.Mode.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
@@ -5959,18 +4312,10 @@ func (v *CreateElicitationRequestMode) checkRequired(d *wire.Decoder, seen []uin
 func (v *CreateElicitationRequestMode) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Form != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mode\":\"form\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"mode\":\"form\"")
 		return v.Form.appendFields(b, comma)
 	case v.URL != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mode\":\"url\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"mode\":\"url\"")
 		return v.URL.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -6008,22 +4353,11 @@ func (v *CreateElicitationRequestModeOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -6041,12 +4375,7 @@ func (v *CreateElicitationRequestModeOther) decodeField(d *wire.Decoder, key []b
 	switch string(key) {
 	case "mode":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "mode")
-		}
-		v.Mode = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Mode, d), "mode")
 	}
 	return v.Variant.decodeField(d, key, seen[1:])
 }
@@ -6066,14 +4395,8 @@ func (v *CreateElicitationRequestModeOther) selectVariant(d *wire.Decoder) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CreateElicitationRequestModeOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mode\":"...)
-		b = wire.AppendString(b, v.Mode)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"mode\":")
+	b = wire.AppendString(b, v.Mode)
 	b, comma = v.Variant.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -6163,22 +4486,11 @@ func (v *ElicitationSessionScope) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -6196,33 +4508,18 @@ func (v *ElicitationSessionScope) decodeField(d *wire.Decoder, key []byte, seen 
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "toolCallId":
 		if d.TryNull() {
 			v.ToolCallID = nil
 			return true, nil
 		}
+		v.ToolCallID = new(ToolCallID)
 		m := d.Mark()
-		var x ToolCallID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ToolCallID = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "toolCallId")
+		if err := v.ToolCallID.DecodeJSON(d); err != nil {
+			v.ToolCallID = nil
+			return true, wire.AtKey(d.Recover(m, err), "toolCallId")
 		}
-		v.ToolCallID = &x
 		return true, nil
 	}
 	return false, nil
@@ -6238,21 +4535,11 @@ func (v *ElicitationSessionScope) checkRequired(d *wire.Decoder, seen []uint64) 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationSessionScope) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
 	if v.ToolCallID != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"toolCallId\":"...)
+		b = wire.Key(b, &comma, "\"toolCallId\":")
 		b = v.ToolCallID.AppendJSON(b)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -6284,22 +4571,11 @@ func (v *ElicitationRequestScope) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -6317,13 +4593,7 @@ func (v *ElicitationRequestScope) decodeField(d *wire.Decoder, key []byte, seen 
 	switch string(key) {
 	case "requestId":
 		seen[0] |= 1 << 0
-		var x RequestID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "requestId")
-		}
-		v.RequestID = x
-		return true, nil
+		return true, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
 	}
 	return false, nil
 }
@@ -6338,14 +4608,8 @@ func (v *ElicitationRequestScope) checkRequired(d *wire.Decoder, seen []uint64) 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationRequestScope) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"requestId\":"...)
-		b = v.RequestID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"requestId\":")
+	b = v.RequestID.AppendJSON(b)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -6376,22 +4640,11 @@ func (v *ElicitationSchema) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -6409,71 +4662,39 @@ func (v *ElicitationSchema) decodeField(d *wire.Decoder, key []byte, seen []uint
 	switch string(key) {
 	case "type":
 		seen[0] |= 1 << 0
-		var x ElicitationSchemaType
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "type")
-		}
-		v.Type = x
-		return true, nil
+		return true, wire.AtKey(v.Type.DecodeJSON(d), "type")
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "properties":
 		seen[0] |= 1 << 1
-		x, err := decodeMapElicitationPropertySchema(d)
-		if err != nil {
-			return true, wire.AtKey(err, "properties")
-		}
-		v.Properties = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeMap(d, &v.Properties, (*ElicitationPropertySchema).DecodeJSON), "properties")
 	case "required":
 		if d.TryNull() {
 			v.Required = nil
 			return true, nil
 		}
-		x, err := decodeSliceString(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "required")
-		}
-		v.Required = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Required, false, wire.DecodeString), "required")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -6481,19 +4702,10 @@ func (v *ElicitationSchema) decodeField(d *wire.Decoder, key []byte, seen []uint
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -6512,53 +4724,25 @@ func (v *ElicitationSchema) checkRequired(d *wire.Decoder, seen []uint64) error 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationSchema) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":"...)
-		b = v.Type.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"type\":")
+	b = v.Type.AppendJSON(b)
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"properties\":"...)
-		b = appendMapElicitationPropertySchema(b, v.Properties)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"properties\":")
+	b = wire.AppendMap(b, v.Properties, (*ElicitationPropertySchema).AppendJSON)
 	if v.Required != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"required\":"...)
-		b = appendSliceString(b, v.Required)
-		comma = true
+		b = wire.Key(b, &comma, "\"required\":")
+		b = wire.AppendSlice(b, v.Required, wire.EncodeString)
 	}
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -6696,39 +4880,19 @@ func (v *ElicitationPropertySchema) checkRequired(d *wire.Decoder, seen []uint64
 func (v *ElicitationPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.String != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"string\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"string\"")
 		return v.String.appendFields(b, comma)
 	case v.Number != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"number\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"number\"")
 		return v.Number.appendFields(b, comma)
 	case v.Integer != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"integer\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"integer\"")
 		return v.Integer.appendFields(b, comma)
 	case v.Boolean != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"boolean\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"boolean\"")
 		return v.Boolean.appendFields(b, comma)
 	case v.Array != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"array\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"array\"")
 		return v.Array.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -6774,22 +4938,11 @@ func (v *ElicitationPropertySchema) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -6829,22 +4982,11 @@ func (v *ElicitationPropertySchemaOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -6862,12 +5004,7 @@ func (v *ElicitationPropertySchemaOther) decodeField(d *wire.Decoder, key []byte
 	switch string(key) {
 	case "type":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "type")
-		}
-		v.Type = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
 	return false, nil
 }
@@ -6882,14 +5019,8 @@ func (v *ElicitationPropertySchemaOther) checkRequired(d *wire.Decoder, seen []u
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationPropertySchemaOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":"...)
-		b = wire.AppendString(b, v.Type)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"type\":")
+	b = wire.AppendString(b, v.Type)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -6957,22 +5088,11 @@ func (v *EnumOption) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -6990,39 +5110,21 @@ func (v *EnumOption) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bo
 	switch string(key) {
 	case "const":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "const")
-		}
-		v.Const = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Const, d), "const")
 	case "title":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "title")
-		}
-		v.Title = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -7030,19 +5132,10 @@ func (v *EnumOption) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bo
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -7061,37 +5154,17 @@ func (v *EnumOption) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *EnumOption) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"const\":"...)
-		b = wire.AppendString(b, v.Const)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
-		b = wire.AppendString(b, v.Title)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"const\":")
+	b = wire.AppendString(b, v.Const)
+	b = wire.Key(b, &comma, "\"title\":")
+	b = wire.AppendString(b, v.Title)
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -7123,22 +5196,11 @@ func (v *StringPropertySchema) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -7159,147 +5221,87 @@ func (v *StringPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []u
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "minLength":
 		if d.TryNull() {
 			v.MinLength = nil
 			return true, nil
 		}
-		x, err := d.ReadUint32()
-		if err != nil {
-			return true, wire.AtKey(err, "minLength")
-		}
-		v.MinLength = &x
-		return true, nil
+		v.MinLength = new(uint32)
+		return true, wire.AtKey(wire.DecodeUint32(v.MinLength, d), "minLength")
 	case "maxLength":
 		if d.TryNull() {
 			v.MaxLength = nil
 			return true, nil
 		}
-		x, err := d.ReadUint32()
-		if err != nil {
-			return true, wire.AtKey(err, "maxLength")
-		}
-		v.MaxLength = &x
-		return true, nil
+		v.MaxLength = new(uint32)
+		return true, wire.AtKey(wire.DecodeUint32(v.MaxLength, d), "maxLength")
 	case "pattern":
 		if d.TryNull() {
 			v.Pattern = nil
 			return true, nil
 		}
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "pattern")
-		}
-		v.Pattern = &x
-		return true, nil
+		v.Pattern = new(string)
+		return true, wire.AtKey(wire.DecodeString(v.Pattern, d), "pattern")
 	case "format":
 		if d.TryNull() {
 			v.Format = nil
 			return true, nil
 		}
-		var x StringFormat
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "format")
-		}
-		v.Format = &x
-		return true, nil
+		v.Format = new(StringFormat)
+		return true, wire.AtKey(v.Format.DecodeJSON(d), "format")
 	case "default":
 		if d.TryNull() {
 			v.Default = nil
 			return true, nil
 		}
+		v.Default = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Default = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "default")
+		if err := wire.DecodeString(v.Default, d); err != nil {
+			v.Default = nil
+			return true, wire.AtKey(d.Recover(m, err), "default")
 		}
-		v.Default = &x
 		return true, nil
 	case "enum":
 		if d.TryNull() {
 			v.Enum = nil
 			return true, nil
 		}
-		x, err := decodeSliceString(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "enum")
-		}
-		v.Enum = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Enum, false, wire.DecodeString), "enum")
 	case "oneOf":
 		if d.TryNull() {
 			v.OneOf = nil
 			return true, nil
 		}
-		x, err := decodeSliceEnumOption(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "oneOf")
-		}
-		v.OneOf = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.OneOf, false, (*EnumOption).DecodeJSON), "oneOf")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -7313,84 +5315,44 @@ func (v *StringPropertySchema) checkRequired(d *wire.Decoder, seen []uint64) err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *StringPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.MinLength != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"minLength\":"...)
+		b = wire.Key(b, &comma, "\"minLength\":")
 		b = wire.AppendUint(b, uint64(*v.MinLength))
-		comma = true
 	}
 	if v.MaxLength != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"maxLength\":"...)
+		b = wire.Key(b, &comma, "\"maxLength\":")
 		b = wire.AppendUint(b, uint64(*v.MaxLength))
-		comma = true
 	}
 	if v.Pattern != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"pattern\":"...)
+		b = wire.Key(b, &comma, "\"pattern\":")
 		b = wire.AppendString(b, *v.Pattern)
-		comma = true
 	}
 	if v.Format != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"format\":"...)
+		b = wire.Key(b, &comma, "\"format\":")
 		b = v.Format.AppendJSON(b)
-		comma = true
 	}
 	if v.Default != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"default\":"...)
+		b = wire.Key(b, &comma, "\"default\":")
 		b = wire.AppendString(b, *v.Default)
-		comma = true
 	}
 	if v.Enum != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"enum\":"...)
-		b = appendSliceString(b, v.Enum)
-		comma = true
+		b = wire.Key(b, &comma, "\"enum\":")
+		b = wire.AppendSlice(b, v.Enum, wire.EncodeString)
 	}
 	if v.OneOf != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"oneOf\":"...)
-		b = appendSliceEnumOption(b, v.OneOf)
-		comma = true
+		b = wire.Key(b, &comma, "\"oneOf\":")
+		b = wire.AppendSlice(b, v.OneOf, (*EnumOption).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -7422,22 +5384,11 @@ func (v *NumberPropertySchema) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -7458,82 +5409,50 @@ func (v *NumberPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []u
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "minimum":
 		if d.TryNull() {
 			v.Minimum = nil
 			return true, nil
 		}
-		x, err := d.ReadFloat64()
-		if err != nil {
-			return true, wire.AtKey(err, "minimum")
-		}
-		v.Minimum = &x
-		return true, nil
+		v.Minimum = new(float64)
+		return true, wire.AtKey(wire.DecodeFloat64(v.Minimum, d), "minimum")
 	case "maximum":
 		if d.TryNull() {
 			v.Maximum = nil
 			return true, nil
 		}
-		x, err := d.ReadFloat64()
-		if err != nil {
-			return true, wire.AtKey(err, "maximum")
-		}
-		v.Maximum = &x
-		return true, nil
+		v.Maximum = new(float64)
+		return true, wire.AtKey(wire.DecodeFloat64(v.Maximum, d), "maximum")
 	case "default":
 		if d.TryNull() {
 			v.Default = nil
 			return true, nil
 		}
+		v.Default = new(float64)
 		m := d.Mark()
-		x, err := d.ReadFloat64()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Default = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "default")
+		if err := wire.DecodeFloat64(v.Default, d); err != nil {
+			v.Default = nil
+			return true, wire.AtKey(d.Recover(m, err), "default")
 		}
-		v.Default = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -7541,19 +5460,10 @@ func (v *NumberPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []u
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -7567,52 +5477,28 @@ func (v *NumberPropertySchema) checkRequired(d *wire.Decoder, seen []uint64) err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *NumberPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Minimum != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"minimum\":"...)
+		b = wire.Key(b, &comma, "\"minimum\":")
 		b = wire.AppendFloat(b, *v.Minimum)
-		comma = true
 	}
 	if v.Maximum != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"maximum\":"...)
+		b = wire.Key(b, &comma, "\"maximum\":")
 		b = wire.AppendFloat(b, *v.Maximum)
-		comma = true
 	}
 	if v.Default != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"default\":"...)
+		b = wire.Key(b, &comma, "\"default\":")
 		b = wire.AppendFloat(b, *v.Default)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -7644,22 +5530,11 @@ func (v *IntegerPropertySchema) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -7680,82 +5555,50 @@ func (v *IntegerPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "minimum":
 		if d.TryNull() {
 			v.Minimum = nil
 			return true, nil
 		}
-		x, err := d.ReadInt64()
-		if err != nil {
-			return true, wire.AtKey(err, "minimum")
-		}
-		v.Minimum = &x
-		return true, nil
+		v.Minimum = new(int64)
+		return true, wire.AtKey(wire.DecodeInt64(v.Minimum, d), "minimum")
 	case "maximum":
 		if d.TryNull() {
 			v.Maximum = nil
 			return true, nil
 		}
-		x, err := d.ReadInt64()
-		if err != nil {
-			return true, wire.AtKey(err, "maximum")
-		}
-		v.Maximum = &x
-		return true, nil
+		v.Maximum = new(int64)
+		return true, wire.AtKey(wire.DecodeInt64(v.Maximum, d), "maximum")
 	case "default":
 		if d.TryNull() {
 			v.Default = nil
 			return true, nil
 		}
+		v.Default = new(int64)
 		m := d.Mark()
-		x, err := d.ReadInt64()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Default = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "default")
+		if err := wire.DecodeInt64(v.Default, d); err != nil {
+			v.Default = nil
+			return true, wire.AtKey(d.Recover(m, err), "default")
 		}
-		v.Default = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -7763,19 +5606,10 @@ func (v *IntegerPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -7789,52 +5623,28 @@ func (v *IntegerPropertySchema) checkRequired(d *wire.Decoder, seen []uint64) er
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *IntegerPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Minimum != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"minimum\":"...)
+		b = wire.Key(b, &comma, "\"minimum\":")
 		b = wire.AppendInt(b, int64(*v.Minimum))
-		comma = true
 	}
 	if v.Maximum != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"maximum\":"...)
+		b = wire.Key(b, &comma, "\"maximum\":")
 		b = wire.AppendInt(b, int64(*v.Maximum))
-		comma = true
 	}
 	if v.Default != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"default\":"...)
+		b = wire.Key(b, &comma, "\"default\":")
 		b = wire.AppendInt(b, int64(*v.Default))
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -7866,22 +5676,11 @@ func (v *BooleanPropertySchema) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -7902,60 +5701,36 @@ func (v *BooleanPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "default":
 		if d.TryNull() {
 			v.Default = nil
 			return true, nil
 		}
+		v.Default = new(bool)
 		m := d.Mark()
-		x, err := d.ReadBool()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Default = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "default")
+		if err := wire.DecodeBool(v.Default, d); err != nil {
+			v.Default = nil
+			return true, wire.AtKey(d.Recover(m, err), "default")
 		}
-		v.Default = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -7963,19 +5738,10 @@ func (v *BooleanPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -7989,36 +5755,20 @@ func (v *BooleanPropertySchema) checkRequired(d *wire.Decoder, seen []uint64) er
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *BooleanPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Default != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"default\":"...)
+		b = wire.Key(b, &comma, "\"default\":")
 		b = wire.AppendBool(b, *v.Default)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -8091,11 +5841,7 @@ func (v *MultiSelectItems) checkRequired(d *wire.Decoder, seen []uint64) error {
 func (v *MultiSelectItems) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.String != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"string\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"string\"")
 		return v.String.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -8153,22 +5899,11 @@ func (v *MultiSelectItems) decodeObject(d *wire.Decoder, asFallback bool) error 
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -8208,22 +5943,11 @@ func (v *MultiSelectItemsOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -8241,12 +5965,7 @@ func (v *MultiSelectItemsOther) decodeField(d *wire.Decoder, key []byte, seen []
 	switch string(key) {
 	case "type":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "type")
-		}
-		v.Type = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
 	return false, nil
 }
@@ -8261,14 +5980,8 @@ func (v *MultiSelectItemsOther) checkRequired(d *wire.Decoder, seen []uint64) er
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MultiSelectItemsOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":"...)
-		b = wire.AppendString(b, v.Type)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"type\":")
+	b = wire.AppendString(b, v.Type)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -8299,22 +6012,11 @@ func (v *StringMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -8332,31 +6034,17 @@ func (v *StringMultiSelectItems) decodeField(d *wire.Decoder, key []byte, seen [
 	switch string(key) {
 	case "enum":
 		seen[0] |= 1 << 0
-		x, err := decodeSliceString(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "enum")
-		}
-		v.Enum = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Enum, false, wire.DecodeString), "enum")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -8372,21 +6060,11 @@ func (v *StringMultiSelectItems) checkRequired(d *wire.Decoder, seen []uint64) e
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *StringMultiSelectItems) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"enum\":"...)
-		b = appendSliceString(b, v.Enum)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"enum\":")
+	b = wire.AppendSlice(b, v.Enum, wire.EncodeString)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -8418,22 +6096,11 @@ func (v *TitledMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -8451,31 +6118,17 @@ func (v *TitledMultiSelectItems) decodeField(d *wire.Decoder, key []byte, seen [
 	switch string(key) {
 	case "anyOf":
 		seen[0] |= 1 << 0
-		x, err := decodeSliceEnumOption(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "anyOf")
-		}
-		v.AnyOf = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.AnyOf, false, (*EnumOption).DecodeJSON), "anyOf")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -8491,21 +6144,11 @@ func (v *TitledMultiSelectItems) checkRequired(d *wire.Decoder, seen []uint64) e
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TitledMultiSelectItems) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"anyOf\":"...)
-		b = appendSliceEnumOption(b, v.AnyOf)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"anyOf\":")
+	b = wire.AppendSlice(b, v.AnyOf, (*EnumOption).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -8537,22 +6180,11 @@ func (v *MultiSelectPropertySchema) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -8573,91 +6205,52 @@ func (v *MultiSelectPropertySchema) decodeField(d *wire.Decoder, key []byte, see
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "minItems":
 		if d.TryNull() {
 			v.MinItems = nil
 			return true, nil
 		}
-		x, err := d.ReadUint64()
-		if err != nil {
-			return true, wire.AtKey(err, "minItems")
-		}
-		v.MinItems = &x
-		return true, nil
+		v.MinItems = new(uint64)
+		return true, wire.AtKey(wire.DecodeUint64(v.MinItems, d), "minItems")
 	case "maxItems":
 		if d.TryNull() {
 			v.MaxItems = nil
 			return true, nil
 		}
-		x, err := d.ReadUint64()
-		if err != nil {
-			return true, wire.AtKey(err, "maxItems")
-		}
-		v.MaxItems = &x
-		return true, nil
+		v.MaxItems = new(uint64)
+		return true, wire.AtKey(wire.DecodeUint64(v.MaxItems, d), "maxItems")
 	case "items":
 		seen[0] |= 1 << 0
-		var x MultiSelectItems
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "items")
-		}
-		v.Items = x
-		return true, nil
+		return true, wire.AtKey(v.Items.DecodeJSON(d), "items")
 	case "default":
 		if d.TryNull() {
 			v.Default = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceString(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Default = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "default")
+		if err := wire.DecodeSlice(d, &v.Default, true, wire.DecodeString); err != nil {
+			v.Default = nil
+			return true, wire.AtKey(d.Recover(m, err), "default")
 		}
-		v.Default = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -8665,19 +6258,10 @@ func (v *MultiSelectPropertySchema) decodeField(d *wire.Decoder, key []byte, see
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -8694,60 +6278,30 @@ func (v *MultiSelectPropertySchema) checkRequired(d *wire.Decoder, seen []uint64
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MultiSelectPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.MinItems != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"minItems\":"...)
+		b = wire.Key(b, &comma, "\"minItems\":")
 		b = wire.AppendUint(b, uint64(*v.MinItems))
-		comma = true
 	}
 	if v.MaxItems != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"maxItems\":"...)
+		b = wire.Key(b, &comma, "\"maxItems\":")
 		b = wire.AppendUint(b, uint64(*v.MaxItems))
-		comma = true
 	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"items\":"...)
-		b = v.Items.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"items\":")
+	b = v.Items.AppendJSON(b)
 	if v.Default != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"default\":"...)
-		b = appendSliceString(b, v.Default)
-		comma = true
+		b = wire.Key(b, &comma, "\"default\":")
+		b = wire.AppendSlice(b, v.Default, wire.EncodeString)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -8782,22 +6336,11 @@ func (v *ElicitationFormMode) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -8815,13 +6358,7 @@ func (v *ElicitationFormMode) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "requestedSchema":
 		seen[0] |= 1 << 0
-		var x ElicitationSchema
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "requestedSchema")
-		}
-		v.RequestedSchema = x
-		return true, nil
+		return true, wire.AtKey(v.RequestedSchema.DecodeJSON(d), "requestedSchema")
 	}
 	return v.Variant.decodeField(d, key, seen[1:])
 }
@@ -8841,14 +6378,8 @@ func (v *ElicitationFormMode) selectVariant(d *wire.Decoder) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationFormMode) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"requestedSchema\":"...)
-		b = v.RequestedSchema.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"requestedSchema\":")
+	b = v.RequestedSchema.AppendJSON(b)
 	b, comma = v.Variant.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -8924,7 +6455,8 @@ func (v *ElicitationFormMode) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one ElicitationID value.
 func (v *ElicitationID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -8967,22 +6499,11 @@ func (v *ElicitationURLMode) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -9000,21 +6521,10 @@ func (v *ElicitationURLMode) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "elicitationId":
 		seen[0] |= 1 << 0
-		var x ElicitationID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "elicitationId")
-		}
-		v.ElicitationID = x
-		return true, nil
+		return true, wire.AtKey(v.ElicitationID.DecodeJSON(d), "elicitationId")
 	case "url":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "url")
-		}
-		v.URL = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
 	}
 	return v.Variant.decodeField(d, key, seen[1:])
 }
@@ -9037,22 +6547,10 @@ func (v *ElicitationURLMode) selectVariant(d *wire.Decoder) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationURLMode) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"elicitationId\":"...)
-		b = v.ElicitationID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"url\":"...)
-		b = wire.AppendString(b, v.URL)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"elicitationId\":")
+	b = v.ElicitationID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"url\":")
+	b = wire.AppendString(b, v.URL)
 	b, comma = v.Variant.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -9128,7 +6626,8 @@ func (v *ElicitationURLMode) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one ExtRequest value.
 func (v *ExtRequest) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadRaw()
+	var x wire.Raw
+	err := wire.DecodeRaw(&x, d)
 	if err != nil {
 		return err
 	}
@@ -9240,22 +6739,11 @@ func (v *AgentResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -9295,22 +6783,11 @@ func (v *AgentResponseResult) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -9328,21 +6805,10 @@ func (v *AgentResponseResult) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "id":
 		seen[0] |= 1 << 0
-		var x RequestID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "id")
-		}
-		v.ID = x
-		return true, nil
+		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "result":
 		seen[0] |= 1 << 1
-		x, err := d.ReadRaw()
-		if err != nil {
-			return true, wire.AtKey(err, "result")
-		}
-		v.Result = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
 	}
 	return false, nil
 }
@@ -9360,22 +6826,10 @@ func (v *AgentResponseResult) checkRequired(d *wire.Decoder, seen []uint64) erro
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AgentResponseResult) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"id\":"...)
-		b = v.ID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"result\":"...)
-		b = wire.AppendRaw(b, v.Result)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"id\":")
+	b = v.ID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"result\":")
+	b = wire.AppendRaw(b, v.Result)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -9406,22 +6860,11 @@ func (v *AgentResponseError) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -9439,22 +6882,10 @@ func (v *AgentResponseError) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "id":
 		seen[0] |= 1 << 0
-		var x AgentResponseErrorID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "id")
-		}
-		v.ID = x
-		return true, nil
+		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "error":
 		seen[0] |= 1 << 1
-		var x Error
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "error")
-		}
-		v.Error = x
-		return true, nil
+		return true, wire.AtKey(v.Error.DecodeJSON(d), "error")
 	}
 	return false, nil
 }
@@ -9472,22 +6903,10 @@ func (v *AgentResponseError) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AgentResponseError) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"id\":"...)
-		b = v.ID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"error\":"...)
-		b = v.Error.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"id\":")
+	b = v.ID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"error\":")
+	b = v.Error.AppendJSON(b)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -9509,7 +6928,8 @@ func (v *AgentResponseErrorID) DecodeJSON(d *wire.Decoder) error {
 	switch k {
 	case wire.KindNumber:
 		{
-			x, err := d.ReadInt64()
+			var x int64
+			err := wire.DecodeInt64(&x, d)
 			if err != nil {
 				return err
 			}
@@ -9518,7 +6938,8 @@ func (v *AgentResponseErrorID) DecodeJSON(d *wire.Decoder) error {
 		}
 	case wire.KindString:
 		{
-			x, err := d.ReadString()
+			var x string
+			err := wire.DecodeString(&x, d)
 			if err != nil {
 				return err
 			}
@@ -9574,22 +6995,11 @@ func (v *InitializeResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -9607,54 +7017,24 @@ func (v *InitializeResponse) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "protocolVersion":
 		seen[0] |= 1 << 0
-		var x ProtocolVersion
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "protocolVersion")
-		}
-		v.ProtocolVersion = x
-		return true, nil
+		return true, wire.AtKey(v.ProtocolVersion.DecodeJSON(d), "protocolVersion")
 	case "info":
 		seen[0] |= 1 << 1
-		var x Implementation
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "info")
-		}
-		v.Info = x
-		return true, nil
+		return true, wire.AtKey(v.Info.DecodeJSON(d), "info")
 	case "capabilities":
+		v.Capabilities = new(AgentCapabilities)
 		m := d.Mark()
-		var x AgentCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Capabilities = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "capabilities")
+		if err := v.Capabilities.DecodeJSON(d); err != nil {
+			v.Capabilities = nil
+			return true, wire.AtKey(d.Recover(m, err), "capabilities")
 		}
-		v.Capabilities = &x
 		return true, nil
 	case "authMethods":
 		m := d.Mark()
-		x, err := decodeSliceAuthMethod(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.AuthMethods = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "authMethods")
+		if err := wire.DecodeSlice(d, &v.AuthMethods, true, (*AuthMethod).DecodeJSON); err != nil {
+			v.AuthMethods = nil
+			return true, wire.AtKey(d.Recover(m, err), "authMethods")
 		}
-		v.AuthMethods = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -9662,19 +7042,10 @@ func (v *InitializeResponse) decodeField(d *wire.Decoder, key []byte, seen []uin
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -9693,45 +7064,21 @@ func (v *InitializeResponse) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *InitializeResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"protocolVersion\":"...)
-		b = v.ProtocolVersion.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"info\":"...)
-		b = v.Info.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"protocolVersion\":")
+	b = v.ProtocolVersion.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"info\":")
+	b = v.Info.AppendJSON(b)
 	if v.Capabilities != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"capabilities\":"...)
+		b = wire.Key(b, &comma, "\"capabilities\":")
 		b = v.Capabilities.AppendJSON(b)
-		comma = true
 	}
 	if v.AuthMethods != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"authMethods\":"...)
-		b = appendSliceAuthMethod(b, v.AuthMethods)
-		comma = true
+		b = wire.Key(b, &comma, "\"authMethods\":")
+		b = wire.AppendSlice(b, v.AuthMethods, (*AuthMethod).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -9749,7 +7096,8 @@ func (v *InitializeResponse) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one ProtocolVersion value.
 func (v *ProtocolVersion) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadUint16()
+	var x uint16
+	err := wire.DecodeUint16(&x, d)
 	if err != nil {
 		return err
 	}
@@ -9789,22 +7137,11 @@ func (v *Implementation) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -9822,59 +7159,32 @@ func (v *Implementation) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 	switch string(key) {
 	case "name":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "version":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "version")
-		}
-		v.Version = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Version, d), "version")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -9893,37 +7203,17 @@ func (v *Implementation) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Implementation) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"version\":"...)
-		b = wire.AppendString(b, v.Version)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"version\":")
+	b = wire.AppendString(b, v.Version)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -9955,22 +7245,11 @@ func (v *AgentCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -9991,42 +7270,24 @@ func (v *AgentCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint
 			v.Session = nil
 			return true, nil
 		}
+		v.Session = new(SessionCapabilities)
 		m := d.Mark()
-		var x SessionCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Session = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "session")
+		if err := v.Session.DecodeJSON(d); err != nil {
+			v.Session = nil
+			return true, wire.AtKey(d.Recover(m, err), "session")
 		}
-		v.Session = &x
 		return true, nil
 	case "auth":
 		if d.TryNull() {
 			v.Auth = nil
 			return true, nil
 		}
+		v.Auth = new(AgentAuthCapabilities)
 		m := d.Mark()
-		var x AgentAuthCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Auth = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "auth")
+		if err := v.Auth.DecodeJSON(d); err != nil {
+			v.Auth = nil
+			return true, wire.AtKey(d.Recover(m, err), "auth")
 		}
-		v.Auth = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -10034,19 +7295,10 @@ func (v *AgentCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -10060,28 +7312,16 @@ func (v *AgentCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AgentCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Session != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"session\":"...)
+		b = wire.Key(b, &comma, "\"session\":")
 		b = v.Session.AppendJSON(b)
-		comma = true
 	}
 	if v.Auth != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"auth\":"...)
+		b = wire.Key(b, &comma, "\"auth\":")
 		b = v.Auth.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -10113,22 +7353,11 @@ func (v *SessionCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -10149,84 +7378,48 @@ func (v *SessionCapabilities) decodeField(d *wire.Decoder, key []byte, seen []ui
 			v.Prompt = nil
 			return true, nil
 		}
+		v.Prompt = new(PromptCapabilities)
 		m := d.Mark()
-		var x PromptCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Prompt = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "prompt")
+		if err := v.Prompt.DecodeJSON(d); err != nil {
+			v.Prompt = nil
+			return true, wire.AtKey(d.Recover(m, err), "prompt")
 		}
-		v.Prompt = &x
 		return true, nil
 	case "mcp":
 		if d.TryNull() {
 			v.MCP = nil
 			return true, nil
 		}
+		v.MCP = new(MCPCapabilities)
 		m := d.Mark()
-		var x MCPCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.MCP = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "mcp")
+		if err := v.MCP.DecodeJSON(d); err != nil {
+			v.MCP = nil
+			return true, wire.AtKey(d.Recover(m, err), "mcp")
 		}
-		v.MCP = &x
 		return true, nil
 	case "delete":
 		if d.TryNull() {
 			v.Delete = nil
 			return true, nil
 		}
+		v.Delete = new(SessionDeleteCapabilities)
 		m := d.Mark()
-		var x SessionDeleteCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Delete = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "delete")
+		if err := v.Delete.DecodeJSON(d); err != nil {
+			v.Delete = nil
+			return true, wire.AtKey(d.Recover(m, err), "delete")
 		}
-		v.Delete = &x
 		return true, nil
 	case "additionalDirectories":
 		if d.TryNull() {
 			v.AdditionalDirectories = nil
 			return true, nil
 		}
+		v.AdditionalDirectories = new(SessionAdditionalDirectoriesCapabilities)
 		m := d.Mark()
-		var x SessionAdditionalDirectoriesCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.AdditionalDirectories = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "additionalDirectories")
+		if err := v.AdditionalDirectories.DecodeJSON(d); err != nil {
+			v.AdditionalDirectories = nil
+			return true, wire.AtKey(d.Recover(m, err), "additionalDirectories")
 		}
-		v.AdditionalDirectories = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -10234,19 +7427,10 @@ func (v *SessionCapabilities) decodeField(d *wire.Decoder, key []byte, seen []ui
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -10260,44 +7444,24 @@ func (v *SessionCapabilities) checkRequired(d *wire.Decoder, seen []uint64) erro
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Prompt != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"prompt\":"...)
+		b = wire.Key(b, &comma, "\"prompt\":")
 		b = v.Prompt.AppendJSON(b)
-		comma = true
 	}
 	if v.MCP != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mcp\":"...)
+		b = wire.Key(b, &comma, "\"mcp\":")
 		b = v.MCP.AppendJSON(b)
-		comma = true
 	}
 	if v.Delete != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"delete\":"...)
+		b = wire.Key(b, &comma, "\"delete\":")
 		b = v.Delete.AppendJSON(b)
-		comma = true
 	}
 	if v.AdditionalDirectories != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"additionalDirectories\":"...)
+		b = wire.Key(b, &comma, "\"additionalDirectories\":")
 		b = v.AdditionalDirectories.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -10329,22 +7493,11 @@ func (v *PromptCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -10365,63 +7518,36 @@ func (v *PromptCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uin
 			v.Image = nil
 			return true, nil
 		}
+		v.Image = new(PromptImageCapabilities)
 		m := d.Mark()
-		var x PromptImageCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Image = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "image")
+		if err := v.Image.DecodeJSON(d); err != nil {
+			v.Image = nil
+			return true, wire.AtKey(d.Recover(m, err), "image")
 		}
-		v.Image = &x
 		return true, nil
 	case "audio":
 		if d.TryNull() {
 			v.Audio = nil
 			return true, nil
 		}
+		v.Audio = new(PromptAudioCapabilities)
 		m := d.Mark()
-		var x PromptAudioCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Audio = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "audio")
+		if err := v.Audio.DecodeJSON(d); err != nil {
+			v.Audio = nil
+			return true, wire.AtKey(d.Recover(m, err), "audio")
 		}
-		v.Audio = &x
 		return true, nil
 	case "embeddedContext":
 		if d.TryNull() {
 			v.EmbeddedContext = nil
 			return true, nil
 		}
+		v.EmbeddedContext = new(PromptEmbeddedContextCapabilities)
 		m := d.Mark()
-		var x PromptEmbeddedContextCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.EmbeddedContext = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "embeddedContext")
+		if err := v.EmbeddedContext.DecodeJSON(d); err != nil {
+			v.EmbeddedContext = nil
+			return true, wire.AtKey(d.Recover(m, err), "embeddedContext")
 		}
-		v.EmbeddedContext = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -10429,19 +7555,10 @@ func (v *PromptCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uin
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -10455,36 +7572,20 @@ func (v *PromptCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PromptCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Image != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"image\":"...)
+		b = wire.Key(b, &comma, "\"image\":")
 		b = v.Image.AppendJSON(b)
-		comma = true
 	}
 	if v.Audio != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"audio\":"...)
+		b = wire.Key(b, &comma, "\"audio\":")
 		b = v.Audio.AppendJSON(b)
-		comma = true
 	}
 	if v.EmbeddedContext != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"embeddedContext\":"...)
+		b = wire.Key(b, &comma, "\"embeddedContext\":")
 		b = v.EmbeddedContext.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -10516,22 +7617,11 @@ func (v *PromptImageCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -10553,19 +7643,10 @@ func (v *PromptImageCapabilities) decodeField(d *wire.Decoder, key []byte, seen 
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -10579,12 +7660,8 @@ func (v *PromptImageCapabilities) checkRequired(d *wire.Decoder, seen []uint64) 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PromptImageCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -10616,22 +7693,11 @@ func (v *PromptAudioCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -10653,19 +7719,10 @@ func (v *PromptAudioCapabilities) decodeField(d *wire.Decoder, key []byte, seen 
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -10679,12 +7736,8 @@ func (v *PromptAudioCapabilities) checkRequired(d *wire.Decoder, seen []uint64) 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PromptAudioCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -10716,22 +7769,11 @@ func (v *PromptEmbeddedContextCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -10753,19 +7795,10 @@ func (v *PromptEmbeddedContextCapabilities) decodeField(d *wire.Decoder, key []b
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -10779,12 +7812,8 @@ func (v *PromptEmbeddedContextCapabilities) checkRequired(d *wire.Decoder, seen 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PromptEmbeddedContextCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -10816,22 +7845,11 @@ func (v *MCPCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -10852,42 +7870,24 @@ func (v *MCPCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64
 			v.Stdio = nil
 			return true, nil
 		}
+		v.Stdio = new(MCPStdioCapabilities)
 		m := d.Mark()
-		var x MCPStdioCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Stdio = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "stdio")
+		if err := v.Stdio.DecodeJSON(d); err != nil {
+			v.Stdio = nil
+			return true, wire.AtKey(d.Recover(m, err), "stdio")
 		}
-		v.Stdio = &x
 		return true, nil
 	case "http":
 		if d.TryNull() {
 			v.HTTP = nil
 			return true, nil
 		}
+		v.HTTP = new(MCPHTTPCapabilities)
 		m := d.Mark()
-		var x MCPHTTPCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.HTTP = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "http")
+		if err := v.HTTP.DecodeJSON(d); err != nil {
+			v.HTTP = nil
+			return true, wire.AtKey(d.Recover(m, err), "http")
 		}
-		v.HTTP = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -10895,19 +7895,10 @@ func (v *MCPCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -10921,28 +7912,16 @@ func (v *MCPCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MCPCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Stdio != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"stdio\":"...)
+		b = wire.Key(b, &comma, "\"stdio\":")
 		b = v.Stdio.AppendJSON(b)
-		comma = true
 	}
 	if v.HTTP != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"http\":"...)
+		b = wire.Key(b, &comma, "\"http\":")
 		b = v.HTTP.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -10974,22 +7953,11 @@ func (v *MCPStdioCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -11011,19 +7979,10 @@ func (v *MCPStdioCapabilities) decodeField(d *wire.Decoder, key []byte, seen []u
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -11037,12 +7996,8 @@ func (v *MCPStdioCapabilities) checkRequired(d *wire.Decoder, seen []uint64) err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MCPStdioCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -11074,22 +8029,11 @@ func (v *MCPHTTPCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -11111,19 +8055,10 @@ func (v *MCPHTTPCapabilities) decodeField(d *wire.Decoder, key []byte, seen []ui
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -11137,12 +8072,8 @@ func (v *MCPHTTPCapabilities) checkRequired(d *wire.Decoder, seen []uint64) erro
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MCPHTTPCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -11174,22 +8105,11 @@ func (v *SessionDeleteCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -11211,19 +8131,10 @@ func (v *SessionDeleteCapabilities) decodeField(d *wire.Decoder, key []byte, see
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -11237,12 +8148,8 @@ func (v *SessionDeleteCapabilities) checkRequired(d *wire.Decoder, seen []uint64
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionDeleteCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -11274,22 +8181,11 @@ func (v *SessionAdditionalDirectoriesCapabilities) DecodeJSON(d *wire.Decoder) e
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -11311,19 +8207,10 @@ func (v *SessionAdditionalDirectoriesCapabilities) decodeField(d *wire.Decoder, 
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -11337,12 +8224,8 @@ func (v *SessionAdditionalDirectoriesCapabilities) checkRequired(d *wire.Decoder
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionAdditionalDirectoriesCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -11374,22 +8257,11 @@ func (v *AgentAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -11411,19 +8283,10 @@ func (v *AgentAuthCapabilities) decodeField(d *wire.Decoder, key []byte, seen []
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -11437,12 +8300,8 @@ func (v *AgentAuthCapabilities) checkRequired(d *wire.Decoder, seen []uint64) er
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AgentAuthCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -11519,18 +8378,10 @@ func (v *AuthMethod) checkRequired(d *wire.Decoder, seen []uint64) error {
 func (v *AuthMethod) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Terminal != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"terminal\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"terminal\"")
 		return v.Terminal.appendFields(b, comma)
 	case v.Agent != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"agent\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"agent\"")
 		return v.Agent.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -11570,22 +8421,11 @@ func (v *AuthMethod) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -11625,22 +8465,11 @@ func (v *AuthMethodOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -11658,29 +8487,13 @@ func (v *AuthMethodOther) decodeField(d *wire.Decoder, key []byte, seen []uint64
 	switch string(key) {
 	case "type":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "type")
-		}
-		v.Type = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	case "methodId":
 		seen[0] |= 1 << 1
-		var x AuthMethodID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "methodId")
-		}
-		v.MethodID = x
-		return true, nil
+		return true, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
 	case "name":
 		seen[0] |= 1 << 2
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	}
 	return false, nil
 }
@@ -11701,30 +8514,12 @@ func (v *AuthMethodOther) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AuthMethodOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":"...)
-		b = wire.AppendString(b, v.Type)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"methodId\":"...)
-		b = v.MethodID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"type\":")
+	b = wire.AppendString(b, v.Type)
+	b = wire.Key(b, &comma, "\"methodId\":")
+	b = v.MethodID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -11741,7 +8536,8 @@ func (v *AuthMethodOther) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one AuthMethodID value.
 func (v *AuthMethodID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -11781,22 +8577,11 @@ func (v *EnvVariable) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -11814,39 +8599,20 @@ func (v *EnvVariable) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 	switch string(key) {
 	case "name":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "value":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "value")
-		}
-		v.Value = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Value, d), "value")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -11865,29 +8631,13 @@ func (v *EnvVariable) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *EnvVariable) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"value\":"...)
-		b = wire.AppendString(b, v.Value)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
+	b = wire.Key(b, &comma, "\"value\":")
+	b = wire.AppendString(b, v.Value)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -11919,22 +8669,11 @@ func (v *AuthMethodTerminal) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -11952,82 +8691,44 @@ func (v *AuthMethodTerminal) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "methodId":
 		seen[0] |= 1 << 0
-		var x AuthMethodID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "methodId")
-		}
-		v.MethodID = x
-		return true, nil
+		return true, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
 	case "name":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "args":
 		if d.Lenient() && d.TryNull() {
 			v.Args = nil
 			return true, nil
 		}
-		x, err := decodeSliceString(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "args")
-		}
-		v.Args = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
 	case "env":
 		if d.Lenient() && d.TryNull() {
 			v.Env = nil
 			return true, nil
 		}
-		x, err := decodeSliceEnvVariable(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "env")
-		}
-		v.Env = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -12046,53 +8747,25 @@ func (v *AuthMethodTerminal) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AuthMethodTerminal) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"methodId\":"...)
-		b = v.MethodID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"methodId\":")
+	b = v.MethodID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Args != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"args\":"...)
-		b = appendSliceString(b, v.Args)
-		comma = true
+		b = wire.Key(b, &comma, "\"args\":")
+		b = wire.AppendSlice(b, v.Args, wire.EncodeString)
 	}
 	if v.Env != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"env\":"...)
-		b = appendSliceEnvVariable(b, v.Env)
-		comma = true
+		b = wire.Key(b, &comma, "\"env\":")
+		b = wire.AppendSlice(b, v.Env, (*EnvVariable).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -12124,22 +8797,11 @@ func (v *AuthMethodAgent) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -12157,40 +8819,21 @@ func (v *AuthMethodAgent) decodeField(d *wire.Decoder, key []byte, seen []uint64
 	switch string(key) {
 	case "methodId":
 		seen[0] |= 1 << 0
-		var x AuthMethodID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "methodId")
-		}
-		v.MethodID = x
-		return true, nil
+		return true, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
 	case "name":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -12198,19 +8841,10 @@ func (v *AuthMethodAgent) decodeField(d *wire.Decoder, key []byte, seen []uint64
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -12229,37 +8863,17 @@ func (v *AuthMethodAgent) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AuthMethodAgent) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"methodId\":"...)
-		b = v.MethodID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"methodId\":")
+	b = v.MethodID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -12291,22 +8905,11 @@ func (v *LoginAuthResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -12328,19 +8931,10 @@ func (v *LoginAuthResponse) decodeField(d *wire.Decoder, key []byte, seen []uint
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -12354,12 +8948,8 @@ func (v *LoginAuthResponse) checkRequired(d *wire.Decoder, seen []uint64) error 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *LoginAuthResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -12391,22 +8981,11 @@ func (v *LogoutAuthResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -12428,19 +9007,10 @@ func (v *LogoutAuthResponse) decodeField(d *wire.Decoder, key []byte, seen []uin
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -12454,12 +9024,8 @@ func (v *LogoutAuthResponse) checkRequired(d *wire.Decoder, seen []uint64) error
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *LogoutAuthResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -12491,22 +9057,11 @@ func (v *NewSessionResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -12524,44 +9079,20 @@ func (v *NewSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "configOptions":
 		m := d.Mark()
-		x, err := decodeSliceSessionConfigOption(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ConfigOptions = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "configOptions")
+		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
+			v.ConfigOptions = nil
+			return true, wire.AtKey(d.Recover(m, err), "configOptions")
 		}
-		v.ConfigOptions = x
 		return true, nil
 	case "availableCommands":
 		m := d.Mark()
-		x, err := decodeSliceAvailableCommand(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.AvailableCommands = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "availableCommands")
+		if err := wire.DecodeSlice(d, &v.AvailableCommands, true, (*AvailableCommand).DecodeJSON); err != nil {
+			v.AvailableCommands = nil
+			return true, wire.AtKey(d.Recover(m, err), "availableCommands")
 		}
-		v.AvailableCommands = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -12569,19 +9100,10 @@ func (v *NewSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uin
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -12597,37 +9119,19 @@ func (v *NewSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *NewSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
 	if v.ConfigOptions != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"configOptions\":"...)
-		b = appendSliceSessionConfigOption(b, v.ConfigOptions)
-		comma = true
+		b = wire.Key(b, &comma, "\"configOptions\":")
+		b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
 	}
 	if v.AvailableCommands != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"availableCommands\":"...)
-		b = appendSliceAvailableCommand(b, v.AvailableCommands)
-		comma = true
+		b = wire.Key(b, &comma, "\"availableCommands\":")
+		b = wire.AppendSlice(b, v.AvailableCommands, (*AvailableCommand).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -12662,22 +9166,11 @@ func (v *SessionConfigOption) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -12695,61 +9188,33 @@ func (v *SessionConfigOption) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "configId":
 		seen[0] |= 1 << 0
-		var x SessionConfigID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "configId")
-		}
-		v.ConfigID = x
-		return true, nil
+		return true, wire.AtKey(v.ConfigID.DecodeJSON(d), "configId")
 	case "name":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "category":
 		if d.TryNull() {
 			v.Category = nil
 			return true, nil
 		}
+		v.Category = new(SessionConfigOptionCategory)
 		m := d.Mark()
-		var x SessionConfigOptionCategory
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Category = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "category")
+		if err := v.Category.DecodeJSON(d); err != nil {
+			v.Category = nil
+			return true, wire.AtKey(d.Recover(m, err), "category")
 		}
-		v.Category = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -12757,19 +9222,10 @@ func (v *SessionConfigOption) decodeField(d *wire.Decoder, key []byte, seen []ui
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return v.Type.decodeField(d, key, seen[1:])
@@ -12793,45 +9249,21 @@ func (v *SessionConfigOption) selectVariant(d *wire.Decoder) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigOption) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"configId\":"...)
-		b = v.ConfigID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"configId\":")
+	b = v.ConfigID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Category != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"category\":"...)
+		b = wire.Key(b, &comma, "\"category\":")
 		b = v.Category.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	b, comma = v.Type.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
@@ -12898,18 +9330,10 @@ func (v *SessionConfigOptionType) checkRequired(d *wire.Decoder, seen []uint64) 
 func (v *SessionConfigOptionType) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Select != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"select\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"select\"")
 		return v.Select.appendFields(b, comma)
 	case v.Boolean != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"boolean\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"boolean\"")
 		return v.Boolean.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -12944,22 +9368,11 @@ func (v *SessionConfigOptionTypeOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -12977,12 +9390,7 @@ func (v *SessionConfigOptionTypeOther) decodeField(d *wire.Decoder, key []byte, 
 	switch string(key) {
 	case "type":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "type")
-		}
-		v.Type = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
 	return false, nil
 }
@@ -12997,14 +9405,8 @@ func (v *SessionConfigOptionTypeOther) checkRequired(d *wire.Decoder, seen []uin
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigOptionTypeOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":"...)
-		b = wire.AppendString(b, v.Type)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"type\":")
+	b = wire.AppendString(b, v.Type)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -13021,7 +9423,8 @@ func (v *SessionConfigOptionTypeOther) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one SessionConfigID value.
 func (v *SessionConfigID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -13084,7 +9487,8 @@ func (v *SessionConfigOptionCategory) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one SessionConfigValueID value.
 func (v *SessionConfigValueID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -13116,7 +9520,8 @@ func (v *SessionConfigSelectOptions) DecodeJSON(d *wire.Decoder) error {
 	case wire.KindArray:
 		{
 			m := d.Mark()
-			x, err := decodeSliceSessionConfigSelectOption(d, false)
+			var x []SessionConfigSelectOption
+			err := wire.DecodeSlice(d, &x, false, (*SessionConfigSelectOption).DecodeJSON)
 			if err == nil {
 				v.Ungrouped = x
 				return nil
@@ -13127,7 +9532,8 @@ func (v *SessionConfigSelectOptions) DecodeJSON(d *wire.Decoder) error {
 			d.Rewind(m)
 		}
 		{
-			x, err := decodeSliceSessionConfigSelectGroup(d, false)
+			var x []SessionConfigSelectGroup
+			err := wire.DecodeSlice(d, &x, false, (*SessionConfigSelectGroup).DecodeJSON)
 			if err != nil {
 				return err
 			}
@@ -13142,10 +9548,10 @@ func (v *SessionConfigSelectOptions) DecodeJSON(d *wire.Decoder) error {
 func (v *SessionConfigSelectOptions) AppendJSON(b []byte) []byte {
 	switch {
 	case v.Ungrouped != nil:
-		b = appendSliceSessionConfigSelectOption(b, v.Ungrouped)
+		b = wire.AppendSlice(b, v.Ungrouped, (*SessionConfigSelectOption).AppendJSON)
 		return b
 	case v.Grouped != nil:
-		b = appendSliceSessionConfigSelectGroup(b, v.Grouped)
+		b = wire.AppendSlice(b, v.Grouped, (*SessionConfigSelectGroup).AppendJSON)
 		return b
 	}
 	return append(b, "null"...)
@@ -13178,22 +9584,11 @@ func (v *SessionConfigSelectOption) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -13211,40 +9606,21 @@ func (v *SessionConfigSelectOption) decodeField(d *wire.Decoder, key []byte, see
 	switch string(key) {
 	case "value":
 		seen[0] |= 1 << 0
-		var x SessionConfigValueID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "value")
-		}
-		v.Value = x
-		return true, nil
+		return true, wire.AtKey(v.Value.DecodeJSON(d), "value")
 	case "name":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -13252,19 +9628,10 @@ func (v *SessionConfigSelectOption) decodeField(d *wire.Decoder, key []byte, see
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -13283,37 +9650,17 @@ func (v *SessionConfigSelectOption) checkRequired(d *wire.Decoder, seen []uint64
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigSelectOption) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"value\":"...)
-		b = v.Value.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"value\":")
+	b = v.Value.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -13345,22 +9692,11 @@ func (v *SessionConfigSelectGroup) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -13378,37 +9714,17 @@ func (v *SessionConfigSelectGroup) decodeField(d *wire.Decoder, key []byte, seen
 	switch string(key) {
 	case "groupId":
 		seen[0] |= 1 << 0
-		var x SessionConfigGroupID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "groupId")
-		}
-		v.GroupID = x
-		return true, nil
+		return true, wire.AtKey(v.GroupID.DecodeJSON(d), "groupId")
 	case "name":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "options":
 		seen[0] |= 1 << 2
 		m := d.Mark()
-		x, err := decodeSliceSessionConfigSelectOption(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Options = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "options")
+		if err := wire.DecodeSlice(d, &v.Options, true, (*SessionConfigSelectOption).DecodeJSON); err != nil {
+			v.Options = nil
+			return true, wire.AtKey(d.Recover(m, err), "options")
 		}
-		v.Options = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -13416,19 +9732,10 @@ func (v *SessionConfigSelectGroup) decodeField(d *wire.Decoder, key []byte, seen
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -13450,37 +9757,15 @@ func (v *SessionConfigSelectGroup) checkRequired(d *wire.Decoder, seen []uint64)
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigSelectGroup) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"groupId\":"...)
-		b = v.GroupID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"options\":"...)
-		b = appendSliceSessionConfigSelectOption(b, v.Options)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"groupId\":")
+	b = v.GroupID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
+	b = wire.Key(b, &comma, "\"options\":")
+	b = wire.AppendSlice(b, v.Options, (*SessionConfigSelectOption).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -13498,7 +9783,8 @@ func (v *SessionConfigSelectGroup) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one SessionConfigGroupID value.
 func (v *SessionConfigGroupID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -13538,22 +9824,11 @@ func (v *SessionConfigSelect) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -13571,22 +9846,10 @@ func (v *SessionConfigSelect) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "currentValue":
 		seen[0] |= 1 << 0
-		var x SessionConfigValueID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "currentValue")
-		}
-		v.CurrentValue = x
-		return true, nil
+		return true, wire.AtKey(v.CurrentValue.DecodeJSON(d), "currentValue")
 	case "options":
 		seen[0] |= 1 << 1
-		var x SessionConfigSelectOptions
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "options")
-		}
-		v.Options = x
-		return true, nil
+		return true, wire.AtKey(v.Options.DecodeJSON(d), "options")
 	}
 	return false, nil
 }
@@ -13604,22 +9867,10 @@ func (v *SessionConfigSelect) checkRequired(d *wire.Decoder, seen []uint64) erro
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigSelect) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"currentValue\":"...)
-		b = v.CurrentValue.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"options\":"...)
-		b = v.Options.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"currentValue\":")
+	b = v.CurrentValue.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"options\":")
+	b = v.Options.AppendJSON(b)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -13650,22 +9901,11 @@ func (v *SessionConfigBoolean) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -13683,12 +9923,7 @@ func (v *SessionConfigBoolean) decodeField(d *wire.Decoder, key []byte, seen []u
 	switch string(key) {
 	case "currentValue":
 		seen[0] |= 1 << 0
-		x, err := d.ReadBool()
-		if err != nil {
-			return true, wire.AtKey(err, "currentValue")
-		}
-		v.CurrentValue = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeBool(&v.CurrentValue, d), "currentValue")
 	}
 	return false, nil
 }
@@ -13703,14 +9938,8 @@ func (v *SessionConfigBoolean) checkRequired(d *wire.Decoder, seen []uint64) err
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigBoolean) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"currentValue\":"...)
-		b = wire.AppendBool(b, v.CurrentValue)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"currentValue\":")
+	b = wire.AppendBool(b, v.CurrentValue)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -13776,11 +10005,7 @@ func (v *AvailableCommand) checkRequired(d *wire.Decoder, seen []uint64) error {
 func (v *AvailableCommand) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Command != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"command\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"command\"")
 		return v.Command.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -13818,22 +10043,11 @@ func (v *AvailableCommand) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -13873,22 +10087,11 @@ func (v *AvailableCommandOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -13906,28 +10109,13 @@ func (v *AvailableCommandOther) decodeField(d *wire.Decoder, key []byte, seen []
 	switch string(key) {
 	case "type":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "type")
-		}
-		v.Type = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	case "name":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		seen[0] |= 1 << 2
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "description")
-		}
-		v.Description = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Description, d), "description")
 	}
 	return false, nil
 }
@@ -13948,30 +10136,12 @@ func (v *AvailableCommandOther) checkRequired(d *wire.Decoder, seen []uint64) er
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AvailableCommandOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":"...)
-		b = wire.AppendString(b, v.Type)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
-		b = wire.AppendString(b, v.Description)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"type\":")
+	b = wire.AppendString(b, v.Type)
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
+	b = wire.Key(b, &comma, "\"description\":")
+	b = wire.AppendString(b, v.Description)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -14037,11 +10207,7 @@ func (v *AvailableCommandInput) checkRequired(d *wire.Decoder, seen []uint64) er
 func (v *AvailableCommandInput) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Text != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"text\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"text\"")
 		return v.Text.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -14079,22 +10245,11 @@ func (v *AvailableCommandInput) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -14134,22 +10289,11 @@ func (v *AvailableCommandInputOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -14167,12 +10311,7 @@ func (v *AvailableCommandInputOther) decodeField(d *wire.Decoder, key []byte, se
 	switch string(key) {
 	case "type":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "type")
-		}
-		v.Type = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
 	return false, nil
 }
@@ -14187,14 +10326,8 @@ func (v *AvailableCommandInputOther) checkRequired(d *wire.Decoder, seen []uint6
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AvailableCommandInputOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":"...)
-		b = wire.AppendString(b, v.Type)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"type\":")
+	b = wire.AppendString(b, v.Type)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -14225,22 +10358,11 @@ func (v *TextCommandInput) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -14258,31 +10380,17 @@ func (v *TextCommandInput) decodeField(d *wire.Decoder, key []byte, seen []uint6
 	switch string(key) {
 	case "hint":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "hint")
-		}
-		v.Hint = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Hint, d), "hint")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -14298,21 +10406,11 @@ func (v *TextCommandInput) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TextCommandInput) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"hint\":"...)
-		b = wire.AppendString(b, v.Hint)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"hint\":")
+	b = wire.AppendString(b, v.Hint)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -14344,22 +10442,11 @@ func (v *Command) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -14377,40 +10464,21 @@ func (v *Command) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool,
 	switch string(key) {
 	case "name":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "description")
-		}
-		v.Description = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Description, d), "description")
 	case "input":
 		if d.TryNull() {
 			v.Input = nil
 			return true, nil
 		}
+		v.Input = new(AvailableCommandInput)
 		m := d.Mark()
-		var x AvailableCommandInput
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Input = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "input")
+		if err := v.Input.DecodeJSON(d); err != nil {
+			v.Input = nil
+			return true, wire.AtKey(d.Recover(m, err), "input")
 		}
-		v.Input = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -14418,19 +10486,10 @@ func (v *Command) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool,
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -14449,37 +10508,17 @@ func (v *Command) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Command) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
-		b = wire.AppendString(b, v.Description)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
+	b = wire.Key(b, &comma, "\"description\":")
+	b = wire.AppendString(b, v.Description)
 	if v.Input != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"input\":"...)
+		b = wire.Key(b, &comma, "\"input\":")
 		b = v.Input.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -14511,22 +10550,11 @@ func (v *ListSessionsResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -14545,51 +10573,28 @@ func (v *ListSessionsResponse) decodeField(d *wire.Decoder, key []byte, seen []u
 	case "sessions":
 		seen[0] |= 1 << 0
 		m := d.Mark()
-		x, err := decodeSliceSessionInfo(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Sessions = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "sessions")
+		if err := wire.DecodeSlice(d, &v.Sessions, true, (*SessionInfo).DecodeJSON); err != nil {
+			v.Sessions = nil
+			return true, wire.AtKey(d.Recover(m, err), "sessions")
 		}
-		v.Sessions = x
 		return true, nil
 	case "nextCursor":
 		if d.TryNull() {
 			v.NextCursor = nil
 			return true, nil
 		}
-		var x SessionListCursor
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "nextCursor")
-		}
-		v.NextCursor = &x
-		return true, nil
+		v.NextCursor = new(SessionListCursor)
+		return true, wire.AtKey(v.NextCursor.DecodeJSON(d), "nextCursor")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -14605,29 +10610,15 @@ func (v *ListSessionsResponse) checkRequired(d *wire.Decoder, seen []uint64) err
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ListSessionsResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessions\":"...)
-		b = appendSliceSessionInfo(b, v.Sessions)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessions\":")
+	b = wire.AppendSlice(b, v.Sessions, (*SessionInfo).AppendJSON)
 	if v.NextCursor != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"nextCursor\":"...)
+		b = wire.Key(b, &comma, "\"nextCursor\":")
 		b = v.NextCursor.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -14659,22 +10650,11 @@ func (v *SessionInfo) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -14692,72 +10672,39 @@ func (v *SessionInfo) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "cwd":
 		seen[0] |= 1 << 1
-		var x AbsolutePath
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "cwd")
-		}
-		v.Cwd = x
-		return true, nil
+		return true, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
 	case "additionalDirectories":
 		if d.Lenient() && d.TryNull() {
 			v.AdditionalDirectories = nil
 			return true, nil
 		}
-		x, err := decodeSliceAbsolutePath(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "additionalDirectories")
-		}
-		v.AdditionalDirectories = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, (*AbsolutePath).DecodeJSON), "additionalDirectories")
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "updatedAt":
 		if d.TryNull() {
 			v.UpdatedAt = nil
 			return true, nil
 		}
+		v.UpdatedAt = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.UpdatedAt = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "updatedAt")
+		if err := wire.DecodeString(v.UpdatedAt, d); err != nil {
+			v.UpdatedAt = nil
+			return true, wire.AtKey(d.Recover(m, err), "updatedAt")
 		}
-		v.UpdatedAt = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -14765,19 +10712,10 @@ func (v *SessionInfo) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -14796,53 +10734,25 @@ func (v *SessionInfo) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionInfo) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cwd\":"...)
-		b = v.Cwd.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"cwd\":")
+	b = v.Cwd.AppendJSON(b)
 	if v.AdditionalDirectories != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"additionalDirectories\":"...)
-		b = appendSliceAbsolutePath(b, v.AdditionalDirectories)
-		comma = true
+		b = wire.Key(b, &comma, "\"additionalDirectories\":")
+		b = wire.AppendSlice(b, v.AdditionalDirectories, (*AbsolutePath).AppendJSON)
 	}
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
 	if v.UpdatedAt != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"updatedAt\":"...)
+		b = wire.Key(b, &comma, "\"updatedAt\":")
 		b = wire.AppendString(b, *v.UpdatedAt)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -14860,7 +10770,8 @@ func (v *SessionInfo) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one SessionListCursor value.
 func (v *SessionListCursor) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -14900,22 +10811,11 @@ func (v *DeleteSessionResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -14937,19 +10837,10 @@ func (v *DeleteSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -14963,12 +10854,8 @@ func (v *DeleteSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) er
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *DeleteSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -15000,22 +10887,11 @@ func (v *ResumeSessionResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -15033,35 +10909,17 @@ func (v *ResumeSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []
 	switch string(key) {
 	case "configOptions":
 		m := d.Mark()
-		x, err := decodeSliceSessionConfigOption(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ConfigOptions = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "configOptions")
+		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
+			v.ConfigOptions = nil
+			return true, wire.AtKey(d.Recover(m, err), "configOptions")
 		}
-		v.ConfigOptions = x
 		return true, nil
 	case "availableCommands":
 		m := d.Mark()
-		x, err := decodeSliceAvailableCommand(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.AvailableCommands = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "availableCommands")
+		if err := wire.DecodeSlice(d, &v.AvailableCommands, true, (*AvailableCommand).DecodeJSON); err != nil {
+			v.AvailableCommands = nil
+			return true, wire.AtKey(d.Recover(m, err), "availableCommands")
 		}
-		v.AvailableCommands = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -15069,19 +10927,10 @@ func (v *ResumeSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -15095,28 +10944,16 @@ func (v *ResumeSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) er
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ResumeSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.ConfigOptions != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"configOptions\":"...)
-		b = appendSliceSessionConfigOption(b, v.ConfigOptions)
-		comma = true
+		b = wire.Key(b, &comma, "\"configOptions\":")
+		b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
 	}
 	if v.AvailableCommands != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"availableCommands\":"...)
-		b = appendSliceAvailableCommand(b, v.AvailableCommands)
-		comma = true
+		b = wire.Key(b, &comma, "\"availableCommands\":")
+		b = wire.AppendSlice(b, v.AvailableCommands, (*AvailableCommand).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -15148,22 +10985,11 @@ func (v *CloseSessionResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -15185,19 +11011,10 @@ func (v *CloseSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []u
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -15211,12 +11028,8 @@ func (v *CloseSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CloseSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -15248,22 +11061,11 @@ func (v *CancelToolCallResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -15285,19 +11087,10 @@ func (v *CancelToolCallResponse) decodeField(d *wire.Decoder, key []byte, seen [
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -15311,12 +11104,8 @@ func (v *CancelToolCallResponse) checkRequired(d *wire.Decoder, seen []uint64) e
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CancelToolCallResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -15348,22 +11137,11 @@ func (v *CancelTerminalResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -15385,19 +11163,10 @@ func (v *CancelTerminalResponse) decodeField(d *wire.Decoder, key []byte, seen [
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -15411,12 +11180,8 @@ func (v *CancelTerminalResponse) checkRequired(d *wire.Decoder, seen []uint64) e
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CancelTerminalResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -15448,22 +11213,11 @@ func (v *SetSessionConfigOptionResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -15481,31 +11235,17 @@ func (v *SetSessionConfigOptionResponse) decodeField(d *wire.Decoder, key []byte
 	switch string(key) {
 	case "configOptions":
 		seen[0] |= 1 << 0
-		x, err := decodeSliceSessionConfigOption(d, true)
-		if err != nil {
-			return true, wire.AtKey(err, "configOptions")
-		}
-		v.ConfigOptions = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON), "configOptions")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -15521,21 +11261,11 @@ func (v *SetSessionConfigOptionResponse) checkRequired(d *wire.Decoder, seen []u
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SetSessionConfigOptionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"configOptions\":"...)
-		b = appendSliceSessionConfigOption(b, v.ConfigOptions)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"configOptions\":")
+	b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -15567,22 +11297,11 @@ func (v *PromptResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -15600,32 +11319,17 @@ func (v *PromptResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 	switch string(key) {
 	case "messageId":
 		seen[0] |= 1 << 0
-		var x MessageID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "messageId")
-		}
-		v.MessageID = x
-		return true, nil
+		return true, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -15641,21 +11345,11 @@ func (v *PromptResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PromptResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"messageId\":"...)
-		b = v.MessageID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"messageId\":")
+	b = v.MessageID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -15673,7 +11367,8 @@ func (v *PromptResponse) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one MessageID value.
 func (v *MessageID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -15699,7 +11394,8 @@ func (v *MessageID) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one ExtResponse value.
 func (v *ExtResponse) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadRaw()
+	var x wire.Raw
+	err := wire.DecodeRaw(&x, d)
 	if err != nil {
 		return err
 	}
@@ -15739,22 +11435,11 @@ func (v *Error) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -15772,41 +11457,21 @@ func (v *Error) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, e
 	switch string(key) {
 	case "code":
 		seen[0] |= 1 << 0
-		var x ErrorCode
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "code")
-		}
-		v.Code = x
-		return true, nil
+		return true, wire.AtKey(v.Code.DecodeJSON(d), "code")
 	case "message":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "message")
-		}
-		v.Message = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
 	case "data":
 		if d.TryNull() {
 			v.Data = nil
 			return true, nil
 		}
+		v.Data = new(ErrorData)
 		m := d.Mark()
-		var x ErrorData
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Data = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "data")
+		if err := v.Data.DecodeJSON(d); err != nil {
+			v.Data = nil
+			return true, wire.AtKey(d.Recover(m, err), "data")
 		}
-		v.Data = &x
 		return true, nil
 	}
 	return false, nil
@@ -15825,29 +11490,13 @@ func (v *Error) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Error) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"code\":"...)
-		b = v.Code.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"message\":"...)
-		b = wire.AppendString(b, v.Message)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"code\":")
+	b = v.Code.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"message\":")
+	b = wire.AppendString(b, v.Message)
 	if v.Data != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"data\":"...)
+		b = wire.Key(b, &comma, "\"data\":")
 		b = v.Data.AppendJSON(b)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -15927,7 +11576,8 @@ func (v *ErrorData) DecodeJSON(d *wire.Decoder) error {
 		}
 	}
 	{
-		x, err := d.ReadRaw()
+		var x wire.Raw
+		err := wire.DecodeRaw(&x, d)
 		if err != nil {
 			return err
 		}
@@ -15979,22 +11629,11 @@ func (v *UnsupportedProtocolVersionErrorData) DecodeJSON(d *wire.Decoder) error 
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -16012,40 +11651,20 @@ func (v *UnsupportedProtocolVersionErrorData) decodeField(d *wire.Decoder, key [
 	switch string(key) {
 	case "requested":
 		seen[0] |= 1 << 0
-		var x ProtocolVersion
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "requested")
-		}
-		v.Requested = x
-		return true, nil
+		return true, wire.AtKey(v.Requested.DecodeJSON(d), "requested")
 	case "supported":
 		seen[0] |= 1 << 1
-		x, err := decodeSliceProtocolVersion(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "supported")
-		}
-		v.Supported = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Supported, false, (*ProtocolVersion).DecodeJSON), "supported")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -16064,29 +11683,13 @@ func (v *UnsupportedProtocolVersionErrorData) checkRequired(d *wire.Decoder, see
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *UnsupportedProtocolVersionErrorData) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"requested\":"...)
-		b = v.Requested.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"supported\":"...)
-		b = appendSliceProtocolVersion(b, v.Supported)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"requested\":")
+	b = v.Requested.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"supported\":")
+	b = wire.AppendSlice(b, v.Supported, (*ProtocolVersion).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -16118,22 +11721,11 @@ func (v *SessionNotFoundErrorData) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -16151,32 +11743,17 @@ func (v *SessionNotFoundErrorData) decodeField(d *wire.Decoder, key []byte, seen
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -16192,21 +11769,11 @@ func (v *SessionNotFoundErrorData) checkRequired(d *wire.Decoder, seen []uint64)
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionNotFoundErrorData) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -16238,22 +11805,11 @@ func (v *AgentNotification) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -16271,23 +11827,13 @@ func (v *AgentNotification) decodeField(d *wire.Decoder, key []byte, seen []uint
 	switch string(key) {
 	case "method":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "method")
-		}
-		v.Method = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
 			return true, nil
 		}
-		x, err := d.ReadRaw()
-		if err != nil {
-			return true, wire.AtKey(err, "params")
-		}
-		v.Params = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	}
 	return false, nil
 }
@@ -16302,21 +11848,11 @@ func (v *AgentNotification) checkRequired(d *wire.Decoder, seen []uint64) error 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AgentNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"method\":"...)
-		b = wire.AppendString(b, v.Method)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"method\":")
+	b = wire.AppendString(b, v.Method)
 	if v.Params != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"params\":"...)
+		b = wire.Key(b, &comma, "\"params\":")
 		b = wire.AppendRaw(b, v.Params)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -16348,22 +11884,11 @@ func (v *UpdateSessionNotification) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -16381,41 +11906,20 @@ func (v *UpdateSessionNotification) decodeField(d *wire.Decoder, key []byte, see
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "update":
 		seen[0] |= 1 << 1
-		var x SessionUpdate
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "update")
-		}
-		v.Update = x
-		return true, nil
+		return true, wire.AtKey(v.Update.DecodeJSON(d), "update")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -16434,29 +11938,13 @@ func (v *UpdateSessionNotification) checkRequired(d *wire.Decoder, seen []uint64
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *UpdateSessionNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"update\":"...)
-		b = v.Update.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"update\":")
+	b = v.Update.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -16703,137 +12191,61 @@ func (v *SessionUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
 func (v *SessionUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.UserMessageChunk != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"user_message_chunk\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"user_message_chunk\"")
 		return v.UserMessageChunk.appendFields(b, comma)
 	case v.UserMessage != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"user_message\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"user_message\"")
 		return v.UserMessage.appendFields(b, comma)
 	case v.AgentMessageChunk != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"agent_message_chunk\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"agent_message_chunk\"")
 		return v.AgentMessageChunk.appendFields(b, comma)
 	case v.AgentMessage != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"agent_message\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"agent_message\"")
 		return v.AgentMessage.appendFields(b, comma)
 	case v.AgentThoughtChunk != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"agent_thought_chunk\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"agent_thought_chunk\"")
 		return v.AgentThoughtChunk.appendFields(b, comma)
 	case v.AgentThought != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"agent_thought\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"agent_thought\"")
 		return v.AgentThought.appendFields(b, comma)
 	case v.StateUpdate != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"state_update\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"state_update\"")
 		return v.StateUpdate.appendFields(b, comma)
 	case v.ToolCallContentChunk != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"tool_call_content_chunk\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"tool_call_content_chunk\"")
 		return v.ToolCallContentChunk.appendFields(b, comma)
 	case v.ToolCallUpdate != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"tool_call_update\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"tool_call_update\"")
 		return v.ToolCallUpdate.appendFields(b, comma)
 	case v.TerminalUpdate != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"terminal_update\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"terminal_update\"")
 		return v.TerminalUpdate.appendFields(b, comma)
 	case v.TerminalOutputChunk != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"terminal_output_chunk\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"terminal_output_chunk\"")
 		return v.TerminalOutputChunk.appendFields(b, comma)
 	case v.PlanUpdate != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"plan_update\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"plan_update\"")
 		return v.PlanUpdate.appendFields(b, comma)
 	case v.AvailableCommandsUpdate != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"available_commands_update\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"available_commands_update\"")
 		return v.AvailableCommandsUpdate.appendFields(b, comma)
 	case v.ConfigOptionUpdate != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"config_option_update\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"config_option_update\"")
 		return v.ConfigOptionUpdate.appendFields(b, comma)
 	case v.SessionInfoUpdate != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"session_info_update\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"session_info_update\"")
 		return v.SessionInfoUpdate.appendFields(b, comma)
 	case v.UsageUpdate != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"usage_update\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"usage_update\"")
 		return v.UsageUpdate.appendFields(b, comma)
 	case v.Notice != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"notice\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"notice\"")
 		return v.Notice.appendFields(b, comma)
 	case v.CompactionUpdate != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"compaction_update\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"compaction_update\"")
 		return v.CompactionUpdate.appendFields(b, comma)
 	case v.CompactionSummaryChunk != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"compaction_summary_chunk\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"compaction_summary_chunk\"")
 		return v.CompactionSummaryChunk.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -16907,22 +12319,11 @@ func (v *SessionUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -16962,22 +12363,11 @@ func (v *SessionUpdateOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -16995,12 +12385,7 @@ func (v *SessionUpdateOther) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "sessionUpdate":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "sessionUpdate")
-		}
-		v.SessionUpdate = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.SessionUpdate, d), "sessionUpdate")
 	}
 	return false, nil
 }
@@ -17015,14 +12400,8 @@ func (v *SessionUpdateOther) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionUpdateOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":"...)
-		b = wire.AppendString(b, v.SessionUpdate)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionUpdate\":")
+	b = wire.AppendString(b, v.SessionUpdate)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -17053,22 +12432,11 @@ func (v *ContentChunk) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -17086,41 +12454,20 @@ func (v *ContentChunk) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 	switch string(key) {
 	case "messageId":
 		seen[0] |= 1 << 0
-		var x MessageID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "messageId")
-		}
-		v.MessageID = x
-		return true, nil
+		return true, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
 	case "content":
 		seen[0] |= 1 << 1
-		var x ContentBlock
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "content")
-		}
-		v.Content = x
-		return true, nil
+		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -17139,29 +12486,13 @@ func (v *ContentChunk) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ContentChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"messageId\":"...)
-		b = v.MessageID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = v.Content.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"messageId\":")
+	b = v.MessageID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"content\":")
+	b = v.Content.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -17193,22 +12524,11 @@ func (v *UserMessage) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -17226,32 +12546,17 @@ func (v *UserMessage) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 	switch string(key) {
 	case "messageId":
 		seen[0] |= 1 << 0
-		var x MessageID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "messageId")
-		}
-		v.MessageID = x
-		return true, nil
+		return true, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
 	case "content":
 		if d.TryNull() {
 			v.Content = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceContentBlock(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Content = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "content")
+		if err := wire.DecodeSlice(d, &v.Content, true, (*ContentBlock).DecodeJSON); err != nil {
+			v.Content = nil
+			return true, wire.AtKey(d.Recover(m, err), "content")
 		}
-		v.Content = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -17259,19 +12564,10 @@ func (v *UserMessage) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -17287,29 +12583,15 @@ func (v *UserMessage) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *UserMessage) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"messageId\":"...)
-		b = v.MessageID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"messageId\":")
+	b = v.MessageID.AppendJSON(b)
 	if v.Content != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = appendSliceContentBlock(b, v.Content)
-		comma = true
+		b = wire.Key(b, &comma, "\"content\":")
+		b = wire.AppendSlice(b, v.Content, (*ContentBlock).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -17341,22 +12623,11 @@ func (v *AgentMessage) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -17374,32 +12645,17 @@ func (v *AgentMessage) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 	switch string(key) {
 	case "messageId":
 		seen[0] |= 1 << 0
-		var x MessageID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "messageId")
-		}
-		v.MessageID = x
-		return true, nil
+		return true, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
 	case "content":
 		if d.TryNull() {
 			v.Content = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceContentBlock(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Content = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "content")
+		if err := wire.DecodeSlice(d, &v.Content, true, (*ContentBlock).DecodeJSON); err != nil {
+			v.Content = nil
+			return true, wire.AtKey(d.Recover(m, err), "content")
 		}
-		v.Content = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -17407,19 +12663,10 @@ func (v *AgentMessage) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -17435,29 +12682,15 @@ func (v *AgentMessage) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AgentMessage) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"messageId\":"...)
-		b = v.MessageID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"messageId\":")
+	b = v.MessageID.AppendJSON(b)
 	if v.Content != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = appendSliceContentBlock(b, v.Content)
-		comma = true
+		b = wire.Key(b, &comma, "\"content\":")
+		b = wire.AppendSlice(b, v.Content, (*ContentBlock).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -17489,22 +12722,11 @@ func (v *AgentThought) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -17522,32 +12744,17 @@ func (v *AgentThought) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 	switch string(key) {
 	case "messageId":
 		seen[0] |= 1 << 0
-		var x MessageID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "messageId")
-		}
-		v.MessageID = x
-		return true, nil
+		return true, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
 	case "content":
 		if d.TryNull() {
 			v.Content = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceContentBlock(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Content = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "content")
+		if err := wire.DecodeSlice(d, &v.Content, true, (*ContentBlock).DecodeJSON); err != nil {
+			v.Content = nil
+			return true, wire.AtKey(d.Recover(m, err), "content")
 		}
-		v.Content = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -17555,19 +12762,10 @@ func (v *AgentThought) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -17583,29 +12781,15 @@ func (v *AgentThought) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AgentThought) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"messageId\":"...)
-		b = v.MessageID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"messageId\":")
+	b = v.MessageID.AppendJSON(b)
 	if v.Content != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = appendSliceContentBlock(b, v.Content)
-		comma = true
+		b = wire.Key(b, &comma, "\"content\":")
+		b = wire.AppendSlice(b, v.Content, (*ContentBlock).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -17682,18 +12866,10 @@ func (v *BackgroundWork) checkRequired(d *wire.Decoder, seen []uint64) error {
 func (v *BackgroundWork) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Terminal != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"terminal\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"terminal\"")
 		return v.Terminal.appendFields(b, comma)
 	case v.ToolCall != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"tool_call\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"tool_call\"")
 		return v.ToolCall.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -17733,22 +12909,11 @@ func (v *BackgroundWork) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -17788,22 +12953,11 @@ func (v *BackgroundWorkOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -17821,12 +12975,7 @@ func (v *BackgroundWorkOther) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "type":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "type")
-		}
-		v.Type = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
 	return false, nil
 }
@@ -17841,14 +12990,8 @@ func (v *BackgroundWorkOther) checkRequired(d *wire.Decoder, seen []uint64) erro
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *BackgroundWorkOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":"...)
-		b = wire.AppendString(b, v.Type)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"type\":")
+	b = wire.AppendString(b, v.Type)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -17879,22 +13022,11 @@ func (v *BackgroundTerminal) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -17912,32 +13044,17 @@ func (v *BackgroundTerminal) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "terminalId":
 		seen[0] |= 1 << 0
-		var x TerminalID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "terminalId")
-		}
-		v.TerminalID = x
-		return true, nil
+		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -17953,21 +13070,11 @@ func (v *BackgroundTerminal) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *BackgroundTerminal) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"terminalId\":"...)
-		b = v.TerminalID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"terminalId\":")
+	b = v.TerminalID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -17999,22 +13106,11 @@ func (v *BackgroundToolCall) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -18032,32 +13128,17 @@ func (v *BackgroundToolCall) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "toolCallId":
 		seen[0] |= 1 << 0
-		var x ToolCallID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "toolCallId")
-		}
-		v.ToolCallID = x
-		return true, nil
+		return true, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -18073,21 +13154,11 @@ func (v *BackgroundToolCall) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *BackgroundToolCall) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"toolCallId\":"...)
-		b = v.ToolCallID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"toolCallId\":")
+	b = v.ToolCallID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -18119,22 +13190,11 @@ func (v *RunningStateUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -18156,19 +13216,10 @@ func (v *RunningStateUpdate) decodeField(d *wire.Decoder, key []byte, seen []uin
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceBackgroundWork(d, false)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Background = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "background")
+		if err := wire.DecodeSlice(d, &v.Background, false, (*BackgroundWork).DecodeJSON); err != nil {
+			v.Background = nil
+			return true, wire.AtKey(d.Recover(m, err), "background")
 		}
-		v.Background = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -18176,19 +13227,10 @@ func (v *RunningStateUpdate) decodeField(d *wire.Decoder, key []byte, seen []uin
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -18202,20 +13244,12 @@ func (v *RunningStateUpdate) checkRequired(d *wire.Decoder, seen []uint64) error
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *RunningStateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Background != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"background\":"...)
-		b = appendSliceBackgroundWork(b, v.Background)
-		comma = true
+		b = wire.Key(b, &comma, "\"background\":")
+		b = wire.AppendSlice(b, v.Background, (*BackgroundWork).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -18247,22 +13281,11 @@ func (v *ErrorStopReason) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -18283,21 +13306,12 @@ func (v *ErrorStopReason) decodeField(d *wire.Decoder, key []byte, seen []uint64
 			v.Error = nil
 			return true, nil
 		}
+		v.Error = new(Error)
 		m := d.Mark()
-		var x Error
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Error = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "error")
+		if err := v.Error.DecodeJSON(d); err != nil {
+			v.Error = nil
+			return true, wire.AtKey(d.Recover(m, err), "error")
 		}
-		v.Error = &x
 		return true, nil
 	}
 	return false, nil
@@ -18311,12 +13325,8 @@ func (v *ErrorStopReason) checkRequired(d *wire.Decoder, seen []uint64) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ErrorStopReason) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Error != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"error\":"...)
+		b = wire.Key(b, &comma, "\"error\":")
 		b = v.Error.AppendJSON(b)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -18351,22 +13361,11 @@ func (v *IdleStateUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -18388,19 +13387,10 @@ func (v *IdleStateUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceBackgroundWork(d, false)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Background = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "background")
+		if err := wire.DecodeSlice(d, &v.Background, false, (*BackgroundWork).DecodeJSON); err != nil {
+			v.Background = nil
+			return true, wire.AtKey(d.Recover(m, err), "background")
 		}
-		v.Background = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -18408,19 +13398,10 @@ func (v *IdleStateUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return v.StopReason.decodeField(d, key, seen[1:])
@@ -18439,20 +13420,12 @@ func (v *IdleStateUpdate) selectVariant(d *wire.Decoder) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *IdleStateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Background != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"background\":"...)
-		b = appendSliceBackgroundWork(b, v.Background)
-		comma = true
+		b = wire.Key(b, &comma, "\"background\":")
+		b = wire.AppendSlice(b, v.Background, (*BackgroundWork).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	b, comma = v.StopReason.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
@@ -18567,46 +13540,22 @@ func (v *IdleStateUpdateStopReason) checkRequired(d *wire.Decoder, seen []uint64
 func (v *IdleStateUpdateStopReason) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.EndTurn != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"stopReason\":\"end_turn\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"stopReason\":\"end_turn\"")
 		return v.EndTurn.appendFields(b, comma)
 	case v.MaxTokens != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"stopReason\":\"max_tokens\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"stopReason\":\"max_tokens\"")
 		return v.MaxTokens.appendFields(b, comma)
 	case v.MaxTurnRequests != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"stopReason\":\"max_turn_requests\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"stopReason\":\"max_turn_requests\"")
 		return v.MaxTurnRequests.appendFields(b, comma)
 	case v.Refusal != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"stopReason\":\"refusal\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"stopReason\":\"refusal\"")
 		return v.Refusal.appendFields(b, comma)
 	case v.Cancelled != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"stopReason\":\"cancelled\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"stopReason\":\"cancelled\"")
 		return v.Cancelled.appendFields(b, comma)
 	case v.Error != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"stopReason\":\"error\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"stopReason\":\"error\"")
 		return v.Error.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -18643,22 +13592,11 @@ func (v *IdleStateUpdateStopReasonEndTurn) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -18713,22 +13651,11 @@ func (v *IdleStateUpdateStopReasonMaxTokens) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -18783,22 +13710,11 @@ func (v *IdleStateUpdateStopReasonMaxTurnRequests) DecodeJSON(d *wire.Decoder) e
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -18853,22 +13769,11 @@ func (v *IdleStateUpdateStopReasonRefusal) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -18923,22 +13828,11 @@ func (v *IdleStateUpdateStopReasonCancelled) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -18993,22 +13887,11 @@ func (v *IdleStateUpdateStopReasonOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -19026,12 +13909,7 @@ func (v *IdleStateUpdateStopReasonOther) decodeField(d *wire.Decoder, key []byte
 	switch string(key) {
 	case "stopReason":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "stopReason")
-		}
-		v.StopReason = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.StopReason, d), "stopReason")
 	}
 	return false, nil
 }
@@ -19046,14 +13924,8 @@ func (v *IdleStateUpdateStopReasonOther) checkRequired(d *wire.Decoder, seen []u
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *IdleStateUpdateStopReasonOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"stopReason\":"...)
-		b = wire.AppendString(b, v.StopReason)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"stopReason\":")
+	b = wire.AppendString(b, v.StopReason)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -19084,22 +13956,11 @@ func (v *IdleStateUpdateStopReasonNone) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -19154,22 +14015,11 @@ func (v *RequiresActionStateUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -19191,19 +14041,10 @@ func (v *RequiresActionStateUpdate) decodeField(d *wire.Decoder, key []byte, see
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceBackgroundWork(d, false)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Background = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "background")
+		if err := wire.DecodeSlice(d, &v.Background, false, (*BackgroundWork).DecodeJSON); err != nil {
+			v.Background = nil
+			return true, wire.AtKey(d.Recover(m, err), "background")
 		}
-		v.Background = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -19211,19 +14052,10 @@ func (v *RequiresActionStateUpdate) decodeField(d *wire.Decoder, key []byte, see
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -19237,20 +14069,12 @@ func (v *RequiresActionStateUpdate) checkRequired(d *wire.Decoder, seen []uint64
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *RequiresActionStateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Background != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"background\":"...)
-		b = appendSliceBackgroundWork(b, v.Background)
-		comma = true
+		b = wire.Key(b, &comma, "\"background\":")
+		b = wire.AppendSlice(b, v.Background, (*BackgroundWork).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -19337,25 +14161,13 @@ func (v *StateUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
 func (v *StateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Running != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"state\":\"running\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"state\":\"running\"")
 		return v.Running.appendFields(b, comma)
 	case v.Idle != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"state\":\"idle\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"state\":\"idle\"")
 		return v.Idle.appendFields(b, comma)
 	case v.RequiresAction != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"state\":\"requires_action\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"state\":\"requires_action\"")
 		return v.RequiresAction.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -19397,22 +14209,11 @@ func (v *StateUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -19452,22 +14253,11 @@ func (v *StateUpdateOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -19485,12 +14275,7 @@ func (v *StateUpdateOther) decodeField(d *wire.Decoder, key []byte, seen []uint6
 	switch string(key) {
 	case "state":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "state")
-		}
-		v.State = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.State, d), "state")
 	}
 	return false, nil
 }
@@ -19505,14 +14290,8 @@ func (v *StateUpdateOther) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *StateUpdateOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"state\":"...)
-		b = wire.AppendString(b, v.State)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"state\":")
+	b = wire.AppendString(b, v.State)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -19543,22 +14322,11 @@ func (v *ToolCallContentChunk) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -19576,41 +14344,20 @@ func (v *ToolCallContentChunk) decodeField(d *wire.Decoder, key []byte, seen []u
 	switch string(key) {
 	case "toolCallId":
 		seen[0] |= 1 << 0
-		var x ToolCallID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "toolCallId")
-		}
-		v.ToolCallID = x
-		return true, nil
+		return true, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
 	case "content":
 		seen[0] |= 1 << 1
-		var x ToolCallContent
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "content")
-		}
-		v.Content = x
-		return true, nil
+		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -19629,29 +14376,13 @@ func (v *ToolCallContentChunk) checkRequired(d *wire.Decoder, seen []uint64) err
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ToolCallContentChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"toolCallId\":"...)
-		b = v.ToolCallID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = v.Content.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"toolCallId\":")
+	b = v.ToolCallID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"content\":")
+	b = v.Content.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -19683,22 +14414,11 @@ func (v *TerminalOutput) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -19716,31 +14436,17 @@ func (v *TerminalOutput) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 	switch string(key) {
 	case "data":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "data")
-		}
-		v.Data = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -19756,21 +14462,11 @@ func (v *TerminalOutput) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TerminalOutput) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"data\":"...)
-		b = wire.AppendString(b, v.Data)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"data\":")
+	b = wire.AppendString(b, v.Data)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -19802,22 +14498,11 @@ func (v *TerminalExitStatus) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -19838,40 +14523,24 @@ func (v *TerminalExitStatus) decodeField(d *wire.Decoder, key []byte, seen []uin
 			v.ExitCode = nil
 			return true, nil
 		}
+		v.ExitCode = new(int64)
 		m := d.Mark()
-		x, err := d.ReadInt64()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ExitCode = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "exitCode")
+		if err := wire.DecodeInt64(v.ExitCode, d); err != nil {
+			v.ExitCode = nil
+			return true, wire.AtKey(d.Recover(m, err), "exitCode")
 		}
-		v.ExitCode = &x
 		return true, nil
 	case "signal":
 		if d.TryNull() {
 			v.Signal = nil
 			return true, nil
 		}
+		v.Signal = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Signal = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "signal")
+		if err := wire.DecodeString(v.Signal, d); err != nil {
+			v.Signal = nil
+			return true, wire.AtKey(d.Recover(m, err), "signal")
 		}
-		v.Signal = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -19879,19 +14548,10 @@ func (v *TerminalExitStatus) decodeField(d *wire.Decoder, key []byte, seen []uin
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -19905,28 +14565,16 @@ func (v *TerminalExitStatus) checkRequired(d *wire.Decoder, seen []uint64) error
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TerminalExitStatus) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.ExitCode != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"exitCode\":"...)
+		b = wire.Key(b, &comma, "\"exitCode\":")
 		b = wire.AppendInt(b, int64(*v.ExitCode))
-		comma = true
 	}
 	if v.Signal != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"signal\":"...)
+		b = wire.Key(b, &comma, "\"signal\":")
 		b = wire.AppendString(b, *v.Signal)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -19958,22 +14606,11 @@ func (v *TerminalSize) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -19991,39 +14628,20 @@ func (v *TerminalSize) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 	switch string(key) {
 	case "cols":
 		seen[0] |= 1 << 0
-		x, err := d.ReadUint16()
-		if err != nil {
-			return true, wire.AtKey(err, "cols")
-		}
-		v.Cols = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeUint16(&v.Cols, d), "cols")
 	case "rows":
 		seen[0] |= 1 << 1
-		x, err := d.ReadUint16()
-		if err != nil {
-			return true, wire.AtKey(err, "rows")
-		}
-		v.Rows = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeUint16(&v.Rows, d), "rows")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -20042,29 +14660,13 @@ func (v *TerminalSize) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TerminalSize) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cols\":"...)
-		b = wire.AppendUint(b, uint64(v.Cols))
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"rows\":"...)
-		b = wire.AppendUint(b, uint64(v.Rows))
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"cols\":")
+	b = wire.AppendUint(b, uint64(v.Cols))
+	b = wire.Key(b, &comma, "\"rows\":")
+	b = wire.AppendUint(b, uint64(v.Rows))
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -20096,22 +14698,11 @@ func (v *TerminalCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -20132,21 +14723,12 @@ func (v *TerminalCapabilities) decodeField(d *wire.Decoder, key []byte, seen []u
 			v.Cancel = nil
 			return true, nil
 		}
+		v.Cancel = new(TerminalCancelCapabilities)
 		m := d.Mark()
-		var x TerminalCancelCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Cancel = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "cancel")
+		if err := v.Cancel.DecodeJSON(d); err != nil {
+			v.Cancel = nil
+			return true, wire.AtKey(d.Recover(m, err), "cancel")
 		}
-		v.Cancel = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -20154,19 +14736,10 @@ func (v *TerminalCapabilities) decodeField(d *wire.Decoder, key []byte, seen []u
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -20180,20 +14753,12 @@ func (v *TerminalCapabilities) checkRequired(d *wire.Decoder, seen []uint64) err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TerminalCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Cancel != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cancel\":"...)
+		b = wire.Key(b, &comma, "\"cancel\":")
 		b = v.Cancel.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -20225,22 +14790,11 @@ func (v *TerminalCancelCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -20262,19 +14816,10 @@ func (v *TerminalCancelCapabilities) decodeField(d *wire.Decoder, key []byte, se
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -20288,12 +14833,8 @@ func (v *TerminalCancelCapabilities) checkRequired(d *wire.Decoder, seen []uint6
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TerminalCancelCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -20325,22 +14866,11 @@ func (v *TerminalUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -20358,137 +14888,78 @@ func (v *TerminalUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 	switch string(key) {
 	case "terminalId":
 		seen[0] |= 1 << 0
-		var x TerminalID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "terminalId")
-		}
-		v.TerminalID = x
-		return true, nil
+		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "command":
 		if d.TryNull() {
 			v.Command = nil
 			return true, nil
 		}
+		v.Command = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Command = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "command")
+		if err := wire.DecodeString(v.Command, d); err != nil {
+			v.Command = nil
+			return true, wire.AtKey(d.Recover(m, err), "command")
 		}
-		v.Command = &x
 		return true, nil
 	case "cwd":
 		if d.TryNull() {
 			v.Cwd = nil
 			return true, nil
 		}
+		v.Cwd = new(AbsolutePath)
 		m := d.Mark()
-		var x AbsolutePath
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Cwd = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "cwd")
+		if err := v.Cwd.DecodeJSON(d); err != nil {
+			v.Cwd = nil
+			return true, wire.AtKey(d.Recover(m, err), "cwd")
 		}
-		v.Cwd = &x
 		return true, nil
 	case "output":
 		if d.TryNull() {
 			v.Output = nil
 			return true, nil
 		}
+		v.Output = new(TerminalOutput)
 		m := d.Mark()
-		var x TerminalOutput
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Output = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "output")
+		if err := v.Output.DecodeJSON(d); err != nil {
+			v.Output = nil
+			return true, wire.AtKey(d.Recover(m, err), "output")
 		}
-		v.Output = &x
 		return true, nil
 	case "exitStatus":
 		if d.TryNull() {
 			v.ExitStatus = nil
 			return true, nil
 		}
+		v.ExitStatus = new(TerminalExitStatus)
 		m := d.Mark()
-		var x TerminalExitStatus
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ExitStatus = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "exitStatus")
+		if err := v.ExitStatus.DecodeJSON(d); err != nil {
+			v.ExitStatus = nil
+			return true, wire.AtKey(d.Recover(m, err), "exitStatus")
 		}
-		v.ExitStatus = &x
 		return true, nil
 	case "size":
 		if d.TryNull() {
 			v.Size = nil
 			return true, nil
 		}
+		v.Size = new(TerminalSize)
 		m := d.Mark()
-		var x TerminalSize
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Size = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "size")
+		if err := v.Size.DecodeJSON(d); err != nil {
+			v.Size = nil
+			return true, wire.AtKey(d.Recover(m, err), "size")
 		}
-		v.Size = &x
 		return true, nil
 	case "capabilities":
 		if d.TryNull() {
 			v.Capabilities = nil
 			return true, nil
 		}
+		v.Capabilities = new(TerminalCapabilities)
 		m := d.Mark()
-		var x TerminalCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Capabilities = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "capabilities")
+		if err := v.Capabilities.DecodeJSON(d); err != nil {
+			v.Capabilities = nil
+			return true, wire.AtKey(d.Recover(m, err), "capabilities")
 		}
-		v.Capabilities = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -20496,19 +14967,10 @@ func (v *TerminalUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -20524,69 +14986,35 @@ func (v *TerminalUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TerminalUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"terminalId\":"...)
-		b = v.TerminalID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"terminalId\":")
+	b = v.TerminalID.AppendJSON(b)
 	if v.Command != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"command\":"...)
+		b = wire.Key(b, &comma, "\"command\":")
 		b = wire.AppendString(b, *v.Command)
-		comma = true
 	}
 	if v.Cwd != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cwd\":"...)
+		b = wire.Key(b, &comma, "\"cwd\":")
 		b = v.Cwd.AppendJSON(b)
-		comma = true
 	}
 	if v.Output != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"output\":"...)
+		b = wire.Key(b, &comma, "\"output\":")
 		b = v.Output.AppendJSON(b)
-		comma = true
 	}
 	if v.ExitStatus != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"exitStatus\":"...)
+		b = wire.Key(b, &comma, "\"exitStatus\":")
 		b = v.ExitStatus.AppendJSON(b)
-		comma = true
 	}
 	if v.Size != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"size\":"...)
+		b = wire.Key(b, &comma, "\"size\":")
 		b = v.Size.AppendJSON(b)
-		comma = true
 	}
 	if v.Capabilities != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"capabilities\":"...)
+		b = wire.Key(b, &comma, "\"capabilities\":")
 		b = v.Capabilities.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -20618,22 +15046,11 @@ func (v *TerminalOutputChunk) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -20651,40 +15068,20 @@ func (v *TerminalOutputChunk) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "terminalId":
 		seen[0] |= 1 << 0
-		var x TerminalID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "terminalId")
-		}
-		v.TerminalID = x
-		return true, nil
+		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "data":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "data")
-		}
-		v.Data = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -20703,29 +15100,13 @@ func (v *TerminalOutputChunk) checkRequired(d *wire.Decoder, seen []uint64) erro
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TerminalOutputChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"terminalId\":"...)
-		b = v.TerminalID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"data\":"...)
-		b = wire.AppendString(b, v.Data)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"terminalId\":")
+	b = v.TerminalID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"data\":")
+	b = wire.AppendString(b, v.Data)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -20792,11 +15173,7 @@ func (v *PlanUpdateContent) checkRequired(d *wire.Decoder, seen []uint64) error 
 func (v *PlanUpdateContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Items != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"items\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"items\"")
 		return v.Items.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -20834,22 +15211,11 @@ func (v *PlanUpdateContent) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -20889,22 +15255,11 @@ func (v *PlanUpdateContentOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -20922,21 +15277,10 @@ func (v *PlanUpdateContentOther) decodeField(d *wire.Decoder, key []byte, seen [
 	switch string(key) {
 	case "type":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "type")
-		}
-		v.Type = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	case "planId":
 		seen[0] |= 1 << 1
-		var x PlanID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "planId")
-		}
-		v.PlanID = x
-		return true, nil
+		return true, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
 	}
 	return false, nil
 }
@@ -20954,22 +15298,10 @@ func (v *PlanUpdateContentOther) checkRequired(d *wire.Decoder, seen []uint64) e
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PlanUpdateContentOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":"...)
-		b = wire.AppendString(b, v.Type)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"planId\":"...)
-		b = v.PlanID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"type\":")
+	b = wire.AppendString(b, v.Type)
+	b = wire.Key(b, &comma, "\"planId\":")
+	b = v.PlanID.AppendJSON(b)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -20986,7 +15318,8 @@ func (v *PlanUpdateContentOther) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one PlanID value.
 func (v *PlanID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -21026,22 +15359,11 @@ func (v *PlanEntry) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -21059,49 +15381,23 @@ func (v *PlanEntry) decodeField(d *wire.Decoder, key []byte, seen []uint64) (boo
 	switch string(key) {
 	case "content":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "content")
-		}
-		v.Content = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
 	case "priority":
 		seen[0] |= 1 << 1
-		var x PlanEntryPriority
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "priority")
-		}
-		v.Priority = x
-		return true, nil
+		return true, wire.AtKey(v.Priority.DecodeJSON(d), "priority")
 	case "status":
 		seen[0] |= 1 << 2
-		var x PlanEntryStatus
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "status")
-		}
-		v.Status = x
-		return true, nil
+		return true, wire.AtKey(v.Status.DecodeJSON(d), "status")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -21123,37 +15419,15 @@ func (v *PlanEntry) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PlanEntry) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = wire.AppendString(b, v.Content)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"priority\":"...)
-		b = v.Priority.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"status\":"...)
-		b = v.Status.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"content\":")
+	b = wire.AppendString(b, v.Content)
+	b = wire.Key(b, &comma, "\"priority\":")
+	b = v.Priority.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"status\":")
+	b = v.Status.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -21257,22 +15531,11 @@ func (v *PlanItems) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -21290,40 +15553,20 @@ func (v *PlanItems) decodeField(d *wire.Decoder, key []byte, seen []uint64) (boo
 	switch string(key) {
 	case "planId":
 		seen[0] |= 1 << 0
-		var x PlanID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "planId")
-		}
-		v.PlanID = x
-		return true, nil
+		return true, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
 	case "entries":
 		seen[0] |= 1 << 1
-		x, err := decodeSlicePlanEntry(d, true)
-		if err != nil {
-			return true, wire.AtKey(err, "entries")
-		}
-		v.Entries = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Entries, true, (*PlanEntry).DecodeJSON), "entries")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -21342,29 +15585,13 @@ func (v *PlanItems) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PlanItems) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"planId\":"...)
-		b = v.PlanID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"entries\":"...)
-		b = appendSlicePlanEntry(b, v.Entries)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"planId\":")
+	b = v.PlanID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"entries\":")
+	b = wire.AppendSlice(b, v.Entries, (*PlanEntry).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -21396,22 +15623,11 @@ func (v *PlanUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -21429,32 +15645,17 @@ func (v *PlanUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bo
 	switch string(key) {
 	case "plan":
 		seen[0] |= 1 << 0
-		var x PlanUpdateContent
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "plan")
-		}
-		v.Plan = x
-		return true, nil
+		return true, wire.AtKey(v.Plan.DecodeJSON(d), "plan")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -21470,21 +15671,11 @@ func (v *PlanUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PlanUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"plan\":"...)
-		b = v.Plan.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"plan\":")
+	b = v.Plan.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -21516,22 +15707,11 @@ func (v *AvailableCommandsUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -21549,31 +15729,17 @@ func (v *AvailableCommandsUpdate) decodeField(d *wire.Decoder, key []byte, seen 
 	switch string(key) {
 	case "availableCommands":
 		seen[0] |= 1 << 0
-		x, err := decodeSliceAvailableCommand(d, true)
-		if err != nil {
-			return true, wire.AtKey(err, "availableCommands")
-		}
-		v.AvailableCommands = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.AvailableCommands, true, (*AvailableCommand).DecodeJSON), "availableCommands")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -21589,21 +15755,11 @@ func (v *AvailableCommandsUpdate) checkRequired(d *wire.Decoder, seen []uint64) 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AvailableCommandsUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"availableCommands\":"...)
-		b = appendSliceAvailableCommand(b, v.AvailableCommands)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"availableCommands\":")
+	b = wire.AppendSlice(b, v.AvailableCommands, (*AvailableCommand).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -21635,22 +15791,11 @@ func (v *ConfigOptionUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -21668,31 +15813,17 @@ func (v *ConfigOptionUpdate) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "configOptions":
 		seen[0] |= 1 << 0
-		x, err := decodeSliceSessionConfigOption(d, true)
-		if err != nil {
-			return true, wire.AtKey(err, "configOptions")
-		}
-		v.ConfigOptions = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON), "configOptions")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -21708,21 +15839,11 @@ func (v *ConfigOptionUpdate) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ConfigOptionUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"configOptions\":"...)
-		b = appendSliceSessionConfigOption(b, v.ConfigOptions)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"configOptions\":")
+	b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -21754,22 +15875,11 @@ func (v *SessionInfoUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -21790,40 +15900,24 @@ func (v *SessionInfoUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "updatedAt":
 		if d.TryNull() {
 			v.UpdatedAt = nil
 			return true, nil
 		}
+		v.UpdatedAt = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.UpdatedAt = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "updatedAt")
+		if err := wire.DecodeString(v.UpdatedAt, d); err != nil {
+			v.UpdatedAt = nil
+			return true, wire.AtKey(d.Recover(m, err), "updatedAt")
 		}
-		v.UpdatedAt = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -21831,19 +15925,10 @@ func (v *SessionInfoUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -21857,28 +15942,16 @@ func (v *SessionInfoUpdate) checkRequired(d *wire.Decoder, seen []uint64) error 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionInfoUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
 	if v.UpdatedAt != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"updatedAt\":"...)
+		b = wire.Key(b, &comma, "\"updatedAt\":")
 		b = wire.AppendString(b, *v.UpdatedAt)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -21910,22 +15983,11 @@ func (v *Cost) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -21943,39 +16005,20 @@ func (v *Cost) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, er
 	switch string(key) {
 	case "amount":
 		seen[0] |= 1 << 0
-		x, err := d.ReadFloat64()
-		if err != nil {
-			return true, wire.AtKey(err, "amount")
-		}
-		v.Amount = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeFloat64(&v.Amount, d), "amount")
 	case "currency":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "currency")
-		}
-		v.Currency = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Currency, d), "currency")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -21994,29 +16037,13 @@ func (v *Cost) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Cost) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"amount\":"...)
-		b = wire.AppendFloat(b, v.Amount)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"currency\":"...)
-		b = wire.AppendString(b, v.Currency)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"amount\":")
+	b = wire.AppendFloat(b, v.Amount)
+	b = wire.Key(b, &comma, "\"currency\":")
+	b = wire.AppendString(b, v.Currency)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -22048,22 +16075,11 @@ func (v *UsageUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -22081,40 +16097,21 @@ func (v *UsageUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 	switch string(key) {
 	case "used":
 		seen[0] |= 1 << 0
-		x, err := d.ReadUint64()
-		if err != nil {
-			return true, wire.AtKey(err, "used")
-		}
-		v.Used = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeUint64(&v.Used, d), "used")
 	case "size":
 		seen[0] |= 1 << 1
-		x, err := d.ReadUint64()
-		if err != nil {
-			return true, wire.AtKey(err, "size")
-		}
-		v.Size = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeUint64(&v.Size, d), "size")
 	case "cost":
 		if d.TryNull() {
 			v.Cost = nil
 			return true, nil
 		}
+		v.Cost = new(Cost)
 		m := d.Mark()
-		var x Cost
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Cost = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "cost")
+		if err := v.Cost.DecodeJSON(d); err != nil {
+			v.Cost = nil
+			return true, wire.AtKey(d.Recover(m, err), "cost")
 		}
-		v.Cost = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -22122,19 +16119,10 @@ func (v *UsageUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -22153,37 +16141,17 @@ func (v *UsageUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *UsageUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"used\":"...)
-		b = wire.AppendUint(b, uint64(v.Used))
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"size\":"...)
-		b = wire.AppendUint(b, uint64(v.Size))
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"used\":")
+	b = wire.AppendUint(b, uint64(v.Used))
+	b = wire.Key(b, &comma, "\"size\":")
+	b = wire.AppendUint(b, uint64(v.Size))
 	if v.Cost != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cost\":"...)
+		b = wire.Key(b, &comma, "\"cost\":")
 		b = v.Cost.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -22250,22 +16218,11 @@ func (v *Notice) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -22283,40 +16240,21 @@ func (v *Notice) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, 
 	switch string(key) {
 	case "severity":
 		seen[0] |= 1 << 0
-		var x NoticeSeverity
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "severity")
-		}
-		v.Severity = x
-		return true, nil
+		return true, wire.AtKey(v.Severity.DecodeJSON(d), "severity")
 	case "title":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "title")
-		}
-		v.Title = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -22324,19 +16262,10 @@ func (v *Notice) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, 
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -22355,37 +16284,17 @@ func (v *Notice) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Notice) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"severity\":"...)
-		b = v.Severity.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
-		b = wire.AppendString(b, v.Title)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"severity\":")
+	b = v.Severity.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"title\":")
+	b = wire.AppendString(b, v.Title)
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -22403,7 +16312,8 @@ func (v *Notice) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one CompactionID value.
 func (v *CompactionID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -22480,22 +16390,11 @@ func (v *CompactionUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -22513,61 +16412,32 @@ func (v *CompactionUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint6
 	switch string(key) {
 	case "compactionId":
 		seen[0] |= 1 << 0
-		var x CompactionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "compactionId")
-		}
-		v.CompactionID = x
-		return true, nil
+		return true, wire.AtKey(v.CompactionID.DecodeJSON(d), "compactionId")
 	case "status":
 		seen[0] |= 1 << 1
-		var x CompactionStatus
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "status")
-		}
-		v.Status = x
-		return true, nil
+		return true, wire.AtKey(v.Status.DecodeJSON(d), "status")
 	case "summary":
 		if d.TryNull() {
 			v.Summary = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceContentBlock(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Summary = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "summary")
+		if err := wire.DecodeSlice(d, &v.Summary, true, (*ContentBlock).DecodeJSON); err != nil {
+			v.Summary = nil
+			return true, wire.AtKey(d.Recover(m, err), "summary")
 		}
-		v.Summary = x
 		return true, nil
 	case "error":
 		if d.TryNull() {
 			v.Error = nil
 			return true, nil
 		}
+		v.Error = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Error = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "error")
+		if err := wire.DecodeString(v.Error, d); err != nil {
+			v.Error = nil
+			return true, wire.AtKey(d.Recover(m, err), "error")
 		}
-		v.Error = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -22575,19 +16445,10 @@ func (v *CompactionUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint6
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -22606,45 +16467,21 @@ func (v *CompactionUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CompactionUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"compactionId\":"...)
-		b = v.CompactionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"status\":"...)
-		b = v.Status.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"compactionId\":")
+	b = v.CompactionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"status\":")
+	b = v.Status.AppendJSON(b)
 	if v.Summary != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"summary\":"...)
-		b = appendSliceContentBlock(b, v.Summary)
-		comma = true
+		b = wire.Key(b, &comma, "\"summary\":")
+		b = wire.AppendSlice(b, v.Summary, (*ContentBlock).AppendJSON)
 	}
 	if v.Error != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"error\":"...)
+		b = wire.Key(b, &comma, "\"error\":")
 		b = wire.AppendString(b, *v.Error)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -22676,22 +16513,11 @@ func (v *CompactionSummaryChunk) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -22709,41 +16535,20 @@ func (v *CompactionSummaryChunk) decodeField(d *wire.Decoder, key []byte, seen [
 	switch string(key) {
 	case "compactionId":
 		seen[0] |= 1 << 0
-		var x CompactionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "compactionId")
-		}
-		v.CompactionID = x
-		return true, nil
+		return true, wire.AtKey(v.CompactionID.DecodeJSON(d), "compactionId")
 	case "content":
 		seen[0] |= 1 << 1
-		var x ContentBlock
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "content")
-		}
-		v.Content = x
-		return true, nil
+		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -22762,29 +16567,13 @@ func (v *CompactionSummaryChunk) checkRequired(d *wire.Decoder, seen []uint64) e
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CompactionSummaryChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"compactionId\":"...)
-		b = v.CompactionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = v.Content.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"compactionId\":")
+	b = v.CompactionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"content\":")
+	b = v.Content.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -22816,22 +16605,11 @@ func (v *CompleteElicitationNotification) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -22849,32 +16627,17 @@ func (v *CompleteElicitationNotification) decodeField(d *wire.Decoder, key []byt
 	switch string(key) {
 	case "elicitationId":
 		seen[0] |= 1 << 0
-		var x ElicitationID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "elicitationId")
-		}
-		v.ElicitationID = x
-		return true, nil
+		return true, wire.AtKey(v.ElicitationID.DecodeJSON(d), "elicitationId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -22890,21 +16653,11 @@ func (v *CompleteElicitationNotification) checkRequired(d *wire.Decoder, seen []
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CompleteElicitationNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"elicitationId\":"...)
-		b = v.ElicitationID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"elicitationId\":")
+	b = v.ElicitationID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -22922,7 +16675,8 @@ func (v *CompleteElicitationNotification) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one ExtNotification value.
 func (v *ExtNotification) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadRaw()
+	var x wire.Raw
+	err := wire.DecodeRaw(&x, d)
 	if err != nil {
 		return err
 	}
@@ -22962,22 +16716,11 @@ func (v *ClientRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -22995,32 +16738,16 @@ func (v *ClientRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) 
 	switch string(key) {
 	case "id":
 		seen[0] |= 1 << 0
-		var x RequestID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "id")
-		}
-		v.ID = x
-		return true, nil
+		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "method":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "method")
-		}
-		v.Method = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
 			return true, nil
 		}
-		x, err := d.ReadRaw()
-		if err != nil {
-			return true, wire.AtKey(err, "params")
-		}
-		v.Params = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	}
 	return false, nil
 }
@@ -23038,29 +16765,13 @@ func (v *ClientRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ClientRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"id\":"...)
-		b = v.ID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"method\":"...)
-		b = wire.AppendString(b, v.Method)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"id\":")
+	b = v.ID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"method\":")
+	b = wire.AppendString(b, v.Method)
 	if v.Params != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"params\":"...)
+		b = wire.Key(b, &comma, "\"params\":")
 		b = wire.AppendRaw(b, v.Params)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -23092,22 +16803,11 @@ func (v *InitializeRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -23125,38 +16825,17 @@ func (v *InitializeRequest) decodeField(d *wire.Decoder, key []byte, seen []uint
 	switch string(key) {
 	case "protocolVersion":
 		seen[0] |= 1 << 0
-		var x ProtocolVersion
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "protocolVersion")
-		}
-		v.ProtocolVersion = x
-		return true, nil
+		return true, wire.AtKey(v.ProtocolVersion.DecodeJSON(d), "protocolVersion")
 	case "info":
 		seen[0] |= 1 << 1
-		var x Implementation
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "info")
-		}
-		v.Info = x
-		return true, nil
+		return true, wire.AtKey(v.Info.DecodeJSON(d), "info")
 	case "capabilities":
+		v.Capabilities = new(ClientCapabilities)
 		m := d.Mark()
-		var x ClientCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Capabilities = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "capabilities")
+		if err := v.Capabilities.DecodeJSON(d); err != nil {
+			v.Capabilities = nil
+			return true, wire.AtKey(d.Recover(m, err), "capabilities")
 		}
-		v.Capabilities = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -23164,19 +16843,10 @@ func (v *InitializeRequest) decodeField(d *wire.Decoder, key []byte, seen []uint
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -23195,37 +16865,17 @@ func (v *InitializeRequest) checkRequired(d *wire.Decoder, seen []uint64) error 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *InitializeRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"protocolVersion\":"...)
-		b = v.ProtocolVersion.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"info\":"...)
-		b = v.Info.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"protocolVersion\":")
+	b = v.ProtocolVersion.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"info\":")
+	b = v.Info.AppendJSON(b)
 	if v.Capabilities != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"capabilities\":"...)
+		b = wire.Key(b, &comma, "\"capabilities\":")
 		b = v.Capabilities.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -23257,22 +16907,11 @@ func (v *ClientCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -23293,42 +16932,24 @@ func (v *ClientCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uin
 			v.Auth = nil
 			return true, nil
 		}
+		v.Auth = new(ClientAuthCapabilities)
 		m := d.Mark()
-		var x ClientAuthCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Auth = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "auth")
+		if err := v.Auth.DecodeJSON(d); err != nil {
+			v.Auth = nil
+			return true, wire.AtKey(d.Recover(m, err), "auth")
 		}
-		v.Auth = &x
 		return true, nil
 	case "elicitation":
 		if d.TryNull() {
 			v.Elicitation = nil
 			return true, nil
 		}
+		v.Elicitation = new(ElicitationCapabilities)
 		m := d.Mark()
-		var x ElicitationCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Elicitation = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "elicitation")
+		if err := v.Elicitation.DecodeJSON(d); err != nil {
+			v.Elicitation = nil
+			return true, wire.AtKey(d.Recover(m, err), "elicitation")
 		}
-		v.Elicitation = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -23336,19 +16957,10 @@ func (v *ClientCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uin
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -23362,28 +16974,16 @@ func (v *ClientCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ClientCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Auth != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"auth\":"...)
+		b = wire.Key(b, &comma, "\"auth\":")
 		b = v.Auth.AppendJSON(b)
-		comma = true
 	}
 	if v.Elicitation != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"elicitation\":"...)
+		b = wire.Key(b, &comma, "\"elicitation\":")
 		b = v.Elicitation.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -23415,22 +17015,11 @@ func (v *ClientAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -23451,21 +17040,12 @@ func (v *ClientAuthCapabilities) decodeField(d *wire.Decoder, key []byte, seen [
 			v.Terminal = nil
 			return true, nil
 		}
+		v.Terminal = new(TerminalAuthCapabilities)
 		m := d.Mark()
-		var x TerminalAuthCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Terminal = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "terminal")
+		if err := v.Terminal.DecodeJSON(d); err != nil {
+			v.Terminal = nil
+			return true, wire.AtKey(d.Recover(m, err), "terminal")
 		}
-		v.Terminal = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -23473,19 +17053,10 @@ func (v *ClientAuthCapabilities) decodeField(d *wire.Decoder, key []byte, seen [
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -23499,20 +17070,12 @@ func (v *ClientAuthCapabilities) checkRequired(d *wire.Decoder, seen []uint64) e
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ClientAuthCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Terminal != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"terminal\":"...)
+		b = wire.Key(b, &comma, "\"terminal\":")
 		b = v.Terminal.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -23544,22 +17107,11 @@ func (v *TerminalAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -23581,19 +17133,10 @@ func (v *TerminalAuthCapabilities) decodeField(d *wire.Decoder, key []byte, seen
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -23607,12 +17150,8 @@ func (v *TerminalAuthCapabilities) checkRequired(d *wire.Decoder, seen []uint64)
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TerminalAuthCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -23644,22 +17183,11 @@ func (v *ElicitationCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -23680,42 +17208,24 @@ func (v *ElicitationCapabilities) decodeField(d *wire.Decoder, key []byte, seen 
 			v.Form = nil
 			return true, nil
 		}
+		v.Form = new(ElicitationFormCapabilities)
 		m := d.Mark()
-		var x ElicitationFormCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Form = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "form")
+		if err := v.Form.DecodeJSON(d); err != nil {
+			v.Form = nil
+			return true, wire.AtKey(d.Recover(m, err), "form")
 		}
-		v.Form = &x
 		return true, nil
 	case "url":
 		if d.TryNull() {
 			v.URL = nil
 			return true, nil
 		}
+		v.URL = new(ElicitationURLCapabilities)
 		m := d.Mark()
-		var x ElicitationURLCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.URL = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "url")
+		if err := v.URL.DecodeJSON(d); err != nil {
+			v.URL = nil
+			return true, wire.AtKey(d.Recover(m, err), "url")
 		}
-		v.URL = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -23723,19 +17233,10 @@ func (v *ElicitationCapabilities) decodeField(d *wire.Decoder, key []byte, seen 
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -23749,28 +17250,16 @@ func (v *ElicitationCapabilities) checkRequired(d *wire.Decoder, seen []uint64) 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Form != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"form\":"...)
+		b = wire.Key(b, &comma, "\"form\":")
 		b = v.Form.AppendJSON(b)
-		comma = true
 	}
 	if v.URL != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"url\":"...)
+		b = wire.Key(b, &comma, "\"url\":")
 		b = v.URL.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -23802,22 +17291,11 @@ func (v *ElicitationFormCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -23839,19 +17317,10 @@ func (v *ElicitationFormCapabilities) decodeField(d *wire.Decoder, key []byte, s
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -23865,12 +17334,8 @@ func (v *ElicitationFormCapabilities) checkRequired(d *wire.Decoder, seen []uint
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationFormCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -23902,22 +17367,11 @@ func (v *ElicitationURLCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -23939,19 +17393,10 @@ func (v *ElicitationURLCapabilities) decodeField(d *wire.Decoder, key []byte, se
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -23965,12 +17410,8 @@ func (v *ElicitationURLCapabilities) checkRequired(d *wire.Decoder, seen []uint6
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationURLCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -24002,22 +17443,11 @@ func (v *LoginAuthRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -24035,32 +17465,17 @@ func (v *LoginAuthRequest) decodeField(d *wire.Decoder, key []byte, seen []uint6
 	switch string(key) {
 	case "methodId":
 		seen[0] |= 1 << 0
-		var x AuthMethodID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "methodId")
-		}
-		v.MethodID = x
-		return true, nil
+		return true, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -24076,21 +17491,11 @@ func (v *LoginAuthRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *LoginAuthRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"methodId\":"...)
-		b = v.MethodID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"methodId\":")
+	b = v.MethodID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -24122,22 +17527,11 @@ func (v *LogoutAuthRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -24159,19 +17553,10 @@ func (v *LogoutAuthRequest) decodeField(d *wire.Decoder, key []byte, seen []uint
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -24185,12 +17570,8 @@ func (v *LogoutAuthRequest) checkRequired(d *wire.Decoder, seen []uint64) error 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *LogoutAuthRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -24222,22 +17603,11 @@ func (v *NewSessionRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -24255,54 +17625,29 @@ func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint
 	switch string(key) {
 	case "cwd":
 		seen[0] |= 1 << 0
-		var x AbsolutePath
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "cwd")
-		}
-		v.Cwd = x
-		return true, nil
+		return true, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
 	case "additionalDirectories":
 		if d.Lenient() && d.TryNull() {
 			v.AdditionalDirectories = nil
 			return true, nil
 		}
-		x, err := decodeSliceAbsolutePath(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "additionalDirectories")
-		}
-		v.AdditionalDirectories = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, (*AbsolutePath).DecodeJSON), "additionalDirectories")
 	case "mcpServers":
 		if d.Lenient() && d.TryNull() {
 			v.MCPServers = nil
 			return true, nil
 		}
-		x, err := decodeSliceMCPServer(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "mcpServers")
-		}
-		v.MCPServers = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -24318,37 +17663,19 @@ func (v *NewSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) error 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *NewSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cwd\":"...)
-		b = v.Cwd.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"cwd\":")
+	b = v.Cwd.AppendJSON(b)
 	if v.AdditionalDirectories != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"additionalDirectories\":"...)
-		b = appendSliceAbsolutePath(b, v.AdditionalDirectories)
-		comma = true
+		b = wire.Key(b, &comma, "\"additionalDirectories\":")
+		b = wire.AppendSlice(b, v.AdditionalDirectories, (*AbsolutePath).AppendJSON)
 	}
 	if v.MCPServers != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mcpServers\":"...)
-		b = appendSliceMCPServer(b, v.MCPServers)
-		comma = true
+		b = wire.Key(b, &comma, "\"mcpServers\":")
+		b = wire.AppendSlice(b, v.MCPServers, (*MCPServer).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -24425,18 +17752,10 @@ func (v *MCPServer) checkRequired(d *wire.Decoder, seen []uint64) error {
 func (v *MCPServer) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.HTTP != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"http\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"http\"")
 		return v.HTTP.appendFields(b, comma)
 	case v.Stdio != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"stdio\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"stdio\"")
 		return v.Stdio.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -24476,22 +17795,11 @@ func (v *MCPServer) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -24531,22 +17839,11 @@ func (v *MCPServerOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -24564,12 +17861,7 @@ func (v *MCPServerOther) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 	switch string(key) {
 	case "type":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "type")
-		}
-		v.Type = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
 	return false, nil
 }
@@ -24584,14 +17876,8 @@ func (v *MCPServerOther) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MCPServerOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":"...)
-		b = wire.AppendString(b, v.Type)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"type\":")
+	b = wire.AppendString(b, v.Type)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -24622,22 +17908,11 @@ func (v *HTTPHeader) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -24655,39 +17930,20 @@ func (v *HTTPHeader) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bo
 	switch string(key) {
 	case "name":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "value":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "value")
-		}
-		v.Value = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Value, d), "value")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -24706,29 +17962,13 @@ func (v *HTTPHeader) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *HTTPHeader) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"value\":"...)
-		b = wire.AppendString(b, v.Value)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
+	b = wire.Key(b, &comma, "\"value\":")
+	b = wire.AppendString(b, v.Value)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -24760,22 +18000,11 @@ func (v *MCPServerHTTP) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -24793,50 +18022,26 @@ func (v *MCPServerHTTP) decodeField(d *wire.Decoder, key []byte, seen []uint64) 
 	switch string(key) {
 	case "name":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "url":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "url")
-		}
-		v.URL = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
 	case "headers":
 		if d.Lenient() && d.TryNull() {
 			v.Headers = nil
 			return true, nil
 		}
-		x, err := decodeSliceHTTPHeader(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "headers")
-		}
-		v.Headers = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Headers, false, (*HTTPHeader).DecodeJSON), "headers")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -24855,37 +18060,17 @@ func (v *MCPServerHTTP) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MCPServerHTTP) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"url\":"...)
-		b = wire.AppendString(b, v.URL)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
+	b = wire.Key(b, &comma, "\"url\":")
+	b = wire.AppendString(b, v.URL)
 	if v.Headers != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"headers\":"...)
-		b = appendSliceHTTPHeader(b, v.Headers)
-		comma = true
+		b = wire.Key(b, &comma, "\"headers\":")
+		b = wire.AppendSlice(b, v.Headers, (*HTTPHeader).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -24917,22 +18102,11 @@ func (v *MCPServerStdio) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -24950,62 +18124,32 @@ func (v *MCPServerStdio) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 	switch string(key) {
 	case "name":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "command":
 		seen[0] |= 1 << 1
-		var x AbsolutePath
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "command")
-		}
-		v.Command = x
-		return true, nil
+		return true, wire.AtKey(v.Command.DecodeJSON(d), "command")
 	case "args":
 		if d.Lenient() && d.TryNull() {
 			v.Args = nil
 			return true, nil
 		}
-		x, err := decodeSliceString(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "args")
-		}
-		v.Args = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
 	case "env":
 		if d.Lenient() && d.TryNull() {
 			v.Env = nil
 			return true, nil
 		}
-		x, err := decodeSliceEnvVariable(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "env")
-		}
-		v.Env = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -25024,45 +18168,21 @@ func (v *MCPServerStdio) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MCPServerStdio) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"command\":"...)
-		b = v.Command.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
+	b = wire.Key(b, &comma, "\"command\":")
+	b = v.Command.AppendJSON(b)
 	if v.Args != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"args\":"...)
-		b = appendSliceString(b, v.Args)
-		comma = true
+		b = wire.Key(b, &comma, "\"args\":")
+		b = wire.AppendSlice(b, v.Args, wire.EncodeString)
 	}
 	if v.Env != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"env\":"...)
-		b = appendSliceEnvVariable(b, v.Env)
-		comma = true
+		b = wire.Key(b, &comma, "\"env\":")
+		b = wire.AppendSlice(b, v.Env, (*EnvVariable).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -25094,22 +18214,11 @@ func (v *ListSessionsRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -25130,44 +18239,25 @@ func (v *ListSessionsRequest) decodeField(d *wire.Decoder, key []byte, seen []ui
 			v.Cwd = nil
 			return true, nil
 		}
-		var x AbsolutePath
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "cwd")
-		}
-		v.Cwd = &x
-		return true, nil
+		v.Cwd = new(AbsolutePath)
+		return true, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
 	case "cursor":
 		if d.TryNull() {
 			v.Cursor = nil
 			return true, nil
 		}
-		var x SessionListCursor
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "cursor")
-		}
-		v.Cursor = &x
-		return true, nil
+		v.Cursor = new(SessionListCursor)
+		return true, wire.AtKey(v.Cursor.DecodeJSON(d), "cursor")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -25181,28 +18271,16 @@ func (v *ListSessionsRequest) checkRequired(d *wire.Decoder, seen []uint64) erro
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ListSessionsRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Cwd != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cwd\":"...)
+		b = wire.Key(b, &comma, "\"cwd\":")
 		b = v.Cwd.AppendJSON(b)
-		comma = true
 	}
 	if v.Cursor != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cursor\":"...)
+		b = wire.Key(b, &comma, "\"cursor\":")
 		b = v.Cursor.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -25234,22 +18312,11 @@ func (v *DeleteSessionRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -25267,32 +18334,17 @@ func (v *DeleteSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []u
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -25308,21 +18360,11 @@ func (v *DeleteSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) err
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *DeleteSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -25354,22 +18396,11 @@ func (v *ResumeSessionRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -25387,75 +18418,39 @@ func (v *ResumeSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []u
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "cwd":
 		seen[0] |= 1 << 1
-		var x AbsolutePath
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "cwd")
-		}
-		v.Cwd = x
-		return true, nil
+		return true, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
 	case "additionalDirectories":
 		if d.Lenient() && d.TryNull() {
 			v.AdditionalDirectories = nil
 			return true, nil
 		}
-		x, err := decodeSliceAbsolutePath(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "additionalDirectories")
-		}
-		v.AdditionalDirectories = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, (*AbsolutePath).DecodeJSON), "additionalDirectories")
 	case "mcpServers":
 		if d.Lenient() && d.TryNull() {
 			v.MCPServers = nil
 			return true, nil
 		}
-		x, err := decodeSliceMCPServer(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "mcpServers")
-		}
-		v.MCPServers = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
 	case "replayFrom":
 		if d.TryNull() {
 			v.ReplayFrom = nil
 			return true, nil
 		}
-		var x ReplayFrom
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "replayFrom")
-		}
-		v.ReplayFrom = &x
-		return true, nil
+		v.ReplayFrom = new(ReplayFrom)
+		return true, wire.AtKey(v.ReplayFrom.DecodeJSON(d), "replayFrom")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -25474,53 +18469,25 @@ func (v *ResumeSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) err
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ResumeSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cwd\":"...)
-		b = v.Cwd.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"cwd\":")
+	b = v.Cwd.AppendJSON(b)
 	if v.AdditionalDirectories != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"additionalDirectories\":"...)
-		b = appendSliceAbsolutePath(b, v.AdditionalDirectories)
-		comma = true
+		b = wire.Key(b, &comma, "\"additionalDirectories\":")
+		b = wire.AppendSlice(b, v.AdditionalDirectories, (*AbsolutePath).AppendJSON)
 	}
 	if v.MCPServers != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mcpServers\":"...)
-		b = appendSliceMCPServer(b, v.MCPServers)
-		comma = true
+		b = wire.Key(b, &comma, "\"mcpServers\":")
+		b = wire.AppendSlice(b, v.MCPServers, (*MCPServer).AppendJSON)
 	}
 	if v.ReplayFrom != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"replayFrom\":"...)
+		b = wire.Key(b, &comma, "\"replayFrom\":")
 		b = v.ReplayFrom.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -25587,11 +18554,7 @@ func (v *ReplayFrom) checkRequired(d *wire.Decoder, seen []uint64) error {
 func (v *ReplayFrom) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Start != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"start\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"start\"")
 		return v.Start.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -25629,22 +18592,11 @@ func (v *ReplayFrom) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -25684,22 +18636,11 @@ func (v *ReplayFromOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -25717,12 +18658,7 @@ func (v *ReplayFromOther) decodeField(d *wire.Decoder, key []byte, seen []uint64
 	switch string(key) {
 	case "type":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "type")
-		}
-		v.Type = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
 	return false, nil
 }
@@ -25737,14 +18673,8 @@ func (v *ReplayFromOther) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ReplayFromOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":"...)
-		b = wire.AppendString(b, v.Type)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"type\":")
+	b = wire.AppendString(b, v.Type)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -25775,22 +18705,11 @@ func (v *ReplayFromStart) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -25812,19 +18731,10 @@ func (v *ReplayFromStart) decodeField(d *wire.Decoder, key []byte, seen []uint64
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -25838,12 +18748,8 @@ func (v *ReplayFromStart) checkRequired(d *wire.Decoder, seen []uint64) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ReplayFromStart) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -25875,22 +18781,11 @@ func (v *CloseSessionRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -25908,32 +18803,17 @@ func (v *CloseSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -25949,21 +18829,11 @@ func (v *CloseSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) erro
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CloseSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -25995,22 +18865,11 @@ func (v *CancelToolCallRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -26028,41 +18887,20 @@ func (v *CancelToolCallRequest) decodeField(d *wire.Decoder, key []byte, seen []
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "toolCallId":
 		seen[0] |= 1 << 1
-		var x ToolCallID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "toolCallId")
-		}
-		v.ToolCallID = x
-		return true, nil
+		return true, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -26081,29 +18919,13 @@ func (v *CancelToolCallRequest) checkRequired(d *wire.Decoder, seen []uint64) er
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CancelToolCallRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"toolCallId\":"...)
-		b = v.ToolCallID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"toolCallId\":")
+	b = v.ToolCallID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -26135,22 +18957,11 @@ func (v *CancelTerminalRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -26168,41 +18979,20 @@ func (v *CancelTerminalRequest) decodeField(d *wire.Decoder, key []byte, seen []
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "terminalId":
 		seen[0] |= 1 << 1
-		var x TerminalID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "terminalId")
-		}
-		v.TerminalID = x
-		return true, nil
+		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -26221,29 +19011,13 @@ func (v *CancelTerminalRequest) checkRequired(d *wire.Decoder, seen []uint64) er
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CancelTerminalRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"terminalId\":"...)
-		b = v.TerminalID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"terminalId\":")
+	b = v.TerminalID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -26278,22 +19052,11 @@ func (v *SetSessionConfigOptionRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -26311,41 +19074,20 @@ func (v *SetSessionConfigOptionRequest) decodeField(d *wire.Decoder, key []byte,
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "configId":
 		seen[0] |= 1 << 1
-		var x SessionConfigID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "configId")
-		}
-		v.ConfigID = x
-		return true, nil
+		return true, wire.AtKey(v.ConfigID.DecodeJSON(d), "configId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return v.Type.decodeField(d, key, seen[1:])
@@ -26369,29 +19111,13 @@ func (v *SetSessionConfigOptionRequest) selectVariant(d *wire.Decoder) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SetSessionConfigOptionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"configId\":"...)
-		b = v.ConfigID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"configId\":")
+	b = v.ConfigID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	b, comma = v.Type.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
@@ -26458,18 +19184,10 @@ func (v *SetSessionConfigOptionRequestType) checkRequired(d *wire.Decoder, seen 
 func (v *SetSessionConfigOptionRequestType) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.ID != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"id\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"id\"")
 		return v.ID.appendFields(b, comma)
 	case v.Boolean != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"boolean\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"boolean\"")
 		return v.Boolean.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -26504,22 +19222,11 @@ func (v *SetSessionConfigOptionRequestTypeID) DecodeJSON(d *wire.Decoder) error 
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -26537,13 +19244,7 @@ func (v *SetSessionConfigOptionRequestTypeID) decodeField(d *wire.Decoder, key [
 	switch string(key) {
 	case "value":
 		seen[0] |= 1 << 0
-		var x SessionConfigValueID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "value")
-		}
-		v.Value = x
-		return true, nil
+		return true, wire.AtKey(v.Value.DecodeJSON(d), "value")
 	}
 	return false, nil
 }
@@ -26558,14 +19259,8 @@ func (v *SetSessionConfigOptionRequestTypeID) checkRequired(d *wire.Decoder, see
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SetSessionConfigOptionRequestTypeID) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"value\":"...)
-		b = v.Value.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"value\":")
+	b = v.Value.AppendJSON(b)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -26596,22 +19291,11 @@ func (v *SetSessionConfigOptionRequestTypeBoolean) DecodeJSON(d *wire.Decoder) e
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -26629,12 +19313,7 @@ func (v *SetSessionConfigOptionRequestTypeBoolean) decodeField(d *wire.Decoder, 
 	switch string(key) {
 	case "value":
 		seen[0] |= 1 << 0
-		x, err := d.ReadBool()
-		if err != nil {
-			return true, wire.AtKey(err, "value")
-		}
-		v.Value = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeBool(&v.Value, d), "value")
 	}
 	return false, nil
 }
@@ -26649,14 +19328,8 @@ func (v *SetSessionConfigOptionRequestTypeBoolean) checkRequired(d *wire.Decoder
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SetSessionConfigOptionRequestTypeBoolean) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"value\":"...)
-		b = wire.AppendBool(b, v.Value)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"value\":")
+	b = wire.AppendBool(b, v.Value)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -26687,22 +19360,11 @@ func (v *SetSessionConfigOptionRequestTypeOther) DecodeJSON(d *wire.Decoder) err
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -26720,24 +19382,14 @@ func (v *SetSessionConfigOptionRequestTypeOther) decodeField(d *wire.Decoder, ke
 	switch string(key) {
 	case "type":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "type")
-		}
-		v.Type = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	case "value":
 		seen[0] |= 1 << 1
 		if d.TryNull() {
 			v.Value = nil
 			return true, nil
 		}
-		x, err := d.ReadRaw()
-		if err != nil {
-			return true, wire.AtKey(err, "value")
-		}
-		v.Value = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRaw(&v.Value, d), "value")
 	}
 	return false, nil
 }
@@ -26755,28 +19407,14 @@ func (v *SetSessionConfigOptionRequestTypeOther) checkRequired(d *wire.Decoder, 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SetSessionConfigOptionRequestTypeOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":"...)
-		b = wire.AppendString(b, v.Type)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"type\":")
+	b = wire.AppendString(b, v.Type)
 	if v.Value == nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"value\":"...)
+		b = wire.Key(b, &comma, "\"value\":")
 		b = append(b, "null"...)
-		comma = true
 	} else {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"value\":"...)
+		b = wire.Key(b, &comma, "\"value\":")
 		b = wire.AppendRaw(b, v.Value)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -26808,22 +19446,11 @@ func (v *PromptRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -26841,40 +19468,20 @@ func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) 
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "prompt":
 		seen[0] |= 1 << 1
-		x, err := decodeSliceContentBlock(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "prompt")
-		}
-		v.Prompt = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Prompt, false, (*ContentBlock).DecodeJSON), "prompt")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -26893,29 +19500,13 @@ func (v *PromptRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PromptRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"prompt\":"...)
-		b = appendSliceContentBlock(b, v.Prompt)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"prompt\":")
+	b = wire.AppendSlice(b, v.Prompt, (*ContentBlock).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -27019,22 +19610,11 @@ func (v *ClientResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -27074,22 +19654,11 @@ func (v *ClientResponseResult) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -27107,21 +19676,10 @@ func (v *ClientResponseResult) decodeField(d *wire.Decoder, key []byte, seen []u
 	switch string(key) {
 	case "id":
 		seen[0] |= 1 << 0
-		var x RequestID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "id")
-		}
-		v.ID = x
-		return true, nil
+		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "result":
 		seen[0] |= 1 << 1
-		x, err := d.ReadRaw()
-		if err != nil {
-			return true, wire.AtKey(err, "result")
-		}
-		v.Result = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
 	}
 	return false, nil
 }
@@ -27139,22 +19697,10 @@ func (v *ClientResponseResult) checkRequired(d *wire.Decoder, seen []uint64) err
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ClientResponseResult) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"id\":"...)
-		b = v.ID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"result\":"...)
-		b = wire.AppendRaw(b, v.Result)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"id\":")
+	b = v.ID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"result\":")
+	b = wire.AppendRaw(b, v.Result)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -27185,22 +19731,11 @@ func (v *ClientResponseError) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -27218,22 +19753,10 @@ func (v *ClientResponseError) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "id":
 		seen[0] |= 1 << 0
-		var x ClientResponseErrorID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "id")
-		}
-		v.ID = x
-		return true, nil
+		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "error":
 		seen[0] |= 1 << 1
-		var x Error
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "error")
-		}
-		v.Error = x
-		return true, nil
+		return true, wire.AtKey(v.Error.DecodeJSON(d), "error")
 	}
 	return false, nil
 }
@@ -27251,22 +19774,10 @@ func (v *ClientResponseError) checkRequired(d *wire.Decoder, seen []uint64) erro
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ClientResponseError) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"id\":"...)
-		b = v.ID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"error\":"...)
-		b = v.Error.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"id\":")
+	b = v.ID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"error\":")
+	b = v.Error.AppendJSON(b)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -27288,7 +19799,8 @@ func (v *ClientResponseErrorID) DecodeJSON(d *wire.Decoder) error {
 	switch k {
 	case wire.KindNumber:
 		{
-			x, err := d.ReadInt64()
+			var x int64
+			err := wire.DecodeInt64(&x, d)
 			if err != nil {
 				return err
 			}
@@ -27297,7 +19809,8 @@ func (v *ClientResponseErrorID) DecodeJSON(d *wire.Decoder) error {
 		}
 	case wire.KindString:
 		{
-			x, err := d.ReadString()
+			var x string
+			err := wire.DecodeString(&x, d)
 			if err != nil {
 				return err
 			}
@@ -27353,22 +19866,11 @@ func (v *RequestPermissionResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -27386,32 +19888,17 @@ func (v *RequestPermissionResponse) decodeField(d *wire.Decoder, key []byte, see
 	switch string(key) {
 	case "outcome":
 		seen[0] |= 1 << 0
-		var x RequestPermissionOutcome
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "outcome")
-		}
-		v.Outcome = x
-		return true, nil
+		return true, wire.AtKey(v.Outcome.DecodeJSON(d), "outcome")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -27427,21 +19914,11 @@ func (v *RequestPermissionResponse) checkRequired(d *wire.Decoder, seen []uint64
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *RequestPermissionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"outcome\":"...)
-		b = v.Outcome.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"outcome\":")
+	b = v.Outcome.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -27518,18 +19995,10 @@ func (v *RequestPermissionOutcome) checkRequired(d *wire.Decoder, seen []uint64)
 func (v *RequestPermissionOutcome) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Cancelled != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"outcome\":\"cancelled\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"outcome\":\"cancelled\"")
 		return v.Cancelled.appendFields(b, comma)
 	case v.Selected != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"outcome\":\"selected\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"outcome\":\"selected\"")
 		return v.Selected.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -27569,22 +20038,11 @@ func (v *RequestPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -27624,22 +20082,11 @@ func (v *RequestPermissionOutcomeOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -27657,12 +20104,7 @@ func (v *RequestPermissionOutcomeOther) decodeField(d *wire.Decoder, key []byte,
 	switch string(key) {
 	case "outcome":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "outcome")
-		}
-		v.Outcome = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Outcome, d), "outcome")
 	}
 	return false, nil
 }
@@ -27677,14 +20119,8 @@ func (v *RequestPermissionOutcomeOther) checkRequired(d *wire.Decoder, seen []ui
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *RequestPermissionOutcomeOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"outcome\":"...)
-		b = wire.AppendString(b, v.Outcome)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"outcome\":")
+	b = wire.AppendString(b, v.Outcome)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -27715,22 +20151,11 @@ func (v *CancelledPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -27752,19 +20177,10 @@ func (v *CancelledPermissionOutcome) decodeField(d *wire.Decoder, key []byte, se
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -27778,12 +20194,8 @@ func (v *CancelledPermissionOutcome) checkRequired(d *wire.Decoder, seen []uint6
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CancelledPermissionOutcome) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -27815,22 +20227,11 @@ func (v *SelectedPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -27848,32 +20249,17 @@ func (v *SelectedPermissionOutcome) decodeField(d *wire.Decoder, key []byte, see
 	switch string(key) {
 	case "optionId":
 		seen[0] |= 1 << 0
-		var x PermissionOptionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "optionId")
-		}
-		v.OptionID = x
-		return true, nil
+		return true, wire.AtKey(v.OptionID.DecodeJSON(d), "optionId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -27889,21 +20275,11 @@ func (v *SelectedPermissionOutcome) checkRequired(d *wire.Decoder, seen []uint64
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SelectedPermissionOutcome) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"optionId\":"...)
-		b = v.OptionID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"optionId\":")
+	b = v.OptionID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -27938,22 +20314,11 @@ func (v *CreateElicitationResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -27975,19 +20340,10 @@ func (v *CreateElicitationResponse) decodeField(d *wire.Decoder, key []byte, see
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return v.Action.decodeField(d, key, seen[1:])
@@ -28006,12 +20362,8 @@ func (v *CreateElicitationResponse) selectVariant(d *wire.Decoder) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CreateElicitationResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	b, comma = v.Action.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
@@ -28088,25 +20440,13 @@ func (v *CreateElicitationResponseAction) checkRequired(d *wire.Decoder, seen []
 func (v *CreateElicitationResponseAction) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Accept != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"action\":\"accept\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"action\":\"accept\"")
 		return v.Accept.appendFields(b, comma)
 	case v.Decline != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"action\":\"decline\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"action\":\"decline\"")
 		return v.Decline.appendFields(b, comma)
 	case v.Cancel != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"action\":\"cancel\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"action\":\"cancel\"")
 		return v.Cancel.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -28141,22 +20481,11 @@ func (v *CreateElicitationResponseActionDecline) DecodeJSON(d *wire.Decoder) err
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -28211,22 +20540,11 @@ func (v *CreateElicitationResponseActionCancel) DecodeJSON(d *wire.Decoder) erro
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -28281,22 +20599,11 @@ func (v *CreateElicitationResponseActionOther) DecodeJSON(d *wire.Decoder) error
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -28314,12 +20621,7 @@ func (v *CreateElicitationResponseActionOther) decodeField(d *wire.Decoder, key 
 	switch string(key) {
 	case "action":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "action")
-		}
-		v.Action = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Action, d), "action")
 	}
 	return false, nil
 }
@@ -28334,14 +20636,8 @@ func (v *CreateElicitationResponseActionOther) checkRequired(d *wire.Decoder, se
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CreateElicitationResponseActionOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"action\":"...)
-		b = wire.AppendString(b, v.Action)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"action\":")
+	b = wire.AppendString(b, v.Action)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -28364,7 +20660,8 @@ func (v *ElicitationContentValue) DecodeJSON(d *wire.Decoder) error {
 	case wire.KindString:
 		{
 			m := d.Mark()
-			x, err := d.ReadString()
+			var x string
+			err := wire.DecodeString(&x, d)
 			if err == nil {
 				v.String = &x
 				return nil
@@ -28377,7 +20674,8 @@ func (v *ElicitationContentValue) DecodeJSON(d *wire.Decoder) error {
 	case wire.KindNumber:
 		{
 			m := d.Mark()
-			x, err := d.ReadInt64()
+			var x int64
+			err := wire.DecodeInt64(&x, d)
 			if err == nil {
 				v.Integer = &x
 				return nil
@@ -28389,7 +20687,8 @@ func (v *ElicitationContentValue) DecodeJSON(d *wire.Decoder) error {
 		}
 		{
 			m := d.Mark()
-			x, err := d.ReadFloat64()
+			var x float64
+			err := wire.DecodeFloat64(&x, d)
 			if err == nil && wire.Satisfies(func(v *wire.Validator) {
 				if math.IsNaN(x) || math.IsInf(x, 0) {
 					v.Add("must be a finite number")
@@ -28406,7 +20705,8 @@ func (v *ElicitationContentValue) DecodeJSON(d *wire.Decoder) error {
 	case wire.KindBool:
 		{
 			m := d.Mark()
-			x, err := d.ReadBool()
+			var x bool
+			err := wire.DecodeBool(&x, d)
 			if err == nil {
 				v.Boolean = &x
 				return nil
@@ -28419,7 +20719,8 @@ func (v *ElicitationContentValue) DecodeJSON(d *wire.Decoder) error {
 	case wire.KindArray:
 		{
 			m := d.Mark()
-			x, err := decodeSliceString(d, false)
+			var x []string
+			err := wire.DecodeSlice(d, &x, false, wire.DecodeString)
 			if err == nil {
 				v.StringArray = x
 				return nil
@@ -28431,7 +20732,8 @@ func (v *ElicitationContentValue) DecodeJSON(d *wire.Decoder) error {
 		}
 	}
 	{
-		x, err := d.ReadRaw()
+		var x wire.Raw
+		err := wire.DecodeRaw(&x, d)
 		if err != nil {
 			return err
 		}
@@ -28456,7 +20758,7 @@ func (v *ElicitationContentValue) AppendJSON(b []byte) []byte {
 		b = wire.AppendBool(b, *v.Boolean)
 		return b
 	case v.StringArray != nil:
-		b = appendSliceString(b, v.StringArray)
+		b = wire.AppendSlice(b, v.StringArray, wire.EncodeString)
 		return b
 	case v.Other != nil:
 		b = wire.AppendRaw(b, v.Other)
@@ -28492,22 +20794,11 @@ func (v *ElicitationAcceptAction) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -28528,12 +20819,7 @@ func (v *ElicitationAcceptAction) decodeField(d *wire.Decoder, key []byte, seen 
 			v.Content = nil
 			return true, nil
 		}
-		x, err := decodeMapElicitationContentValue(d)
-		if err != nil {
-			return true, wire.AtKey(err, "content")
-		}
-		v.Content = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeMap(d, &v.Content, (*ElicitationContentValue).DecodeJSON), "content")
 	}
 	return false, nil
 }
@@ -28546,12 +20832,8 @@ func (v *ElicitationAcceptAction) checkRequired(d *wire.Decoder, seen []uint64) 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationAcceptAction) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Content != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = appendMapElicitationContentValue(b, v.Content)
-		comma = true
+		b = wire.Key(b, &comma, "\"content\":")
+		b = wire.AppendMap(b, v.Content, (*ElicitationContentValue).AppendJSON)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -28583,22 +20865,11 @@ func (v *ClientNotification) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -28616,23 +20887,13 @@ func (v *ClientNotification) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "method":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "method")
-		}
-		v.Method = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
 			return true, nil
 		}
-		x, err := d.ReadRaw()
-		if err != nil {
-			return true, wire.AtKey(err, "params")
-		}
-		v.Params = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	}
 	return false, nil
 }
@@ -28647,21 +20908,11 @@ func (v *ClientNotification) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ClientNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"method\":"...)
-		b = wire.AppendString(b, v.Method)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"method\":")
+	b = wire.AppendString(b, v.Method)
 	if v.Params != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"params\":"...)
+		b = wire.Key(b, &comma, "\"params\":")
 		b = wire.AppendRaw(b, v.Params)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -28693,22 +20944,11 @@ func (v *CancelSessionNotification) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -28726,32 +20966,17 @@ func (v *CancelSessionNotification) decodeField(d *wire.Decoder, key []byte, see
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -28767,21 +20992,11 @@ func (v *CancelSessionNotification) checkRequired(d *wire.Decoder, seen []uint64
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CancelSessionNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -28813,22 +21028,11 @@ func (v *CancelRequestNotification) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -28846,32 +21050,17 @@ func (v *CancelRequestNotification) decodeField(d *wire.Decoder, key []byte, see
 	switch string(key) {
 	case "requestId":
 		seen[0] |= 1 << 0
-		var x RequestID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "requestId")
-		}
-		v.RequestID = x
-		return true, nil
+		return true, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -28887,21 +21076,11 @@ func (v *CancelRequestNotification) checkRequired(d *wire.Decoder, seen []uint64
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CancelRequestNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"requestId\":"...)
-		b = v.RequestID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"requestId\":")
+	b = v.RequestID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -28929,1093 +21108,4 @@ func marshal(x interface {
 		return nil, err
 	}
 	return x.AppendJSON(nil), nil
-}
-
-// decodeSlicePermissionOption decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSlicePermissionOption(d *wire.Decoder, skipInvalid bool) ([]PermissionOption, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []PermissionOption{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x PermissionOption
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// decodeMapRaw decodes an object used as a map.
-func decodeMapRaw(d *wire.Decoder) (map[string]wire.Raw, error) {
-	if err := d.BeginObject(); err != nil {
-		return nil, err
-	}
-	out := map[string]wire.Raw{}
-	for {
-		key, ok, kerr := d.NextKey()
-		if kerr != nil {
-			return nil, kerr
-		}
-		if !ok {
-			return out, nil
-		}
-		name := string(key)
-		x, err := d.ReadRaw()
-		if err != nil {
-			return nil, wire.AtKey(err, name)
-		}
-		out[name] = x
-	}
-}
-
-// appendSlicePermissionOption encodes an array; nil encodes as [].
-func appendSlicePermissionOption(b []byte, s []PermissionOption) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// appendMapRaw encodes a map with its keys sorted, so output is deterministic; nil encodes as {}.
-func appendMapRaw(b []byte, m map[string]wire.Raw) []byte {
-	b = append(b, '{')
-	for i, k := range wire.SortedKeys(m) {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = wire.AppendString(b, k)
-		b = append(b, ':')
-		x := m[k]
-		b = wire.AppendRaw(b, x)
-	}
-	return append(b, '}')
-}
-
-// decodeSliceToolCallContent decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceToolCallContent(d *wire.Decoder, skipInvalid bool) ([]ToolCallContent, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []ToolCallContent{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x ToolCallContent
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// decodeSliceToolCallLocation decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceToolCallLocation(d *wire.Decoder, skipInvalid bool) ([]ToolCallLocation, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []ToolCallLocation{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x ToolCallLocation
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceToolCallContent encodes an array; nil encodes as [].
-func appendSliceToolCallContent(b []byte, s []ToolCallContent) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// appendSliceToolCallLocation encodes an array; nil encodes as [].
-func appendSliceToolCallLocation(b []byte, s []ToolCallLocation) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceRole decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceRole(d *wire.Decoder, skipInvalid bool) ([]Role, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []Role{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x Role
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceRole encodes an array; nil encodes as [].
-func appendSliceRole(b []byte, s []Role) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceString decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceString(d *wire.Decoder, skipInvalid bool) ([]string, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []string{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceString encodes an array; nil encodes as [].
-func appendSliceString(b []byte, s []string) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = wire.AppendString(b, x)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceIcon decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceIcon(d *wire.Decoder, skipInvalid bool) ([]Icon, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []Icon{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x Icon
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceIcon encodes an array; nil encodes as [].
-func appendSliceIcon(b []byte, s []Icon) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceDiffChange decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceDiffChange(d *wire.Decoder, skipInvalid bool) ([]DiffChange, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []DiffChange{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x DiffChange
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceDiffChange encodes an array; nil encodes as [].
-func appendSliceDiffChange(b []byte, s []DiffChange) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeMapElicitationPropertySchema decodes an object used as a map.
-func decodeMapElicitationPropertySchema(d *wire.Decoder) (map[string]ElicitationPropertySchema, error) {
-	if err := d.BeginObject(); err != nil {
-		return nil, err
-	}
-	out := map[string]ElicitationPropertySchema{}
-	for {
-		key, ok, kerr := d.NextKey()
-		if kerr != nil {
-			return nil, kerr
-		}
-		if !ok {
-			return out, nil
-		}
-		name := string(key)
-		var x ElicitationPropertySchema
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return nil, wire.AtKey(err, name)
-		}
-		out[name] = x
-	}
-}
-
-// appendMapElicitationPropertySchema encodes a map with its keys sorted, so output is deterministic; nil encodes as {}.
-func appendMapElicitationPropertySchema(b []byte, m map[string]ElicitationPropertySchema) []byte {
-	b = append(b, '{')
-	for i, k := range wire.SortedKeys(m) {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = wire.AppendString(b, k)
-		b = append(b, ':')
-		x := m[k]
-		{
-			v := x
-			b = v.AppendJSON(b)
-		}
-	}
-	return append(b, '}')
-}
-
-// decodeSliceEnumOption decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceEnumOption(d *wire.Decoder, skipInvalid bool) ([]EnumOption, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []EnumOption{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x EnumOption
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceEnumOption encodes an array; nil encodes as [].
-func appendSliceEnumOption(b []byte, s []EnumOption) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceAuthMethod decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceAuthMethod(d *wire.Decoder, skipInvalid bool) ([]AuthMethod, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []AuthMethod{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x AuthMethod
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceAuthMethod encodes an array; nil encodes as [].
-func appendSliceAuthMethod(b []byte, s []AuthMethod) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceEnvVariable decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceEnvVariable(d *wire.Decoder, skipInvalid bool) ([]EnvVariable, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []EnvVariable{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x EnvVariable
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceEnvVariable encodes an array; nil encodes as [].
-func appendSliceEnvVariable(b []byte, s []EnvVariable) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceSessionConfigOption decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceSessionConfigOption(d *wire.Decoder, skipInvalid bool) ([]SessionConfigOption, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []SessionConfigOption{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x SessionConfigOption
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// decodeSliceAvailableCommand decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceAvailableCommand(d *wire.Decoder, skipInvalid bool) ([]AvailableCommand, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []AvailableCommand{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x AvailableCommand
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceSessionConfigOption encodes an array; nil encodes as [].
-func appendSliceSessionConfigOption(b []byte, s []SessionConfigOption) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// appendSliceAvailableCommand encodes an array; nil encodes as [].
-func appendSliceAvailableCommand(b []byte, s []AvailableCommand) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceSessionConfigSelectOption decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceSessionConfigSelectOption(d *wire.Decoder, skipInvalid bool) ([]SessionConfigSelectOption, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []SessionConfigSelectOption{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x SessionConfigSelectOption
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// decodeSliceSessionConfigSelectGroup decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceSessionConfigSelectGroup(d *wire.Decoder, skipInvalid bool) ([]SessionConfigSelectGroup, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []SessionConfigSelectGroup{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x SessionConfigSelectGroup
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceSessionConfigSelectOption encodes an array; nil encodes as [].
-func appendSliceSessionConfigSelectOption(b []byte, s []SessionConfigSelectOption) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// appendSliceSessionConfigSelectGroup encodes an array; nil encodes as [].
-func appendSliceSessionConfigSelectGroup(b []byte, s []SessionConfigSelectGroup) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceSessionInfo decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceSessionInfo(d *wire.Decoder, skipInvalid bool) ([]SessionInfo, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []SessionInfo{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x SessionInfo
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceSessionInfo encodes an array; nil encodes as [].
-func appendSliceSessionInfo(b []byte, s []SessionInfo) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceAbsolutePath decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceAbsolutePath(d *wire.Decoder, skipInvalid bool) ([]AbsolutePath, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []AbsolutePath{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x AbsolutePath
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceAbsolutePath encodes an array; nil encodes as [].
-func appendSliceAbsolutePath(b []byte, s []AbsolutePath) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceProtocolVersion decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceProtocolVersion(d *wire.Decoder, skipInvalid bool) ([]ProtocolVersion, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []ProtocolVersion{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x ProtocolVersion
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceProtocolVersion encodes an array; nil encodes as [].
-func appendSliceProtocolVersion(b []byte, s []ProtocolVersion) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceContentBlock decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceContentBlock(d *wire.Decoder, skipInvalid bool) ([]ContentBlock, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []ContentBlock{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x ContentBlock
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceContentBlock encodes an array; nil encodes as [].
-func appendSliceContentBlock(b []byte, s []ContentBlock) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceBackgroundWork decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceBackgroundWork(d *wire.Decoder, skipInvalid bool) ([]BackgroundWork, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []BackgroundWork{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x BackgroundWork
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceBackgroundWork encodes an array; nil encodes as [].
-func appendSliceBackgroundWork(b []byte, s []BackgroundWork) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSlicePlanEntry decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSlicePlanEntry(d *wire.Decoder, skipInvalid bool) ([]PlanEntry, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []PlanEntry{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x PlanEntry
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSlicePlanEntry encodes an array; nil encodes as [].
-func appendSlicePlanEntry(b []byte, s []PlanEntry) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceMCPServer decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceMCPServer(d *wire.Decoder, skipInvalid bool) ([]MCPServer, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []MCPServer{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x MCPServer
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceMCPServer encodes an array; nil encodes as [].
-func appendSliceMCPServer(b []byte, s []MCPServer) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceHTTPHeader decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceHTTPHeader(d *wire.Decoder, skipInvalid bool) ([]HTTPHeader, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []HTTPHeader{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x HTTPHeader
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceHTTPHeader encodes an array; nil encodes as [].
-func appendSliceHTTPHeader(b []byte, s []HTTPHeader) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeMapElicitationContentValue decodes an object used as a map.
-func decodeMapElicitationContentValue(d *wire.Decoder) (map[string]ElicitationContentValue, error) {
-	if err := d.BeginObject(); err != nil {
-		return nil, err
-	}
-	out := map[string]ElicitationContentValue{}
-	for {
-		key, ok, kerr := d.NextKey()
-		if kerr != nil {
-			return nil, kerr
-		}
-		if !ok {
-			return out, nil
-		}
-		name := string(key)
-		var x ElicitationContentValue
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return nil, wire.AtKey(err, name)
-		}
-		out[name] = x
-	}
-}
-
-// appendMapElicitationContentValue encodes a map with its keys sorted, so output is deterministic; nil encodes as {}.
-func appendMapElicitationContentValue(b []byte, m map[string]ElicitationContentValue) []byte {
-	b = append(b, '{')
-	for i, k := range wire.SortedKeys(m) {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = wire.AppendString(b, k)
-		b = append(b, ':')
-		x := m[k]
-		{
-			v := x
-			b = v.AppendJSON(b)
-		}
-	}
-	return append(b, '}')
 }

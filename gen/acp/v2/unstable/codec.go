@@ -24,22 +24,11 @@ func (v *AgentRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -57,32 +46,16 @@ func (v *AgentRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 	switch string(key) {
 	case "id":
 		seen[0] |= 1 << 0
-		var x RequestID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "id")
-		}
-		v.ID = x
-		return true, nil
+		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "method":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "method")
-		}
-		v.Method = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
 			return true, nil
 		}
-		x, err := d.ReadRaw()
-		if err != nil {
-			return true, wire.AtKey(err, "params")
-		}
-		v.Params = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	}
 	return false, nil
 }
@@ -100,29 +73,13 @@ func (v *AgentRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AgentRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"id\":"...)
-		b = v.ID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"method\":"...)
-		b = wire.AppendString(b, v.Method)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"id\":")
+	b = v.ID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"method\":")
+	b = wire.AppendString(b, v.Method)
 	if v.Params != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"params\":"...)
+		b = wire.Key(b, &comma, "\"params\":")
 		b = wire.AppendRaw(b, v.Params)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -145,7 +102,8 @@ func (v *RequestID) DecodeJSON(d *wire.Decoder) error {
 	switch k {
 	case wire.KindNumber:
 		{
-			x, err := d.ReadInt64()
+			var x int64
+			err := wire.DecodeInt64(&x, d)
 			if err != nil {
 				return err
 			}
@@ -154,7 +112,8 @@ func (v *RequestID) DecodeJSON(d *wire.Decoder) error {
 		}
 	case wire.KindString:
 		{
-			x, err := d.ReadString()
+			var x string
+			err := wire.DecodeString(&x, d)
 			if err != nil {
 				return err
 			}
@@ -205,22 +164,11 @@ func (v *RequestPermissionRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -238,80 +186,42 @@ func (v *RequestPermissionRequest) decodeField(d *wire.Decoder, key []byte, seen
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "title":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "title")
-		}
-		v.Title = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "subject":
 		if d.TryNull() {
 			v.Subject = nil
 			return true, nil
 		}
-		var x RequestPermissionSubject
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "subject")
-		}
-		v.Subject = &x
-		return true, nil
+		v.Subject = new(RequestPermissionSubject)
+		return true, wire.AtKey(v.Subject.DecodeJSON(d), "subject")
 	case "options":
 		seen[0] |= 1 << 2
-		x, err := decodeSlicePermissionOption(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "options")
-		}
-		v.Options = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Options, false, (*PermissionOption).DecodeJSON), "options")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -333,53 +243,23 @@ func (v *RequestPermissionRequest) checkRequired(d *wire.Decoder, seen []uint64)
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *RequestPermissionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
-		b = wire.AppendString(b, v.Title)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"title\":")
+	b = wire.AppendString(b, v.Title)
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Subject != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"subject\":"...)
+		b = wire.Key(b, &comma, "\"subject\":")
 		b = v.Subject.AppendJSON(b)
-		comma = true
 	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"options\":"...)
-		b = appendSlicePermissionOption(b, v.Options)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"options\":")
+	b = wire.AppendSlice(b, v.Options, (*PermissionOption).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -397,7 +277,8 @@ func (v *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one SessionID value.
 func (v *SessionID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -482,18 +363,10 @@ func (v *RequestPermissionSubject) checkRequired(d *wire.Decoder, seen []uint64)
 func (v *RequestPermissionSubject) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.ToolCall != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"tool_call\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"tool_call\"")
 		return v.ToolCall.appendFields(b, comma)
 	case v.Command != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"command\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"command\"")
 		return v.Command.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -533,22 +406,11 @@ func (v *RequestPermissionSubject) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -588,22 +450,11 @@ func (v *RequestPermissionSubjectOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -621,12 +472,7 @@ func (v *RequestPermissionSubjectOther) decodeField(d *wire.Decoder, key []byte,
 	switch string(key) {
 	case "type":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "type")
-		}
-		v.Type = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
 	return false, nil
 }
@@ -641,14 +487,8 @@ func (v *RequestPermissionSubjectOther) checkRequired(d *wire.Decoder, seen []ui
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *RequestPermissionSubjectOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":"...)
-		b = wire.AppendString(b, v.Type)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"type\":")
+	b = wire.AppendString(b, v.Type)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -679,22 +519,11 @@ func (v *ToolCallUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -712,94 +541,54 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 	switch string(key) {
 	case "toolCallId":
 		seen[0] |= 1 << 0
-		var x ToolCallID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "toolCallId")
-		}
-		v.ToolCallID = x
-		return true, nil
+		return true, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
 	case "name":
 		if d.TryNull() {
 			v.Name = nil
 			return true, nil
 		}
+		v.Name = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Name = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "name")
+		if err := wire.DecodeString(v.Name, d); err != nil {
+			v.Name = nil
+			return true, wire.AtKey(d.Recover(m, err), "name")
 		}
-		v.Name = &x
 		return true, nil
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "kind":
 		if d.TryNull() {
 			v.Kind = nil
 			return true, nil
 		}
+		v.Kind = new(ToolKind)
 		m := d.Mark()
-		var x ToolKind
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Kind = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "kind")
+		if err := v.Kind.DecodeJSON(d); err != nil {
+			v.Kind = nil
+			return true, wire.AtKey(d.Recover(m, err), "kind")
 		}
-		v.Kind = &x
 		return true, nil
 	case "status":
 		if d.TryNull() {
 			v.Status = nil
 			return true, nil
 		}
+		v.Status = new(ToolCallStatus)
 		m := d.Mark()
-		var x ToolCallStatus
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Status = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "status")
+		if err := v.Status.DecodeJSON(d); err != nil {
+			v.Status = nil
+			return true, wire.AtKey(d.Recover(m, err), "status")
 		}
-		v.Status = &x
 		return true, nil
 	case "content":
 		if d.TryNull() {
@@ -807,19 +596,10 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceToolCallContent(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Content = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "content")
+		if err := wire.DecodeSlice(d, &v.Content, true, (*ToolCallContent).DecodeJSON); err != nil {
+			v.Content = nil
+			return true, wire.AtKey(d.Recover(m, err), "content")
 		}
-		v.Content = x
 		return true, nil
 	case "locations":
 		if d.TryNull() {
@@ -827,19 +607,10 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceToolCallLocation(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Locations = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "locations")
+		if err := wire.DecodeSlice(d, &v.Locations, true, (*ToolCallLocation).DecodeJSON); err != nil {
+			v.Locations = nil
+			return true, wire.AtKey(d.Recover(m, err), "locations")
 		}
-		v.Locations = x
 		return true, nil
 	case "rawInput":
 		if d.TryNull() {
@@ -847,19 +618,10 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := d.ReadRaw()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.RawInput = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "rawInput")
+		if err := wire.DecodeRaw(&v.RawInput, d); err != nil {
+			v.RawInput = nil
+			return true, wire.AtKey(d.Recover(m, err), "rawInput")
 		}
-		v.RawInput = x
 		return true, nil
 	case "rawOutput":
 		if d.TryNull() {
@@ -867,40 +629,22 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := d.ReadRaw()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.RawOutput = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "rawOutput")
+		if err := wire.DecodeRaw(&v.RawOutput, d); err != nil {
+			v.RawOutput = nil
+			return true, wire.AtKey(d.Recover(m, err), "rawOutput")
 		}
-		v.RawOutput = x
 		return true, nil
 	case "capabilities":
 		if d.TryNull() {
 			v.Capabilities = nil
 			return true, nil
 		}
+		v.Capabilities = new(ToolCallCapabilities)
 		m := d.Mark()
-		var x ToolCallCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Capabilities = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "capabilities")
+		if err := v.Capabilities.DecodeJSON(d); err != nil {
+			v.Capabilities = nil
+			return true, wire.AtKey(d.Recover(m, err), "capabilities")
 		}
-		v.Capabilities = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -908,19 +652,10 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -936,93 +671,47 @@ func (v *ToolCallUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ToolCallUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"toolCallId\":"...)
-		b = v.ToolCallID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"toolCallId\":")
+	b = v.ToolCallID.AppendJSON(b)
 	if v.Name != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
+		b = wire.Key(b, &comma, "\"name\":")
 		b = wire.AppendString(b, *v.Name)
-		comma = true
 	}
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
 	if v.Kind != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"kind\":"...)
+		b = wire.Key(b, &comma, "\"kind\":")
 		b = v.Kind.AppendJSON(b)
-		comma = true
 	}
 	if v.Status != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"status\":"...)
+		b = wire.Key(b, &comma, "\"status\":")
 		b = v.Status.AppendJSON(b)
-		comma = true
 	}
 	if v.Content != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = appendSliceToolCallContent(b, v.Content)
-		comma = true
+		b = wire.Key(b, &comma, "\"content\":")
+		b = wire.AppendSlice(b, v.Content, (*ToolCallContent).AppendJSON)
 	}
 	if v.Locations != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"locations\":"...)
-		b = appendSliceToolCallLocation(b, v.Locations)
-		comma = true
+		b = wire.Key(b, &comma, "\"locations\":")
+		b = wire.AppendSlice(b, v.Locations, (*ToolCallLocation).AppendJSON)
 	}
 	if v.RawInput != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"rawInput\":"...)
+		b = wire.Key(b, &comma, "\"rawInput\":")
 		b = wire.AppendRaw(b, v.RawInput)
-		comma = true
 	}
 	if v.RawOutput != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"rawOutput\":"...)
+		b = wire.Key(b, &comma, "\"rawOutput\":")
 		b = wire.AppendRaw(b, v.RawOutput)
-		comma = true
 	}
 	if v.Capabilities != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"capabilities\":"...)
+		b = wire.Key(b, &comma, "\"capabilities\":")
 		b = v.Capabilities.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -1040,7 +729,8 @@ func (v *ToolCallUpdate) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one ToolCallID value.
 func (v *ToolCallID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -1225,25 +915,13 @@ func (v *ToolCallContent) checkRequired(d *wire.Decoder, seen []uint64) error {
 func (v *ToolCallContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Content != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"content\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"content\"")
 		return v.Content.appendFields(b, comma)
 	case v.Diff != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"diff\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"diff\"")
 		return v.Diff.appendFields(b, comma)
 	case v.Terminal != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"terminal\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"terminal\"")
 		return v.Terminal.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -1285,22 +963,11 @@ func (v *ToolCallContent) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -1340,22 +1007,11 @@ func (v *ToolCallContentOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -1373,12 +1029,7 @@ func (v *ToolCallContentOther) decodeField(d *wire.Decoder, key []byte, seen []u
 	switch string(key) {
 	case "type":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "type")
-		}
-		v.Type = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
 	return false, nil
 }
@@ -1393,14 +1044,8 @@ func (v *ToolCallContentOther) checkRequired(d *wire.Decoder, seen []uint64) err
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ToolCallContentOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":"...)
-		b = wire.AppendString(b, v.Type)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"type\":")
+	b = wire.AppendString(b, v.Type)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -1506,39 +1151,19 @@ func (v *ContentBlock) checkRequired(d *wire.Decoder, seen []uint64) error {
 func (v *ContentBlock) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Text != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"text\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"text\"")
 		return v.Text.appendFields(b, comma)
 	case v.Image != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"image\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"image\"")
 		return v.Image.appendFields(b, comma)
 	case v.Audio != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"audio\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"audio\"")
 		return v.Audio.appendFields(b, comma)
 	case v.ResourceLink != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"resource_link\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"resource_link\"")
 		return v.ResourceLink.appendFields(b, comma)
 	case v.Resource != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"resource\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"resource\"")
 		return v.Resource.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -1584,22 +1209,11 @@ func (v *ContentBlock) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -1639,22 +1253,11 @@ func (v *ContentBlockOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -1672,12 +1275,7 @@ func (v *ContentBlockOther) decodeField(d *wire.Decoder, key []byte, seen []uint
 	switch string(key) {
 	case "type":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "type")
-		}
-		v.Type = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
 	return false, nil
 }
@@ -1692,14 +1290,8 @@ func (v *ContentBlockOther) checkRequired(d *wire.Decoder, seen []uint64) error 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ContentBlockOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":"...)
-		b = wire.AppendString(b, v.Type)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"type\":")
+	b = wire.AppendString(b, v.Type)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -1730,22 +1322,11 @@ func (v *Annotations) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -1767,59 +1348,34 @@ func (v *Annotations) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceRole(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Audience = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "audience")
+		if err := wire.DecodeSlice(d, &v.Audience, true, (*Role).DecodeJSON); err != nil {
+			v.Audience = nil
+			return true, wire.AtKey(d.Recover(m, err), "audience")
 		}
-		v.Audience = x
 		return true, nil
 	case "lastModified":
 		if d.TryNull() {
 			v.LastModified = nil
 			return true, nil
 		}
+		v.LastModified = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.LastModified = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "lastModified")
+		if err := wire.DecodeString(v.LastModified, d); err != nil {
+			v.LastModified = nil
+			return true, wire.AtKey(d.Recover(m, err), "lastModified")
 		}
-		v.LastModified = &x
 		return true, nil
 	case "priority":
 		if d.TryNull() {
 			v.Priority = nil
 			return true, nil
 		}
+		v.Priority = new(float64)
 		m := d.Mark()
-		x, err := d.ReadFloat64()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Priority = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "priority")
+		if err := wire.DecodeFloat64(v.Priority, d); err != nil {
+			v.Priority = nil
+			return true, wire.AtKey(d.Recover(m, err), "priority")
 		}
-		v.Priority = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -1827,19 +1383,10 @@ func (v *Annotations) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -1853,36 +1400,20 @@ func (v *Annotations) checkRequired(d *wire.Decoder, seen []uint64) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Annotations) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Audience != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"audience\":"...)
-		b = appendSliceRole(b, v.Audience)
-		comma = true
+		b = wire.Key(b, &comma, "\"audience\":")
+		b = wire.AppendSlice(b, v.Audience, (*Role).AppendJSON)
 	}
 	if v.LastModified != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"lastModified\":"...)
+		b = wire.Key(b, &comma, "\"lastModified\":")
 		b = wire.AppendString(b, *v.LastModified)
-		comma = true
 	}
 	if v.Priority != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"priority\":"...)
+		b = wire.Key(b, &comma, "\"priority\":")
 		b = wire.AppendFloat(b, *v.Priority)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -1947,22 +1478,11 @@ func (v *TextContent) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -1980,32 +1500,18 @@ func (v *TextContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 	switch string(key) {
 	case "text":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "text")
-		}
-		v.Text = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
 	case "annotations":
 		if d.TryNull() {
 			v.Annotations = nil
 			return true, nil
 		}
+		v.Annotations = new(Annotations)
 		m := d.Mark()
-		var x Annotations
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Annotations = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "annotations")
+		if err := v.Annotations.DecodeJSON(d); err != nil {
+			v.Annotations = nil
+			return true, wire.AtKey(d.Recover(m, err), "annotations")
 		}
-		v.Annotations = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -2013,19 +1519,10 @@ func (v *TextContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -2041,29 +1538,15 @@ func (v *TextContent) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TextContent) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"text\":"...)
-		b = wire.AppendString(b, v.Text)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"text\":")
+	b = wire.AppendString(b, v.Text)
 	if v.Annotations != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"annotations\":"...)
+		b = wire.Key(b, &comma, "\"annotations\":")
 		b = v.Annotations.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -2081,7 +1564,8 @@ func (v *TextContent) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one MediaType value.
 func (v *MediaType) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -2121,22 +1605,11 @@ func (v *ImageContent) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -2154,61 +1627,33 @@ func (v *ImageContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 	switch string(key) {
 	case "data":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "data")
-		}
-		v.Data = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
 	case "mimeType":
 		seen[0] |= 1 << 1
-		var x MediaType
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "mimeType")
-		}
-		v.MimeType = x
-		return true, nil
+		return true, wire.AtKey(v.MimeType.DecodeJSON(d), "mimeType")
 	case "uri":
 		if d.TryNull() {
 			v.URI = nil
 			return true, nil
 		}
+		v.URI = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.URI = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "uri")
+		if err := wire.DecodeString(v.URI, d); err != nil {
+			v.URI = nil
+			return true, wire.AtKey(d.Recover(m, err), "uri")
 		}
-		v.URI = &x
 		return true, nil
 	case "annotations":
 		if d.TryNull() {
 			v.Annotations = nil
 			return true, nil
 		}
+		v.Annotations = new(Annotations)
 		m := d.Mark()
-		var x Annotations
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Annotations = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "annotations")
+		if err := v.Annotations.DecodeJSON(d); err != nil {
+			v.Annotations = nil
+			return true, wire.AtKey(d.Recover(m, err), "annotations")
 		}
-		v.Annotations = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -2216,19 +1661,10 @@ func (v *ImageContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -2247,45 +1683,21 @@ func (v *ImageContent) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ImageContent) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"data\":"...)
-		b = wire.AppendString(b, v.Data)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mimeType\":"...)
-		b = v.MimeType.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"data\":")
+	b = wire.AppendString(b, v.Data)
+	b = wire.Key(b, &comma, "\"mimeType\":")
+	b = v.MimeType.AppendJSON(b)
 	if v.URI != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"uri\":"...)
+		b = wire.Key(b, &comma, "\"uri\":")
 		b = wire.AppendString(b, *v.URI)
-		comma = true
 	}
 	if v.Annotations != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"annotations\":"...)
+		b = wire.Key(b, &comma, "\"annotations\":")
 		b = v.Annotations.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -2317,22 +1729,11 @@ func (v *AudioContent) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -2350,41 +1751,21 @@ func (v *AudioContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 	switch string(key) {
 	case "data":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "data")
-		}
-		v.Data = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
 	case "mimeType":
 		seen[0] |= 1 << 1
-		var x MediaType
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "mimeType")
-		}
-		v.MimeType = x
-		return true, nil
+		return true, wire.AtKey(v.MimeType.DecodeJSON(d), "mimeType")
 	case "annotations":
 		if d.TryNull() {
 			v.Annotations = nil
 			return true, nil
 		}
+		v.Annotations = new(Annotations)
 		m := d.Mark()
-		var x Annotations
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Annotations = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "annotations")
+		if err := v.Annotations.DecodeJSON(d); err != nil {
+			v.Annotations = nil
+			return true, wire.AtKey(d.Recover(m, err), "annotations")
 		}
-		v.Annotations = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -2392,19 +1773,10 @@ func (v *AudioContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -2423,37 +1795,17 @@ func (v *AudioContent) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AudioContent) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"data\":"...)
-		b = wire.AppendString(b, v.Data)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mimeType\":"...)
-		b = v.MimeType.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"data\":")
+	b = wire.AppendString(b, v.Data)
+	b = wire.Key(b, &comma, "\"mimeType\":")
+	b = v.MimeType.AppendJSON(b)
 	if v.Annotations != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"annotations\":"...)
+		b = wire.Key(b, &comma, "\"annotations\":")
 		b = v.Annotations.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -2485,22 +1837,11 @@ func (v *Icon) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -2518,32 +1859,18 @@ func (v *Icon) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, er
 	switch string(key) {
 	case "src":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "src")
-		}
-		v.Src = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Src, d), "src")
 	case "mimeType":
 		if d.TryNull() {
 			v.MimeType = nil
 			return true, nil
 		}
+		v.MimeType = new(MediaType)
 		m := d.Mark()
-		var x MediaType
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.MimeType = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "mimeType")
+		if err := v.MimeType.DecodeJSON(d); err != nil {
+			v.MimeType = nil
+			return true, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
-		v.MimeType = &x
 		return true, nil
 	case "sizes":
 		if d.TryNull() {
@@ -2551,40 +1878,22 @@ func (v *Icon) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, er
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceString(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Sizes = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "sizes")
+		if err := wire.DecodeSlice(d, &v.Sizes, true, wire.DecodeString); err != nil {
+			v.Sizes = nil
+			return true, wire.AtKey(d.Recover(m, err), "sizes")
 		}
-		v.Sizes = x
 		return true, nil
 	case "theme":
 		if d.TryNull() {
 			v.Theme = nil
 			return true, nil
 		}
+		v.Theme = new(IconTheme)
 		m := d.Mark()
-		var x IconTheme
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Theme = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "theme")
+		if err := v.Theme.DecodeJSON(d); err != nil {
+			v.Theme = nil
+			return true, wire.AtKey(d.Recover(m, err), "theme")
 		}
-		v.Theme = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -2592,19 +1901,10 @@ func (v *Icon) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, er
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -2620,45 +1920,23 @@ func (v *Icon) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Icon) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"src\":"...)
-		b = wire.AppendString(b, v.Src)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"src\":")
+	b = wire.AppendString(b, v.Src)
 	if v.MimeType != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mimeType\":"...)
+		b = wire.Key(b, &comma, "\"mimeType\":")
 		b = v.MimeType.AppendJSON(b)
-		comma = true
 	}
 	if v.Sizes != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sizes\":"...)
-		b = appendSliceString(b, v.Sizes)
-		comma = true
+		b = wire.Key(b, &comma, "\"sizes\":")
+		b = wire.AppendSlice(b, v.Sizes, wire.EncodeString)
 	}
 	if v.Theme != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"theme\":"...)
+		b = wire.Key(b, &comma, "\"theme\":")
 		b = v.Theme.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -2723,22 +2001,11 @@ func (v *ResourceLink) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -2756,59 +2023,33 @@ func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 	switch string(key) {
 	case "name":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "uri":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "uri")
-		}
-		v.URI = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "icons":
 		if d.TryNull() {
@@ -2816,81 +2057,46 @@ func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceIcon(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Icons = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "icons")
+		if err := wire.DecodeSlice(d, &v.Icons, true, (*Icon).DecodeJSON); err != nil {
+			v.Icons = nil
+			return true, wire.AtKey(d.Recover(m, err), "icons")
 		}
-		v.Icons = x
 		return true, nil
 	case "mimeType":
 		if d.TryNull() {
 			v.MimeType = nil
 			return true, nil
 		}
+		v.MimeType = new(MediaType)
 		m := d.Mark()
-		var x MediaType
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.MimeType = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "mimeType")
+		if err := v.MimeType.DecodeJSON(d); err != nil {
+			v.MimeType = nil
+			return true, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
-		v.MimeType = &x
 		return true, nil
 	case "size":
 		if d.TryNull() {
 			v.Size = nil
 			return true, nil
 		}
+		v.Size = new(uint64)
 		m := d.Mark()
-		x, err := d.ReadUint64()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Size = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "size")
+		if err := wire.DecodeUint64(v.Size, d); err != nil {
+			v.Size = nil
+			return true, wire.AtKey(d.Recover(m, err), "size")
 		}
-		v.Size = &x
 		return true, nil
 	case "annotations":
 		if d.TryNull() {
 			v.Annotations = nil
 			return true, nil
 		}
+		v.Annotations = new(Annotations)
 		m := d.Mark()
-		var x Annotations
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Annotations = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "annotations")
+		if err := v.Annotations.DecodeJSON(d); err != nil {
+			v.Annotations = nil
+			return true, wire.AtKey(d.Recover(m, err), "annotations")
 		}
-		v.Annotations = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -2898,19 +2104,10 @@ func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -2929,77 +2126,37 @@ func (v *ResourceLink) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ResourceLink) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"uri\":"...)
-		b = wire.AppendString(b, v.URI)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
+	b = wire.Key(b, &comma, "\"uri\":")
+	b = wire.AppendString(b, v.URI)
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Icons != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"icons\":"...)
-		b = appendSliceIcon(b, v.Icons)
-		comma = true
+		b = wire.Key(b, &comma, "\"icons\":")
+		b = wire.AppendSlice(b, v.Icons, (*Icon).AppendJSON)
 	}
 	if v.MimeType != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mimeType\":"...)
+		b = wire.Key(b, &comma, "\"mimeType\":")
 		b = v.MimeType.AppendJSON(b)
-		comma = true
 	}
 	if v.Size != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"size\":"...)
+		b = wire.Key(b, &comma, "\"size\":")
 		b = wire.AppendUint(b, uint64(*v.Size))
-		comma = true
 	}
 	if v.Annotations != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"annotations\":"...)
+		b = wire.Key(b, &comma, "\"annotations\":")
 		b = v.Annotations.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -3103,22 +2260,11 @@ func (v *EmbeddedResourceResource) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -3158,22 +2304,11 @@ func (v *TextResourceContents) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -3191,40 +2326,21 @@ func (v *TextResourceContents) decodeField(d *wire.Decoder, key []byte, seen []u
 	switch string(key) {
 	case "text":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "text")
-		}
-		v.Text = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
 	case "uri":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "uri")
-		}
-		v.URI = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
 	case "mimeType":
 		if d.TryNull() {
 			v.MimeType = nil
 			return true, nil
 		}
+		v.MimeType = new(MediaType)
 		m := d.Mark()
-		var x MediaType
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.MimeType = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "mimeType")
+		if err := v.MimeType.DecodeJSON(d); err != nil {
+			v.MimeType = nil
+			return true, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
-		v.MimeType = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -3232,19 +2348,10 @@ func (v *TextResourceContents) decodeField(d *wire.Decoder, key []byte, seen []u
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -3263,37 +2370,17 @@ func (v *TextResourceContents) checkRequired(d *wire.Decoder, seen []uint64) err
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TextResourceContents) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"text\":"...)
-		b = wire.AppendString(b, v.Text)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"uri\":"...)
-		b = wire.AppendString(b, v.URI)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"text\":")
+	b = wire.AppendString(b, v.Text)
+	b = wire.Key(b, &comma, "\"uri\":")
+	b = wire.AppendString(b, v.URI)
 	if v.MimeType != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mimeType\":"...)
+		b = wire.Key(b, &comma, "\"mimeType\":")
 		b = v.MimeType.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -3325,22 +2412,11 @@ func (v *BlobResourceContents) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -3358,40 +2434,21 @@ func (v *BlobResourceContents) decodeField(d *wire.Decoder, key []byte, seen []u
 	switch string(key) {
 	case "blob":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "blob")
-		}
-		v.Blob = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Blob, d), "blob")
 	case "uri":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "uri")
-		}
-		v.URI = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
 	case "mimeType":
 		if d.TryNull() {
 			v.MimeType = nil
 			return true, nil
 		}
+		v.MimeType = new(MediaType)
 		m := d.Mark()
-		var x MediaType
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.MimeType = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "mimeType")
+		if err := v.MimeType.DecodeJSON(d); err != nil {
+			v.MimeType = nil
+			return true, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
-		v.MimeType = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -3399,19 +2456,10 @@ func (v *BlobResourceContents) decodeField(d *wire.Decoder, key []byte, seen []u
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -3430,37 +2478,17 @@ func (v *BlobResourceContents) checkRequired(d *wire.Decoder, seen []uint64) err
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *BlobResourceContents) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"blob\":"...)
-		b = wire.AppendString(b, v.Blob)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"uri\":"...)
-		b = wire.AppendString(b, v.URI)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"blob\":")
+	b = wire.AppendString(b, v.Blob)
+	b = wire.Key(b, &comma, "\"uri\":")
+	b = wire.AppendString(b, v.URI)
 	if v.MimeType != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mimeType\":"...)
+		b = wire.Key(b, &comma, "\"mimeType\":")
 		b = v.MimeType.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -3492,22 +2520,11 @@ func (v *EmbeddedResource) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -3525,33 +2542,18 @@ func (v *EmbeddedResource) decodeField(d *wire.Decoder, key []byte, seen []uint6
 	switch string(key) {
 	case "resource":
 		seen[0] |= 1 << 0
-		var x EmbeddedResourceResource
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "resource")
-		}
-		v.Resource = x
-		return true, nil
+		return true, wire.AtKey(v.Resource.DecodeJSON(d), "resource")
 	case "annotations":
 		if d.TryNull() {
 			v.Annotations = nil
 			return true, nil
 		}
+		v.Annotations = new(Annotations)
 		m := d.Mark()
-		var x Annotations
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Annotations = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "annotations")
+		if err := v.Annotations.DecodeJSON(d); err != nil {
+			v.Annotations = nil
+			return true, wire.AtKey(d.Recover(m, err), "annotations")
 		}
-		v.Annotations = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -3559,19 +2561,10 @@ func (v *EmbeddedResource) decodeField(d *wire.Decoder, key []byte, seen []uint6
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -3587,29 +2580,15 @@ func (v *EmbeddedResource) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *EmbeddedResource) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"resource\":"...)
-		b = v.Resource.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"resource\":")
+	b = v.Resource.AppendJSON(b)
 	if v.Annotations != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"annotations\":"...)
+		b = wire.Key(b, &comma, "\"annotations\":")
 		b = v.Annotations.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -3641,22 +2620,11 @@ func (v *Content) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -3674,32 +2642,17 @@ func (v *Content) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool,
 	switch string(key) {
 	case "content":
 		seen[0] |= 1 << 0
-		var x ContentBlock
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "content")
-		}
-		v.Content = x
-		return true, nil
+		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -3715,21 +2668,11 @@ func (v *Content) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Content) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = v.Content.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"content\":")
+	b = v.Content.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -3764,22 +2707,11 @@ func (v *DiffChange) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -3800,42 +2732,24 @@ func (v *DiffChange) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bo
 			v.FileType = nil
 			return true, nil
 		}
+		v.FileType = new(DiffFileType)
 		m := d.Mark()
-		var x DiffFileType
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.FileType = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "fileType")
+		if err := v.FileType.DecodeJSON(d); err != nil {
+			v.FileType = nil
+			return true, wire.AtKey(d.Recover(m, err), "fileType")
 		}
-		v.FileType = &x
 		return true, nil
 	case "mimeType":
 		if d.TryNull() {
 			v.MimeType = nil
 			return true, nil
 		}
+		v.MimeType = new(MediaType)
 		m := d.Mark()
-		var x MediaType
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.MimeType = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "mimeType")
+		if err := v.MimeType.DecodeJSON(d); err != nil {
+			v.MimeType = nil
+			return true, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
-		v.MimeType = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -3843,19 +2757,10 @@ func (v *DiffChange) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bo
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return v.Operation.decodeField(d, key, seen[1:])
@@ -3874,28 +2779,16 @@ func (v *DiffChange) selectVariant(d *wire.Decoder) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *DiffChange) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.FileType != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"fileType\":"...)
+		b = wire.Key(b, &comma, "\"fileType\":")
 		b = v.FileType.AppendJSON(b)
-		comma = true
 	}
 	if v.MimeType != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mimeType\":"...)
+		b = wire.Key(b, &comma, "\"mimeType\":")
 		b = v.MimeType.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	b, comma = v.Operation.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
@@ -3992,39 +2885,19 @@ func (v *DiffChangeOperation) checkRequired(d *wire.Decoder, seen []uint64) erro
 func (v *DiffChangeOperation) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Add != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"operation\":\"add\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"operation\":\"add\"")
 		return v.Add.appendFields(b, comma)
 	case v.Delete != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"operation\":\"delete\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"operation\":\"delete\"")
 		return v.Delete.appendFields(b, comma)
 	case v.Modify != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"operation\":\"modify\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"operation\":\"modify\"")
 		return v.Modify.appendFields(b, comma)
 	case v.Move != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"operation\":\"move\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"operation\":\"move\"")
 		return v.Move.appendFields(b, comma)
 	case v.Copy != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"operation\":\"copy\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"operation\":\"copy\"")
 		return v.Copy.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -4059,22 +2932,11 @@ func (v *DiffChangeOperationOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -4092,12 +2954,7 @@ func (v *DiffChangeOperationOther) decodeField(d *wire.Decoder, key []byte, seen
 	switch string(key) {
 	case "operation":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "operation")
-		}
-		v.Operation = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Operation, d), "operation")
 	}
 	return false, nil
 }
@@ -4112,14 +2969,8 @@ func (v *DiffChangeOperationOther) checkRequired(d *wire.Decoder, seen []uint64)
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *DiffChangeOperationOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"operation\":"...)
-		b = wire.AppendString(b, v.Operation)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"operation\":")
+	b = wire.AppendString(b, v.Operation)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -4173,7 +3024,8 @@ func (v *DiffFileType) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one AbsolutePath value.
 func (v *AbsolutePath) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -4213,22 +3065,11 @@ func (v *DiffPathChange) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -4246,13 +3087,7 @@ func (v *DiffPathChange) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 	switch string(key) {
 	case "path":
 		seen[0] |= 1 << 0
-		var x AbsolutePath
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "path")
-		}
-		v.Path = x
-		return true, nil
+		return true, wire.AtKey(v.Path.DecodeJSON(d), "path")
 	}
 	return false, nil
 }
@@ -4267,14 +3102,8 @@ func (v *DiffPathChange) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *DiffPathChange) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"path\":"...)
-		b = v.Path.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"path\":")
+	b = v.Path.AppendJSON(b)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -4305,22 +3134,11 @@ func (v *DiffPathPairChange) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -4338,22 +3156,10 @@ func (v *DiffPathPairChange) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "oldPath":
 		seen[0] |= 1 << 0
-		var x AbsolutePath
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "oldPath")
-		}
-		v.OldPath = x
-		return true, nil
+		return true, wire.AtKey(v.OldPath.DecodeJSON(d), "oldPath")
 	case "path":
 		seen[0] |= 1 << 1
-		var x AbsolutePath
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "path")
-		}
-		v.Path = x
-		return true, nil
+		return true, wire.AtKey(v.Path.DecodeJSON(d), "path")
 	}
 	return false, nil
 }
@@ -4371,22 +3177,10 @@ func (v *DiffPathPairChange) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *DiffPathPairChange) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"oldPath\":"...)
-		b = v.OldPath.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"path\":"...)
-		b = v.Path.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"oldPath\":")
+	b = v.OldPath.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"path\":")
+	b = v.Path.AppendJSON(b)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -4417,22 +3211,11 @@ func (v *DiffPatch) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -4450,40 +3233,20 @@ func (v *DiffPatch) decodeField(d *wire.Decoder, key []byte, seen []uint64) (boo
 	switch string(key) {
 	case "format":
 		seen[0] |= 1 << 0
-		var x DiffPatchFormat
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "format")
-		}
-		v.Format = x
-		return true, nil
+		return true, wire.AtKey(v.Format.DecodeJSON(d), "format")
 	case "text":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "text")
-		}
-		v.Text = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -4502,29 +3265,13 @@ func (v *DiffPatch) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *DiffPatch) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"format\":"...)
-		b = v.Format.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"text\":"...)
-		b = wire.AppendString(b, v.Text)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"format\":")
+	b = v.Format.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"text\":")
+	b = wire.AppendString(b, v.Text)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -4587,22 +3334,11 @@ func (v *Diff) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -4620,32 +3356,18 @@ func (v *Diff) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, er
 	switch string(key) {
 	case "changes":
 		seen[0] |= 1 << 0
-		x, err := decodeSliceDiffChange(d, true)
-		if err != nil {
-			return true, wire.AtKey(err, "changes")
-		}
-		v.Changes = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Changes, true, (*DiffChange).DecodeJSON), "changes")
 	case "patch":
 		if d.TryNull() {
 			v.Patch = nil
 			return true, nil
 		}
+		v.Patch = new(DiffPatch)
 		m := d.Mark()
-		var x DiffPatch
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Patch = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "patch")
+		if err := v.Patch.DecodeJSON(d); err != nil {
+			v.Patch = nil
+			return true, wire.AtKey(d.Recover(m, err), "patch")
 		}
-		v.Patch = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -4653,19 +3375,10 @@ func (v *Diff) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, er
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -4681,29 +3394,15 @@ func (v *Diff) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Diff) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"changes\":"...)
-		b = appendSliceDiffChange(b, v.Changes)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"changes\":")
+	b = wire.AppendSlice(b, v.Changes, (*DiffChange).AppendJSON)
 	if v.Patch != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"patch\":"...)
+		b = wire.Key(b, &comma, "\"patch\":")
 		b = v.Patch.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -4721,7 +3420,8 @@ func (v *Diff) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one TerminalID value.
 func (v *TerminalID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -4761,22 +3461,11 @@ func (v *Terminal) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -4794,32 +3483,17 @@ func (v *Terminal) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool
 	switch string(key) {
 	case "terminalId":
 		seen[0] |= 1 << 0
-		var x TerminalID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "terminalId")
-		}
-		v.TerminalID = x
-		return true, nil
+		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -4835,21 +3509,11 @@ func (v *Terminal) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Terminal) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"terminalId\":"...)
-		b = v.TerminalID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"terminalId\":")
+	b = v.TerminalID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -4881,22 +3545,11 @@ func (v *ToolCallLocation) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -4914,32 +3567,18 @@ func (v *ToolCallLocation) decodeField(d *wire.Decoder, key []byte, seen []uint6
 	switch string(key) {
 	case "path":
 		seen[0] |= 1 << 0
-		var x AbsolutePath
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "path")
-		}
-		v.Path = x
-		return true, nil
+		return true, wire.AtKey(v.Path.DecodeJSON(d), "path")
 	case "line":
 		if d.TryNull() {
 			v.Line = nil
 			return true, nil
 		}
+		v.Line = new(uint32)
 		m := d.Mark()
-		x, err := d.ReadUint32()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Line = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "line")
+		if err := wire.DecodeUint32(v.Line, d); err != nil {
+			v.Line = nil
+			return true, wire.AtKey(d.Recover(m, err), "line")
 		}
-		v.Line = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -4947,19 +3586,10 @@ func (v *ToolCallLocation) decodeField(d *wire.Decoder, key []byte, seen []uint6
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -4975,29 +3605,15 @@ func (v *ToolCallLocation) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ToolCallLocation) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"path\":"...)
-		b = v.Path.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"path\":")
+	b = v.Path.AppendJSON(b)
 	if v.Line != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"line\":"...)
+		b = wire.Key(b, &comma, "\"line\":")
 		b = wire.AppendUint(b, uint64(*v.Line))
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -5029,22 +3645,11 @@ func (v *ToolCallCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -5065,21 +3670,12 @@ func (v *ToolCallCapabilities) decodeField(d *wire.Decoder, key []byte, seen []u
 			v.Cancel = nil
 			return true, nil
 		}
+		v.Cancel = new(ToolCallCancelCapabilities)
 		m := d.Mark()
-		var x ToolCallCancelCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Cancel = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "cancel")
+		if err := v.Cancel.DecodeJSON(d); err != nil {
+			v.Cancel = nil
+			return true, wire.AtKey(d.Recover(m, err), "cancel")
 		}
-		v.Cancel = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -5087,19 +3683,10 @@ func (v *ToolCallCapabilities) decodeField(d *wire.Decoder, key []byte, seen []u
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -5113,20 +3700,12 @@ func (v *ToolCallCapabilities) checkRequired(d *wire.Decoder, seen []uint64) err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ToolCallCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Cancel != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cancel\":"...)
+		b = wire.Key(b, &comma, "\"cancel\":")
 		b = v.Cancel.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -5158,22 +3737,11 @@ func (v *ToolCallCancelCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -5195,19 +3763,10 @@ func (v *ToolCallCancelCapabilities) decodeField(d *wire.Decoder, key []byte, se
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -5221,12 +3780,8 @@ func (v *ToolCallCancelCapabilities) checkRequired(d *wire.Decoder, seen []uint6
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ToolCallCancelCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -5258,22 +3813,11 @@ func (v *ToolCallPermissionSubject) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -5291,32 +3835,17 @@ func (v *ToolCallPermissionSubject) decodeField(d *wire.Decoder, key []byte, see
 	switch string(key) {
 	case "toolCall":
 		seen[0] |= 1 << 0
-		var x ToolCallUpdate
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "toolCall")
-		}
-		v.ToolCall = x
-		return true, nil
+		return true, wire.AtKey(v.ToolCall.DecodeJSON(d), "toolCall")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -5332,21 +3861,11 @@ func (v *ToolCallPermissionSubject) checkRequired(d *wire.Decoder, seen []uint64
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ToolCallPermissionSubject) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"toolCall\":"...)
-		b = v.ToolCall.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"toolCall\":")
+	b = v.ToolCall.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -5378,22 +3897,11 @@ func (v *CommandPermissionSubject) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -5411,62 +3919,33 @@ func (v *CommandPermissionSubject) decodeField(d *wire.Decoder, key []byte, seen
 	switch string(key) {
 	case "command":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "command")
-		}
-		v.Command = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Command, d), "command")
 	case "cwd":
 		seen[0] |= 1 << 1
-		var x AbsolutePath
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "cwd")
-		}
-		v.Cwd = x
-		return true, nil
+		return true, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
 	case "toolCallId":
 		if d.TryNull() {
 			v.ToolCallID = nil
 			return true, nil
 		}
+		v.ToolCallID = new(ToolCallID)
 		m := d.Mark()
-		var x ToolCallID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ToolCallID = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "toolCallId")
+		if err := v.ToolCallID.DecodeJSON(d); err != nil {
+			v.ToolCallID = nil
+			return true, wire.AtKey(d.Recover(m, err), "toolCallId")
 		}
-		v.ToolCallID = &x
 		return true, nil
 	case "terminalId":
 		if d.TryNull() {
 			v.TerminalID = nil
 			return true, nil
 		}
+		v.TerminalID = new(TerminalID)
 		m := d.Mark()
-		var x TerminalID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.TerminalID = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "terminalId")
+		if err := v.TerminalID.DecodeJSON(d); err != nil {
+			v.TerminalID = nil
+			return true, wire.AtKey(d.Recover(m, err), "terminalId")
 		}
-		v.TerminalID = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -5474,19 +3953,10 @@ func (v *CommandPermissionSubject) decodeField(d *wire.Decoder, key []byte, seen
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -5505,45 +3975,21 @@ func (v *CommandPermissionSubject) checkRequired(d *wire.Decoder, seen []uint64)
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CommandPermissionSubject) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"command\":"...)
-		b = wire.AppendString(b, v.Command)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cwd\":"...)
-		b = v.Cwd.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"command\":")
+	b = wire.AppendString(b, v.Command)
+	b = wire.Key(b, &comma, "\"cwd\":")
+	b = v.Cwd.AppendJSON(b)
 	if v.ToolCallID != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"toolCallId\":"...)
+		b = wire.Key(b, &comma, "\"toolCallId\":")
 		b = v.ToolCallID.AppendJSON(b)
-		comma = true
 	}
 	if v.TerminalID != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"terminalId\":"...)
+		b = wire.Key(b, &comma, "\"terminalId\":")
 		b = v.TerminalID.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -5575,22 +4021,11 @@ func (v *PermissionOption) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -5608,49 +4043,23 @@ func (v *PermissionOption) decodeField(d *wire.Decoder, key []byte, seen []uint6
 	switch string(key) {
 	case "optionId":
 		seen[0] |= 1 << 0
-		var x PermissionOptionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "optionId")
-		}
-		v.OptionID = x
-		return true, nil
+		return true, wire.AtKey(v.OptionID.DecodeJSON(d), "optionId")
 	case "name":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "kind":
 		seen[0] |= 1 << 2
-		var x PermissionOptionKind
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "kind")
-		}
-		v.Kind = x
-		return true, nil
+		return true, wire.AtKey(v.Kind.DecodeJSON(d), "kind")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -5672,37 +4081,15 @@ func (v *PermissionOption) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PermissionOption) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"optionId\":"...)
-		b = v.OptionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"kind\":"...)
-		b = v.Kind.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"optionId\":")
+	b = v.OptionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
+	b = wire.Key(b, &comma, "\"kind\":")
+	b = v.Kind.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -5720,7 +4107,8 @@ func (v *PermissionOption) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one PermissionOptionID value.
 func (v *PermissionOptionID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -5800,22 +4188,11 @@ func (v *CreateElicitationRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -5833,31 +4210,17 @@ func (v *CreateElicitationRequest) decodeField(d *wire.Decoder, key []byte, seen
 	switch string(key) {
 	case "message":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "message")
-		}
-		v.Message = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return v.Mode.decodeField(d, key, seen[1:])
@@ -5878,21 +4241,11 @@ func (v *CreateElicitationRequest) selectVariant(d *wire.Decoder) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CreateElicitationRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"message\":"...)
-		b = wire.AppendString(b, v.Message)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"message\":")
+	b = wire.AppendString(b, v.Message)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	b, comma = v.Mode.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
@@ -5959,18 +4312,10 @@ func (v *CreateElicitationRequestMode) checkRequired(d *wire.Decoder, seen []uin
 func (v *CreateElicitationRequestMode) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Form != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mode\":\"form\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"mode\":\"form\"")
 		return v.Form.appendFields(b, comma)
 	case v.URL != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mode\":\"url\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"mode\":\"url\"")
 		return v.URL.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -6008,22 +4353,11 @@ func (v *CreateElicitationRequestModeOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -6041,12 +4375,7 @@ func (v *CreateElicitationRequestModeOther) decodeField(d *wire.Decoder, key []b
 	switch string(key) {
 	case "mode":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "mode")
-		}
-		v.Mode = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Mode, d), "mode")
 	}
 	return v.Variant.decodeField(d, key, seen[1:])
 }
@@ -6066,14 +4395,8 @@ func (v *CreateElicitationRequestModeOther) selectVariant(d *wire.Decoder) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CreateElicitationRequestModeOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mode\":"...)
-		b = wire.AppendString(b, v.Mode)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"mode\":")
+	b = wire.AppendString(b, v.Mode)
 	b, comma = v.Variant.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -6163,22 +4486,11 @@ func (v *ElicitationSessionScope) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -6196,33 +4508,18 @@ func (v *ElicitationSessionScope) decodeField(d *wire.Decoder, key []byte, seen 
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "toolCallId":
 		if d.TryNull() {
 			v.ToolCallID = nil
 			return true, nil
 		}
+		v.ToolCallID = new(ToolCallID)
 		m := d.Mark()
-		var x ToolCallID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ToolCallID = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "toolCallId")
+		if err := v.ToolCallID.DecodeJSON(d); err != nil {
+			v.ToolCallID = nil
+			return true, wire.AtKey(d.Recover(m, err), "toolCallId")
 		}
-		v.ToolCallID = &x
 		return true, nil
 	}
 	return false, nil
@@ -6238,21 +4535,11 @@ func (v *ElicitationSessionScope) checkRequired(d *wire.Decoder, seen []uint64) 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationSessionScope) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
 	if v.ToolCallID != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"toolCallId\":"...)
+		b = wire.Key(b, &comma, "\"toolCallId\":")
 		b = v.ToolCallID.AppendJSON(b)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -6284,22 +4571,11 @@ func (v *ElicitationRequestScope) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -6317,13 +4593,7 @@ func (v *ElicitationRequestScope) decodeField(d *wire.Decoder, key []byte, seen 
 	switch string(key) {
 	case "requestId":
 		seen[0] |= 1 << 0
-		var x RequestID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "requestId")
-		}
-		v.RequestID = x
-		return true, nil
+		return true, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
 	}
 	return false, nil
 }
@@ -6338,14 +4608,8 @@ func (v *ElicitationRequestScope) checkRequired(d *wire.Decoder, seen []uint64) 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationRequestScope) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"requestId\":"...)
-		b = v.RequestID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"requestId\":")
+	b = v.RequestID.AppendJSON(b)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -6376,22 +4640,11 @@ func (v *ElicitationSchema) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -6409,71 +4662,39 @@ func (v *ElicitationSchema) decodeField(d *wire.Decoder, key []byte, seen []uint
 	switch string(key) {
 	case "type":
 		seen[0] |= 1 << 0
-		var x ElicitationSchemaType
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "type")
-		}
-		v.Type = x
-		return true, nil
+		return true, wire.AtKey(v.Type.DecodeJSON(d), "type")
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "properties":
 		seen[0] |= 1 << 1
-		x, err := decodeMapElicitationPropertySchema(d)
-		if err != nil {
-			return true, wire.AtKey(err, "properties")
-		}
-		v.Properties = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeMap(d, &v.Properties, (*ElicitationPropertySchema).DecodeJSON), "properties")
 	case "required":
 		if d.TryNull() {
 			v.Required = nil
 			return true, nil
 		}
-		x, err := decodeSliceString(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "required")
-		}
-		v.Required = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Required, false, wire.DecodeString), "required")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -6481,19 +4702,10 @@ func (v *ElicitationSchema) decodeField(d *wire.Decoder, key []byte, seen []uint
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -6512,53 +4724,25 @@ func (v *ElicitationSchema) checkRequired(d *wire.Decoder, seen []uint64) error 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationSchema) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":"...)
-		b = v.Type.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"type\":")
+	b = v.Type.AppendJSON(b)
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"properties\":"...)
-		b = appendMapElicitationPropertySchema(b, v.Properties)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"properties\":")
+	b = wire.AppendMap(b, v.Properties, (*ElicitationPropertySchema).AppendJSON)
 	if v.Required != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"required\":"...)
-		b = appendSliceString(b, v.Required)
-		comma = true
+		b = wire.Key(b, &comma, "\"required\":")
+		b = wire.AppendSlice(b, v.Required, wire.EncodeString)
 	}
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -6696,39 +4880,19 @@ func (v *ElicitationPropertySchema) checkRequired(d *wire.Decoder, seen []uint64
 func (v *ElicitationPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.String != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"string\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"string\"")
 		return v.String.appendFields(b, comma)
 	case v.Number != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"number\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"number\"")
 		return v.Number.appendFields(b, comma)
 	case v.Integer != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"integer\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"integer\"")
 		return v.Integer.appendFields(b, comma)
 	case v.Boolean != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"boolean\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"boolean\"")
 		return v.Boolean.appendFields(b, comma)
 	case v.Array != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"array\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"array\"")
 		return v.Array.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -6774,22 +4938,11 @@ func (v *ElicitationPropertySchema) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -6829,22 +4982,11 @@ func (v *ElicitationPropertySchemaOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -6862,12 +5004,7 @@ func (v *ElicitationPropertySchemaOther) decodeField(d *wire.Decoder, key []byte
 	switch string(key) {
 	case "type":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "type")
-		}
-		v.Type = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
 	return false, nil
 }
@@ -6882,14 +5019,8 @@ func (v *ElicitationPropertySchemaOther) checkRequired(d *wire.Decoder, seen []u
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationPropertySchemaOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":"...)
-		b = wire.AppendString(b, v.Type)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"type\":")
+	b = wire.AppendString(b, v.Type)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -6957,22 +5088,11 @@ func (v *EnumOption) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -6990,39 +5110,21 @@ func (v *EnumOption) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bo
 	switch string(key) {
 	case "const":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "const")
-		}
-		v.Const = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Const, d), "const")
 	case "title":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "title")
-		}
-		v.Title = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -7030,19 +5132,10 @@ func (v *EnumOption) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bo
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -7061,37 +5154,17 @@ func (v *EnumOption) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *EnumOption) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"const\":"...)
-		b = wire.AppendString(b, v.Const)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
-		b = wire.AppendString(b, v.Title)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"const\":")
+	b = wire.AppendString(b, v.Const)
+	b = wire.Key(b, &comma, "\"title\":")
+	b = wire.AppendString(b, v.Title)
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -7123,22 +5196,11 @@ func (v *StringPropertySchema) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -7159,147 +5221,87 @@ func (v *StringPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []u
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "minLength":
 		if d.TryNull() {
 			v.MinLength = nil
 			return true, nil
 		}
-		x, err := d.ReadUint32()
-		if err != nil {
-			return true, wire.AtKey(err, "minLength")
-		}
-		v.MinLength = &x
-		return true, nil
+		v.MinLength = new(uint32)
+		return true, wire.AtKey(wire.DecodeUint32(v.MinLength, d), "minLength")
 	case "maxLength":
 		if d.TryNull() {
 			v.MaxLength = nil
 			return true, nil
 		}
-		x, err := d.ReadUint32()
-		if err != nil {
-			return true, wire.AtKey(err, "maxLength")
-		}
-		v.MaxLength = &x
-		return true, nil
+		v.MaxLength = new(uint32)
+		return true, wire.AtKey(wire.DecodeUint32(v.MaxLength, d), "maxLength")
 	case "pattern":
 		if d.TryNull() {
 			v.Pattern = nil
 			return true, nil
 		}
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "pattern")
-		}
-		v.Pattern = &x
-		return true, nil
+		v.Pattern = new(string)
+		return true, wire.AtKey(wire.DecodeString(v.Pattern, d), "pattern")
 	case "format":
 		if d.TryNull() {
 			v.Format = nil
 			return true, nil
 		}
-		var x StringFormat
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "format")
-		}
-		v.Format = &x
-		return true, nil
+		v.Format = new(StringFormat)
+		return true, wire.AtKey(v.Format.DecodeJSON(d), "format")
 	case "default":
 		if d.TryNull() {
 			v.Default = nil
 			return true, nil
 		}
+		v.Default = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Default = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "default")
+		if err := wire.DecodeString(v.Default, d); err != nil {
+			v.Default = nil
+			return true, wire.AtKey(d.Recover(m, err), "default")
 		}
-		v.Default = &x
 		return true, nil
 	case "enum":
 		if d.TryNull() {
 			v.Enum = nil
 			return true, nil
 		}
-		x, err := decodeSliceString(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "enum")
-		}
-		v.Enum = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Enum, false, wire.DecodeString), "enum")
 	case "oneOf":
 		if d.TryNull() {
 			v.OneOf = nil
 			return true, nil
 		}
-		x, err := decodeSliceEnumOption(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "oneOf")
-		}
-		v.OneOf = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.OneOf, false, (*EnumOption).DecodeJSON), "oneOf")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -7313,84 +5315,44 @@ func (v *StringPropertySchema) checkRequired(d *wire.Decoder, seen []uint64) err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *StringPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.MinLength != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"minLength\":"...)
+		b = wire.Key(b, &comma, "\"minLength\":")
 		b = wire.AppendUint(b, uint64(*v.MinLength))
-		comma = true
 	}
 	if v.MaxLength != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"maxLength\":"...)
+		b = wire.Key(b, &comma, "\"maxLength\":")
 		b = wire.AppendUint(b, uint64(*v.MaxLength))
-		comma = true
 	}
 	if v.Pattern != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"pattern\":"...)
+		b = wire.Key(b, &comma, "\"pattern\":")
 		b = wire.AppendString(b, *v.Pattern)
-		comma = true
 	}
 	if v.Format != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"format\":"...)
+		b = wire.Key(b, &comma, "\"format\":")
 		b = v.Format.AppendJSON(b)
-		comma = true
 	}
 	if v.Default != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"default\":"...)
+		b = wire.Key(b, &comma, "\"default\":")
 		b = wire.AppendString(b, *v.Default)
-		comma = true
 	}
 	if v.Enum != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"enum\":"...)
-		b = appendSliceString(b, v.Enum)
-		comma = true
+		b = wire.Key(b, &comma, "\"enum\":")
+		b = wire.AppendSlice(b, v.Enum, wire.EncodeString)
 	}
 	if v.OneOf != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"oneOf\":"...)
-		b = appendSliceEnumOption(b, v.OneOf)
-		comma = true
+		b = wire.Key(b, &comma, "\"oneOf\":")
+		b = wire.AppendSlice(b, v.OneOf, (*EnumOption).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -7422,22 +5384,11 @@ func (v *NumberPropertySchema) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -7458,82 +5409,50 @@ func (v *NumberPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []u
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "minimum":
 		if d.TryNull() {
 			v.Minimum = nil
 			return true, nil
 		}
-		x, err := d.ReadFloat64()
-		if err != nil {
-			return true, wire.AtKey(err, "minimum")
-		}
-		v.Minimum = &x
-		return true, nil
+		v.Minimum = new(float64)
+		return true, wire.AtKey(wire.DecodeFloat64(v.Minimum, d), "minimum")
 	case "maximum":
 		if d.TryNull() {
 			v.Maximum = nil
 			return true, nil
 		}
-		x, err := d.ReadFloat64()
-		if err != nil {
-			return true, wire.AtKey(err, "maximum")
-		}
-		v.Maximum = &x
-		return true, nil
+		v.Maximum = new(float64)
+		return true, wire.AtKey(wire.DecodeFloat64(v.Maximum, d), "maximum")
 	case "default":
 		if d.TryNull() {
 			v.Default = nil
 			return true, nil
 		}
+		v.Default = new(float64)
 		m := d.Mark()
-		x, err := d.ReadFloat64()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Default = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "default")
+		if err := wire.DecodeFloat64(v.Default, d); err != nil {
+			v.Default = nil
+			return true, wire.AtKey(d.Recover(m, err), "default")
 		}
-		v.Default = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -7541,19 +5460,10 @@ func (v *NumberPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []u
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -7567,52 +5477,28 @@ func (v *NumberPropertySchema) checkRequired(d *wire.Decoder, seen []uint64) err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *NumberPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Minimum != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"minimum\":"...)
+		b = wire.Key(b, &comma, "\"minimum\":")
 		b = wire.AppendFloat(b, *v.Minimum)
-		comma = true
 	}
 	if v.Maximum != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"maximum\":"...)
+		b = wire.Key(b, &comma, "\"maximum\":")
 		b = wire.AppendFloat(b, *v.Maximum)
-		comma = true
 	}
 	if v.Default != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"default\":"...)
+		b = wire.Key(b, &comma, "\"default\":")
 		b = wire.AppendFloat(b, *v.Default)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -7644,22 +5530,11 @@ func (v *IntegerPropertySchema) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -7680,82 +5555,50 @@ func (v *IntegerPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "minimum":
 		if d.TryNull() {
 			v.Minimum = nil
 			return true, nil
 		}
-		x, err := d.ReadInt64()
-		if err != nil {
-			return true, wire.AtKey(err, "minimum")
-		}
-		v.Minimum = &x
-		return true, nil
+		v.Minimum = new(int64)
+		return true, wire.AtKey(wire.DecodeInt64(v.Minimum, d), "minimum")
 	case "maximum":
 		if d.TryNull() {
 			v.Maximum = nil
 			return true, nil
 		}
-		x, err := d.ReadInt64()
-		if err != nil {
-			return true, wire.AtKey(err, "maximum")
-		}
-		v.Maximum = &x
-		return true, nil
+		v.Maximum = new(int64)
+		return true, wire.AtKey(wire.DecodeInt64(v.Maximum, d), "maximum")
 	case "default":
 		if d.TryNull() {
 			v.Default = nil
 			return true, nil
 		}
+		v.Default = new(int64)
 		m := d.Mark()
-		x, err := d.ReadInt64()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Default = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "default")
+		if err := wire.DecodeInt64(v.Default, d); err != nil {
+			v.Default = nil
+			return true, wire.AtKey(d.Recover(m, err), "default")
 		}
-		v.Default = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -7763,19 +5606,10 @@ func (v *IntegerPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -7789,52 +5623,28 @@ func (v *IntegerPropertySchema) checkRequired(d *wire.Decoder, seen []uint64) er
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *IntegerPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Minimum != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"minimum\":"...)
+		b = wire.Key(b, &comma, "\"minimum\":")
 		b = wire.AppendInt(b, int64(*v.Minimum))
-		comma = true
 	}
 	if v.Maximum != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"maximum\":"...)
+		b = wire.Key(b, &comma, "\"maximum\":")
 		b = wire.AppendInt(b, int64(*v.Maximum))
-		comma = true
 	}
 	if v.Default != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"default\":"...)
+		b = wire.Key(b, &comma, "\"default\":")
 		b = wire.AppendInt(b, int64(*v.Default))
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -7866,22 +5676,11 @@ func (v *BooleanPropertySchema) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -7902,60 +5701,36 @@ func (v *BooleanPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "default":
 		if d.TryNull() {
 			v.Default = nil
 			return true, nil
 		}
+		v.Default = new(bool)
 		m := d.Mark()
-		x, err := d.ReadBool()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Default = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "default")
+		if err := wire.DecodeBool(v.Default, d); err != nil {
+			v.Default = nil
+			return true, wire.AtKey(d.Recover(m, err), "default")
 		}
-		v.Default = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -7963,19 +5738,10 @@ func (v *BooleanPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -7989,36 +5755,20 @@ func (v *BooleanPropertySchema) checkRequired(d *wire.Decoder, seen []uint64) er
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *BooleanPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Default != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"default\":"...)
+		b = wire.Key(b, &comma, "\"default\":")
 		b = wire.AppendBool(b, *v.Default)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -8091,11 +5841,7 @@ func (v *MultiSelectItems) checkRequired(d *wire.Decoder, seen []uint64) error {
 func (v *MultiSelectItems) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.String != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"string\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"string\"")
 		return v.String.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -8153,22 +5899,11 @@ func (v *MultiSelectItems) decodeObject(d *wire.Decoder, asFallback bool) error 
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -8208,22 +5943,11 @@ func (v *MultiSelectItemsOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -8241,12 +5965,7 @@ func (v *MultiSelectItemsOther) decodeField(d *wire.Decoder, key []byte, seen []
 	switch string(key) {
 	case "type":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "type")
-		}
-		v.Type = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
 	return false, nil
 }
@@ -8261,14 +5980,8 @@ func (v *MultiSelectItemsOther) checkRequired(d *wire.Decoder, seen []uint64) er
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MultiSelectItemsOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":"...)
-		b = wire.AppendString(b, v.Type)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"type\":")
+	b = wire.AppendString(b, v.Type)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -8299,22 +6012,11 @@ func (v *StringMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -8332,31 +6034,17 @@ func (v *StringMultiSelectItems) decodeField(d *wire.Decoder, key []byte, seen [
 	switch string(key) {
 	case "enum":
 		seen[0] |= 1 << 0
-		x, err := decodeSliceString(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "enum")
-		}
-		v.Enum = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Enum, false, wire.DecodeString), "enum")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -8372,21 +6060,11 @@ func (v *StringMultiSelectItems) checkRequired(d *wire.Decoder, seen []uint64) e
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *StringMultiSelectItems) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"enum\":"...)
-		b = appendSliceString(b, v.Enum)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"enum\":")
+	b = wire.AppendSlice(b, v.Enum, wire.EncodeString)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -8418,22 +6096,11 @@ func (v *TitledMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -8451,31 +6118,17 @@ func (v *TitledMultiSelectItems) decodeField(d *wire.Decoder, key []byte, seen [
 	switch string(key) {
 	case "anyOf":
 		seen[0] |= 1 << 0
-		x, err := decodeSliceEnumOption(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "anyOf")
-		}
-		v.AnyOf = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.AnyOf, false, (*EnumOption).DecodeJSON), "anyOf")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -8491,21 +6144,11 @@ func (v *TitledMultiSelectItems) checkRequired(d *wire.Decoder, seen []uint64) e
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TitledMultiSelectItems) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"anyOf\":"...)
-		b = appendSliceEnumOption(b, v.AnyOf)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"anyOf\":")
+	b = wire.AppendSlice(b, v.AnyOf, (*EnumOption).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -8537,22 +6180,11 @@ func (v *MultiSelectPropertySchema) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -8573,91 +6205,52 @@ func (v *MultiSelectPropertySchema) decodeField(d *wire.Decoder, key []byte, see
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "minItems":
 		if d.TryNull() {
 			v.MinItems = nil
 			return true, nil
 		}
-		x, err := d.ReadUint64()
-		if err != nil {
-			return true, wire.AtKey(err, "minItems")
-		}
-		v.MinItems = &x
-		return true, nil
+		v.MinItems = new(uint64)
+		return true, wire.AtKey(wire.DecodeUint64(v.MinItems, d), "minItems")
 	case "maxItems":
 		if d.TryNull() {
 			v.MaxItems = nil
 			return true, nil
 		}
-		x, err := d.ReadUint64()
-		if err != nil {
-			return true, wire.AtKey(err, "maxItems")
-		}
-		v.MaxItems = &x
-		return true, nil
+		v.MaxItems = new(uint64)
+		return true, wire.AtKey(wire.DecodeUint64(v.MaxItems, d), "maxItems")
 	case "items":
 		seen[0] |= 1 << 0
-		var x MultiSelectItems
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "items")
-		}
-		v.Items = x
-		return true, nil
+		return true, wire.AtKey(v.Items.DecodeJSON(d), "items")
 	case "default":
 		if d.TryNull() {
 			v.Default = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceString(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Default = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "default")
+		if err := wire.DecodeSlice(d, &v.Default, true, wire.DecodeString); err != nil {
+			v.Default = nil
+			return true, wire.AtKey(d.Recover(m, err), "default")
 		}
-		v.Default = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -8665,19 +6258,10 @@ func (v *MultiSelectPropertySchema) decodeField(d *wire.Decoder, key []byte, see
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -8694,60 +6278,30 @@ func (v *MultiSelectPropertySchema) checkRequired(d *wire.Decoder, seen []uint64
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MultiSelectPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.MinItems != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"minItems\":"...)
+		b = wire.Key(b, &comma, "\"minItems\":")
 		b = wire.AppendUint(b, uint64(*v.MinItems))
-		comma = true
 	}
 	if v.MaxItems != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"maxItems\":"...)
+		b = wire.Key(b, &comma, "\"maxItems\":")
 		b = wire.AppendUint(b, uint64(*v.MaxItems))
-		comma = true
 	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"items\":"...)
-		b = v.Items.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"items\":")
+	b = v.Items.AppendJSON(b)
 	if v.Default != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"default\":"...)
-		b = appendSliceString(b, v.Default)
-		comma = true
+		b = wire.Key(b, &comma, "\"default\":")
+		b = wire.AppendSlice(b, v.Default, wire.EncodeString)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -8782,22 +6336,11 @@ func (v *ElicitationFormMode) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -8815,13 +6358,7 @@ func (v *ElicitationFormMode) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "requestedSchema":
 		seen[0] |= 1 << 0
-		var x ElicitationSchema
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "requestedSchema")
-		}
-		v.RequestedSchema = x
-		return true, nil
+		return true, wire.AtKey(v.RequestedSchema.DecodeJSON(d), "requestedSchema")
 	}
 	return v.Variant.decodeField(d, key, seen[1:])
 }
@@ -8841,14 +6378,8 @@ func (v *ElicitationFormMode) selectVariant(d *wire.Decoder) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationFormMode) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"requestedSchema\":"...)
-		b = v.RequestedSchema.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"requestedSchema\":")
+	b = v.RequestedSchema.AppendJSON(b)
 	b, comma = v.Variant.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -8924,7 +6455,8 @@ func (v *ElicitationFormMode) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one ElicitationID value.
 func (v *ElicitationID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -8967,22 +6499,11 @@ func (v *ElicitationURLMode) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -9000,21 +6521,10 @@ func (v *ElicitationURLMode) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "elicitationId":
 		seen[0] |= 1 << 0
-		var x ElicitationID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "elicitationId")
-		}
-		v.ElicitationID = x
-		return true, nil
+		return true, wire.AtKey(v.ElicitationID.DecodeJSON(d), "elicitationId")
 	case "url":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "url")
-		}
-		v.URL = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
 	}
 	return v.Variant.decodeField(d, key, seen[1:])
 }
@@ -9037,22 +6547,10 @@ func (v *ElicitationURLMode) selectVariant(d *wire.Decoder) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationURLMode) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"elicitationId\":"...)
-		b = v.ElicitationID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"url\":"...)
-		b = wire.AppendString(b, v.URL)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"elicitationId\":")
+	b = v.ElicitationID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"url\":")
+	b = wire.AppendString(b, v.URL)
 	b, comma = v.Variant.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -9142,22 +6640,11 @@ func (v *MessageMCPRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -9175,60 +6662,29 @@ func (v *MessageMCPRequest) decodeField(d *wire.Decoder, key []byte, seen []uint
 	switch string(key) {
 	case "serverId":
 		seen[0] |= 1 << 0
-		var x MCPServerACPID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "serverId")
-		}
-		v.ServerID = x
-		return true, nil
+		return true, wire.AtKey(v.ServerID.DecodeJSON(d), "serverId")
 	case "requestId":
 		seen[0] |= 1 << 1
-		var x MCPRequestID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "requestId")
-		}
-		v.RequestID = x
-		return true, nil
+		return true, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
 	case "method":
 		seen[0] |= 1 << 2
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "method")
-		}
-		v.Method = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
 			return true, nil
 		}
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			return true, wire.AtKey(err, "params")
-		}
-		v.Params = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRawMap(d, &v.Params), "params")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -9250,45 +6706,19 @@ func (v *MessageMCPRequest) checkRequired(d *wire.Decoder, seen []uint64) error 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MessageMCPRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"serverId\":"...)
-		b = v.ServerID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"requestId\":"...)
-		b = v.RequestID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"method\":"...)
-		b = wire.AppendString(b, v.Method)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"serverId\":")
+	b = v.ServerID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"requestId\":")
+	b = v.RequestID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"method\":")
+	b = wire.AppendString(b, v.Method)
 	if v.Params != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"params\":"...)
-		b = appendMapRaw(b, v.Params)
-		comma = true
+		b = wire.Key(b, &comma, "\"params\":")
+		b = wire.AppendRawMap(b, v.Params)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -9306,7 +6736,8 @@ func (v *MessageMCPRequest) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one MCPServerACPID value.
 func (v *MCPServerACPID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -9332,7 +6763,8 @@ func (v *MCPServerACPID) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one MCPRequestID value.
 func (v *MCPRequestID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -9358,7 +6790,8 @@ func (v *MCPRequestID) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one ExtRequest value.
 func (v *ExtRequest) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadRaw()
+	var x wire.Raw
+	err := wire.DecodeRaw(&x, d)
 	if err != nil {
 		return err
 	}
@@ -9470,22 +6903,11 @@ func (v *AgentResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -9525,22 +6947,11 @@ func (v *AgentResponseResult) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -9558,21 +6969,10 @@ func (v *AgentResponseResult) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "id":
 		seen[0] |= 1 << 0
-		var x RequestID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "id")
-		}
-		v.ID = x
-		return true, nil
+		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "result":
 		seen[0] |= 1 << 1
-		x, err := d.ReadRaw()
-		if err != nil {
-			return true, wire.AtKey(err, "result")
-		}
-		v.Result = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
 	}
 	return false, nil
 }
@@ -9590,22 +6990,10 @@ func (v *AgentResponseResult) checkRequired(d *wire.Decoder, seen []uint64) erro
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AgentResponseResult) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"id\":"...)
-		b = v.ID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"result\":"...)
-		b = wire.AppendRaw(b, v.Result)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"id\":")
+	b = v.ID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"result\":")
+	b = wire.AppendRaw(b, v.Result)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -9636,22 +7024,11 @@ func (v *AgentResponseError) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -9669,22 +7046,10 @@ func (v *AgentResponseError) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "id":
 		seen[0] |= 1 << 0
-		var x AgentResponseErrorID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "id")
-		}
-		v.ID = x
-		return true, nil
+		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "error":
 		seen[0] |= 1 << 1
-		var x Error
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "error")
-		}
-		v.Error = x
-		return true, nil
+		return true, wire.AtKey(v.Error.DecodeJSON(d), "error")
 	}
 	return false, nil
 }
@@ -9702,22 +7067,10 @@ func (v *AgentResponseError) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AgentResponseError) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"id\":"...)
-		b = v.ID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"error\":"...)
-		b = v.Error.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"id\":")
+	b = v.ID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"error\":")
+	b = v.Error.AppendJSON(b)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -9739,7 +7092,8 @@ func (v *AgentResponseErrorID) DecodeJSON(d *wire.Decoder) error {
 	switch k {
 	case wire.KindNumber:
 		{
-			x, err := d.ReadInt64()
+			var x int64
+			err := wire.DecodeInt64(&x, d)
 			if err != nil {
 				return err
 			}
@@ -9748,7 +7102,8 @@ func (v *AgentResponseErrorID) DecodeJSON(d *wire.Decoder) error {
 		}
 	case wire.KindString:
 		{
-			x, err := d.ReadString()
+			var x string
+			err := wire.DecodeString(&x, d)
 			if err != nil {
 				return err
 			}
@@ -9804,22 +7159,11 @@ func (v *InitializeResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -9837,54 +7181,24 @@ func (v *InitializeResponse) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "protocolVersion":
 		seen[0] |= 1 << 0
-		var x ProtocolVersion
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "protocolVersion")
-		}
-		v.ProtocolVersion = x
-		return true, nil
+		return true, wire.AtKey(v.ProtocolVersion.DecodeJSON(d), "protocolVersion")
 	case "info":
 		seen[0] |= 1 << 1
-		var x Implementation
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "info")
-		}
-		v.Info = x
-		return true, nil
+		return true, wire.AtKey(v.Info.DecodeJSON(d), "info")
 	case "capabilities":
+		v.Capabilities = new(AgentCapabilities)
 		m := d.Mark()
-		var x AgentCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Capabilities = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "capabilities")
+		if err := v.Capabilities.DecodeJSON(d); err != nil {
+			v.Capabilities = nil
+			return true, wire.AtKey(d.Recover(m, err), "capabilities")
 		}
-		v.Capabilities = &x
 		return true, nil
 	case "authMethods":
 		m := d.Mark()
-		x, err := decodeSliceAuthMethod(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.AuthMethods = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "authMethods")
+		if err := wire.DecodeSlice(d, &v.AuthMethods, true, (*AuthMethod).DecodeJSON); err != nil {
+			v.AuthMethods = nil
+			return true, wire.AtKey(d.Recover(m, err), "authMethods")
 		}
-		v.AuthMethods = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -9892,19 +7206,10 @@ func (v *InitializeResponse) decodeField(d *wire.Decoder, key []byte, seen []uin
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -9923,45 +7228,21 @@ func (v *InitializeResponse) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *InitializeResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"protocolVersion\":"...)
-		b = v.ProtocolVersion.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"info\":"...)
-		b = v.Info.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"protocolVersion\":")
+	b = v.ProtocolVersion.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"info\":")
+	b = v.Info.AppendJSON(b)
 	if v.Capabilities != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"capabilities\":"...)
+		b = wire.Key(b, &comma, "\"capabilities\":")
 		b = v.Capabilities.AppendJSON(b)
-		comma = true
 	}
 	if v.AuthMethods != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"authMethods\":"...)
-		b = appendSliceAuthMethod(b, v.AuthMethods)
-		comma = true
+		b = wire.Key(b, &comma, "\"authMethods\":")
+		b = wire.AppendSlice(b, v.AuthMethods, (*AuthMethod).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -9979,7 +7260,8 @@ func (v *InitializeResponse) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one ProtocolVersion value.
 func (v *ProtocolVersion) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadUint16()
+	var x uint16
+	err := wire.DecodeUint16(&x, d)
 	if err != nil {
 		return err
 	}
@@ -10019,22 +7301,11 @@ func (v *Implementation) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -10052,59 +7323,32 @@ func (v *Implementation) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 	switch string(key) {
 	case "name":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "version":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "version")
-		}
-		v.Version = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Version, d), "version")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -10123,37 +7367,17 @@ func (v *Implementation) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Implementation) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"version\":"...)
-		b = wire.AppendString(b, v.Version)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"version\":")
+	b = wire.AppendString(b, v.Version)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -10185,22 +7409,11 @@ func (v *AgentCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -10221,63 +7434,36 @@ func (v *AgentCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint
 			v.Session = nil
 			return true, nil
 		}
+		v.Session = new(SessionCapabilities)
 		m := d.Mark()
-		var x SessionCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Session = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "session")
+		if err := v.Session.DecodeJSON(d); err != nil {
+			v.Session = nil
+			return true, wire.AtKey(d.Recover(m, err), "session")
 		}
-		v.Session = &x
 		return true, nil
 	case "auth":
 		if d.TryNull() {
 			v.Auth = nil
 			return true, nil
 		}
+		v.Auth = new(AgentAuthCapabilities)
 		m := d.Mark()
-		var x AgentAuthCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Auth = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "auth")
+		if err := v.Auth.DecodeJSON(d); err != nil {
+			v.Auth = nil
+			return true, wire.AtKey(d.Recover(m, err), "auth")
 		}
-		v.Auth = &x
 		return true, nil
 	case "providers":
 		if d.TryNull() {
 			v.Providers = nil
 			return true, nil
 		}
+		v.Providers = new(ProvidersCapabilities)
 		m := d.Mark()
-		var x ProvidersCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Providers = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "providers")
+		if err := v.Providers.DecodeJSON(d); err != nil {
+			v.Providers = nil
+			return true, wire.AtKey(d.Recover(m, err), "providers")
 		}
-		v.Providers = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -10285,19 +7471,10 @@ func (v *AgentCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -10311,36 +7488,20 @@ func (v *AgentCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AgentCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Session != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"session\":"...)
+		b = wire.Key(b, &comma, "\"session\":")
 		b = v.Session.AppendJSON(b)
-		comma = true
 	}
 	if v.Auth != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"auth\":"...)
+		b = wire.Key(b, &comma, "\"auth\":")
 		b = v.Auth.AppendJSON(b)
-		comma = true
 	}
 	if v.Providers != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"providers\":"...)
+		b = wire.Key(b, &comma, "\"providers\":")
 		b = v.Providers.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -10372,22 +7533,11 @@ func (v *SessionCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -10408,189 +7558,108 @@ func (v *SessionCapabilities) decodeField(d *wire.Decoder, key []byte, seen []ui
 			v.Prompt = nil
 			return true, nil
 		}
+		v.Prompt = new(PromptCapabilities)
 		m := d.Mark()
-		var x PromptCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Prompt = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "prompt")
+		if err := v.Prompt.DecodeJSON(d); err != nil {
+			v.Prompt = nil
+			return true, wire.AtKey(d.Recover(m, err), "prompt")
 		}
-		v.Prompt = &x
 		return true, nil
 	case "mcp":
 		if d.TryNull() {
 			v.MCP = nil
 			return true, nil
 		}
+		v.MCP = new(MCPCapabilities)
 		m := d.Mark()
-		var x MCPCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.MCP = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "mcp")
+		if err := v.MCP.DecodeJSON(d); err != nil {
+			v.MCP = nil
+			return true, wire.AtKey(d.Recover(m, err), "mcp")
 		}
-		v.MCP = &x
 		return true, nil
 	case "delete":
 		if d.TryNull() {
 			v.Delete = nil
 			return true, nil
 		}
+		v.Delete = new(SessionDeleteCapabilities)
 		m := d.Mark()
-		var x SessionDeleteCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Delete = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "delete")
+		if err := v.Delete.DecodeJSON(d); err != nil {
+			v.Delete = nil
+			return true, wire.AtKey(d.Recover(m, err), "delete")
 		}
-		v.Delete = &x
 		return true, nil
 	case "additionalDirectories":
 		if d.TryNull() {
 			v.AdditionalDirectories = nil
 			return true, nil
 		}
+		v.AdditionalDirectories = new(SessionAdditionalDirectoriesCapabilities)
 		m := d.Mark()
-		var x SessionAdditionalDirectoriesCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.AdditionalDirectories = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "additionalDirectories")
+		if err := v.AdditionalDirectories.DecodeJSON(d); err != nil {
+			v.AdditionalDirectories = nil
+			return true, wire.AtKey(d.Recover(m, err), "additionalDirectories")
 		}
-		v.AdditionalDirectories = &x
 		return true, nil
 	case "systemPrompt":
 		if d.TryNull() {
 			v.SystemPrompt = nil
 			return true, nil
 		}
+		v.SystemPrompt = new(SessionSystemPromptCapabilities)
 		m := d.Mark()
-		var x SessionSystemPromptCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.SystemPrompt = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "systemPrompt")
+		if err := v.SystemPrompt.DecodeJSON(d); err != nil {
+			v.SystemPrompt = nil
+			return true, wire.AtKey(d.Recover(m, err), "systemPrompt")
 		}
-		v.SystemPrompt = &x
 		return true, nil
 	case "fork":
 		if d.TryNull() {
 			v.Fork = nil
 			return true, nil
 		}
+		v.Fork = new(SessionForkCapabilities)
 		m := d.Mark()
-		var x SessionForkCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Fork = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "fork")
+		if err := v.Fork.DecodeJSON(d); err != nil {
+			v.Fork = nil
+			return true, wire.AtKey(d.Recover(m, err), "fork")
 		}
-		v.Fork = &x
 		return true, nil
 	case "archive":
 		if d.TryNull() {
 			v.Archive = nil
 			return true, nil
 		}
+		v.Archive = new(SessionArchiveCapabilities)
 		m := d.Mark()
-		var x SessionArchiveCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Archive = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "archive")
+		if err := v.Archive.DecodeJSON(d); err != nil {
+			v.Archive = nil
+			return true, wire.AtKey(d.Recover(m, err), "archive")
 		}
-		v.Archive = &x
 		return true, nil
 	case "status":
 		if d.TryNull() {
 			v.Status = nil
 			return true, nil
 		}
+		v.Status = new(SessionStatusCapabilities)
 		m := d.Mark()
-		var x SessionStatusCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Status = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "status")
+		if err := v.Status.DecodeJSON(d); err != nil {
+			v.Status = nil
+			return true, wire.AtKey(d.Recover(m, err), "status")
 		}
-		v.Status = &x
 		return true, nil
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(SessionTitleCapabilities)
 		m := d.Mark()
-		var x SessionTitleCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := v.Title.DecodeJSON(d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -10598,19 +7667,10 @@ func (v *SessionCapabilities) decodeField(d *wire.Decoder, key []byte, seen []ui
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -10624,84 +7684,44 @@ func (v *SessionCapabilities) checkRequired(d *wire.Decoder, seen []uint64) erro
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Prompt != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"prompt\":"...)
+		b = wire.Key(b, &comma, "\"prompt\":")
 		b = v.Prompt.AppendJSON(b)
-		comma = true
 	}
 	if v.MCP != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mcp\":"...)
+		b = wire.Key(b, &comma, "\"mcp\":")
 		b = v.MCP.AppendJSON(b)
-		comma = true
 	}
 	if v.Delete != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"delete\":"...)
+		b = wire.Key(b, &comma, "\"delete\":")
 		b = v.Delete.AppendJSON(b)
-		comma = true
 	}
 	if v.AdditionalDirectories != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"additionalDirectories\":"...)
+		b = wire.Key(b, &comma, "\"additionalDirectories\":")
 		b = v.AdditionalDirectories.AppendJSON(b)
-		comma = true
 	}
 	if v.SystemPrompt != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"systemPrompt\":"...)
+		b = wire.Key(b, &comma, "\"systemPrompt\":")
 		b = v.SystemPrompt.AppendJSON(b)
-		comma = true
 	}
 	if v.Fork != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"fork\":"...)
+		b = wire.Key(b, &comma, "\"fork\":")
 		b = v.Fork.AppendJSON(b)
-		comma = true
 	}
 	if v.Archive != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"archive\":"...)
+		b = wire.Key(b, &comma, "\"archive\":")
 		b = v.Archive.AppendJSON(b)
-		comma = true
 	}
 	if v.Status != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"status\":"...)
+		b = wire.Key(b, &comma, "\"status\":")
 		b = v.Status.AppendJSON(b)
-		comma = true
 	}
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = v.Title.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -10733,22 +7753,11 @@ func (v *PromptCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -10769,63 +7778,36 @@ func (v *PromptCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uin
 			v.Image = nil
 			return true, nil
 		}
+		v.Image = new(PromptImageCapabilities)
 		m := d.Mark()
-		var x PromptImageCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Image = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "image")
+		if err := v.Image.DecodeJSON(d); err != nil {
+			v.Image = nil
+			return true, wire.AtKey(d.Recover(m, err), "image")
 		}
-		v.Image = &x
 		return true, nil
 	case "audio":
 		if d.TryNull() {
 			v.Audio = nil
 			return true, nil
 		}
+		v.Audio = new(PromptAudioCapabilities)
 		m := d.Mark()
-		var x PromptAudioCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Audio = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "audio")
+		if err := v.Audio.DecodeJSON(d); err != nil {
+			v.Audio = nil
+			return true, wire.AtKey(d.Recover(m, err), "audio")
 		}
-		v.Audio = &x
 		return true, nil
 	case "embeddedContext":
 		if d.TryNull() {
 			v.EmbeddedContext = nil
 			return true, nil
 		}
+		v.EmbeddedContext = new(PromptEmbeddedContextCapabilities)
 		m := d.Mark()
-		var x PromptEmbeddedContextCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.EmbeddedContext = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "embeddedContext")
+		if err := v.EmbeddedContext.DecodeJSON(d); err != nil {
+			v.EmbeddedContext = nil
+			return true, wire.AtKey(d.Recover(m, err), "embeddedContext")
 		}
-		v.EmbeddedContext = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -10833,19 +7815,10 @@ func (v *PromptCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uin
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -10859,36 +7832,20 @@ func (v *PromptCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PromptCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Image != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"image\":"...)
+		b = wire.Key(b, &comma, "\"image\":")
 		b = v.Image.AppendJSON(b)
-		comma = true
 	}
 	if v.Audio != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"audio\":"...)
+		b = wire.Key(b, &comma, "\"audio\":")
 		b = v.Audio.AppendJSON(b)
-		comma = true
 	}
 	if v.EmbeddedContext != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"embeddedContext\":"...)
+		b = wire.Key(b, &comma, "\"embeddedContext\":")
 		b = v.EmbeddedContext.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -10920,22 +7877,11 @@ func (v *PromptImageCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -10957,19 +7903,10 @@ func (v *PromptImageCapabilities) decodeField(d *wire.Decoder, key []byte, seen 
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -10983,12 +7920,8 @@ func (v *PromptImageCapabilities) checkRequired(d *wire.Decoder, seen []uint64) 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PromptImageCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -11020,22 +7953,11 @@ func (v *PromptAudioCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -11057,19 +7979,10 @@ func (v *PromptAudioCapabilities) decodeField(d *wire.Decoder, key []byte, seen 
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -11083,12 +7996,8 @@ func (v *PromptAudioCapabilities) checkRequired(d *wire.Decoder, seen []uint64) 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PromptAudioCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -11120,22 +8029,11 @@ func (v *PromptEmbeddedContextCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -11157,19 +8055,10 @@ func (v *PromptEmbeddedContextCapabilities) decodeField(d *wire.Decoder, key []b
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -11183,12 +8072,8 @@ func (v *PromptEmbeddedContextCapabilities) checkRequired(d *wire.Decoder, seen 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PromptEmbeddedContextCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -11220,22 +8105,11 @@ func (v *MCPCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -11256,63 +8130,36 @@ func (v *MCPCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64
 			v.Stdio = nil
 			return true, nil
 		}
+		v.Stdio = new(MCPStdioCapabilities)
 		m := d.Mark()
-		var x MCPStdioCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Stdio = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "stdio")
+		if err := v.Stdio.DecodeJSON(d); err != nil {
+			v.Stdio = nil
+			return true, wire.AtKey(d.Recover(m, err), "stdio")
 		}
-		v.Stdio = &x
 		return true, nil
 	case "http":
 		if d.TryNull() {
 			v.HTTP = nil
 			return true, nil
 		}
+		v.HTTP = new(MCPHTTPCapabilities)
 		m := d.Mark()
-		var x MCPHTTPCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.HTTP = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "http")
+		if err := v.HTTP.DecodeJSON(d); err != nil {
+			v.HTTP = nil
+			return true, wire.AtKey(d.Recover(m, err), "http")
 		}
-		v.HTTP = &x
 		return true, nil
 	case "acp":
 		if d.TryNull() {
 			v.ACP = nil
 			return true, nil
 		}
+		v.ACP = new(MCPACPCapabilities)
 		m := d.Mark()
-		var x MCPACPCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ACP = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "acp")
+		if err := v.ACP.DecodeJSON(d); err != nil {
+			v.ACP = nil
+			return true, wire.AtKey(d.Recover(m, err), "acp")
 		}
-		v.ACP = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -11320,19 +8167,10 @@ func (v *MCPCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -11346,36 +8184,20 @@ func (v *MCPCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MCPCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Stdio != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"stdio\":"...)
+		b = wire.Key(b, &comma, "\"stdio\":")
 		b = v.Stdio.AppendJSON(b)
-		comma = true
 	}
 	if v.HTTP != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"http\":"...)
+		b = wire.Key(b, &comma, "\"http\":")
 		b = v.HTTP.AppendJSON(b)
-		comma = true
 	}
 	if v.ACP != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"acp\":"...)
+		b = wire.Key(b, &comma, "\"acp\":")
 		b = v.ACP.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -11407,22 +8229,11 @@ func (v *MCPStdioCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -11444,19 +8255,10 @@ func (v *MCPStdioCapabilities) decodeField(d *wire.Decoder, key []byte, seen []u
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -11470,12 +8272,8 @@ func (v *MCPStdioCapabilities) checkRequired(d *wire.Decoder, seen []uint64) err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MCPStdioCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -11507,22 +8305,11 @@ func (v *MCPHTTPCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -11544,19 +8331,10 @@ func (v *MCPHTTPCapabilities) decodeField(d *wire.Decoder, key []byte, seen []ui
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -11570,12 +8348,8 @@ func (v *MCPHTTPCapabilities) checkRequired(d *wire.Decoder, seen []uint64) erro
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MCPHTTPCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -11607,22 +8381,11 @@ func (v *MCPACPCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -11644,19 +8407,10 @@ func (v *MCPACPCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uin
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -11670,12 +8424,8 @@ func (v *MCPACPCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MCPACPCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -11707,22 +8457,11 @@ func (v *SessionDeleteCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -11744,19 +8483,10 @@ func (v *SessionDeleteCapabilities) decodeField(d *wire.Decoder, key []byte, see
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -11770,12 +8500,8 @@ func (v *SessionDeleteCapabilities) checkRequired(d *wire.Decoder, seen []uint64
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionDeleteCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -11807,22 +8533,11 @@ func (v *SessionAdditionalDirectoriesCapabilities) DecodeJSON(d *wire.Decoder) e
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -11844,19 +8559,10 @@ func (v *SessionAdditionalDirectoriesCapabilities) decodeField(d *wire.Decoder, 
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -11870,12 +8576,8 @@ func (v *SessionAdditionalDirectoriesCapabilities) checkRequired(d *wire.Decoder
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionAdditionalDirectoriesCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -11907,22 +8609,11 @@ func (v *SessionSystemPromptCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -11943,21 +8634,12 @@ func (v *SessionSystemPromptCapabilities) decodeField(d *wire.Decoder, key []byt
 			v.Mode = nil
 			return true, nil
 		}
+		v.Mode = new(SessionSystemPromptModeCapabilities)
 		m := d.Mark()
-		var x SessionSystemPromptModeCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Mode = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "mode")
+		if err := v.Mode.DecodeJSON(d); err != nil {
+			v.Mode = nil
+			return true, wire.AtKey(d.Recover(m, err), "mode")
 		}
-		v.Mode = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -11965,19 +8647,10 @@ func (v *SessionSystemPromptCapabilities) decodeField(d *wire.Decoder, key []byt
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -11991,20 +8664,12 @@ func (v *SessionSystemPromptCapabilities) checkRequired(d *wire.Decoder, seen []
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionSystemPromptCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Mode != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mode\":"...)
+		b = wire.Key(b, &comma, "\"mode\":")
 		b = v.Mode.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -12036,22 +8701,11 @@ func (v *SessionSystemPromptModeCapabilities) DecodeJSON(d *wire.Decoder) error 
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -12072,21 +8726,12 @@ func (v *SessionSystemPromptModeCapabilities) decodeField(d *wire.Decoder, key [
 			v.Override = nil
 			return true, nil
 		}
+		v.Override = new(SessionSystemPromptOverrideCapabilities)
 		m := d.Mark()
-		var x SessionSystemPromptOverrideCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Override = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "override")
+		if err := v.Override.DecodeJSON(d); err != nil {
+			v.Override = nil
+			return true, wire.AtKey(d.Recover(m, err), "override")
 		}
-		v.Override = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -12094,19 +8739,10 @@ func (v *SessionSystemPromptModeCapabilities) decodeField(d *wire.Decoder, key [
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -12120,20 +8756,12 @@ func (v *SessionSystemPromptModeCapabilities) checkRequired(d *wire.Decoder, see
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionSystemPromptModeCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Override != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"override\":"...)
+		b = wire.Key(b, &comma, "\"override\":")
 		b = v.Override.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -12165,22 +8793,11 @@ func (v *SessionSystemPromptOverrideCapabilities) DecodeJSON(d *wire.Decoder) er
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -12202,19 +8819,10 @@ func (v *SessionSystemPromptOverrideCapabilities) decodeField(d *wire.Decoder, k
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -12228,12 +8836,8 @@ func (v *SessionSystemPromptOverrideCapabilities) checkRequired(d *wire.Decoder,
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionSystemPromptOverrideCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -12265,22 +8869,11 @@ func (v *SessionForkCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -12302,19 +8895,10 @@ func (v *SessionForkCapabilities) decodeField(d *wire.Decoder, key []byte, seen 
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -12328,12 +8912,8 @@ func (v *SessionForkCapabilities) checkRequired(d *wire.Decoder, seen []uint64) 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionForkCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -12365,22 +8945,11 @@ func (v *SessionArchiveCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -12402,19 +8971,10 @@ func (v *SessionArchiveCapabilities) decodeField(d *wire.Decoder, key []byte, se
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -12428,12 +8988,8 @@ func (v *SessionArchiveCapabilities) checkRequired(d *wire.Decoder, seen []uint6
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionArchiveCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -12465,22 +9021,11 @@ func (v *SessionStatusCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -12502,19 +9047,10 @@ func (v *SessionStatusCapabilities) decodeField(d *wire.Decoder, key []byte, see
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -12528,12 +9064,8 @@ func (v *SessionStatusCapabilities) checkRequired(d *wire.Decoder, seen []uint64
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionStatusCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -12565,22 +9097,11 @@ func (v *SessionTitleCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -12602,19 +9123,10 @@ func (v *SessionTitleCapabilities) decodeField(d *wire.Decoder, key []byte, seen
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -12628,12 +9140,8 @@ func (v *SessionTitleCapabilities) checkRequired(d *wire.Decoder, seen []uint64)
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionTitleCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -12665,22 +9173,11 @@ func (v *AgentAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -12701,21 +9198,12 @@ func (v *AgentAuthCapabilities) decodeField(d *wire.Decoder, key []byte, seen []
 			v.Status = nil
 			return true, nil
 		}
+		v.Status = new(AuthStatusCapabilities)
 		m := d.Mark()
-		var x AuthStatusCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Status = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "status")
+		if err := v.Status.DecodeJSON(d); err != nil {
+			v.Status = nil
+			return true, wire.AtKey(d.Recover(m, err), "status")
 		}
-		v.Status = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -12723,19 +9211,10 @@ func (v *AgentAuthCapabilities) decodeField(d *wire.Decoder, key []byte, seen []
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -12749,20 +9228,12 @@ func (v *AgentAuthCapabilities) checkRequired(d *wire.Decoder, seen []uint64) er
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AgentAuthCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Status != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"status\":"...)
+		b = wire.Key(b, &comma, "\"status\":")
 		b = v.Status.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -12794,22 +9265,11 @@ func (v *AuthStatusCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -12831,19 +9291,10 @@ func (v *AuthStatusCapabilities) decodeField(d *wire.Decoder, key []byte, seen [
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -12857,12 +9308,8 @@ func (v *AuthStatusCapabilities) checkRequired(d *wire.Decoder, seen []uint64) e
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AuthStatusCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -12894,22 +9341,11 @@ func (v *ProvidersCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -12931,19 +9367,10 @@ func (v *ProvidersCapabilities) decodeField(d *wire.Decoder, key []byte, seen []
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -12957,12 +9384,8 @@ func (v *ProvidersCapabilities) checkRequired(d *wire.Decoder, seen []uint64) er
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ProvidersCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -13039,18 +9462,10 @@ func (v *AuthMethod) checkRequired(d *wire.Decoder, seen []uint64) error {
 func (v *AuthMethod) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Terminal != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"terminal\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"terminal\"")
 		return v.Terminal.appendFields(b, comma)
 	case v.Agent != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"agent\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"agent\"")
 		return v.Agent.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -13090,22 +9505,11 @@ func (v *AuthMethod) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -13145,22 +9549,11 @@ func (v *AuthMethodOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -13178,29 +9571,13 @@ func (v *AuthMethodOther) decodeField(d *wire.Decoder, key []byte, seen []uint64
 	switch string(key) {
 	case "type":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "type")
-		}
-		v.Type = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	case "methodId":
 		seen[0] |= 1 << 1
-		var x AuthMethodID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "methodId")
-		}
-		v.MethodID = x
-		return true, nil
+		return true, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
 	case "name":
 		seen[0] |= 1 << 2
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	}
 	return false, nil
 }
@@ -13221,30 +9598,12 @@ func (v *AuthMethodOther) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AuthMethodOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":"...)
-		b = wire.AppendString(b, v.Type)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"methodId\":"...)
-		b = v.MethodID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"type\":")
+	b = wire.AppendString(b, v.Type)
+	b = wire.Key(b, &comma, "\"methodId\":")
+	b = v.MethodID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -13261,7 +9620,8 @@ func (v *AuthMethodOther) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one AuthMethodID value.
 func (v *AuthMethodID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -13301,22 +9661,11 @@ func (v *EnvVariable) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -13334,39 +9683,20 @@ func (v *EnvVariable) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 	switch string(key) {
 	case "name":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "value":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "value")
-		}
-		v.Value = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Value, d), "value")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -13385,29 +9715,13 @@ func (v *EnvVariable) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *EnvVariable) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"value\":"...)
-		b = wire.AppendString(b, v.Value)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
+	b = wire.Key(b, &comma, "\"value\":")
+	b = wire.AppendString(b, v.Value)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -13439,22 +9753,11 @@ func (v *AuthMethodTerminal) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -13472,82 +9775,44 @@ func (v *AuthMethodTerminal) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "methodId":
 		seen[0] |= 1 << 0
-		var x AuthMethodID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "methodId")
-		}
-		v.MethodID = x
-		return true, nil
+		return true, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
 	case "name":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "args":
 		if d.Lenient() && d.TryNull() {
 			v.Args = nil
 			return true, nil
 		}
-		x, err := decodeSliceString(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "args")
-		}
-		v.Args = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
 	case "env":
 		if d.Lenient() && d.TryNull() {
 			v.Env = nil
 			return true, nil
 		}
-		x, err := decodeSliceEnvVariable(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "env")
-		}
-		v.Env = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -13566,53 +9831,25 @@ func (v *AuthMethodTerminal) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AuthMethodTerminal) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"methodId\":"...)
-		b = v.MethodID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"methodId\":")
+	b = v.MethodID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Args != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"args\":"...)
-		b = appendSliceString(b, v.Args)
-		comma = true
+		b = wire.Key(b, &comma, "\"args\":")
+		b = wire.AppendSlice(b, v.Args, wire.EncodeString)
 	}
 	if v.Env != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"env\":"...)
-		b = appendSliceEnvVariable(b, v.Env)
-		comma = true
+		b = wire.Key(b, &comma, "\"env\":")
+		b = wire.AppendSlice(b, v.Env, (*EnvVariable).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -13644,22 +9881,11 @@ func (v *AuthMethodAgent) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -13677,40 +9903,21 @@ func (v *AuthMethodAgent) decodeField(d *wire.Decoder, key []byte, seen []uint64
 	switch string(key) {
 	case "methodId":
 		seen[0] |= 1 << 0
-		var x AuthMethodID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "methodId")
-		}
-		v.MethodID = x
-		return true, nil
+		return true, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
 	case "name":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -13718,19 +9925,10 @@ func (v *AuthMethodAgent) decodeField(d *wire.Decoder, key []byte, seen []uint64
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -13749,37 +9947,17 @@ func (v *AuthMethodAgent) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AuthMethodAgent) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"methodId\":"...)
-		b = v.MethodID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"methodId\":")
+	b = v.MethodID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -13811,22 +9989,11 @@ func (v *LoginAuthResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -13848,19 +10015,10 @@ func (v *LoginAuthResponse) decodeField(d *wire.Decoder, key []byte, seen []uint
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -13874,12 +10032,8 @@ func (v *LoginAuthResponse) checkRequired(d *wire.Decoder, seen []uint64) error 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *LoginAuthResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -13911,22 +10065,11 @@ func (v *ListProvidersResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -13944,31 +10087,17 @@ func (v *ListProvidersResponse) decodeField(d *wire.Decoder, key []byte, seen []
 	switch string(key) {
 	case "providers":
 		seen[0] |= 1 << 0
-		x, err := decodeSliceProviderInfo(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "providers")
-		}
-		v.Providers = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Providers, false, (*ProviderInfo).DecodeJSON), "providers")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -13984,21 +10113,11 @@ func (v *ListProvidersResponse) checkRequired(d *wire.Decoder, seen []uint64) er
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ListProvidersResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"providers\":"...)
-		b = appendSliceProviderInfo(b, v.Providers)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"providers\":")
+	b = wire.AppendSlice(b, v.Providers, (*ProviderInfo).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -14030,22 +10149,11 @@ func (v *ProviderInfo) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -14063,69 +10171,35 @@ func (v *ProviderInfo) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 	switch string(key) {
 	case "providerId":
 		seen[0] |= 1 << 0
-		var x ProviderID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "providerId")
-		}
-		v.ProviderID = x
-		return true, nil
+		return true, wire.AtKey(v.ProviderID.DecodeJSON(d), "providerId")
 	case "supported":
 		seen[0] |= 1 << 1
 		m := d.Mark()
-		x, err := decodeSliceLlmProtocol(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Supported = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "supported")
+		if err := wire.DecodeSlice(d, &v.Supported, true, (*LlmProtocol).DecodeJSON); err != nil {
+			v.Supported = nil
+			return true, wire.AtKey(d.Recover(m, err), "supported")
 		}
-		v.Supported = x
 		return true, nil
 	case "required":
 		seen[0] |= 1 << 2
-		x, err := d.ReadBool()
-		if err != nil {
-			return true, wire.AtKey(err, "required")
-		}
-		v.Required = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeBool(&v.Required, d), "required")
 	case "current":
 		if d.TryNull() {
 			v.Current = nil
 			return true, nil
 		}
-		var x ProviderCurrentConfig
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "current")
-		}
-		v.Current = &x
-		return true, nil
+		v.Current = new(ProviderCurrentConfig)
+		return true, wire.AtKey(v.Current.DecodeJSON(d), "current")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -14147,45 +10221,19 @@ func (v *ProviderInfo) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ProviderInfo) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"providerId\":"...)
-		b = v.ProviderID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"supported\":"...)
-		b = appendSliceLlmProtocol(b, v.Supported)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"required\":"...)
-		b = wire.AppendBool(b, v.Required)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"providerId\":")
+	b = v.ProviderID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"supported\":")
+	b = wire.AppendSlice(b, v.Supported, (*LlmProtocol).AppendJSON)
+	b = wire.Key(b, &comma, "\"required\":")
+	b = wire.AppendBool(b, v.Required)
 	if v.Current != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"current\":"...)
+		b = wire.Key(b, &comma, "\"current\":")
 		b = v.Current.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -14203,7 +10251,8 @@ func (v *ProviderInfo) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one ProviderID value.
 func (v *ProviderID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -14282,22 +10331,11 @@ func (v *ProviderCurrentConfig) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -14315,40 +10353,20 @@ func (v *ProviderCurrentConfig) decodeField(d *wire.Decoder, key []byte, seen []
 	switch string(key) {
 	case "apiType":
 		seen[0] |= 1 << 0
-		var x LlmProtocol
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "apiType")
-		}
-		v.APIType = x
-		return true, nil
+		return true, wire.AtKey(v.APIType.DecodeJSON(d), "apiType")
 	case "baseUrl":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "baseUrl")
-		}
-		v.BaseURL = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.BaseURL, d), "baseUrl")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -14367,29 +10385,13 @@ func (v *ProviderCurrentConfig) checkRequired(d *wire.Decoder, seen []uint64) er
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ProviderCurrentConfig) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"apiType\":"...)
-		b = v.APIType.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"baseUrl\":"...)
-		b = wire.AppendString(b, v.BaseURL)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"apiType\":")
+	b = v.APIType.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"baseUrl\":")
+	b = wire.AppendString(b, v.BaseURL)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -14421,22 +10423,11 @@ func (v *SetProviderResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -14458,19 +10449,10 @@ func (v *SetProviderResponse) decodeField(d *wire.Decoder, key []byte, seen []ui
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -14484,12 +10466,8 @@ func (v *SetProviderResponse) checkRequired(d *wire.Decoder, seen []uint64) erro
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SetProviderResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -14521,22 +10499,11 @@ func (v *DisableProviderResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -14558,19 +10525,10 @@ func (v *DisableProviderResponse) decodeField(d *wire.Decoder, key []byte, seen 
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -14584,12 +10542,8 @@ func (v *DisableProviderResponse) checkRequired(d *wire.Decoder, seen []uint64) 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *DisableProviderResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -14621,22 +10575,11 @@ func (v *LogoutAuthResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -14658,19 +10601,10 @@ func (v *LogoutAuthResponse) decodeField(d *wire.Decoder, key []byte, seen []uin
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -14684,12 +10618,8 @@ func (v *LogoutAuthResponse) checkRequired(d *wire.Decoder, seen []uint64) error
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *LogoutAuthResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -14721,22 +10651,11 @@ func (v *AuthStatusResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -14754,28 +10673,13 @@ func (v *AuthStatusResponse) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "state":
 		seen[0] |= 1 << 0
-		var x AuthState
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "state")
-		}
-		v.State = x
-		return true, nil
+		return true, wire.AtKey(v.State.DecodeJSON(d), "state")
 	case "accounts":
 		m := d.Mark()
-		x, err := decodeSliceAuthAccount(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Accounts = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "accounts")
+		if err := wire.DecodeSlice(d, &v.Accounts, true, (*AuthAccount).DecodeJSON); err != nil {
+			v.Accounts = nil
+			return true, wire.AtKey(d.Recover(m, err), "accounts")
 		}
-		v.Accounts = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -14783,19 +10687,10 @@ func (v *AuthStatusResponse) decodeField(d *wire.Decoder, key []byte, seen []uin
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -14811,29 +10706,15 @@ func (v *AuthStatusResponse) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AuthStatusResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"state\":"...)
-		b = v.State.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"state\":")
+	b = v.State.AppendJSON(b)
 	if v.Accounts != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"accounts\":"...)
-		b = appendSliceAuthAccount(b, v.Accounts)
-		comma = true
+		b = wire.Key(b, &comma, "\"accounts\":")
+		b = wire.AppendSlice(b, v.Accounts, (*AuthAccount).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -14902,22 +10783,11 @@ func (v *AuthAccount) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -14935,91 +10805,54 @@ func (v *AuthAccount) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 	switch string(key) {
 	case "label":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "label")
-		}
-		v.Label = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Label, d), "label")
 	case "active":
 		if d.TryNull() {
 			v.Active = nil
 			return true, nil
 		}
+		v.Active = new(bool)
 		m := d.Mark()
-		x, err := d.ReadBool()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Active = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "active")
+		if err := wire.DecodeBool(v.Active, d); err != nil {
+			v.Active = nil
+			return true, wire.AtKey(d.Recover(m, err), "active")
 		}
-		v.Active = &x
 		return true, nil
 	case "name":
 		if d.TryNull() {
 			v.Name = nil
 			return true, nil
 		}
+		v.Name = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Name = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "name")
+		if err := wire.DecodeString(v.Name, d); err != nil {
+			v.Name = nil
+			return true, wire.AtKey(d.Recover(m, err), "name")
 		}
-		v.Name = &x
 		return true, nil
 	case "email":
 		if d.TryNull() {
 			v.Email = nil
 			return true, nil
 		}
+		v.Email = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Email = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "email")
+		if err := wire.DecodeString(v.Email, d); err != nil {
+			v.Email = nil
+			return true, wire.AtKey(d.Recover(m, err), "email")
 		}
-		v.Email = &x
 		return true, nil
 	case "organization":
 		if d.TryNull() {
 			v.Organization = nil
 			return true, nil
 		}
+		v.Organization = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Organization = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "organization")
+		if err := wire.DecodeString(v.Organization, d); err != nil {
+			v.Organization = nil
+			return true, wire.AtKey(d.Recover(m, err), "organization")
 		}
-		v.Organization = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -15027,19 +10860,10 @@ func (v *AuthAccount) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -15055,53 +10879,27 @@ func (v *AuthAccount) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AuthAccount) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"label\":"...)
-		b = wire.AppendString(b, v.Label)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"label\":")
+	b = wire.AppendString(b, v.Label)
 	if v.Active != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"active\":"...)
+		b = wire.Key(b, &comma, "\"active\":")
 		b = wire.AppendBool(b, *v.Active)
-		comma = true
 	}
 	if v.Name != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
+		b = wire.Key(b, &comma, "\"name\":")
 		b = wire.AppendString(b, *v.Name)
-		comma = true
 	}
 	if v.Email != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"email\":"...)
+		b = wire.Key(b, &comma, "\"email\":")
 		b = wire.AppendString(b, *v.Email)
-		comma = true
 	}
 	if v.Organization != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"organization\":"...)
+		b = wire.Key(b, &comma, "\"organization\":")
 		b = wire.AppendString(b, *v.Organization)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -15133,22 +10931,11 @@ func (v *NewSessionResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -15166,44 +10953,20 @@ func (v *NewSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "configOptions":
 		m := d.Mark()
-		x, err := decodeSliceSessionConfigOption(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ConfigOptions = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "configOptions")
+		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
+			v.ConfigOptions = nil
+			return true, wire.AtKey(d.Recover(m, err), "configOptions")
 		}
-		v.ConfigOptions = x
 		return true, nil
 	case "availableCommands":
 		m := d.Mark()
-		x, err := decodeSliceAvailableCommand(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.AvailableCommands = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "availableCommands")
+		if err := wire.DecodeSlice(d, &v.AvailableCommands, true, (*AvailableCommand).DecodeJSON); err != nil {
+			v.AvailableCommands = nil
+			return true, wire.AtKey(d.Recover(m, err), "availableCommands")
 		}
-		v.AvailableCommands = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -15211,19 +10974,10 @@ func (v *NewSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uin
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -15239,37 +10993,19 @@ func (v *NewSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *NewSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
 	if v.ConfigOptions != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"configOptions\":"...)
-		b = appendSliceSessionConfigOption(b, v.ConfigOptions)
-		comma = true
+		b = wire.Key(b, &comma, "\"configOptions\":")
+		b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
 	}
 	if v.AvailableCommands != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"availableCommands\":"...)
-		b = appendSliceAvailableCommand(b, v.AvailableCommands)
-		comma = true
+		b = wire.Key(b, &comma, "\"availableCommands\":")
+		b = wire.AppendSlice(b, v.AvailableCommands, (*AvailableCommand).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -15304,22 +11040,11 @@ func (v *SessionConfigOption) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -15337,61 +11062,33 @@ func (v *SessionConfigOption) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "configId":
 		seen[0] |= 1 << 0
-		var x SessionConfigID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "configId")
-		}
-		v.ConfigID = x
-		return true, nil
+		return true, wire.AtKey(v.ConfigID.DecodeJSON(d), "configId")
 	case "name":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "category":
 		if d.TryNull() {
 			v.Category = nil
 			return true, nil
 		}
+		v.Category = new(SessionConfigOptionCategory)
 		m := d.Mark()
-		var x SessionConfigOptionCategory
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Category = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "category")
+		if err := v.Category.DecodeJSON(d); err != nil {
+			v.Category = nil
+			return true, wire.AtKey(d.Recover(m, err), "category")
 		}
-		v.Category = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -15399,19 +11096,10 @@ func (v *SessionConfigOption) decodeField(d *wire.Decoder, key []byte, seen []ui
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return v.Type.decodeField(d, key, seen[1:])
@@ -15435,45 +11123,21 @@ func (v *SessionConfigOption) selectVariant(d *wire.Decoder) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigOption) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"configId\":"...)
-		b = v.ConfigID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"configId\":")
+	b = v.ConfigID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Category != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"category\":"...)
+		b = wire.Key(b, &comma, "\"category\":")
 		b = v.Category.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	b, comma = v.Type.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
@@ -15540,18 +11204,10 @@ func (v *SessionConfigOptionType) checkRequired(d *wire.Decoder, seen []uint64) 
 func (v *SessionConfigOptionType) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Select != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"select\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"select\"")
 		return v.Select.appendFields(b, comma)
 	case v.Boolean != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"boolean\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"boolean\"")
 		return v.Boolean.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -15586,22 +11242,11 @@ func (v *SessionConfigOptionTypeOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -15619,12 +11264,7 @@ func (v *SessionConfigOptionTypeOther) decodeField(d *wire.Decoder, key []byte, 
 	switch string(key) {
 	case "type":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "type")
-		}
-		v.Type = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
 	return false, nil
 }
@@ -15639,14 +11279,8 @@ func (v *SessionConfigOptionTypeOther) checkRequired(d *wire.Decoder, seen []uin
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigOptionTypeOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":"...)
-		b = wire.AppendString(b, v.Type)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"type\":")
+	b = wire.AppendString(b, v.Type)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -15663,7 +11297,8 @@ func (v *SessionConfigOptionTypeOther) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one SessionConfigID value.
 func (v *SessionConfigID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -15726,7 +11361,8 @@ func (v *SessionConfigOptionCategory) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one SessionConfigValueID value.
 func (v *SessionConfigValueID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -15758,7 +11394,8 @@ func (v *SessionConfigSelectOptions) DecodeJSON(d *wire.Decoder) error {
 	case wire.KindArray:
 		{
 			m := d.Mark()
-			x, err := decodeSliceSessionConfigSelectOption(d, false)
+			var x []SessionConfigSelectOption
+			err := wire.DecodeSlice(d, &x, false, (*SessionConfigSelectOption).DecodeJSON)
 			if err == nil {
 				v.Ungrouped = x
 				return nil
@@ -15769,7 +11406,8 @@ func (v *SessionConfigSelectOptions) DecodeJSON(d *wire.Decoder) error {
 			d.Rewind(m)
 		}
 		{
-			x, err := decodeSliceSessionConfigSelectGroup(d, false)
+			var x []SessionConfigSelectGroup
+			err := wire.DecodeSlice(d, &x, false, (*SessionConfigSelectGroup).DecodeJSON)
 			if err != nil {
 				return err
 			}
@@ -15784,10 +11422,10 @@ func (v *SessionConfigSelectOptions) DecodeJSON(d *wire.Decoder) error {
 func (v *SessionConfigSelectOptions) AppendJSON(b []byte) []byte {
 	switch {
 	case v.Ungrouped != nil:
-		b = appendSliceSessionConfigSelectOption(b, v.Ungrouped)
+		b = wire.AppendSlice(b, v.Ungrouped, (*SessionConfigSelectOption).AppendJSON)
 		return b
 	case v.Grouped != nil:
-		b = appendSliceSessionConfigSelectGroup(b, v.Grouped)
+		b = wire.AppendSlice(b, v.Grouped, (*SessionConfigSelectGroup).AppendJSON)
 		return b
 	}
 	return append(b, "null"...)
@@ -15820,22 +11458,11 @@ func (v *SessionConfigSelectOption) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -15853,40 +11480,21 @@ func (v *SessionConfigSelectOption) decodeField(d *wire.Decoder, key []byte, see
 	switch string(key) {
 	case "value":
 		seen[0] |= 1 << 0
-		var x SessionConfigValueID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "value")
-		}
-		v.Value = x
-		return true, nil
+		return true, wire.AtKey(v.Value.DecodeJSON(d), "value")
 	case "name":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -15894,19 +11502,10 @@ func (v *SessionConfigSelectOption) decodeField(d *wire.Decoder, key []byte, see
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -15925,37 +11524,17 @@ func (v *SessionConfigSelectOption) checkRequired(d *wire.Decoder, seen []uint64
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigSelectOption) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"value\":"...)
-		b = v.Value.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"value\":")
+	b = v.Value.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -15987,22 +11566,11 @@ func (v *SessionConfigSelectGroup) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -16020,37 +11588,17 @@ func (v *SessionConfigSelectGroup) decodeField(d *wire.Decoder, key []byte, seen
 	switch string(key) {
 	case "groupId":
 		seen[0] |= 1 << 0
-		var x SessionConfigGroupID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "groupId")
-		}
-		v.GroupID = x
-		return true, nil
+		return true, wire.AtKey(v.GroupID.DecodeJSON(d), "groupId")
 	case "name":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "options":
 		seen[0] |= 1 << 2
 		m := d.Mark()
-		x, err := decodeSliceSessionConfigSelectOption(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Options = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "options")
+		if err := wire.DecodeSlice(d, &v.Options, true, (*SessionConfigSelectOption).DecodeJSON); err != nil {
+			v.Options = nil
+			return true, wire.AtKey(d.Recover(m, err), "options")
 		}
-		v.Options = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -16058,19 +11606,10 @@ func (v *SessionConfigSelectGroup) decodeField(d *wire.Decoder, key []byte, seen
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -16092,37 +11631,15 @@ func (v *SessionConfigSelectGroup) checkRequired(d *wire.Decoder, seen []uint64)
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigSelectGroup) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"groupId\":"...)
-		b = v.GroupID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"options\":"...)
-		b = appendSliceSessionConfigSelectOption(b, v.Options)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"groupId\":")
+	b = v.GroupID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
+	b = wire.Key(b, &comma, "\"options\":")
+	b = wire.AppendSlice(b, v.Options, (*SessionConfigSelectOption).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -16140,7 +11657,8 @@ func (v *SessionConfigSelectGroup) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one SessionConfigGroupID value.
 func (v *SessionConfigGroupID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -16180,22 +11698,11 @@ func (v *SessionConfigSelect) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -16213,22 +11720,10 @@ func (v *SessionConfigSelect) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "currentValue":
 		seen[0] |= 1 << 0
-		var x SessionConfigValueID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "currentValue")
-		}
-		v.CurrentValue = x
-		return true, nil
+		return true, wire.AtKey(v.CurrentValue.DecodeJSON(d), "currentValue")
 	case "options":
 		seen[0] |= 1 << 1
-		var x SessionConfigSelectOptions
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "options")
-		}
-		v.Options = x
-		return true, nil
+		return true, wire.AtKey(v.Options.DecodeJSON(d), "options")
 	}
 	return false, nil
 }
@@ -16246,22 +11741,10 @@ func (v *SessionConfigSelect) checkRequired(d *wire.Decoder, seen []uint64) erro
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigSelect) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"currentValue\":"...)
-		b = v.CurrentValue.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"options\":"...)
-		b = v.Options.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"currentValue\":")
+	b = v.CurrentValue.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"options\":")
+	b = v.Options.AppendJSON(b)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -16292,22 +11775,11 @@ func (v *SessionConfigBoolean) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -16325,12 +11797,7 @@ func (v *SessionConfigBoolean) decodeField(d *wire.Decoder, key []byte, seen []u
 	switch string(key) {
 	case "currentValue":
 		seen[0] |= 1 << 0
-		x, err := d.ReadBool()
-		if err != nil {
-			return true, wire.AtKey(err, "currentValue")
-		}
-		v.CurrentValue = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeBool(&v.CurrentValue, d), "currentValue")
 	}
 	return false, nil
 }
@@ -16345,14 +11812,8 @@ func (v *SessionConfigBoolean) checkRequired(d *wire.Decoder, seen []uint64) err
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigBoolean) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"currentValue\":"...)
-		b = wire.AppendBool(b, v.CurrentValue)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"currentValue\":")
+	b = wire.AppendBool(b, v.CurrentValue)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -16418,11 +11879,7 @@ func (v *AvailableCommand) checkRequired(d *wire.Decoder, seen []uint64) error {
 func (v *AvailableCommand) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Command != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"command\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"command\"")
 		return v.Command.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -16460,22 +11917,11 @@ func (v *AvailableCommand) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -16515,22 +11961,11 @@ func (v *AvailableCommandOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -16548,28 +11983,13 @@ func (v *AvailableCommandOther) decodeField(d *wire.Decoder, key []byte, seen []
 	switch string(key) {
 	case "type":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "type")
-		}
-		v.Type = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	case "name":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		seen[0] |= 1 << 2
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "description")
-		}
-		v.Description = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Description, d), "description")
 	}
 	return false, nil
 }
@@ -16590,30 +12010,12 @@ func (v *AvailableCommandOther) checkRequired(d *wire.Decoder, seen []uint64) er
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AvailableCommandOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":"...)
-		b = wire.AppendString(b, v.Type)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
-		b = wire.AppendString(b, v.Description)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"type\":")
+	b = wire.AppendString(b, v.Type)
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
+	b = wire.Key(b, &comma, "\"description\":")
+	b = wire.AppendString(b, v.Description)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -16679,11 +12081,7 @@ func (v *AvailableCommandInput) checkRequired(d *wire.Decoder, seen []uint64) er
 func (v *AvailableCommandInput) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Text != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"text\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"text\"")
 		return v.Text.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -16721,22 +12119,11 @@ func (v *AvailableCommandInput) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -16776,22 +12163,11 @@ func (v *AvailableCommandInputOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -16809,12 +12185,7 @@ func (v *AvailableCommandInputOther) decodeField(d *wire.Decoder, key []byte, se
 	switch string(key) {
 	case "type":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "type")
-		}
-		v.Type = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
 	return false, nil
 }
@@ -16829,14 +12200,8 @@ func (v *AvailableCommandInputOther) checkRequired(d *wire.Decoder, seen []uint6
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AvailableCommandInputOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":"...)
-		b = wire.AppendString(b, v.Type)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"type\":")
+	b = wire.AppendString(b, v.Type)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -16867,22 +12232,11 @@ func (v *TextCommandInput) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -16900,31 +12254,17 @@ func (v *TextCommandInput) decodeField(d *wire.Decoder, key []byte, seen []uint6
 	switch string(key) {
 	case "hint":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "hint")
-		}
-		v.Hint = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Hint, d), "hint")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -16940,21 +12280,11 @@ func (v *TextCommandInput) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TextCommandInput) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"hint\":"...)
-		b = wire.AppendString(b, v.Hint)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"hint\":")
+	b = wire.AppendString(b, v.Hint)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -16986,22 +12316,11 @@ func (v *Command) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -17019,40 +12338,21 @@ func (v *Command) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool,
 	switch string(key) {
 	case "name":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "description")
-		}
-		v.Description = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Description, d), "description")
 	case "input":
 		if d.TryNull() {
 			v.Input = nil
 			return true, nil
 		}
+		v.Input = new(AvailableCommandInput)
 		m := d.Mark()
-		var x AvailableCommandInput
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Input = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "input")
+		if err := v.Input.DecodeJSON(d); err != nil {
+			v.Input = nil
+			return true, wire.AtKey(d.Recover(m, err), "input")
 		}
-		v.Input = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -17060,19 +12360,10 @@ func (v *Command) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool,
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -17091,37 +12382,17 @@ func (v *Command) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Command) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
-		b = wire.AppendString(b, v.Description)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
+	b = wire.Key(b, &comma, "\"description\":")
+	b = wire.AppendString(b, v.Description)
 	if v.Input != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"input\":"...)
+		b = wire.Key(b, &comma, "\"input\":")
 		b = v.Input.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -17153,22 +12424,11 @@ func (v *ListSessionsResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -17187,51 +12447,28 @@ func (v *ListSessionsResponse) decodeField(d *wire.Decoder, key []byte, seen []u
 	case "sessions":
 		seen[0] |= 1 << 0
 		m := d.Mark()
-		x, err := decodeSliceSessionInfo(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Sessions = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "sessions")
+		if err := wire.DecodeSlice(d, &v.Sessions, true, (*SessionInfo).DecodeJSON); err != nil {
+			v.Sessions = nil
+			return true, wire.AtKey(d.Recover(m, err), "sessions")
 		}
-		v.Sessions = x
 		return true, nil
 	case "nextCursor":
 		if d.TryNull() {
 			v.NextCursor = nil
 			return true, nil
 		}
-		var x SessionListCursor
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "nextCursor")
-		}
-		v.NextCursor = &x
-		return true, nil
+		v.NextCursor = new(SessionListCursor)
+		return true, wire.AtKey(v.NextCursor.DecodeJSON(d), "nextCursor")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -17247,29 +12484,15 @@ func (v *ListSessionsResponse) checkRequired(d *wire.Decoder, seen []uint64) err
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ListSessionsResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessions\":"...)
-		b = appendSliceSessionInfo(b, v.Sessions)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessions\":")
+	b = wire.AppendSlice(b, v.Sessions, (*SessionInfo).AppendJSON)
 	if v.NextCursor != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"nextCursor\":"...)
+		b = wire.Key(b, &comma, "\"nextCursor\":")
 		b = v.NextCursor.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -17301,22 +12524,11 @@ func (v *SessionInfo) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -17334,92 +12546,51 @@ func (v *SessionInfo) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "cwd":
 		seen[0] |= 1 << 1
-		var x AbsolutePath
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "cwd")
-		}
-		v.Cwd = x
-		return true, nil
+		return true, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
 	case "additionalDirectories":
 		if d.Lenient() && d.TryNull() {
 			v.AdditionalDirectories = nil
 			return true, nil
 		}
-		x, err := decodeSliceAbsolutePath(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "additionalDirectories")
-		}
-		v.AdditionalDirectories = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, (*AbsolutePath).DecodeJSON), "additionalDirectories")
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "updatedAt":
 		if d.TryNull() {
 			v.UpdatedAt = nil
 			return true, nil
 		}
+		v.UpdatedAt = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.UpdatedAt = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "updatedAt")
+		if err := wire.DecodeString(v.UpdatedAt, d); err != nil {
+			v.UpdatedAt = nil
+			return true, wire.AtKey(d.Recover(m, err), "updatedAt")
 		}
-		v.UpdatedAt = &x
 		return true, nil
 	case "archived":
 		if d.TryNull() {
 			v.Archived = nil
 			return true, nil
 		}
+		v.Archived = new(bool)
 		m := d.Mark()
-		x, err := d.ReadBool()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Archived = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "archived")
+		if err := wire.DecodeBool(v.Archived, d); err != nil {
+			v.Archived = nil
+			return true, wire.AtKey(d.Recover(m, err), "archived")
 		}
-		v.Archived = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -17427,19 +12598,10 @@ func (v *SessionInfo) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -17458,61 +12620,29 @@ func (v *SessionInfo) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionInfo) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cwd\":"...)
-		b = v.Cwd.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"cwd\":")
+	b = v.Cwd.AppendJSON(b)
 	if v.AdditionalDirectories != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"additionalDirectories\":"...)
-		b = appendSliceAbsolutePath(b, v.AdditionalDirectories)
-		comma = true
+		b = wire.Key(b, &comma, "\"additionalDirectories\":")
+		b = wire.AppendSlice(b, v.AdditionalDirectories, (*AbsolutePath).AppendJSON)
 	}
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
 	if v.UpdatedAt != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"updatedAt\":"...)
+		b = wire.Key(b, &comma, "\"updatedAt\":")
 		b = wire.AppendString(b, *v.UpdatedAt)
-		comma = true
 	}
 	if v.Archived != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"archived\":"...)
+		b = wire.Key(b, &comma, "\"archived\":")
 		b = wire.AppendBool(b, *v.Archived)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -17530,7 +12660,8 @@ func (v *SessionInfo) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one SessionListCursor value.
 func (v *SessionListCursor) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -17570,22 +12701,11 @@ func (v *DeleteSessionResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -17607,19 +12727,10 @@ func (v *DeleteSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -17633,12 +12744,8 @@ func (v *DeleteSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) er
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *DeleteSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -17670,22 +12777,11 @@ func (v *ForkSessionResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -17703,44 +12799,20 @@ func (v *ForkSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "configOptions":
 		m := d.Mark()
-		x, err := decodeSliceSessionConfigOption(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ConfigOptions = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "configOptions")
+		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
+			v.ConfigOptions = nil
+			return true, wire.AtKey(d.Recover(m, err), "configOptions")
 		}
-		v.ConfigOptions = x
 		return true, nil
 	case "availableCommands":
 		m := d.Mark()
-		x, err := decodeSliceAvailableCommand(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.AvailableCommands = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "availableCommands")
+		if err := wire.DecodeSlice(d, &v.AvailableCommands, true, (*AvailableCommand).DecodeJSON); err != nil {
+			v.AvailableCommands = nil
+			return true, wire.AtKey(d.Recover(m, err), "availableCommands")
 		}
-		v.AvailableCommands = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -17748,19 +12820,10 @@ func (v *ForkSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []ui
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -17776,37 +12839,19 @@ func (v *ForkSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) erro
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ForkSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
 	if v.ConfigOptions != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"configOptions\":"...)
-		b = appendSliceSessionConfigOption(b, v.ConfigOptions)
-		comma = true
+		b = wire.Key(b, &comma, "\"configOptions\":")
+		b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
 	}
 	if v.AvailableCommands != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"availableCommands\":"...)
-		b = appendSliceAvailableCommand(b, v.AvailableCommands)
-		comma = true
+		b = wire.Key(b, &comma, "\"availableCommands\":")
+		b = wire.AppendSlice(b, v.AvailableCommands, (*AvailableCommand).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -17838,22 +12883,11 @@ func (v *ArchiveSessionResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -17875,19 +12909,10 @@ func (v *ArchiveSessionResponse) decodeField(d *wire.Decoder, key []byte, seen [
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -17901,12 +12926,8 @@ func (v *ArchiveSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) e
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ArchiveSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -17938,22 +12959,11 @@ func (v *UnarchiveSessionResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -17975,19 +12985,10 @@ func (v *UnarchiveSessionResponse) decodeField(d *wire.Decoder, key []byte, seen
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -18001,12 +13002,8 @@ func (v *UnarchiveSessionResponse) checkRequired(d *wire.Decoder, seen []uint64)
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *UnarchiveSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -18038,22 +13035,11 @@ func (v *SessionStatusResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -18071,33 +13057,18 @@ func (v *SessionStatusResponse) decodeField(d *wire.Decoder, key []byte, seen []
 	switch string(key) {
 	case "status":
 		seen[0] |= 1 << 0
-		var x SessionStatus
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "status")
-		}
-		v.Status = x
-		return true, nil
+		return true, wire.AtKey(v.Status.DecodeJSON(d), "status")
 	case "state":
 		if d.TryNull() {
 			v.State = nil
 			return true, nil
 		}
+		v.State = new(StateUpdate)
 		m := d.Mark()
-		var x StateUpdate
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.State = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "state")
+		if err := v.State.DecodeJSON(d); err != nil {
+			v.State = nil
+			return true, wire.AtKey(d.Recover(m, err), "state")
 		}
-		v.State = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -18105,19 +13076,10 @@ func (v *SessionStatusResponse) decodeField(d *wire.Decoder, key []byte, seen []
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -18133,29 +13095,15 @@ func (v *SessionStatusResponse) checkRequired(d *wire.Decoder, seen []uint64) er
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionStatusResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"status\":"...)
-		b = v.Status.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"status\":")
+	b = v.Status.AppendJSON(b)
 	if v.State != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"state\":"...)
+		b = wire.Key(b, &comma, "\"state\":")
 		b = v.State.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -18285,32 +13233,16 @@ func (v *StateUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
 func (v *StateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Running != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"state\":\"running\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"state\":\"running\"")
 		return v.Running.appendFields(b, comma)
 	case v.Idle != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"state\":\"idle\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"state\":\"idle\"")
 		return v.Idle.appendFields(b, comma)
 	case v.RequiresAction != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"state\":\"requires_action\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"state\":\"requires_action\"")
 		return v.RequiresAction.appendFields(b, comma)
 	case v.UnknownUnknownStateUpdate != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"state\":\"unknown\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"state\":\"unknown\"")
 		return v.UnknownUnknownStateUpdate.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -18354,22 +13286,11 @@ func (v *StateUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -18409,22 +13330,11 @@ func (v *StateUpdateOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -18442,12 +13352,7 @@ func (v *StateUpdateOther) decodeField(d *wire.Decoder, key []byte, seen []uint6
 	switch string(key) {
 	case "state":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "state")
-		}
-		v.State = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.State, d), "state")
 	}
 	return false, nil
 }
@@ -18462,14 +13367,8 @@ func (v *StateUpdateOther) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *StateUpdateOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"state\":"...)
-		b = wire.AppendString(b, v.State)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"state\":")
+	b = wire.AppendString(b, v.State)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -18555,25 +13454,13 @@ func (v *BackgroundWork) checkRequired(d *wire.Decoder, seen []uint64) error {
 func (v *BackgroundWork) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Terminal != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"terminal\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"terminal\"")
 		return v.Terminal.appendFields(b, comma)
 	case v.ToolCall != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"tool_call\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"tool_call\"")
 		return v.ToolCall.appendFields(b, comma)
 	case v.Subagent != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"subagent\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"subagent\"")
 		return v.Subagent.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -18615,22 +13502,11 @@ func (v *BackgroundWork) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -18670,22 +13546,11 @@ func (v *BackgroundWorkOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -18703,12 +13568,7 @@ func (v *BackgroundWorkOther) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "type":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "type")
-		}
-		v.Type = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
 	return false, nil
 }
@@ -18723,14 +13583,8 @@ func (v *BackgroundWorkOther) checkRequired(d *wire.Decoder, seen []uint64) erro
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *BackgroundWorkOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":"...)
-		b = wire.AppendString(b, v.Type)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"type\":")
+	b = wire.AppendString(b, v.Type)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -18761,22 +13615,11 @@ func (v *BackgroundTerminal) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -18794,32 +13637,17 @@ func (v *BackgroundTerminal) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "terminalId":
 		seen[0] |= 1 << 0
-		var x TerminalID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "terminalId")
-		}
-		v.TerminalID = x
-		return true, nil
+		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -18835,21 +13663,11 @@ func (v *BackgroundTerminal) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *BackgroundTerminal) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"terminalId\":"...)
-		b = v.TerminalID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"terminalId\":")
+	b = v.TerminalID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -18881,22 +13699,11 @@ func (v *BackgroundToolCall) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -18914,32 +13721,17 @@ func (v *BackgroundToolCall) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "toolCallId":
 		seen[0] |= 1 << 0
-		var x ToolCallID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "toolCallId")
-		}
-		v.ToolCallID = x
-		return true, nil
+		return true, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -18955,21 +13747,11 @@ func (v *BackgroundToolCall) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *BackgroundToolCall) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"toolCallId\":"...)
-		b = v.ToolCallID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"toolCallId\":")
+	b = v.ToolCallID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -19001,22 +13783,11 @@ func (v *BackgroundSubagent) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -19034,32 +13805,17 @@ func (v *BackgroundSubagent) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -19075,21 +13831,11 @@ func (v *BackgroundSubagent) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *BackgroundSubagent) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -19121,22 +13867,11 @@ func (v *RunningStateUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -19158,19 +13893,10 @@ func (v *RunningStateUpdate) decodeField(d *wire.Decoder, key []byte, seen []uin
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceBackgroundWork(d, false)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Background = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "background")
+		if err := wire.DecodeSlice(d, &v.Background, false, (*BackgroundWork).DecodeJSON); err != nil {
+			v.Background = nil
+			return true, wire.AtKey(d.Recover(m, err), "background")
 		}
-		v.Background = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -19178,19 +13904,10 @@ func (v *RunningStateUpdate) decodeField(d *wire.Decoder, key []byte, seen []uin
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -19204,20 +13921,12 @@ func (v *RunningStateUpdate) checkRequired(d *wire.Decoder, seen []uint64) error
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *RunningStateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Background != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"background\":"...)
-		b = appendSliceBackgroundWork(b, v.Background)
-		comma = true
+		b = wire.Key(b, &comma, "\"background\":")
+		b = wire.AppendSlice(b, v.Background, (*BackgroundWork).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -19249,22 +13958,11 @@ func (v *Error) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -19282,41 +13980,21 @@ func (v *Error) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, e
 	switch string(key) {
 	case "code":
 		seen[0] |= 1 << 0
-		var x ErrorCode
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "code")
-		}
-		v.Code = x
-		return true, nil
+		return true, wire.AtKey(v.Code.DecodeJSON(d), "code")
 	case "message":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "message")
-		}
-		v.Message = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
 	case "data":
 		if d.TryNull() {
 			v.Data = nil
 			return true, nil
 		}
+		v.Data = new(ErrorData)
 		m := d.Mark()
-		var x ErrorData
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Data = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "data")
+		if err := v.Data.DecodeJSON(d); err != nil {
+			v.Data = nil
+			return true, wire.AtKey(d.Recover(m, err), "data")
 		}
-		v.Data = &x
 		return true, nil
 	}
 	return false, nil
@@ -19335,29 +14013,13 @@ func (v *Error) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Error) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"code\":"...)
-		b = v.Code.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"message\":"...)
-		b = wire.AppendString(b, v.Message)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"code\":")
+	b = v.Code.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"message\":")
+	b = wire.AppendString(b, v.Message)
 	if v.Data != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"data\":"...)
+		b = wire.Key(b, &comma, "\"data\":")
 		b = v.Data.AppendJSON(b)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -19437,7 +14099,8 @@ func (v *ErrorData) DecodeJSON(d *wire.Decoder) error {
 		}
 	}
 	{
-		x, err := d.ReadRaw()
+		var x wire.Raw
+		err := wire.DecodeRaw(&x, d)
 		if err != nil {
 			return err
 		}
@@ -19489,22 +14152,11 @@ func (v *UnsupportedProtocolVersionErrorData) DecodeJSON(d *wire.Decoder) error 
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -19522,40 +14174,20 @@ func (v *UnsupportedProtocolVersionErrorData) decodeField(d *wire.Decoder, key [
 	switch string(key) {
 	case "requested":
 		seen[0] |= 1 << 0
-		var x ProtocolVersion
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "requested")
-		}
-		v.Requested = x
-		return true, nil
+		return true, wire.AtKey(v.Requested.DecodeJSON(d), "requested")
 	case "supported":
 		seen[0] |= 1 << 1
-		x, err := decodeSliceProtocolVersion(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "supported")
-		}
-		v.Supported = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Supported, false, (*ProtocolVersion).DecodeJSON), "supported")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -19574,29 +14206,13 @@ func (v *UnsupportedProtocolVersionErrorData) checkRequired(d *wire.Decoder, see
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *UnsupportedProtocolVersionErrorData) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"requested\":"...)
-		b = v.Requested.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"supported\":"...)
-		b = appendSliceProtocolVersion(b, v.Supported)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"requested\":")
+	b = v.Requested.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"supported\":")
+	b = wire.AppendSlice(b, v.Supported, (*ProtocolVersion).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -19628,22 +14244,11 @@ func (v *SessionNotFoundErrorData) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -19661,32 +14266,17 @@ func (v *SessionNotFoundErrorData) decodeField(d *wire.Decoder, key []byte, seen
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -19702,21 +14292,11 @@ func (v *SessionNotFoundErrorData) checkRequired(d *wire.Decoder, seen []uint64)
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionNotFoundErrorData) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -19748,22 +14328,11 @@ func (v *ErrorStopReason) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -19784,21 +14353,12 @@ func (v *ErrorStopReason) decodeField(d *wire.Decoder, key []byte, seen []uint64
 			v.Error = nil
 			return true, nil
 		}
+		v.Error = new(Error)
 		m := d.Mark()
-		var x Error
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Error = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "error")
+		if err := v.Error.DecodeJSON(d); err != nil {
+			v.Error = nil
+			return true, wire.AtKey(d.Recover(m, err), "error")
 		}
-		v.Error = &x
 		return true, nil
 	}
 	return false, nil
@@ -19812,12 +14372,8 @@ func (v *ErrorStopReason) checkRequired(d *wire.Decoder, seen []uint64) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ErrorStopReason) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Error != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"error\":"...)
+		b = wire.Key(b, &comma, "\"error\":")
 		b = v.Error.AppendJSON(b)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -19849,22 +14405,11 @@ func (v *Usage) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -19882,87 +14427,48 @@ func (v *Usage) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, e
 	switch string(key) {
 	case "totalTokens":
 		seen[0] |= 1 << 0
-		x, err := d.ReadUint64()
-		if err != nil {
-			return true, wire.AtKey(err, "totalTokens")
-		}
-		v.TotalTokens = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeUint64(&v.TotalTokens, d), "totalTokens")
 	case "inputTokens":
 		seen[0] |= 1 << 1
-		x, err := d.ReadUint64()
-		if err != nil {
-			return true, wire.AtKey(err, "inputTokens")
-		}
-		v.InputTokens = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeUint64(&v.InputTokens, d), "inputTokens")
 	case "outputTokens":
 		seen[0] |= 1 << 2
-		x, err := d.ReadUint64()
-		if err != nil {
-			return true, wire.AtKey(err, "outputTokens")
-		}
-		v.OutputTokens = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeUint64(&v.OutputTokens, d), "outputTokens")
 	case "thoughtTokens":
 		if d.TryNull() {
 			v.ThoughtTokens = nil
 			return true, nil
 		}
+		v.ThoughtTokens = new(uint64)
 		m := d.Mark()
-		x, err := d.ReadUint64()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ThoughtTokens = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "thoughtTokens")
+		if err := wire.DecodeUint64(v.ThoughtTokens, d); err != nil {
+			v.ThoughtTokens = nil
+			return true, wire.AtKey(d.Recover(m, err), "thoughtTokens")
 		}
-		v.ThoughtTokens = &x
 		return true, nil
 	case "cachedReadTokens":
 		if d.TryNull() {
 			v.CachedReadTokens = nil
 			return true, nil
 		}
+		v.CachedReadTokens = new(uint64)
 		m := d.Mark()
-		x, err := d.ReadUint64()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.CachedReadTokens = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "cachedReadTokens")
+		if err := wire.DecodeUint64(v.CachedReadTokens, d); err != nil {
+			v.CachedReadTokens = nil
+			return true, wire.AtKey(d.Recover(m, err), "cachedReadTokens")
 		}
-		v.CachedReadTokens = &x
 		return true, nil
 	case "cachedWriteTokens":
 		if d.TryNull() {
 			v.CachedWriteTokens = nil
 			return true, nil
 		}
+		v.CachedWriteTokens = new(uint64)
 		m := d.Mark()
-		x, err := d.ReadUint64()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.CachedWriteTokens = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "cachedWriteTokens")
+		if err := wire.DecodeUint64(v.CachedWriteTokens, d); err != nil {
+			v.CachedWriteTokens = nil
+			return true, wire.AtKey(d.Recover(m, err), "cachedWriteTokens")
 		}
-		v.CachedWriteTokens = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -19970,19 +14476,10 @@ func (v *Usage) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, e
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -20004,61 +14501,27 @@ func (v *Usage) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Usage) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"totalTokens\":"...)
-		b = wire.AppendUint(b, uint64(v.TotalTokens))
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"inputTokens\":"...)
-		b = wire.AppendUint(b, uint64(v.InputTokens))
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"outputTokens\":"...)
-		b = wire.AppendUint(b, uint64(v.OutputTokens))
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"totalTokens\":")
+	b = wire.AppendUint(b, uint64(v.TotalTokens))
+	b = wire.Key(b, &comma, "\"inputTokens\":")
+	b = wire.AppendUint(b, uint64(v.InputTokens))
+	b = wire.Key(b, &comma, "\"outputTokens\":")
+	b = wire.AppendUint(b, uint64(v.OutputTokens))
 	if v.ThoughtTokens != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"thoughtTokens\":"...)
+		b = wire.Key(b, &comma, "\"thoughtTokens\":")
 		b = wire.AppendUint(b, uint64(*v.ThoughtTokens))
-		comma = true
 	}
 	if v.CachedReadTokens != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cachedReadTokens\":"...)
+		b = wire.Key(b, &comma, "\"cachedReadTokens\":")
 		b = wire.AppendUint(b, uint64(*v.CachedReadTokens))
-		comma = true
 	}
 	if v.CachedWriteTokens != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cachedWriteTokens\":"...)
+		b = wire.Key(b, &comma, "\"cachedWriteTokens\":")
 		b = wire.AppendUint(b, uint64(*v.CachedWriteTokens))
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -20093,22 +14556,11 @@ func (v *IdleStateUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -20129,21 +14581,12 @@ func (v *IdleStateUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64
 			v.Usage = nil
 			return true, nil
 		}
+		v.Usage = new(Usage)
 		m := d.Mark()
-		var x Usage
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Usage = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "usage")
+		if err := v.Usage.DecodeJSON(d); err != nil {
+			v.Usage = nil
+			return true, wire.AtKey(d.Recover(m, err), "usage")
 		}
-		v.Usage = &x
 		return true, nil
 	case "background":
 		if d.TryNull() {
@@ -20151,19 +14594,10 @@ func (v *IdleStateUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceBackgroundWork(d, false)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Background = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "background")
+		if err := wire.DecodeSlice(d, &v.Background, false, (*BackgroundWork).DecodeJSON); err != nil {
+			v.Background = nil
+			return true, wire.AtKey(d.Recover(m, err), "background")
 		}
-		v.Background = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -20171,19 +14605,10 @@ func (v *IdleStateUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return v.StopReason.decodeField(d, key, seen[1:])
@@ -20202,28 +14627,16 @@ func (v *IdleStateUpdate) selectVariant(d *wire.Decoder) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *IdleStateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Usage != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"usage\":"...)
+		b = wire.Key(b, &comma, "\"usage\":")
 		b = v.Usage.AppendJSON(b)
-		comma = true
 	}
 	if v.Background != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"background\":"...)
-		b = appendSliceBackgroundWork(b, v.Background)
-		comma = true
+		b = wire.Key(b, &comma, "\"background\":")
+		b = wire.AppendSlice(b, v.Background, (*BackgroundWork).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	b, comma = v.StopReason.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
@@ -20338,46 +14751,22 @@ func (v *IdleStateUpdateStopReason) checkRequired(d *wire.Decoder, seen []uint64
 func (v *IdleStateUpdateStopReason) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.EndTurn != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"stopReason\":\"end_turn\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"stopReason\":\"end_turn\"")
 		return v.EndTurn.appendFields(b, comma)
 	case v.MaxTokens != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"stopReason\":\"max_tokens\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"stopReason\":\"max_tokens\"")
 		return v.MaxTokens.appendFields(b, comma)
 	case v.MaxTurnRequests != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"stopReason\":\"max_turn_requests\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"stopReason\":\"max_turn_requests\"")
 		return v.MaxTurnRequests.appendFields(b, comma)
 	case v.Refusal != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"stopReason\":\"refusal\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"stopReason\":\"refusal\"")
 		return v.Refusal.appendFields(b, comma)
 	case v.Cancelled != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"stopReason\":\"cancelled\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"stopReason\":\"cancelled\"")
 		return v.Cancelled.appendFields(b, comma)
 	case v.Error != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"stopReason\":\"error\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"stopReason\":\"error\"")
 		return v.Error.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -20414,22 +14803,11 @@ func (v *IdleStateUpdateStopReasonEndTurn) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -20484,22 +14862,11 @@ func (v *IdleStateUpdateStopReasonMaxTokens) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -20554,22 +14921,11 @@ func (v *IdleStateUpdateStopReasonMaxTurnRequests) DecodeJSON(d *wire.Decoder) e
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -20624,22 +14980,11 @@ func (v *IdleStateUpdateStopReasonRefusal) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -20694,22 +15039,11 @@ func (v *IdleStateUpdateStopReasonCancelled) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -20764,22 +15098,11 @@ func (v *IdleStateUpdateStopReasonOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -20797,12 +15120,7 @@ func (v *IdleStateUpdateStopReasonOther) decodeField(d *wire.Decoder, key []byte
 	switch string(key) {
 	case "stopReason":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "stopReason")
-		}
-		v.StopReason = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.StopReason, d), "stopReason")
 	}
 	return false, nil
 }
@@ -20817,14 +15135,8 @@ func (v *IdleStateUpdateStopReasonOther) checkRequired(d *wire.Decoder, seen []u
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *IdleStateUpdateStopReasonOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"stopReason\":"...)
-		b = wire.AppendString(b, v.StopReason)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"stopReason\":")
+	b = wire.AppendString(b, v.StopReason)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -20855,22 +15167,11 @@ func (v *IdleStateUpdateStopReasonNone) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -20925,22 +15226,11 @@ func (v *RequiresActionStateUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -20962,19 +15252,10 @@ func (v *RequiresActionStateUpdate) decodeField(d *wire.Decoder, key []byte, see
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceBackgroundWork(d, false)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Background = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "background")
+		if err := wire.DecodeSlice(d, &v.Background, false, (*BackgroundWork).DecodeJSON); err != nil {
+			v.Background = nil
+			return true, wire.AtKey(d.Recover(m, err), "background")
 		}
-		v.Background = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -20982,19 +15263,10 @@ func (v *RequiresActionStateUpdate) decodeField(d *wire.Decoder, key []byte, see
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -21008,20 +15280,12 @@ func (v *RequiresActionStateUpdate) checkRequired(d *wire.Decoder, seen []uint64
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *RequiresActionStateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Background != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"background\":"...)
-		b = appendSliceBackgroundWork(b, v.Background)
-		comma = true
+		b = wire.Key(b, &comma, "\"background\":")
+		b = wire.AppendSlice(b, v.Background, (*BackgroundWork).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -21053,22 +15317,11 @@ func (v *UnknownStateUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -21090,19 +15343,10 @@ func (v *UnknownStateUpdate) decodeField(d *wire.Decoder, key []byte, seen []uin
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceBackgroundWork(d, false)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Background = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "background")
+		if err := wire.DecodeSlice(d, &v.Background, false, (*BackgroundWork).DecodeJSON); err != nil {
+			v.Background = nil
+			return true, wire.AtKey(d.Recover(m, err), "background")
 		}
-		v.Background = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -21110,19 +15354,10 @@ func (v *UnknownStateUpdate) decodeField(d *wire.Decoder, key []byte, seen []uin
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -21136,20 +15371,12 @@ func (v *UnknownStateUpdate) checkRequired(d *wire.Decoder, seen []uint64) error
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *UnknownStateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Background != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"background\":"...)
-		b = appendSliceBackgroundWork(b, v.Background)
-		comma = true
+		b = wire.Key(b, &comma, "\"background\":")
+		b = wire.AppendSlice(b, v.Background, (*BackgroundWork).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -21181,22 +15408,11 @@ func (v *SetSessionTitleResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -21214,31 +15430,17 @@ func (v *SetSessionTitleResponse) decodeField(d *wire.Decoder, key []byte, seen 
 	switch string(key) {
 	case "title":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "title")
-		}
-		v.Title = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -21254,21 +15456,11 @@ func (v *SetSessionTitleResponse) checkRequired(d *wire.Decoder, seen []uint64) 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SetSessionTitleResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
-		b = wire.AppendString(b, v.Title)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"title\":")
+	b = wire.AppendString(b, v.Title)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -21300,22 +15492,11 @@ func (v *ResumeSessionResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -21333,35 +15514,17 @@ func (v *ResumeSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []
 	switch string(key) {
 	case "configOptions":
 		m := d.Mark()
-		x, err := decodeSliceSessionConfigOption(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ConfigOptions = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "configOptions")
+		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
+			v.ConfigOptions = nil
+			return true, wire.AtKey(d.Recover(m, err), "configOptions")
 		}
-		v.ConfigOptions = x
 		return true, nil
 	case "availableCommands":
 		m := d.Mark()
-		x, err := decodeSliceAvailableCommand(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.AvailableCommands = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "availableCommands")
+		if err := wire.DecodeSlice(d, &v.AvailableCommands, true, (*AvailableCommand).DecodeJSON); err != nil {
+			v.AvailableCommands = nil
+			return true, wire.AtKey(d.Recover(m, err), "availableCommands")
 		}
-		v.AvailableCommands = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -21369,19 +15532,10 @@ func (v *ResumeSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -21395,28 +15549,16 @@ func (v *ResumeSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) er
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ResumeSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.ConfigOptions != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"configOptions\":"...)
-		b = appendSliceSessionConfigOption(b, v.ConfigOptions)
-		comma = true
+		b = wire.Key(b, &comma, "\"configOptions\":")
+		b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
 	}
 	if v.AvailableCommands != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"availableCommands\":"...)
-		b = appendSliceAvailableCommand(b, v.AvailableCommands)
-		comma = true
+		b = wire.Key(b, &comma, "\"availableCommands\":")
+		b = wire.AppendSlice(b, v.AvailableCommands, (*AvailableCommand).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -21448,22 +15590,11 @@ func (v *CloseSessionResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -21485,19 +15616,10 @@ func (v *CloseSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []u
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -21511,12 +15633,8 @@ func (v *CloseSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CloseSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -21548,22 +15666,11 @@ func (v *CancelToolCallResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -21585,19 +15692,10 @@ func (v *CancelToolCallResponse) decodeField(d *wire.Decoder, key []byte, seen [
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -21611,12 +15709,8 @@ func (v *CancelToolCallResponse) checkRequired(d *wire.Decoder, seen []uint64) e
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CancelToolCallResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -21648,22 +15742,11 @@ func (v *CancelTerminalResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -21685,19 +15768,10 @@ func (v *CancelTerminalResponse) decodeField(d *wire.Decoder, key []byte, seen [
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -21711,12 +15785,8 @@ func (v *CancelTerminalResponse) checkRequired(d *wire.Decoder, seen []uint64) e
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CancelTerminalResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -21748,22 +15818,11 @@ func (v *SetSessionConfigOptionResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -21781,31 +15840,17 @@ func (v *SetSessionConfigOptionResponse) decodeField(d *wire.Decoder, key []byte
 	switch string(key) {
 	case "configOptions":
 		seen[0] |= 1 << 0
-		x, err := decodeSliceSessionConfigOption(d, true)
-		if err != nil {
-			return true, wire.AtKey(err, "configOptions")
-		}
-		v.ConfigOptions = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON), "configOptions")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -21821,21 +15866,11 @@ func (v *SetSessionConfigOptionResponse) checkRequired(d *wire.Decoder, seen []u
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SetSessionConfigOptionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"configOptions\":"...)
-		b = appendSliceSessionConfigOption(b, v.ConfigOptions)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"configOptions\":")
+	b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -21867,22 +15902,11 @@ func (v *PromptResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -21900,32 +15924,17 @@ func (v *PromptResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 	switch string(key) {
 	case "messageId":
 		seen[0] |= 1 << 0
-		var x MessageID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "messageId")
-		}
-		v.MessageID = x
-		return true, nil
+		return true, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -21941,21 +15950,11 @@ func (v *PromptResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PromptResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"messageId\":"...)
-		b = v.MessageID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"messageId\":")
+	b = v.MessageID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -21973,7 +15972,8 @@ func (v *PromptResponse) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one MessageID value.
 func (v *MessageID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -21999,7 +15999,8 @@ func (v *MessageID) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one ExtResponse value.
 func (v *ExtResponse) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadRaw()
+	var x wire.Raw
+	err := wire.DecodeRaw(&x, d)
 	if err != nil {
 		return err
 	}
@@ -22039,22 +16040,11 @@ func (v *AgentNotification) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -22072,23 +16062,13 @@ func (v *AgentNotification) decodeField(d *wire.Decoder, key []byte, seen []uint
 	switch string(key) {
 	case "method":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "method")
-		}
-		v.Method = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
 			return true, nil
 		}
-		x, err := d.ReadRaw()
-		if err != nil {
-			return true, wire.AtKey(err, "params")
-		}
-		v.Params = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	}
 	return false, nil
 }
@@ -22103,21 +16083,11 @@ func (v *AgentNotification) checkRequired(d *wire.Decoder, seen []uint64) error 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AgentNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"method\":"...)
-		b = wire.AppendString(b, v.Method)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"method\":")
+	b = wire.AppendString(b, v.Method)
 	if v.Params != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"params\":"...)
+		b = wire.Key(b, &comma, "\"params\":")
 		b = wire.AppendRaw(b, v.Params)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -22149,22 +16119,11 @@ func (v *UpdateSessionNotification) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -22182,41 +16141,20 @@ func (v *UpdateSessionNotification) decodeField(d *wire.Decoder, key []byte, see
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "update":
 		seen[0] |= 1 << 1
-		var x SessionUpdate
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "update")
-		}
-		v.Update = x
-		return true, nil
+		return true, wire.AtKey(v.Update.DecodeJSON(d), "update")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -22235,29 +16173,13 @@ func (v *UpdateSessionNotification) checkRequired(d *wire.Decoder, seen []uint64
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *UpdateSessionNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"update\":"...)
-		b = v.Update.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"update\":")
+	b = v.Update.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -22544,165 +16466,73 @@ func (v *SessionUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
 func (v *SessionUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.UserMessageChunk != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"user_message_chunk\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"user_message_chunk\"")
 		return v.UserMessageChunk.appendFields(b, comma)
 	case v.UserMessage != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"user_message\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"user_message\"")
 		return v.UserMessage.appendFields(b, comma)
 	case v.AgentMessageChunk != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"agent_message_chunk\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"agent_message_chunk\"")
 		return v.AgentMessageChunk.appendFields(b, comma)
 	case v.AgentMessage != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"agent_message\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"agent_message\"")
 		return v.AgentMessage.appendFields(b, comma)
 	case v.AgentThoughtChunk != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"agent_thought_chunk\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"agent_thought_chunk\"")
 		return v.AgentThoughtChunk.appendFields(b, comma)
 	case v.AgentThought != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"agent_thought\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"agent_thought\"")
 		return v.AgentThought.appendFields(b, comma)
 	case v.StateUpdate != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"state_update\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"state_update\"")
 		return v.StateUpdate.appendFields(b, comma)
 	case v.ToolCallContentChunk != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"tool_call_content_chunk\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"tool_call_content_chunk\"")
 		return v.ToolCallContentChunk.appendFields(b, comma)
 	case v.ToolCallUpdate != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"tool_call_update\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"tool_call_update\"")
 		return v.ToolCallUpdate.appendFields(b, comma)
 	case v.TerminalUpdate != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"terminal_update\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"terminal_update\"")
 		return v.TerminalUpdate.appendFields(b, comma)
 	case v.TerminalOutputChunk != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"terminal_output_chunk\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"terminal_output_chunk\"")
 		return v.TerminalOutputChunk.appendFields(b, comma)
 	case v.PlanUpdate != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"plan_update\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"plan_update\"")
 		return v.PlanUpdate.appendFields(b, comma)
 	case v.PlanRemoved != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"plan_removed\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"plan_removed\"")
 		return v.PlanRemoved.appendFields(b, comma)
 	case v.AvailableCommandsUpdate != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"available_commands_update\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"available_commands_update\"")
 		return v.AvailableCommandsUpdate.appendFields(b, comma)
 	case v.ConfigOptionUpdate != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"config_option_update\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"config_option_update\"")
 		return v.ConfigOptionUpdate.appendFields(b, comma)
 	case v.SessionInfoUpdate != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"session_info_update\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"session_info_update\"")
 		return v.SessionInfoUpdate.appendFields(b, comma)
 	case v.UsageUpdate != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"usage_update\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"usage_update\"")
 		return v.UsageUpdate.appendFields(b, comma)
 	case v.Notice != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"notice\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"notice\"")
 		return v.Notice.appendFields(b, comma)
 	case v.CompactionUpdate != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"compaction_update\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"compaction_update\"")
 		return v.CompactionUpdate.appendFields(b, comma)
 	case v.CompactionSummaryChunk != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"compaction_summary_chunk\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"compaction_summary_chunk\"")
 		return v.CompactionSummaryChunk.appendFields(b, comma)
 	case v.SubagentUpdate != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"subagent_update\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"subagent_update\"")
 		return v.SubagentUpdate.appendFields(b, comma)
 	case v.SessionMessage != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"session_message\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"session_message\"")
 		return v.SessionMessage.appendFields(b, comma)
 	case v.SessionMessageChunk != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":\"session_message_chunk\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"sessionUpdate\":\"session_message_chunk\"")
 		return v.SessionMessageChunk.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -22784,22 +16614,11 @@ func (v *SessionUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -22839,22 +16658,11 @@ func (v *SessionUpdateOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -22872,12 +16680,7 @@ func (v *SessionUpdateOther) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "sessionUpdate":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "sessionUpdate")
-		}
-		v.SessionUpdate = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.SessionUpdate, d), "sessionUpdate")
 	}
 	return false, nil
 }
@@ -22892,14 +16695,8 @@ func (v *SessionUpdateOther) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionUpdateOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionUpdate\":"...)
-		b = wire.AppendString(b, v.SessionUpdate)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionUpdate\":")
+	b = wire.AppendString(b, v.SessionUpdate)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -22930,22 +16727,11 @@ func (v *ContentChunk) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -22963,41 +16749,20 @@ func (v *ContentChunk) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 	switch string(key) {
 	case "messageId":
 		seen[0] |= 1 << 0
-		var x MessageID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "messageId")
-		}
-		v.MessageID = x
-		return true, nil
+		return true, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
 	case "content":
 		seen[0] |= 1 << 1
-		var x ContentBlock
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "content")
-		}
-		v.Content = x
-		return true, nil
+		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -23016,29 +16781,13 @@ func (v *ContentChunk) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ContentChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"messageId\":"...)
-		b = v.MessageID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = v.Content.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"messageId\":")
+	b = v.MessageID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"content\":")
+	b = v.Content.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -23070,22 +16819,11 @@ func (v *UserMessage) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -23103,32 +16841,17 @@ func (v *UserMessage) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 	switch string(key) {
 	case "messageId":
 		seen[0] |= 1 << 0
-		var x MessageID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "messageId")
-		}
-		v.MessageID = x
-		return true, nil
+		return true, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
 	case "content":
 		if d.TryNull() {
 			v.Content = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceContentBlock(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Content = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "content")
+		if err := wire.DecodeSlice(d, &v.Content, true, (*ContentBlock).DecodeJSON); err != nil {
+			v.Content = nil
+			return true, wire.AtKey(d.Recover(m, err), "content")
 		}
-		v.Content = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -23136,19 +16859,10 @@ func (v *UserMessage) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -23164,29 +16878,15 @@ func (v *UserMessage) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *UserMessage) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"messageId\":"...)
-		b = v.MessageID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"messageId\":")
+	b = v.MessageID.AppendJSON(b)
 	if v.Content != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = appendSliceContentBlock(b, v.Content)
-		comma = true
+		b = wire.Key(b, &comma, "\"content\":")
+		b = wire.AppendSlice(b, v.Content, (*ContentBlock).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -23218,22 +16918,11 @@ func (v *AgentMessage) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -23251,32 +16940,17 @@ func (v *AgentMessage) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 	switch string(key) {
 	case "messageId":
 		seen[0] |= 1 << 0
-		var x MessageID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "messageId")
-		}
-		v.MessageID = x
-		return true, nil
+		return true, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
 	case "content":
 		if d.TryNull() {
 			v.Content = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceContentBlock(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Content = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "content")
+		if err := wire.DecodeSlice(d, &v.Content, true, (*ContentBlock).DecodeJSON); err != nil {
+			v.Content = nil
+			return true, wire.AtKey(d.Recover(m, err), "content")
 		}
-		v.Content = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -23284,19 +16958,10 @@ func (v *AgentMessage) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -23312,29 +16977,15 @@ func (v *AgentMessage) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AgentMessage) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"messageId\":"...)
-		b = v.MessageID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"messageId\":")
+	b = v.MessageID.AppendJSON(b)
 	if v.Content != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = appendSliceContentBlock(b, v.Content)
-		comma = true
+		b = wire.Key(b, &comma, "\"content\":")
+		b = wire.AppendSlice(b, v.Content, (*ContentBlock).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -23366,22 +17017,11 @@ func (v *AgentThought) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -23399,32 +17039,17 @@ func (v *AgentThought) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 	switch string(key) {
 	case "messageId":
 		seen[0] |= 1 << 0
-		var x MessageID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "messageId")
-		}
-		v.MessageID = x
-		return true, nil
+		return true, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
 	case "content":
 		if d.TryNull() {
 			v.Content = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceContentBlock(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Content = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "content")
+		if err := wire.DecodeSlice(d, &v.Content, true, (*ContentBlock).DecodeJSON); err != nil {
+			v.Content = nil
+			return true, wire.AtKey(d.Recover(m, err), "content")
 		}
-		v.Content = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -23432,19 +17057,10 @@ func (v *AgentThought) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -23460,29 +17076,15 @@ func (v *AgentThought) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AgentThought) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"messageId\":"...)
-		b = v.MessageID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"messageId\":")
+	b = v.MessageID.AppendJSON(b)
 	if v.Content != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = appendSliceContentBlock(b, v.Content)
-		comma = true
+		b = wire.Key(b, &comma, "\"content\":")
+		b = wire.AppendSlice(b, v.Content, (*ContentBlock).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -23514,22 +17116,11 @@ func (v *ToolCallContentChunk) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -23547,41 +17138,20 @@ func (v *ToolCallContentChunk) decodeField(d *wire.Decoder, key []byte, seen []u
 	switch string(key) {
 	case "toolCallId":
 		seen[0] |= 1 << 0
-		var x ToolCallID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "toolCallId")
-		}
-		v.ToolCallID = x
-		return true, nil
+		return true, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
 	case "content":
 		seen[0] |= 1 << 1
-		var x ToolCallContent
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "content")
-		}
-		v.Content = x
-		return true, nil
+		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -23600,29 +17170,13 @@ func (v *ToolCallContentChunk) checkRequired(d *wire.Decoder, seen []uint64) err
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ToolCallContentChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"toolCallId\":"...)
-		b = v.ToolCallID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = v.Content.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"toolCallId\":")
+	b = v.ToolCallID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"content\":")
+	b = v.Content.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -23654,22 +17208,11 @@ func (v *TerminalOutput) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -23687,31 +17230,17 @@ func (v *TerminalOutput) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 	switch string(key) {
 	case "data":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "data")
-		}
-		v.Data = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -23727,21 +17256,11 @@ func (v *TerminalOutput) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TerminalOutput) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"data\":"...)
-		b = wire.AppendString(b, v.Data)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"data\":")
+	b = wire.AppendString(b, v.Data)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -23773,22 +17292,11 @@ func (v *TerminalExitStatus) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -23809,40 +17317,24 @@ func (v *TerminalExitStatus) decodeField(d *wire.Decoder, key []byte, seen []uin
 			v.ExitCode = nil
 			return true, nil
 		}
+		v.ExitCode = new(int64)
 		m := d.Mark()
-		x, err := d.ReadInt64()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ExitCode = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "exitCode")
+		if err := wire.DecodeInt64(v.ExitCode, d); err != nil {
+			v.ExitCode = nil
+			return true, wire.AtKey(d.Recover(m, err), "exitCode")
 		}
-		v.ExitCode = &x
 		return true, nil
 	case "signal":
 		if d.TryNull() {
 			v.Signal = nil
 			return true, nil
 		}
+		v.Signal = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Signal = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "signal")
+		if err := wire.DecodeString(v.Signal, d); err != nil {
+			v.Signal = nil
+			return true, wire.AtKey(d.Recover(m, err), "signal")
 		}
-		v.Signal = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -23850,19 +17342,10 @@ func (v *TerminalExitStatus) decodeField(d *wire.Decoder, key []byte, seen []uin
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -23876,28 +17359,16 @@ func (v *TerminalExitStatus) checkRequired(d *wire.Decoder, seen []uint64) error
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TerminalExitStatus) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.ExitCode != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"exitCode\":"...)
+		b = wire.Key(b, &comma, "\"exitCode\":")
 		b = wire.AppendInt(b, int64(*v.ExitCode))
-		comma = true
 	}
 	if v.Signal != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"signal\":"...)
+		b = wire.Key(b, &comma, "\"signal\":")
 		b = wire.AppendString(b, *v.Signal)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -23929,22 +17400,11 @@ func (v *TerminalSize) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -23962,39 +17422,20 @@ func (v *TerminalSize) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 	switch string(key) {
 	case "cols":
 		seen[0] |= 1 << 0
-		x, err := d.ReadUint16()
-		if err != nil {
-			return true, wire.AtKey(err, "cols")
-		}
-		v.Cols = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeUint16(&v.Cols, d), "cols")
 	case "rows":
 		seen[0] |= 1 << 1
-		x, err := d.ReadUint16()
-		if err != nil {
-			return true, wire.AtKey(err, "rows")
-		}
-		v.Rows = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeUint16(&v.Rows, d), "rows")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -24013,29 +17454,13 @@ func (v *TerminalSize) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TerminalSize) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cols\":"...)
-		b = wire.AppendUint(b, uint64(v.Cols))
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"rows\":"...)
-		b = wire.AppendUint(b, uint64(v.Rows))
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"cols\":")
+	b = wire.AppendUint(b, uint64(v.Cols))
+	b = wire.Key(b, &comma, "\"rows\":")
+	b = wire.AppendUint(b, uint64(v.Rows))
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -24067,22 +17492,11 @@ func (v *TerminalCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -24103,21 +17517,12 @@ func (v *TerminalCapabilities) decodeField(d *wire.Decoder, key []byte, seen []u
 			v.Cancel = nil
 			return true, nil
 		}
+		v.Cancel = new(TerminalCancelCapabilities)
 		m := d.Mark()
-		var x TerminalCancelCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Cancel = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "cancel")
+		if err := v.Cancel.DecodeJSON(d); err != nil {
+			v.Cancel = nil
+			return true, wire.AtKey(d.Recover(m, err), "cancel")
 		}
-		v.Cancel = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -24125,19 +17530,10 @@ func (v *TerminalCapabilities) decodeField(d *wire.Decoder, key []byte, seen []u
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -24151,20 +17547,12 @@ func (v *TerminalCapabilities) checkRequired(d *wire.Decoder, seen []uint64) err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TerminalCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Cancel != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cancel\":"...)
+		b = wire.Key(b, &comma, "\"cancel\":")
 		b = v.Cancel.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -24196,22 +17584,11 @@ func (v *TerminalCancelCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -24233,19 +17610,10 @@ func (v *TerminalCancelCapabilities) decodeField(d *wire.Decoder, key []byte, se
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -24259,12 +17627,8 @@ func (v *TerminalCancelCapabilities) checkRequired(d *wire.Decoder, seen []uint6
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TerminalCancelCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -24296,22 +17660,11 @@ func (v *TerminalUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -24329,137 +17682,78 @@ func (v *TerminalUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 	switch string(key) {
 	case "terminalId":
 		seen[0] |= 1 << 0
-		var x TerminalID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "terminalId")
-		}
-		v.TerminalID = x
-		return true, nil
+		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "command":
 		if d.TryNull() {
 			v.Command = nil
 			return true, nil
 		}
+		v.Command = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Command = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "command")
+		if err := wire.DecodeString(v.Command, d); err != nil {
+			v.Command = nil
+			return true, wire.AtKey(d.Recover(m, err), "command")
 		}
-		v.Command = &x
 		return true, nil
 	case "cwd":
 		if d.TryNull() {
 			v.Cwd = nil
 			return true, nil
 		}
+		v.Cwd = new(AbsolutePath)
 		m := d.Mark()
-		var x AbsolutePath
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Cwd = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "cwd")
+		if err := v.Cwd.DecodeJSON(d); err != nil {
+			v.Cwd = nil
+			return true, wire.AtKey(d.Recover(m, err), "cwd")
 		}
-		v.Cwd = &x
 		return true, nil
 	case "output":
 		if d.TryNull() {
 			v.Output = nil
 			return true, nil
 		}
+		v.Output = new(TerminalOutput)
 		m := d.Mark()
-		var x TerminalOutput
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Output = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "output")
+		if err := v.Output.DecodeJSON(d); err != nil {
+			v.Output = nil
+			return true, wire.AtKey(d.Recover(m, err), "output")
 		}
-		v.Output = &x
 		return true, nil
 	case "exitStatus":
 		if d.TryNull() {
 			v.ExitStatus = nil
 			return true, nil
 		}
+		v.ExitStatus = new(TerminalExitStatus)
 		m := d.Mark()
-		var x TerminalExitStatus
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.ExitStatus = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "exitStatus")
+		if err := v.ExitStatus.DecodeJSON(d); err != nil {
+			v.ExitStatus = nil
+			return true, wire.AtKey(d.Recover(m, err), "exitStatus")
 		}
-		v.ExitStatus = &x
 		return true, nil
 	case "size":
 		if d.TryNull() {
 			v.Size = nil
 			return true, nil
 		}
+		v.Size = new(TerminalSize)
 		m := d.Mark()
-		var x TerminalSize
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Size = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "size")
+		if err := v.Size.DecodeJSON(d); err != nil {
+			v.Size = nil
+			return true, wire.AtKey(d.Recover(m, err), "size")
 		}
-		v.Size = &x
 		return true, nil
 	case "capabilities":
 		if d.TryNull() {
 			v.Capabilities = nil
 			return true, nil
 		}
+		v.Capabilities = new(TerminalCapabilities)
 		m := d.Mark()
-		var x TerminalCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Capabilities = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "capabilities")
+		if err := v.Capabilities.DecodeJSON(d); err != nil {
+			v.Capabilities = nil
+			return true, wire.AtKey(d.Recover(m, err), "capabilities")
 		}
-		v.Capabilities = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -24467,19 +17761,10 @@ func (v *TerminalUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -24495,69 +17780,35 @@ func (v *TerminalUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TerminalUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"terminalId\":"...)
-		b = v.TerminalID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"terminalId\":")
+	b = v.TerminalID.AppendJSON(b)
 	if v.Command != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"command\":"...)
+		b = wire.Key(b, &comma, "\"command\":")
 		b = wire.AppendString(b, *v.Command)
-		comma = true
 	}
 	if v.Cwd != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cwd\":"...)
+		b = wire.Key(b, &comma, "\"cwd\":")
 		b = v.Cwd.AppendJSON(b)
-		comma = true
 	}
 	if v.Output != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"output\":"...)
+		b = wire.Key(b, &comma, "\"output\":")
 		b = v.Output.AppendJSON(b)
-		comma = true
 	}
 	if v.ExitStatus != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"exitStatus\":"...)
+		b = wire.Key(b, &comma, "\"exitStatus\":")
 		b = v.ExitStatus.AppendJSON(b)
-		comma = true
 	}
 	if v.Size != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"size\":"...)
+		b = wire.Key(b, &comma, "\"size\":")
 		b = v.Size.AppendJSON(b)
-		comma = true
 	}
 	if v.Capabilities != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"capabilities\":"...)
+		b = wire.Key(b, &comma, "\"capabilities\":")
 		b = v.Capabilities.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -24589,22 +17840,11 @@ func (v *TerminalOutputChunk) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -24622,40 +17862,20 @@ func (v *TerminalOutputChunk) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "terminalId":
 		seen[0] |= 1 << 0
-		var x TerminalID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "terminalId")
-		}
-		v.TerminalID = x
-		return true, nil
+		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "data":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "data")
-		}
-		v.Data = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -24674,29 +17894,13 @@ func (v *TerminalOutputChunk) checkRequired(d *wire.Decoder, seen []uint64) erro
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TerminalOutputChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"terminalId\":"...)
-		b = v.TerminalID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"data\":"...)
-		b = wire.AppendString(b, v.Data)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"terminalId\":")
+	b = v.TerminalID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"data\":")
+	b = wire.AppendString(b, v.Data)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -24783,25 +17987,13 @@ func (v *PlanUpdateContent) checkRequired(d *wire.Decoder, seen []uint64) error 
 func (v *PlanUpdateContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Items != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"items\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"items\"")
 		return v.Items.appendFields(b, comma)
 	case v.File != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"file\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"file\"")
 		return v.File.appendFields(b, comma)
 	case v.Markdown != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"markdown\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"markdown\"")
 		return v.Markdown.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -24843,22 +18035,11 @@ func (v *PlanUpdateContent) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -24898,22 +18079,11 @@ func (v *PlanUpdateContentOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -24931,21 +18101,10 @@ func (v *PlanUpdateContentOther) decodeField(d *wire.Decoder, key []byte, seen [
 	switch string(key) {
 	case "type":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "type")
-		}
-		v.Type = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	case "planId":
 		seen[0] |= 1 << 1
-		var x PlanID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "planId")
-		}
-		v.PlanID = x
-		return true, nil
+		return true, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
 	}
 	return false, nil
 }
@@ -24963,22 +18122,10 @@ func (v *PlanUpdateContentOther) checkRequired(d *wire.Decoder, seen []uint64) e
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PlanUpdateContentOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":"...)
-		b = wire.AppendString(b, v.Type)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"planId\":"...)
-		b = v.PlanID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"type\":")
+	b = wire.AppendString(b, v.Type)
+	b = wire.Key(b, &comma, "\"planId\":")
+	b = v.PlanID.AppendJSON(b)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -24995,7 +18142,8 @@ func (v *PlanUpdateContentOther) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one PlanID value.
 func (v *PlanID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -25035,22 +18183,11 @@ func (v *PlanEntry) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -25068,49 +18205,23 @@ func (v *PlanEntry) decodeField(d *wire.Decoder, key []byte, seen []uint64) (boo
 	switch string(key) {
 	case "content":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "content")
-		}
-		v.Content = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
 	case "priority":
 		seen[0] |= 1 << 1
-		var x PlanEntryPriority
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "priority")
-		}
-		v.Priority = x
-		return true, nil
+		return true, wire.AtKey(v.Priority.DecodeJSON(d), "priority")
 	case "status":
 		seen[0] |= 1 << 2
-		var x PlanEntryStatus
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "status")
-		}
-		v.Status = x
-		return true, nil
+		return true, wire.AtKey(v.Status.DecodeJSON(d), "status")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -25132,37 +18243,15 @@ func (v *PlanEntry) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PlanEntry) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = wire.AppendString(b, v.Content)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"priority\":"...)
-		b = v.Priority.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"status\":"...)
-		b = v.Status.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"content\":")
+	b = wire.AppendString(b, v.Content)
+	b = wire.Key(b, &comma, "\"priority\":")
+	b = v.Priority.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"status\":")
+	b = v.Status.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -25266,22 +18355,11 @@ func (v *PlanItems) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -25299,40 +18377,20 @@ func (v *PlanItems) decodeField(d *wire.Decoder, key []byte, seen []uint64) (boo
 	switch string(key) {
 	case "planId":
 		seen[0] |= 1 << 0
-		var x PlanID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "planId")
-		}
-		v.PlanID = x
-		return true, nil
+		return true, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
 	case "entries":
 		seen[0] |= 1 << 1
-		x, err := decodeSlicePlanEntry(d, true)
-		if err != nil {
-			return true, wire.AtKey(err, "entries")
-		}
-		v.Entries = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Entries, true, (*PlanEntry).DecodeJSON), "entries")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -25351,29 +18409,13 @@ func (v *PlanItems) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PlanItems) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"planId\":"...)
-		b = v.PlanID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"entries\":"...)
-		b = appendSlicePlanEntry(b, v.Entries)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"planId\":")
+	b = v.PlanID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"entries\":")
+	b = wire.AppendSlice(b, v.Entries, (*PlanEntry).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -25405,22 +18447,11 @@ func (v *PlanFile) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -25438,40 +18469,20 @@ func (v *PlanFile) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool
 	switch string(key) {
 	case "planId":
 		seen[0] |= 1 << 0
-		var x PlanID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "planId")
-		}
-		v.PlanID = x
-		return true, nil
+		return true, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
 	case "uri":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "uri")
-		}
-		v.URI = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -25490,29 +18501,13 @@ func (v *PlanFile) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PlanFile) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"planId\":"...)
-		b = v.PlanID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"uri\":"...)
-		b = wire.AppendString(b, v.URI)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"planId\":")
+	b = v.PlanID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"uri\":")
+	b = wire.AppendString(b, v.URI)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -25544,22 +18539,11 @@ func (v *PlanMarkdown) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -25577,40 +18561,20 @@ func (v *PlanMarkdown) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 	switch string(key) {
 	case "planId":
 		seen[0] |= 1 << 0
-		var x PlanID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "planId")
-		}
-		v.PlanID = x
-		return true, nil
+		return true, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
 	case "content":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "content")
-		}
-		v.Content = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -25629,29 +18593,13 @@ func (v *PlanMarkdown) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PlanMarkdown) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"planId\":"...)
-		b = v.PlanID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = wire.AppendString(b, v.Content)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"planId\":")
+	b = v.PlanID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"content\":")
+	b = wire.AppendString(b, v.Content)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -25683,22 +18631,11 @@ func (v *PlanUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -25716,32 +18653,17 @@ func (v *PlanUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bo
 	switch string(key) {
 	case "plan":
 		seen[0] |= 1 << 0
-		var x PlanUpdateContent
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "plan")
-		}
-		v.Plan = x
-		return true, nil
+		return true, wire.AtKey(v.Plan.DecodeJSON(d), "plan")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -25757,21 +18679,11 @@ func (v *PlanUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PlanUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"plan\":"...)
-		b = v.Plan.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"plan\":")
+	b = v.Plan.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -25803,22 +18715,11 @@ func (v *PlanRemoved) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -25836,32 +18737,17 @@ func (v *PlanRemoved) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 	switch string(key) {
 	case "planId":
 		seen[0] |= 1 << 0
-		var x PlanID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "planId")
-		}
-		v.PlanID = x
-		return true, nil
+		return true, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -25877,21 +18763,11 @@ func (v *PlanRemoved) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PlanRemoved) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"planId\":"...)
-		b = v.PlanID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"planId\":")
+	b = v.PlanID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -25923,22 +18799,11 @@ func (v *AvailableCommandsUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -25956,31 +18821,17 @@ func (v *AvailableCommandsUpdate) decodeField(d *wire.Decoder, key []byte, seen 
 	switch string(key) {
 	case "availableCommands":
 		seen[0] |= 1 << 0
-		x, err := decodeSliceAvailableCommand(d, true)
-		if err != nil {
-			return true, wire.AtKey(err, "availableCommands")
-		}
-		v.AvailableCommands = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.AvailableCommands, true, (*AvailableCommand).DecodeJSON), "availableCommands")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -25996,21 +18847,11 @@ func (v *AvailableCommandsUpdate) checkRequired(d *wire.Decoder, seen []uint64) 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AvailableCommandsUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"availableCommands\":"...)
-		b = appendSliceAvailableCommand(b, v.AvailableCommands)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"availableCommands\":")
+	b = wire.AppendSlice(b, v.AvailableCommands, (*AvailableCommand).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -26042,22 +18883,11 @@ func (v *ConfigOptionUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -26075,31 +18905,17 @@ func (v *ConfigOptionUpdate) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "configOptions":
 		seen[0] |= 1 << 0
-		x, err := decodeSliceSessionConfigOption(d, true)
-		if err != nil {
-			return true, wire.AtKey(err, "configOptions")
-		}
-		v.ConfigOptions = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON), "configOptions")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -26115,21 +18931,11 @@ func (v *ConfigOptionUpdate) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ConfigOptionUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"configOptions\":"...)
-		b = appendSliceSessionConfigOption(b, v.ConfigOptions)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"configOptions\":")
+	b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -26161,22 +18967,11 @@ func (v *SessionInfoUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -26197,40 +18992,24 @@ func (v *SessionInfoUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "updatedAt":
 		if d.TryNull() {
 			v.UpdatedAt = nil
 			return true, nil
 		}
+		v.UpdatedAt = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.UpdatedAt = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "updatedAt")
+		if err := wire.DecodeString(v.UpdatedAt, d); err != nil {
+			v.UpdatedAt = nil
+			return true, wire.AtKey(d.Recover(m, err), "updatedAt")
 		}
-		v.UpdatedAt = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -26238,19 +19017,10 @@ func (v *SessionInfoUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -26264,28 +19034,16 @@ func (v *SessionInfoUpdate) checkRequired(d *wire.Decoder, seen []uint64) error 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionInfoUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
 	if v.UpdatedAt != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"updatedAt\":"...)
+		b = wire.Key(b, &comma, "\"updatedAt\":")
 		b = wire.AppendString(b, *v.UpdatedAt)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -26317,22 +19075,11 @@ func (v *Cost) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -26350,39 +19097,20 @@ func (v *Cost) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, er
 	switch string(key) {
 	case "amount":
 		seen[0] |= 1 << 0
-		x, err := d.ReadFloat64()
-		if err != nil {
-			return true, wire.AtKey(err, "amount")
-		}
-		v.Amount = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeFloat64(&v.Amount, d), "amount")
 	case "currency":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "currency")
-		}
-		v.Currency = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Currency, d), "currency")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -26401,29 +19129,13 @@ func (v *Cost) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Cost) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"amount\":"...)
-		b = wire.AppendFloat(b, v.Amount)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"currency\":"...)
-		b = wire.AppendString(b, v.Currency)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"amount\":")
+	b = wire.AppendFloat(b, v.Amount)
+	b = wire.Key(b, &comma, "\"currency\":")
+	b = wire.AppendString(b, v.Currency)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -26455,22 +19167,11 @@ func (v *UsageUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -26488,40 +19189,21 @@ func (v *UsageUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 	switch string(key) {
 	case "used":
 		seen[0] |= 1 << 0
-		x, err := d.ReadUint64()
-		if err != nil {
-			return true, wire.AtKey(err, "used")
-		}
-		v.Used = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeUint64(&v.Used, d), "used")
 	case "size":
 		seen[0] |= 1 << 1
-		x, err := d.ReadUint64()
-		if err != nil {
-			return true, wire.AtKey(err, "size")
-		}
-		v.Size = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeUint64(&v.Size, d), "size")
 	case "cost":
 		if d.TryNull() {
 			v.Cost = nil
 			return true, nil
 		}
+		v.Cost = new(Cost)
 		m := d.Mark()
-		var x Cost
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Cost = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "cost")
+		if err := v.Cost.DecodeJSON(d); err != nil {
+			v.Cost = nil
+			return true, wire.AtKey(d.Recover(m, err), "cost")
 		}
-		v.Cost = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -26529,19 +19211,10 @@ func (v *UsageUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -26560,37 +19233,17 @@ func (v *UsageUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *UsageUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"used\":"...)
-		b = wire.AppendUint(b, uint64(v.Used))
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"size\":"...)
-		b = wire.AppendUint(b, uint64(v.Size))
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"used\":")
+	b = wire.AppendUint(b, uint64(v.Used))
+	b = wire.Key(b, &comma, "\"size\":")
+	b = wire.AppendUint(b, uint64(v.Size))
 	if v.Cost != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cost\":"...)
+		b = wire.Key(b, &comma, "\"cost\":")
 		b = v.Cost.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -26657,22 +19310,11 @@ func (v *Notice) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -26690,40 +19332,21 @@ func (v *Notice) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, 
 	switch string(key) {
 	case "severity":
 		seen[0] |= 1 << 0
-		var x NoticeSeverity
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "severity")
-		}
-		v.Severity = x
-		return true, nil
+		return true, wire.AtKey(v.Severity.DecodeJSON(d), "severity")
 	case "title":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "title")
-		}
-		v.Title = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -26731,19 +19354,10 @@ func (v *Notice) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, 
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -26762,37 +19376,17 @@ func (v *Notice) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Notice) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"severity\":"...)
-		b = v.Severity.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
-		b = wire.AppendString(b, v.Title)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"severity\":")
+	b = v.Severity.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"title\":")
+	b = wire.AppendString(b, v.Title)
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -26810,7 +19404,8 @@ func (v *Notice) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one CompactionID value.
 func (v *CompactionID) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadString()
+	var x string
+	err := wire.DecodeString(&x, d)
 	if err != nil {
 		return err
 	}
@@ -26887,22 +19482,11 @@ func (v *CompactionUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -26920,61 +19504,32 @@ func (v *CompactionUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint6
 	switch string(key) {
 	case "compactionId":
 		seen[0] |= 1 << 0
-		var x CompactionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "compactionId")
-		}
-		v.CompactionID = x
-		return true, nil
+		return true, wire.AtKey(v.CompactionID.DecodeJSON(d), "compactionId")
 	case "status":
 		seen[0] |= 1 << 1
-		var x CompactionStatus
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "status")
-		}
-		v.Status = x
-		return true, nil
+		return true, wire.AtKey(v.Status.DecodeJSON(d), "status")
 	case "summary":
 		if d.TryNull() {
 			v.Summary = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceContentBlock(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Summary = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "summary")
+		if err := wire.DecodeSlice(d, &v.Summary, true, (*ContentBlock).DecodeJSON); err != nil {
+			v.Summary = nil
+			return true, wire.AtKey(d.Recover(m, err), "summary")
 		}
-		v.Summary = x
 		return true, nil
 	case "error":
 		if d.TryNull() {
 			v.Error = nil
 			return true, nil
 		}
+		v.Error = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Error = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "error")
+		if err := wire.DecodeString(v.Error, d); err != nil {
+			v.Error = nil
+			return true, wire.AtKey(d.Recover(m, err), "error")
 		}
-		v.Error = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -26982,19 +19537,10 @@ func (v *CompactionUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint6
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -27013,45 +19559,21 @@ func (v *CompactionUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CompactionUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"compactionId\":"...)
-		b = v.CompactionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"status\":"...)
-		b = v.Status.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"compactionId\":")
+	b = v.CompactionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"status\":")
+	b = v.Status.AppendJSON(b)
 	if v.Summary != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"summary\":"...)
-		b = appendSliceContentBlock(b, v.Summary)
-		comma = true
+		b = wire.Key(b, &comma, "\"summary\":")
+		b = wire.AppendSlice(b, v.Summary, (*ContentBlock).AppendJSON)
 	}
 	if v.Error != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"error\":"...)
+		b = wire.Key(b, &comma, "\"error\":")
 		b = wire.AppendString(b, *v.Error)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -27083,22 +19605,11 @@ func (v *CompactionSummaryChunk) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -27116,41 +19627,20 @@ func (v *CompactionSummaryChunk) decodeField(d *wire.Decoder, key []byte, seen [
 	switch string(key) {
 	case "compactionId":
 		seen[0] |= 1 << 0
-		var x CompactionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "compactionId")
-		}
-		v.CompactionID = x
-		return true, nil
+		return true, wire.AtKey(v.CompactionID.DecodeJSON(d), "compactionId")
 	case "content":
 		seen[0] |= 1 << 1
-		var x ContentBlock
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "content")
-		}
-		v.Content = x
-		return true, nil
+		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -27169,29 +19659,13 @@ func (v *CompactionSummaryChunk) checkRequired(d *wire.Decoder, seen []uint64) e
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CompactionSummaryChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"compactionId\":"...)
-		b = v.CompactionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = v.Content.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"compactionId\":")
+	b = v.CompactionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"content\":")
+	b = v.Content.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -27223,22 +19697,11 @@ func (v *SubagentSessionCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -27259,21 +19722,12 @@ func (v *SubagentSessionCapabilities) decodeField(d *wire.Decoder, key []byte, s
 			v.Cancel = nil
 			return true, nil
 		}
+		v.Cancel = new(SessionCancelCapabilities)
 		m := d.Mark()
-		var x SessionCancelCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Cancel = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "cancel")
+		if err := v.Cancel.DecodeJSON(d); err != nil {
+			v.Cancel = nil
+			return true, wire.AtKey(d.Recover(m, err), "cancel")
 		}
-		v.Cancel = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -27281,19 +19735,10 @@ func (v *SubagentSessionCapabilities) decodeField(d *wire.Decoder, key []byte, s
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -27307,20 +19752,12 @@ func (v *SubagentSessionCapabilities) checkRequired(d *wire.Decoder, seen []uint
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SubagentSessionCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Cancel != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cancel\":"...)
+		b = wire.Key(b, &comma, "\"cancel\":")
 		b = v.Cancel.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -27352,22 +19789,11 @@ func (v *SessionCancelCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -27389,19 +19815,10 @@ func (v *SessionCancelCapabilities) decodeField(d *wire.Decoder, key []byte, see
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -27415,12 +19832,8 @@ func (v *SessionCancelCapabilities) checkRequired(d *wire.Decoder, seen []uint64
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionCancelCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -27452,22 +19865,11 @@ func (v *SubagentUpdate) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -27485,137 +19887,78 @@ func (v *SubagentUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
 			return true, nil
 		}
+		v.Title = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Title = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "title")
+		if err := wire.DecodeString(v.Title, d); err != nil {
+			v.Title = nil
+			return true, wire.AtKey(d.Recover(m, err), "title")
 		}
-		v.Title = &x
 		return true, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
 			return true, nil
 		}
+		v.Description = new(string)
 		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Description = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "description")
+		if err := wire.DecodeString(v.Description, d); err != nil {
+			v.Description = nil
+			return true, wire.AtKey(d.Recover(m, err), "description")
 		}
-		v.Description = &x
 		return true, nil
 	case "capabilities":
 		if d.TryNull() {
 			v.Capabilities = nil
 			return true, nil
 		}
+		v.Capabilities = new(SubagentSessionCapabilities)
 		m := d.Mark()
-		var x SubagentSessionCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Capabilities = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "capabilities")
+		if err := v.Capabilities.DecodeJSON(d); err != nil {
+			v.Capabilities = nil
+			return true, wire.AtKey(d.Recover(m, err), "capabilities")
 		}
-		v.Capabilities = &x
 		return true, nil
 	case "state":
 		if d.TryNull() {
 			v.State = nil
 			return true, nil
 		}
+		v.State = new(StateUpdate)
 		m := d.Mark()
-		var x StateUpdate
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.State = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "state")
+		if err := v.State.DecodeJSON(d); err != nil {
+			v.State = nil
+			return true, wire.AtKey(d.Recover(m, err), "state")
 		}
-		v.State = &x
 		return true, nil
 	case "cwd":
 		if d.TryNull() {
 			v.Cwd = nil
 			return true, nil
 		}
-		var x AbsolutePath
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "cwd")
-		}
-		v.Cwd = &x
-		return true, nil
+		v.Cwd = new(AbsolutePath)
+		return true, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
 	case "additionalDirectories":
 		if d.TryNull() {
 			v.AdditionalDirectories = nil
 			return true, nil
 		}
-		x, err := decodeSliceAbsolutePath(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "additionalDirectories")
-		}
-		v.AdditionalDirectories = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, (*AbsolutePath).DecodeJSON), "additionalDirectories")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -27631,69 +19974,35 @@ func (v *SubagentUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SubagentUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
 	if v.Title != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
+		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
-		comma = true
 	}
 	if v.Description != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"description\":"...)
+		b = wire.Key(b, &comma, "\"description\":")
 		b = wire.AppendString(b, *v.Description)
-		comma = true
 	}
 	if v.Capabilities != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"capabilities\":"...)
+		b = wire.Key(b, &comma, "\"capabilities\":")
 		b = v.Capabilities.AppendJSON(b)
-		comma = true
 	}
 	if v.State != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"state\":"...)
+		b = wire.Key(b, &comma, "\"state\":")
 		b = v.State.AppendJSON(b)
-		comma = true
 	}
 	if v.Cwd != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cwd\":"...)
+		b = wire.Key(b, &comma, "\"cwd\":")
 		b = v.Cwd.AppendJSON(b)
-		comma = true
 	}
 	if v.AdditionalDirectories != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"additionalDirectories\":"...)
-		b = appendSliceAbsolutePath(b, v.AdditionalDirectories)
-		comma = true
+		b = wire.Key(b, &comma, "\"additionalDirectories\":")
+		b = wire.AppendSlice(b, v.AdditionalDirectories, (*AbsolutePath).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -27725,22 +20034,11 @@ func (v *SessionMessage) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -27758,96 +20056,54 @@ func (v *SessionMessage) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 	switch string(key) {
 	case "messageId":
 		seen[0] |= 1 << 0
-		var x MessageID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "messageId")
-		}
-		v.MessageID = x
-		return true, nil
+		return true, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
 	case "senderSessionId":
 		if d.TryNull() {
 			v.SenderSessionID = nil
 			return true, nil
 		}
+		v.SenderSessionID = new(SessionID)
 		m := d.Mark()
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.SenderSessionID = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "senderSessionId")
+		if err := v.SenderSessionID.DecodeJSON(d); err != nil {
+			v.SenderSessionID = nil
+			return true, wire.AtKey(d.Recover(m, err), "senderSessionId")
 		}
-		v.SenderSessionID = &x
 		return true, nil
 	case "recipientSessionId":
 		if d.TryNull() {
 			v.RecipientSessionID = nil
 			return true, nil
 		}
+		v.RecipientSessionID = new(SessionID)
 		m := d.Mark()
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.RecipientSessionID = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "recipientSessionId")
+		if err := v.RecipientSessionID.DecodeJSON(d); err != nil {
+			v.RecipientSessionID = nil
+			return true, wire.AtKey(d.Recover(m, err), "recipientSessionId")
 		}
-		v.RecipientSessionID = &x
 		return true, nil
 	case "senderMessageId":
 		if d.TryNull() {
 			v.SenderMessageID = nil
 			return true, nil
 		}
+		v.SenderMessageID = new(MessageID)
 		m := d.Mark()
-		var x MessageID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.SenderMessageID = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "senderMessageId")
+		if err := v.SenderMessageID.DecodeJSON(d); err != nil {
+			v.SenderMessageID = nil
+			return true, wire.AtKey(d.Recover(m, err), "senderMessageId")
 		}
-		v.SenderMessageID = &x
 		return true, nil
 	case "recipientMessageId":
 		if d.TryNull() {
 			v.RecipientMessageID = nil
 			return true, nil
 		}
+		v.RecipientMessageID = new(MessageID)
 		m := d.Mark()
-		var x MessageID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.RecipientMessageID = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "recipientMessageId")
+		if err := v.RecipientMessageID.DecodeJSON(d); err != nil {
+			v.RecipientMessageID = nil
+			return true, wire.AtKey(d.Recover(m, err), "recipientMessageId")
 		}
-		v.RecipientMessageID = &x
 		return true, nil
 	case "content":
 		if d.TryNull() {
@@ -27855,19 +20111,10 @@ func (v *SessionMessage) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeSliceContentBlock(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Content = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "content")
+		if err := wire.DecodeSlice(d, &v.Content, true, (*ContentBlock).DecodeJSON); err != nil {
+			v.Content = nil
+			return true, wire.AtKey(d.Recover(m, err), "content")
 		}
-		v.Content = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -27875,19 +20122,10 @@ func (v *SessionMessage) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -27903,61 +20141,31 @@ func (v *SessionMessage) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionMessage) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"messageId\":"...)
-		b = v.MessageID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"messageId\":")
+	b = v.MessageID.AppendJSON(b)
 	if v.SenderSessionID != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"senderSessionId\":"...)
+		b = wire.Key(b, &comma, "\"senderSessionId\":")
 		b = v.SenderSessionID.AppendJSON(b)
-		comma = true
 	}
 	if v.RecipientSessionID != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"recipientSessionId\":"...)
+		b = wire.Key(b, &comma, "\"recipientSessionId\":")
 		b = v.RecipientSessionID.AppendJSON(b)
-		comma = true
 	}
 	if v.SenderMessageID != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"senderMessageId\":"...)
+		b = wire.Key(b, &comma, "\"senderMessageId\":")
 		b = v.SenderMessageID.AppendJSON(b)
-		comma = true
 	}
 	if v.RecipientMessageID != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"recipientMessageId\":"...)
+		b = wire.Key(b, &comma, "\"recipientMessageId\":")
 		b = v.RecipientMessageID.AppendJSON(b)
-		comma = true
 	}
 	if v.Content != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = appendSliceContentBlock(b, v.Content)
-		comma = true
+		b = wire.Key(b, &comma, "\"content\":")
+		b = wire.AppendSlice(b, v.Content, (*ContentBlock).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -27989,22 +20197,11 @@ func (v *SessionMessageChunk) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -28022,41 +20219,20 @@ func (v *SessionMessageChunk) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "messageId":
 		seen[0] |= 1 << 0
-		var x MessageID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "messageId")
-		}
-		v.MessageID = x
-		return true, nil
+		return true, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
 	case "content":
 		seen[0] |= 1 << 1
-		var x ContentBlock
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "content")
-		}
-		v.Content = x
-		return true, nil
+		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -28075,29 +20251,13 @@ func (v *SessionMessageChunk) checkRequired(d *wire.Decoder, seen []uint64) erro
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionMessageChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"messageId\":"...)
-		b = v.MessageID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = v.Content.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"messageId\":")
+	b = v.MessageID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"content\":")
+	b = v.Content.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -28129,22 +20289,11 @@ func (v *CompleteElicitationNotification) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -28162,32 +20311,17 @@ func (v *CompleteElicitationNotification) decodeField(d *wire.Decoder, key []byt
 	switch string(key) {
 	case "elicitationId":
 		seen[0] |= 1 << 0
-		var x ElicitationID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "elicitationId")
-		}
-		v.ElicitationID = x
-		return true, nil
+		return true, wire.AtKey(v.ElicitationID.DecodeJSON(d), "elicitationId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -28203,21 +20337,11 @@ func (v *CompleteElicitationNotification) checkRequired(d *wire.Decoder, seen []
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CompleteElicitationNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"elicitationId\":"...)
-		b = v.ElicitationID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"elicitationId\":")
+	b = v.ElicitationID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -28249,22 +20373,11 @@ func (v *AuthStatusUpdateNotification) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -28282,28 +20395,13 @@ func (v *AuthStatusUpdateNotification) decodeField(d *wire.Decoder, key []byte, 
 	switch string(key) {
 	case "state":
 		seen[0] |= 1 << 0
-		var x AuthState
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "state")
-		}
-		v.State = x
-		return true, nil
+		return true, wire.AtKey(v.State.DecodeJSON(d), "state")
 	case "accounts":
 		m := d.Mark()
-		x, err := decodeSliceAuthAccount(d, true)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Accounts = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "accounts")
+		if err := wire.DecodeSlice(d, &v.Accounts, true, (*AuthAccount).DecodeJSON); err != nil {
+			v.Accounts = nil
+			return true, wire.AtKey(d.Recover(m, err), "accounts")
 		}
-		v.Accounts = x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -28311,19 +20409,10 @@ func (v *AuthStatusUpdateNotification) decodeField(d *wire.Decoder, key []byte, 
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -28339,29 +20428,15 @@ func (v *AuthStatusUpdateNotification) checkRequired(d *wire.Decoder, seen []uin
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AuthStatusUpdateNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"state\":"...)
-		b = v.State.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"state\":")
+	b = v.State.AppendJSON(b)
 	if v.Accounts != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"accounts\":"...)
-		b = appendSliceAuthAccount(b, v.Accounts)
-		comma = true
+		b = wire.Key(b, &comma, "\"accounts\":")
+		b = wire.AppendSlice(b, v.Accounts, (*AuthAccount).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -28379,7 +20454,8 @@ func (v *AuthStatusUpdateNotification) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one ExtNotification value.
 func (v *ExtNotification) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadRaw()
+	var x wire.Raw
+	err := wire.DecodeRaw(&x, d)
 	if err != nil {
 		return err
 	}
@@ -28419,22 +20495,11 @@ func (v *ClientRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -28452,32 +20517,16 @@ func (v *ClientRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) 
 	switch string(key) {
 	case "id":
 		seen[0] |= 1 << 0
-		var x RequestID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "id")
-		}
-		v.ID = x
-		return true, nil
+		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "method":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "method")
-		}
-		v.Method = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
 			return true, nil
 		}
-		x, err := d.ReadRaw()
-		if err != nil {
-			return true, wire.AtKey(err, "params")
-		}
-		v.Params = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	}
 	return false, nil
 }
@@ -28495,29 +20544,13 @@ func (v *ClientRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ClientRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"id\":"...)
-		b = v.ID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"method\":"...)
-		b = wire.AppendString(b, v.Method)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"id\":")
+	b = v.ID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"method\":")
+	b = wire.AppendString(b, v.Method)
 	if v.Params != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"params\":"...)
+		b = wire.Key(b, &comma, "\"params\":")
 		b = wire.AppendRaw(b, v.Params)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -28549,22 +20582,11 @@ func (v *InitializeRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -28582,38 +20604,17 @@ func (v *InitializeRequest) decodeField(d *wire.Decoder, key []byte, seen []uint
 	switch string(key) {
 	case "protocolVersion":
 		seen[0] |= 1 << 0
-		var x ProtocolVersion
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "protocolVersion")
-		}
-		v.ProtocolVersion = x
-		return true, nil
+		return true, wire.AtKey(v.ProtocolVersion.DecodeJSON(d), "protocolVersion")
 	case "info":
 		seen[0] |= 1 << 1
-		var x Implementation
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "info")
-		}
-		v.Info = x
-		return true, nil
+		return true, wire.AtKey(v.Info.DecodeJSON(d), "info")
 	case "capabilities":
+		v.Capabilities = new(ClientCapabilities)
 		m := d.Mark()
-		var x ClientCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Capabilities = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "capabilities")
+		if err := v.Capabilities.DecodeJSON(d); err != nil {
+			v.Capabilities = nil
+			return true, wire.AtKey(d.Recover(m, err), "capabilities")
 		}
-		v.Capabilities = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -28621,19 +20622,10 @@ func (v *InitializeRequest) decodeField(d *wire.Decoder, key []byte, seen []uint
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -28652,37 +20644,17 @@ func (v *InitializeRequest) checkRequired(d *wire.Decoder, seen []uint64) error 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *InitializeRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"protocolVersion\":"...)
-		b = v.ProtocolVersion.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"info\":"...)
-		b = v.Info.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"protocolVersion\":")
+	b = v.ProtocolVersion.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"info\":")
+	b = v.Info.AppendJSON(b)
 	if v.Capabilities != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"capabilities\":"...)
+		b = wire.Key(b, &comma, "\"capabilities\":")
 		b = v.Capabilities.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -28714,22 +20686,11 @@ func (v *ClientCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -28750,42 +20711,24 @@ func (v *ClientCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uin
 			v.Auth = nil
 			return true, nil
 		}
+		v.Auth = new(ClientAuthCapabilities)
 		m := d.Mark()
-		var x ClientAuthCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Auth = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "auth")
+		if err := v.Auth.DecodeJSON(d); err != nil {
+			v.Auth = nil
+			return true, wire.AtKey(d.Recover(m, err), "auth")
 		}
-		v.Auth = &x
 		return true, nil
 	case "elicitation":
 		if d.TryNull() {
 			v.Elicitation = nil
 			return true, nil
 		}
+		v.Elicitation = new(ElicitationCapabilities)
 		m := d.Mark()
-		var x ElicitationCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Elicitation = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "elicitation")
+		if err := v.Elicitation.DecodeJSON(d); err != nil {
+			v.Elicitation = nil
+			return true, wire.AtKey(d.Recover(m, err), "elicitation")
 		}
-		v.Elicitation = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -28793,19 +20736,10 @@ func (v *ClientCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uin
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -28819,28 +20753,16 @@ func (v *ClientCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ClientCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Auth != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"auth\":"...)
+		b = wire.Key(b, &comma, "\"auth\":")
 		b = v.Auth.AppendJSON(b)
-		comma = true
 	}
 	if v.Elicitation != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"elicitation\":"...)
+		b = wire.Key(b, &comma, "\"elicitation\":")
 		b = v.Elicitation.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -28872,22 +20794,11 @@ func (v *ClientAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -28908,21 +20819,12 @@ func (v *ClientAuthCapabilities) decodeField(d *wire.Decoder, key []byte, seen [
 			v.Terminal = nil
 			return true, nil
 		}
+		v.Terminal = new(TerminalAuthCapabilities)
 		m := d.Mark()
-		var x TerminalAuthCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Terminal = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "terminal")
+		if err := v.Terminal.DecodeJSON(d); err != nil {
+			v.Terminal = nil
+			return true, wire.AtKey(d.Recover(m, err), "terminal")
 		}
-		v.Terminal = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -28930,19 +20832,10 @@ func (v *ClientAuthCapabilities) decodeField(d *wire.Decoder, key []byte, seen [
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -28956,20 +20849,12 @@ func (v *ClientAuthCapabilities) checkRequired(d *wire.Decoder, seen []uint64) e
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ClientAuthCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Terminal != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"terminal\":"...)
+		b = wire.Key(b, &comma, "\"terminal\":")
 		b = v.Terminal.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -29001,22 +20886,11 @@ func (v *TerminalAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -29038,19 +20912,10 @@ func (v *TerminalAuthCapabilities) decodeField(d *wire.Decoder, key []byte, seen
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -29064,12 +20929,8 @@ func (v *TerminalAuthCapabilities) checkRequired(d *wire.Decoder, seen []uint64)
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TerminalAuthCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -29101,22 +20962,11 @@ func (v *ElicitationCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -29137,42 +20987,24 @@ func (v *ElicitationCapabilities) decodeField(d *wire.Decoder, key []byte, seen 
 			v.Form = nil
 			return true, nil
 		}
+		v.Form = new(ElicitationFormCapabilities)
 		m := d.Mark()
-		var x ElicitationFormCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Form = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "form")
+		if err := v.Form.DecodeJSON(d); err != nil {
+			v.Form = nil
+			return true, wire.AtKey(d.Recover(m, err), "form")
 		}
-		v.Form = &x
 		return true, nil
 	case "url":
 		if d.TryNull() {
 			v.URL = nil
 			return true, nil
 		}
+		v.URL = new(ElicitationURLCapabilities)
 		m := d.Mark()
-		var x ElicitationURLCapabilities
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.URL = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "url")
+		if err := v.URL.DecodeJSON(d); err != nil {
+			v.URL = nil
+			return true, wire.AtKey(d.Recover(m, err), "url")
 		}
-		v.URL = &x
 		return true, nil
 	case "_meta":
 		if d.TryNull() {
@@ -29180,19 +21012,10 @@ func (v *ElicitationCapabilities) decodeField(d *wire.Decoder, key []byte, seen 
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -29206,28 +21029,16 @@ func (v *ElicitationCapabilities) checkRequired(d *wire.Decoder, seen []uint64) 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Form != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"form\":"...)
+		b = wire.Key(b, &comma, "\"form\":")
 		b = v.Form.AppendJSON(b)
-		comma = true
 	}
 	if v.URL != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"url\":"...)
+		b = wire.Key(b, &comma, "\"url\":")
 		b = v.URL.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -29259,22 +21070,11 @@ func (v *ElicitationFormCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -29296,19 +21096,10 @@ func (v *ElicitationFormCapabilities) decodeField(d *wire.Decoder, key []byte, s
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -29322,12 +21113,8 @@ func (v *ElicitationFormCapabilities) checkRequired(d *wire.Decoder, seen []uint
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationFormCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -29359,22 +21146,11 @@ func (v *ElicitationURLCapabilities) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -29396,19 +21172,10 @@ func (v *ElicitationURLCapabilities) decodeField(d *wire.Decoder, key []byte, se
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -29422,12 +21189,8 @@ func (v *ElicitationURLCapabilities) checkRequired(d *wire.Decoder, seen []uint6
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationURLCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -29459,22 +21222,11 @@ func (v *LoginAuthRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -29492,32 +21244,17 @@ func (v *LoginAuthRequest) decodeField(d *wire.Decoder, key []byte, seen []uint6
 	switch string(key) {
 	case "methodId":
 		seen[0] |= 1 << 0
-		var x AuthMethodID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "methodId")
-		}
-		v.MethodID = x
-		return true, nil
+		return true, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -29533,21 +21270,11 @@ func (v *LoginAuthRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *LoginAuthRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"methodId\":"...)
-		b = v.MethodID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"methodId\":")
+	b = v.MethodID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -29579,22 +21306,11 @@ func (v *ListProvidersRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -29616,19 +21332,10 @@ func (v *ListProvidersRequest) decodeField(d *wire.Decoder, key []byte, seen []u
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -29642,12 +21349,8 @@ func (v *ListProvidersRequest) checkRequired(d *wire.Decoder, seen []uint64) err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ListProvidersRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -29679,22 +21382,11 @@ func (v *SetProviderRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -29712,56 +21404,25 @@ func (v *SetProviderRequest) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "providerId":
 		seen[0] |= 1 << 0
-		var x ProviderID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "providerId")
-		}
-		v.ProviderID = x
-		return true, nil
+		return true, wire.AtKey(v.ProviderID.DecodeJSON(d), "providerId")
 	case "apiType":
 		seen[0] |= 1 << 1
-		var x LlmProtocol
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "apiType")
-		}
-		v.APIType = x
-		return true, nil
+		return true, wire.AtKey(v.APIType.DecodeJSON(d), "apiType")
 	case "baseUrl":
 		seen[0] |= 1 << 2
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "baseUrl")
-		}
-		v.BaseURL = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.BaseURL, d), "baseUrl")
 	case "headers":
-		x, err := decodeMapString(d)
-		if err != nil {
-			return true, wire.AtKey(err, "headers")
-		}
-		v.Headers = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeMap(d, &v.Headers, wire.DecodeString), "headers")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -29783,45 +21444,19 @@ func (v *SetProviderRequest) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SetProviderRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"providerId\":"...)
-		b = v.ProviderID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"apiType\":"...)
-		b = v.APIType.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"baseUrl\":"...)
-		b = wire.AppendString(b, v.BaseURL)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"providerId\":")
+	b = v.ProviderID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"apiType\":")
+	b = v.APIType.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"baseUrl\":")
+	b = wire.AppendString(b, v.BaseURL)
 	if v.Headers != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"headers\":"...)
-		b = appendMapString(b, v.Headers)
-		comma = true
+		b = wire.Key(b, &comma, "\"headers\":")
+		b = wire.AppendMap(b, v.Headers, wire.EncodeString)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -29853,22 +21488,11 @@ func (v *DisableProviderRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -29886,32 +21510,17 @@ func (v *DisableProviderRequest) decodeField(d *wire.Decoder, key []byte, seen [
 	switch string(key) {
 	case "providerId":
 		seen[0] |= 1 << 0
-		var x ProviderID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "providerId")
-		}
-		v.ProviderID = x
-		return true, nil
+		return true, wire.AtKey(v.ProviderID.DecodeJSON(d), "providerId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -29927,21 +21536,11 @@ func (v *DisableProviderRequest) checkRequired(d *wire.Decoder, seen []uint64) e
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *DisableProviderRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"providerId\":"...)
-		b = v.ProviderID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"providerId\":")
+	b = v.ProviderID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -29973,22 +21572,11 @@ func (v *LogoutAuthRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -30010,19 +21598,10 @@ func (v *LogoutAuthRequest) decodeField(d *wire.Decoder, key []byte, seen []uint
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -30036,12 +21615,8 @@ func (v *LogoutAuthRequest) checkRequired(d *wire.Decoder, seen []uint64) error 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *LogoutAuthRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -30073,22 +21648,11 @@ func (v *AuthStatusRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -30110,19 +21674,10 @@ func (v *AuthStatusRequest) decodeField(d *wire.Decoder, key []byte, seen []uint
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -30136,12 +21691,8 @@ func (v *AuthStatusRequest) checkRequired(d *wire.Decoder, seen []uint64) error 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AuthStatusRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -30173,22 +21724,11 @@ func (v *NewSessionRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -30206,66 +21746,36 @@ func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint
 	switch string(key) {
 	case "cwd":
 		seen[0] |= 1 << 0
-		var x AbsolutePath
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "cwd")
-		}
-		v.Cwd = x
-		return true, nil
+		return true, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
 	case "additionalDirectories":
 		if d.Lenient() && d.TryNull() {
 			v.AdditionalDirectories = nil
 			return true, nil
 		}
-		x, err := decodeSliceAbsolutePath(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "additionalDirectories")
-		}
-		v.AdditionalDirectories = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, (*AbsolutePath).DecodeJSON), "additionalDirectories")
 	case "mcpServers":
 		if d.Lenient() && d.TryNull() {
 			v.MCPServers = nil
 			return true, nil
 		}
-		x, err := decodeSliceMCPServer(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "mcpServers")
-		}
-		v.MCPServers = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
 	case "systemPrompt":
 		if d.TryNull() {
 			v.SystemPrompt = nil
 			return true, nil
 		}
-		var x SystemPrompt
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "systemPrompt")
-		}
-		v.SystemPrompt = &x
-		return true, nil
+		v.SystemPrompt = new(SystemPrompt)
+		return true, wire.AtKey(v.SystemPrompt.DecodeJSON(d), "systemPrompt")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -30281,45 +21791,23 @@ func (v *NewSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) error 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *NewSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cwd\":"...)
-		b = v.Cwd.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"cwd\":")
+	b = v.Cwd.AppendJSON(b)
 	if v.AdditionalDirectories != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"additionalDirectories\":"...)
-		b = appendSliceAbsolutePath(b, v.AdditionalDirectories)
-		comma = true
+		b = wire.Key(b, &comma, "\"additionalDirectories\":")
+		b = wire.AppendSlice(b, v.AdditionalDirectories, (*AbsolutePath).AppendJSON)
 	}
 	if v.MCPServers != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mcpServers\":"...)
-		b = appendSliceMCPServer(b, v.MCPServers)
-		comma = true
+		b = wire.Key(b, &comma, "\"mcpServers\":")
+		b = wire.AppendSlice(b, v.MCPServers, (*MCPServer).AppendJSON)
 	}
 	if v.SystemPrompt != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"systemPrompt\":"...)
+		b = wire.Key(b, &comma, "\"systemPrompt\":")
 		b = v.SystemPrompt.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -30406,25 +21894,13 @@ func (v *MCPServer) checkRequired(d *wire.Decoder, seen []uint64) error {
 func (v *MCPServer) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.HTTP != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"http\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"http\"")
 		return v.HTTP.appendFields(b, comma)
 	case v.ACP != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"acp\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"acp\"")
 		return v.ACP.appendFields(b, comma)
 	case v.Stdio != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"stdio\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"stdio\"")
 		return v.Stdio.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -30466,22 +21942,11 @@ func (v *MCPServer) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -30521,22 +21986,11 @@ func (v *MCPServerOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -30554,12 +22008,7 @@ func (v *MCPServerOther) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 	switch string(key) {
 	case "type":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "type")
-		}
-		v.Type = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
 	return false, nil
 }
@@ -30574,14 +22023,8 @@ func (v *MCPServerOther) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MCPServerOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":"...)
-		b = wire.AppendString(b, v.Type)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"type\":")
+	b = wire.AppendString(b, v.Type)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -30612,22 +22055,11 @@ func (v *HTTPHeader) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -30645,39 +22077,20 @@ func (v *HTTPHeader) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bo
 	switch string(key) {
 	case "name":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "value":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "value")
-		}
-		v.Value = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Value, d), "value")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -30696,29 +22109,13 @@ func (v *HTTPHeader) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *HTTPHeader) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"value\":"...)
-		b = wire.AppendString(b, v.Value)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
+	b = wire.Key(b, &comma, "\"value\":")
+	b = wire.AppendString(b, v.Value)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -30750,22 +22147,11 @@ func (v *MCPServerHTTP) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -30783,50 +22169,26 @@ func (v *MCPServerHTTP) decodeField(d *wire.Decoder, key []byte, seen []uint64) 
 	switch string(key) {
 	case "name":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "url":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "url")
-		}
-		v.URL = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
 	case "headers":
 		if d.Lenient() && d.TryNull() {
 			v.Headers = nil
 			return true, nil
 		}
-		x, err := decodeSliceHTTPHeader(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "headers")
-		}
-		v.Headers = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Headers, false, (*HTTPHeader).DecodeJSON), "headers")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -30845,37 +22207,17 @@ func (v *MCPServerHTTP) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MCPServerHTTP) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"url\":"...)
-		b = wire.AppendString(b, v.URL)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
+	b = wire.Key(b, &comma, "\"url\":")
+	b = wire.AppendString(b, v.URL)
 	if v.Headers != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"headers\":"...)
-		b = appendSliceHTTPHeader(b, v.Headers)
-		comma = true
+		b = wire.Key(b, &comma, "\"headers\":")
+		b = wire.AppendSlice(b, v.Headers, (*HTTPHeader).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -30907,22 +22249,11 @@ func (v *MCPServerACP) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -30940,40 +22271,20 @@ func (v *MCPServerACP) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 	switch string(key) {
 	case "name":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "serverId":
 		seen[0] |= 1 << 1
-		var x MCPServerACPID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "serverId")
-		}
-		v.ServerID = x
-		return true, nil
+		return true, wire.AtKey(v.ServerID.DecodeJSON(d), "serverId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -30992,29 +22303,13 @@ func (v *MCPServerACP) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MCPServerACP) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"serverId\":"...)
-		b = v.ServerID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
+	b = wire.Key(b, &comma, "\"serverId\":")
+	b = v.ServerID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -31046,22 +22341,11 @@ func (v *MCPServerStdio) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -31079,62 +22363,32 @@ func (v *MCPServerStdio) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 	switch string(key) {
 	case "name":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "name")
-		}
-		v.Name = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "command":
 		seen[0] |= 1 << 1
-		var x AbsolutePath
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "command")
-		}
-		v.Command = x
-		return true, nil
+		return true, wire.AtKey(v.Command.DecodeJSON(d), "command")
 	case "args":
 		if d.Lenient() && d.TryNull() {
 			v.Args = nil
 			return true, nil
 		}
-		x, err := decodeSliceString(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "args")
-		}
-		v.Args = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
 	case "env":
 		if d.Lenient() && d.TryNull() {
 			v.Env = nil
 			return true, nil
 		}
-		x, err := decodeSliceEnvVariable(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "env")
-		}
-		v.Env = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -31153,45 +22407,21 @@ func (v *MCPServerStdio) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MCPServerStdio) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"name\":"...)
-		b = wire.AppendString(b, v.Name)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"command\":"...)
-		b = v.Command.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"name\":")
+	b = wire.AppendString(b, v.Name)
+	b = wire.Key(b, &comma, "\"command\":")
+	b = v.Command.AppendJSON(b)
 	if v.Args != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"args\":"...)
-		b = appendSliceString(b, v.Args)
-		comma = true
+		b = wire.Key(b, &comma, "\"args\":")
+		b = wire.AppendSlice(b, v.Args, wire.EncodeString)
 	}
 	if v.Env != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"env\":"...)
-		b = appendSliceEnvVariable(b, v.Env)
-		comma = true
+		b = wire.Key(b, &comma, "\"env\":")
+		b = wire.AppendSlice(b, v.Env, (*EnvVariable).AppendJSON)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -31223,22 +22453,11 @@ func (v *SystemPrompt) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -31256,40 +22475,20 @@ func (v *SystemPrompt) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 	switch string(key) {
 	case "mode":
 		seen[0] |= 1 << 0
-		var x SystemPromptMode
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "mode")
-		}
-		v.Mode = x
-		return true, nil
+		return true, wire.AtKey(v.Mode.DecodeJSON(d), "mode")
 	case "content":
 		seen[0] |= 1 << 1
-		x, err := decodeSliceContentBlock(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "content")
-		}
-		v.Content = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Content, false, (*ContentBlock).DecodeJSON), "content")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -31308,29 +22507,13 @@ func (v *SystemPrompt) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SystemPrompt) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mode\":"...)
-		b = v.Mode.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = appendSliceContentBlock(b, v.Content)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"mode\":")
+	b = v.Mode.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"content\":")
+	b = wire.AppendSlice(b, v.Content, (*ContentBlock).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -31395,22 +22578,11 @@ func (v *ListSessionsRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -31431,56 +22603,32 @@ func (v *ListSessionsRequest) decodeField(d *wire.Decoder, key []byte, seen []ui
 			v.Cwd = nil
 			return true, nil
 		}
-		var x AbsolutePath
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "cwd")
-		}
-		v.Cwd = &x
-		return true, nil
+		v.Cwd = new(AbsolutePath)
+		return true, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
 	case "cursor":
 		if d.TryNull() {
 			v.Cursor = nil
 			return true, nil
 		}
-		var x SessionListCursor
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "cursor")
-		}
-		v.Cursor = &x
-		return true, nil
+		v.Cursor = new(SessionListCursor)
+		return true, wire.AtKey(v.Cursor.DecodeJSON(d), "cursor")
 	case "archived":
 		if d.TryNull() {
 			v.Archived = nil
 			return true, nil
 		}
-		var x SessionArchiveFilter
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "archived")
-		}
-		v.Archived = &x
-		return true, nil
+		v.Archived = new(SessionArchiveFilter)
+		return true, wire.AtKey(v.Archived.DecodeJSON(d), "archived")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -31494,36 +22642,20 @@ func (v *ListSessionsRequest) checkRequired(d *wire.Decoder, seen []uint64) erro
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ListSessionsRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Cwd != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cwd\":"...)
+		b = wire.Key(b, &comma, "\"cwd\":")
 		b = v.Cwd.AppendJSON(b)
-		comma = true
 	}
 	if v.Cursor != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cursor\":"...)
+		b = wire.Key(b, &comma, "\"cursor\":")
 		b = v.Cursor.AppendJSON(b)
-		comma = true
 	}
 	if v.Archived != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"archived\":"...)
+		b = wire.Key(b, &comma, "\"archived\":")
 		b = v.Archived.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -31590,22 +22722,11 @@ func (v *DeleteSessionRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -31623,32 +22744,17 @@ func (v *DeleteSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []u
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -31664,21 +22770,11 @@ func (v *DeleteSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) err
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *DeleteSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -31710,22 +22806,11 @@ func (v *ForkSessionRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -31743,75 +22828,39 @@ func (v *ForkSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "cwd":
 		seen[0] |= 1 << 1
-		var x AbsolutePath
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "cwd")
-		}
-		v.Cwd = x
-		return true, nil
+		return true, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
 	case "additionalDirectories":
 		if d.Lenient() && d.TryNull() {
 			v.AdditionalDirectories = nil
 			return true, nil
 		}
-		x, err := decodeSliceAbsolutePath(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "additionalDirectories")
-		}
-		v.AdditionalDirectories = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, (*AbsolutePath).DecodeJSON), "additionalDirectories")
 	case "mcpServers":
 		if d.Lenient() && d.TryNull() {
 			v.MCPServers = nil
 			return true, nil
 		}
-		x, err := decodeSliceMCPServer(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "mcpServers")
-		}
-		v.MCPServers = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
 	case "systemPrompt":
 		if d.TryNull() {
 			v.SystemPrompt = nil
 			return true, nil
 		}
-		var x SystemPrompt
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "systemPrompt")
-		}
-		v.SystemPrompt = &x
-		return true, nil
+		v.SystemPrompt = new(SystemPrompt)
+		return true, wire.AtKey(v.SystemPrompt.DecodeJSON(d), "systemPrompt")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -31830,53 +22879,25 @@ func (v *ForkSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ForkSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cwd\":"...)
-		b = v.Cwd.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"cwd\":")
+	b = v.Cwd.AppendJSON(b)
 	if v.AdditionalDirectories != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"additionalDirectories\":"...)
-		b = appendSliceAbsolutePath(b, v.AdditionalDirectories)
-		comma = true
+		b = wire.Key(b, &comma, "\"additionalDirectories\":")
+		b = wire.AppendSlice(b, v.AdditionalDirectories, (*AbsolutePath).AppendJSON)
 	}
 	if v.MCPServers != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mcpServers\":"...)
-		b = appendSliceMCPServer(b, v.MCPServers)
-		comma = true
+		b = wire.Key(b, &comma, "\"mcpServers\":")
+		b = wire.AppendSlice(b, v.MCPServers, (*MCPServer).AppendJSON)
 	}
 	if v.SystemPrompt != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"systemPrompt\":"...)
+		b = wire.Key(b, &comma, "\"systemPrompt\":")
 		b = v.SystemPrompt.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -31908,22 +22929,11 @@ func (v *ArchiveSessionRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -31941,32 +22951,17 @@ func (v *ArchiveSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -31982,21 +22977,11 @@ func (v *ArchiveSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) er
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ArchiveSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -32028,22 +23013,11 @@ func (v *UnarchiveSessionRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -32061,32 +23035,17 @@ func (v *UnarchiveSessionRequest) decodeField(d *wire.Decoder, key []byte, seen 
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -32102,21 +23061,11 @@ func (v *UnarchiveSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *UnarchiveSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -32148,22 +23097,11 @@ func (v *SessionStatusRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -32181,32 +23119,17 @@ func (v *SessionStatusRequest) decodeField(d *wire.Decoder, key []byte, seen []u
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -32222,21 +23145,11 @@ func (v *SessionStatusRequest) checkRequired(d *wire.Decoder, seen []uint64) err
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionStatusRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -32268,22 +23181,11 @@ func (v *SetSessionTitleRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -32301,40 +23203,20 @@ func (v *SetSessionTitleRequest) decodeField(d *wire.Decoder, key []byte, seen [
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "title":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "title")
-		}
-		v.Title = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -32353,29 +23235,13 @@ func (v *SetSessionTitleRequest) checkRequired(d *wire.Decoder, seen []uint64) e
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SetSessionTitleRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"title\":"...)
-		b = wire.AppendString(b, v.Title)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"title\":")
+	b = wire.AppendString(b, v.Title)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -32407,22 +23273,11 @@ func (v *ResumeSessionRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -32440,87 +23295,46 @@ func (v *ResumeSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []u
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "cwd":
 		seen[0] |= 1 << 1
-		var x AbsolutePath
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "cwd")
-		}
-		v.Cwd = x
-		return true, nil
+		return true, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
 	case "additionalDirectories":
 		if d.Lenient() && d.TryNull() {
 			v.AdditionalDirectories = nil
 			return true, nil
 		}
-		x, err := decodeSliceAbsolutePath(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "additionalDirectories")
-		}
-		v.AdditionalDirectories = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, (*AbsolutePath).DecodeJSON), "additionalDirectories")
 	case "mcpServers":
 		if d.Lenient() && d.TryNull() {
 			v.MCPServers = nil
 			return true, nil
 		}
-		x, err := decodeSliceMCPServer(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "mcpServers")
-		}
-		v.MCPServers = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
 	case "replayFrom":
 		if d.TryNull() {
 			v.ReplayFrom = nil
 			return true, nil
 		}
-		var x ReplayFrom
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "replayFrom")
-		}
-		v.ReplayFrom = &x
-		return true, nil
+		v.ReplayFrom = new(ReplayFrom)
+		return true, wire.AtKey(v.ReplayFrom.DecodeJSON(d), "replayFrom")
 	case "systemPrompt":
 		if d.TryNull() {
 			v.SystemPrompt = nil
 			return true, nil
 		}
-		var x SystemPrompt
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "systemPrompt")
-		}
-		v.SystemPrompt = &x
-		return true, nil
+		v.SystemPrompt = new(SystemPrompt)
+		return true, wire.AtKey(v.SystemPrompt.DecodeJSON(d), "systemPrompt")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -32539,61 +23353,29 @@ func (v *ResumeSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) err
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ResumeSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"cwd\":"...)
-		b = v.Cwd.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"cwd\":")
+	b = v.Cwd.AppendJSON(b)
 	if v.AdditionalDirectories != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"additionalDirectories\":"...)
-		b = appendSliceAbsolutePath(b, v.AdditionalDirectories)
-		comma = true
+		b = wire.Key(b, &comma, "\"additionalDirectories\":")
+		b = wire.AppendSlice(b, v.AdditionalDirectories, (*AbsolutePath).AppendJSON)
 	}
 	if v.MCPServers != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"mcpServers\":"...)
-		b = appendSliceMCPServer(b, v.MCPServers)
-		comma = true
+		b = wire.Key(b, &comma, "\"mcpServers\":")
+		b = wire.AppendSlice(b, v.MCPServers, (*MCPServer).AppendJSON)
 	}
 	if v.ReplayFrom != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"replayFrom\":"...)
+		b = wire.Key(b, &comma, "\"replayFrom\":")
 		b = v.ReplayFrom.AppendJSON(b)
-		comma = true
 	}
 	if v.SystemPrompt != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"systemPrompt\":"...)
+		b = wire.Key(b, &comma, "\"systemPrompt\":")
 		b = v.SystemPrompt.AppendJSON(b)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -32660,11 +23442,7 @@ func (v *ReplayFrom) checkRequired(d *wire.Decoder, seen []uint64) error {
 func (v *ReplayFrom) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Start != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"start\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"start\"")
 		return v.Start.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -32702,22 +23480,11 @@ func (v *ReplayFrom) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -32757,22 +23524,11 @@ func (v *ReplayFromOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -32790,12 +23546,7 @@ func (v *ReplayFromOther) decodeField(d *wire.Decoder, key []byte, seen []uint64
 	switch string(key) {
 	case "type":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "type")
-		}
-		v.Type = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
 	return false, nil
 }
@@ -32810,14 +23561,8 @@ func (v *ReplayFromOther) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ReplayFromOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":"...)
-		b = wire.AppendString(b, v.Type)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"type\":")
+	b = wire.AppendString(b, v.Type)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -32848,22 +23593,11 @@ func (v *ReplayFromStart) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -32885,19 +23619,10 @@ func (v *ReplayFromStart) decodeField(d *wire.Decoder, key []byte, seen []uint64
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -32911,12 +23636,8 @@ func (v *ReplayFromStart) checkRequired(d *wire.Decoder, seen []uint64) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ReplayFromStart) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -32948,22 +23669,11 @@ func (v *CloseSessionRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -32981,32 +23691,17 @@ func (v *CloseSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -33022,21 +23717,11 @@ func (v *CloseSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) erro
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CloseSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -33068,22 +23753,11 @@ func (v *CancelToolCallRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -33101,41 +23775,20 @@ func (v *CancelToolCallRequest) decodeField(d *wire.Decoder, key []byte, seen []
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "toolCallId":
 		seen[0] |= 1 << 1
-		var x ToolCallID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "toolCallId")
-		}
-		v.ToolCallID = x
-		return true, nil
+		return true, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -33154,29 +23807,13 @@ func (v *CancelToolCallRequest) checkRequired(d *wire.Decoder, seen []uint64) er
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CancelToolCallRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"toolCallId\":"...)
-		b = v.ToolCallID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"toolCallId\":")
+	b = v.ToolCallID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -33208,22 +23845,11 @@ func (v *CancelTerminalRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -33241,41 +23867,20 @@ func (v *CancelTerminalRequest) decodeField(d *wire.Decoder, key []byte, seen []
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "terminalId":
 		seen[0] |= 1 << 1
-		var x TerminalID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "terminalId")
-		}
-		v.TerminalID = x
-		return true, nil
+		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -33294,29 +23899,13 @@ func (v *CancelTerminalRequest) checkRequired(d *wire.Decoder, seen []uint64) er
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CancelTerminalRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"terminalId\":"...)
-		b = v.TerminalID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"terminalId\":")
+	b = v.TerminalID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -33351,22 +23940,11 @@ func (v *SetSessionConfigOptionRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -33384,41 +23962,20 @@ func (v *SetSessionConfigOptionRequest) decodeField(d *wire.Decoder, key []byte,
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "configId":
 		seen[0] |= 1 << 1
-		var x SessionConfigID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "configId")
-		}
-		v.ConfigID = x
-		return true, nil
+		return true, wire.AtKey(v.ConfigID.DecodeJSON(d), "configId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return v.Type.decodeField(d, key, seen[1:])
@@ -33442,29 +23999,13 @@ func (v *SetSessionConfigOptionRequest) selectVariant(d *wire.Decoder) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SetSessionConfigOptionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"configId\":"...)
-		b = v.ConfigID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"configId\":")
+	b = v.ConfigID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	b, comma = v.Type.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
@@ -33531,18 +24072,10 @@ func (v *SetSessionConfigOptionRequestType) checkRequired(d *wire.Decoder, seen 
 func (v *SetSessionConfigOptionRequestType) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.ID != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"id\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"id\"")
 		return v.ID.appendFields(b, comma)
 	case v.Boolean != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":\"boolean\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"type\":\"boolean\"")
 		return v.Boolean.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -33577,22 +24110,11 @@ func (v *SetSessionConfigOptionRequestTypeID) DecodeJSON(d *wire.Decoder) error 
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -33610,13 +24132,7 @@ func (v *SetSessionConfigOptionRequestTypeID) decodeField(d *wire.Decoder, key [
 	switch string(key) {
 	case "value":
 		seen[0] |= 1 << 0
-		var x SessionConfigValueID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "value")
-		}
-		v.Value = x
-		return true, nil
+		return true, wire.AtKey(v.Value.DecodeJSON(d), "value")
 	}
 	return false, nil
 }
@@ -33631,14 +24147,8 @@ func (v *SetSessionConfigOptionRequestTypeID) checkRequired(d *wire.Decoder, see
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SetSessionConfigOptionRequestTypeID) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"value\":"...)
-		b = v.Value.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"value\":")
+	b = v.Value.AppendJSON(b)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -33669,22 +24179,11 @@ func (v *SetSessionConfigOptionRequestTypeBoolean) DecodeJSON(d *wire.Decoder) e
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -33702,12 +24201,7 @@ func (v *SetSessionConfigOptionRequestTypeBoolean) decodeField(d *wire.Decoder, 
 	switch string(key) {
 	case "value":
 		seen[0] |= 1 << 0
-		x, err := d.ReadBool()
-		if err != nil {
-			return true, wire.AtKey(err, "value")
-		}
-		v.Value = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeBool(&v.Value, d), "value")
 	}
 	return false, nil
 }
@@ -33722,14 +24216,8 @@ func (v *SetSessionConfigOptionRequestTypeBoolean) checkRequired(d *wire.Decoder
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SetSessionConfigOptionRequestTypeBoolean) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"value\":"...)
-		b = wire.AppendBool(b, v.Value)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"value\":")
+	b = wire.AppendBool(b, v.Value)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -33760,22 +24248,11 @@ func (v *SetSessionConfigOptionRequestTypeOther) DecodeJSON(d *wire.Decoder) err
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -33793,24 +24270,14 @@ func (v *SetSessionConfigOptionRequestTypeOther) decodeField(d *wire.Decoder, ke
 	switch string(key) {
 	case "type":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "type")
-		}
-		v.Type = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	case "value":
 		seen[0] |= 1 << 1
 		if d.TryNull() {
 			v.Value = nil
 			return true, nil
 		}
-		x, err := d.ReadRaw()
-		if err != nil {
-			return true, wire.AtKey(err, "value")
-		}
-		v.Value = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRaw(&v.Value, d), "value")
 	}
 	return false, nil
 }
@@ -33828,28 +24295,14 @@ func (v *SetSessionConfigOptionRequestTypeOther) checkRequired(d *wire.Decoder, 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SetSessionConfigOptionRequestTypeOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"type\":"...)
-		b = wire.AppendString(b, v.Type)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"type\":")
+	b = wire.AppendString(b, v.Type)
 	if v.Value == nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"value\":"...)
+		b = wire.Key(b, &comma, "\"value\":")
 		b = append(b, "null"...)
-		comma = true
 	} else {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"value\":"...)
+		b = wire.Key(b, &comma, "\"value\":")
 		b = wire.AppendRaw(b, v.Value)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -33881,22 +24334,11 @@ func (v *PromptRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -33914,40 +24356,20 @@ func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) 
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "prompt":
 		seen[0] |= 1 << 1
-		x, err := decodeSliceContentBlock(d, false)
-		if err != nil {
-			return true, wire.AtKey(err, "prompt")
-		}
-		v.Prompt = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeSlice(d, &v.Prompt, false, (*ContentBlock).DecodeJSON), "prompt")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -33966,29 +24388,13 @@ func (v *PromptRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PromptRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"prompt\":"...)
-		b = appendSliceContentBlock(b, v.Prompt)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"prompt\":")
+	b = wire.AppendSlice(b, v.Prompt, (*ContentBlock).AppendJSON)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -34092,22 +24498,11 @@ func (v *ClientResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -34147,22 +24542,11 @@ func (v *ClientResponseResult) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -34180,21 +24564,10 @@ func (v *ClientResponseResult) decodeField(d *wire.Decoder, key []byte, seen []u
 	switch string(key) {
 	case "id":
 		seen[0] |= 1 << 0
-		var x RequestID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "id")
-		}
-		v.ID = x
-		return true, nil
+		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "result":
 		seen[0] |= 1 << 1
-		x, err := d.ReadRaw()
-		if err != nil {
-			return true, wire.AtKey(err, "result")
-		}
-		v.Result = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
 	}
 	return false, nil
 }
@@ -34212,22 +24585,10 @@ func (v *ClientResponseResult) checkRequired(d *wire.Decoder, seen []uint64) err
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ClientResponseResult) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"id\":"...)
-		b = v.ID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"result\":"...)
-		b = wire.AppendRaw(b, v.Result)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"id\":")
+	b = v.ID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"result\":")
+	b = wire.AppendRaw(b, v.Result)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -34258,22 +24619,11 @@ func (v *ClientResponseError) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -34291,22 +24641,10 @@ func (v *ClientResponseError) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "id":
 		seen[0] |= 1 << 0
-		var x ClientResponseErrorID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "id")
-		}
-		v.ID = x
-		return true, nil
+		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "error":
 		seen[0] |= 1 << 1
-		var x Error
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "error")
-		}
-		v.Error = x
-		return true, nil
+		return true, wire.AtKey(v.Error.DecodeJSON(d), "error")
 	}
 	return false, nil
 }
@@ -34324,22 +24662,10 @@ func (v *ClientResponseError) checkRequired(d *wire.Decoder, seen []uint64) erro
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ClientResponseError) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"id\":"...)
-		b = v.ID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"error\":"...)
-		b = v.Error.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"id\":")
+	b = v.ID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"error\":")
+	b = v.Error.AppendJSON(b)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -34361,7 +24687,8 @@ func (v *ClientResponseErrorID) DecodeJSON(d *wire.Decoder) error {
 	switch k {
 	case wire.KindNumber:
 		{
-			x, err := d.ReadInt64()
+			var x int64
+			err := wire.DecodeInt64(&x, d)
 			if err != nil {
 				return err
 			}
@@ -34370,7 +24697,8 @@ func (v *ClientResponseErrorID) DecodeJSON(d *wire.Decoder) error {
 		}
 	case wire.KindString:
 		{
-			x, err := d.ReadString()
+			var x string
+			err := wire.DecodeString(&x, d)
 			if err != nil {
 				return err
 			}
@@ -34426,22 +24754,11 @@ func (v *RequestPermissionResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -34459,32 +24776,17 @@ func (v *RequestPermissionResponse) decodeField(d *wire.Decoder, key []byte, see
 	switch string(key) {
 	case "outcome":
 		seen[0] |= 1 << 0
-		var x RequestPermissionOutcome
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "outcome")
-		}
-		v.Outcome = x
-		return true, nil
+		return true, wire.AtKey(v.Outcome.DecodeJSON(d), "outcome")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -34500,21 +24802,11 @@ func (v *RequestPermissionResponse) checkRequired(d *wire.Decoder, seen []uint64
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *RequestPermissionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"outcome\":"...)
-		b = v.Outcome.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"outcome\":")
+	b = v.Outcome.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -34591,18 +24883,10 @@ func (v *RequestPermissionOutcome) checkRequired(d *wire.Decoder, seen []uint64)
 func (v *RequestPermissionOutcome) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Cancelled != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"outcome\":\"cancelled\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"outcome\":\"cancelled\"")
 		return v.Cancelled.appendFields(b, comma)
 	case v.Selected != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"outcome\":\"selected\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"outcome\":\"selected\"")
 		return v.Selected.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -34642,22 +24926,11 @@ func (v *RequestPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -34697,22 +24970,11 @@ func (v *RequestPermissionOutcomeOther) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -34730,12 +24992,7 @@ func (v *RequestPermissionOutcomeOther) decodeField(d *wire.Decoder, key []byte,
 	switch string(key) {
 	case "outcome":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "outcome")
-		}
-		v.Outcome = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Outcome, d), "outcome")
 	}
 	return false, nil
 }
@@ -34750,14 +25007,8 @@ func (v *RequestPermissionOutcomeOther) checkRequired(d *wire.Decoder, seen []ui
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *RequestPermissionOutcomeOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"outcome\":"...)
-		b = wire.AppendString(b, v.Outcome)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"outcome\":")
+	b = wire.AppendString(b, v.Outcome)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -34788,22 +25039,11 @@ func (v *CancelledPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -34825,19 +25065,10 @@ func (v *CancelledPermissionOutcome) decodeField(d *wire.Decoder, key []byte, se
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -34851,12 +25082,8 @@ func (v *CancelledPermissionOutcome) checkRequired(d *wire.Decoder, seen []uint6
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CancelledPermissionOutcome) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -34888,22 +25115,11 @@ func (v *SelectedPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -34921,32 +25137,17 @@ func (v *SelectedPermissionOutcome) decodeField(d *wire.Decoder, key []byte, see
 	switch string(key) {
 	case "optionId":
 		seen[0] |= 1 << 0
-		var x PermissionOptionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "optionId")
-		}
-		v.OptionID = x
-		return true, nil
+		return true, wire.AtKey(v.OptionID.DecodeJSON(d), "optionId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -34962,21 +25163,11 @@ func (v *SelectedPermissionOutcome) checkRequired(d *wire.Decoder, seen []uint64
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SelectedPermissionOutcome) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"optionId\":"...)
-		b = v.OptionID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"optionId\":")
+	b = v.OptionID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -35011,22 +25202,11 @@ func (v *CreateElicitationResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -35048,19 +25228,10 @@ func (v *CreateElicitationResponse) decodeField(d *wire.Decoder, key []byte, see
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return v.Action.decodeField(d, key, seen[1:])
@@ -35079,12 +25250,8 @@ func (v *CreateElicitationResponse) selectVariant(d *wire.Decoder) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CreateElicitationResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	b, comma = v.Action.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
@@ -35161,25 +25328,13 @@ func (v *CreateElicitationResponseAction) checkRequired(d *wire.Decoder, seen []
 func (v *CreateElicitationResponseAction) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Accept != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"action\":\"accept\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"action\":\"accept\"")
 		return v.Accept.appendFields(b, comma)
 	case v.Decline != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"action\":\"decline\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"action\":\"decline\"")
 		return v.Decline.appendFields(b, comma)
 	case v.Cancel != nil:
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"action\":\"cancel\""...)
-		comma = true
+		b = wire.Key(b, &comma, "\"action\":\"cancel\"")
 		return v.Cancel.appendFields(b, comma)
 	case v.Other != nil:
 		return v.Other.appendFields(b, comma)
@@ -35214,22 +25369,11 @@ func (v *CreateElicitationResponseActionDecline) DecodeJSON(d *wire.Decoder) err
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -35284,22 +25428,11 @@ func (v *CreateElicitationResponseActionCancel) DecodeJSON(d *wire.Decoder) erro
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -35354,22 +25487,11 @@ func (v *CreateElicitationResponseActionOther) DecodeJSON(d *wire.Decoder) error
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -35387,12 +25509,7 @@ func (v *CreateElicitationResponseActionOther) decodeField(d *wire.Decoder, key 
 	switch string(key) {
 	case "action":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "action")
-		}
-		v.Action = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Action, d), "action")
 	}
 	return false, nil
 }
@@ -35407,14 +25524,8 @@ func (v *CreateElicitationResponseActionOther) checkRequired(d *wire.Decoder, se
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CreateElicitationResponseActionOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"action\":"...)
-		b = wire.AppendString(b, v.Action)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"action\":")
+	b = wire.AppendString(b, v.Action)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -35437,7 +25548,8 @@ func (v *ElicitationContentValue) DecodeJSON(d *wire.Decoder) error {
 	case wire.KindString:
 		{
 			m := d.Mark()
-			x, err := d.ReadString()
+			var x string
+			err := wire.DecodeString(&x, d)
 			if err == nil {
 				v.String = &x
 				return nil
@@ -35450,7 +25562,8 @@ func (v *ElicitationContentValue) DecodeJSON(d *wire.Decoder) error {
 	case wire.KindNumber:
 		{
 			m := d.Mark()
-			x, err := d.ReadInt64()
+			var x int64
+			err := wire.DecodeInt64(&x, d)
 			if err == nil {
 				v.Integer = &x
 				return nil
@@ -35462,7 +25575,8 @@ func (v *ElicitationContentValue) DecodeJSON(d *wire.Decoder) error {
 		}
 		{
 			m := d.Mark()
-			x, err := d.ReadFloat64()
+			var x float64
+			err := wire.DecodeFloat64(&x, d)
 			if err == nil && wire.Satisfies(func(v *wire.Validator) {
 				if math.IsNaN(x) || math.IsInf(x, 0) {
 					v.Add("must be a finite number")
@@ -35479,7 +25593,8 @@ func (v *ElicitationContentValue) DecodeJSON(d *wire.Decoder) error {
 	case wire.KindBool:
 		{
 			m := d.Mark()
-			x, err := d.ReadBool()
+			var x bool
+			err := wire.DecodeBool(&x, d)
 			if err == nil {
 				v.Boolean = &x
 				return nil
@@ -35492,7 +25607,8 @@ func (v *ElicitationContentValue) DecodeJSON(d *wire.Decoder) error {
 	case wire.KindArray:
 		{
 			m := d.Mark()
-			x, err := decodeSliceString(d, false)
+			var x []string
+			err := wire.DecodeSlice(d, &x, false, wire.DecodeString)
 			if err == nil {
 				v.StringArray = x
 				return nil
@@ -35504,7 +25620,8 @@ func (v *ElicitationContentValue) DecodeJSON(d *wire.Decoder) error {
 		}
 	}
 	{
-		x, err := d.ReadRaw()
+		var x wire.Raw
+		err := wire.DecodeRaw(&x, d)
 		if err != nil {
 			return err
 		}
@@ -35529,7 +25646,7 @@ func (v *ElicitationContentValue) AppendJSON(b []byte) []byte {
 		b = wire.AppendBool(b, *v.Boolean)
 		return b
 	case v.StringArray != nil:
-		b = appendSliceString(b, v.StringArray)
+		b = wire.AppendSlice(b, v.StringArray, wire.EncodeString)
 		return b
 	case v.Other != nil:
 		b = wire.AppendRaw(b, v.Other)
@@ -35565,22 +25682,11 @@ func (v *ElicitationAcceptAction) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -35601,12 +25707,7 @@ func (v *ElicitationAcceptAction) decodeField(d *wire.Decoder, key []byte, seen 
 			v.Content = nil
 			return true, nil
 		}
-		x, err := decodeMapElicitationContentValue(d)
-		if err != nil {
-			return true, wire.AtKey(err, "content")
-		}
-		v.Content = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeMap(d, &v.Content, (*ElicitationContentValue).DecodeJSON), "content")
 	}
 	return false, nil
 }
@@ -35619,12 +25720,8 @@ func (v *ElicitationAcceptAction) checkRequired(d *wire.Decoder, seen []uint64) 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationAcceptAction) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Content != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"content\":"...)
-		b = appendMapElicitationContentValue(b, v.Content)
-		comma = true
+		b = wire.Key(b, &comma, "\"content\":")
+		b = wire.AppendMap(b, v.Content, (*ElicitationContentValue).AppendJSON)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -35728,22 +25825,11 @@ func (v *MessageMCPResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -35783,22 +25869,11 @@ func (v *MessageMCPResponseResult) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -35820,31 +25895,17 @@ func (v *MessageMCPResponseResult) decodeField(d *wire.Decoder, key []byte, seen
 			v.Result = nil
 			return true, nil
 		}
-		x, err := d.ReadRaw()
-		if err != nil {
-			return true, wire.AtKey(err, "result")
-		}
-		v.Result = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -35861,27 +25922,15 @@ func (v *MessageMCPResponseResult) checkRequired(d *wire.Decoder, seen []uint64)
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MessageMCPResponseResult) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Result == nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"result\":"...)
+		b = wire.Key(b, &comma, "\"result\":")
 		b = append(b, "null"...)
-		comma = true
 	} else {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"result\":"...)
+		b = wire.Key(b, &comma, "\"result\":")
 		b = wire.AppendRaw(b, v.Result)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -35913,22 +25962,11 @@ func (v *MessageMCPResponseError) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -35946,32 +25984,17 @@ func (v *MessageMCPResponseError) decodeField(d *wire.Decoder, key []byte, seen 
 	switch string(key) {
 	case "error":
 		seen[0] |= 1 << 0
-		var x MCPError
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "error")
-		}
-		v.Error = x
-		return true, nil
+		return true, wire.AtKey(v.Error.DecodeJSON(d), "error")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -35987,21 +26010,11 @@ func (v *MessageMCPResponseError) checkRequired(d *wire.Decoder, seen []uint64) 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MessageMCPResponseError) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"error\":"...)
-		b = v.Error.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"error\":")
+	b = v.Error.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -36033,22 +26046,11 @@ func (v *MCPError) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -36066,31 +26068,16 @@ func (v *MCPError) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool
 	switch string(key) {
 	case "code":
 		seen[0] |= 1 << 0
-		x, err := d.ReadInt32()
-		if err != nil {
-			return true, wire.AtKey(err, "code")
-		}
-		v.Code = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeInt32(&v.Code, d), "code")
 	case "message":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "message")
-		}
-		v.Message = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
 	case "data":
 		if d.TryNull() {
 			v.Data = nil
 			return true, nil
 		}
-		x, err := d.ReadRaw()
-		if err != nil {
-			return true, wire.AtKey(err, "data")
-		}
-		v.Data = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRaw(&v.Data, d), "data")
 	}
 	return false, nil
 }
@@ -36108,29 +26095,13 @@ func (v *MCPError) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MCPError) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"code\":"...)
-		b = wire.AppendInt(b, int64(v.Code))
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"message\":"...)
-		b = wire.AppendString(b, v.Message)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"code\":")
+	b = wire.AppendInt(b, int64(v.Code))
+	b = wire.Key(b, &comma, "\"message\":")
+	b = wire.AppendString(b, v.Message)
 	if v.Data != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"data\":"...)
+		b = wire.Key(b, &comma, "\"data\":")
 		b = wire.AppendRaw(b, v.Data)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -36162,22 +26133,11 @@ func (v *ClientNotification) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -36195,23 +26155,13 @@ func (v *ClientNotification) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "method":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "method")
-		}
-		v.Method = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
 			return true, nil
 		}
-		x, err := d.ReadRaw()
-		if err != nil {
-			return true, wire.AtKey(err, "params")
-		}
-		v.Params = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	}
 	return false, nil
 }
@@ -36226,21 +26176,11 @@ func (v *ClientNotification) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ClientNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"method\":"...)
-		b = wire.AppendString(b, v.Method)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"method\":")
+	b = wire.AppendString(b, v.Method)
 	if v.Params != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"params\":"...)
+		b = wire.Key(b, &comma, "\"params\":")
 		b = wire.AppendRaw(b, v.Params)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -36272,22 +26212,11 @@ func (v *CancelSessionNotification) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -36305,32 +26234,17 @@ func (v *CancelSessionNotification) decodeField(d *wire.Decoder, key []byte, see
 	switch string(key) {
 	case "sessionId":
 		seen[0] |= 1 << 0
-		var x SessionID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "sessionId")
-		}
-		v.SessionID = x
-		return true, nil
+		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -36346,21 +26260,11 @@ func (v *CancelSessionNotification) checkRequired(d *wire.Decoder, seen []uint64
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CancelSessionNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"sessionId\":"...)
-		b = v.SessionID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -36392,22 +26296,11 @@ func (v *MessageMCPNotification) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -36425,60 +26318,29 @@ func (v *MessageMCPNotification) decodeField(d *wire.Decoder, key []byte, seen [
 	switch string(key) {
 	case "serverId":
 		seen[0] |= 1 << 0
-		var x MCPServerACPID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "serverId")
-		}
-		v.ServerID = x
-		return true, nil
+		return true, wire.AtKey(v.ServerID.DecodeJSON(d), "serverId")
 	case "requestId":
 		seen[0] |= 1 << 1
-		var x MCPRequestID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "requestId")
-		}
-		v.RequestID = x
-		return true, nil
+		return true, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
 	case "method":
 		seen[0] |= 1 << 2
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "method")
-		}
-		v.Method = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
 			return true, nil
 		}
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			return true, wire.AtKey(err, "params")
-		}
-		v.Params = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRawMap(d, &v.Params), "params")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -36500,45 +26362,19 @@ func (v *MessageMCPNotification) checkRequired(d *wire.Decoder, seen []uint64) e
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *MessageMCPNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"serverId\":"...)
-		b = v.ServerID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"requestId\":"...)
-		b = v.RequestID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"method\":"...)
-		b = wire.AppendString(b, v.Method)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"serverId\":")
+	b = v.ServerID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"requestId\":")
+	b = v.RequestID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"method\":")
+	b = wire.AppendString(b, v.Method)
 	if v.Params != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"params\":"...)
-		b = appendMapRaw(b, v.Params)
-		comma = true
+		b = wire.Key(b, &comma, "\"params\":")
+		b = wire.AppendRawMap(b, v.Params)
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -36570,22 +26406,11 @@ func (v *CancelRequestNotification) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -36603,32 +26428,17 @@ func (v *CancelRequestNotification) decodeField(d *wire.Decoder, key []byte, see
 	switch string(key) {
 	case "requestId":
 		seen[0] |= 1 << 0
-		var x RequestID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "requestId")
-		}
-		v.RequestID = x
-		return true, nil
+		return true, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -36644,21 +26454,11 @@ func (v *CancelRequestNotification) checkRequired(d *wire.Decoder, seen []uint64
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CancelRequestNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"requestId\":"...)
-		b = v.RequestID.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"requestId\":")
+	b = v.RequestID.AppendJSON(b)
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -36690,22 +26490,11 @@ func (v *ProxyRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -36723,32 +26512,16 @@ func (v *ProxyRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 	switch string(key) {
 	case "id":
 		seen[0] |= 1 << 0
-		var x RequestID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "id")
-		}
-		v.ID = x
-		return true, nil
+		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "method":
 		seen[0] |= 1 << 1
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "method")
-		}
-		v.Method = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
 			return true, nil
 		}
-		x, err := d.ReadRaw()
-		if err != nil {
-			return true, wire.AtKey(err, "params")
-		}
-		v.Params = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	}
 	return false, nil
 }
@@ -36766,29 +26539,13 @@ func (v *ProxyRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ProxyRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"id\":"...)
-		b = v.ID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"method\":"...)
-		b = wire.AppendString(b, v.Method)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"id\":")
+	b = v.ID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"method\":")
+	b = wire.AppendString(b, v.Method)
 	if v.Params != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"params\":"...)
+		b = wire.Key(b, &comma, "\"params\":")
 		b = wire.AppendRaw(b, v.Params)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -36820,22 +26577,11 @@ func (v *ProxySuccessorRequest) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -36853,42 +26599,23 @@ func (v *ProxySuccessorRequest) decodeField(d *wire.Decoder, key []byte, seen []
 	switch string(key) {
 	case "method":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "method")
-		}
-		v.Method = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
 			return true, nil
 		}
-		x, err := d.ReadRaw()
-		if err != nil {
-			return true, wire.AtKey(err, "params")
-		}
-		v.Params = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -36904,29 +26631,15 @@ func (v *ProxySuccessorRequest) checkRequired(d *wire.Decoder, seen []uint64) er
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ProxySuccessorRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"method\":"...)
-		b = wire.AppendString(b, v.Method)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"method\":")
+	b = wire.AppendString(b, v.Method)
 	if v.Params != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"params\":"...)
+		b = wire.Key(b, &comma, "\"params\":")
 		b = wire.AppendRaw(b, v.Params)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -37030,22 +26743,11 @@ func (v *ProxyResponse) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -37085,22 +26787,11 @@ func (v *ProxyResponseResult) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -37118,21 +26809,10 @@ func (v *ProxyResponseResult) decodeField(d *wire.Decoder, key []byte, seen []ui
 	switch string(key) {
 	case "id":
 		seen[0] |= 1 << 0
-		var x RequestID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "id")
-		}
-		v.ID = x
-		return true, nil
+		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "result":
 		seen[0] |= 1 << 1
-		x, err := d.ReadRaw()
-		if err != nil {
-			return true, wire.AtKey(err, "result")
-		}
-		v.Result = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
 	}
 	return false, nil
 }
@@ -37150,22 +26830,10 @@ func (v *ProxyResponseResult) checkRequired(d *wire.Decoder, seen []uint64) erro
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ProxyResponseResult) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"id\":"...)
-		b = v.ID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"result\":"...)
-		b = wire.AppendRaw(b, v.Result)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"id\":")
+	b = v.ID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"result\":")
+	b = wire.AppendRaw(b, v.Result)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -37196,22 +26864,11 @@ func (v *ProxyResponseError) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -37229,22 +26886,10 @@ func (v *ProxyResponseError) decodeField(d *wire.Decoder, key []byte, seen []uin
 	switch string(key) {
 	case "id":
 		seen[0] |= 1 << 0
-		var x ProxyResponseErrorID
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "id")
-		}
-		v.ID = x
-		return true, nil
+		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "error":
 		seen[0] |= 1 << 1
-		var x Error
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "error")
-		}
-		v.Error = x
-		return true, nil
+		return true, wire.AtKey(v.Error.DecodeJSON(d), "error")
 	}
 	return false, nil
 }
@@ -37262,22 +26907,10 @@ func (v *ProxyResponseError) checkRequired(d *wire.Decoder, seen []uint64) error
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ProxyResponseError) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"id\":"...)
-		b = v.ID.AppendJSON(b)
-		comma = true
-	}
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"error\":"...)
-		b = v.Error.AppendJSON(b)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"id\":")
+	b = v.ID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"error\":")
+	b = v.Error.AppendJSON(b)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -37299,7 +26932,8 @@ func (v *ProxyResponseErrorID) DecodeJSON(d *wire.Decoder) error {
 	switch k {
 	case wire.KindNumber:
 		{
-			x, err := d.ReadInt64()
+			var x int64
+			err := wire.DecodeInt64(&x, d)
 			if err != nil {
 				return err
 			}
@@ -37308,7 +26942,8 @@ func (v *ProxyResponseErrorID) DecodeJSON(d *wire.Decoder) error {
 		}
 	case wire.KindString:
 		{
-			x, err := d.ReadString()
+			var x string
+			err := wire.DecodeString(&x, d)
 			if err != nil {
 				return err
 			}
@@ -37350,7 +26985,8 @@ func (v *ProxyResponseErrorID) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one ProxySuccessorResponse value.
 func (v *ProxySuccessorResponse) DecodeJSON(d *wire.Decoder) error {
-	x, err := d.ReadRaw()
+	var x wire.Raw
+	err := wire.DecodeRaw(&x, d)
 	if err != nil {
 		return err
 	}
@@ -37390,22 +27026,11 @@ func (v *ProxyNotification) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -37423,24 +27048,14 @@ func (v *ProxyNotification) decodeField(d *wire.Decoder, key []byte, seen []uint
 	switch string(key) {
 	case "method":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "method")
-		}
-		v.Method = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
 			return true, nil
 		}
-		var x ProxyNotificationParams
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return true, wire.AtKey(err, "params")
-		}
-		v.Params = &x
-		return true, nil
+		v.Params = new(ProxyNotificationParams)
+		return true, wire.AtKey(v.Params.DecodeJSON(d), "params")
 	}
 	return false, nil
 }
@@ -37455,21 +27070,11 @@ func (v *ProxyNotification) checkRequired(d *wire.Decoder, seen []uint64) error 
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ProxyNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"method\":"...)
-		b = wire.AppendString(b, v.Method)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"method\":")
+	b = wire.AppendString(b, v.Method)
 	if v.Params != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"params\":"...)
+		b = wire.Key(b, &comma, "\"params\":")
 		b = v.Params.AppendJSON(b)
-		comma = true
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -37546,22 +27151,11 @@ func (v *ProxyNotificationParams) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, v.unknownSink())
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := v.unknownSink(); sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -37601,22 +27195,11 @@ func (v *ProxySuccessorNotification) DecodeJSON(d *wire.Decoder) error {
 			break
 		}
 		handled, err := v.decodeField(d, key, seen[:])
+		if err == nil && !handled {
+			err = d.KeepUnknown(key, &v.Unknown)
+		}
 		if err != nil {
 			return err
-		}
-		if handled {
-			continue
-		}
-		name := string(key)
-		raw, err := d.ReadRaw()
-		if err != nil {
-			return wire.AtKey(err, name)
-		}
-		if sink := &v.Unknown; sink != nil {
-			*sink = append(*sink, wire.Field{
-				Name:  name,
-				Value: raw,
-			})
 		}
 	}
 	return v.checkRequired(d, seen[:])
@@ -37634,42 +27217,23 @@ func (v *ProxySuccessorNotification) decodeField(d *wire.Decoder, key []byte, se
 	switch string(key) {
 	case "method":
 		seen[0] |= 1 << 0
-		x, err := d.ReadString()
-		if err != nil {
-			return true, wire.AtKey(err, "method")
-		}
-		v.Method = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
 			return true, nil
 		}
-		x, err := d.ReadRaw()
-		if err != nil {
-			return true, wire.AtKey(err, "params")
-		}
-		v.Params = x
-		return true, nil
+		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
 			return true, nil
 		}
 		m := d.Mark()
-		x, err := decodeMapRaw(d)
-		if err != nil {
-			if d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return true, err
-				}
-				v.Meta = nil
-				return true, nil
-			}
-			return true, wire.AtKey(err, "_meta")
+		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
+			v.Meta = nil
+			return true, wire.AtKey(d.Recover(m, err), "_meta")
 		}
-		v.Meta = x
 		return true, nil
 	}
 	return false, nil
@@ -37685,29 +27249,15 @@ func (v *ProxySuccessorNotification) checkRequired(d *wire.Decoder, seen []uint6
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ProxySuccessorNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	{
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"method\":"...)
-		b = wire.AppendString(b, v.Method)
-		comma = true
-	}
+	b = wire.Key(b, &comma, "\"method\":")
+	b = wire.AppendString(b, v.Method)
 	if v.Params != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"params\":"...)
+		b = wire.Key(b, &comma, "\"params\":")
 		b = wire.AppendRaw(b, v.Params)
-		comma = true
 	}
 	if v.Meta != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, "\"_meta\":"...)
-		b = appendMapRaw(b, v.Meta)
-		comma = true
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -37735,1263 +27285,4 @@ func marshal(x interface {
 		return nil, err
 	}
 	return x.AppendJSON(nil), nil
-}
-
-// decodeSlicePermissionOption decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSlicePermissionOption(d *wire.Decoder, skipInvalid bool) ([]PermissionOption, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []PermissionOption{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x PermissionOption
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// decodeMapRaw decodes an object used as a map.
-func decodeMapRaw(d *wire.Decoder) (map[string]wire.Raw, error) {
-	if err := d.BeginObject(); err != nil {
-		return nil, err
-	}
-	out := map[string]wire.Raw{}
-	for {
-		key, ok, kerr := d.NextKey()
-		if kerr != nil {
-			return nil, kerr
-		}
-		if !ok {
-			return out, nil
-		}
-		name := string(key)
-		x, err := d.ReadRaw()
-		if err != nil {
-			return nil, wire.AtKey(err, name)
-		}
-		out[name] = x
-	}
-}
-
-// appendSlicePermissionOption encodes an array; nil encodes as [].
-func appendSlicePermissionOption(b []byte, s []PermissionOption) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// appendMapRaw encodes a map with its keys sorted, so output is deterministic; nil encodes as {}.
-func appendMapRaw(b []byte, m map[string]wire.Raw) []byte {
-	b = append(b, '{')
-	for i, k := range wire.SortedKeys(m) {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = wire.AppendString(b, k)
-		b = append(b, ':')
-		x := m[k]
-		b = wire.AppendRaw(b, x)
-	}
-	return append(b, '}')
-}
-
-// decodeSliceToolCallContent decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceToolCallContent(d *wire.Decoder, skipInvalid bool) ([]ToolCallContent, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []ToolCallContent{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x ToolCallContent
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// decodeSliceToolCallLocation decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceToolCallLocation(d *wire.Decoder, skipInvalid bool) ([]ToolCallLocation, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []ToolCallLocation{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x ToolCallLocation
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceToolCallContent encodes an array; nil encodes as [].
-func appendSliceToolCallContent(b []byte, s []ToolCallContent) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// appendSliceToolCallLocation encodes an array; nil encodes as [].
-func appendSliceToolCallLocation(b []byte, s []ToolCallLocation) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceRole decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceRole(d *wire.Decoder, skipInvalid bool) ([]Role, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []Role{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x Role
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceRole encodes an array; nil encodes as [].
-func appendSliceRole(b []byte, s []Role) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceString decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceString(d *wire.Decoder, skipInvalid bool) ([]string, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []string{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		x, err := d.ReadString()
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceString encodes an array; nil encodes as [].
-func appendSliceString(b []byte, s []string) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = wire.AppendString(b, x)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceIcon decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceIcon(d *wire.Decoder, skipInvalid bool) ([]Icon, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []Icon{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x Icon
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceIcon encodes an array; nil encodes as [].
-func appendSliceIcon(b []byte, s []Icon) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceDiffChange decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceDiffChange(d *wire.Decoder, skipInvalid bool) ([]DiffChange, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []DiffChange{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x DiffChange
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceDiffChange encodes an array; nil encodes as [].
-func appendSliceDiffChange(b []byte, s []DiffChange) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeMapElicitationPropertySchema decodes an object used as a map.
-func decodeMapElicitationPropertySchema(d *wire.Decoder) (map[string]ElicitationPropertySchema, error) {
-	if err := d.BeginObject(); err != nil {
-		return nil, err
-	}
-	out := map[string]ElicitationPropertySchema{}
-	for {
-		key, ok, kerr := d.NextKey()
-		if kerr != nil {
-			return nil, kerr
-		}
-		if !ok {
-			return out, nil
-		}
-		name := string(key)
-		var x ElicitationPropertySchema
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return nil, wire.AtKey(err, name)
-		}
-		out[name] = x
-	}
-}
-
-// appendMapElicitationPropertySchema encodes a map with its keys sorted, so output is deterministic; nil encodes as {}.
-func appendMapElicitationPropertySchema(b []byte, m map[string]ElicitationPropertySchema) []byte {
-	b = append(b, '{')
-	for i, k := range wire.SortedKeys(m) {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = wire.AppendString(b, k)
-		b = append(b, ':')
-		x := m[k]
-		{
-			v := x
-			b = v.AppendJSON(b)
-		}
-	}
-	return append(b, '}')
-}
-
-// decodeSliceEnumOption decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceEnumOption(d *wire.Decoder, skipInvalid bool) ([]EnumOption, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []EnumOption{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x EnumOption
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceEnumOption encodes an array; nil encodes as [].
-func appendSliceEnumOption(b []byte, s []EnumOption) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceAuthMethod decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceAuthMethod(d *wire.Decoder, skipInvalid bool) ([]AuthMethod, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []AuthMethod{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x AuthMethod
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceAuthMethod encodes an array; nil encodes as [].
-func appendSliceAuthMethod(b []byte, s []AuthMethod) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceEnvVariable decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceEnvVariable(d *wire.Decoder, skipInvalid bool) ([]EnvVariable, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []EnvVariable{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x EnvVariable
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceEnvVariable encodes an array; nil encodes as [].
-func appendSliceEnvVariable(b []byte, s []EnvVariable) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceProviderInfo decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceProviderInfo(d *wire.Decoder, skipInvalid bool) ([]ProviderInfo, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []ProviderInfo{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x ProviderInfo
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceProviderInfo encodes an array; nil encodes as [].
-func appendSliceProviderInfo(b []byte, s []ProviderInfo) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceLlmProtocol decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceLlmProtocol(d *wire.Decoder, skipInvalid bool) ([]LlmProtocol, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []LlmProtocol{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x LlmProtocol
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceLlmProtocol encodes an array; nil encodes as [].
-func appendSliceLlmProtocol(b []byte, s []LlmProtocol) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceAuthAccount decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceAuthAccount(d *wire.Decoder, skipInvalid bool) ([]AuthAccount, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []AuthAccount{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x AuthAccount
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceAuthAccount encodes an array; nil encodes as [].
-func appendSliceAuthAccount(b []byte, s []AuthAccount) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceSessionConfigOption decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceSessionConfigOption(d *wire.Decoder, skipInvalid bool) ([]SessionConfigOption, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []SessionConfigOption{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x SessionConfigOption
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// decodeSliceAvailableCommand decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceAvailableCommand(d *wire.Decoder, skipInvalid bool) ([]AvailableCommand, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []AvailableCommand{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x AvailableCommand
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceSessionConfigOption encodes an array; nil encodes as [].
-func appendSliceSessionConfigOption(b []byte, s []SessionConfigOption) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// appendSliceAvailableCommand encodes an array; nil encodes as [].
-func appendSliceAvailableCommand(b []byte, s []AvailableCommand) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceSessionConfigSelectOption decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceSessionConfigSelectOption(d *wire.Decoder, skipInvalid bool) ([]SessionConfigSelectOption, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []SessionConfigSelectOption{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x SessionConfigSelectOption
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// decodeSliceSessionConfigSelectGroup decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceSessionConfigSelectGroup(d *wire.Decoder, skipInvalid bool) ([]SessionConfigSelectGroup, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []SessionConfigSelectGroup{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x SessionConfigSelectGroup
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceSessionConfigSelectOption encodes an array; nil encodes as [].
-func appendSliceSessionConfigSelectOption(b []byte, s []SessionConfigSelectOption) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// appendSliceSessionConfigSelectGroup encodes an array; nil encodes as [].
-func appendSliceSessionConfigSelectGroup(b []byte, s []SessionConfigSelectGroup) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceSessionInfo decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceSessionInfo(d *wire.Decoder, skipInvalid bool) ([]SessionInfo, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []SessionInfo{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x SessionInfo
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceSessionInfo encodes an array; nil encodes as [].
-func appendSliceSessionInfo(b []byte, s []SessionInfo) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceAbsolutePath decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceAbsolutePath(d *wire.Decoder, skipInvalid bool) ([]AbsolutePath, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []AbsolutePath{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x AbsolutePath
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceAbsolutePath encodes an array; nil encodes as [].
-func appendSliceAbsolutePath(b []byte, s []AbsolutePath) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceBackgroundWork decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceBackgroundWork(d *wire.Decoder, skipInvalid bool) ([]BackgroundWork, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []BackgroundWork{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x BackgroundWork
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceBackgroundWork encodes an array; nil encodes as [].
-func appendSliceBackgroundWork(b []byte, s []BackgroundWork) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceProtocolVersion decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceProtocolVersion(d *wire.Decoder, skipInvalid bool) ([]ProtocolVersion, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []ProtocolVersion{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x ProtocolVersion
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceProtocolVersion encodes an array; nil encodes as [].
-func appendSliceProtocolVersion(b []byte, s []ProtocolVersion) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceContentBlock decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceContentBlock(d *wire.Decoder, skipInvalid bool) ([]ContentBlock, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []ContentBlock{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x ContentBlock
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceContentBlock encodes an array; nil encodes as [].
-func appendSliceContentBlock(b []byte, s []ContentBlock) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSlicePlanEntry decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSlicePlanEntry(d *wire.Decoder, skipInvalid bool) ([]PlanEntry, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []PlanEntry{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x PlanEntry
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSlicePlanEntry encodes an array; nil encodes as [].
-func appendSlicePlanEntry(b []byte, s []PlanEntry) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeMapString decodes an object used as a map.
-func decodeMapString(d *wire.Decoder) (map[string]string, error) {
-	if err := d.BeginObject(); err != nil {
-		return nil, err
-	}
-	out := map[string]string{}
-	for {
-		key, ok, kerr := d.NextKey()
-		if kerr != nil {
-			return nil, kerr
-		}
-		if !ok {
-			return out, nil
-		}
-		name := string(key)
-		x, err := d.ReadString()
-		if err != nil {
-			return nil, wire.AtKey(err, name)
-		}
-		out[name] = x
-	}
-}
-
-// appendMapString encodes a map with its keys sorted, so output is deterministic; nil encodes as {}.
-func appendMapString(b []byte, m map[string]string) []byte {
-	b = append(b, '{')
-	for i, k := range wire.SortedKeys(m) {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = wire.AppendString(b, k)
-		b = append(b, ':')
-		x := m[k]
-		b = wire.AppendString(b, x)
-	}
-	return append(b, '}')
-}
-
-// decodeSliceMCPServer decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceMCPServer(d *wire.Decoder, skipInvalid bool) ([]MCPServer, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []MCPServer{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x MCPServer
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceMCPServer encodes an array; nil encodes as [].
-func appendSliceMCPServer(b []byte, s []MCPServer) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeSliceHTTPHeader decodes an array; in lenient mode with skipInvalid, items that fail to decode are dropped.
-func decodeSliceHTTPHeader(d *wire.Decoder, skipInvalid bool) ([]HTTPHeader, error) {
-	if err := d.BeginArray(); err != nil {
-		return nil, err
-	}
-	out := []HTTPHeader{}
-	for i := 0; ; i++ {
-		ok, nerr := d.NextItem()
-		if nerr != nil {
-			return nil, nerr
-		}
-		if !ok {
-			return out, nil
-		}
-		m := d.Mark()
-		var x HTTPHeader
-		err := x.DecodeJSON(d)
-		if err != nil {
-			if skipInvalid && d.Lenient() && !wire.IsSyntax(err) {
-				d.Rewind(m)
-				if err := d.Skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, wire.AtIndex(err, i)
-		}
-		out = append(out, x)
-	}
-}
-
-// appendSliceHTTPHeader encodes an array; nil encodes as [].
-func appendSliceHTTPHeader(b []byte, s []HTTPHeader) []byte {
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		_ = x
-		b = s[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// decodeMapElicitationContentValue decodes an object used as a map.
-func decodeMapElicitationContentValue(d *wire.Decoder) (map[string]ElicitationContentValue, error) {
-	if err := d.BeginObject(); err != nil {
-		return nil, err
-	}
-	out := map[string]ElicitationContentValue{}
-	for {
-		key, ok, kerr := d.NextKey()
-		if kerr != nil {
-			return nil, kerr
-		}
-		if !ok {
-			return out, nil
-		}
-		name := string(key)
-		var x ElicitationContentValue
-		err := x.DecodeJSON(d)
-		if err != nil {
-			return nil, wire.AtKey(err, name)
-		}
-		out[name] = x
-	}
-}
-
-// appendMapElicitationContentValue encodes a map with its keys sorted, so output is deterministic; nil encodes as {}.
-func appendMapElicitationContentValue(b []byte, m map[string]ElicitationContentValue) []byte {
-	b = append(b, '{')
-	for i, k := range wire.SortedKeys(m) {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = wire.AppendString(b, k)
-		b = append(b, ':')
-		x := m[k]
-		{
-			v := x
-			b = v.AppendJSON(b)
-		}
-	}
-	return append(b, '}')
 }

@@ -104,6 +104,81 @@ func refused(log *slog.Logger, err error) error {
 	return err
 }
 
+// request is what serve and notify need of a params type.
+type request[P any] interface {
+	*P
+	wire.Decodable
+	validate(*wire.Validator)
+}
+
+// response is what serve needs of a result type.
+type response[R any] interface {
+	*R
+	Validate() error
+	AppendJSON([]byte) []byte
+}
+
+// serve decodes, validates and gate-checks a request's params, calls handle, and checks and encodes its result.
+func serve[P, R any, PP request[P], RP response[R]](ctx context.Context, n *Negotiated, mode wire.Mode, log *slog.Logger, method string, params wire.Raw, handle func(context.Context, PP) (RP, error)) (wire.Raw, error) {
+	p := PP(new(P))
+	if err := wire.Decode(params, p, mode); err != nil {
+		return nil, invalidParams(err)
+	}
+	if err := wire.Check(mode == wire.Lenient, p.validate); err != nil {
+		return nil, err
+	}
+	if ok, need := n.AllowsMethod(method); !ok {
+		return nil, &wire.GateError{Violations: []wire.GateViolation{{
+			Capability: need,
+			Method:     method,
+		}}}
+	}
+	if vs := n.CheckParams(method, p); len(vs) > 0 {
+		return nil, &wire.GateError{Violations: vs}
+	}
+	res, err := handle(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%s handler returned no result", method)
+	}
+	if err := res.Validate(); err != nil {
+		return nil, refused(log, &wire.LocalError{
+			Err:    err,
+			Method: method,
+			What:   "result",
+		})
+	}
+	if vs := n.CheckResult(method, res); len(vs) > 0 {
+		return nil, refused(log, &wire.LocalError{
+			Err:    &wire.GateError{Violations: vs},
+			Method: method,
+			What:   "result",
+		})
+	}
+	return res.AppendJSON(nil), nil
+}
+
+// notify decodes, validates and gate-checks a notification's params and calls handle; drop is told
+// about one that fails (a notification cannot be answered).
+func notify[P any, PP request[P]](ctx context.Context, n *Negotiated, mode wire.Mode, method string, params wire.Raw, drop func(string, error), handle func(context.Context, PP)) {
+	p := PP(new(P))
+	if err := wire.Decode(params, p, mode); err != nil {
+		drop(method, err)
+		return
+	}
+	if err := wire.Check(mode == wire.Lenient, p.validate); err != nil {
+		drop(method, err)
+		return
+	}
+	if vs := n.CheckParams(method, p); len(vs) > 0 {
+		drop(method, &wire.GateError{Violations: vs})
+		return
+	}
+	handle(ctx, p)
+}
+
 // errNotInitialized answers a request that arrives before initialize.
 var errNotInitialized = &wire.RPCError{
 	Code:    wire.CodeInvalidRequest,
@@ -535,882 +610,6 @@ func (c *AgentConn) serveInitialize(ctx context.Context, n *Negotiated, method s
 	}
 	return res.AppendJSON(nil), nil
 }
-func (c *AgentConn) serveAuthLogin(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
-	var p LoginAuthRequest
-	if err := wire.Decode(params, &p, c.mode); err != nil {
-		return nil, invalidParams(err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	p.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, err
-	}
-	if ok, need := n.AllowsMethod(method); !ok {
-		return nil, &wire.GateError{Violations: []wire.GateViolation{{
-			Capability: need,
-			Method:     method,
-		}}}
-	}
-	if vs := n.CheckParams(method, &p); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	res, err := c.h.AuthLogin(ctx, &p)
-	if err != nil {
-		return nil, err
-	}
-	if res == nil {
-		return nil, fmt.Errorf("%s handler returned no result", method)
-	}
-	if err := res.Validate(); err != nil {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    err,
-			Method: method,
-			What:   "result",
-		})
-	}
-	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    &wire.GateError{Violations: vs},
-			Method: method,
-			What:   "result",
-		})
-	}
-	return res.AppendJSON(nil), nil
-}
-func (c *AgentConn) serveProvidersList(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
-	var p ListProvidersRequest
-	if err := wire.Decode(params, &p, c.mode); err != nil {
-		return nil, invalidParams(err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	p.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, err
-	}
-	if ok, need := n.AllowsMethod(method); !ok {
-		return nil, &wire.GateError{Violations: []wire.GateViolation{{
-			Capability: need,
-			Method:     method,
-		}}}
-	}
-	if vs := n.CheckParams(method, &p); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	res, err := c.h.ProvidersList(ctx, &p)
-	if err != nil {
-		return nil, err
-	}
-	if res == nil {
-		return nil, fmt.Errorf("%s handler returned no result", method)
-	}
-	if err := res.Validate(); err != nil {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    err,
-			Method: method,
-			What:   "result",
-		})
-	}
-	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    &wire.GateError{Violations: vs},
-			Method: method,
-			What:   "result",
-		})
-	}
-	return res.AppendJSON(nil), nil
-}
-func (c *AgentConn) serveProvidersSet(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
-	var p SetProviderRequest
-	if err := wire.Decode(params, &p, c.mode); err != nil {
-		return nil, invalidParams(err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	p.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, err
-	}
-	if ok, need := n.AllowsMethod(method); !ok {
-		return nil, &wire.GateError{Violations: []wire.GateViolation{{
-			Capability: need,
-			Method:     method,
-		}}}
-	}
-	if vs := n.CheckParams(method, &p); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	res, err := c.h.ProvidersSet(ctx, &p)
-	if err != nil {
-		return nil, err
-	}
-	if res == nil {
-		return nil, fmt.Errorf("%s handler returned no result", method)
-	}
-	if err := res.Validate(); err != nil {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    err,
-			Method: method,
-			What:   "result",
-		})
-	}
-	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    &wire.GateError{Violations: vs},
-			Method: method,
-			What:   "result",
-		})
-	}
-	return res.AppendJSON(nil), nil
-}
-func (c *AgentConn) serveProvidersDisable(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
-	var p DisableProviderRequest
-	if err := wire.Decode(params, &p, c.mode); err != nil {
-		return nil, invalidParams(err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	p.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, err
-	}
-	if ok, need := n.AllowsMethod(method); !ok {
-		return nil, &wire.GateError{Violations: []wire.GateViolation{{
-			Capability: need,
-			Method:     method,
-		}}}
-	}
-	if vs := n.CheckParams(method, &p); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	res, err := c.h.ProvidersDisable(ctx, &p)
-	if err != nil {
-		return nil, err
-	}
-	if res == nil {
-		return nil, fmt.Errorf("%s handler returned no result", method)
-	}
-	if err := res.Validate(); err != nil {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    err,
-			Method: method,
-			What:   "result",
-		})
-	}
-	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    &wire.GateError{Violations: vs},
-			Method: method,
-			What:   "result",
-		})
-	}
-	return res.AppendJSON(nil), nil
-}
-func (c *AgentConn) serveAuthLogout(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
-	var p LogoutAuthRequest
-	if err := wire.Decode(params, &p, c.mode); err != nil {
-		return nil, invalidParams(err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	p.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, err
-	}
-	if ok, need := n.AllowsMethod(method); !ok {
-		return nil, &wire.GateError{Violations: []wire.GateViolation{{
-			Capability: need,
-			Method:     method,
-		}}}
-	}
-	if vs := n.CheckParams(method, &p); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	res, err := c.h.AuthLogout(ctx, &p)
-	if err != nil {
-		return nil, err
-	}
-	if res == nil {
-		return nil, fmt.Errorf("%s handler returned no result", method)
-	}
-	if err := res.Validate(); err != nil {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    err,
-			Method: method,
-			What:   "result",
-		})
-	}
-	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    &wire.GateError{Violations: vs},
-			Method: method,
-			What:   "result",
-		})
-	}
-	return res.AppendJSON(nil), nil
-}
-func (c *AgentConn) serveAuthStatus(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
-	var p AuthStatusRequest
-	if err := wire.Decode(params, &p, c.mode); err != nil {
-		return nil, invalidParams(err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	p.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, err
-	}
-	if ok, need := n.AllowsMethod(method); !ok {
-		return nil, &wire.GateError{Violations: []wire.GateViolation{{
-			Capability: need,
-			Method:     method,
-		}}}
-	}
-	if vs := n.CheckParams(method, &p); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	res, err := c.h.AuthStatus(ctx, &p)
-	if err != nil {
-		return nil, err
-	}
-	if res == nil {
-		return nil, fmt.Errorf("%s handler returned no result", method)
-	}
-	if err := res.Validate(); err != nil {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    err,
-			Method: method,
-			What:   "result",
-		})
-	}
-	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    &wire.GateError{Violations: vs},
-			Method: method,
-			What:   "result",
-		})
-	}
-	return res.AppendJSON(nil), nil
-}
-func (c *AgentConn) serveSessionNew(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
-	var p NewSessionRequest
-	if err := wire.Decode(params, &p, c.mode); err != nil {
-		return nil, invalidParams(err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	p.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, err
-	}
-	if ok, need := n.AllowsMethod(method); !ok {
-		return nil, &wire.GateError{Violations: []wire.GateViolation{{
-			Capability: need,
-			Method:     method,
-		}}}
-	}
-	if vs := n.CheckParams(method, &p); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	res, err := c.h.SessionNew(ctx, &p)
-	if err != nil {
-		return nil, err
-	}
-	if res == nil {
-		return nil, fmt.Errorf("%s handler returned no result", method)
-	}
-	if err := res.Validate(); err != nil {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    err,
-			Method: method,
-			What:   "result",
-		})
-	}
-	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    &wire.GateError{Violations: vs},
-			Method: method,
-			What:   "result",
-		})
-	}
-	return res.AppendJSON(nil), nil
-}
-func (c *AgentConn) serveSessionList(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
-	var p ListSessionsRequest
-	if err := wire.Decode(params, &p, c.mode); err != nil {
-		return nil, invalidParams(err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	p.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, err
-	}
-	if ok, need := n.AllowsMethod(method); !ok {
-		return nil, &wire.GateError{Violations: []wire.GateViolation{{
-			Capability: need,
-			Method:     method,
-		}}}
-	}
-	if vs := n.CheckParams(method, &p); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	res, err := c.h.SessionList(ctx, &p)
-	if err != nil {
-		return nil, err
-	}
-	if res == nil {
-		return nil, fmt.Errorf("%s handler returned no result", method)
-	}
-	if err := res.Validate(); err != nil {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    err,
-			Method: method,
-			What:   "result",
-		})
-	}
-	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    &wire.GateError{Violations: vs},
-			Method: method,
-			What:   "result",
-		})
-	}
-	return res.AppendJSON(nil), nil
-}
-func (c *AgentConn) serveSessionDelete(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
-	var p DeleteSessionRequest
-	if err := wire.Decode(params, &p, c.mode); err != nil {
-		return nil, invalidParams(err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	p.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, err
-	}
-	if ok, need := n.AllowsMethod(method); !ok {
-		return nil, &wire.GateError{Violations: []wire.GateViolation{{
-			Capability: need,
-			Method:     method,
-		}}}
-	}
-	if vs := n.CheckParams(method, &p); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	res, err := c.h.SessionDelete(ctx, &p)
-	if err != nil {
-		return nil, err
-	}
-	if res == nil {
-		return nil, fmt.Errorf("%s handler returned no result", method)
-	}
-	if err := res.Validate(); err != nil {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    err,
-			Method: method,
-			What:   "result",
-		})
-	}
-	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    &wire.GateError{Violations: vs},
-			Method: method,
-			What:   "result",
-		})
-	}
-	return res.AppendJSON(nil), nil
-}
-func (c *AgentConn) serveSessionFork(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
-	var p ForkSessionRequest
-	if err := wire.Decode(params, &p, c.mode); err != nil {
-		return nil, invalidParams(err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	p.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, err
-	}
-	if ok, need := n.AllowsMethod(method); !ok {
-		return nil, &wire.GateError{Violations: []wire.GateViolation{{
-			Capability: need,
-			Method:     method,
-		}}}
-	}
-	if vs := n.CheckParams(method, &p); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	res, err := c.h.SessionFork(ctx, &p)
-	if err != nil {
-		return nil, err
-	}
-	if res == nil {
-		return nil, fmt.Errorf("%s handler returned no result", method)
-	}
-	if err := res.Validate(); err != nil {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    err,
-			Method: method,
-			What:   "result",
-		})
-	}
-	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    &wire.GateError{Violations: vs},
-			Method: method,
-			What:   "result",
-		})
-	}
-	return res.AppendJSON(nil), nil
-}
-func (c *AgentConn) serveSessionArchive(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
-	var p ArchiveSessionRequest
-	if err := wire.Decode(params, &p, c.mode); err != nil {
-		return nil, invalidParams(err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	p.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, err
-	}
-	if ok, need := n.AllowsMethod(method); !ok {
-		return nil, &wire.GateError{Violations: []wire.GateViolation{{
-			Capability: need,
-			Method:     method,
-		}}}
-	}
-	if vs := n.CheckParams(method, &p); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	res, err := c.h.SessionArchive(ctx, &p)
-	if err != nil {
-		return nil, err
-	}
-	if res == nil {
-		return nil, fmt.Errorf("%s handler returned no result", method)
-	}
-	if err := res.Validate(); err != nil {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    err,
-			Method: method,
-			What:   "result",
-		})
-	}
-	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    &wire.GateError{Violations: vs},
-			Method: method,
-			What:   "result",
-		})
-	}
-	return res.AppendJSON(nil), nil
-}
-func (c *AgentConn) serveSessionUnarchive(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
-	var p UnarchiveSessionRequest
-	if err := wire.Decode(params, &p, c.mode); err != nil {
-		return nil, invalidParams(err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	p.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, err
-	}
-	if ok, need := n.AllowsMethod(method); !ok {
-		return nil, &wire.GateError{Violations: []wire.GateViolation{{
-			Capability: need,
-			Method:     method,
-		}}}
-	}
-	if vs := n.CheckParams(method, &p); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	res, err := c.h.SessionUnarchive(ctx, &p)
-	if err != nil {
-		return nil, err
-	}
-	if res == nil {
-		return nil, fmt.Errorf("%s handler returned no result", method)
-	}
-	if err := res.Validate(); err != nil {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    err,
-			Method: method,
-			What:   "result",
-		})
-	}
-	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    &wire.GateError{Violations: vs},
-			Method: method,
-			What:   "result",
-		})
-	}
-	return res.AppendJSON(nil), nil
-}
-func (c *AgentConn) serveSessionStatus(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
-	var p SessionStatusRequest
-	if err := wire.Decode(params, &p, c.mode); err != nil {
-		return nil, invalidParams(err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	p.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, err
-	}
-	if ok, need := n.AllowsMethod(method); !ok {
-		return nil, &wire.GateError{Violations: []wire.GateViolation{{
-			Capability: need,
-			Method:     method,
-		}}}
-	}
-	if vs := n.CheckParams(method, &p); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	res, err := c.h.SessionStatus(ctx, &p)
-	if err != nil {
-		return nil, err
-	}
-	if res == nil {
-		return nil, fmt.Errorf("%s handler returned no result", method)
-	}
-	if err := res.Validate(); err != nil {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    err,
-			Method: method,
-			What:   "result",
-		})
-	}
-	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    &wire.GateError{Violations: vs},
-			Method: method,
-			What:   "result",
-		})
-	}
-	return res.AppendJSON(nil), nil
-}
-func (c *AgentConn) serveSessionSetTitle(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
-	var p SetSessionTitleRequest
-	if err := wire.Decode(params, &p, c.mode); err != nil {
-		return nil, invalidParams(err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	p.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, err
-	}
-	if ok, need := n.AllowsMethod(method); !ok {
-		return nil, &wire.GateError{Violations: []wire.GateViolation{{
-			Capability: need,
-			Method:     method,
-		}}}
-	}
-	if vs := n.CheckParams(method, &p); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	res, err := c.h.SessionSetTitle(ctx, &p)
-	if err != nil {
-		return nil, err
-	}
-	if res == nil {
-		return nil, fmt.Errorf("%s handler returned no result", method)
-	}
-	if err := res.Validate(); err != nil {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    err,
-			Method: method,
-			What:   "result",
-		})
-	}
-	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    &wire.GateError{Violations: vs},
-			Method: method,
-			What:   "result",
-		})
-	}
-	return res.AppendJSON(nil), nil
-}
-func (c *AgentConn) serveSessionResume(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
-	var p ResumeSessionRequest
-	if err := wire.Decode(params, &p, c.mode); err != nil {
-		return nil, invalidParams(err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	p.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, err
-	}
-	if ok, need := n.AllowsMethod(method); !ok {
-		return nil, &wire.GateError{Violations: []wire.GateViolation{{
-			Capability: need,
-			Method:     method,
-		}}}
-	}
-	if vs := n.CheckParams(method, &p); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	res, err := c.h.SessionResume(ctx, &p)
-	if err != nil {
-		return nil, err
-	}
-	if res == nil {
-		return nil, fmt.Errorf("%s handler returned no result", method)
-	}
-	if err := res.Validate(); err != nil {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    err,
-			Method: method,
-			What:   "result",
-		})
-	}
-	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    &wire.GateError{Violations: vs},
-			Method: method,
-			What:   "result",
-		})
-	}
-	return res.AppendJSON(nil), nil
-}
-func (c *AgentConn) serveSessionClose(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
-	var p CloseSessionRequest
-	if err := wire.Decode(params, &p, c.mode); err != nil {
-		return nil, invalidParams(err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	p.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, err
-	}
-	if ok, need := n.AllowsMethod(method); !ok {
-		return nil, &wire.GateError{Violations: []wire.GateViolation{{
-			Capability: need,
-			Method:     method,
-		}}}
-	}
-	if vs := n.CheckParams(method, &p); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	res, err := c.h.SessionClose(ctx, &p)
-	if err != nil {
-		return nil, err
-	}
-	if res == nil {
-		return nil, fmt.Errorf("%s handler returned no result", method)
-	}
-	if err := res.Validate(); err != nil {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    err,
-			Method: method,
-			What:   "result",
-		})
-	}
-	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    &wire.GateError{Violations: vs},
-			Method: method,
-			What:   "result",
-		})
-	}
-	return res.AppendJSON(nil), nil
-}
-func (c *AgentConn) serveToolCallCancel(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
-	var p CancelToolCallRequest
-	if err := wire.Decode(params, &p, c.mode); err != nil {
-		return nil, invalidParams(err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	p.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, err
-	}
-	if ok, need := n.AllowsMethod(method); !ok {
-		return nil, &wire.GateError{Violations: []wire.GateViolation{{
-			Capability: need,
-			Method:     method,
-		}}}
-	}
-	if vs := n.CheckParams(method, &p); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	res, err := c.h.ToolCallCancel(ctx, &p)
-	if err != nil {
-		return nil, err
-	}
-	if res == nil {
-		return nil, fmt.Errorf("%s handler returned no result", method)
-	}
-	if err := res.Validate(); err != nil {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    err,
-			Method: method,
-			What:   "result",
-		})
-	}
-	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    &wire.GateError{Violations: vs},
-			Method: method,
-			What:   "result",
-		})
-	}
-	return res.AppendJSON(nil), nil
-}
-func (c *AgentConn) serveTerminalCancel(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
-	var p CancelTerminalRequest
-	if err := wire.Decode(params, &p, c.mode); err != nil {
-		return nil, invalidParams(err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	p.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, err
-	}
-	if ok, need := n.AllowsMethod(method); !ok {
-		return nil, &wire.GateError{Violations: []wire.GateViolation{{
-			Capability: need,
-			Method:     method,
-		}}}
-	}
-	if vs := n.CheckParams(method, &p); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	res, err := c.h.TerminalCancel(ctx, &p)
-	if err != nil {
-		return nil, err
-	}
-	if res == nil {
-		return nil, fmt.Errorf("%s handler returned no result", method)
-	}
-	if err := res.Validate(); err != nil {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    err,
-			Method: method,
-			What:   "result",
-		})
-	}
-	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    &wire.GateError{Violations: vs},
-			Method: method,
-			What:   "result",
-		})
-	}
-	return res.AppendJSON(nil), nil
-}
-func (c *AgentConn) serveSessionSetConfigOption(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
-	var p SetSessionConfigOptionRequest
-	if err := wire.Decode(params, &p, c.mode); err != nil {
-		return nil, invalidParams(err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	p.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, err
-	}
-	if ok, need := n.AllowsMethod(method); !ok {
-		return nil, &wire.GateError{Violations: []wire.GateViolation{{
-			Capability: need,
-			Method:     method,
-		}}}
-	}
-	if vs := n.CheckParams(method, &p); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	res, err := c.h.SessionSetConfigOption(ctx, &p)
-	if err != nil {
-		return nil, err
-	}
-	if res == nil {
-		return nil, fmt.Errorf("%s handler returned no result", method)
-	}
-	if err := res.Validate(); err != nil {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    err,
-			Method: method,
-			What:   "result",
-		})
-	}
-	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    &wire.GateError{Violations: vs},
-			Method: method,
-			What:   "result",
-		})
-	}
-	return res.AppendJSON(nil), nil
-}
-func (c *AgentConn) serveSessionPrompt(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
-	var p PromptRequest
-	if err := wire.Decode(params, &p, c.mode); err != nil {
-		return nil, invalidParams(err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	p.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, err
-	}
-	if ok, need := n.AllowsMethod(method); !ok {
-		return nil, &wire.GateError{Violations: []wire.GateViolation{{
-			Capability: need,
-			Method:     method,
-		}}}
-	}
-	if vs := n.CheckParams(method, &p); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	res, err := c.h.SessionPrompt(ctx, &p)
-	if err != nil {
-		return nil, err
-	}
-	if res == nil {
-		return nil, fmt.Errorf("%s handler returned no result", method)
-	}
-	if err := res.Validate(); err != nil {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    err,
-			Method: method,
-			What:   "result",
-		})
-	}
-	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    &wire.GateError{Violations: vs},
-			Method: method,
-			What:   "result",
-		})
-	}
-	return res.AppendJSON(nil), nil
-}
-func (c *AgentConn) serveSessionCancel(ctx context.Context, n *Negotiated, method string, params wire.Raw) {
-	var p CancelSessionNotification
-	if err := wire.Decode(params, &p, c.mode); err != nil {
-		c.onDrop(method, err)
-		return
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	p.validate(&vd)
-	if err := vd.Err(); err != nil {
-		c.onDrop(method, err)
-		return
-	}
-	if vs := n.CheckParams(method, &p); len(vs) > 0 {
-		c.onDrop(method, &wire.GateError{Violations: vs})
-		return
-	}
-	c.h.SessionCancel(ctx, &p)
-}
-func (c *AgentConn) serveMCPMessage(ctx context.Context, n *Negotiated, method string, params wire.Raw) {
-	var p MessageMCPNotification
-	if err := wire.Decode(params, &p, c.mode); err != nil {
-		c.onDrop(method, err)
-		return
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	p.validate(&vd)
-	if err := vd.Err(); err != nil {
-		c.onDrop(method, err)
-		return
-	}
-	if vs := n.CheckParams(method, &p); len(vs) > 0 {
-		c.onDrop(method, &wire.GateError{Violations: vs})
-		return
-	}
-	c.h.MCPMessage(ctx, &p)
-}
 func (a agentInbound) HandleRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
 	c := a.c
 	n, ready := c.state()
@@ -1422,45 +621,45 @@ func (a agentInbound) HandleRequest(ctx context.Context, method string, params w
 	case MethodInitialize:
 		return c.serveInitialize(ctx, n, method, params)
 	case MethodAuthLogin:
-		return c.serveAuthLogin(ctx, n, method, params)
+		return serve(ctx, n, c.mode, c.log, method, params, c.h.AuthLogin)
 	case MethodProvidersList:
-		return c.serveProvidersList(ctx, n, method, params)
+		return serve(ctx, n, c.mode, c.log, method, params, c.h.ProvidersList)
 	case MethodProvidersSet:
-		return c.serveProvidersSet(ctx, n, method, params)
+		return serve(ctx, n, c.mode, c.log, method, params, c.h.ProvidersSet)
 	case MethodProvidersDisable:
-		return c.serveProvidersDisable(ctx, n, method, params)
+		return serve(ctx, n, c.mode, c.log, method, params, c.h.ProvidersDisable)
 	case MethodAuthLogout:
-		return c.serveAuthLogout(ctx, n, method, params)
+		return serve(ctx, n, c.mode, c.log, method, params, c.h.AuthLogout)
 	case MethodAuthStatus:
-		return c.serveAuthStatus(ctx, n, method, params)
+		return serve(ctx, n, c.mode, c.log, method, params, c.h.AuthStatus)
 	case MethodSessionNew:
-		return c.serveSessionNew(ctx, n, method, params)
+		return serve(ctx, n, c.mode, c.log, method, params, c.h.SessionNew)
 	case MethodSessionList:
-		return c.serveSessionList(ctx, n, method, params)
+		return serve(ctx, n, c.mode, c.log, method, params, c.h.SessionList)
 	case MethodSessionDelete:
-		return c.serveSessionDelete(ctx, n, method, params)
+		return serve(ctx, n, c.mode, c.log, method, params, c.h.SessionDelete)
 	case MethodSessionFork:
-		return c.serveSessionFork(ctx, n, method, params)
+		return serve(ctx, n, c.mode, c.log, method, params, c.h.SessionFork)
 	case MethodSessionArchive:
-		return c.serveSessionArchive(ctx, n, method, params)
+		return serve(ctx, n, c.mode, c.log, method, params, c.h.SessionArchive)
 	case MethodSessionUnarchive:
-		return c.serveSessionUnarchive(ctx, n, method, params)
+		return serve(ctx, n, c.mode, c.log, method, params, c.h.SessionUnarchive)
 	case MethodSessionStatus:
-		return c.serveSessionStatus(ctx, n, method, params)
+		return serve(ctx, n, c.mode, c.log, method, params, c.h.SessionStatus)
 	case MethodSessionSetTitle:
-		return c.serveSessionSetTitle(ctx, n, method, params)
+		return serve(ctx, n, c.mode, c.log, method, params, c.h.SessionSetTitle)
 	case MethodSessionResume:
-		return c.serveSessionResume(ctx, n, method, params)
+		return serve(ctx, n, c.mode, c.log, method, params, c.h.SessionResume)
 	case MethodSessionClose:
-		return c.serveSessionClose(ctx, n, method, params)
+		return serve(ctx, n, c.mode, c.log, method, params, c.h.SessionClose)
 	case MethodToolCallCancel:
-		return c.serveToolCallCancel(ctx, n, method, params)
+		return serve(ctx, n, c.mode, c.log, method, params, c.h.ToolCallCancel)
 	case MethodTerminalCancel:
-		return c.serveTerminalCancel(ctx, n, method, params)
+		return serve(ctx, n, c.mode, c.log, method, params, c.h.TerminalCancel)
 	case MethodSessionSetConfigOption:
-		return c.serveSessionSetConfigOption(ctx, n, method, params)
+		return serve(ctx, n, c.mode, c.log, method, params, c.h.SessionSetConfigOption)
 	case MethodSessionPrompt:
-		return c.serveSessionPrompt(ctx, n, method, params)
+		return serve(ctx, n, c.mode, c.log, method, params, c.h.SessionPrompt)
 	default:
 		if strings.HasPrefix(method, "_") && c.ext != nil {
 			return c.ext.ExtRequest(ctx, method, params)
@@ -1478,9 +677,9 @@ func (a agentInbound) HandleNotification(ctx context.Context, method string, par
 	_ = n
 	switch method {
 	case MethodSessionCancel:
-		c.serveSessionCancel(ctx, n, method, params)
+		notify(ctx, n, c.mode, method, params, c.onDrop, c.h.SessionCancel)
 	case MethodMCPMessage:
-		c.serveMCPMessage(ctx, n, method, params)
+		notify(ctx, n, c.mode, method, params, c.onDrop, c.h.MCPMessage)
 	default:
 		if strings.HasPrefix(method, "_") && c.ext != nil {
 			c.ext.ExtNotification(ctx, method, params)
@@ -2265,186 +1464,6 @@ type clientInbound struct {
 	c *ClientConn
 }
 
-func (c *ClientConn) serveSessionRequestPermission(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
-	var p RequestPermissionRequest
-	if err := wire.Decode(params, &p, c.mode); err != nil {
-		return nil, invalidParams(err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	p.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, err
-	}
-	if ok, need := n.AllowsMethod(method); !ok {
-		return nil, &wire.GateError{Violations: []wire.GateViolation{{
-			Capability: need,
-			Method:     method,
-		}}}
-	}
-	if vs := n.CheckParams(method, &p); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	res, err := c.h.SessionRequestPermission(ctx, &p)
-	if err != nil {
-		return nil, err
-	}
-	if res == nil {
-		return nil, fmt.Errorf("%s handler returned no result", method)
-	}
-	if err := res.Validate(); err != nil {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    err,
-			Method: method,
-			What:   "result",
-		})
-	}
-	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    &wire.GateError{Violations: vs},
-			Method: method,
-			What:   "result",
-		})
-	}
-	return res.AppendJSON(nil), nil
-}
-func (c *ClientConn) serveElicitationCreate(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
-	var p CreateElicitationRequest
-	if err := wire.Decode(params, &p, c.mode); err != nil {
-		return nil, invalidParams(err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	p.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, err
-	}
-	if ok, need := n.AllowsMethod(method); !ok {
-		return nil, &wire.GateError{Violations: []wire.GateViolation{{
-			Capability: need,
-			Method:     method,
-		}}}
-	}
-	if vs := n.CheckParams(method, &p); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	res, err := c.h.ElicitationCreate(ctx, &p)
-	if err != nil {
-		return nil, err
-	}
-	if res == nil {
-		return nil, fmt.Errorf("%s handler returned no result", method)
-	}
-	if err := res.Validate(); err != nil {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    err,
-			Method: method,
-			What:   "result",
-		})
-	}
-	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    &wire.GateError{Violations: vs},
-			Method: method,
-			What:   "result",
-		})
-	}
-	return res.AppendJSON(nil), nil
-}
-func (c *ClientConn) serveMCPMessage(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
-	var p MessageMCPRequest
-	if err := wire.Decode(params, &p, c.mode); err != nil {
-		return nil, invalidParams(err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	p.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, err
-	}
-	if ok, need := n.AllowsMethod(method); !ok {
-		return nil, &wire.GateError{Violations: []wire.GateViolation{{
-			Capability: need,
-			Method:     method,
-		}}}
-	}
-	if vs := n.CheckParams(method, &p); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	res, err := c.h.MCPMessage(ctx, &p)
-	if err != nil {
-		return nil, err
-	}
-	if res == nil {
-		return nil, fmt.Errorf("%s handler returned no result", method)
-	}
-	if err := res.Validate(); err != nil {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    err,
-			Method: method,
-			What:   "result",
-		})
-	}
-	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    &wire.GateError{Violations: vs},
-			Method: method,
-			What:   "result",
-		})
-	}
-	return res.AppendJSON(nil), nil
-}
-func (c *ClientConn) serveSessionUpdate(ctx context.Context, n *Negotiated, method string, params wire.Raw) {
-	var p UpdateSessionNotification
-	if err := wire.Decode(params, &p, c.mode); err != nil {
-		c.onDrop(method, err)
-		return
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	p.validate(&vd)
-	if err := vd.Err(); err != nil {
-		c.onDrop(method, err)
-		return
-	}
-	if vs := n.CheckParams(method, &p); len(vs) > 0 {
-		c.onDrop(method, &wire.GateError{Violations: vs})
-		return
-	}
-	c.h.SessionUpdate(ctx, &p)
-}
-func (c *ClientConn) serveElicitationComplete(ctx context.Context, n *Negotiated, method string, params wire.Raw) {
-	var p CompleteElicitationNotification
-	if err := wire.Decode(params, &p, c.mode); err != nil {
-		c.onDrop(method, err)
-		return
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	p.validate(&vd)
-	if err := vd.Err(); err != nil {
-		c.onDrop(method, err)
-		return
-	}
-	if vs := n.CheckParams(method, &p); len(vs) > 0 {
-		c.onDrop(method, &wire.GateError{Violations: vs})
-		return
-	}
-	c.h.ElicitationComplete(ctx, &p)
-}
-func (c *ClientConn) serveAuthStatusUpdate(ctx context.Context, n *Negotiated, method string, params wire.Raw) {
-	var p AuthStatusUpdateNotification
-	if err := wire.Decode(params, &p, c.mode); err != nil {
-		c.onDrop(method, err)
-		return
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	p.validate(&vd)
-	if err := vd.Err(); err != nil {
-		c.onDrop(method, err)
-		return
-	}
-	if vs := n.CheckParams(method, &p); len(vs) > 0 {
-		c.onDrop(method, &wire.GateError{Violations: vs})
-		return
-	}
-	c.h.AuthStatusUpdate(ctx, &p)
-}
 func (a clientInbound) HandleRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
 	c := a.c
 	n, ready := c.state()
@@ -2454,11 +1473,11 @@ func (a clientInbound) HandleRequest(ctx context.Context, method string, params 
 	}
 	switch method {
 	case MethodSessionRequestPermission:
-		return c.serveSessionRequestPermission(ctx, n, method, params)
+		return serve(ctx, n, c.mode, c.log, method, params, c.h.SessionRequestPermission)
 	case MethodElicitationCreate:
-		return c.serveElicitationCreate(ctx, n, method, params)
+		return serve(ctx, n, c.mode, c.log, method, params, c.h.ElicitationCreate)
 	case MethodMCPMessage:
-		return c.serveMCPMessage(ctx, n, method, params)
+		return serve(ctx, n, c.mode, c.log, method, params, c.h.MCPMessage)
 	default:
 		if strings.HasPrefix(method, "_") && c.ext != nil {
 			return c.ext.ExtRequest(ctx, method, params)
@@ -2476,11 +1495,11 @@ func (a clientInbound) HandleNotification(ctx context.Context, method string, pa
 	_ = n
 	switch method {
 	case MethodSessionUpdate:
-		c.serveSessionUpdate(ctx, n, method, params)
+		notify(ctx, n, c.mode, method, params, c.onDrop, c.h.SessionUpdate)
 	case MethodElicitationComplete:
-		c.serveElicitationComplete(ctx, n, method, params)
+		notify(ctx, n, c.mode, method, params, c.onDrop, c.h.ElicitationComplete)
 	case MethodAuthStatusUpdate:
-		c.serveAuthStatusUpdate(ctx, n, method, params)
+		notify(ctx, n, c.mode, method, params, c.onDrop, c.h.AuthStatusUpdate)
 	default:
 		if strings.HasPrefix(method, "_") && c.ext != nil {
 			c.ext.ExtNotification(ctx, method, params)
