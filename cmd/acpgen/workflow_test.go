@@ -216,7 +216,7 @@ func TestSchemaPullAfterBump(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustContain(t, out,
-		filepath.Join(schema, source.LockFile)+" pins @agentclientprotocol/sdk@2.4.0 (2 files in "+source.VersionDir(testCache, "2.4.0")+")",
+		filepath.Join(schema, source.LockFile)+" pins @agentclientprotocol/sdk@2.4.0 (4 files in "+source.VersionDir(testCache, "2.4.0")+")",
 		cfg+": schema.version set to 2.4.0",
 		"schema diff 0.10.0 -> 2.4.0",
 		"breaking removed method     session/set_model (request)",

@@ -540,7 +540,11 @@ func (r *Resolved) prepareFolder() error {
 	if err != nil {
 		return err
 	}
-	if err := source.Verify(r.SchemaDir, l); err != nil {
+	var need []string
+	for _, ch := range r.Config.Channels {
+		need = append(need, ch.SchemaFile)
+	}
+	if err := source.VerifyPresent(r.SchemaDir, l, need); err != nil {
 		return fmt.Errorf("--schema-dir %s: %w", r.SchemaDir, err)
 	}
 	r.Lock = l

@@ -662,3 +662,21 @@ func writeLock(t *testing.T, l *Lock) string {
 	}
 	return dir
 }
+
+// A folder given by hand may hold some of a release's files beside its lock:
+// those present must match, and those needed must be there.
+func TestVerifyPresent(t *testing.T) {
+	tgz := v1Tarball(t, "2.0.0")
+	dir := t.TempDir()
+	l, err := Pull(context.Background(), PullOptions{Dir: dir, Version: "2.0.0", FromURL: serve(t, tgz)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(dir, V2StableFile))
+	if err := VerifyPresent(dir, l, []string{StableFile, UnstableFile}); err != nil {
+		t.Errorf("v1 subset: %v", err)
+	}
+	wantErr(t, VerifyPresent(dir, l, []string{StableFile, V2StableFile}), V2StableFile, "is missing")
+	os.WriteFile(filepath.Join(dir, UnstableFile), []byte("{}"), 0o644)
+	wantErr(t, VerifyPresent(dir, l, []string{StableFile}), UnstableFile, "it was edited")
+}

@@ -21,6 +21,20 @@ func Verify(dir string, l *Lock) error {
 	return errors.Join(bad...)
 }
 
+// VerifyPresent checks the files of dir that the lock pins, and requires
+// only those named in need: a schema folder given by hand may hold a subset
+// of a release (its v1 files, say) beside the release's lock.
+func VerifyPresent(dir string, l *Lock, need []string) error {
+	missing, bad := check(dir, l)
+	for _, name := range missing {
+		if slices.Contains(need, name) {
+			bad = append(bad, fmt.Errorf("%s is missing (lock pins %s for %s@%s)",
+				filepath.Join(dir, name), l.Files[name], Package, l.Version))
+		}
+	}
+	return errors.Join(bad...)
+}
+
 // check sorts the lock's files into missing ones and errors for the rest.
 func check(dir string, l *Lock) (missing []string, bad []error) {
 	for _, name := range slices.Sorted(maps.Keys(l.Files)) {
