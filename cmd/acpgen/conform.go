@@ -16,7 +16,7 @@ func conformCommand() *cli.Command {
 			Name:      "agent",
 			Usage:     "start an agent and check it: initialize, every advertised method with valid and invalid params, unknown methods, malformed frames, cancellation, every frame it writes, exit on EOF",
 			ArgsUsage: "-- CMD [ARGS]",
-			Description: "The schema is the configured one (" + "acpgen.json, else the release this acpgen was tested with), read at run time.\n" +
+			Description: "The schema is the configured one (acpgen.json, else the release this acpgen was tested with), read at run time.\n" +
 				"Exit status 3 when a MUST case fails.",
 			Flags: []cli.Flag{
 				configFlag(),
@@ -28,6 +28,9 @@ func conformCommand() *cli.Command {
 				&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
 			},
 			Action: func(c *cli.Context) error {
+				if c.NArg() == 0 {
+					return fmt.Errorf("no command given: acpgen conform agent [flags] -- CMD [ARGS]")
+				}
 				p, err := conform.LoadProfile(c.Context, conform.ProfileOptions{
 					Config: c.String("config"), Channel: c.String("channel"), Cache: c.String("cache-dir"), Stderr: c.App.ErrWriter,
 				})
