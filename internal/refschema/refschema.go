@@ -83,8 +83,9 @@ func (c stringChecker) IsFormat(input any) bool {
 }
 
 // Validator validates instances against defs of one schema document. It is
-// not safe for concurrent use.
+// safe for concurrent use (conform validates on its reader goroutine too).
 type Validator struct {
+	mu    sync.Mutex
 	defs  json.RawMessage
 	cache map[string]*gojsonschema.Schema
 }
@@ -141,6 +142,8 @@ func draft7(s *load.Node) {
 // the 2020-12 schema is read as draft 7 through a wrapper whose $ref points
 // into the original $defs.
 func (r *Validator) Valid(def string, instance []byte) (bool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	s, err := r.compiled(def)
 	if err != nil {
 		return false, err
@@ -189,6 +192,8 @@ type Violation struct {
 
 // Violations returns why instance is invalid against def (none when valid).
 func (r *Validator) Violations(def string, instance []byte) ([]Violation, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	s, err := r.compiled(def)
 	if err != nil {
 		return nil, err
