@@ -84,6 +84,7 @@ func app() *cli.App {
 			configCommand(),
 			initCommand(),
 			scaffoldCommand(),
+			conformCommand(),
 			versionCommand(),
 		},
 	}

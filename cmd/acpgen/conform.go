@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/acpgen/acpgen/conform"
+	"github.com/urfave/cli/v2"
+)
+
+func conformCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "conform",
+		Usage: "check an ACP peer against the schema over stdio",
+		Subcommands: []*cli.Command{{
+			Name:      "agent",
+			Usage:     "start an agent and check it: initialize, every advertised method with valid and invalid params, unknown methods, malformed frames, cancellation, every frame it writes, exit on EOF",
+			ArgsUsage: "-- CMD [ARGS]",
+			Description: "The schema is the configured one (acpgen.json, else the release this acpgen was tested with), read at run time.\n" +
+				"Exit status 3 when a MUST case fails.",
+			Flags: []cli.Flag{
+				configFlag(),
+				cacheFlag(),
+				&cli.StringFlag{Name: "channel", Value: "stable", Usage: "schema channel: stable or unstable (widens the method set)"},
+				&cli.StringSliceFlag{Name: "category", Usage: "run only this category (repeatable): " + fmt.Sprint(conform.Categories)},
+				&cli.DurationFlag{Name: "timeout", Value: 10 * time.Second, Usage: "per case: how long to wait for a response or an exit"},
+				&cli.IntFlag{Name: "mutants", Value: 6, Usage: "invalid params per method beyond the dropped required members"},
+				&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
+			},
+			Action: func(c *cli.Context) error {
+				if c.NArg() == 0 {
+					return fmt.Errorf("no command given: acpgen conform agent [flags] -- CMD [ARGS]")
+				}
+				p, err := conform.LoadProfile(c.Context, conform.ProfileOptions{
+					Config: c.String("config"), Channel: c.String("channel"), Cache: c.String("cache-dir"), Stderr: c.App.ErrWriter,
+				})
+				if err != nil {
+					return err
+				}
+				rep, err := conform.CheckAgent(c.Context, p, conform.Options{
+					Argv: c.Args().Slice(), Timeout: c.Duration("timeout"), Categories: c.StringSlice("category"), MutantsPerMethod: c.Int("mutants"),
+				})
+				if err != nil {
+					return err
+				}
+				if c.Bool("json") {
+					err = rep.WriteJSON(c.App.Writer)
+				} else {
+					err = rep.WriteTable(c.App.Writer)
+				}
+				if err != nil {
+					return err
+				}
+				if rep.Failed() {
+					return verdictError{"a MUST case failed"}
+				}
+				return nil
+			},
+		}},
+	}
+}

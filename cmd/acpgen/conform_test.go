@@ -1,0 +1,58 @@
+package main
+
+import (
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestConformExitStatus runs the command as a user does: JSON output, and
+// status 3 exactly when a MUST case fails (the broken agent's mutants), 0 on
+// the example agent.
+func TestConformExitStatus(t *testing.T) {
+	bin := acpgenBinary(t)
+	root, _ := filepath.Abs("../..")
+	agents := t.TempDir()
+	for _, pkg := range []string{"./examples/agent", "./conform/testdata/brokenagent"} {
+		cmd := exec.Command("go", "build", "-o", filepath.Join(agents, filepath.Base(pkg)), pkg)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("build %s: %v\n%s", pkg, err, out)
+		}
+	}
+	for _, c := range []struct {
+		agent string
+		code  int
+	}{{"agent", 0}, {"brokenagent", ExitStatusVerdict}} {
+		cmd := exec.Command(bin, "conform", "agent", "--config", filepath.Join(root, "acpgen.json"), "--json",
+			"--category", "methods", "--timeout", "3s", "--", filepath.Join(agents, c.agent))
+		cmd.Dir = t.TempDir()
+		out, err := cmd.Output()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if code != c.code {
+			t.Errorf("%s: exit %d, want %d", c.agent, code, c.code)
+		}
+		var rep struct {
+			Results []struct{ Category, Verdict string }
+		}
+		if err := json.Unmarshal(out, &rep); err != nil || len(rep.Results) == 0 {
+			t.Fatalf("%s: not a JSON report (%v): %.200s", c.agent, err, out)
+		}
+		for _, r := range rep.Results {
+			if r.Category != "methods" {
+				t.Errorf("%s: category %s outside --category methods", c.agent, r.Category)
+			}
+		}
+	}
+	out, err := exec.Command(bin, "conform", "agent").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "no command given") {
+		t.Errorf("no command: %v %s", err, out)
+	}
+}

@@ -1,0 +1,368 @@
+package conform
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/acpgen/acpgen/generator/ir"
+	"github.com/acpgen/acpgen/internal/corpus"
+	"github.com/acpgen/acpgen/runtime/jsonpointer"
+)
+
+// Options configure a run.
+type Options struct {
+	Argv       []string
+	Timeout    time.Duration // per case
+	Categories []string      // empty: every category
+	// MutantsPerMethod bounds the invalid params sent per method beyond the
+	// dropped required members.
+	MutantsPerMethod int
+}
+
+// Categories lists the agent checks in the order they run.
+var Categories = []string{"before-initialize", "initialize", "unknown-method", "methods", "order", "cancel", "malformed", "exit", "frames", "gates"}
+
+// agentRun is one check of an agent: the profile, the options, the log of
+// every frame, and the results so far.
+type agentRun struct {
+	p      *Profile
+	o      Options
+	log    *frameLog
+	out    []Result
+	cwd    string
+	procs  int
+	caps   json.RawMessage // the agent's initialize result
+	ctx    context.Context
+	params json.RawMessage // the checker's initialize params
+}
+
+// CheckAgent starts the agent (once per group of cases) and checks it.
+func CheckAgent(ctx context.Context, p *Profile, o Options) (*Report, error) {
+	if o.Timeout <= 0 {
+		o.Timeout = 10 * time.Second
+	}
+	if o.MutantsPerMethod <= 0 {
+		o.MutantsPerMethod = 6
+	}
+	for _, c := range o.Categories {
+		if !contains(Categories, c) {
+			return nil, fmt.Errorf("--category %q: not one of %s", c, strings.Join(Categories, ", "))
+		}
+	}
+	cwd, err := os.MkdirTemp("", "acpgen-conform-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(cwd)
+	r := &agentRun{p: p, o: o, log: newFrameLog(p), cwd: cwd, ctx: ctx}
+	r.params = r.initParams(p.Protocol)
+	r.log.gates.grant(r.params)
+	if r.wants("before-initialize") || r.wants("initialize") {
+		if err := r.fresh(r.beforeInit); err != nil {
+			return nil, err
+		}
+	}
+	if r.wants("initialize", "unknown-method", "methods", "order", "cancel", "malformed", "frames", "gates") {
+		if err := r.fresh(r.main); err != nil {
+			return nil, err
+		}
+	}
+	if r.wants("exit") {
+		if err := r.fresh(r.exit); err != nil {
+			return nil, err
+		}
+	}
+	if r.wants("frames") || r.wants("gates") {
+		for _, res := range r.log.results() {
+			if r.wants(res.Category) {
+				r.out = append(r.out, res)
+			}
+		}
+	}
+	name := p.Source + " (" + p.Channel + ")"
+	for _, ov := range p.Overlays {
+		name += " + " + ov.ID
+	}
+	return &Report{Profile: name, Command: o.Argv, Results: r.out}, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *agentRun) wants(cats ...string) bool {
+	if len(r.o.Categories) == 0 {
+		return true
+	}
+	for _, c := range cats {
+		if contains(r.o.Categories, c) {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *agentRun) add(res Result) {
+	if r.wants(res.Category) {
+		r.out = append(r.out, res)
+	}
+}
+
+// fresh runs fn on a newly started agent and kills its process group after.
+func (r *agentRun) fresh(fn func(*proc)) error {
+	r.procs++
+	tag := fmt.Sprint(r.procs)
+	pe, err := start(r.o.Argv, func(f *frame) { r.log.see(tag, f) }, r.answer)
+	if err != nil {
+		return err
+	}
+	defer pe.kill()
+	fn(&proc{peer: pe, tag: tag, run: r})
+	return nil
+}
+
+// answer replies to the agent's requests: a permission request is
+// cancelled (the checker grants nothing), anything else is not available.
+func (r *agentRun) answer(f *frame) (any, *rpcError) {
+	if f.Method == "session/request_permission" {
+		return map[string]any{"outcome": map[string]any{"outcome": "cancelled"}}, nil
+	}
+	code, msg := -32601, "method not found"
+	return nil, &rpcError{Code: &code, Message: &msg}
+}
+
+// proc is one started agent.
+type proc struct {
+	*peer
+	tag string
+	run *agentRun
+}
+
+// request sends a request, logging its method for result validation.
+func (c *proc) request(method string, params json.RawMessage) (*frame, error) {
+	seq := c.seq()
+	id, err := c.send(method, params)
+	if err != nil {
+		return nil, err
+	}
+	c.run.log.expect(c.tag, id, method)
+	return c.response(c.run.ctx, c.run.o.Timeout, seq, id)
+}
+
+func (r *agentRun) initParams(version int) json.RawMessage {
+	return json.RawMessage(fmt.Sprintf(`{"protocolVersion":%d,"clientCapabilities":{}}`, version))
+}
+
+// initialize runs the handshake; nil when it failed (a result is recorded).
+func (c *proc) initialize() *frame {
+	f, err := c.request("initialize", c.run.params)
+	if err != nil || f.Error != nil || f.Result == nil {
+		return nil
+	}
+	return f
+}
+
+func (r *agentRun) beforeInit(c *proc) {
+	m := r.p.Method("session/new")
+	if m != nil {
+		res := Result{Category: "before-initialize", Case: "session/new before initialize", Level: Should,
+			Source: "ACP initialization: clients MUST initialize first; JSON-RPC 2.0 §5", Expected: "error response (-32600)"}
+		f, err := c.request("session/new", r.sessionParams())
+		switch {
+		case err != nil:
+			res.Observed, res.Verdict = err.Error(), Fail
+		case f.Error != nil && codeIs(f, -32600):
+			res.Observed, res.Verdict = describe(f), Pass
+		case f.Error != nil:
+			res.Observed, res.Verdict = describe(f), Warn
+		default:
+			res.Observed, res.Verdict = "a result: "+describe(f), Fail
+		}
+		r.add(res)
+	}
+	// SHOULD, not the spec's MUST: the v1 params the checker sends are not
+	// a v2 initialize, and routers (runtime/router, the TypeScript SDK's)
+	// hand every version from 2 up to a v2 agent, which may refuse them.
+	res := Result{Category: "initialize", Case: "protocolVersion 65535 (unsupported) negotiates down", Level: Should,
+		Source: "ACP initialization: version negotiation", Expected: "result with the latest version the agent supports (< 65535)"}
+	f, err := c.request("initialize", r.initParams(65535))
+	res.Verdict, res.Observed = versionVerdict(f, err, func(v int) bool { return v >= 1 && v < 65535 })
+	if err == nil && f.Error != nil {
+		res.Verdict = Warn
+	}
+	r.add(res)
+}
+
+func versionVerdict(f *frame, err error, ok func(int) bool) (Verdict, string) {
+	if err != nil {
+		return Fail, err.Error()
+	}
+	if f.Error != nil {
+		return Fail, describe(f)
+	}
+	var res struct {
+		ProtocolVersion *int `json:"protocolVersion"`
+	}
+	if json.Unmarshal(f.Result, &res) != nil || res.ProtocolVersion == nil {
+		return Fail, "no protocolVersion in the result"
+	}
+	if !ok(*res.ProtocolVersion) {
+		return Fail, fmt.Sprintf("protocolVersion %d", *res.ProtocolVersion)
+	}
+	return Pass, fmt.Sprintf("protocolVersion %d", *res.ProtocolVersion)
+}
+
+func (r *agentRun) main(c *proc) {
+	res := Result{Category: "initialize", Case: fmt.Sprintf("protocolVersion %d is answered with %d", r.p.Protocol, r.p.Protocol), Level: Must,
+		Source: "ACP initialization: version negotiation", Expected: fmt.Sprintf("result with protocolVersion %d, valid InitializeResponse (see frames)", r.p.Protocol)}
+	f, err := c.request("initialize", r.params)
+	res.Verdict, res.Observed = versionVerdict(f, err, func(v int) bool { return v == r.p.Protocol })
+	r.add(res)
+	if res.Verdict != Pass {
+		for _, cat := range []string{"unknown-method", "methods", "order", "cancel", "malformed"} {
+			r.add(Result{Category: cat, Case: "(all)", Level: Must, Source: "ACP initialization", Expected: "an initialized connection", Observed: "initialize failed", Verdict: Fail})
+		}
+		return
+	}
+	r.caps = f.Result
+	if r.wants("unknown-method") {
+		r.unknownMethods(c)
+	}
+	if r.wants("methods", "order") {
+		r.methods(c)
+	}
+	if r.wants("cancel", "order") {
+		r.cancel(c)
+	}
+	if r.wants("malformed") {
+		r.malformed(c)
+	}
+}
+
+func (r *agentRun) exit(c *proc) {
+	res := Result{Category: "exit", Case: "exits when stdin closes", Level: Should,
+		Source: "ACP transports: stdio", Expected: fmt.Sprintf("process exits within %s", r.o.Timeout)}
+	c.initialize()
+	if c.closeStdin(r.o.Timeout) {
+		res.Observed, res.Verdict = "exited", Pass
+	} else {
+		res.Observed, res.Verdict = "still running (process group killed)", Fail
+	}
+	r.add(res)
+}
+
+func codeIs(f *frame, code int) bool {
+	return f != nil && f.Error != nil && f.Error.Code != nil && *f.Error.Code == code
+}
+
+// describe summarises a response for the observed column.
+func describe(f *frame) string {
+	if f == nil {
+		return "no response"
+	}
+	if f.Error != nil {
+		code := "no code"
+		if f.Error.Code != nil {
+			code = fmt.Sprint(*f.Error.Code)
+		}
+		msg := ""
+		if f.Error.Message != nil {
+			msg = " " + *f.Error.Message
+		}
+		return "error " + code + msg
+	}
+	s := string(f.Result)
+	if len(s) > 60 {
+		s = s[:57] + "..."
+	}
+	return "result " + s
+}
+
+// gated reports whether the agent withheld the capability that gates m.
+func (r *agentRun) gated(m *ir.Method) (string, bool) {
+	for _, g := range r.log.gates.gates {
+		if g.Method == m && g.Row.Path == "" && g.Cap.InResult && !capGranted(r.caps, g.Cap.Dotted) {
+			return g.Row.Capability, true
+		}
+	}
+	return "", false
+}
+
+// mutants returns invalid versions of valid params: every member dropped
+// that the schema requires, then up to n others spread over the rest.
+func (r *agentRun) mutants(t *ir.Type, valid json.RawMessage) []corpus.Mutant {
+	var dropped, other []corpus.Mutant
+	for _, m := range corpus.Mutations(valid) {
+		if ok, err := r.p.ref.Valid(t.Def, m.JSON); err != nil || ok || lenient(t, m) {
+			continue
+		}
+		if m.Change == "dropped" {
+			dropped = append(dropped, m)
+		} else {
+			other = append(other, m)
+		}
+	}
+	n := r.o.MutantsPerMethod
+	if len(other) > n {
+		picked := make([]corpus.Mutant, 0, n)
+		for i := 0; i < n; i++ {
+			picked = append(picked, other[i*len(other)/n])
+		}
+		other = picked
+	}
+	return append(dropped, other...)
+}
+
+// lenient reports whether the schema lets a receiver accept the mutant
+// anyway: its x-deserialize hints default a member on null or on any bad
+// value, as the official SDKs do.
+func lenient(t *ir.Type, m corpus.Mutant) bool {
+	f := fieldAt(t, m.Pointer)
+	if f == nil {
+		return false
+	}
+	return f.DefaultOnError || (f.DefaultOnNull && m.Change == "replaced by null")
+}
+
+// fieldAt resolves a JSON pointer into t's members, through named types and
+// array items; nil where it meets anything else (a union, a map).
+func fieldAt(t *ir.Type, ptr string) *ir.Field {
+	var f *ir.Field
+	toks := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
+	if ptr == "" {
+		return nil
+	}
+	var ref *ir.Ref
+	for _, tok := range toks {
+		if ref != nil && ref.Kind == ir.Array {
+			ref = ref.Elem
+			continue
+		}
+		if ref != nil {
+			if ref.Kind != ir.Named || ref.Type == nil {
+				return nil
+			}
+			t = ref.Type
+		}
+		f = nil
+		for _, x := range t.Fields {
+			if x.JSON == jsonpointer.Unescape(tok) {
+				f = x
+			}
+		}
+		if f == nil {
+			return nil
+		}
+		ref = f.Ref
+	}
+	return f
+}

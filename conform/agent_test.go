@@ -1,0 +1,121 @@
+package conform
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acpgen/acpgen/internal/pinned"
+)
+
+// build compiles a command of this module into the test's temp folder.
+func buildCmd(t *testing.T, pkg string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), filepath.Base(pkg))
+	cmd := exec.Command("go", "build", "-o", bin, pkg)
+	cmd.Dir = pinned.Root(t)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+	}
+	return bin
+}
+
+func check(t *testing.T, bin string, cats ...string) *Report {
+	t.Helper()
+	p, err := LoadProfile(context.Background(), ProfileOptions{Config: filepath.Join(pinned.Root(t), "acpgen.json")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := CheckAgent(context.Background(), p, Options{Argv: []string{bin}, Timeout: 3 * time.Second, Categories: cats})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func TestExampleAgentPasses(t *testing.T) {
+	rep := check(t, buildCmd(t, "./examples/agent"))
+	seen := map[string]bool{}
+	var warned []string
+	for _, r := range rep.Results {
+		seen[r.Category] = true
+		if r.Verdict == Warn {
+			warned = append(warned, r.Case)
+		}
+		if r.Verdict == Fail {
+			t.Errorf("%s: %s: expected %s, observed %s", r.Category, r.Case, r.Expected, r.Observed)
+		}
+	}
+	for _, c := range Categories {
+		if !seen[c] {
+			t.Errorf("no case of category %s", c)
+		}
+	}
+	if rep.Failed() {
+		t.Error("Failed() is true")
+	}
+	want := "protocolVersion 65535 (unsupported) negotiates down|session/set_mode valid params|session/set_config_option valid params"
+	if got := strings.Join(warned, "|"); got != want {
+		t.Errorf("warnings %s, want %s", got, want)
+	}
+	if n := rep.Counts()[Pass]; n < 60 {
+		t.Errorf("%d passing cases, want at least 60", n)
+	}
+}
+
+// The broken agent fails exactly the cases its three defects target: every
+// invalid params case of the methods it implements, apart from params that
+// are not structured, which its envelope check refuses (-32603 instead of
+// -32602, and a text block without text accepted) and the exit on EOF.
+func TestBrokenAgentFailsItsDefects(t *testing.T) {
+	rep := check(t, buildCmd(t, "./conform/testdata/brokenagent"))
+	var textless, internal int
+	for _, r := range rep.Results {
+		implemented := strings.HasPrefix(r.Case, "session/new ") || strings.HasPrefix(r.Case, "session/prompt ") || strings.HasPrefix(r.Case, "authenticate ")
+		targeted := r.Category == "exit" ||
+			(r.Category == "methods" && r.Expected == "error -32602" && implemented)
+		if targeted != (r.Verdict == Fail) {
+			t.Errorf("%s: %s: %s (observed %s), targeted by a defect: %v", r.Category, r.Case, r.Verdict, r.Observed, targeted)
+		}
+		switch {
+		case r.Case == "session/prompt /prompt/0/text dropped":
+			textless++
+			if !strings.HasPrefix(r.Observed, "result") {
+				t.Errorf("text block without text: observed %s, want a result", r.Observed)
+			}
+		case targeted && r.Category == "methods":
+			internal++
+			if !strings.HasPrefix(r.Observed, "error -32603") {
+				t.Errorf("%s: observed %s, want -32603", r.Case, r.Observed)
+			}
+		}
+	}
+	if textless != 1 || internal < 10 {
+		t.Errorf("%d text-less cases, %d -32603 cases; want 1 and at least 10", textless, internal)
+	}
+	if !rep.Failed() {
+		t.Error("Failed() is false")
+	}
+}
+
+func TestCategoryFilter(t *testing.T) {
+	rep := check(t, buildCmd(t, "./conform/testdata/brokenagent"), "malformed")
+	if len(rep.Results) != 5 {
+		t.Errorf("%d results, want the 5 malformed cases", len(rep.Results))
+	}
+	for _, r := range rep.Results {
+		if r.Category != "malformed" || r.Verdict != Pass {
+			t.Errorf("%s: %s: %s", r.Category, r.Case, r.Verdict)
+		}
+	}
+	p, err := LoadProfile(context.Background(), ProfileOptions{Config: filepath.Join(pinned.Root(t), "acpgen.json")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := CheckAgent(context.Background(), p, Options{Argv: []string{"true"}, Categories: []string{"nope"}}); err == nil || !strings.Contains(err.Error(), `"nope"`) {
+		t.Errorf("unknown category: %v", err)
+	}
+}

@@ -1,0 +1,170 @@
+package conform
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// frameLog validates every frame a peer writes, by what it is: the result
+// of a request the checker sent (against the method's result def), a
+// request or notification of the peer's (against its params def), or an
+// error object (JSON-RPC's shape). It also runs the capability gates.
+type frameLog struct {
+	p  *Profile
+	mu sync.Mutex
+	// sent maps request ids to methods, per process.
+	sent map[string]string
+	// kinds are what was validated ("result of session/new"), with how many
+	// frames and the violations found.
+	kinds map[string]*frameKind
+	gates *gateCheck
+}
+
+type frameKind struct {
+	def        string
+	n          int
+	violations []string
+}
+
+func newFrameLog(p *Profile) *frameLog {
+	return &frameLog{p: p, sent: map[string]string{}, kinds: map[string]*frameKind{}, gates: newGateCheck(p)}
+}
+
+// expect records that a request with this id (per process tag) was sent.
+func (l *frameLog) expect(proc, id, method string) {
+	l.mu.Lock()
+	l.sent[proc+"#"+id] = method
+	l.mu.Unlock()
+}
+
+func (l *frameLog) add(kind, def string, problems ...string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	k := l.kinds[kind]
+	if k == nil {
+		k = &frameKind{def: def}
+		l.kinds[kind] = k
+	}
+	k.n++
+	for _, pr := range problems {
+		if len(k.violations) < 8 {
+			k.violations = append(k.violations, pr)
+		}
+	}
+}
+
+// see is the onFrame hook of one process.
+func (l *frameLog) see(proc string, f *frame) {
+	var env struct {
+		JSONRPC *string `json:"jsonrpc"`
+	}
+	if f.Bad != "" {
+		l.add("lines", "", f.Bad)
+		return
+	}
+	_ = json.Unmarshal(f.Raw, &env)
+	if env.JSONRPC == nil || *env.JSONRPC != "2.0" {
+		l.add("lines", "", `"jsonrpc" is not "2.0"`)
+	} else {
+		l.add("lines", "")
+	}
+	switch {
+	case f.Method != "":
+		l.peerMessage(f)
+	case f.Error != nil:
+		var probs []string
+		if f.Error.Code == nil {
+			probs = append(probs, "/error/code: missing")
+		}
+		if f.Error.Message == nil {
+			probs = append(probs, "/error/message: missing")
+		}
+		l.add("error responses", "", probs...)
+	case len(f.ID) > 0:
+		l.mu.Lock()
+		method := l.sent[proc+"#"+strings.Trim(string(f.ID), `"`)]
+		l.mu.Unlock()
+		m := l.p.Method(method)
+		if m == nil || m.Result == nil {
+			return // a reply to a frame the checker sent on purpose
+		}
+		l.validate("result of "+method, m.Result.Def, f.Result, "/result")
+		l.gates.check(m, true, f.Result)
+	}
+}
+
+func (l *frameLog) peerMessage(f *frame) {
+	m := l.p.Method(f.Method)
+	kind := "requests"
+	if len(f.ID) == 0 {
+		kind = "notifications"
+	}
+	switch {
+	case m == nil && strings.HasPrefix(f.Method, "_"):
+		l.add("extension "+kind, "")
+	case m == nil:
+		l.add(kind+" of unknown methods", "", fmt.Sprintf("%s: not a method of this schema", f.Method))
+	case m.Side != "client":
+		l.add(kind+" of unknown methods", "", fmt.Sprintf("%s: handled by the %s, not the client", f.Method, m.Side))
+	default:
+		l.validate("params of "+f.Method, m.Params.Def, f.Params, "/params")
+		l.gates.check(m, false, f.Params)
+	}
+}
+
+func (l *frameLog) validate(kind, def string, payload json.RawMessage, at string) {
+	if len(payload) == 0 {
+		payload = json.RawMessage("null")
+	}
+	vs, err := l.p.Violations(def, payload)
+	if err != nil {
+		l.add(kind, def, fmt.Sprintf("%s: cannot judge: %v", at, err))
+		return
+	}
+	var probs []string
+	for _, v := range vs {
+		probs = append(probs, fmt.Sprintf("%s%s: %s", at, v.Pointer, v.Reason))
+	}
+	l.add(kind, def, probs...)
+}
+
+// results turns the log into one case per kind of frame seen.
+func (l *frameLog) results() []Result {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	names := make([]string, 0, len(l.kinds))
+	for k := range l.kinds {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var out []Result
+	for _, name := range names {
+		k := l.kinds[name]
+		r := Result{Category: "frames", Case: fmt.Sprintf("%s (%d)", name, k.n), Level: Must,
+			Source: "JSON-RPC 2.0 §4-5; schema", Verdict: Pass, Observed: "all valid"}
+		switch {
+		case name == "lines":
+			r.Expected = "every line a JSON-RPC 2.0 message"
+		case name == "error responses":
+			r.Expected = "error objects with integer code and string message"
+			r.Source = "JSON-RPC 2.0 §5.1"
+		case strings.HasSuffix(name, "of unknown methods"):
+			r.Expected = "only methods the client handles, or _extensions"
+			r.Source = "schema x-side; ACP extensibility"
+		case strings.HasPrefix(name, "extension"):
+			r.Expected = "extension methods (not checked)"
+			r.Source = "ACP extensibility"
+		default:
+			r.Expected = "valid " + k.def
+			r.Source = "schema $defs/" + k.def
+		}
+		if len(k.violations) > 0 {
+			r.Verdict, r.Observed = Fail, strings.Join(k.violations, "; ")
+		}
+		out = append(out, r)
+	}
+	return append(out, l.gates.results()...)
+}

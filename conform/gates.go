@@ -1,0 +1,155 @@
+package conform
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/acpgen/acpgen/generator/ir"
+)
+
+// gateCheck applies the capability gates (generator/tables plus the
+// profile's overlays) to what the peer sends: a gated method, member,
+// variant or value the checker's initialize did not grant is a violation.
+type gateCheck struct {
+	mu    sync.Mutex
+	gates []*ir.Gate
+	// granted holds the checker's own initialize params, set once sent.
+	granted    json.RawMessage
+	used       map[string]int
+	violations map[string][]string
+}
+
+func newGateCheck(p *Profile) *gateCheck {
+	gates, _ := p.Model.ResolveGates(p.Gates)
+	return &gateCheck{gates: gates, used: map[string]int{}, violations: map[string][]string{}}
+}
+
+func (g *gateCheck) grant(initParams json.RawMessage) {
+	g.mu.Lock()
+	g.granted = initParams
+	g.mu.Unlock()
+}
+
+// check runs the gates of method m on a payload the peer sent: its result
+// (inResult) or its own request's params. Only gates whose capability the
+// checker grants (those in initialize's params) bind the peer.
+func (g *gateCheck) check(m *ir.Method, inResult bool, payload json.RawMessage) {
+	var doc any
+	if json.Unmarshal(payload, &doc) != nil {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, gate := range g.gates {
+		if gate.Method.Wire != m.Wire || gate.Row.Result != inResult || gate.Cap.InResult || gate.Row.Require {
+			continue
+		}
+		key := gate.Row.Capability
+		if capGranted(g.granted, gate.Cap.Dotted) {
+			continue
+		}
+		for _, ptr := range uses(gate, doc) {
+			g.used[key]++
+			if len(g.violations[key]) < 4 {
+				g.violations[key] = append(g.violations[key], fmt.Sprintf("%s%s", m.Wire, ptr))
+			}
+		}
+	}
+}
+
+// uses returns where payload uses the gated thing.
+func uses(gate *ir.Gate, doc any) []string {
+	if gate.Row.Path == "" {
+		return []string{" (the method)"}
+	}
+	var out []string
+	var walk func(v any, toks []string, at string)
+	walk = func(v any, toks []string, at string) {
+		if len(toks) == 0 {
+			if hit(gate, v) {
+				out = append(out, " at "+at)
+			}
+			return
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			if toks[0] == "*" {
+				for k, e := range x {
+					walk(e, toks[1:], at+"/"+k)
+				}
+			} else if e, ok := x[toks[0]]; ok {
+				walk(e, toks[1:], at+"/"+toks[0])
+			}
+		case []any:
+			if toks[0] == "*" {
+				for i, e := range x {
+					walk(e, toks[1:], fmt.Sprintf("%s/%d", at, i))
+				}
+			}
+		}
+	}
+	walk(doc, strings.Split(strings.TrimPrefix(gate.Row.Path, "/"), "/"), "")
+	return out
+}
+
+func hit(gate *ir.Gate, v any) bool {
+	switch {
+	case v == nil:
+		return false
+	case gate.Variant != nil && gate.Union != nil && gate.Union.Discriminator != "":
+		obj, ok := v.(map[string]any)
+		return ok && obj[gate.Union.Discriminator] == gate.Variant.Tag
+	case gate.Variant != nil:
+		return false // variants told apart by shape: not judged here
+	case gate.EnumValue != nil:
+		if s, ok := v.(string); ok {
+			return s == gate.EnumValue.String
+		}
+		f, ok := v.(float64)
+		return ok && gate.EnumValue.String == "" && f == float64(gate.EnumValue.Int)
+	}
+	return true
+}
+
+// capGranted reports whether the dotted capability (its first token is the
+// initialize params member) is true or a present object in params.
+func capGranted(params json.RawMessage, dotted string) bool {
+	var v any
+	if json.Unmarshal(params, &v) != nil {
+		return false
+	}
+	for _, tok := range strings.Split(dotted, ".") {
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return false
+		}
+		if v, ok = obj[tok]; !ok {
+			return false
+		}
+	}
+	switch x := v.(type) {
+	case bool:
+		return x
+	case map[string]any:
+		return true
+	}
+	return false
+}
+
+func (g *gateCheck) results() []Result {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	r := Result{Category: "gates", Case: fmt.Sprintf("peer uses only granted capabilities (%d gates)", len(g.gates)), Level: Must,
+		Source: "ACP initialization (capabilities); generator/tables and overlays", Expected: "no gated method, member or variant without its capability",
+		Observed: "none used", Verdict: Pass}
+	var probs []string
+	for c, v := range g.violations {
+		probs = append(probs, fmt.Sprintf("%s not granted: %s", c, strings.Join(v, ", ")))
+	}
+	if len(probs) > 0 {
+		r.Verdict, r.Observed = Fail, strings.Join(probs, "; ")
+	}
+	return []Result{r}
+}

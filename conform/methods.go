@@ -1,0 +1,324 @@
+package conform
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/acpgen/acpgen/generator/ir"
+)
+
+// The checker's prompt texts. "wait" makes examples/agent hold the turn
+// until it is cancelled; any other agent treats both as ordinary prompts.
+const (
+	promptText = "conformance check: say hello"
+	cancelText = "conformance check: please wait"
+)
+
+// sessionParams are valid session/new params: the def's minimal example
+// with the checker's temporary folder as cwd.
+func (r *agentRun) sessionParams() json.RawMessage {
+	m := r.p.Method("session/new")
+	if m == nil {
+		return nil
+	}
+	return r.fill(m.Params, r.p.example(m.Params.Def), "", promptText)
+}
+
+// fill makes a def's example usable on a live agent, member by member as the
+// IR describes them: sessionId becomes a live session, cwd the checker's
+// folder, and a required array of ContentBlock one text block.
+func (r *agentRun) fill(t *ir.Type, example []byte, session, text string) json.RawMessage {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(example, &obj) != nil || t == nil {
+		return example
+	}
+	for _, f := range t.Fields {
+		switch {
+		case f.JSON == "sessionId" && session != "":
+			obj[f.JSON], _ = json.Marshal(session)
+		case f.JSON == "cwd":
+			obj[f.JSON], _ = json.Marshal(r.cwd)
+		case f.Required && f.Ref != nil && f.Ref.Elem != nil && f.Ref.Elem.Type != nil && f.Ref.Elem.Type.Def == "ContentBlock":
+			obj[f.JSON], _ = json.Marshal([]any{map[string]any{"type": "text", "text": text}})
+		}
+	}
+	b, _ := json.Marshal(obj)
+	return b
+}
+
+// newSession makes a live session, or says why not.
+func (r *agentRun) newSession(c *proc) (string, json.RawMessage, error) {
+	f, err := c.request("session/new", r.sessionParams())
+	if err != nil {
+		return "", nil, err
+	}
+	if f.Error != nil {
+		return "", nil, fmt.Errorf("session/new: %s", describe(f))
+	}
+	var res struct {
+		SessionID string `json:"sessionId"`
+	}
+	if json.Unmarshal(f.Result, &res) != nil || res.SessionID == "" {
+		return "", nil, fmt.Errorf("session/new gave no sessionId")
+	}
+	return res.SessionID, f.Result, nil
+}
+
+func (r *agentRun) unknownMethods(c *proc) {
+	for _, k := range []struct {
+		method string
+		level  Level
+		source string
+	}{
+		{"acpgen/conform_unknown", Must, "JSON-RPC 2.0 §5.1"},
+		{"_acpgen/conform_unknown", Should, "ACP extensibility: unrecognised _ methods"},
+	} {
+		res := Result{Category: "unknown-method", Case: "request " + k.method, Level: k.level, Source: k.source, Expected: "error -32601"}
+		f, err := c.request(k.method, json.RawMessage(`{}`))
+		res.Verdict, res.Observed = codeVerdict(f, err, -32601)
+		r.add(res)
+	}
+	res := Result{Category: "unknown-method", Case: "notification _acpgen/conform_note", Level: Must, Source: "JSON-RPC 2.0 §4.1",
+		Expected: "no reply; the connection keeps working"}
+	seq := c.seq()
+	_ = c.notify("_acpgen/conform_note", json.RawMessage(`{}`))
+	f, err := c.request("acpgen/conform_unknown", json.RawMessage(`{}`))
+	res.Verdict, res.Observed = Pass, "no reply"
+	for _, g := range c.since(seq) {
+		if g.isResponse() && (string(g.ID) == "null" || f == nil || string(g.ID) != string(f.ID)) {
+			res.Verdict, res.Observed = Fail, "replied: "+string(g.Raw)
+		}
+	}
+	if err != nil {
+		res.Verdict, res.Observed = Fail, "the next request: "+err.Error()
+	}
+	r.add(res)
+}
+
+func codeVerdict(f *frame, err error, code int) (Verdict, string) {
+	switch {
+	case err != nil:
+		return Fail, err.Error()
+	case codeIs(f, code):
+		return Pass, describe(f)
+	}
+	return Fail, describe(f)
+}
+
+// methods checks every request method the agent handles and advertises:
+// valid params give a result (validated in frames), each mutant -32602.
+func (r *agentRun) methods(c *proc) {
+	for _, m := range r.p.Model.Methods {
+		if m.Side != "agent" || m.Notification || m.Wire == "initialize" {
+			continue
+		}
+		if cap, ok := r.gated(m); ok {
+			r.add(Result{Category: "methods", Case: m.Wire, Level: Must, Source: "capability " + cap,
+				Expected: "not called: the agent does not advertise it", Observed: "-", Verdict: Skipped})
+			continue
+		}
+		r.method(c, m)
+	}
+}
+
+// sideEffects are methods whose valid call changes state beyond the
+// checker's own sessions (the agent's login): only their mutants are sent.
+var sideEffects = map[string]bool{"authenticate": true, "logout": true}
+
+func (r *agentRun) method(c *proc, m *ir.Method) {
+	session, _, err := r.newSession(c)
+	if err != nil && m.Wire != "session/new" {
+		r.add(Result{Category: "methods", Case: m.Wire + " valid params", Level: Must, Source: "schema $defs/" + m.Params.Def,
+			Expected: "a live session to call it on", Observed: err.Error(), Verdict: Fail})
+		return
+	}
+	valid := r.fill(m.Params, r.p.example(m.Params.Def), session, promptText)
+	src := "schema $defs/" + m.Params.Def + ", " + m.Result.Def
+	unimplemented := false
+	if sideEffects[m.Wire] {
+		r.add(Result{Category: "methods", Case: m.Wire + " valid params", Level: Should, Source: src,
+			Expected: "result", Observed: "not sent: changes the agent's login", Verdict: Skipped})
+	} else {
+		res := Result{Category: "methods", Case: m.Wire + " valid params", Source: src, Level: Must,
+			Expected: "result valid against " + m.Result.Def}
+		seq := c.seq()
+		f, err := c.request(m.Wire, valid)
+		switch {
+		case err != nil:
+			res.Verdict, res.Observed = Fail, err.Error()
+		case f.Error != nil && !stateFree(m):
+			// The example's ids (modeId, configId, ...) may name nothing
+			// this agent has: an error is worth a look, not a failure.
+			res.Verdict, res.Observed = Warn, describe(f)
+		case f.Error != nil:
+			res.Verdict, res.Observed = Fail, describe(f)
+		default:
+			res.Verdict, res.Observed = Pass, describe(f)
+			if vs, _ := r.p.Violations(m.Result.Def, f.Result); len(vs) > 0 {
+				res.Verdict, res.Observed = Fail, fmt.Sprintf("/result%s: %s", vs[0].Pointer, vs[0].Reason)
+			}
+		}
+		unimplemented = codeIs(f, -32601)
+		r.add(res)
+		if m.Wire == "session/prompt" && f != nil {
+			r.order(c, "session/prompt response follows its session/update", Should, session, f, seq)
+		}
+	}
+	for _, mu := range r.mutants(m.Params, valid) {
+		res := Result{Category: "methods", Case: fmt.Sprintf("%s %s %s", m.Wire, orRoot(mu.Pointer), mu.Change), Level: Must,
+			Source: "JSON-RPC 2.0 §5.1; schema $defs/" + m.Params.Def, Expected: "error -32602"}
+		f, err := c.request(m.Wire, mu.JSON)
+		res.Verdict, res.Observed = codeVerdict(f, err, -32602)
+		if unimplemented && codeIs(f, -32601) {
+			// An agent without the method refuses every call alike.
+			res.Expected, res.Verdict = "error -32602, or -32601 as for valid params", Pass
+		}
+		if mu.Pointer == "" && !structured(mu.JSON) {
+			// JSON-RPC 2.0 §4.2: params that are neither object nor array
+			// make the request itself invalid, so -32600 is right too.
+			res.Expected = "error -32602 or -32600"
+			if codeIs(f, -32600) {
+				res.Verdict = Pass
+			}
+		}
+		r.add(res)
+	}
+}
+
+func structured(b []byte) bool {
+	b = []byte(strings.TrimSpace(string(b)))
+	return len(b) > 0 && (b[0] == '{' || b[0] == '[')
+}
+
+// stateFree methods need nothing but the checker's own session, so their
+// minimal example must succeed.
+func stateFree(m *ir.Method) bool {
+	for _, f := range m.Params.Fields {
+		if f.Required && f.JSON != "sessionId" && f.JSON != "cwd" && f.JSON != "mcpServers" && f.JSON != "prompt" {
+			return false
+		}
+	}
+	return true
+}
+
+func orRoot(p string) string {
+	if p == "" {
+		return "(params)"
+	}
+	return p
+}
+
+// order checks that no session/update of the session arrives after the
+// prompt's response (within a short grace period).
+func (r *agentRun) order(c *proc, name string, level Level, session string, resp *frame, seq int) {
+	res := Result{Category: "order", Case: name, Level: level, Source: "ACP prompt turn",
+		Expected: "every session/update of the turn before the response"}
+	time.Sleep(200 * time.Millisecond)
+	late := 0
+	for _, f := range c.since(resp.Seq + 1) {
+		if f.Method == "session/update" && sessionOf(f) == session {
+			late++
+		}
+	}
+	before := 0
+	for _, f := range c.since(seq) {
+		if f.Seq < resp.Seq && f.Method == "session/update" && sessionOf(f) == session {
+			before++
+		}
+	}
+	res.Observed = fmt.Sprintf("%d updates before, %d after", before, late)
+	res.Verdict = Pass
+	if late > 0 {
+		res.Verdict = Fail
+	}
+	r.add(res)
+}
+
+func sessionOf(f *frame) string {
+	var p struct {
+		SessionID string `json:"sessionId"`
+	}
+	_ = json.Unmarshal(f.Params, &p)
+	return p.SessionID
+}
+
+// cancel starts a turn, cancels it, and expects stopReason cancelled.
+func (r *agentRun) cancel(c *proc) {
+	pm, cm := r.p.Method("session/prompt"), r.p.Method("session/cancel")
+	if pm == nil || cm == nil {
+		return
+	}
+	res := Result{Category: "cancel", Case: "session/cancel ends the turn", Level: Must, Source: "ACP prompt turn: cancellation",
+		Expected: "prompt response with stopReason cancelled"}
+	session, _, err := r.newSession(c)
+	if err != nil {
+		res.Verdict, res.Observed = Fail, err.Error()
+		r.add(res)
+		return
+	}
+	seq := c.seq()
+	id, err := c.send("session/prompt", r.fill(pm.Params, r.p.example(pm.Params.Def), session, cancelText))
+	if err == nil {
+		c.run.log.expect(c.tag, id, "session/prompt")
+		// Let the turn start before cancelling it.
+		ctx, stop := context.WithTimeout(r.ctx, 100*time.Millisecond)
+		c.wait(ctx, seq, func(f *frame) bool { return f.Method == "session/update" })
+		stop()
+		err = c.notify("session/cancel", r.fill(cm.Params, r.p.example(cm.Params.Def), session, ""))
+	}
+	var f *frame
+	if err == nil {
+		f, err = c.response(r.ctx, r.o.Timeout, seq, id)
+	}
+	var out struct {
+		StopReason string `json:"stopReason"`
+	}
+	switch {
+	case err != nil:
+		res.Verdict, res.Observed = Fail, err.Error()
+	case f.Error != nil:
+		res.Verdict, res.Observed = Fail, describe(f)
+	case json.Unmarshal(f.Result, &out) != nil || out.StopReason != "cancelled":
+		res.Verdict, res.Observed = Fail, "stopReason "+out.StopReason
+	default:
+		res.Verdict, res.Observed = Pass, "stopReason cancelled"
+	}
+	r.add(res)
+	if f != nil {
+		r.order(c, "cancelled prompt's response follows its session/update", Must, session, f, seq)
+	}
+}
+
+// malformed sends lines that are not valid JSON-RPC requests.
+func (r *agentRun) malformed(c *proc) {
+	for _, k := range []struct {
+		name, line string
+		code       int
+	}{
+		{"truncated JSON", `{"jsonrpc":"2.0","id":900,"method":"session/new","params":{`, -32700},
+		{"not JSON", `conformance check: not json`, -32700},
+		{"request without method", `{"jsonrpc":"2.0","id":901}`, -32600},
+		{"jsonrpc 1.0", `{"jsonrpc":"1.0","id":902,"method":"session/new","params":{}}`, -32600},
+	} {
+		res := Result{Category: "malformed", Case: k.name, Level: Must, Source: "JSON-RPC 2.0 §5, §5.1",
+			Expected: fmt.Sprintf("error %d", k.code)}
+		seq := c.seq()
+		_ = c.write([]byte(k.line))
+		ctx, stop := context.WithTimeout(r.ctx, r.o.Timeout)
+		f := c.wait(ctx, seq, func(f *frame) bool { return f.isResponse() })
+		stop()
+		res.Verdict, res.Observed = codeVerdict(f, nil, k.code)
+		if f == nil {
+			res.Verdict = Fail
+		}
+		r.add(res)
+	}
+	res := Result{Category: "malformed", Case: "connection survives malformed lines", Level: Should, Source: "JSON-RPC 2.0 §5",
+		Expected: "error -32601 for the next unknown request"}
+	f, err := c.request("acpgen/conform_unknown", json.RawMessage(`{}`))
+	res.Verdict, res.Observed = codeVerdict(f, err, -32601)
+	r.add(res)
+}

@@ -1,0 +1,280 @@
+package conform
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// frame is one message the peer wrote, in arrival order.
+type frame struct {
+	Seq    int
+	Raw    []byte
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+	Error  *rpcError       `json:"error"`
+	// Bad says why the line is not a JSON-RPC message ("" when it is one).
+	Bad string
+}
+
+type rpcError struct {
+	Code    *int            `json:"code"`
+	Message *string         `json:"message"`
+	Data    json.RawMessage `json:"data"`
+}
+
+func (f *frame) isResponse() bool { return f.Method == "" && len(f.ID) > 0 }
+
+// peer is a started process spoken to with newline-delimited JSON-RPC. It is
+// deliberately not runtime/jsonrpc: the checker must write frames no
+// conforming connection would, and see every byte the peer writes.
+type peer struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	exited chan struct{}
+	stderr *tailBuffer
+
+	mu      sync.Mutex
+	frames  []*frame
+	changed chan struct{} // closed and replaced on every new frame
+	nextID  int
+	// onRequest answers the peer's own requests; it runs on the reader.
+	onRequest func(*frame) (result any, err *rpcError)
+	// onFrame sees every frame as it arrives (validation, gates).
+	onFrame func(*frame)
+}
+
+// start runs argv in its own process group, so that killing the group ends
+// everything it started.
+func start(argv []string, onFrame func(*frame), onRequest func(*frame) (any, *rpcError)) (*peer, error) {
+	if len(argv) == 0 {
+		return nil, errors.New("no command given: acpgen conform agent -- CMD [ARGS]")
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	p := &peer{cmd: cmd, exited: make(chan struct{}), stderr: &tailBuffer{max: 4096},
+		changed: make(chan struct{}), onFrame: onFrame, onRequest: onRequest}
+	cmd.Stderr = p.stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s: %w", argv[0], err)
+	}
+	p.stdin = stdin
+	go p.read(stdout)
+	// Process.Wait, not cmd.Wait: exit is the process's own, even when
+	// something it started still holds its output open.
+	go func() {
+		_, _ = cmd.Process.Wait()
+		close(p.exited)
+		p.mu.Lock()
+		close(p.changed)
+		p.changed = make(chan struct{})
+		p.mu.Unlock()
+	}()
+	return p, nil
+}
+
+func (p *peer) read(r io.Reader) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 64<<20)
+	for sc.Scan() {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		f := &frame{Raw: append([]byte(nil), line...)}
+		if err := json.Unmarshal(line, f); err != nil {
+			f.Bad = "not JSON-RPC: " + err.Error()
+		}
+		p.mu.Lock()
+		f.Seq = len(p.frames)
+		p.frames = append(p.frames, f)
+		close(p.changed)
+		p.changed = make(chan struct{})
+		p.mu.Unlock()
+		if p.onFrame != nil {
+			p.onFrame(f)
+		}
+		if f.Bad == "" && f.Method != "" && len(f.ID) > 0 && p.onRequest != nil {
+			res, rerr := p.onRequest(f)
+			msg := map[string]any{"jsonrpc": "2.0", "id": f.ID}
+			if rerr != nil {
+				msg["error"] = rerr
+			} else {
+				msg["result"] = res
+			}
+			b, _ := json.Marshal(msg)
+			_ = p.write(b)
+		}
+	}
+}
+
+var errExited = errors.New("the peer exited")
+
+// write sends one line.
+func (p *peer) write(line []byte) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, err := p.stdin.Write(append(append([]byte(nil), line...), '\n'))
+	return err
+}
+
+// send writes a request and returns its id.
+func (p *peer) send(method string, params json.RawMessage) (string, error) {
+	p.mu.Lock()
+	p.nextID++
+	id := strconv.Itoa(p.nextID)
+	p.mu.Unlock()
+	msg := map[string]any{"jsonrpc": "2.0", "id": p.nextID, "method": method}
+	if params != nil {
+		msg["params"] = params
+	}
+	b, _ := json.Marshal(msg)
+	return id, p.write(b)
+}
+
+func (p *peer) notify(method string, params json.RawMessage) error {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+	return p.write(b)
+}
+
+// wait returns the first frame at or after seq that match accepts, or nil
+// when the deadline passes or the peer exits first.
+func (p *peer) wait(ctx context.Context, seq int, match func(*frame) bool) *frame {
+	for {
+		p.mu.Lock()
+		for _, f := range p.frames[min(seq, len(p.frames)):] {
+			if match(f) {
+				p.mu.Unlock()
+				return f
+			}
+		}
+		seq = len(p.frames)
+		ch := p.changed
+		p.mu.Unlock()
+		select {
+		case <-ch:
+		case <-p.exited:
+			// One more pass: frames read before the exit are in the log.
+			p.mu.Lock()
+			var hit *frame
+			for _, f := range p.frames[min(seq, len(p.frames)):] {
+				if match(f) {
+					hit = f
+					break
+				}
+			}
+			p.mu.Unlock()
+			return hit
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}
+
+// seq is the number of frames received so far.
+func (p *peer) seq() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.frames)
+}
+
+func (p *peer) since(seq int) []*frame {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]*frame(nil), p.frames[min(seq, len(p.frames)):]...)
+}
+
+// call sends a request and waits for its response.
+func (p *peer) call(ctx context.Context, timeout time.Duration, method string, params json.RawMessage) (*frame, error) {
+	seq := p.seq()
+	id, err := p.send(method, params)
+	if err != nil {
+		return nil, err
+	}
+	return p.response(ctx, timeout, seq, id)
+}
+
+func (p *peer) response(ctx context.Context, timeout time.Duration, seq int, id string) (*frame, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	f := p.wait(ctx, seq, func(f *frame) bool { return f.isResponse() && idIs(f.ID, id) })
+	if f != nil {
+		return f, nil
+	}
+	select {
+	case <-p.exited:
+		return nil, errExited
+	default:
+	}
+	return nil, fmt.Errorf("no response within %s", timeout)
+}
+
+func idIs(raw json.RawMessage, id string) bool {
+	s := string(bytes.TrimSpace(raw))
+	return s == id || s == strconv.Quote(id)
+}
+
+// kill ends the whole process group and waits for the reader.
+func (p *peer) kill() {
+	_ = p.stdin.Close()
+	if p.cmd.Process != nil {
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	}
+	select {
+	case <-p.exited:
+	case <-time.After(5 * time.Second):
+	}
+}
+
+// closeStdin closes the peer's input and reports whether it exited within d.
+func (p *peer) closeStdin(d time.Duration) bool {
+	_ = p.stdin.Close()
+	select {
+	case <-p.exited:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+// tailBuffer keeps the last max bytes written (the peer's stderr).
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = t.b[len(t.b)-t.max:]
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
+}

@@ -1,0 +1,171 @@
+package conform
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/acpgen/acpgen/generator/config"
+	"github.com/acpgen/acpgen/generator/ir"
+	"github.com/acpgen/acpgen/generator/load"
+	"github.com/acpgen/acpgen/generator/overlay"
+	"github.com/acpgen/acpgen/generator/source"
+	"github.com/acpgen/acpgen/generator/tables"
+	"github.com/acpgen/acpgen/internal/corpus"
+	"github.com/acpgen/acpgen/internal/refschema"
+)
+
+// Profile is what a peer is checked against: one schema channel with its
+// overlays, read at run time, so the checker follows whatever schema the
+// configuration pins instead of the package acpgen was built with.
+type Profile struct {
+	Channel  string // "stable" or "unstable"
+	Protocol int
+	Source   string // release and file, for the report
+	Overlays []overlay.Info
+	Model    *ir.Model
+	Gates    []tables.Gate
+	// examples holds the generated examples of every def, by def and label.
+	examples map[string]map[string][]byte
+	ref      *refschema.Validator
+}
+
+// ProfileOptions choose the profile.
+type ProfileOptions struct {
+	Config  string // acpgen.json to read; "" finds one in the current folder
+	Channel string // "" is stable
+	Cache   string // schema cache folder; "" is the default
+	Stderr  io.Writer
+}
+
+// LoadProfile reads the configuration (acpgen.json, else the release this
+// acpgen was tested with and no overlays), then loads, merges and builds the
+// chosen v1 channel.
+func LoadProfile(ctx context.Context, o ProfileOptions) (*Profile, error) {
+	name := o.Channel
+	if name == "" {
+		name = "stable"
+	}
+	if name != "stable" && name != "unstable" {
+		return nil, fmt.Errorf("--channel %q: conform checks protocol v1, stable or unstable", name)
+	}
+	r, err := config.Setup(ctx, o.Config, config.Overrides{Cache: o.Cache, Channels: []string{name}}, o.Stderr)
+	if errors.Is(err, config.ErrNoConfig) {
+		return defaultProfile(ctx, o, name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, ch := range r.Config.Channels {
+		if ch.Name == name {
+			src := ch.SchemaFile
+			if r.Lock != nil {
+				src = r.Lock.Package + "@" + r.Lock.Version + " " + ch.SchemaFile
+			}
+			return build(filepath.Join(r.Config.SchemaDir, ch.SchemaFile), ch.Overlays, name, src)
+		}
+	}
+	return nil, fmt.Errorf("%s has no %s channel", r.File, name)
+}
+
+func defaultProfile(ctx context.Context, o ProfileOptions, name string) (*Profile, error) {
+	cache, err := source.CacheDir(o.Cache)
+	if err != nil {
+		return nil, err
+	}
+	dir, lock, err := source.Fetch(ctx, source.FetchOptions{Cache: cache, Stderr: o.Stderr}, nil, config.TestedVersion)
+	if err != nil {
+		return nil, err
+	}
+	file := source.StableFile
+	if name == "unstable" {
+		file = source.UnstableFile
+	}
+	return build(filepath.Join(dir, file), nil, name, lock.Package+"@"+lock.Version+" "+file)
+}
+
+// build merges the overlays into the schema file and derives everything the
+// cases need from the result.
+func build(file string, overlays []string, channel, src string) (*Profile, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	merged, err := overlay.ApplyFiles(data, file, overlays)
+	if err != nil {
+		return nil, err
+	}
+	doc := merged.Doc
+	if doc == nil {
+		if doc, err = load.Load(file, merged.Schema); err != nil {
+			return nil, err
+		}
+	}
+	m, err := ir.Build(doc, channel)
+	if err != nil {
+		return nil, err
+	}
+	ref, err := refschema.New(merged.Schema)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	exs, err := corpus.Examples(merged.Schema)
+	if err != nil {
+		return nil, fmt.Errorf("%s: examples: %w", file, err)
+	}
+	p := &Profile{
+		Channel: channel, Protocol: 1, Source: src, Overlays: merged.Overlays, Model: m, ref: ref,
+		Gates:    append(append([]tables.Gate{}, tables.ForProtocol(1)...), merged.Gates...),
+		examples: map[string]map[string][]byte{},
+	}
+	for _, ex := range exs {
+		if p.examples[ex.Def] == nil {
+			p.examples[ex.Def] = map[string][]byte{}
+		}
+		p.examples[ex.Def][ex.Name] = ex.JSON
+	}
+	return p, nil
+}
+
+// Method returns the method with the given wire name, or nil.
+func (p *Profile) Method(wire string) *ir.Method {
+	for _, m := range p.Model.Methods {
+		if m.Wire == wire {
+			return m
+		}
+	}
+	return nil
+}
+
+// Violations validates instance against def.
+func (p *Profile) Violations(def string, instance []byte) ([]refschema.Violation, error) {
+	return p.ref.Violations(def, instance)
+}
+
+// example is a def's smallest generated example: "minimal", else the first
+// variant's minimal form, else its first example.
+func (p *Profile) example(def string) []byte {
+	exs := p.examples[def]
+	if b, ok := exs["minimal"]; ok {
+		return b
+	}
+	names := make([]string, 0, len(exs))
+	for n := range exs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if strings.HasSuffix(n, "/minimal") {
+			return exs[n]
+		}
+	}
+	if len(names) > 0 {
+		return exs[names[0]]
+	}
+	return []byte("{}")
+}

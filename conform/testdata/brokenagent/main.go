@@ -1,0 +1,175 @@
+// Command brokenagent is an ACP agent with three defects seen in real
+// agents, for the conform tests: it answers invalid params with -32603 and
+// the validator's text as data, it accepts a text block without text, and it
+// does not exit when stdin closes. Everything else follows the protocol.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/acpgen/acpgen/gen/acp"
+	"github.com/acpgen/acpgen/runtime/wire"
+)
+
+type msg struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+}
+
+var (
+	out       = json.NewEncoder(os.Stdout)
+	outMu     sync.Mutex
+	cancelled = map[string]chan struct{}{}
+	mu        sync.Mutex
+)
+
+func send(v any) {
+	outMu.Lock()
+	defer outMu.Unlock()
+	_ = out.Encode(v)
+}
+
+func reply(id json.RawMessage, result any) {
+	send(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+func fail(id json.RawMessage, code int, message string, data any) {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	send(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": message, "data": data}})
+}
+
+// check decodes and validates params like a conforming agent would, but
+// reports a failure as an internal error (the first defect).
+func check[T any, P interface {
+	*T
+	wire.Decodable
+	Validate() error
+}](id, params json.RawMessage) (*T, bool) {
+	var v T
+	err := wire.Decode(params, P(&v), wire.Lenient)
+	if err == nil {
+		err = P(&v).Validate()
+	}
+	if err != nil {
+		fail(id, -32603, "Internal error", []string{err.Error()})
+		return nil, false
+	}
+	return &v, true
+}
+
+// textless gives every text block without text an empty one (the second
+// defect), so validation passes.
+func textless(params json.RawMessage) json.RawMessage {
+	var p map[string]any
+	if json.Unmarshal(params, &p) != nil {
+		return params
+	}
+	blocks, _ := p["prompt"].([]any)
+	for _, b := range blocks {
+		if m, ok := b.(map[string]any); ok && m["type"] == "text" {
+			if _, ok := m["text"]; !ok {
+				m["text"] = ""
+			}
+		}
+	}
+	b, _ := json.Marshal(p)
+	return b
+}
+
+func main() {
+	sc := bufio.NewScanner(os.Stdin)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	initialized, sessions := false, 0
+	for sc.Scan() {
+		var m msg
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			fail(nil, -32700, "Parse error", nil)
+			continue
+		}
+		if m.JSONRPC != "2.0" || m.Method == "" {
+			fail(m.ID, -32600, "Invalid request", nil)
+			continue
+		}
+		if m.ID == nil {
+			if m.Method == acp.MethodSessionCancel {
+				var p struct {
+					SessionID string `json:"sessionId"`
+				}
+				_ = json.Unmarshal(m.Params, &p)
+				mu.Lock()
+				if ch, ok := cancelled[p.SessionID]; ok {
+					close(ch)
+					delete(cancelled, p.SessionID)
+				}
+				mu.Unlock()
+			}
+			continue
+		}
+		if !initialized && m.Method != acp.MethodInitialize {
+			fail(m.ID, -32600, "Invalid request", "initialize first")
+			continue
+		}
+		if len(m.Params) > 0 && m.Params[0] != '{' && m.Params[0] != '[' {
+			fail(m.ID, -32600, "Invalid request", nil)
+			continue
+		}
+		switch m.Method {
+		case acp.MethodInitialize:
+			if _, ok := check[acp.InitializeRequest](m.ID, m.Params); ok {
+				initialized = true
+				reply(m.ID, map[string]any{"protocolVersion": 1, "agentCapabilities": map[string]any{}})
+			}
+		case acp.MethodAuthenticate:
+			if _, ok := check[acp.AuthenticateRequest](m.ID, m.Params); ok {
+				reply(m.ID, map[string]any{})
+			}
+		case acp.MethodSessionNew:
+			if _, ok := check[acp.NewSessionRequest](m.ID, m.Params); ok {
+				sessions++
+				reply(m.ID, map[string]any{"sessionId": "s" + strings.Repeat("1", sessions)})
+			}
+		case acp.MethodSessionPrompt:
+			if p, ok := check[acp.PromptRequest](m.ID, textless(m.Params)); ok {
+				go prompt(m.ID, p)
+			}
+		default:
+			fail(m.ID, -32601, "Method not found", m.Method)
+		}
+	}
+	for { // the third defect: stdin closed, still running
+		time.Sleep(time.Hour)
+	}
+}
+
+// prompt echoes one chunk; a prompt containing "wait" holds the turn until
+// session/cancel.
+func prompt(id json.RawMessage, p *acp.PromptRequest) {
+	sid := string(p.SessionID)
+	send(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{
+		"sessionId": sid, "update": map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": "hello"}}}})
+	wait := false
+	for _, b := range p.Prompt {
+		if b.Text != nil && strings.Contains(b.Text.Text, "wait") {
+			wait = true
+		}
+	}
+	if !wait {
+		reply(id, map[string]any{"stopReason": "end_turn"})
+		return
+	}
+	ch := make(chan struct{})
+	mu.Lock()
+	cancelled[sid] = ch
+	mu.Unlock()
+	<-ch
+	reply(id, map[string]any{"stopReason": "cancelled"})
+}
