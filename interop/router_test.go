@@ -51,7 +51,7 @@ var routerCases = []routerCase{
 	{Name: "v2 initialize without info", Versions: []int{1, 2}, Frame: initFrame("1", `{"protocolVersion":2}`), Go: "routed v2", TS: "error -32602",
 		GoParams: `{"protocolVersion":2}`},
 	{Name: "v3 initialize without info", Versions: []int{1, 2}, Frame: initFrame("1", `{"protocolVersion":3}`), Go: "routed v2", TS: "routed v2",
-		GoParams: `{"protocolVersion":2}`, TSParams: `{"protocolVersion":2,"info":{"name":"unknown","version":"unknown"},"capabilities":{}}`},
+		GoParams: `{"info":{"name":"unknown","version":"unknown"},"protocolVersion":2}`, TSParams: `{"protocolVersion":2,"info":{"name":"unknown","version":"unknown"},"capabilities":{}}`},
 	{Name: "v2 initialize to a v1-only router", Versions: []int{1},
 		Frame: initFrame("1", `{"protocolVersion":2,`+v2Info+`,"capabilities":{"auth":{"terminal":{}},"elicitation":{"form":{}}},"_meta":{"k":1}}`),
 		Go:    "routed v1", TS: "routed v1",

@@ -56,8 +56,14 @@ func (rt *Router) route(frame []byte) (v int, initFrame, reply []byte) {
 	if requested == v {
 		return v, frame, nil
 	}
-	if v == 1 && requested >= 2 {
+	switch {
+	case v == 1 && requested >= 2:
 		params = v2ToV1(params)
+	case v >= 2 && requested > v && !validInfo(params["info"]):
+		// Written for a newer version than the selected one: the required
+		// info is substituted rather than refused, as the TypeScript router
+		// does.
+		params["info"] = json.RawMessage(`{"name":"unknown","version":"unknown"}`)
 	}
 	params["protocolVersion"] = json.RawMessage(strconv.Itoa(v))
 	msg["params"], _ = json.Marshal(params)
@@ -120,14 +126,20 @@ func v2ToV1(p map[string]json.RawMessage) map[string]json.RawMessage {
 	}
 	out := map[string]json.RawMessage{}
 	out["clientCapabilities"], _ = json.Marshal(cc)
-	var info struct{ Name, Version *string }
-	if json.Unmarshal(p["info"], &info) == nil && info.Name != nil && info.Version != nil {
+	if validInfo(p["info"]) {
 		out["clientInfo"] = p["info"]
 	}
 	if present(p["_meta"]) {
 		out["_meta"] = p["_meta"]
 	}
 	return out
+}
+
+// validInfo reports an implementation description with a string name and
+// version, as both protocol versions require of one.
+func validInfo(raw json.RawMessage) bool {
+	var info struct{ Name, Version *string }
+	return json.Unmarshal(raw, &info) == nil && info.Name != nil && info.Version != nil
 }
 
 // present reports a member that is there and not null.

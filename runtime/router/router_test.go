@@ -122,6 +122,16 @@ func TestV2InitializeDowngradedToV1(t *testing.T) {
 		t.Errorf("v1 params %v\nwant %v", m.Params, want)
 	}
 
+	// A newer version than v2 without a valid info reaches v2 with info
+	// substituted: the client wrote for a protocol that may not require it.
+	rt, rec = newRouter(1, 2)
+	if _, err := serve(t, rt, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":3,"info":{"name":5}}}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(rec.got[2], []byte(`"info":{"name":"unknown","version":"unknown"}`)) {
+		t.Errorf("v2 params %s", rec.got[2])
+	}
+
 	// info without a version is dropped, as v1's clientInfo would refuse it.
 	rt, rec = newRouter(1)
 	if _, err := serve(t, rt, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":3,"info":{"name":"x"}}}`+"\n"); err != nil {
