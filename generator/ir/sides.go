@@ -35,6 +35,10 @@ var Routings = []Routing{
 	{"ProxyResponse", KindResponse, "proxy"},
 }
 
+// inlineRoutings maps the titles of routing unions written inline in the
+// schema's top-level anyOf (not as $defs) to their handling side.
+var inlineRoutings = map[string]string{"ProtocolLevel": "protocol"}
+
 // XSides are the values x-side takes: a handling side, or "both".
 var XSides = []string{"agent", "client", "protocol", "proxy", "both"}
 
