@@ -17,10 +17,9 @@ type routing struct {
 	side string
 }
 
-// use is one routing union member: the def it names and where.
+// use is one routing union member naming an x-method def.
 type use struct {
-	def string
-	ref *load.Schema // the node holding the $ref
+	ref *load.Schema // locates the $ref
 	u   *routing
 }
 
@@ -34,28 +33,7 @@ func (b *builder) methods() error {
 	problem := func(s *load.Schema, format string, args ...any) {
 		problems = append(problems, b.errf(s, format, args...))
 	}
-	uses := map[string][]use{}
-	for _, u := range b.routings(problem) {
-		for _, r := range memberRefs(u.s, nil) {
-			name, _ := load.RefName(r.Ref)
-			r = &load.Schema{File: r.File, Pointer: r.Pointer + "/$ref", Ref: r.Ref}
-			def := b.doc.Def(name)
-			if def == nil {
-				problem(r, "%s member %q does not resolve to a $defs entry", u.name, r.Ref)
-				continue
-			}
-			if def.XMethod == "" {
-				// Extension members (ExtRequest, ...) accept anything and
-				// route every method name the spec does not define.
-				if !isFree(def) {
-					problem(r, "routing union %s references %s, which has no x-method; annotate it or drop it from the union", u.name, name)
-				}
-				continue
-			}
-			uses[name] = append(uses[name], use{name, r, u})
-		}
-	}
-
+	uses := b.uses(problem)
 	kinds := map[string]string{} // def name -> KindRequest | KindNotification | KindResponse
 	for _, d := range b.doc.Root.Defs {
 		s := d.Schema
@@ -99,6 +77,32 @@ func (b *builder) methods() error {
 		msgs[i] = p.Error()
 	}
 	return fmt.Errorf("%s: %d schema problem(s):\n  %s", b.doc.File, len(problems), strings.Join(msgs, "\n  "))
+}
+
+// uses finds the x-method defs each routing union names, by def name.
+func (b *builder) uses(problem func(*load.Schema, string, ...any)) map[string][]use {
+	uses := map[string][]use{}
+	for _, u := range b.routings(problem) {
+		for _, r := range memberRefs(u.s, nil) {
+			name, _ := load.RefName(r.Ref)
+			r = &load.Schema{File: r.File, Pointer: r.Pointer + "/$ref", Ref: r.Ref}
+			def := b.doc.Def(name)
+			if def == nil {
+				problem(r, "%s member %q does not resolve to a $defs entry", u.name, r.Ref)
+				continue
+			}
+			if def.XMethod == "" {
+				// Extension members (ExtRequest, ...) accept anything and
+				// route every method name the spec does not define.
+				if !isFree(def) {
+					problem(r, "routing union %s references %s, which has no x-method; annotate it or drop it from the union", u.name, name)
+				}
+				continue
+			}
+			uses[name] = append(uses[name], use{r, u})
+		}
+	}
+	return uses
 }
 
 // bind makes the methods of classified defs, in def order, pairing each
