@@ -100,28 +100,25 @@ func Generate(cfg Config) (map[string][]byte, error) {
 		if protocol == 0 {
 			protocol = 1
 		}
-		m, err := ir.Build(doc, ch.Name)
-		if err != nil {
-			return nil, err
-		}
-		table := merged.Methods
-		if table == nil {
-			if table, err = meta.Derive(merged.Schema, file); err != nil {
+		// The overlays built the IR of the merged schema when they bound gates.
+		m := merged.Model
+		if m == nil {
+			if m, err = ir.Build(doc, ch.Name); err != nil {
 				return nil, err
 			}
 		}
-		table.Version = protocol
-		if err := sameMethods(m, table, file); err != nil {
-			return nil, err
+		m.Channel = ch.Name
+		if len(m.Methods) == 0 {
+			return nil, fmt.Errorf("%s: no methods: none of the routing unions (AgentRequest, ClientRequest, ...) routes an x-method def; is this an ACP schema?", file)
 		}
-		if err := metaFiles(cfg, ch, table, out); err != nil {
+		if err := metaFiles(cfg, ch, m, protocol, out); err != nil {
 			return nil, err
 		}
 		sum := sha256.Sum256(data)
 		o := emit.Config{
 			Package: ch.Package, ImportPath: ch.ImportPath, Descriptions: cfg.Descriptions,
 			SchemaFile: ch.SchemaFile, SchemaSHA256: hex.EncodeToString(sum[:]),
-			ProtocolVersion: table.Version,
+			ProtocolVersion: protocol,
 			Overlays:        merged.Overlays,
 			Semantics:       merged.Semantics,
 		}
@@ -175,10 +172,15 @@ func Generate(cfg Config) (map[string][]byte, error) {
 	return out, nil
 }
 
-// metaFiles cross-checks a given meta file and adds the derived one to out.
-func metaFiles(cfg Config, ch Channel, table *meta.Table, out map[string][]byte) error {
+// metaFiles cross-checks a given meta file with the IR's methods and adds
+// the meta file they make to out.
+func metaFiles(cfg Config, ch Channel, m *ir.Model, protocol int, out map[string][]byte) error {
 	if ch.MetaFile == "" {
 		return nil
+	}
+	table, err := meta.FromModel(m, protocol)
+	if err != nil {
+		return err
 	}
 	if cfg.CheckMeta {
 		metaPath := filepath.Join(cfg.SchemaDir, ch.MetaFile)
@@ -235,35 +237,6 @@ func testSchema(cfg Config, ch Channel, pinned bool) (schema string, overlays []
 		return schema, overlays, ""
 	}
 	return "", overlays, fmt.Sprintf("%s has no path relative to the package folder", ch.SchemaFile)
-}
-
-// sameMethods cross-checks the IR's method binding with the meta derivation,
-// two independent readings of the routing unions.
-func sameMethods(m *ir.Model, t *meta.Table, file string) error {
-	key := func(side, wire string, notif bool) string { return fmt.Sprintf("%s %s %v", side, wire, notif) }
-	a, b := map[string]bool{}, map[string]bool{}
-	for _, x := range m.Methods {
-		a[key(x.Side, x.Wire, x.Notification)] = true
-	}
-	for _, x := range t.Methods {
-		b[key(x.Side, x.Wire, x.Kind == meta.Notification)] = true
-	}
-	var diff []string
-	for k := range a {
-		if !b[k] {
-			diff = append(diff, "only in IR: "+k)
-		}
-	}
-	for k := range b {
-		if !a[k] {
-			diff = append(diff, "only in meta: "+k)
-		}
-	}
-	if len(diff) > 0 {
-		sort.Strings(diff)
-		return fmt.Errorf("%s: method tables disagree: %v", file, diff)
-	}
-	return nil
 }
 
 // Paths returns the output paths in order.

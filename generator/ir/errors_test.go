@@ -16,16 +16,31 @@ func build(t *testing.T, schema string) (*Model, error) {
 	return Build(doc, "stable")
 }
 
+// routedSchema is a schema whose ClientRequest envelope routes the requests
+// and whose AgentResponse routes the responses to the agent, beside defs.
+func routedSchema(requests, responses []string, defs string) string {
+	members := func(names []string) string {
+		var out []string
+		for _, n := range names {
+			out = append(out, `{"allOf": [{"$ref": "#/$defs/`+n+`"}]}`)
+		}
+		// An extension catch-all keeps the union non-empty.
+		return strings.Join(append(out, `{"title": "Ext"}`), ", ")
+	}
+	return `{"$defs": {
+		"ClientRequest": {"type": "object", "properties": {"id": {}, "method": {"type": "string"}, "params": {"anyOf": [` + members(requests) + `]}}},
+		"AgentResponse": {"type": "object", "properties": {"id": {}, "result": {"anyOf": [` + members(responses) + `]}}},
+		` + defs + `}}`
+}
+
 func TestBuildErrors(t *testing.T) {
 	for _, c := range []struct{ name, schema, want string }{
 		{"two defs one Go name", `{"$defs": {"SessionId": {"type": "string"}, "SessionID": {"type": "string"}}}`,
 			`x.json#/$defs/SessionID: Go name SessionID is already taken by x.json#/$defs/SessionId`},
-		{"request without response", `{"anyOf": [{"type": "object", "properties": {"id": {}, "method": {"type": "string"}, "params": {"anyOf": [{"allOf": [{"$ref": "#/$defs/PingRequest"}]}]}}}],
-			"$defs": {"PingRequest": {"type": "object", "x-method": "ping", "x-side": "agent"}}}`,
+		{"request without response", routedSchema([]string{"PingRequest"}, nil, `"PingRequest": {"type": "object", "x-method": "ping", "x-side": "agent"}`),
 			`x.json#/$defs/PingRequest: request "ping" handled by agent has no response def`},
-		{"method twice", `{"anyOf": [{"type": "object", "properties": {"id": {}, "method": {"type": "string"}, "params": {"anyOf": [{"allOf": [{"$ref": "#/$defs/A"}]}, {"allOf": [{"$ref": "#/$defs/B"}]}]}}},
-			{"type": "object", "properties": {"id": {}, "result": {"anyOf": [{"allOf": [{"$ref": "#/$defs/R"}]}]}}}],
-			"$defs": {"A": {"type": "object", "x-method": "ping", "x-side": "agent"}, "B": {"type": "object", "x-method": "ping", "x-side": "agent"}, "R": {"type": "object", "x-method": "ping", "x-side": "agent"}}}`,
+		{"method twice", routedSchema([]string{"A", "B"}, []string{"R"},
+			`"A": {"type": "object", "x-method": "ping", "x-side": "agent"}, "B": {"type": "object", "x-method": "ping", "x-side": "agent"}, "R": {"type": "object", "x-method": "ping", "x-side": "agent"}`),
 			`x.json#/$defs/B: method "ping" is defined twice as a request handled by agent`},
 		{"x-method without side", `{"$defs": {"A": {"type": "object", "x-method": "ping"}}}`, `x.json#/$defs/A: x-method "ping" without x-side`},
 		{"orphan x-method", `{"$defs": {"A": {"type": "object", "x-method": "ping", "x-side": "agent"}}}`, `is referenced by no routing union`},
@@ -36,9 +51,8 @@ func TestBuildErrors(t *testing.T) {
 		{"false schema", `{"$defs": {"S": {"type": "object", "properties": {"a": false}}}}`, `the false schema accepts nothing`},
 		{"allOf with members", `{"$defs": {"B": {"type": "object"}, "S": {"allOf": [{"$ref": "#/$defs/B"}, {"$ref": "#/$defs/B"}]}}}`, `allOf is understood only as a one-element $ref wrapper`},
 		{"ref cycle without object", `{"$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"allOf": [{"$ref": "#/$defs/A"}]}}}`, `x.json#/$defs/A: $ref cycle with no object in between`},
-		{"response answers nothing", `{"anyOf": [{"type": "object", "properties": {"id": {}, "method": {"type": "string"}, "params": {"anyOf": [{"allOf": [{"$ref": "#/$defs/A"}]}]}}},
-			{"type": "object", "properties": {"id": {}, "result": {"anyOf": [{"allOf": [{"$ref": "#/$defs/R"}]}]}}}],
-			"$defs": {"A": {"type": "object", "x-method": "ping", "x-side": "agent"}, "R": {"type": "object", "x-method": "pong", "x-side": "agent"}}}`,
+		{"response answers nothing", routedSchema([]string{"A"}, []string{"R"},
+			`"A": {"type": "object", "x-method": "ping", "x-side": "agent"}, "R": {"type": "object", "x-method": "pong", "x-side": "agent"}`),
 			`x.json#/$defs/R: response with x-method "pong" and x-side "agent" answers no request`},
 		{"cycle through a union", `{"$defs": {"A": {"anyOf": [{"$ref": "#/$defs/A"}, {"type": "string"}]}}}`, `variant A of A has no single JSON type`},
 		{"two variants of any value", `{"$defs": {"Any": {}, "U": {"anyOf": [{"title": "S", "type": "string"}, {"$ref": "#/$defs/Any"}, {"title": "T"}]}}}`, `U has two variants that accept any value`},

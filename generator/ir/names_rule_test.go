@@ -69,10 +69,9 @@ func TestNamingRule(t *testing.T) {
 // A def named like the constant of a method the schema has is qualified;
 // so is a method named like a connection's own method.
 func TestNamingRuleMethods(t *testing.T) {
-	m, err := build(t, `{"anyOf": [{"type": "object", "properties": {"id": {}, "method": {"type": "string"}, "params": {"anyOf": [{"allOf": [{"$ref": "#/$defs/RunRequest"}]}]}}},
-			{"type": "object", "properties": {"id": {}, "result": {"anyOf": [{"allOf": [{"$ref": "#/$defs/RunResponse"}]}]}}}],
-		"$defs": {"RunRequest": {"type": "object", "x-method": "run", "x-side": "agent"}, "RunResponse": {"type": "object", "x-method": "run", "x-side": "agent"},
-			"MethodRun": {"type": "string"}}}`)
+	m, err := build(t, routedSchema([]string{"RunRequest"}, []string{"RunResponse"},
+		`"RunRequest": {"type": "object", "x-method": "run", "x-side": "agent"}, "RunResponse": {"type": "object", "x-method": "run", "x-side": "agent"},
+			"MethodRun": {"type": "string"}`))
 	if err != nil {
 		t.Fatal(err)
 	}

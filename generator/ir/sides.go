@@ -1,9 +1,9 @@
 package ir
 
 // This file is the one reading of which side handles a method: the IR's
-// method table, the derived meta files (generator/meta) and the schema
-// comparison (generator/schemadiff) all take it from here, so they cannot
-// disagree.
+// method table is built from it, and the meta files (generator/meta), the
+// overlay gates and the schema comparison (generator/schemadiff) list the
+// IR's methods, so they cannot disagree.
 
 // Method kinds, as the routing unions classify the defs they reference.
 const (
@@ -35,8 +35,9 @@ var Routings = []Routing{
 	{"ProxyResponse", KindResponse, "proxy"},
 }
 
-// XSides are the values x-side takes: a handling side, or "both".
-var XSides = []string{"agent", "client", "protocol", "proxy", "both"}
+// inlineRoutings maps the titles of routing unions written inline in the
+// schema's top-level anyOf (not as $defs) to their handling side.
+var inlineRoutings = map[string]string{"ProtocolLevel": "protocol"}
 
 // HandlingSides is what an x-side value means: the sides that handle the
 // method. Schemas from 0.22.0 to 1.5.1 mark mcp/message "both": the agent

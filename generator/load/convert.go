@@ -137,7 +137,9 @@ func (s *Schema) assertion(k string, v *Node, c *converter) (ok bool, err error)
 func (s *Schema) extension(k string, v *Node, c *converter) (ok bool, err error) {
 	switch k {
 	case "x-method":
-		s.XMethod, err = c.str(k, v)
+		if s.XMethod, err = c.str(k, v); err == nil && s.XMethod == "" {
+			err = c.bad(k, "x-method must be a non-empty string")
+		}
 	case "x-side":
 		if s.XSide, err = c.str(k, v); err == nil {
 			switch s.XSide {

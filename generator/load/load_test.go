@@ -22,6 +22,7 @@ func TestLoadErrors(t *testing.T) {
 		{"remote ref", `{"$defs": {"A": {"$ref": "other.json#/A"}}}`, `x.json#/$defs/A/$ref: unsupported reference`},
 		{"unknown type", `{"$defs": {"A": {"type": "text"}}}`, `x.json#/$defs/A/type: unknown type "text"`},
 		{"unknown format", `{"$defs": {"A": {"type": "string", "format": "email"}}}`, `x.json#/$defs/A/format: unknown format "email"`},
+		{"empty x-method", `{"$defs": {"A": {"type": "object", "x-method": ""}}}`, `x.json#/$defs/A/x-method: x-method must be a non-empty string`},
 		{"bad x-side", `{"$defs": {"A": {"type": "object", "x-side": "server"}}}`, `x.json#/$defs/A/x-side: unknown x-side "server"`},
 		{"schema not object", `{"$defs": {"A": 3}}`, `x.json#/$defs/A: a schema must be an object or a boolean`},
 		{"nested $defs", `{"$defs": {"A": {"$defs": {}}}}`, `x.json#/$defs/A/$defs: $defs is only allowed at the document root`},

@@ -1,12 +1,10 @@
-// Package meta derives the ACP method table from a schema's annotations and
-// reads and writes upstream's meta.json layout.
+// Package meta writes and reads upstream's meta.json layout: the method
+// names each side handles.
 //
 // Upstream keeps meta.json / meta.unstable.json beside its schemas but does
-// not publish them in the npm package we pull, so we derive them: each
-// method's params and response $defs carry x-method (the wire name) and
-// x-side (the side that handles it), and the routing unions (AgentRequest,
-// ClientNotification, ...) say whether a def is a request, a notification or
-// a response.
+// not publish them in the npm package we pull, so we write them as a view of
+// the IR's method table (ir.Model.Methods), which is the one reading of the
+// schema's x-method/x-side annotations and routing unions.
 package meta
 
 import (
@@ -18,20 +16,13 @@ import (
 	"strings"
 
 	"github.com/acpgen/acpgen/generator/ir"
-	"github.com/acpgen/acpgen/generator/load"
 	"github.com/acpgen/acpgen/runtime/jsonpointer"
 )
-
-// ProtocolVersion is the ACP wire protocol version of the schemas we consume
-// (the v1 files). The schema types it only as a uint16, so upstream's meta
-// "version" comes from its SDK constant, not from the schema text.
-const ProtocolVersion = 1
 
 // Method kinds, as the IR names them.
 const (
 	Request      = ir.KindRequest
 	Notification = ir.KindNotification
-	response     = ir.KindResponse // only inside Derive: responses pair with requests
 )
 
 // Method is one routable JSON-RPC method as seen by the side handling it.
@@ -53,268 +44,34 @@ type Table struct {
 // (only in unstable schemas) last.
 var sideOrder = []string{"agent", "client", "protocol", "proxy"}
 
-// routing describes a union that routes messages to a handling side.
-type routing struct {
-	name string // $defs name, or the title of an inline union
-	ptr  string // JSON pointer of the union
-	node any
-	kind string
-	side string // handling side of the messages it routes
-}
-
-// namedUnions are the routing unions with their kind and handling side,
-// shared with the IR (ir.Routings). A union is named after the sender:
-// AgentRequest holds requests the agent sends, so the client handles them.
-var namedUnions = ir.Routings
-
-// inlineUnions maps the titles of routing unions written inline in the
-// schema's top-level anyOf (not as $defs) to their handling side.
-var inlineUnions = map[string]string{"ProtocolLevel": "protocol"}
-
-var validSides = ir.XSides
-
-// Derive builds the method table of a schema. file names the schema in
-// errors, each of which also gives a JSON pointer into it. All problems are
-// reported at once.
-func Derive(schema []byte, file string) (*Table, error) {
-	var root map[string]any
-	if err := json.Unmarshal(schema, &root); err != nil {
-		return nil, fmt.Errorf("%s: not a JSON object: %w", file, err)
+// FromModel is the method table of a built IR: the IR binds methods, sides
+// and kinds; the table only lays them out. version is written as meta's
+// "version". Two wire names of one side with one meta key (Key) could not
+// both be listed, so that is an error naming the second method's params def.
+func FromModel(m *ir.Model, version int) (*Table, error) {
+	t := &Table{Version: version}
+	for _, x := range m.Methods {
+		mt := Method{Wire: x.Wire, Side: x.Side, Kind: Request, Params: x.Params.Def}
+		if x.Notification {
+			mt.Kind = Notification
+		}
+		if x.Result != nil {
+			mt.Result = x.Result.Def
+		}
+		t.Methods = append(t.Methods, mt)
 	}
-	defs, _ := root["$defs"].(map[string]any)
-	if defs == nil {
-		return nil, fmt.Errorf("%s: no $defs object; is this an ACP schema?", file)
-	}
-	d := &deriver{file: file, defs: defs}
-	unions := d.unions(root)
-	if len(unions) == 0 && len(d.problems) == 0 {
-		return nil, fmt.Errorf("%s: none of the routing unions (AgentRequest, ClientRequest, ...) is in $defs; is this an ACP schema?", file)
-	}
-	t := d.derive(unions)
-	if len(d.problems) > 0 {
-		return nil, fmt.Errorf("%s: %d schema problem(s):\n  %s", file, len(d.problems), strings.Join(d.problems, "\n  "))
+	slices.SortFunc(t.Methods, func(a, b Method) int {
+		return cmpStrings(a.Side, b.Side, a.Wire, b.Wire, a.Kind, b.Kind)
+	})
+	keys := map[[2]string]string{} // side, meta key -> wire
+	for _, x := range m.Methods {
+		k := [2]string{x.Side, Key(x.Wire)}
+		if other, ok := keys[k]; ok && other != x.Wire {
+			return nil, fmt.Errorf("%s#%s: methods %q and %q of side %s share the meta key %q", x.Params.File, x.Params.Pointer, other, x.Wire, x.Side, k[1])
+		}
+		keys[k] = x.Wire
 	}
 	return t, nil
-}
-
-type deriver struct {
-	file     string
-	defs     map[string]any
-	problems []string
-}
-
-func (d *deriver) problem(ptr, format string, args ...any) {
-	d.problems = append(d.problems, fmt.Sprintf("%s#%s: %s", d.file, ptr, fmt.Sprintf(format, args...)))
-}
-
-func (d *deriver) unions(root map[string]any) []routing {
-	var out []routing
-	for _, u := range namedUnions {
-		if node, ok := d.defs[u.Union]; ok {
-			out = append(out, routing{name: u.Union, ptr: load.DefPointer(u.Union), node: node, kind: u.Kind, side: u.Side})
-		}
-	}
-	// Protocol-level messages are routed by a union written inline in the
-	// top-level anyOf; it is the entry that itself has a "method" property.
-	top, _ := root["anyOf"].([]any)
-	for i, e := range top {
-		entry, _ := e.(map[string]any)
-		props, _ := entry["properties"].(map[string]any)
-		ptr := fmt.Sprintf("/anyOf/%d", i)
-		if _, ok := props["method"]; !ok {
-			// npm 0.10.0 writes the protocol-level notifications as a bare
-			// union of their params, with no envelope around them.
-			if _, union := entry["anyOf"]; union && props == nil {
-				out = append(out, routing{name: "ProtocolLevel", ptr: ptr, node: entry, kind: Notification, side: "protocol"})
-			}
-			continue
-		}
-		title, _ := entry["title"].(string)
-		side, ok := inlineUnions[title]
-		if !ok {
-			d.problem(ptr, "inline routing union titled %q is not known; teach generator/meta its handling side", title)
-			continue
-		}
-		kind := Notification
-		if _, ok := props["id"]; ok {
-			kind = Request
-		}
-		out = append(out, routing{name: title, ptr: ptr, node: entry, kind: kind, side: side})
-	}
-	return out
-}
-
-type ref struct{ target, ptr string }
-
-// collectRefs finds the $refs naming a union's members. It follows the
-// combinators and only the params/result properties, so the id and error
-// parts of a message (RequestId, Error) are not mistaken for members.
-func collectRefs(node any, ptr string, out *[]ref) {
-	n, ok := node.(map[string]any)
-	if !ok {
-		return
-	}
-	if r, ok := n["$ref"].(string); ok {
-		*out = append(*out, ref{r, ptr + "/$ref"})
-	}
-	for _, k := range []string{"anyOf", "oneOf", "allOf"} {
-		list, _ := n[k].([]any)
-		for i, x := range list {
-			collectRefs(x, fmt.Sprintf("%s/%s/%d", ptr, k, i), out)
-		}
-	}
-	props, _ := n["properties"].(map[string]any)
-	for _, k := range []string{"params", "result"} {
-		if p, ok := props[k]; ok {
-			collectRefs(p, ptr+"/properties/"+k, out)
-		}
-	}
-}
-
-// isCatchAll reports whether a def accepts anything, as the extension
-// members (ExtRequest, ExtNotification, ...) do: they route every method
-// name not in the spec and so carry no x-method.
-func isCatchAll(def map[string]any) bool {
-	for k := range def {
-		if k != "description" && k != "title" && k != "$comment" && !strings.HasPrefix(k, "x-") {
-			return false
-		}
-	}
-	return true
-}
-
-type use struct {
-	def  string
-	wire string
-	ptr  string // of the $ref
-	u    *routing
-}
-
-type slot struct{ side, wire, kind string }
-
-func (d *deriver) derive(unions []routing) *Table {
-	uses := map[string][]use{}
-	var all []use
-	for i := range unions {
-		u := &unions[i]
-		var refs []ref
-		collectRefs(u.node, u.ptr, &refs)
-		for _, r := range refs {
-			name, ok := load.RefName(r.target)
-			def, found := d.defs[name].(map[string]any)
-			if !ok || !found {
-				d.problem(r.ptr, "%s member %q does not resolve to a $defs entry", u.name, r.target)
-				continue
-			}
-			wire, ok := def["x-method"].(string)
-			if !ok {
-				if !isCatchAll(def) {
-					d.problem(r.ptr, "routing union %s references %s, which has no x-method; annotate it or drop it from the union", u.name, name)
-				}
-				continue
-			}
-			us := use{def: name, wire: wire, ptr: r.ptr, u: u}
-			uses[name] = append(uses[name], us)
-			all = append(all, us)
-		}
-	}
-
-	for _, name := range slices.Sorted(maps.Keys(d.defs)) {
-		def, _ := d.defs[name].(map[string]any)
-		m, hasMethod := def["x-method"]
-		s, hasSide := def["x-side"]
-		wire, _ := m.(string)
-		side, _ := s.(string)
-		switch {
-		case hasMethod && wire == "":
-			d.problem(load.DefPointer(name)+"/x-method", "x-method must be a non-empty string")
-		case hasMethod && !hasSide:
-			d.problem(load.DefPointer(name), "x-method %q but no x-side; every method def must say which side handles it", wire)
-		case hasSide && !hasMethod:
-			d.problem(load.DefPointer(name), "x-side %q but no x-method", side)
-		}
-		if hasSide && !slices.Contains(validSides, side) {
-			raw, _ := json.Marshal(s)
-			d.problem(load.DefPointer(name)+"/x-side", "x-side %s is not one of %s", raw, strings.Join(validSides, ", "))
-		}
-		if hasMethod && wire != "" && len(uses[name]) == 0 {
-			d.problem(load.DefPointer(name), "x-method %q but no routing union references it, so nothing would route it", wire)
-		}
-	}
-
-	found := map[slot]use{}
-	for _, us := range all {
-		def := d.defs[us.def].(map[string]any)
-		side, _ := def["x-side"].(string)
-		if !slices.Contains(validSides, side) {
-			continue // already reported with the def
-		}
-		// The def is a method of every side its x-side names (ir.HandlingSides:
-		// "both" is the agent and the client); the union must route it to one.
-		sides := ir.HandlingSides(side)
-		if !slices.Contains(sides, us.u.side) {
-			d.problem(us.ptr, "%s has x-side %q but %s routes it to side %q", us.def, side, us.u.name, us.u.side)
-			continue
-		}
-		for _, s := range sides {
-			key := slot{s, us.wire, us.u.kind}
-			if prev, ok := found[key]; ok {
-				if prev.def != us.def {
-					d.problem(us.ptr, "%s %q for side %s is defined twice: by %s (at %s) and by %s", us.u.kind, us.wire, s, prev.def, prev.ptr, us.def)
-				}
-				continue
-			}
-			found[key] = us
-		}
-	}
-
-	t := &Table{Version: ProtocolVersion}
-	keys := map[[2]string]string{} // side, meta key -> wire
-	for _, key := range sortedSlots(found) {
-		us := found[key]
-		if key.kind == response {
-			if _, ok := found[slot{key.side, key.wire, Request}]; !ok {
-				d.problem(us.ptr, "response %s (x-method %q, side %s) answers no request", us.def, key.wire, key.side)
-			}
-			continue
-		}
-		m := Method{Wire: key.wire, Side: key.side, Kind: key.kind, Params: us.def}
-		if key.kind == Request {
-			resp, ok := found[slot{key.side, key.wire, response}]
-			if !ok {
-				d.problem(us.ptr, "request %s (x-method %q, side %s) has no response: no def with that x-method is in the %s response union", us.def, key.wire, key.side, responseUnion(key.side))
-			}
-			m.Result = resp.def
-		}
-		mk := [2]string{key.side, Key(key.wire)}
-		if other, ok := keys[mk]; ok && other != key.wire {
-			d.problem(us.ptr, "methods %q and %q of side %s share the meta key %q", other, key.wire, key.side, mk[1])
-		}
-		keys[mk] = key.wire
-		t.Methods = append(t.Methods, m)
-	}
-	return t
-}
-
-// responseUnion names the union holding responses from a handling side.
-func responseUnion(side string) string {
-	for _, u := range namedUnions {
-		if u.Kind == response && u.Side == side {
-			return u.Union
-		}
-	}
-	return "(no response union for side " + side + ")"
-}
-
-func sortedSlots(m map[slot]use) []slot {
-	out := make([]slot, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.SortFunc(out, func(a, b slot) int {
-		return cmpStrings(a.side, b.side, a.wire, b.wire, a.kind, b.kind)
-	})
-	return out
 }
 
 func cmpStrings(pairs ...string) int {

@@ -7,14 +7,15 @@
 package overlay
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/acpgen/acpgen/generator/ir"
 	"github.com/acpgen/acpgen/generator/load"
-	"github.com/acpgen/acpgen/generator/meta"
 	"github.com/acpgen/acpgen/generator/tables"
 	"github.com/acpgen/acpgen/runtime/jsonpointer"
 )
@@ -61,8 +62,9 @@ type Result struct {
 	AddedDefs []string
 	// Doc is Schema loaded, when overlays were applied (nil otherwise).
 	Doc *load.Document
-	// Methods is the method table of Schema, when the overlays needed it (nil otherwise).
-	Methods *meta.Table
+	// Model is the IR of Doc, when binding gates needed it (nil otherwise);
+	// its Channel is unset.
+	Model *ir.Model
 }
 
 // Presence: Def's Member must be present (an empty list when there is
@@ -767,27 +769,22 @@ func occurrences(doc *load.Document, s *load.Schema, name, target, path string, 
 func jsonInt(i int64) json.Number { return json.Number(fmt.Sprint(i)) }
 
 // resolveGates binds member gates to the methods whose params or result the
-// def is, as the merged schema's routing unions say, and presence rules to
-// every place their def occurs inside a method's params or result.
+// def is, as the merged schema's IR says, and presence rules to every place
+// their def occurs inside a method's params or result.
 func (a *applier) resolveGates() error {
 	if len(a.gates) == 0 && len(a.res.Presence) == 0 {
 		return nil
 	}
-	t, err := meta.Derive(a.res.Schema, a.baseFile+" (with overlays)")
+	m, err := ir.Build(a.res.Doc, "")
 	if err != nil {
 		return err
 	}
-	a.res.Methods = t
+	a.res.Model = m
 	doc := a.res.Doc
+	methods := byWire(m.Methods)
 	for _, p := range a.res.Presence {
-		for _, m := range t.Methods {
-			for _, role := range []struct {
-				def    string
-				result bool
-			}{{m.Params, false}, {m.Result, true}} {
-				if role.def == "" {
-					continue
-				}
+		for _, m := range methods {
+			for _, role := range roles(m) {
 				var at []string
 				occurrences(doc, doc.Def(role.def), role.def, p.Def, "", map[string]bool{}, &at)
 				for _, path := range at {
@@ -802,11 +799,8 @@ func (a *applier) resolveGates() error {
 			continue
 		}
 		n := 0
-		for _, m := range t.Methods {
-			for _, role := range []struct {
-				def    string
-				result bool
-			}{{m.Params, false}, {m.Result, true}} {
+		for _, m := range methods {
+			for _, role := range roles(m) {
 				if role.def == g.def {
 					a.res.Gates = append(a.res.Gates, tables.Gate{Method: m.Wire, Path: "/" + g.member, Result: role.result, Capability: g.capability, Source: g.source})
 					n++
@@ -818,4 +812,41 @@ func (a *applier) resolveGates() error {
 		}
 	}
 	return nil
+}
+
+// byWire orders methods by side, wire name and kind (notifications first),
+// so the gate rows come out in one order whatever the schema's def order.
+func byWire(ms []*ir.Method) []*ir.Method {
+	out := slices.Clone(ms)
+	slices.SortStableFunc(out, func(a, b *ir.Method) int {
+		if c := strings.Compare(a.Side, b.Side); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.Wire, b.Wire); c != 0 {
+			return c
+		}
+		return cmp.Compare(boolInt(!a.Notification), boolInt(!b.Notification))
+	})
+	return out
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+type role struct {
+	def    string
+	result bool
+}
+
+// roles are the defs a method carries: its params, and its result if any.
+func roles(m *ir.Method) []role {
+	out := []role{{m.Params.Def, false}}
+	if m.Result != nil {
+		out = append(out, role{m.Result.Def, true})
+	}
+	return out
 }

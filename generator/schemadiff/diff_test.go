@@ -13,19 +13,32 @@ import (
 )
 
 // envelope routes the defs named in reqs (with their responses) and notes.
+// envelope routes requests and notifications to the agent; a notification
+// named "client:X" is routed to the client instead.
 func envelope(reqs, notes []string) string {
-	var p, r, n []string
+	var p, r, n, cn []string
 	for _, x := range reqs {
 		p = append(p, fmt.Sprintf(`{"$ref": "#/$defs/%sRequest"}`, x))
 		r = append(r, fmt.Sprintf(`{"$ref": "#/$defs/%sResponse"}`, x))
 	}
 	for _, x := range notes {
+		if name, ok := strings.CutPrefix(x, "client:"); ok {
+			cn = append(cn, fmt.Sprintf(`{"$ref": "#/$defs/%sNotification"}`, name))
+			continue
+		}
 		n = append(n, fmt.Sprintf(`{"$ref": "#/$defs/%sNotification"}`, x))
 	}
-	return fmt.Sprintf(`"ClientRequest": {"x-docs-ignore": true, "properties": {"id": {"type": "integer"}, "method": {"type": "string"}, "params": {"anyOf": [%s]}}},
-	"AgentResponse": {"x-docs-ignore": true, "properties": {"id": {"type": "integer"}, "result": {"anyOf": [%s]}}},
-	"ClientNotification": {"x-docs-ignore": true, "properties": {"method": {"type": "string"}, "params": {"anyOf": [%s]}}}`,
-		strings.Join(p, ","), strings.Join(r, ","), strings.Join(n, ","))
+	out := fmt.Sprintf(`"ClientRequest": {"x-docs-ignore": true, "properties": {"id": {"type": "integer"}, "method": {"type": "string"}, "params": {"anyOf": [%s]}}},
+	"AgentResponse": {"x-docs-ignore": true, "properties": {"id": {"type": "integer"}, "result": {"anyOf": [%s]}}}`,
+		strings.Join(p, ","), strings.Join(r, ","))
+	for i, list := range [][]string{n, cn} {
+		if len(list) > 0 {
+			out += fmt.Sprintf(`,
+	"%s": {"x-docs-ignore": true, "properties": {"method": {"type": "string"}, "params": {"anyOf": [%s]}}}`,
+				[]string{"ClientNotification", "AgentNotification"}[i], strings.Join(list, ","))
+		}
+	}
+	return out
 }
 
 func surface(t *testing.T, defs string) *Surface {
@@ -94,7 +107,7 @@ const newDefs = `
 
 func TestClassifier(t *testing.T) {
 	old := surface(t, oldDefs+envelope([]string{"New", "Old"}, []string{"Cancel"}))
-	new := surface(t, newDefs+envelope([]string{"New", "Fork"}, []string{"Cancel"}))
+	new := surface(t, newDefs+envelope([]string{"New", "Fork"}, []string{"client:Cancel"}))
 	var got []string
 	for _, c := range Compare(old, new) {
 		got = append(got, fmt.Sprintf("%s %s %s %s", c.Class, c.Op, c.Category, c.Subject))
@@ -136,7 +149,7 @@ func TestClassifier(t *testing.T) {
 
 func TestNotes(t *testing.T) {
 	old := surface(t, oldDefs+envelope([]string{"New", "Old"}, []string{"Cancel"}))
-	new := surface(t, newDefs+envelope([]string{"New", "Fork"}, []string{"Cancel"}))
+	new := surface(t, newDefs+envelope([]string{"New", "Fork"}, []string{"client:Cancel"}))
 	detail := map[string]string{}
 	for _, c := range Compare(old, new) {
 		detail[c.Subject] = c.Detail
@@ -174,8 +187,8 @@ func TestIdentical(t *testing.T) {
 func TestReportFormats(t *testing.T) {
 	oldDir, newDir := t.TempDir(), t.TempDir()
 	os.WriteFile(filepath.Join(oldDir, "schema.unstable.json"), []byte(`{"$defs": {`+oldDefs+envelope([]string{"New", "Old"}, []string{"Cancel"})+`}}`), 0o644)
-	os.WriteFile(filepath.Join(newDir, "schema.unstable.json"), []byte(`{"$defs": {`+newDefs+envelope([]string{"New", "Fork"}, []string{"Cancel"})+`}}`), 0o644)
-	os.WriteFile(filepath.Join(newDir, "schema.json"), []byte(`{"$defs": {`+newDefs+envelope([]string{"New", "Fork"}, []string{"Cancel"})+`}}`), 0o644)
+	os.WriteFile(filepath.Join(newDir, "schema.unstable.json"), []byte(`{"$defs": {`+newDefs+envelope([]string{"New", "Fork"}, []string{"client:Cancel"})+`}}`), 0o644)
+	os.WriteFile(filepath.Join(newDir, "schema.json"), []byte(`{"$defs": {`+newDefs+envelope([]string{"New", "Fork"}, []string{"client:Cancel"})+`}}`), 0o644)
 	r, err := Diff(Side{"v1", oldDir}, Side{"v2", newDir}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -2,9 +2,9 @@
 // classifies every change as additive or breaking for a Go SDK generated from
 // it, for release notes and for deciding the next SDK version.
 //
-// It reads schemas with the strict loader but not through the IR: an
-// upstream revision the generator cannot (yet) build, such as an old release,
-// must still be comparable with the current one.
+// It reads types with the strict loader, closer to the schema text than the
+// IR's Go shapes, and takes the methods from the IR, so a revision compares
+// only when acpgen can build it (every published release can: see the sweep).
 package schemadiff
 
 import (
@@ -512,67 +512,22 @@ func docs(s *load.Schema) string {
 	return strings.Join(texts, "\x00")
 }
 
-// methods reads the method bindings: defs with x-method, classified by the
-// routing union that carries them. An x-method def no union routes (0.10.0's
-// $/cancel_request) is classified by its name, so old revisions still diff.
+// methods takes the method bindings from the IR, the one reading of which
+// defs are requests, notifications and responses and which side handles them.
 func (x *extractor) methods() error {
-	kinds := map[string]string{}
-	collect := func(under *load.Schema, role string) {
-		load.Walk(under, func(s *load.Schema) bool {
-			if r := refName(s); r != "" {
-				if d := x.doc.Def(r); d != nil && d.XMethod != "" {
-					kinds[r] = role
-				}
-			}
-			return true
-		})
+	m, err := ir.Build(x.doc, "")
+	if err != nil {
+		return err
 	}
-	load.Walk(x.doc.Root, func(s *load.Schema) bool {
-		if p := s.Property("params"); p != nil && s.Property("method") != nil {
-			if s.Property("id") != nil {
-				collect(p, "request")
-			} else {
-				collect(p, "notification")
-			}
+	for _, im := range m.Methods {
+		mt := &Method{Wire: im.Wire, Kind: ir.KindRequest, Side: im.Side, Params: im.Params.Def}
+		if im.Notification {
+			mt.Kind = ir.KindNotification
 		}
-		if r := s.Property("result"); r != nil {
-			collect(r, "response")
+		if im.Result != nil {
+			mt.Result = im.Result.Def
 		}
-		return true
-	})
-	role := func(def string) string {
-		if k := kinds[def]; k != "" {
-			return k
-		}
-		for _, suffix := range []string{"Request", "Notification", "Response"} {
-			if strings.HasSuffix(def, suffix) {
-				return strings.ToLower(suffix)
-			}
-		}
-		return "request"
-	}
-	results := map[string]string{} // wire + side -> def
-	for _, d := range x.doc.Root.Defs {
-		if d.Schema.XMethod != "" && role(d.Name) == "response" {
-			for _, side := range ir.HandlingSides(d.Schema.XSide) {
-				results[d.Schema.XMethod+" "+side] = d.Name
-			}
-		}
-	}
-	for _, d := range x.doc.Root.Defs {
-		s := d.Schema
-		r := role(d.Name)
-		if s.XMethod == "" || r == "response" {
-			continue
-		}
-		// x-side "both" is a method of each side, as the IR generates it.
-		for _, side := range ir.HandlingSides(s.XSide) {
-			m := &Method{Wire: s.XMethod, Kind: r, Side: side, Params: d.Name}
-			if r == "request" {
-				m.Result = results[s.XMethod+" "+side]
-			}
-			x.add(m)
-		}
+		x.add(mt)
 	}
 	return nil
 }

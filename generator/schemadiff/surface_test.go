@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// x-side "both" is read as the IR reads it (ir.HandlingSides): a method of
+// x-side "both" is read as the IR reads it: a method of
 // the agent and of the client, so moving from "both" to one side is the
 // removal of the other side's method.
 func TestSurfaceBothSides(t *testing.T) {
