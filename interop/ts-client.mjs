@@ -9,51 +9,12 @@ import * as acp from "@agentclientprotocol/sdk";
 import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import { isDeepStrictEqual } from "node:util";
+import { StepFailure, ok, check, expectError, next } from "./steps.mjs";
 
 const [agentPath, cwd, ...additionalDirectories] = process.argv.slice(2);
 if (!agentPath || !cwd || additionalDirectories.length === 0) {
   console.error("usage: node ts-client.mjs AGENT_BINARY CWD ADDITIONAL_DIR...");
   process.exit(2);
-}
-
-class StepFailure extends Error {
-  constructor(step, message) {
-    super(message);
-    this.step = step;
-  }
-}
-
-function ok(step, details) {
-  console.log(`ok ${step}: ${details}`);
-}
-
-function check(step, cond, message) {
-  if (!cond) {
-    throw new StepFailure(step, message);
-  }
-}
-
-// expectError runs a request that must be answered with a JSON-RPC error code.
-async function expectError(step, code, promise) {
-  try {
-    const result = await promise;
-    throw new StepFailure(step, `answered ${JSON.stringify(result)}, want error ${code}`);
-  } catch (e) {
-    if (e instanceof StepFailure) {
-      throw e;
-    }
-    check(step, e instanceof acp.RequestError && e.code === code, `got ${e}, want error ${code}`);
-    return e;
-  }
-}
-
-// next reads the session's next update or stop message, failing after 10 s.
-function next(step, session) {
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new StepFailure(step, "no session update within 10 s")), 10_000);
-  });
-  return Promise.race([session.nextUpdate(), timeout]).finally(() => clearTimeout(timer));
 }
 
 function chunkText(step, message) {

@@ -10,41 +10,12 @@ import { createHttpStream } from "@agentclientprotocol/sdk/experimental/http-cli
 import { createWebSocketStream } from "@agentclientprotocol/sdk/experimental/ws-client";
 import { isDeepStrictEqual } from "node:util";
 import { WebSocket } from "ws";
+import { StepFailure, ok, check, expectError } from "./steps.mjs";
 
 const [profile, url, token, cwd, ...additionalDirectories] = process.argv.slice(2);
 if (!["ws", "http"].includes(profile) || !url || !cwd || additionalDirectories.length === 0) {
   console.error("usage: node ts-remote-client.mjs ws|http URL TOKEN CWD ADDITIONAL_DIR...");
   process.exit(2);
-}
-
-class StepFailure extends Error {
-  constructor(step, message) {
-    super(message);
-    this.step = step;
-  }
-}
-
-function ok(step, details) {
-  console.log(`ok ${step}: ${details}`);
-}
-
-function check(step, cond, message) {
-  if (!cond) {
-    throw new StepFailure(step, message);
-  }
-}
-
-async function expectError(step, code, promise) {
-  try {
-    const result = await promise;
-    throw new StepFailure(step, `answered ${JSON.stringify(result)}, want error ${code}`);
-  } catch (e) {
-    if (e instanceof StepFailure) {
-      throw e;
-    }
-    check(step, e instanceof acp.RequestError && e.code === code, `got ${e}, want error ${code}`);
-    return e;
-  }
 }
 
 function stream() {
