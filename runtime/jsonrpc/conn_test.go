@@ -436,6 +436,59 @@ func TestNotificationNotBehindRunningRequest(t *testing.T) {
 	wantResult(t, p.recvFrame(), `1`, `{"stopReason":"cancelled"}`)
 }
 
+// A handler that blocks on something other than a Call of its own (here,
+// the next request's handler) without saying so: the reader goes on reading,
+// so the request it waits for runs.
+func TestBlockedHandlerDoesNotStopReading(t *testing.T) {
+	second := make(chan struct{})
+	h := funcs{req: func(ctx context.Context, method string, _ wire.Raw) (wire.Raw, error) {
+		if method == "second" {
+			close(second)
+			return wire.Raw(`{}`), nil
+		}
+		select {
+		case <-second:
+			return wire.Raw(`{"waited":true}`), nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}}
+	p := newPeer(t, h, Options{})
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"first"}`)
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"second"}`)
+	// Both are answered, in either order once second has run.
+	got := map[string]string{}
+	for range 2 {
+		f := p.recvFrame()
+		if f.Error != nil {
+			t.Fatalf("error %+v", f.Error)
+		}
+		got[string(f.ID)] = string(f.Result)
+	}
+	if got["1"] != `{"waited":true}` || got["2"] != `{}` {
+		t.Fatalf("answers %v", got)
+	}
+}
+
+// A request on the input's last line, whose handler waits for shutdown: Run
+// still sees EOF and returns, and the handler's answer is written.
+func TestEOFWhileLastRequestRuns(t *testing.T) {
+	h := funcs{req: func(ctx context.Context, _ string, _ wire.Raw) (wire.Raw, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}}
+	for _, in := range []string{`{"jsonrpc":"2.0","id":1,"method":"wait"}` + "\n", `{"jsonrpc":"2.0","id":1,"method":"wait"}`} {
+		var out syncBuffer
+		c := NewConn(strings.NewReader(in), &out, h, Options{Logger: quietLogger()})
+		runErr := make(chan error, 1)
+		go func() { runErr <- c.Run(context.Background()) }()
+		if err := within(t, runErr, "Run"); err != nil {
+			t.Fatal(err)
+		}
+		wantError(t, decodeFrame(t, strings.TrimSpace(out.String())), "1", wire.CodeCancelled)
+	}
+}
+
 func TestNotifyBeforeResponseOrdering(t *testing.T) {
 	var p *peer
 	h := funcs{req: func(ctx context.Context, _ string, _ wire.Raw) (wire.Raw, error) {
