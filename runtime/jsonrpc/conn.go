@@ -146,8 +146,12 @@ type Conn struct {
 	noteHeld int       // of held, the notifications' share
 	direct   int       // pending calls made from notification handlers
 
-	// Inline requests, guarded by mu; see runInline.
-	inlining bool        // a request runs on the goroutine holding the reading role
+	// Inline requests, guarded by mu; see runInline. inlining is set while a
+	// request runs inline and no goroutine reads: a goroutine that ends an
+	// inline request while it is set clears it and reads on, handOff clears
+	// it and starts a reader. So one goroutine reads at a time (not always the
+	// one that set it).
+	inlining bool
 	runs     uint64      // requests run inline so far
 	watched  uint64      // the value of runs at the watchdog's last tick
 	ticking  bool        // the watchdog is armed

@@ -470,6 +470,63 @@ func TestBlockedHandlerDoesNotStopReading(t *testing.T) {
 	}
 }
 
+// Requests arriving one at a time whose handlers take from nothing to
+// several watchdog periods, some calling the peer: the reading role passes
+// between goroutines while earlier requests still run, and again while they
+// finish. Every request is answered once, with its own result, and under
+// -race no two goroutines read at once.
+func TestInlineHandOffsUnderLoad(t *testing.T) {
+	const n = 300
+	var p *peer
+	h := funcs{req: func(ctx context.Context, _ string, params wire.Raw) (wire.Raw, error) {
+		var v struct{ I int }
+		if err := json.Unmarshal(params, &v); err != nil {
+			return nil, err
+		}
+		switch v.I % 4 {
+		case 1:
+			time.Sleep(time.Duration(v.I%7) * 150 * time.Microsecond)
+		case 2:
+			if _, err := p.conn.Call(ctx, "ask", params); err != nil {
+				return nil, err
+			}
+		}
+		return params, nil
+	}}
+	p = newPeer(t, h, Options{})
+	got := make(chan frame, n)
+	go func() {
+		for range n + n/4 {
+			l, ok := <-p.lines
+			if !ok {
+				return
+			}
+			var f frame
+			if err := json.Unmarshal([]byte(l), &f); err != nil {
+				t.Errorf("frame %q: %v", l, err)
+				return
+			}
+			if f.Method == "ask" {
+				go io.WriteString(p.in, `{"jsonrpc":"2.0","id":`+string(f.ID)+`,"result":{}}`+"\n")
+				continue
+			}
+			got <- f
+		}
+	}()
+	for i := range n {
+		p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"m","params":{"i":%d}}`, i, i))
+	}
+	seen := map[string]bool{}
+	for range n {
+		f := within(t, got, "answer")
+		want := `{"i":` + string(f.ID) + `}`
+		if f.Error != nil || string(f.Result) != want || seen[string(f.ID)] {
+			t.Fatalf("answer %+v (seen before: %v)", f, seen[string(f.ID)])
+		}
+		seen[string(f.ID)] = true
+	}
+}
+
 // A request on the input's last line, whose handler waits for shutdown: Run
 // still sees EOF and returns, and the handler's answer is written.
 func TestEOFWhileLastRequestRuns(t *testing.T) {
