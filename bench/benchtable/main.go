@@ -166,12 +166,13 @@ func pingPong(w io.Writer, res map[string]result) {
 	}
 	fmt.Fprintln(w, "\nDispatch ping-pong over in-memory pipes (one request frame in, its response out), µs (allocs/op), medians:")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| message | acpgen | peer | floor (read a line, write a line) | acpgen ÷ floor (target ≤ 2.0) | peer ÷ acpgen |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| message | acpgen | peer | floor (read a line, write a line) | acpgen ÷ floor (target ≤ 2.0) | peer ÷ acpgen | CPU µs per request: acpgen, floor (ratio) |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 	for _, m := range []string{"session_new", "prompt"} {
 		a, p, f := res["BenchmarkPingPong/"+m+"/acpgen"], res["BenchmarkPingPong/"+m+"/peer"], res["BenchmarkPingPong/"+m+"/floor"]
-		fmt.Fprintf(w, "| %s | %s (%.0f) | %s (%.0f) | %s | %.1f %s | %.1f |\n", m, us(a.ns), a.allocs, us(p.ns), p.allocs, us(f.ns),
-			a.ns/f.ns, verdict(a.ns/f.ns <= 2), p.ns/a.ns)
+		ac, fc := a.metrics["cpu-ns/op"], f.metrics["cpu-ns/op"]
+		fmt.Fprintf(w, "| %s | %s (%.0f) | %s (%.0f) | %s | %.1f %s | %.1f | %s, %s (%.1f) |\n", m, us(a.ns), a.allocs, us(p.ns), p.allocs, us(f.ns),
+			a.ns/f.ns, verdict(a.ns/f.ns <= 2), p.ns/a.ns, us(ac), us(fc), ac/fc)
 	}
 }
 

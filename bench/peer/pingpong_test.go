@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"syscall"
 	"testing"
 
 	peeracp "github.com/coder/acp-go-sdk"
@@ -51,7 +52,10 @@ func (p *pipes) roundTrip(b *testing.B, frame []byte) []byte {
 // out, the next request sent only after the response arrived, so each
 // iteration is the connection's latency rather than its throughput.
 // floor is a goroutine reading a line and writing a fixed line back: the
-// cost of the pipes and the goroutine hand-offs alone.
+// cost of the pipes and the goroutine hand-offs alone. cpu-ns/op is the
+// process's CPU time (every goroutine, the GC, idle threads spinning) per
+// request: on a machine shared with other work it scatters less than the
+// wall time.
 func BenchmarkPingPong(b *testing.B) {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	initialize := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":%d}}`+"\n", acp.CurrentProtocolVersion)
@@ -95,9 +99,11 @@ func BenchmarkPingPong(b *testing.B) {
 					b.Fatalf("%s answered %s", impl.name, line)
 				}
 				b.ReportAllocs()
+				start := cpuTime()
 				for b.Loop() {
 					p.roundTrip(b, frame)
 				}
+				b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
 			})
 		}
 	}
@@ -147,4 +153,11 @@ func (peerAgent) SetSessionConfigOption(context.Context, peeracp.SetSessionConfi
 
 func (peerAgent) SetSessionMode(context.Context, peeracp.SetSessionModeRequest) (peeracp.SetSessionModeResponse, error) {
 	return peeracp.SetSessionModeResponse{}, peeracp.NewMethodNotFound(peeracp.AgentMethodSessionSetMode)
+}
+
+// cpuTime is the CPU time (user and system) the process has used, in ns.
+func cpuTime() int64 {
+	var u syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &u)
+	return u.Utime.Nano() + u.Stime.Nano()
 }

@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/acpgen/acpgen/runtime/wire"
 )
@@ -145,12 +146,24 @@ type Conn struct {
 	noteHeld int       // of held, the notifications' share
 	direct   int       // pending calls made from notification handlers
 
-	notes   queue
-	wg      sync.WaitGroup // handlers and the notification goroutine
-	done    chan struct{}  // closed at shutdown
-	closing chan struct{}  // closed by Close
-	jobs    chan job       // unbuffered: hand-off to an idle worker
-	once    sync.Once
+	// Inline requests, guarded by mu; see runInline. inlining is set while a
+	// request runs inline and no goroutine reads: a goroutine that ends an
+	// inline request while it is set clears it and reads on, handOff clears
+	// it and starts a reader. So one goroutine reads at a time (not always the
+	// one that set it).
+	inlining bool
+	runs     uint64      // requests run inline so far
+	watched  uint64      // the value of runs at the watchdog's last tick
+	ticking  bool        // the watchdog is armed
+	watchdog *time.Timer // ticks every inlineSlice while requests run inline
+
+	readDone chan error // the reading role's end: nil at EOF, or the read error
+	notes    queue
+	wg       sync.WaitGroup // handlers and the notification goroutine
+	done     chan struct{}  // closed at shutdown
+	closing  chan struct{}  // closed by Close
+	jobs     chan job       // unbuffered: hand-off to an idle worker
+	once     sync.Once
 }
 
 type pendingCall struct {
@@ -222,6 +235,8 @@ func NewConn(r io.Reader, w io.Writer, h Handler, o Options) *Conn {
 	c.mw, _ = w.(MessageWriter)
 	c.flow.L = &c.mu
 	c.notes.init()
+	c.watchdog = time.AfterFunc(time.Hour, c.tick)
+	c.watchdog.Stop()
 	return c
 }
 
@@ -245,17 +260,17 @@ func (c *Conn) Run(ctx context.Context) error {
 		return nil
 	}
 	c.base, c.stop = context.WithCancel(ctx)
+	c.readDone = make(chan error, 1) // buffered: an abandoned reader still exits
 	c.wg.Add(1)
 	c.mu.Unlock()
 
 	go c.notificationLoop()
-	readDone := make(chan error, 1) // buffered: an abandoned reader still exits
-	go func() { readDone <- c.readLoop() }()
+	go c.read()
 
 	var err error
 	early := true // stopped before the reader finished
 	select {
-	case err = <-readDone:
+	case err = <-c.readDone:
 		early = false
 	case <-ctx.Done():
 		err = ctx.Err()
@@ -316,7 +331,19 @@ func (c *Conn) isClosed() bool {
 	}
 }
 
-// readLoop reads frames until EOF or a read error.
+// read holds the reading role: one goroutine at a time runs it, first the
+// one Run starts, then each one handOff starts.
+func (c *Conn) read() {
+	if err := c.readLoop(); err != errHandedOff {
+		c.readDone <- err
+	}
+}
+
+// errHandedOff ends a readLoop whose reading role passed to another goroutine
+// while it ran a request inline.
+var errHandedOff = errors.New("jsonrpc: reading handed off")
+
+// readLoop reads frames until EOF, a read error or handOff.
 func (c *Conn) readLoop() error {
 	for {
 		frame, tooBig, err := c.next()
@@ -328,7 +355,9 @@ func (c *Conn) readLoop() error {
 			c.log.Warn("jsonrpc: frame too large, skipped", "max", c.maxFrame)
 			c.replyError(nil, invalidRequest(fmt.Sprintf("frame exceeds %d bytes", c.maxFrame)).rpc())
 		case !blank(frame):
-			c.handleFrame(frame)
+			if !c.handleFrame(frame, c.mayInline(err)) {
+				return errHandedOff
+			}
 		}
 		if err != nil {
 			if err == io.EOF {
@@ -337,6 +366,16 @@ func (c *Conn) readLoop() error {
 			return fmt.Errorf("jsonrpc: read: %w", err)
 		}
 	}
+}
+
+// mayInline reports whether a request just read may run inline (see
+// runInline): only when the next frame has not arrived yet, so that the
+// reader would wait anyway. Frames already buffered (a peer pipelining
+// requests) go to workers, and the reader reads on while they run. A frame
+// read with the input's end never runs inline: the goroutine taking over
+// would read past the end again.
+func (c *Conn) mayInline(err error) bool {
+	return err == nil && (c.br == nil || c.br.Buffered() == 0)
 }
 
 // next returns the next frame: a message of a MessageReader, or a line.
@@ -418,7 +457,9 @@ func blank(b []byte) bool {
 }
 
 // handleFrame classifies one frame and dispatches it, on the reader goroutine.
-func (c *Conn) handleFrame(frame []byte) {
+// It reports whether this goroutine still holds the reading role; mayInline
+// lets a request run on it (see runInline).
+func (c *Conn) handleFrame(frame []byte, mayInline bool) (reading bool) {
 	var m message
 	e := parse(&c.dec, frame, &m)
 	c.dec.Reset(nil, wire.Strict) // hold on to no frame between reads
@@ -429,21 +470,21 @@ func (c *Conn) handleFrame(frame []byte) {
 			c.deliver(m.callID, m.id, callResult{err: fmt.Errorf("%w: %s", ErrMalformedResponse, e.reason)})
 		}
 		c.replyError(m.replyID, e.rpc())
-		return
+		return true
 	}
 	switch m.kind {
 	case kindRequest:
-		c.startRequest(&m, len(frame)+FrameOverhead)
+		return c.startRequest(&m, len(frame)+FrameOverhead, mayInline)
 	case kindNotification:
 		if m.method == CancelRequestMethod {
 			c.cancelInbound(m.params)
-			return
+			return true
 		}
 		c.queueNotification(note{method: m.method, params: m.params, cost: len(frame) + FrameOverhead})
 	case kindResponse:
 		if m.callID == 0 {
 			c.logUnknownResponse(&m)
-			return
+			return true
 		}
 		var r callResult
 		if m.rpcErr != nil {
@@ -457,11 +498,12 @@ func (c *Conn) handleFrame(frame []byte) {
 		if !c.isDirect(m.callID) {
 			id, rawID := m.callID, append(wire.Raw(nil), m.id...)
 			if c.notes.pushIfBusy(note{then: func() { c.deliver(id, rawID, r) }}) {
-				return
+				return true
 			}
 		}
 		c.deliver(m.callID, m.id, r)
 	}
+	return true
 }
 
 // isDirect reports whether the call waiting for id was made from a
@@ -562,10 +604,11 @@ func (c *Conn) AwaitingInput() (done func()) {
 var errOverloaded = &wire.RPCError{Code: CodeOverloaded, Message: "Server overloaded: too many requests in flight; retry later"}
 
 // startRequest admits an inbound request, once there is room for it, and
-// starts its goroutine; past the bounds, when pausing is not safe, it refuses
-// the request with CodeOverloaded. cost is what the frame counts against
-// MaxBuffered.
-func (c *Conn) startRequest(m *message, cost int) {
+// runs it inline (see runInline) or hands it to a worker; past the bounds,
+// when pausing is not safe, it refuses the request with CodeOverloaded. cost
+// is what the frame counts against MaxBuffered. It reports whether this
+// goroutine still holds the reading role.
+func (c *Conn) startRequest(m *message, cost int, mayInline bool) (reading bool) {
 	in := &inbound{key: idKey(m.id), cost: cost}
 	c.mu.Lock()
 	for !c.closed && !(c.requests < c.maxInFlight && (c.held+cost <= c.maxBuffered || c.held == 0)) {
@@ -575,7 +618,7 @@ func (c *Conn) startRequest(m *message, cost int) {
 			c.log.Warn("jsonrpc: request refused, the connection is at its bounds", "method", m.method, "id", string(m.id),
 				"inFlight", n, "maxInFlight", c.maxInFlight, "held", held, "maxBuffered", c.maxBuffered)
 			c.replyError(m.id, errOverloaded)
-			return
+			return true
 		}
 		c.wait()
 	}
@@ -583,7 +626,7 @@ func (c *Conn) startRequest(m *message, cost int) {
 		// Read as the connection shut down (Close, end of Run's context).
 		c.mu.Unlock()
 		c.log.Debug("jsonrpc: request read during shutdown not handled", "method", m.method, "id", string(m.id))
-		return
+		return true
 	}
 	c.requests++
 	c.held += cost
@@ -592,13 +635,94 @@ func (c *Conn) startRequest(m *message, cost int) {
 	in.next = c.inflight[in.key]
 	c.inflight[in.key] = in
 	c.wg.Add(1) // under mu, so it happens before shutdown's Wait
+	// Inline only when the reader could pause anyway (no answer or later
+	// message awaited) and a handler slot is free at once.
+	inline := mayInline && c.pauseSafe() && c.trySlot()
+	if inline {
+		c.inlining = true
+		c.runs++
+		if !c.ticking {
+			c.ticking, c.watched = true, c.runs
+			c.watchdog.Reset(inlineSlice)
+		}
+	}
 	c.mu.Unlock()
 	j := job{ctx, in, m.id, m.method, m.params}
+	if inline {
+		return c.runInline(j)
+	}
 	select {
 	case c.jobs <- j: // an idle worker takes it
 	default:
 		c.wg.Add(1)
 		go c.worker(j)
+	}
+	return true
+}
+
+// trySlot takes a handler slot if one is free.
+func (c *Conn) trySlot() bool {
+	select {
+	case c.sem <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
+// inlineSlice is the watchdog's period: a request runs inline, answer
+// written included, for one to two periods before the reading role passes to
+// a new goroutine.
+const inlineSlice = 200 * time.Microsecond
+
+// runInline runs a request on the goroutine holding the reading role, with a
+// slot already taken: no hand-off to a worker and back (two goroutine
+// switches and a wake-up per request). The reader stops meanwhile, so the
+// role passes to a new goroutine (handOff) as soon as anything makes a Call,
+// whose answer the reader must read, or once the request has run for one to
+// two inlineSlice periods (tick), as it may be waiting for anything (a
+// $/cancel_request, a later request, the peer to read our writes). It reports
+// whether this goroutine still holds the role.
+func (c *Conn) runInline(j job) (reading bool) {
+	c.answer(j, true)
+	c.mu.Lock()
+	reading = c.inlining
+	c.inlining = false
+	c.mu.Unlock()
+	c.wg.Done()
+	return reading
+}
+
+// tick is the watchdog: it hands the reading role off from a request that has
+// run inline since the last tick, and ticks again while requests run inline.
+// A watchdog rather than a timer per request: arming and stopping a timer for
+// every request would cost a good part of what running inline saves.
+func (c *Conn) tick() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.inlining {
+		c.ticking = false
+		return
+	}
+	if c.runs == c.watched {
+		c.handOff()
+		c.ticking = false
+		return
+	}
+	c.watched = c.runs
+	c.watchdog.Reset(inlineSlice)
+}
+
+// handOff passes the reading role from a request running inline to a new
+// goroutine. After shutdown nothing more is read, so none starts. Called with
+// mu held.
+func (c *Conn) handOff() {
+	if !c.inlining {
+		return
+	}
+	c.inlining = false
+	if !c.closed {
+		go c.read()
 	}
 }
 
@@ -618,7 +742,7 @@ type job struct {
 func (c *Conn) worker(j job) {
 	defer c.wg.Done()
 	for {
-		c.serve(j.ctx, j.in, j.id, j.method, j.params)
+		c.serve(j)
 		select {
 		case j = <-c.jobs:
 		case <-c.done:
@@ -684,31 +808,43 @@ var (
 	errCancelled = &wire.RPCError{Code: wire.CodeCancelled, Message: "Request cancelled"}
 )
 
-// serve runs one request handler and answers it. The handler runs unless the
-// peer cancelled the request before it started; shutdown does not keep it
-// from running (its context is then already cancelled), so every request
-// read before EOF is handled the same way whatever the timing.
-func (c *Conn) serve(ctx context.Context, in *inbound, id wire.Raw, method string, params wire.Raw) {
+// serve waits for a handler slot, then runs the request's handler and
+// answers it. The handler runs unless the peer cancelled the request before
+// it started; shutdown does not keep it from running (its context is then
+// already cancelled), so every request read before EOF is handled the same
+// way whatever the timing.
+func (c *Conn) serve(j job) {
 	defer c.wg.Done()
+	slot := true
+	select {
+	case c.sem <- struct{}{}:
+	case <-j.ctx.Done():
+		if slot = !peerCancelled(j.ctx); slot {
+			c.sem <- struct{}{} // shutdown: the handler still runs
+		}
+	}
+	c.answer(j, slot)
+}
+
+func peerCancelled(ctx context.Context) bool {
+	return errors.Is(context.Cause(ctx), errPeerCancelled)
+}
+
+// answer runs the handler, unless the peer has cancelled the request, and
+// answers the request. slot says whether a handler slot is held for it; it is
+// released as the handler returns.
+func (c *Conn) answer(j job, slot bool) {
+	ctx, in, id, method := j.ctx, j.in, j.id, j.method
 	var (
 		res      wire.Raw
 		rerr     *wire.RPCError
 		panicked bool
 	)
-	peerCancelled := func() bool { return errors.Is(context.Cause(ctx), errPeerCancelled) }
-	slot := true
-	select {
-	case c.sem <- struct{}{}:
-	case <-ctx.Done():
-		if slot = !peerCancelled(); slot {
-			c.sem <- struct{}{} // shutdown: the handler still runs
-		}
-	}
-	if peerCancelled() {
+	if peerCancelled(ctx) {
 		// Cancelled by the peer before it started: the handler never runs.
 		rerr = errCancelled
 	} else {
-		res, rerr, panicked = c.callHandler(ctx, id, method, params)
+		res, rerr, panicked = c.callHandler(ctx, id, method, j.params)
 	}
 	if slot {
 		<-c.sem
@@ -839,7 +975,8 @@ func (c *Conn) Call(ctx context.Context, method string, params wire.Raw) (wire.R
 	if p.direct {
 		c.direct++
 	}
-	c.wake() // a waiting reader may no longer pause (see pauseSafe)
+	c.wake()    // a waiting reader may no longer pause (see pauseSafe)
+	c.handOff() // a request running inline must not keep the answer unread
 	c.mu.Unlock()
 
 	buf := getBuf()

@@ -436,6 +436,116 @@ func TestNotificationNotBehindRunningRequest(t *testing.T) {
 	wantResult(t, p.recvFrame(), `1`, `{"stopReason":"cancelled"}`)
 }
 
+// A handler that blocks on something other than a Call of its own (here,
+// the next request's handler) without saying so: the reader goes on reading,
+// so the request it waits for runs.
+func TestBlockedHandlerDoesNotStopReading(t *testing.T) {
+	second := make(chan struct{})
+	h := funcs{req: func(ctx context.Context, method string, _ wire.Raw) (wire.Raw, error) {
+		if method == "second" {
+			close(second)
+			return wire.Raw(`{}`), nil
+		}
+		select {
+		case <-second:
+			return wire.Raw(`{"waited":true}`), nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}}
+	p := newPeer(t, h, Options{})
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"first"}`)
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"second"}`)
+	// Both are answered, in either order once second has run.
+	got := map[string]string{}
+	for range 2 {
+		f := p.recvFrame()
+		if f.Error != nil {
+			t.Fatalf("error %+v", f.Error)
+		}
+		got[string(f.ID)] = string(f.Result)
+	}
+	if got["1"] != `{"waited":true}` || got["2"] != `{}` {
+		t.Fatalf("answers %v", got)
+	}
+}
+
+// Requests arriving one at a time whose handlers take from nothing to
+// several watchdog periods, some calling the peer: the reading role passes
+// between goroutines while earlier requests still run, and again while they
+// finish. Every request is answered once, with its own result, and under
+// -race no two goroutines read at once.
+func TestInlineHandOffsUnderLoad(t *testing.T) {
+	const n = 300
+	var p *peer
+	h := funcs{req: func(ctx context.Context, _ string, params wire.Raw) (wire.Raw, error) {
+		var v struct{ I int }
+		if err := json.Unmarshal(params, &v); err != nil {
+			return nil, err
+		}
+		switch v.I % 4 {
+		case 1:
+			time.Sleep(time.Duration(v.I%7) * 150 * time.Microsecond)
+		case 2:
+			if _, err := p.conn.Call(ctx, "ask", params); err != nil {
+				return nil, err
+			}
+		}
+		return params, nil
+	}}
+	p = newPeer(t, h, Options{})
+	got := make(chan frame, n)
+	go func() {
+		for range n + n/4 {
+			l, ok := <-p.lines
+			if !ok {
+				return
+			}
+			var f frame
+			if err := json.Unmarshal([]byte(l), &f); err != nil {
+				t.Errorf("frame %q: %v", l, err)
+				return
+			}
+			if f.Method == "ask" {
+				go io.WriteString(p.in, `{"jsonrpc":"2.0","id":`+string(f.ID)+`,"result":{}}`+"\n")
+				continue
+			}
+			got <- f
+		}
+	}()
+	for i := range n {
+		p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"m","params":{"i":%d}}`, i, i))
+	}
+	seen := map[string]bool{}
+	for range n {
+		f := within(t, got, "answer")
+		want := `{"i":` + string(f.ID) + `}`
+		if f.Error != nil || string(f.Result) != want || seen[string(f.ID)] {
+			t.Fatalf("answer %+v (seen before: %v)", f, seen[string(f.ID)])
+		}
+		seen[string(f.ID)] = true
+	}
+}
+
+// A request on the input's last line, whose handler waits for shutdown: Run
+// still sees EOF and returns, and the handler's answer is written.
+func TestEOFWhileLastRequestRuns(t *testing.T) {
+	h := funcs{req: func(ctx context.Context, _ string, _ wire.Raw) (wire.Raw, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}}
+	for _, in := range []string{`{"jsonrpc":"2.0","id":1,"method":"wait"}` + "\n", `{"jsonrpc":"2.0","id":1,"method":"wait"}`} {
+		var out syncBuffer
+		c := NewConn(strings.NewReader(in), &out, h, Options{Logger: quietLogger()})
+		runErr := make(chan error, 1)
+		go func() { runErr <- c.Run(context.Background()) }()
+		if err := within(t, runErr, "Run"); err != nil {
+			t.Fatal(err)
+		}
+		wantError(t, decodeFrame(t, strings.TrimSpace(out.String())), "1", wire.CodeCancelled)
+	}
+}
+
 func TestNotifyBeforeResponseOrdering(t *testing.T) {
 	var p *peer
 	h := funcs{req: func(ctx context.Context, _ string, _ wire.Raw) (wire.Raw, error) {
