@@ -526,13 +526,15 @@ func listen(t *testing.T, name string, args ...string) string {
 }
 
 // The TypeScript SDK's WebSocket and Streamable HTTP clients drive the Go
-// example agent served by runtime/acphttp, reconnecting to load the session.
+// example agent served by runtime/acphttp: the v1 client reconnecting to load
+// the session, and the experimental v2 client, on the same endpoint, which
+// runtime/router hands to the v2 agent.
 func TestTypeScriptRemoteClientsDriveGoAgent(t *testing.T) {
 	requireSDK(t)
 	agent, _ := binaries(t)
 	url := listen(t, agent, "-listen", "127.0.0.1:0", "-token", "interop-token")
 	for _, profile := range []string{"ws", "http"} {
-		t.Run(profile, func(t *testing.T) {
+		t.Run(profile+"/v1", func(t *testing.T) {
 			cwd, dirs := roots(t)
 			out, err := run(t, "node", append([]string{"ts-remote-client.mjs", profile, url, "interop-token", cwd}, dirs...)...)
 			if err != nil {
@@ -543,6 +545,22 @@ func TestTypeScriptRemoteClientsDriveGoAgent(t *testing.T) {
 				t.Errorf("session/new: %q, want %q", got["session/new"], want)
 			}
 			if want := `chunks=["hello"," streamed"," world"]`; !strings.Contains(got["session/prompt"], want) {
+				t.Errorf("session/prompt: %q, want %q", got["session/prompt"], want)
+			}
+		})
+		t.Run(profile+"/v2", func(t *testing.T) {
+			cwd, dirs := roots(t)
+			out, err := run(t, "node", append([]string{"ts-v2-client.mjs", profile, url, "interop-token", cwd}, dirs...)...)
+			if err != nil {
+				t.Fatalf("ts-v2-client.mjs: %v", err)
+			}
+			got := wantSteps(t, out, "initialize", "session/new", "session/prompt", "session/prompt text",
+				"session/cancel", "invalid params", "exit")
+			if want := "protocolVersion=2 agent=acpgen-example-agent"; !strings.Contains(got["initialize"], want) {
+				t.Errorf("initialize: %q, want %q", got["initialize"], want)
+			}
+			want := `messageId=user-1 updates=["user_message user-1 text:hello streamed world","running","chunk:hello","chunk: streamed","chunk: world","idle:end_turn"]`
+			if got["session/prompt"] != want {
 				t.Errorf("session/prompt: %q, want %q", got["session/prompt"], want)
 			}
 		})

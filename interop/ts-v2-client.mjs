@@ -1,20 +1,30 @@
 // The official TypeScript SDK's experimental ACP v2 client driving acpgen's
-// Go example agent (examples/agent) over stdio. The agent serves v1 and v2
-// behind runtime/router; this client requests protocol version 2. Every step
+// Go example agent (examples/agent), over stdio or, with the SDK's network
+// clients (experimental/ws-client and experimental/http-client), over the
+// endpoint of `agent -listen`. The agent serves v1 and v2 behind
+// runtime/router; this client requests protocol version 2. Every step
 // checks its result, prints "ok STEP: details" on stdout, and the first
 // failure prints "FAIL STEP: reason" on stderr and exits with status 1.
 //
 // Usage: node ts-v2-client.mjs AGENT_BINARY CWD ADDITIONAL_DIR...
+//        node ts-v2-client.mjs ws|http URL TOKEN CWD ADDITIONAL_DIR...
 // (every directory absolute)
 import * as acp from "@agentclientprotocol/sdk/experimental/v2";
+import { createHttpStream } from "@agentclientprotocol/sdk/experimental/http-client";
+import { createWebSocketStream } from "@agentclientprotocol/sdk/experimental/ws-client";
 import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import { isDeepStrictEqual } from "node:util";
+import { WebSocket } from "ws";
 import { StepFailure, ok, check, expectError, next } from "./steps.mjs";
 
-const [agentPath, cwd, ...additionalDirectories] = process.argv.slice(2);
-if (!agentPath || !cwd || additionalDirectories.length === 0) {
+const args = process.argv.slice(2);
+const profile = ["ws", "http"].includes(args[0]) ? args.shift() : null;
+const [url, token] = profile ? args.splice(0, 2) : [];
+const [agentPath, cwd, ...additionalDirectories] = profile ? [null, ...args] : args;
+if ((profile ? !url : !agentPath) || !cwd || additionalDirectories.length === 0) {
   console.error("usage: node ts-v2-client.mjs AGENT_BINARY CWD ADDITIONAL_DIR...");
+  console.error("       node ts-v2-client.mjs ws|http URL TOKEN CWD ADDITIONAL_DIR...");
   process.exit(2);
 }
 
@@ -49,14 +59,26 @@ async function turn(step, session) {
   }
 }
 
-const child = spawn(agentPath, [], { stdio: ["pipe", "pipe", "inherit"] });
-const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
-child.on("error", (e) => {
-  console.error(`FAIL spawn: ${e.message}`);
-  process.exit(1);
-});
+// connect opens the stream to the agent: a child process's stdio, or a
+// network connection. exited resolves with the child's exit status.
+function connect() {
+  if (profile) {
+    const headers = { Authorization: `Bearer ${token}` };
+    const stream = profile === "ws" ? createWebSocketStream(url, { WebSocket, headers }) : createHttpStream(url, { headers });
+    // connectWith closes the connection when the flow ends.
+    return { stream, close: () => {}, kill: () => {} };
+  }
+  const child = spawn(agentPath, [], { stdio: ["pipe", "pipe", "inherit"] });
+  const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+  child.on("error", (e) => {
+    console.error(`FAIL spawn: ${e.message}`);
+    process.exit(1);
+  });
+  const stream = acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
+  return { stream, exited, close: () => child.stdin.end(), kill: () => child.kill() };
+}
 
-const stream = acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
+const { stream, exited, close, kill } = connect();
 const app = acp.client({ name: "acpgen-interop-ts-v2-client" });
 
 async function flow(ctx) {
@@ -120,7 +142,7 @@ async function flow(ctx) {
 
 const deadline = setTimeout(() => {
   console.error("FAIL timeout: the flow took more than 30 s");
-  child.kill();
+  kill();
   process.exit(1);
 }, 30_000);
 
@@ -128,14 +150,19 @@ try {
   await app.connectWith(stream, flow);
 } catch (e) {
   console.error(`FAIL ${e.step ?? "flow"}: ${e.message ?? e}`);
-  child.kill();
+  kill();
   process.exit(1);
 }
-child.stdin.end();
-const { code, signal } = await exited;
+close();
 clearTimeout(deadline);
-if (code !== 0) {
-  console.error(`FAIL exit: agent exited with ${code ?? signal}`);
-  process.exit(1);
+if (exited) {
+  const { code, signal } = await exited;
+  if (code !== 0) {
+    console.error(`FAIL exit: agent exited with ${code ?? signal}`);
+    process.exit(1);
+  }
+  ok("exit", "agent exited with status 0");
+} else {
+  ok("exit", `${profile} profile done`);
 }
-ok("exit", "agent exited with status 0");
+process.exit(0);

@@ -1,6 +1,7 @@
 // Command agent is an example ACP agent built on the generated package
 // github.com/acpgen/acpgen/gen/acp. It speaks ACP on stdin and stdout and logs
-// to stderr.
+// to stderr. A client whose initialize asks for protocol version 2 gets the
+// agent on the v2 draft instead (v2.go): runtime/router picks the version.
 //
 // Each prompt turn streams the prompt's words back as agent_message_chunk
 // updates and ends with stopReason end_turn. The word "wait" blocks the turn
@@ -24,8 +25,9 @@
 // profiles (WebSocket and Streamable HTTP, on HTTP/1.1 and h2c), printing
 // "listening on http://ADDR/acp" once it accepts connections; -token makes
 // every request need "Authorization: Bearer TOKEN". Each transport connection
-// gets its own AgentConn; the sessions are shared, and a session can only be
-// loaded by the principal that created it.
+// is routed like stdio, to v1 or v2, and gets its own AgentConn; the v1
+// sessions are shared, and a session can only be loaded by the principal that
+// created it; a v2 agent's sessions belong to its connection.
 //
 // The interop tests drive this binary from the official TypeScript SDK and
 // from examples/client.
@@ -261,17 +263,16 @@ func main() {
 	}
 }
 
-// listenAndServe serves the v1 agent over both network profiles at /acp
-// until ctx ends, then shuts down gracefully.
+// listenAndServe serves the agent over both network profiles at /acp until
+// ctx ends, then shuts down gracefully. Each transport connection is routed
+// like a stdio one: to the v1 agent or the v2 one by its initialize.
 func listenAndServe(ctx context.Context, addr, token string, st *store, log *slog.Logger) error {
 	o := acphttp.Options{Logger: log}
 	if token != "" {
 		o.Auth = acphttp.BearerToken(token)
 	}
 	srv := acphttp.NewServer(func(ctx context.Context, c *acphttp.Conn) error {
-		a := &agent{store: st, log: log.With("connection", c.ID(), "profile", c.Profile())}
-		a.conn = acp.NewAgentConn(a, c, c, acp.ConnOptions{RPC: acp.RPCOptions{Logger: a.log}})
-		return a.conn.Run(ctx)
+		return serveConn(ctx, st, log.With("connection", c.ID(), "profile", c.Profile()), c, c)
 	}, o)
 	mux := http.NewServeMux()
 	mux.Handle("/acp", srv)

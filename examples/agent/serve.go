@@ -10,9 +10,10 @@ import (
 	"github.com/acpgen/acpgen/runtime/router"
 )
 
-// serveConn runs one stdio connection: the router reads it until initialize
-// and hands it to the v1 agent or the v2 one by the requested protocol
-// version. A client that leaves before initialize is not an error.
+// serveConn runs one connection, stdio or network: the router reads it
+// until initialize and hands it to the v1 agent or the v2 one by the
+// requested protocol version. A client that leaves before initialize is not
+// an error.
 func serveConn(ctx context.Context, st *store, log *slog.Logger, r io.Reader, w io.Writer) error {
 	err := router.New().Handle(1, serveV1(st, log)).Handle(2, serveV2(log)).ServeConn(ctx, r, w)
 	if errors.Is(err, router.ErrClosed) {

@@ -1,8 +1,14 @@
 // Package router serves several ACP protocol versions (v1 and the v2 draft)
-// on one connection endpoint. It reads newline-delimited JSON-RPC frames
-// until a valid initialize request arrives, selects the implementation for
-// the requested protocol version, and hands it the connection: the
-// initialize frame first, then every later byte unchanged.
+// on one connection endpoint. It reads JSON-RPC messages until a valid
+// initialize request arrives, selects the implementation for the requested
+// protocol version, and hands it the connection: the initialize message
+// first, then every later message unchanged.
+//
+// A connection is a byte stream of newline-delimited frames (stdio) or a
+// transport that frames messages itself (a WebSocket or Streamable HTTP
+// connection of runtime/acphttp, a jsonrpc.MessageReader and
+// MessageWriter); [Router.ServeConn] takes either, and both go through the
+// same routing decision.
 //
 // The implementations are whatever serves one protocol version, typically a
 // generated package's NewAgentConn(...).Run. The router itself knows only
@@ -20,10 +26,14 @@ import (
 	"io"
 	"maps"
 	"slices"
+
+	"github.com/acpgen/acpgen/runtime/jsonrpc"
 )
 
 // Serve runs one protocol version's implementation on a connection. r yields
-// the initialize request first; Serve owns r and w until it returns.
+// the initialize request first (as a line, or as a message when the
+// connection's reader is a jsonrpc.MessageReader); w is the connection's
+// writer. Serve owns r and w until it returns.
 type Serve func(ctx context.Context, r io.Reader, w io.Writer) error
 
 // Router maps protocol versions to implementations. Configure it with Handle
@@ -70,6 +80,12 @@ var ErrClosed = errors.New("router: connection closed before initialize")
 // responses are ignored and every other message is answered with an error
 // on w without closing the connection, so the client may send initialize
 // again.
+//
+// As with jsonrpc.NewConn, r and w carry newline-delimited JSON unless r is
+// a [jsonrpc.MessageReader] or w a [jsonrpc.MessageWriter] (a network
+// connection of runtime/acphttp is both): the router then reads, and
+// answers, whole messages, and the implementation's reader is a
+// MessageReader that returns the initialize message first and then reads r.
 func (rt *Router) ServeConn(ctx context.Context, r io.Reader, w io.Writer) error {
 	if len(rt.versions) == 0 {
 		return errors.New("router: no protocol version is configured")
@@ -78,9 +94,15 @@ func (rt *Router) ServeConn(ctx context.Context, r io.Reader, w io.Writer) error
 	if limit <= 0 {
 		limit = 1 << 20
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
+	var src source
+	if mr, ok := r.(jsonrpc.MessageReader); ok {
+		src = &messages{mr: mr, r: r, limit: limit}
+	} else {
+		src = &lines{br: bufio.NewReaderSize(r, 64<<10), limit: limit}
+	}
+	mw, _ := w.(jsonrpc.MessageWriter)
 	for {
-		frame, err := readFrame(br, limit)
+		frame, err := src.next()
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return ErrClosed
@@ -92,7 +114,12 @@ func (rt *Router) ServeConn(ctx context.Context, r io.Reader, w io.Writer) error
 		}
 		v, initFrame, reply := rt.route(frame)
 		if reply != nil {
-			if _, err := w.Write(reply); err != nil {
+			if mw != nil {
+				err = mw.WriteMessage(bytes.TrimSuffix(reply, []byte("\n")))
+			} else {
+				_, err = w.Write(reply)
+			}
+			if err != nil {
 				return err
 			}
 			continue
@@ -100,9 +127,29 @@ func (rt *Router) ServeConn(ctx context.Context, r io.Reader, w io.Writer) error
 		if v == 0 {
 			continue // a notification or response: ignored
 		}
-		rest := io.MultiReader(bytes.NewReader(append(initFrame, '\n')), br)
-		return rt.versions[v](ctx, rest, w)
+		return rt.versions[v](ctx, src.handOff(initFrame), w)
 	}
+}
+
+// source is a connection's input before initialize.
+type source interface {
+	// next returns the next frame; io.EOF at the end of the input.
+	next() ([]byte, error)
+	// handOff returns the implementation's reader: initFrame, then the
+	// input not read yet.
+	handOff(initFrame []byte) io.Reader
+}
+
+// lines reads newline-delimited frames.
+type lines struct {
+	br    *bufio.Reader
+	limit int
+}
+
+func (l *lines) next() ([]byte, error) { return readFrame(l.br, l.limit) }
+
+func (l *lines) handOff(initFrame []byte) io.Reader {
+	return io.MultiReader(bytes.NewReader(append(initFrame, '\n')), l.br)
 }
 
 // readFrame reads one line without its terminator, at most limit bytes.
@@ -112,7 +159,7 @@ func readFrame(br *bufio.Reader, limit int) ([]byte, error) {
 		chunk, err := br.ReadSlice('\n')
 		frame = append(frame, chunk...)
 		if len(frame) > limit+2 {
-			return nil, fmt.Errorf("router: a frame before initialize is over %d bytes", limit)
+			return nil, errTooLong(limit)
 		}
 		switch {
 		case err == nil:
@@ -125,6 +172,68 @@ func readFrame(br *bufio.Reader, limit int) ([]byte, error) {
 			return nil, err
 		}
 	}
+}
+
+func errTooLong(limit int) error {
+	return fmt.Errorf("router: a frame before initialize is over %d bytes", limit)
+}
+
+// messages reads a transport that frames messages itself.
+type messages struct {
+	mr    jsonrpc.MessageReader
+	r     io.Reader
+	limit int
+	eof   error // the end, seen together with a last message
+}
+
+func (m *messages) next() ([]byte, error) {
+	if m.eof != nil {
+		return nil, m.eof
+	}
+	msg, err := m.mr.ReadMessage()
+	if len(msg) > m.limit {
+		return nil, errTooLong(m.limit)
+	}
+	if err != nil && len(bytes.TrimSpace(msg)) > 0 {
+		m.eof = err
+		return msg, nil
+	}
+	return msg, err
+}
+
+func (m *messages) handOff(initFrame []byte) io.Reader {
+	return &replay{first: initFrame, src: m}
+}
+
+// replay is the reader a message transport's implementation gets: a
+// MessageReader returning the initialize message first. Closing it closes
+// the transport's reader, so that jsonrpc.Conn can end a blocked read.
+type replay struct {
+	first []byte
+	src   *messages
+}
+
+// errByteRead is what replay.Read returns: the transport has no byte stream.
+var errByteRead = errors.New("router: the connection delivers whole messages: use ReadMessage")
+
+func (p *replay) ReadMessage() ([]byte, error) {
+	if m := p.first; m != nil {
+		p.first = nil
+		return m, nil
+	}
+	if p.src.eof != nil {
+		return nil, p.src.eof
+	}
+	return p.src.mr.ReadMessage()
+}
+
+func (p *replay) Read([]byte) (int, error) { return 0, errByteRead }
+
+func (p *replay) Close() error {
+	if c, ok := p.src.r.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
 }
 
 // supported lists the configured versions, ascending.
