@@ -210,15 +210,15 @@ func (s *script) judge() {
 	}
 	if s.hangup {
 		res := Result{Category: "exit", Case: "exits when the agent's stdout ends", Level: Should, Source: "ACP transports: stdio",
-			Expected: fmt.Sprintf("process exits within %s, without a panic", r.o.Timeout)}
+			Expected: fmt.Sprintf("process exits within %s, without a crash", r.o.Timeout)}
 		s.mu.Lock()
 		hung := s.hung
 		s.mu.Unlock()
 		select {
 		case <-s.pe.exited:
 			res.Observed, res.Verdict = "exited", Pass
-			if strings.Contains(s.pe.stderr.String(), "panic:") {
-				res.Observed, res.Verdict = "exited with a panic", Fail
+			if e := s.pe.stderr.String(); strings.Contains(e, "panic:") || strings.Contains(e, "fatal error:") {
+				res.Observed, res.Verdict = "crashed: "+lastLine(e), Fail
 			}
 		default:
 			res.Observed, res.Verdict = "still running (process group killed)", Fail
