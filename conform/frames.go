@@ -21,6 +21,12 @@ type frameLog struct {
 	// frames and the violations found.
 	kinds map[string]*frameKind
 	gates *gateCheck
+	// checker is the side the checker plays: the peer's requests must be
+	// methods that side handles.
+	checker string
+	// procGates, when set, are the gates of one process (by tag), for runs
+	// whose processes were granted different capabilities.
+	procGates map[string]*gateCheck
 }
 
 type frameKind struct {
@@ -30,7 +36,16 @@ type frameKind struct {
 }
 
 func newFrameLog(p *Profile) *frameLog {
-	return &frameLog{p: p, sent: map[string]string{}, kinds: map[string]*frameKind{}, gates: newGateCheck(p)}
+	return &frameLog{p: p, sent: map[string]string{}, kinds: map[string]*frameKind{}, gates: newGateCheck(p, false), checker: "client"}
+}
+
+func (l *frameLog) gatesOf(proc string) *gateCheck {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if g := l.procGates[proc]; g != nil {
+		return g
+	}
+	return l.gates
 }
 
 // expect records that a request with this id (per process tag) was sent.
@@ -73,7 +88,7 @@ func (l *frameLog) see(proc string, f *frame) {
 	}
 	switch {
 	case f.Method != "":
-		l.peerMessage(f)
+		l.peerMessage(proc, f)
 	case f.Error != nil:
 		var probs []string
 		if f.Error.Code == nil {
@@ -92,11 +107,11 @@ func (l *frameLog) see(proc string, f *frame) {
 			return // a reply to a frame the checker sent on purpose
 		}
 		l.validate("result of "+method, m.Result.Def, f.Result, "/result")
-		l.gates.check(m, true, f.Result)
+		l.gatesOf(proc).check(m, true, f.Result)
 	}
 }
 
-func (l *frameLog) peerMessage(f *frame) {
+func (l *frameLog) peerMessage(proc string, f *frame) {
 	m := l.p.Method(f.Method)
 	kind := "requests"
 	if len(f.ID) == 0 {
@@ -107,11 +122,11 @@ func (l *frameLog) peerMessage(f *frame) {
 		l.add("extension "+kind, "")
 	case m == nil:
 		l.add(kind+" of unknown methods", "", fmt.Sprintf("%s: not a method of this schema", f.Method))
-	case m.Side != "client":
-		l.add(kind+" of unknown methods", "", fmt.Sprintf("%s: handled by the %s, not the client", f.Method, m.Side))
+	case m.Side != l.checker:
+		l.add(kind+" of unknown methods", "", fmt.Sprintf("%s: handled by the %s, not the %s", f.Method, m.Side, l.checker))
 	default:
 		l.validate("params of "+f.Method, m.Params.Def, f.Params, "/params")
-		l.gates.check(m, false, f.Params)
+		l.gatesOf(proc).check(m, false, f.Params)
 	}
 }
 
@@ -131,8 +146,25 @@ func (l *frameLog) validate(kind, def string, payload json.RawMessage, at string
 	l.add(kind, def, probs...)
 }
 
-// results turns the log into one case per kind of frame seen.
+// results turns the log into one case per kind of frame seen, then the
+// gates' cases.
 func (l *frameLog) results() []Result {
+	out := l.frameResults()
+	if l.procGates == nil {
+		return append(out, l.gates.results("")...)
+	}
+	tags := make([]string, 0, len(l.procGates))
+	for t := range l.procGates {
+		tags = append(tags, t)
+	}
+	sort.Strings(tags)
+	for _, t := range tags {
+		out = append(out, l.procGates[t].results(l.procGates[t].label)...)
+	}
+	return out
+}
+
+func (l *frameLog) frameResults() []Result {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	names := make([]string, 0, len(l.kinds))
@@ -152,7 +184,7 @@ func (l *frameLog) results() []Result {
 			r.Expected = "error objects with integer code and string message"
 			r.Source = "JSON-RPC 2.0 §5.1"
 		case strings.HasSuffix(name, "of unknown methods"):
-			r.Expected = "only methods the client handles, or _extensions"
+			r.Expected = "only methods the " + l.checker + " handles, or _extensions"
 			r.Source = "schema x-side; ACP extensibility"
 		case strings.HasPrefix(name, "extension"):
 			r.Expected = "extension methods (not checked)"
@@ -166,5 +198,5 @@ func (l *frameLog) results() []Result {
 		}
 		out = append(out, r)
 	}
-	return append(out, l.gates.results()...)
+	return out
 }

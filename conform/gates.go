@@ -19,11 +19,15 @@ type gateCheck struct {
 	granted    json.RawMessage
 	used       map[string]int
 	violations map[string][]string
+	// inResult says the checker grants in initialize's result (it plays
+	// the agent); the gates whose capability lies there bind the peer.
+	inResult bool
+	label    string // what the run granted, for the case name
 }
 
-func newGateCheck(p *Profile) *gateCheck {
+func newGateCheck(p *Profile, inResult bool) *gateCheck {
 	gates, _ := p.Model.ResolveGates(p.Gates)
-	return &gateCheck{gates: gates, used: map[string]int{}, violations: map[string][]string{}}
+	return &gateCheck{gates: gates, used: map[string]int{}, violations: map[string][]string{}, inResult: inResult}
 }
 
 func (g *gateCheck) grant(initParams json.RawMessage) {
@@ -43,7 +47,7 @@ func (g *gateCheck) check(m *ir.Method, inResult bool, payload json.RawMessage) 
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for _, gate := range g.gates {
-		if gate.Method.Wire != m.Wire || gate.Row.Result != inResult || gate.Cap.InResult || gate.Row.Require {
+		if gate.Method.Wire != m.Wire || gate.Row.Result != inResult || gate.Cap.InResult != g.inResult || gate.Row.Require {
 			continue
 		}
 		key := gate.Row.Capability
@@ -138,10 +142,14 @@ func capGranted(params json.RawMessage, dotted string) bool {
 	return false
 }
 
-func (g *gateCheck) results() []Result {
+func (g *gateCheck) results(label string) []Result {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	r := Result{Category: "gates", Case: fmt.Sprintf("peer uses only granted capabilities (%d gates)", len(g.gates)), Level: Must,
+	name := fmt.Sprintf("peer uses only granted capabilities (%d gates)", len(g.gates))
+	if label != "" {
+		name += ": " + label
+	}
+	r := Result{Category: "gates", Case: name, Level: Must,
 		Source: "ACP initialization (capabilities); generator/tables and overlays", Expected: "no gated method, member or variant without its capability",
 		Observed: "none used", Verdict: Pass}
 	var probs []string

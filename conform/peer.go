@@ -43,6 +43,7 @@ type peer struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	exited chan struct{}
+	eof    chan struct{} // closed when the peer's output ends
 	stderr *tailBuffer
 
 	mu      sync.Mutex
@@ -56,43 +57,77 @@ type peer struct {
 }
 
 // start runs argv in its own process group, so that killing the group ends
-// everything it started.
+// everything it started, and speaks to it over its stdin and stdout.
 func start(argv []string, onFrame func(*frame), onRequest func(*frame) (any, *rpcError)) (*peer, error) {
-	if len(argv) == 0 {
-		return nil, errors.New("no command given: acpgen conform agent -- CMD [ARGS]")
-	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	p := &peer{cmd: cmd, exited: make(chan struct{}), stderr: &tailBuffer{max: 4096},
-		changed: make(chan struct{}), onFrame: onFrame, onRequest: onRequest}
-	cmd.Stderr = p.stderr
-	stdin, err := cmd.StdinPipe()
+	p, err := newPeer(argv, onFrame, onRequest)
 	if err != nil {
 		return nil, err
 	}
-	stdout, err := cmd.StdoutPipe()
+	stdin, err := p.cmd.StdinPipe()
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting %s: %w", argv[0], err)
+	stdout, err := p.cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.run(); err != nil {
+		return nil, err
 	}
 	p.stdin = stdin
 	go p.read(stdout)
+	return p, nil
+}
+
+// startDetached runs argv like start, but its frames travel on a connection
+// attached later (the scripted agent's relay), not on its stdio.
+func startDetached(argv []string, onFrame func(*frame)) (*peer, error) {
+	p, err := newPeer(argv, onFrame, nil)
+	if err != nil {
+		return nil, err
+	}
+	return p, p.run()
+}
+
+// attach makes conn the peer's input and output.
+func (p *peer) attach(conn io.ReadWriteCloser) {
+	p.mu.Lock()
+	p.stdin = conn
+	p.mu.Unlock()
+	go p.read(conn)
+}
+
+func newPeer(argv []string, onFrame func(*frame), onRequest func(*frame) (any, *rpcError)) (*peer, error) {
+	if len(argv) == 0 {
+		return nil, errors.New("no command given: acpgen conform agent|client -- CMD [ARGS]")
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	p := &peer{cmd: cmd, exited: make(chan struct{}), eof: make(chan struct{}), stderr: &tailBuffer{max: 4096},
+		changed: make(chan struct{}), onFrame: onFrame, onRequest: onRequest}
+	cmd.Stderr = p.stderr
+	return p, nil
+}
+
+func (p *peer) run() error {
+	if err := p.cmd.Start(); err != nil {
+		return fmt.Errorf("starting %s: %w", p.cmd.Args[0], err)
+	}
 	// Process.Wait, not cmd.Wait: exit is the process's own, even when
 	// something it started still holds its output open.
 	go func() {
-		_, _ = cmd.Process.Wait()
+		_, _ = p.cmd.Process.Wait()
 		close(p.exited)
 		p.mu.Lock()
 		close(p.changed)
 		p.changed = make(chan struct{})
 		p.mu.Unlock()
 	}()
-	return p, nil
+	return nil
 }
 
 func (p *peer) read(r io.Reader) {
+	defer close(p.eof)
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 64<<20)
 	for sc.Scan() {
@@ -133,6 +168,9 @@ var errExited = errors.New("the peer exited")
 func (p *peer) write(line []byte) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.stdin == nil {
+		return errExited
+	}
 	_, err := p.stdin.Write(append(append([]byte(nil), line...), '\n'))
 	return err
 }
@@ -235,7 +273,7 @@ func idIs(raw json.RawMessage, id string) bool {
 
 // kill ends the whole process group and waits for the reader.
 func (p *peer) kill() {
-	_ = p.stdin.Close()
+	p.closeInput()
 	if p.cmd.Process != nil {
 		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 	}
@@ -247,12 +285,20 @@ func (p *peer) kill() {
 
 // closeStdin closes the peer's input and reports whether it exited within d.
 func (p *peer) closeStdin(d time.Duration) bool {
-	_ = p.stdin.Close()
+	p.closeInput()
 	select {
 	case <-p.exited:
 		return true
 	case <-time.After(d):
 		return false
+	}
+}
+
+func (p *peer) closeInput() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stdin != nil {
+		_ = p.stdin.Close()
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/acpgen/acpgen/conform"
@@ -43,19 +44,71 @@ func conformCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				if c.Bool("json") {
-					err = rep.WriteJSON(c.App.Writer)
-				} else {
-					err = rep.WriteTable(c.App.Writer)
+				return writeReport(c, rep)
+			},
+		}, {
+			Name:      "client",
+			Usage:     "serve a scripted agent to a client and check it: initialize, every frame it sends, capability gates, its answers to the agent's requests, unknown methods and notifications, exit when the agent's stdout ends",
+			ArgsUsage: "-- CMD [ARGS with " + conform.AgentToken + "]",
+			Description: "Write " + conform.AgentToken + " where the client takes the agent's command line; it becomes this acpgen with hidden\n" +
+				"arguments that relay the client's stdio to the checker over a unix socket. The schema is the configured one.\n" +
+				"Exit status 3 when a MUST case fails.",
+			Flags: []cli.Flag{
+				configFlag(),
+				cacheFlag(),
+				&cli.StringFlag{Name: "channel", Value: "stable", Usage: "schema channel: stable or unstable"},
+				&cli.StringSliceFlag{Name: "category", Usage: "run only this category (repeatable): " + fmt.Sprint(conform.ClientCategories)},
+				&cli.DurationFlag{Name: "timeout", Value: 10 * time.Second, Usage: "per case: how long to wait for a request, a response or an exit"},
+				&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
+			},
+			Action: func(c *cli.Context) error {
+				if c.NArg() == 0 {
+					return fmt.Errorf("no command given: acpgen conform client [flags] -- CMD [ARGS with %s]", conform.AgentToken)
 				}
+				self, err := os.Executable()
 				if err != nil {
 					return err
 				}
-				if rep.Failed() {
-					return verdictError{"a MUST case failed"}
+				p, err := conform.LoadProfile(c.Context, conform.ProfileOptions{
+					Config: c.String("config"), Channel: c.String("channel"), Cache: c.String("cache-dir"), Stderr: c.App.ErrWriter,
+				})
+				if err != nil {
+					return err
 				}
-				return nil
+				rep, err := conform.CheckClient(c.Context, p, conform.ClientOptions{
+					Argv: c.Args().Slice(), Relay: []string{self, "conform", "relay"}, Timeout: c.Duration("timeout"), Categories: c.StringSlice("category"),
+				})
+				if err != nil {
+					return err
+				}
+				return writeReport(c, rep)
+			},
+		}, {
+			Name:   "relay",
+			Hidden: true,
+			Usage:  "the scripted agent of conform client: copy stdio to the checker's socket",
+			Action: func(c *cli.Context) error {
+				if c.NArg() != 1 {
+					return fmt.Errorf("relay takes the checker's socket path")
+				}
+				return conform.Relay(c.Args().First())
 			},
 		}},
 	}
+}
+
+func writeReport(c *cli.Context, rep *conform.Report) error {
+	var err error
+	if c.Bool("json") {
+		err = rep.WriteJSON(c.App.Writer)
+	} else {
+		err = rep.WriteTable(c.App.Writer)
+	}
+	if err != nil {
+		return err
+	}
+	if rep.Failed() {
+		return verdictError{"a MUST case failed"}
+	}
+	return nil
 }

@@ -56,3 +56,57 @@ func TestConformExitStatus(t *testing.T) {
 		t.Errorf("no command: %v %s", err, out)
 	}
 }
+
+// TestConformClientExitStatus: the client side as a user runs it, with the
+// acpgen binary as the scripted agent's relay: status 3 exactly when a MUST
+// case fails (the broken client's unknown-method answers), 0 on the example
+// client.
+func TestConformClientExitStatus(t *testing.T) {
+	bin := acpgenBinary(t)
+	root, _ := filepath.Abs("../..")
+	clients := t.TempDir()
+	for _, pkg := range []string{"./examples/client", "./conform/testdata/brokenclient"} {
+		cmd := exec.Command("go", "build", "-o", filepath.Join(clients, filepath.Base(pkg)), pkg)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("build %s: %v\n%s", pkg, err, out)
+		}
+	}
+	for _, c := range []struct {
+		argv []string
+		code int
+	}{
+		{[]string{filepath.Join(clients, "client"), "-valid-only", "{agent}"}, 0},
+		{[]string{filepath.Join(clients, "brokenclient"), "{agent}"}, ExitStatusVerdict},
+	} {
+		args := append([]string{"conform", "client", "--config", filepath.Join(root, "acpgen.json"), "--json",
+			"--category", "unknown-method", "--timeout", "3s", "--"}, c.argv...)
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = t.TempDir()
+		out, err := cmd.Output()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if code != c.code {
+			t.Errorf("%s: exit %d, want %d", c.argv[0], code, c.code)
+		}
+		var rep struct {
+			Results []struct{ Category, Verdict string }
+		}
+		if err := json.Unmarshal(out, &rep); err != nil || len(rep.Results) != 2 {
+			t.Fatalf("%s: not a JSON report of 2 cases (%v): %.300s", c.argv[0], err, out)
+		}
+		for _, r := range rep.Results {
+			if r.Category != "unknown-method" {
+				t.Errorf("%s: category %s outside --category unknown-method", c.argv[0], r.Category)
+			}
+		}
+	}
+	out, err := exec.Command(bin, "conform", "client", "--", "true").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "{agent}") {
+		t.Errorf("no {agent}: %v %s", err, out)
+	}
+}

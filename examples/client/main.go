@@ -9,6 +9,7 @@
 //	                    with runtimeContext if advertised (else refused locally by the gate)
 //	session/cancel      a turn that says "wait" is cancelled mid-turn: stopReason cancelled
 //	invalid params      a session/prompt whose text block has no text must fail with -32602
+//	                    (skipped with -valid-only, for checkers that count any invalid frame)
 //	_acpgen/history     if the agent offers it: the turns, recorded without runtimeContext
 //	exit                closing the agent's stdin ends it with status 0
 //
@@ -28,7 +29,7 @@
 //
 // Usage:
 //
-//	client [-cwd DIR] [-add-dir DIR]... [-timeout 30s] AGENT [ARGS...]
+//	client [-cwd DIR] [-add-dir DIR]... [-timeout 30s] [-valid-only] AGENT [ARGS...]
 //	client -connect URL [-profile P] [-token T] [-cwd DIR] [-add-dir DIR]... [-timeout 30s]
 package main
 
@@ -62,6 +63,9 @@ const (
 	historyMethod = "_acpgen/history"
 )
 
+// validOnly skips the one deliberately invalid frame of the flow.
+var validOnly bool
+
 type stringList []string
 
 func (l *stringList) String() string     { return strings.Join(*l, ",") }
@@ -75,6 +79,7 @@ func main() {
 	connect := flag.String("connect", "", "dial an agent served at this URL instead of starting one")
 	profile := flag.String("profile", "", "with -connect: websocket or streamable-http (default: WebSocket, falling back to Streamable HTTP)")
 	token := flag.String("token", "", "with -connect: send \"Authorization: Bearer TOKEN\"")
+	flag.BoolVar(&validOnly, "valid-only", false, "send only valid frames: skip the invalid params step")
 	flag.Usage = func() {
 		fmt.Fprintln(flag.CommandLine.Output(), "usage: client [flags] AGENT [ARGS...]\n       client -connect URL [flags]")
 		flag.PrintDefaults()
@@ -402,6 +407,9 @@ func flow(ctx context.Context, conn *acp.ClientConn, h *handler, cwd string, add
 	ok("session/cancel", "stopReason=%s after streaming %q", r.res.StopReason, "before")
 
 	// A malformed request, sent raw since the typed call would refuse it.
+	if validOnly {
+		return history(ctx, conn, sid)
+	}
 	bad := fmt.Appendf(nil, `{"sessionId":%q,"prompt":[{"type":"text"}]}`, sid)
 	_, err = conn.Send(ctx, acp.MethodSessionPrompt, bad)
 	var re *wire.RPCError
@@ -409,8 +417,12 @@ func flow(ctx context.Context, conn *acp.ClientConn, h *handler, cwd string, add
 		return stepErr("invalid params", "session/prompt without text: got %v, want -32602", err)
 	}
 	ok("invalid params", "session/prompt without text answered %d", re.Code)
+	return history(ctx, conn, sid)
+}
 
-	// The agent's record of the session, if it offers one.
+// history checks the agent's record of the session, if it offers one.
+func history(ctx context.Context, conn *acp.ClientConn, sid acp.SessionID) error {
+	var re *wire.RPCError
 	raw, err := conn.Send(ctx, historyMethod, fmt.Appendf(nil, `{"sessionId":%q}`, sid))
 	if errors.As(err, &re) && re.Code == wire.CodeMethodNotFound {
 		ok("history", "not offered by this agent")

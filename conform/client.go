@@ -1,0 +1,243 @@
+package conform
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/acpgen/acpgen/generator/ir"
+)
+
+// ClientCategories lists the client checks in the order they run.
+var ClientCategories = []string{"initialize", "requests", "unknown-method", "notifications", "exit", "frames", "gates"}
+
+// ClientOptions configure a client run.
+type ClientOptions struct {
+	Argv []string // the client's command line, with {agent} in it
+	// Relay is the scripted agent's command line; the socket path is
+	// appended. acpgen passes itself with hidden arguments.
+	Relay      []string
+	Timeout    time.Duration // per case
+	Categories []string      // empty: every category
+}
+
+// clientRun is one check of a client: the scripted agent is started up to
+// three times, advertising nothing, then every capability the profile's
+// gates name (the requests and notifications are sent there), then once
+// more to end its stdout after initialize.
+type clientRun struct {
+	p     *Profile
+	o     ClientOptions
+	log   *frameLog
+	out   []Result
+	dir   string
+	ctx   context.Context
+	procs int
+}
+
+// CheckClient serves the scripted agent to the client and checks it.
+func CheckClient(ctx context.Context, p *Profile, o ClientOptions) (*Report, error) {
+	if o.Timeout <= 0 {
+		o.Timeout = 10 * time.Second
+	}
+	for _, c := range o.Categories {
+		if !contains(ClientCategories, c) {
+			return nil, fmt.Errorf("--category %q: not one of %s", c, strings.Join(ClientCategories, ", "))
+		}
+	}
+	if _, err := expandAgent(o.Argv, o.Relay); err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "acpgen-conform-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	r := &clientRun{p: p, o: o, log: newFrameLog(p), dir: dir, ctx: ctx}
+	r.log.checker = "agent"
+	r.log.gates = newGateCheck(p, true)
+	r.log.procGates = map[string]*gateCheck{}
+	bare, err := r.initResult(false)
+	if err != nil {
+		return nil, err
+	}
+	full, err := r.initResult(true)
+	if err != nil {
+		return nil, err
+	}
+	if r.wants("initialize", "frames", "gates") {
+		if err := r.fresh(&script{label: "agent advertises no capabilities", init: bare, judgeInit: true}); err != nil {
+			return nil, err
+		}
+	}
+	if r.wants("requests", "unknown-method", "notifications", "frames", "gates") {
+		if err := r.fresh(&script{label: "agent advertises every gated capability", init: full, probe: true}); err != nil {
+			return nil, err
+		}
+	}
+	if r.wants("exit") {
+		if err := r.fresh(&script{label: "exit", init: bare, hangup: true}); err != nil {
+			return nil, err
+		}
+	}
+	for _, res := range r.log.results() {
+		r.add(res)
+	}
+	return &Report{Profile: profileName(p), Command: o.Argv, Results: r.out}, nil
+}
+
+func profileName(p *Profile) string {
+	name := p.Source + " (" + p.Channel + ")"
+	for _, ov := range p.Overlays {
+		name += " + " + ov.ID
+	}
+	return name
+}
+
+func (r *clientRun) wants(cats ...string) bool {
+	if len(r.o.Categories) == 0 {
+		return true
+	}
+	for _, c := range cats {
+		if contains(r.o.Categories, c) {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *clientRun) add(res Result) {
+	if r.wants(res.Category) {
+		r.out = append(r.out, res)
+	}
+}
+
+// initResult is the scripted agent's initialize result: protocol version,
+// and with all set, every agent capability a gate of the profile names.
+func (r *clientRun) initResult(all bool) (json.RawMessage, error) {
+	caps := map[string]any{}
+	if all {
+		gates, _ := r.p.Model.ResolveGates(r.p.Gates)
+		for _, g := range gates {
+			toks := strings.Split(g.Cap.Dotted, ".")
+			if !g.Cap.InResult || len(toks) < 2 || toks[0] != "agentCapabilities" {
+				continue
+			}
+			obj := caps
+			for _, t := range toks[1 : len(toks)-1] {
+				next, ok := obj[t].(map[string]any)
+				if !ok {
+					next = map[string]any{}
+					obj[t] = next
+				}
+				obj = next
+			}
+			var leaf any = map[string]any{}
+			if g.Cap.Bool {
+				leaf = true
+			}
+			obj[toks[len(toks)-1]] = leaf
+		}
+	}
+	b, _ := json.Marshal(map[string]any{
+		"protocolVersion":   r.p.Protocol,
+		"agentCapabilities": caps,
+		"agentInfo":         map[string]any{"name": "acpgen-conform", "version": "1"},
+		"authMethods":       []any{},
+	})
+	if vs, err := r.p.Violations("InitializeResponse", b); err != nil || len(vs) > 0 {
+		return nil, fmt.Errorf("the scripted agent's initialize result is not valid against this schema: %v %v", vs, err)
+	}
+	return b, nil
+}
+
+// fresh starts the client with the relay in place of {agent}, waits for
+// the relay to connect, and lets the script run to its end.
+func (r *clientRun) fresh(s *script) error {
+	r.procs++
+	s.run, s.tag = r, fmt.Sprint(r.procs)
+	s.cancels = map[string]chan struct{}{}
+	sock := filepath.Join(r.dir, "agent"+s.tag+".sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	argv, err := expandAgent(r.o.Argv, append(append([]string(nil), r.o.Relay...), sock))
+	if err != nil {
+		return err
+	}
+	g := newGateCheck(r.p, true)
+	g.grant(s.init)
+	if !s.hangup {
+		g.label = s.label
+		r.log.mu.Lock()
+		r.log.procGates[s.tag] = g
+		r.log.mu.Unlock()
+	}
+	pe, err := startDetached(argv, func(f *frame) {
+		r.log.see(s.tag, f)
+		s.onFrame(f)
+	})
+	if err != nil {
+		return err
+	}
+	defer pe.kill()
+	s.pe = pe
+	conn := accept(ln, r.o.Timeout, pe.exited)
+	if conn == nil {
+		r.add(Result{Category: "initialize", Case: "starts the agent (" + s.label + ")", Level: Must, Source: "ACP transports: stdio",
+			Expected: "the command given as " + AgentToken + " is started", Observed: "not started; stderr: " + pe.stderr.String(), Verdict: Fail})
+		return nil
+	}
+	s.conn = conn
+	pe.attach(conn)
+	s.drive()
+	_ = conn.Close()
+	select {
+	case <-pe.exited:
+	case <-time.After(r.o.Timeout):
+	}
+	s.judge()
+	return nil
+}
+
+// accept waits for the relay to connect, or for the client to exit.
+func accept(ln net.Listener, timeout time.Duration, exited <-chan struct{}) net.Conn {
+	got := make(chan net.Conn, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			c = nil
+		}
+		got <- c
+	}()
+	select {
+	case c := <-got:
+		return c
+	case <-exited:
+	case <-time.After(timeout):
+	}
+	_ = ln.Close()
+	if c := <-got; c != nil {
+		return c
+	}
+	return nil
+}
+
+// gatedFor returns the capability the receiver did not grant that method
+// m's params (given granted, the receiver's initialize message) would use.
+func gatedFor(p *Profile, m *ir.Method, inResult bool, granted, params json.RawMessage) string {
+	g := newGateCheck(p, inResult)
+	g.grant(granted)
+	g.check(m, false, params)
+	for c := range g.violations {
+		return c
+	}
+	return ""
+}
