@@ -123,8 +123,34 @@ func (e *emitter) dispatch(f *File) {
 }
 
 func (e *emitter) sideDispatch(f *File, sd *side) {
+	var turns *ir.Turn // the agent tracks turns; the client cancels its own
+	if sd.name == "agent" {
+		turns = e.turns()
+	}
+	e.handlerInterface(f, sd)
+	cname := e.connType(f, sd, turns)
+	e.connMethods(f, sd, cname)
+	// Outbound typed calls. A client's session/prompt whose context ends sends
+	// session/cancel for its session (agents may ignore $/cancel_request).
+	for _, m := range sd.calls {
+		var endTurn *ir.Turn
+		if t := e.turns(); sd.name == "client" && t != nil && m == t.Prompt {
+			endTurn = t
+		}
+		e.outboundCall(f, sd, cname, m, endTurn)
+	}
+
+	e.inboundRouting(f, sd, cname, turns)
+	if turns != nil {
+		e.turnHelpers(f, cname, turns)
+	}
+	f.Line()
+}
+
+// handlerInterface emits the side's handler interface and its
+// Unimplemented embeddable.
+func (e *emitter) handlerInterface(f *File, sd *side) {
 	hname := sd.Name + "Handler"
-	// Handler interface.
 	var methods []Code
 	for _, m := range sd.handles {
 		kind := "request"
@@ -156,13 +182,12 @@ func (e *emitter) sideDispatch(f *File, sd *side) {
 	}
 	f.Var().Id("_").Id(hname).Op("=").Id(un).Values()
 	f.Line()
+}
 
-	// Connection end.
-	cname := sd.Name + "Conn"
-	var turns *ir.Turn // the agent tracks turns; the client cancels its own
-	if sd.name == "agent" {
-		turns = e.turns()
-	}
+// connType emits the side's connection struct and its constructor; turns
+// set adds the in-flight turn table.
+func (e *emitter) connType(f *File, sd *side, turns *ir.Turn) (cname string) {
+	cname, hname := sd.Name+"Conn", sd.Name+"Handler"
 	fields := []Code{
 		Id("h").Id(hname),
 		Id("ext").Id("ExtHandler"),
@@ -208,6 +233,12 @@ func (e *emitter) sideDispatch(f *File, sd *side) {
 	)
 	f.Comment(fmt.Sprintf("New%s connects h to a peer over r (its output) and w (its input), e.g. os.Stdin and os.Stdout.", cname))
 	f.Func().Id("New"+cname).Params(Id("h").Id(hname), Id("r").Qual("io", "Reader"), Id("w").Qual("io", "Writer"), Id("o").Id("ConnOptions")).Op("*").Id(cname).Block(body...)
+	return cname
+}
+
+// connMethods emits Run, Close, Negotiated and the unchecked senders.
+func (e *emitter) connMethods(f *File, sd *side, cname string) {
+	hname := sd.Name + "Handler"
 	f.Comment("Run serves the connection until EOF, Close or ctx ends; it returns nil on EOF.")
 	f.Comment(fmt.Sprintf("When the handler has a method that looks meant for %s but is not in it (see", hname))
 	f.Comment(fmt.Sprintf("Check%s), Run returns that error at once and serves nothing.", hname))
@@ -228,18 +259,11 @@ func (e *emitter) sideDispatch(f *File, sd *side) {
 	f.Comment("SendNotification sends a notification as is (no checks).")
 	f.Func().Params(Id("c").Op("*").Id(cname)).Id("SendNotification").Params(ctxParam(), Id("method").String(), Id("params").Qual(WirePath, "Raw")).Error().Block(
 		Return(Id("c").Dot("conn").Dot("Notify").Call(Id("ctx"), Id("method"), Id("params"))))
+}
 
-	// Outbound typed calls. A client's session/prompt whose context ends sends
-	// session/cancel for its session (agents may ignore $/cancel_request).
-	for _, m := range sd.calls {
-		var endTurn *ir.Turn
-		if t := e.turns(); sd.name == "client" && t != nil && m == t.Prompt {
-			endTurn = t
-		}
-		e.outboundCall(f, sd, cname, m, endTurn)
-	}
-
-	// Inbound routing.
+// inboundRouting emits the adapter to the runtime's Handler: one switch
+// case per handled method.
+func (e *emitter) inboundRouting(f *File, sd *side, cname string, turns *ir.Turn) {
 	in := lower(sd.Name) + "Inbound"
 	f.Comment(fmt.Sprintf("%s adapts %s to the runtime's Handler.", in, cname))
 	f.Type().Id(in).Struct(Id("c").Op("*").Id(cname))
@@ -287,10 +311,6 @@ func (e *emitter) sideDispatch(f *File, sd *side) {
 		Id("_").Op("=").Id("n"),
 		Switch(Id("method")).Block(noteCases...),
 	)
-	if turns != nil {
-		e.turnHelpers(f, cname, turns)
-	}
-	f.Line()
 }
 
 // serveHelpers emits serve and notify, which every inbound method without
