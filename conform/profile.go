@@ -27,7 +27,7 @@ type Profile struct {
 	Channel  string // "stable" or "unstable"
 	Protocol int
 	Source   string // release and file, for the report
-	Overlays []overlay.Info
+	Overlays []ir.OverlayInfo
 	Model    *ir.Model
 	Gates    []tables.Gate
 	// examples holds the generated examples of every def, by def and label.

@@ -1,11 +1,15 @@
 package generator_test
 
 import (
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/acpgen/acpgen/generator"
 )
 
 // TestArchitectureListsEveryPackage keeps ARCHITECTURE.md's package table
@@ -60,6 +64,37 @@ func TestArchitectureListsEveryPackage(t *testing.T) {
 		}
 		if !ok {
 			t.Errorf("ARCHITECTURE.md names neither %s nor a parent folder", dir)
+		}
+	}
+}
+
+// TestEmitReadsOnlyTheIR keeps the pipeline load -> IR -> emit: emit's
+// source imports from this module only the IR, the load.Node values the IR
+// carries (constants, enum values) and pointer escaping, so whatever emit
+// needs from overlays or the protocol arrives as IR data.
+func TestEmitReadsOnlyTheIR(t *testing.T) {
+	allowed := map[string]bool{
+		generator.Module + "/generator/ir":        true,
+		generator.Module + "/generator/load":      true,
+		generator.Module + "/runtime/jsonpointer": true,
+	}
+	files, err := filepath.Glob(filepath.Join("emit", "*.go"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no emit sources: %v", err)
+	}
+	for _, file := range files {
+		if strings.HasSuffix(file, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			p := strings.Trim(imp.Path.Value, `"`)
+			if strings.HasPrefix(p, generator.Module+"/") && !allowed[p] {
+				t.Errorf("%s imports %s; emit reads the IR, not the stages before it", file, p)
+			}
 		}
 	}
 }

@@ -469,104 +469,11 @@ func (e *emitter) fieldEncode(fl *ir.Field) []Code {
 // or embedded in a struct).
 func (e *emitter) unionMembers(f *File, u *ir.Union, standalone bool) {
 	name := u.Name
-	// selectVariant
 	var sel []Code
-	init := func(v *ir.Variant) []Code {
-		out := []Code{Id("v").Dot(v.Name).Op("=").New(Id(v.Payload.Type.Name))}
-		if v.Payload.Type.Union != nil {
-			out = append(out, Return(Id("v").Dot(v.Name).Dot("selectVariant").Call(Id("d"))))
-		} else {
-			out = append(out, Return(Nil()))
-		}
-		return out
-	}
-	var fallback, catchAll, absent *ir.Variant
-	for _, v := range u.Variants {
-		switch v.Role {
-		case ir.Fallback:
-			fallback = v
-		case ir.CatchAll:
-			catchAll = v
-		case ir.Absent:
-			absent = v
-		}
-	}
 	if u.Discriminator != "" {
-		D := u.Discriminator
-		sel = append(sel,
-			List(Id("kind"), Id("tag"), Id("found"), Err()).Op(":=").Id("d").Dot("ScanKey").Call(Lit(D)),
-			If(Err().Op("!=").Nil()).Block(Return(Err())),
-		)
-		var missing []Code
-		switch {
-		case absent != nil:
-			missing = init(absent)
-		case fallback != nil:
-			missing = init(fallback)
-		default:
-			missing = []Code{Return(Id("d").Dot("Errorf").Call(Lit(fmt.Sprintf("missing discriminator %q", D))))}
-		}
-		sel = append(sel, If(Op("!").Id("found").Op("||").Id("kind").Op("==").Add(wq("KindNull"))).Block(missing...))
-		var wrongKind []Code
-		if fallback != nil {
-			wrongKind = init(fallback)
-		} else {
-			wrongKind = []Code{Return(wq("AtKey").Call(Id("d").Dot("TypeError").Call(Lit("string"), Id("kind")), Lit(D)))}
-		}
-		sel = append(sel, If(Id("kind").Op("!=").Add(wq("KindString"))).Block(wrongKind...))
-		var cases []Code
-		for _, v := range u.Variants {
-			if v.Role == ir.Tagged {
-				cases = append(cases, Case(Lit(v.Tag)).Block(init(v)...))
-			}
-		}
-		switch {
-		case catchAll != nil:
-			cases = append(cases, Default().Block(init(catchAll)...))
-		case fallback != nil:
-			cases = append(cases, Default().Block(init(fallback)...))
-		}
-		sel = append(sel, Switch(String().Call(Id("tag"))).Block(cases...))
-		if catchAll == nil && fallback == nil {
-			sel = append(sel, Comment("Lenient decoding keeps a variant this version does not know."),
-				If(Id("d").Dot("Lenient").Call()).Block(
-					Id("v").Dot(unknownField).Op("=").Op("&").Add(wq("UnknownVariant")).Values(Dict{Id("Tag"): String().Call(Id("tag"))}),
-					Return(Nil())))
-			sel = append(sel, Return(wq("AtKey").Call(Id("d").Dot("Errorf").Call(Lit(fmt.Sprintf("unknown %s %%q of %s", D, name)), Id("tag")), Lit(D))))
-		}
+		sel = selectByTag(u)
 	} else {
-		var keys []string
-		lone := false
-		order := u.Variants
-		if u.SelectOrder != nil {
-			order = u.SelectOrder
-		}
-		for _, v := range order {
-			var blk []Code
-			var cond *Statement
-			for i, k := range v.Keys {
-				fv := fmt.Sprintf("found%d", i)
-				blk = append(blk, List(Id("_"), Id("_"), Id(fv), Err()).Op(":=").Id("d").Dot("ScanKey").Call(Lit(k)),
-					If(Err().Op("!=").Nil()).Block(Return(Err())))
-				if cond == nil {
-					cond = Id(fv)
-				} else {
-					cond = cond.Op("&&").Id(fv)
-				}
-				keys = append(keys, k)
-			}
-			if cond == nil {
-				// A lone object variant needs no look-ahead.
-				sel = append(sel, init(v)...)
-				lone = true
-				break
-			}
-			blk = append(blk, If(cond).Block(init(v)...))
-			sel = append(sel, Block(blk...))
-		}
-		if !lone {
-			sel = append(sel, Return(Id("d").Dot("Errorf").Call(Lit(fmt.Sprintf("matches no variant of %s: expected a member %s", name, strings.Join(quoteKeys(keys), " or "))))))
-		}
+		sel = selectByShape(u)
 	}
 	f.Comment("selectVariant picks the variant from the object ahead, before its members are read.")
 	f.Func().Add(recv(name)).Id("selectVariant").Params(decoderParam()).Error().Block(sel...)
@@ -615,6 +522,118 @@ func (e *emitter) unionMembers(f *File, u *ir.Union, standalone bool) {
 			Switch().Block(sink...), Return(Nil()))
 	}
 	f.Line()
+}
+
+// initVariant sets variant v to a new payload and, for a payload that is a
+// union itself, selects its variant too.
+func initVariant(v *ir.Variant) []Code {
+	out := []Code{Id("v").Dot(v.Name).Op("=").New(Id(v.Payload.Type.Name))}
+	if v.Payload.Type.Union != nil {
+		return append(out, Return(Id("v").Dot(v.Name).Dot("selectVariant").Call(Id("d"))))
+	}
+	return append(out, Return(Nil()))
+}
+
+// selectByTag is selectVariant's body for a union with a discriminator: the
+// tag's absence, wrong kind or unknown value falls to the variant whose role
+// takes it, or is an error (kept as Unknown when lenient).
+func selectByTag(u *ir.Union) []Code {
+	name := u.Name
+	var fallback, catchAll, absent *ir.Variant
+	for _, v := range u.Variants {
+		switch v.Role {
+		case ir.Fallback:
+			fallback = v
+		case ir.CatchAll:
+			catchAll = v
+		case ir.Absent:
+			absent = v
+		}
+	}
+	var sel []Code
+	D := u.Discriminator
+	sel = append(sel,
+		List(Id("kind"), Id("tag"), Id("found"), Err()).Op(":=").Id("d").Dot("ScanKey").Call(Lit(D)),
+		If(Err().Op("!=").Nil()).Block(Return(Err())),
+	)
+	var missing []Code
+	switch {
+	case absent != nil:
+		missing = initVariant(absent)
+	case fallback != nil:
+		missing = initVariant(fallback)
+	default:
+		missing = []Code{Return(Id("d").Dot("Errorf").Call(Lit(fmt.Sprintf("missing discriminator %q", D))))}
+	}
+	sel = append(sel, If(Op("!").Id("found").Op("||").Id("kind").Op("==").Add(wq("KindNull"))).Block(missing...))
+	var wrongKind []Code
+	if fallback != nil {
+		wrongKind = initVariant(fallback)
+	} else {
+		wrongKind = []Code{Return(wq("AtKey").Call(Id("d").Dot("TypeError").Call(Lit("string"), Id("kind")), Lit(D)))}
+	}
+	sel = append(sel, If(Id("kind").Op("!=").Add(wq("KindString"))).Block(wrongKind...))
+	var cases []Code
+	for _, v := range u.Variants {
+		if v.Role == ir.Tagged {
+			cases = append(cases, Case(Lit(v.Tag)).Block(initVariant(v)...))
+		}
+	}
+	switch {
+	case catchAll != nil:
+		cases = append(cases, Default().Block(initVariant(catchAll)...))
+	case fallback != nil:
+		cases = append(cases, Default().Block(initVariant(fallback)...))
+	}
+	sel = append(sel, Switch(String().Call(Id("tag"))).Block(cases...))
+	if catchAll == nil && fallback == nil {
+		sel = append(sel, Comment("Lenient decoding keeps a variant this version does not know."),
+			If(Id("d").Dot("Lenient").Call()).Block(
+				Id("v").Dot(unknownField).Op("=").Op("&").Add(wq("UnknownVariant")).Values(Dict{Id("Tag"): String().Call(Id("tag"))}),
+				Return(Nil())))
+		sel = append(sel, Return(wq("AtKey").Call(Id("d").Dot("Errorf").Call(Lit(fmt.Sprintf("unknown %s %%q of %s", D, name)), Id("tag")), Lit(D))))
+	}
+	return sel
+}
+
+// selectByShape is selectVariant's body for a union told apart by which
+// members are present, tried in SelectOrder.
+func selectByShape(u *ir.Union) []Code {
+	name := u.Name
+	var sel []Code
+	var keys []string
+	lone := false
+	order := u.Variants
+	if u.SelectOrder != nil {
+		order = u.SelectOrder
+	}
+	for _, v := range order {
+		var blk []Code
+		var cond *Statement
+		for i, k := range v.Keys {
+			fv := fmt.Sprintf("found%d", i)
+			blk = append(blk, List(Id("_"), Id("_"), Id(fv), Err()).Op(":=").Id("d").Dot("ScanKey").Call(Lit(k)),
+				If(Err().Op("!=").Nil()).Block(Return(Err())))
+			if cond == nil {
+				cond = Id(fv)
+			} else {
+				cond = cond.Op("&&").Id(fv)
+			}
+			keys = append(keys, k)
+		}
+		if cond == nil {
+			// A lone object variant needs no look-ahead.
+			sel = append(sel, initVariant(v)...)
+			lone = true
+			break
+		}
+		blk = append(blk, If(cond).Block(initVariant(v)...))
+		sel = append(sel, Block(blk...))
+	}
+	if !lone {
+		sel = append(sel, Return(Id("d").Dot("Errorf").Call(Lit(fmt.Sprintf("matches no variant of %s: expected a member %s", name, strings.Join(quoteKeys(keys), " or "))))))
+	}
+	return sel
 }
 
 // variantSink is where a variant keeps members it does not declare: a

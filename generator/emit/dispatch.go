@@ -51,67 +51,17 @@ func methodGo(m *ir.Method) string { return m.Name } // the IR names methods (se
 
 func ctxParam() Code { return Id("ctx").Qual("context", "Context") }
 
-// versioned reports whether the dispatcher negotiates the protocol version:
-// the schema has a ProtocolVersion def (so CurrentProtocolVersion is
-// generated) and initialize's params and result carry protocolVersion.
-func (e *emitter) versioned() bool {
-	in := e.m.Initialize()
-	if e.m.TypeByDef("ProtocolVersion") == nil || in == nil {
-		return false
-	}
-	has := func(t *ir.Type) bool {
-		for _, f := range t.Fields {
-			if f.JSON == "protocolVersion" && f.Name == "ProtocolVersion" {
-				return true
-			}
-		}
-		return false
-	}
-	return has(in.Params) && has(in.Result)
-}
+// versioned reports whether the dispatcher negotiates the protocol version
+// (see ir.Versioning).
+func (e *emitter) versioned() bool { return e.m.Version.Negotiated() }
 
-// turnSupport reports whether the model has what session/cancel semantics
-// need: a prompt request with a session id, a cancel notification, and a
-// "cancelled" stop reason.
-func (e *emitter) turnSupport() (prompt, cancel *ir.Method, ok bool) {
-	for _, m := range e.m.Methods {
-		if m.Side != "agent" {
-			continue
-		}
-		switch {
-		case m.Wire == "session/prompt" && !m.Notification:
-			prompt = m
-		case m.Wire == "session/cancel" && m.Notification:
-			cancel = m
-		}
+// turns returns the prompt turn when session/cancel can end it (see
+// ir.Turn), else nil.
+func (e *emitter) turns() *ir.Turn {
+	if !e.m.Turn.Cancellable() {
+		return nil
 	}
-	if prompt == nil || cancel == nil {
-		return nil, nil, false
-	}
-	hasSession := func(t *ir.Type) bool {
-		for _, f := range t.Fields {
-			if f.JSON == "sessionId" && !fieldPtr(f) {
-				return true
-			}
-		}
-		return false
-	}
-	sr := e.m.TypeByDef("StopReason")
-	okStop := false
-	if sr != nil && sr.Kind == ir.Enum {
-		for _, v := range sr.EnumValues {
-			if v.String == "cancelled" {
-				okStop = true
-			}
-		}
-	}
-	hasStop := false
-	for _, f := range prompt.Result.Fields {
-		if f.JSON == "stopReason" && f.Required && !fieldPtr(f) && namedType(f.Ref) == sr {
-			hasStop = true
-		}
-	}
-	return prompt, cancel, hasSession(prompt.Params) && hasSession(cancel.Params) && okStop && hasStop
+	return e.m.Turn
 }
 
 func (e *emitter) dispatch(f *File) {
@@ -173,8 +123,34 @@ func (e *emitter) dispatch(f *File) {
 }
 
 func (e *emitter) sideDispatch(f *File, sd *side) {
+	var turns *ir.Turn // the agent tracks turns; the client cancels its own
+	if sd.name == "agent" {
+		turns = e.turns()
+	}
+	e.handlerInterface(f, sd)
+	cname := e.connType(f, sd, turns)
+	e.connMethods(f, sd, cname)
+	// Outbound typed calls. A client's session/prompt whose context ends sends
+	// session/cancel for its session (agents may ignore $/cancel_request).
+	for _, m := range sd.calls {
+		var endTurn *ir.Turn
+		if t := e.turns(); sd.name == "client" && t != nil && m == t.Prompt {
+			endTurn = t
+		}
+		e.outboundCall(f, sd, cname, m, endTurn)
+	}
+
+	e.inboundRouting(f, sd, cname, turns)
+	if turns != nil {
+		e.turnHelpers(f, cname, turns)
+	}
+	f.Line()
+}
+
+// handlerInterface emits the side's handler interface and its
+// Unimplemented embeddable.
+func (e *emitter) handlerInterface(f *File, sd *side) {
 	hname := sd.Name + "Handler"
-	// Handler interface.
 	var methods []Code
 	for _, m := range sd.handles {
 		kind := "request"
@@ -206,11 +182,12 @@ func (e *emitter) sideDispatch(f *File, sd *side) {
 	}
 	f.Var().Id("_").Id(hname).Op("=").Id(un).Values()
 	f.Line()
+}
 
-	// Connection end.
-	cname := sd.Name + "Conn"
-	prompt, cancel, turns := e.turnSupport()
-	turns = turns && sd.name == "agent"
+// connType emits the side's connection struct and its constructor; turns
+// set adds the in-flight turn table.
+func (e *emitter) connType(f *File, sd *side, turns *ir.Turn) (cname string) {
+	cname, hname := sd.Name+"Conn", sd.Name+"Handler"
 	fields := []Code{
 		Id("h").Id(hname),
 		Id("ext").Id("ExtHandler"),
@@ -224,10 +201,10 @@ func (e *emitter) sideDispatch(f *File, sd *side) {
 		Id("neg").Id("Negotiated"),
 		Id("ready").Bool(),
 	}
-	if turns {
+	if turns != nil {
 		// Every in-flight prompt turn, by session: a session may run several at
 		// once, and session/cancel ends all of them.
-		fields = append(fields, Id("turns").Map(Id("SessionID")).Map(Op("*").Id("turn")).Struct())
+		fields = append(fields, Id("turns").Map(goType(turns.PromptSession.Ref)).Map(Op("*").Id("turn")).Struct())
 	}
 	f.Comment(fmt.Sprintf("%s is the %s's end of a connection: it routes inbound messages to a %s", cname, sd.name, hname))
 	f.Comment(fmt.Sprintf("(decoding, validating and gate-checking them first) and sends typed calls to the %s,", sd.peer))
@@ -240,8 +217,8 @@ func (e *emitter) sideDispatch(f *File, sd *side) {
 		If(Id("o").Dot("Strict")).Block(Id("c").Dot("mode").Op("=").Qual(WirePath, "Strict")),
 		Id("c").Dot("herr").Op("=").Id("Check" + hname).Call(Id("h")),
 	}
-	if turns {
-		body = append(body, Id("c").Dot("turns").Op("=").Map(Id("SessionID")).Map(Op("*").Id("turn")).Struct().Values())
+	if turns != nil {
+		body = append(body, Id("c").Dot("turns").Op("=").Map(goType(turns.PromptSession.Ref)).Map(Op("*").Id("turn")).Struct().Values())
 	}
 	body = append(body,
 		Id("c").Dot("log").Op("=").Id("o").Dot("RPC").Dot("Logger"),
@@ -256,6 +233,12 @@ func (e *emitter) sideDispatch(f *File, sd *side) {
 	)
 	f.Comment(fmt.Sprintf("New%s connects h to a peer over r (its output) and w (its input), e.g. os.Stdin and os.Stdout.", cname))
 	f.Func().Id("New"+cname).Params(Id("h").Id(hname), Id("r").Qual("io", "Reader"), Id("w").Qual("io", "Writer"), Id("o").Id("ConnOptions")).Op("*").Id(cname).Block(body...)
+	return cname
+}
+
+// connMethods emits Run, Close, Negotiated and the unchecked senders.
+func (e *emitter) connMethods(f *File, sd *side, cname string) {
+	hname := sd.Name + "Handler"
 	f.Comment("Run serves the connection until EOF, Close or ctx ends; it returns nil on EOF.")
 	f.Comment(fmt.Sprintf("When the handler has a method that looks meant for %s but is not in it (see", hname))
 	f.Comment(fmt.Sprintf("Check%s), Run returns that error at once and serves nothing.", hname))
@@ -276,20 +259,11 @@ func (e *emitter) sideDispatch(f *File, sd *side) {
 	f.Comment("SendNotification sends a notification as is (no checks).")
 	f.Func().Params(Id("c").Op("*").Id(cname)).Id("SendNotification").Params(ctxParam(), Id("method").String(), Id("params").Qual(WirePath, "Raw")).Error().Block(
 		Return(Id("c").Dot("conn").Dot("Notify").Call(Id("ctx"), Id("method"), Id("params"))))
+}
 
-	// Outbound typed calls. A client's session/prompt whose context ends sends
-	// session/cancel for its session (agents may ignore $/cancel_request).
-	_, _, clientTurns := e.turnSupport()
-	clientTurns = clientTurns && sd.name == "client"
-	for _, m := range sd.calls {
-		var endTurn *ir.Method
-		if clientTurns && m == prompt {
-			endTurn = cancel
-		}
-		e.outboundCall(f, sd, cname, m, endTurn)
-	}
-
-	// Inbound routing.
+// inboundRouting emits the adapter to the runtime's Handler: one switch
+// case per handled method.
+func (e *emitter) inboundRouting(f *File, sd *side, cname string, turns *ir.Turn) {
 	in := lower(sd.Name) + "Inbound"
 	f.Comment(fmt.Sprintf("%s adapts %s to the runtime's Handler.", in, cname))
 	f.Type().Id(in).Struct(Id("c").Op("*").Id(cname))
@@ -302,18 +276,18 @@ func (e *emitter) sideDispatch(f *File, sd *side) {
 		sig := []Code{ctxParam(), Id("n").Op("*").Id("Negotiated"), Id("method").String(), Id("params").Qual(WirePath, "Raw")}
 		handler := Id("c").Dot("h").Dot(methodGo(m))
 		switch {
-		case m.Notification && !(turns && m == cancel):
+		case m.Notification && !(turns != nil && m == turns.Cancel):
 			noteCases = append(noteCases, Case(Id(MethodConst(m.Wire))).Block(
 				Id("notify").Call(Id("ctx"), Id("n"), Id("c").Dot("mode"), Id("method"), Id("params"), Id("c").Dot("onDrop"), handler)))
 		case m.Notification:
 			noteCases = append(noteCases, Case(Id(MethodConst(m.Wire))).Block(Id("c").Dot(fn).Call(args...)))
-			f.Func().Params(Id("c").Op("*").Id(cname)).Id(fn).Params(sig...).Block(e.inboundNotification(sd, m, cancel, turns)...)
-		case m != e.m.Initialize() && !(turns && m == prompt):
+			f.Func().Params(Id("c").Op("*").Id(cname)).Id(fn).Params(sig...).Block(e.inboundNotification(sd, m, turns)...)
+		case m != e.m.Initialize() && !(turns != nil && m == turns.Prompt):
 			reqCases = append(reqCases, Case(Id(MethodConst(m.Wire))).Block(
 				Return(Id("serve").Call(Id("ctx"), Id("n"), Id("c").Dot("mode"), Id("c").Dot("log"), Id("method"), Id("params"), handler))))
 		default:
 			reqCases = append(reqCases, Case(Id(MethodConst(m.Wire))).Block(Return(Id("c").Dot(fn).Call(args...))))
-			f.Func().Params(Id("c").Op("*").Id(cname)).Id(fn).Params(sig...).Params(Qual(WirePath, "Raw"), Error()).Block(e.inboundRequest(sd, m, prompt, turns)...)
+			f.Func().Params(Id("c").Op("*").Id(cname)).Id(fn).Params(sig...).Params(Qual(WirePath, "Raw"), Error()).Block(e.inboundRequest(sd, m, turns)...)
 		}
 	}
 	reqCases = append(reqCases, Default().Block(
@@ -327,7 +301,7 @@ func (e *emitter) sideDispatch(f *File, sd *side) {
 		Id("c").Op(":=").Id("a").Dot("c"),
 		List(Id("n"), Id("ready")).Op(":=").Id("c").Dot("state").Call(),
 		Id("_").Op("=").Id("n"),
-		If(Op("!").Id("ready").Op("&&").Id("method").Op("!=").Lit("initialize")).Block(Return(Nil(), Id("errNotInitialized"))),
+		If(Op("!").Id("ready").Op("&&").Id("method").Op("!=").Lit(e.m.Initialize().Wire)).Block(Return(Nil(), Id("errNotInitialized"))),
 		Switch(Id("method")).Block(reqCases...),
 	)
 	f.Func().Params(Id("a").Id(in)).Id("HandleNotification").Params(ctxParam(), Id("method").String(), Id("params").Qual(WirePath, "Raw")).Block(
@@ -337,10 +311,6 @@ func (e *emitter) sideDispatch(f *File, sd *side) {
 		Id("_").Op("=").Id("n"),
 		Switch(Id("method")).Block(noteCases...),
 	)
-	if turns {
-		e.turnHelpers(f, cname)
-	}
-	f.Line()
 }
 
 // serveHelpers emits serve and notify, which every inbound method without
@@ -403,7 +373,7 @@ func lower(s string) string { return string(s[0]+32) + s[1:] }
 
 // inboundRequest decodes, validates and gate-checks params, calls the handler,
 // and checks and encodes its result.
-func (e *emitter) inboundRequest(sd *side, m *ir.Method, prompt *ir.Method, turns bool) []Code {
+func (e *emitter) inboundRequest(sd *side, m *ir.Method, turns *ir.Turn) []Code {
 	out := []Code{
 		Var().Id("p").Id(m.Params.Name),
 		If(Err().Op(":=").Qual(WirePath, "Decode").Call(Id("params"), Op("&").Id("p"), Id("c").Dot("mode")), Err().Op("!=").Nil()).Block(Return(Nil(), Id("invalidParams").Call(Err()))),
@@ -419,14 +389,15 @@ func (e *emitter) inboundRequest(sd *side, m *ir.Method, prompt *ir.Method, turn
 		)
 	}
 	call := List(Id("res"), Err()).Op(":=").Id("c").Dot("h").Dot(methodGo(m)).Call(Id("ctx"), Op("&").Id("p"))
-	if turns && m == prompt {
+	if turns != nil && m == turns.Prompt {
+		session := Id("p").Dot(turns.PromptSession.Name)
 		out = append(out,
-			List(Id("ctx"), Id("t")).Op(":=").Id("c").Dot("startTurn").Call(Id("ctx"), Id("p").Dot("SessionID")),
-			Defer().Id("c").Dot("endTurn").Call(Id("p").Dot("SessionID"), Id("t")),
+			List(Id("ctx"), Id("t")).Op(":=").Id("c").Dot("startTurn").Call(Id("ctx"), session.Clone()),
+			Defer().Id("c").Dot("endTurn").Call(session.Clone(), Id("t")),
 			call,
-			Comment("A turn ended by session/cancel answers stopReason \"cancelled\", not an error."),
+			Comment(fmt.Sprintf("A turn ended by %s answers %s %q, not an error.", turns.Cancel.Wire, turns.StopReason.JSON, turns.Cancelled.String)),
 			If(Id("t").Dot("cancelled").Dot("Load").Call().Op("&&").Parens(Err().Op("!=").Nil().Op("||").Id("res").Op("==").Nil())).Block(
-				List(Id("res"), Err()).Op("=").List(Op("&").Id(m.Result.Name).Values(Dict{Id("StopReason"): Id("StopReasonCancelled")}), Nil())),
+				List(Id("res"), Err()).Op("=").List(Op("&").Id(m.Result.Name).Values(Dict{Id(turns.StopReason.Name): Id(turns.Cancelled.Name)}), Nil())),
 		)
 	} else {
 		out = append(out, call)
@@ -436,9 +407,10 @@ func (e *emitter) inboundRequest(sd *side, m *ir.Method, prompt *ir.Method, turn
 		If(Id("res").Op("==").Nil()).Block(Return(Nil(), Qual("fmt", "Errorf").Call(Lit("%s handler returned no result"), Id("method")))),
 	)
 	if initialize && e.versioned() {
+		v := Id("res").Dot(e.m.Version.Result.Name)
 		out = append(out,
 			Comment("Version negotiation: an agent that does not say answers with the version this package speaks."),
-			If(Id("res").Dot("ProtocolVersion").Op("==").Lit(0)).Block(Id("res").Dot("ProtocolVersion").Op("=").Id("CurrentProtocolVersion")),
+			If(v.Clone().Op("==").Lit(0)).Block(v.Clone().Op("=").Id("CurrentProtocolVersion")),
 		)
 	}
 	out = append(out,
@@ -460,7 +432,7 @@ func (e *emitter) inboundRequest(sd *side, m *ir.Method, prompt *ir.Method, turn
 	return out
 }
 
-func (e *emitter) inboundNotification(sd *side, m *ir.Method, cancel *ir.Method, turns bool) []Code {
+func (e *emitter) inboundNotification(sd *side, m *ir.Method, turns *ir.Turn) []Code {
 	out := []Code{
 		Var().Id("p").Id(m.Params.Name),
 		If(Err().Op(":=").Qual(WirePath, "Decode").Call(Id("params"), Op("&").Id("p"), Id("c").Dot("mode")), Err().Op("!=").Nil()).Block(Id("c").Dot("onDrop").Call(Id("method"), Err()), Return()),
@@ -470,14 +442,15 @@ func (e *emitter) inboundNotification(sd *side, m *ir.Method, cancel *ir.Method,
 		If(Id("vs").Op(":=").Id("n").Dot("CheckParams").Call(Id("method"), Op("&").Id("p")), Len(Id("vs")).Op(">").Lit(0)).Block(
 			Id("c").Dot("onDrop").Call(Id("method"), Op("&").Qual(WirePath, "GateError").Values(Dict{Id("Violations"): Id("vs")})), Return()),
 	)
-	if turns && m == cancel {
-		out = append(out, Id("c").Dot("cancelTurn").Call(Id("p").Dot("SessionID")))
+	if turns != nil && m == turns.Cancel {
+		out = append(out, Id("c").Dot("cancelTurn").Call(Id("p").Dot(turns.CancelSession.Name)))
 	}
 	return append(out, Id("c").Dot("h").Dot(methodGo(m)).Call(Id("ctx"), Op("&").Id("p")))
 }
 
 // turnHelpers tracks in-flight prompt turns so session/cancel can end them.
-func (e *emitter) turnHelpers(f *File, cname string) {
+func (e *emitter) turnHelpers(f *File, cname string, turns *ir.Turn) {
+	session := goType(turns.PromptSession.Ref)
 	f.Comment("turn is one in-flight session/prompt.")
 	f.Type().Id("turn").Struct(
 		Id("cancel").Qual("context", "CancelFunc"),
@@ -488,7 +461,7 @@ func (e *emitter) turnHelpers(f *File, cname string) {
 	f.Comment("startTurn registers a prompt turn of session s beside the session's other turns. A turn")
 	f.Comment("may run until session/cancel, so the runtime is told it awaits input: past its bounds")
 	f.Comment("it refuses requests rather than stop reading (see runtime/jsonrpc, Flow control).")
-	f.Func().Params(Id("c").Op("*").Id(cname)).Id("startTurn").Params(ctxParam(), Id("s").Id("SessionID")).Params(Qual("context", "Context"), Op("*").Id("turn")).Block(
+	f.Func().Params(Id("c").Op("*").Id(cname)).Id("startTurn").Params(ctxParam(), Id("s").Add(session.Clone())).Params(Qual("context", "Context"), Op("*").Id("turn")).Block(
 		List(Id("ctx"), Id("cancel")).Op(":=").Qual("context", "WithCancel").Call(Id("ctx")),
 		Id("t").Op(":=").Op("&").Id("turn").Values(Dict{Id("cancel"): Id("cancel"), Id("awaiting"): Id("c").Dot("conn").Dot("AwaitingInput").Call()}),
 		Id("c").Dot("mu").Dot("Lock").Call(),
@@ -500,7 +473,7 @@ func (e *emitter) turnHelpers(f *File, cname string) {
 		Id("c").Dot("mu").Dot("Unlock").Call(),
 		Return(Id("ctx"), Id("t")))
 	f.Comment("endTurn unregisters a turn started by startTurn.")
-	f.Func().Params(Id("c").Op("*").Id(cname)).Id("endTurn").Params(Id("s").Id("SessionID"), Id("t").Op("*").Id("turn")).Block(
+	f.Func().Params(Id("c").Op("*").Id(cname)).Id("endTurn").Params(Id("s").Add(session.Clone()), Id("t").Op("*").Id("turn")).Block(
 		Id("t").Dot("cancel").Call(),
 		Id("t").Dot("awaiting").Call(),
 		Id("c").Dot("mu").Dot("Lock").Call(),
@@ -509,7 +482,7 @@ func (e *emitter) turnHelpers(f *File, cname string) {
 		Id("c").Dot("mu").Dot("Unlock").Call())
 	f.Comment("cancelTurn ends every in-flight prompt turn of the session: each turn's context is")
 	f.Comment("cancelled and each answers \"cancelled\".")
-	f.Func().Params(Id("c").Op("*").Id(cname)).Id("cancelTurn").Params(Id("s").Id("SessionID")).Block(
+	f.Func().Params(Id("c").Op("*").Id(cname)).Id("cancelTurn").Params(Id("s").Add(session.Clone())).Block(
 		Id("c").Dot("mu").Dot("Lock").Call(),
 		Defer().Id("c").Dot("mu").Dot("Unlock").Call(),
 		For(Id("t").Op(":=").Range().Id("c").Dot("turns").Index(Id("s"))).Block(
@@ -518,9 +491,9 @@ func (e *emitter) turnHelpers(f *File, cname string) {
 }
 
 // outboundCall emits a typed call to the peer, checked before sending. With
-// endTurn set (the client's session/prompt), a call whose context ends also
-// sends endTurn (session/cancel) for the prompt's session.
-func (e *emitter) outboundCall(f *File, sd *side, cname string, m *ir.Method, endTurn *ir.Method) {
+// endTurn set (m is the client's prompt), a call whose context ends also
+// sends endTurn's cancel (session/cancel) for the prompt's session.
+func (e *emitter) outboundCall(f *File, sd *side, cname string, m *ir.Method, endTurn *ir.Turn) {
 	name := methodGo(m)
 	pre := []Code{
 		List(Id("n"), Id("ready")).Op(":=").Id("c").Dot("state").Call(),
@@ -529,7 +502,8 @@ func (e *emitter) outboundCall(f *File, sd *side, cname string, m *ir.Method, en
 	if initialize {
 		pre = append(pre, Id("_").Op(",").Id("_").Op("=").Id("n").Op(",").Id("ready"))
 		if e.versioned() {
-			pre = append(pre, If(Id("params").Dot("ProtocolVersion").Op("==").Lit(0)).Block(Id("params").Dot("ProtocolVersion").Op("=").Id("CurrentProtocolVersion")))
+			v := Id("params").Dot(e.m.Version.Params.Name)
+			pre = append(pre, If(v.Clone().Op("==").Lit(0)).Block(v.Clone().Op("=").Id("CurrentProtocolVersion")))
 		}
 		pre = append(pre, If(Err().Op(":=").Id("outbound").Call(Nil(), Id(MethodConst(m.Wire)), Id("params")), Err().Op("!=").Nil()).Block(Return(zeroRet(m), Id("refused").Call(Id("c").Dot("log"), Err()))))
 	} else {
@@ -555,9 +529,9 @@ func (e *emitter) outboundCall(f *File, sd *side, cname string, m *ir.Method, en
 			If(Id("ctx").Dot("Err").Call().Op("!=").Nil()).Block(
 				Comment("The runtime has sent $/cancel_request, which agents may ignore; session/cancel"),
 				Comment("is ACP's way to end the turn (it ends every turn of the session)."),
-				Id("cancel").Op(":=").Id(endTurn.Params.Name).Values(Dict{Id("SessionID"): Id("params").Dot("SessionID")}),
+				Id("cancel").Op(":=").Id(endTurn.Cancel.Params.Name).Values(Dict{Id(endTurn.CancelSession.Name): Id("params").Dot(endTurn.PromptSession.Name)}),
 				Comment("A failed write is logged by the runtime and fails every later call."),
-				Id("_").Op("=").Id("c").Dot("conn").Dot("Notify").Call(Qual("context", "WithoutCancel").Call(Id("ctx")), Id(MethodConst(endTurn.Wire)), Id("cancel").Dot("AppendJSON").Call(Nil()))),
+				Id("_").Op("=").Id("c").Dot("conn").Dot("Notify").Call(Qual("context", "WithoutCancel").Call(Id("ctx")), Id(MethodConst(endTurn.Cancel.Wire)), Id("cancel").Dot("AppendJSON").Call(Nil()))),
 			Return(Nil(), Err()),
 		}
 	}
@@ -571,8 +545,8 @@ func (e *emitter) outboundCall(f *File, sd *side, cname string, m *ir.Method, en
 	if initialize {
 		if e.versioned() {
 			body = append(body,
-				If(Id("res").Dot("ProtocolVersion").Op("!=").Id("CurrentProtocolVersion")).Block(
-					Return(Id("res"), Qual("fmt", "Errorf").Call(Lit("initialize: the agent speaks protocol version %d, this package %d"), Id("res").Dot("ProtocolVersion"), Id("CurrentProtocolVersion")))))
+				If(Id("res").Dot(e.m.Version.Result.Name).Op("!=").Id("CurrentProtocolVersion")).Block(
+					Return(Id("res"), Qual("fmt", "Errorf").Call(Lit(m.Wire+": the agent speaks protocol version %d, this package %d"), Id("res").Dot(e.m.Version.Result.Name), Id("CurrentProtocolVersion")))))
 		}
 		body = append(body,
 			Id("c").Dot("mu").Dot("Lock").Call(),
@@ -588,7 +562,7 @@ func (e *emitter) outboundCall(f *File, sd *side, cname string, m *ir.Method, en
 	f.Comment(fmt.Sprintf("%s calls %s on the %s, after checking the params are valid and allowed; the result is", name, m.Wire, sd.peer))
 	f.Comment("decoded, validated and checked against what this side advertised.")
 	if endTurn != nil {
-		f.Comment(fmt.Sprintf("When ctx ends first, it sends %s for params' session as well as the runtime's", endTurn.Wire))
+		f.Comment(fmt.Sprintf("When ctx ends first, it sends %s for params' session as well as the runtime's", endTurn.Cancel.Wire))
 		f.Comment("$/cancel_request (which agents may ignore), and returns ctx's error.")
 	}
 	f.Func().Params(Id("c").Op("*").Id(cname)).Id(name).Params(ctxParam(), Id("params").Op("*").Id(m.Params.Name)).Params(Op("*").Id(m.Result.Name), Error()).Block(body...)

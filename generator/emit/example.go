@@ -7,10 +7,11 @@ import (
 
 // The runnable example (example_test.go, package <pkg>_test): an agent and
 // a client of the generated package talking over pipes, one prompt turn.
-// Every name in it comes from the model: the methods by wire name
-// (initialize, session/new, session/prompt, session/update, in every v1
-// channel), the members by JSON name, the text helpers from api.go. When
-// one is missing the package gets no example.
+// Every name in it comes from the model: initialize, the prompt turn and the
+// protocol version as the IR recognised them (ir.Model.Turn, Version),
+// session/new and session/update by wire name (in every v1 channel), the
+// members by JSON name, the text helpers from api.go. When one is missing
+// the package gets no example.
 
 // exampleText is the prompt the example sends and the agent echoes.
 const exampleText = "hello"
@@ -30,14 +31,16 @@ func (e *emitter) exampleFile() func(*File) {
 		return nil
 	}
 	var p exampleParts
+	if in := e.m.Initialize(); in.Side == "agent" {
+		p.init = in
+	}
+	if e.m.Turn != nil {
+		p.prompt = e.m.Turn.Prompt
+	}
 	for _, m := range e.m.Methods {
 		switch {
-		case m.Wire == "initialize" && m.Side == "agent" && !m.Notification:
-			p.init = m
 		case m.Wire == "session/new" && m.Side == "agent" && !m.Notification:
 			p.newSession = m
-		case m.Wire == "session/prompt" && m.Side == "agent" && !m.Notification:
-			p.prompt = m
 		case m.Wire == "session/update" && m.Side == "client" && m.Notification:
 			p.update = m
 		}
@@ -61,7 +64,7 @@ func (e *emitter) exampleFile() func(*File) {
 			p.chunk = s
 		}
 	}
-	if stop := member(p.prompt.Result, "stopReason"); stop != nil && stop.Ref.Kind == ir.Named && stop.Ref.Type.Kind == ir.Enum && stop.Ref.Type.EnumBase.Kind == ir.String {
+	if stop := e.m.Turn.StopReason; stop != nil && stop.Ref.Kind == ir.Named && stop.Ref.Type.Kind == ir.Enum && stop.Ref.Type.EnumBase.Kind == ir.String {
 		for _, v := range stop.Ref.Type.EnumValues {
 			if v.String == "end_turn" {
 				p.endTurn = v
@@ -141,7 +144,7 @@ func (e *emitter) example(f *File, p *exampleParts) bool {
 		Id("conn").Op("*").Add(q("AgentConn")),
 	)
 	f.Func().Params(Id("a").Op("*").Id("exampleAgent")).Id(p.init.Name).Params(ctx, Id("p").Op("*").Add(q(p.init.Params.Name))).Params(Op("*").Add(q(p.init.Result.Name)), Error()).Block(
-		Return(lit(p.init.Result, map[string]Code{"protocolVersion": q("CurrentProtocolVersion")}), Nil()))
+		Return(lit(p.init.Result, map[string]Code{e.m.Version.Result.JSON: q("CurrentProtocolVersion")}), Nil()))
 	f.Line()
 	f.Func().Params(Id("a").Op("*").Id("exampleAgent")).Id(p.newSession.Name).Params(ctx.Clone(), Id("p").Op("*").Add(q(p.newSession.Params.Name))).Params(Op("*").Add(q(p.newSession.Result.Name)), Error()).Block(
 		Return(lit(p.newSession.Result, map[string]Code{"sessionId": Lit("session-1")}), Nil()))
@@ -154,7 +157,7 @@ func (e *emitter) example(f *File, p *exampleParts) bool {
 				If(Err().Op(":=").Id("a").Dot("conn").Dot(p.update.Name).Call(Id("ctx"), Id("update")), Err().Op("!=").Nil()).Block(Return(Nil(), Err())),
 			),
 		),
-		Return(lit(p.prompt.Result, map[string]Code{"stopReason": q(p.endTurn.Name)}), Nil()))
+		Return(lit(p.prompt.Result, map[string]Code{e.m.Turn.StopReason.JSON: q(p.endTurn.Name)}), Nil()))
 	f.Line()
 
 	f.Comment("exampleClient prints the agent's message chunks.")
@@ -166,7 +169,7 @@ func (e *emitter) example(f *File, p *exampleParts) bool {
 	f.Line()
 
 	newSID := goName(p.newSession.Result, "sessionId")
-	stop := goName(p.prompt.Result, "stopReason")
+	stop := e.m.Turn.StopReason.Name
 	fail := If(Err().Op("!=").Nil()).Block(Qual("log", "Fatal").Call(Err()))
 	f.Comment("An agent and a client in one process, over pipes; a real agent serves")
 	f.Comment("os.Stdin and os.Stdout:")
@@ -183,7 +186,7 @@ func (e *emitter) example(f *File, p *exampleParts) bool {
 		Id("client").Op(":=").Add(q("NewClientConn")).Call(Id("exampleClient").Values(), Id("clientIn"), Id("clientOut"), q("ConnOptions").Values()),
 		Go().Id("client").Dot("Run").Call(Id("ctx")),
 		Line(),
-		If(List(Id("_"), Err()).Op(":=").Id("client").Dot(p.init.Name).Call(Id("ctx"), lit(p.init.Params, map[string]Code{"protocolVersion": q("CurrentProtocolVersion")})), Err().Op("!=").Nil()).Block(Qual("log", "Fatal").Call(Err())),
+		If(List(Id("_"), Err()).Op(":=").Id("client").Dot(p.init.Name).Call(Id("ctx"), lit(p.init.Params, map[string]Code{e.m.Version.Params.JSON: q("CurrentProtocolVersion")})), Err().Op("!=").Nil()).Block(Qual("log", "Fatal").Call(Err())),
 		List(Id("session"), Err()).Op(":=").Id("client").Dot(p.newSession.Name).Call(Id("ctx"), lit(p.newSession.Params, map[string]Code{"cwd": Lit("/")})),
 		fail.Clone(),
 		List(Id("turn"), Err()).Op(":=").Id("client").Dot(p.prompt.Name).Call(Id("ctx"), lit(p.prompt.Params, map[string]Code{

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/acpgen/acpgen/generator/ir"
-	"github.com/acpgen/acpgen/generator/overlay"
 	. "github.com/dave/jennifer/jen"
 )
 
@@ -187,7 +186,7 @@ func (e *emitter) metaAccessors(f *File, t *ir.Type, fl *ir.Field, ns ir.MetaNam
 	f.Line()
 }
 
-func (e *emitter) rootsHelpers(f *File, t *ir.Type, r overlay.Roots) {
+func (e *emitter) rootsHelpers(f *File, t *ir.Type, r ir.Roots) {
 	p, a := field(t, r.Primary), field(t, r.Additional)
 	primary := Id("v").Dot(p.Name)
 	if fieldPtr(p) {
@@ -217,7 +216,7 @@ func (e *emitter) rootsHelpers(f *File, t *ir.Type, r overlay.Roots) {
 	f.Line()
 }
 
-func (e *emitter) filterHelper(f *File, req, item *ir.Type, flt overlay.Filter) {
+func (e *emitter) filterHelper(f *File, req, item *ir.Type, flt ir.Filter) {
 	var body []Code
 	var doc []string
 	for _, m := range flt.Members {

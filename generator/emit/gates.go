@@ -316,7 +316,11 @@ func (e *emitter) gatesTest(f *File) {
 		cases = append(cases, Values(d))
 	}
 	initReq, initResp := e.m.Initialize().Params.Name, e.m.Initialize().Result.Name
-	version := map[string]any{"protocolVersion": e.o.ProtocolVersion}
+	// The base negotiation speaks this package's version, when initialize carries one.
+	reqOver, respOver := map[string]any{}, map[string]any{}
+	if v := e.m.Version; v.Negotiated() {
+		reqOver[v.Params.JSON], respOver[v.Result.JSON] = e.o.ProtocolVersion, e.o.ProtocolVersion
+	}
 	f.Func().Id("negotiated").Params(Id("ng").Qual(TestPath, "Negotiation")).Params(Op("*").Id("Negotiated"), Error()).Block(
 		Id("n").Op(":=").Op("&").Id("Negotiated").Values(Dict{Id("Request"): New(Id(initReq)), Id("Response"): New(Id(initResp))}),
 		If(Err().Op(":=").Qual(WirePath, "Decode").Call(Id("ng").Dot("Request"), Id("n").Dot("Request"), Qual(WirePath, "Strict")), Err().Op("!=").Nil()).Block(Return(Nil(), Err())),
@@ -325,8 +329,8 @@ func (e *emitter) gatesTest(f *File) {
 	f.Func().Id("TestGates").Params(Id("t").Op("*").Qual("testing", "T")).Block(
 		Qual(TestPath, "Gates").Call(Id("t"), Qual(TestPath, "GateTable").Values(Dict{
 			Id("Base"): Qual(TestPath, "Negotiation").Values(Dict{
-				Id("Request"):  Index().Byte().Parens(Lit(string(minimalJSON(e.m.Initialize().Params, version)))),
-				Id("Response"): Index().Byte().Parens(Lit(string(minimalJSON(e.m.Initialize().Result, version)))),
+				Id("Request"):  Index().Byte().Parens(Lit(string(minimalJSON(e.m.Initialize().Params, reqOver)))),
+				Id("Response"): Index().Byte().Parens(Lit(string(minimalJSON(e.m.Initialize().Result, respOver)))),
 			}),
 			Id("Capabilities"): Index().Qual(TestPath, "Capability").Values(capRows...),
 			Id("Cases"):        Index().Qual(TestPath, "GateCase").Values(cases...),

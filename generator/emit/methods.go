@@ -31,9 +31,9 @@ func (e *emitter) methodsFile(f *File) {
 	f.Comment("Method wire names.")
 	f.Const().Defs(consts...)
 	f.Line()
-	if e.m.TypeByDef("ProtocolVersion") != nil {
+	if e.m.Version != nil {
 		f.Comment("CurrentProtocolVersion is the protocol version this package speaks, sent in initialize.")
-		f.Const().Id("CurrentProtocolVersion").Id("ProtocolVersion").Op("=").Lit(e.o.ProtocolVersion)
+		f.Const().Id("CurrentProtocolVersion").Id(e.m.Version.Type.Name).Op("=").Lit(e.o.ProtocolVersion)
 		f.Line()
 	}
 	f.Comment("Provenance of the schema this package was generated from.")

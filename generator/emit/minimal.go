@@ -12,7 +12,7 @@ import (
 // accepts as far as required members go: each required member with the
 // simplest value of its shape, recursively. over replaces members by JSON
 // name at the top level. The gate tests start their initialize messages
-// from it, so a schema whose initialize requires more than protocolVersion
+// from it, so a schema whose initialize requires more than the version
 // (v2 requires info) still gives decodable negotiations.
 func minimalJSON(t *ir.Type, over map[string]any) []byte {
 	v := minimalObject(t, 0)

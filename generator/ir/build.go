@@ -87,6 +87,7 @@ func Build(doc *load.Document, channel string) (*Model, error) {
 	if err := b.methods(); err != nil {
 		return nil, err
 	}
+	b.m.lifecycle()
 	return b.m, nil
 }
 

@@ -12,6 +12,11 @@ type Model struct {
 	File    string
 	Types   []*Type // named ($defs) types in schema order, each followed by its inline types
 	Methods []*Method
+	// Turn is the prompt turn, nil without a session/prompt request;
+	// Version the negotiated protocol version, nil without a ProtocolVersion
+	// def. Build recognises both (see protocol.go).
+	Turn    *Turn
+	Version *Versioning
 	byDef   map[string]*Type
 	names   map[string]*Type
 }

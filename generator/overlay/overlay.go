@@ -20,14 +20,6 @@ import (
 	"github.com/acpgen/acpgen/runtime/jsonpointer"
 )
 
-// Info is an overlay's provenance, carried into generated doc comments.
-type Info struct {
-	ID     string // short id written into x-acpgen-overlay of what it touches
-	Title  string
-	URL    string
-	Status string // e.g. "draft", "proposed", "vendor extension"
-}
-
 // Change states.
 const (
 	Added     = "added"
@@ -50,14 +42,14 @@ type Status struct {
 // Result is the outcome of applying overlays to one base schema.
 type Result struct {
 	Schema   []byte // the merged schema document
-	Overlays []Info
+	Overlays []ir.OverlayInfo
 	Statuses []Status
 	Gates    []tables.Gate
 	// Presence lists members a sender must include once it advertised a
 	// capability; checked on outbound messages, not by Validate.
 	Presence []Presence
 	// Semantics drives generated helpers.
-	Semantics Semantics
+	Semantics ir.Semantics
 	// AddedDefs are the defs the overlays added to the base, in order.
 	AddedDefs []string
 	// Doc is Schema loaded, when overlays were applied (nil otherwise).
@@ -71,24 +63,6 @@ type Result struct {
 // nothing) in every message of a sender that advertised Capability.
 type Presence struct {
 	Def, Member, Capability, Source string
-}
-
-// Semantics is the typed meaning overlays give that JSON Schema cannot say.
-type Semantics struct {
-	Roots   []Roots
-	Filters []Filter
-}
-
-// Roots says Def carries the ordered root list [Primary, ...Additional].
-type Roots struct {
-	Def, Primary, Additional, Source string
-}
-
-// Filter says the members of Request filter Item values.
-type Filter struct {
-	Request, Item string
-	Members       []FilterMember
-	Source        string
 }
 
 // ConflictError lists every conflict of an application; the Result beside it
@@ -133,9 +107,9 @@ func Apply(base []byte, baseFile string, docs []*Document) (*Result, error) {
 			return nil, fmt.Errorf("%s: overlay id %q is also the id of %s", d.File, d.ID, prev)
 		}
 		ids[d.ID] = d.File
-		a.res.Overlays = append(a.res.Overlays, Info{d.ID, d.Title, d.URL, d.Status})
+		a.res.Overlays = append(a.res.Overlays, ir.OverlayInfo{ID: d.ID, Title: d.Title, URL: d.URL, Status: d.Status})
 		if slices.ContainsFunc(d.Changes, func(c Change) bool { return c.Illustrative }) {
-			a.res.Overlays = append(a.res.Overlays, Info{d.ID + illustrative, d.Title, d.URL, d.Status + "; illustrative shape: the source names it but defines none"})
+			a.res.Overlays = append(a.res.Overlays, ir.OverlayInfo{ID: d.ID + illustrative, Title: d.Title, URL: d.URL, Status: d.Status + "; illustrative shape: the source names it but defines none"})
 		}
 	}
 	for _, d := range docs {
@@ -704,7 +678,7 @@ func (a *applier) roots(c *Change) error {
 				return a.fail("roots: $defs/%s has no member %q in %s", def, m, a.baseFile)
 			}
 		}
-		a.res.Semantics.Roots = append(a.res.Semantics.Roots, Roots{Def: def, Primary: c.Primary, Additional: c.Additional, Source: a.doc.ID})
+		a.res.Semantics.Roots = append(a.res.Semantics.Roots, ir.Roots{Def: def, Primary: c.Primary, Additional: c.Additional, Source: a.doc.ID})
 	}
 	return nil
 }
@@ -721,7 +695,7 @@ func (a *applier) filter(c *Change) error {
 			}
 		}
 	}
-	a.res.Semantics.Filters = append(a.res.Semantics.Filters, Filter{Request: c.Request, Item: c.Item, Members: c.Members, Source: a.doc.ID})
+	a.res.Semantics.Filters = append(a.res.Semantics.Filters, ir.Filter{Request: c.Request, Item: c.Item, Members: filterMembers(c.Members), Source: a.doc.ID})
 	return nil
 }
 
@@ -847,6 +821,14 @@ func roles(m *ir.Method) []role {
 	out := []role{{m.Params.Def, false}}
 	if m.Result != nil {
 		out = append(out, role{m.Result.Def, true})
+	}
+	return out
+}
+
+func filterMembers(ms []FilterMember) []ir.FilterMember {
+	out := make([]ir.FilterMember, len(ms))
+	for i, m := range ms {
+		out[i] = ir.FilterMember{Name: m.Name, Match: m.Match}
 	}
 	return out
 }

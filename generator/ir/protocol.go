@@ -1,0 +1,116 @@
+package ir
+
+// The parts of ACP's session lifecycle the generated connection acts on,
+// recognised here once by their wire and member names so that emit only
+// reads them: the prompt turn and how session/cancel ends it, and the
+// protocol version initialize negotiates.
+
+// Turn is a prompt turn: the agent's session/prompt request and, when the
+// schema has all of it, how a cancel ends the turn.
+type Turn struct {
+	Prompt     *Method // the agent's session/prompt request
+	StopReason *Field  // its result's stopReason member when required and not null
+	// The rest is set together, when the turn can be cancelled: the agent's
+	// session/cancel notification ends every turn of a session (both params
+	// carry a required sessionId: PromptSession and CancelSession), and a
+	// cancelled turn answers StopReason, of the StopReason enum, with the
+	// Cancelled value ("cancelled").
+	Cancel                       *Method
+	PromptSession, CancelSession *Field
+	Cancelled                    *EnumValue
+}
+
+// Cancellable reports whether session/cancel can end the turn.
+func (t *Turn) Cancellable() bool { return t != nil && t.Cancel != nil }
+
+// Versioning is the protocol version a connection negotiates in initialize.
+type Versioning struct {
+	Type *Type // the ProtocolVersion def, the type of the version a package speaks
+	// Params and Result are initialize's protocolVersion members, both set
+	// or both nil.
+	Params, Result *Field
+}
+
+// Negotiated reports whether initialize carries the version both ways.
+func (v *Versioning) Negotiated() bool { return v != nil && v.Params != nil }
+
+// lifecycle fills m.Turn and m.Version from the methods and defs.
+func (m *Model) lifecycle() {
+	if t := m.TypeByDef("ProtocolVersion"); t != nil {
+		m.Version = &Versioning{Type: t}
+		if in := m.Initialize(); in != nil {
+			p, r := fieldByJSON(in.Params, "protocolVersion"), fieldByJSON(in.Result, "protocolVersion")
+			if p != nil && r != nil {
+				m.Version.Params, m.Version.Result = p, r
+			}
+		}
+	}
+	var prompt, cancel *Method
+	for _, x := range m.Methods {
+		switch {
+		case x.Side != "agent":
+		case x.Wire == "session/prompt" && !x.Notification:
+			prompt = x
+		case x.Wire == "session/cancel" && x.Notification:
+			cancel = x
+		}
+	}
+	if prompt == nil {
+		return
+	}
+	m.Turn = &Turn{Prompt: prompt, StopReason: valueMember(prompt.Result, "stopReason")}
+	if cancel == nil {
+		return
+	}
+	ps, cs := valueMember(prompt.Params, "sessionId"), valueMember(cancel.Params, "sessionId")
+	if ps == nil || cs == nil {
+		return
+	}
+	sr := m.TypeByDef("StopReason")
+	if sr == nil || sr.Kind != Enum {
+		return
+	}
+	var cancelled *EnumValue
+	for _, v := range sr.EnumValues {
+		if v.String == "cancelled" {
+			cancelled = v
+		}
+	}
+	if stop := m.Turn.StopReason; cancelled == nil || stop == nil || resolve(stop.Ref) != sr {
+		return
+	}
+	t := m.Turn
+	t.Cancel, t.PromptSession, t.CancelSession, t.Cancelled = cancel, ps, cs, cancelled
+}
+
+func fieldByJSON(t *Type, json string) *Field {
+	if t == nil {
+		return nil
+	}
+	for _, f := range t.Fields {
+		if f.JSON == json {
+			return f
+		}
+	}
+	return nil
+}
+
+// valueMember returns t's member json when it is required and not null.
+func valueMember(t *Type, json string) *Field {
+	if f := fieldByJSON(t, json); f != nil && f.Required && !f.Nullable {
+		return f
+	}
+	return nil
+}
+
+// resolve returns the named type r refers to, through aliases of named types.
+func resolve(r *Ref) *Type {
+	if r == nil || r.Kind != Named {
+		return nil
+	}
+	t := r.Type
+	for t.Kind == Alias && t.Target.Kind == Named {
+		t = t.Target.Type
+	}
+	return t
+}
