@@ -6,26 +6,26 @@ import (
 	"strings"
 
 	"github.com/acpgen/acpgen/generator/ir"
-	. "github.com/dave/jennifer/jen"
+	"github.com/dave/jennifer/jen"
 )
 
 // api emits api.go: what an agent or client needs beside the types, so it
 // imports this package only: the runtime's error and option types under
 // this package's names, a constructor per ACP error code, the handler
 // check, and text shortcuts for the common union values.
-func (e *emitter) api(f *File) {
-	alias := func(name, doc string, target Code) {
+func (e *emitter) api(f *jen.File) {
+	alias := func(name, doc string, target jen.Code) {
 		f.Comment(doc)
 		f.Type().Id(name).Op("=").Add(target)
 	}
-	alias("RPCError", "RPCError is a JSON-RPC error object. A handler returns one to answer with its code, message and data.", Qual(WirePath, "RPCError"))
-	alias("Raw", "Raw is one JSON value kept as bytes: extension params and results, _meta values.", Qual(WirePath, "Raw"))
-	alias("ValidationError", "ValidationError lists every way a value breaks the schema (Validate's error); it answers -32602.", Qual(WirePath, "ValidationError"))
-	alias("GateError", "GateError lists the capabilities a message uses without the peer advertising them.", Qual(WirePath, "GateError"))
-	alias("LocalError", "LocalError is a message this side refused to send: a bug of this side, answered -32603, never blamed on the peer.", Qual(WirePath, "LocalError"))
-	alias("EncodeError", "EncodeError is MarshalJSON's error for a union with no variant or several set.", Qual(WirePath, "EncodeError"))
+	alias("RPCError", "RPCError is a JSON-RPC error object. A handler returns one to answer with its code, message and data.", jen.Qual(WirePath, "RPCError"))
+	alias("Raw", "Raw is one JSON value kept as bytes: extension params and results, _meta values.", jen.Qual(WirePath, "Raw"))
+	alias("ValidationError", "ValidationError lists every way a value breaks the schema (Validate's error); it answers -32602.", jen.Qual(WirePath, "ValidationError"))
+	alias("GateError", "GateError lists the capabilities a message uses without the peer advertising them.", jen.Qual(WirePath, "GateError"))
+	alias("LocalError", "LocalError is a message this side refused to send: a bug of this side, answered -32603, never blamed on the peer.", jen.Qual(WirePath, "LocalError"))
+	alias("EncodeError", "EncodeError is MarshalJSON's error for a union with no variant or several set.", jen.Qual(WirePath, "EncodeError"))
 	if e.hasDispatch() {
-		alias("RPCOptions", "RPCOptions configures the JSON-RPC runtime of a connection (ConnOptions.RPC): logger, frame size, concurrency and flow-control bounds.", Qual(JSONRPCPath, "Options"))
+		alias("RPCOptions", "RPCOptions configures the JSON-RPC runtime of a connection (ConnOptions.RPC): logger, frame size, concurrency and flow-control bounds.", jen.Qual(JSONRPCPath, "Options"))
 	}
 	f.Line()
 	e.errorConstructors(f)
@@ -56,14 +56,14 @@ func (e *emitter) errorCodeType() *ir.Type {
 
 // errorConstructors emits NewError and one constructor per value of the
 // schema's ErrorCode, so the set tracks upstream.
-func (e *emitter) errorConstructors(f *File) {
+func (e *emitter) errorConstructors(f *jen.File) {
 	t := e.errorCodeType()
 	if t == nil {
 		return
 	}
 	f.Comment("NewError returns a JSON-RPC error object with code, message and data (nil for none).")
-	f.Func().Id("NewError").Params(Id("code").Id(t.Name), Id("message").String(), Id("data").Any()).Op("*").Id("RPCError").Block(
-		Return(Op("&").Qual(WirePath, "RPCError").Values(Dict{Id("Code"): Qual(WirePath, "ErrorCode").Call(Id("code")), Id("Message"): Id("message"), Id("Data"): Id("data")})))
+	f.Func().Id("NewError").Params(jen.Id("code").Id(t.Name), jen.Id("message").String(), jen.Id("data").Any()).Op("*").Id("RPCError").Block(
+		jen.Return(jen.Op("&").Qual(WirePath, "RPCError").Values(jen.Dict{jen.Id("Code"): jen.Qual(WirePath, "ErrorCode").Call(jen.Id("code")), jen.Id("Message"): jen.Id("message"), jen.Id("Data"): jen.Id("data")})))
 	d := e.declared()
 	for _, v := range t.EnumValues {
 		short := strings.TrimPrefix(v.Name, t.Name)
@@ -79,14 +79,14 @@ func (e *emitter) errorConstructors(f *File) {
 		}
 		d[name] = true
 		f.Comment(fmt.Sprintf("%s returns the error %d %q (%s) with data (nil for none).", name, v.Int, v.Title, v.Name))
-		f.Func().Id(name).Params(Id("data").Any()).Op("*").Id("RPCError").Block(
-			Return(Id("NewError").Call(Id(v.Name), Lit(v.Title), Id("data"))))
+		f.Func().Id(name).Params(jen.Id("data").Any()).Op("*").Id("RPCError").Block(
+			jen.Return(jen.Id("NewError").Call(jen.Id(v.Name), jen.Lit(v.Title), jen.Id("data"))))
 	}
 	f.Line()
 }
 
 // handlerChecks emits Check<Side>Handler, which New<Side>Conn runs.
-func (e *emitter) handlerChecks(f *File) {
+func (e *emitter) handlerChecks(f *jen.File) {
 	for _, sd := range e.sides() {
 		h := sd.Name + "Handler"
 		f.Comment(fmt.Sprintf("Check%s reports exported methods of h that look meant for %s but are not", h, h))
@@ -94,8 +94,8 @@ func (e *emitter) handlerChecks(f *File) {
 		f.Comment("within two edits of one of its methods (SessionPromt). Embedding Unimplemented" + h)
 		f.Comment("would make such a method dead code answering method-not-found; New" + sd.Name + "Conn runs")
 		f.Comment("this check and Run returns its error before serving.")
-		f.Func().Id("Check" + h).Params(Id("h").Id(h)).Error().Block(
-			Return(Qual(WirePath, "CheckHandler").Call(Id("h"), Qual("reflect", "TypeFor").Types(Id(h)).Call(), Qual("reflect", "TypeFor").Types(Id("ExtHandler")).Call())))
+		f.Func().Id("Check" + h).Params(jen.Id("h").Id(h)).Error().Block(
+			jen.Return(jen.Qual(WirePath, "CheckHandler").Call(jen.Id("h"), jen.Qual("reflect", "TypeFor").Types(jen.Id(h)).Call(), jen.Qual("reflect", "TypeFor").Types(jen.Id("ExtHandler")).Call())))
 	}
 	f.Line()
 }
@@ -118,18 +118,18 @@ type shortcut struct {
 
 // shortcuts emits the short constructors derived from the schema's shapes
 // (see textShortcuts).
-func (e *emitter) shortcuts(f *File) {
+func (e *emitter) shortcuts(f *jen.File) {
 	for _, s := range e.textShortcuts() {
 		f.Comment(fmt.Sprintf("%s returns a %s holding the %s variant %s.", s.name, s.u.Name, s.v.Name, s.describe()))
 		if s.inner != nil {
-			f.Func().Id(s.name).Params(Id("s").String()).Id(s.u.Name).Block(Return(s.expr()))
+			f.Func().Id(s.name).Params(jen.Id("s").String()).Id(s.u.Name).Block(jen.Return(s.expr()))
 			continue
 		}
-		var params []Code
+		var params []jen.Code
 		for _, fl := range s.fields {
-			params = append(params, Id(paramName(fl)).Add(goType(fl.Ref)))
+			params = append(params, jen.Id(paramName(fl)).Add(goType(fl.Ref)))
 		}
-		f.Func().Id(s.name).Params(params...).Id(s.u.Name).Block(Return(s.expr()))
+		f.Func().Id(s.name).Params(params...).Id(s.u.Name).Block(jen.Return(s.expr()))
 	}
 }
 
@@ -281,14 +281,14 @@ func (s *shortcut) describe() string {
 	return "with " + strings.Join(names, ", ")
 }
 
-func (s *shortcut) expr() Code {
-	d := Dict{}
+func (s *shortcut) expr() jen.Code {
+	d := jen.Dict{}
 	for _, fl := range s.fields {
 		if s.inner != nil {
-			d[Id(fl.Name)] = Id(s.inner.name).Call(Id("s"))
+			d[jen.Id(fl.Name)] = jen.Id(s.inner.name).Call(jen.Id("s"))
 		} else {
-			d[Id(fl.Name)] = Id(paramName(fl))
+			d[jen.Id(fl.Name)] = jen.Id(paramName(fl))
 		}
 	}
-	return Id("New" + s.u.Name + s.v.Name).Call(Id(s.v.Payload.Type.Name).Values(d))
+	return jen.Id("New" + s.u.Name + s.v.Name).Call(jen.Id(s.v.Payload.Type.Name).Values(d))
 }

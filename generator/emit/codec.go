@@ -5,10 +5,10 @@ import (
 	"strings"
 
 	"github.com/acpgen/acpgen/generator/ir"
-	. "github.com/dave/jennifer/jen"
+	"github.com/dave/jennifer/jen"
 )
 
-func wq(name string) *Statement { return Qual(WirePath, name) }
+func wq(name string) *jen.Statement { return jen.Qual(WirePath, name) }
 
 // shapeName names a value shape for helper functions (decodeSliceContentBlock).
 func shapeName(r *ir.Ref) string {
@@ -63,13 +63,13 @@ func scalarSuffix(r *ir.Ref) string {
 
 // decodeTo returns an expression decoding the next value into target, of
 // shape r, or into *target when ptr; it evaluates to the error.
-func (e *emitter) decodeTo(r *ir.Ref, target *Statement, ptr bool) *Statement {
+func (e *emitter) decodeTo(r *ir.Ref, target *jen.Statement, ptr bool) *jen.Statement {
 	if r.Kind == ir.Named {
-		return target.Clone().Dot("DecodeJSON").Call(Id("d"))
+		return target.Clone().Dot("DecodeJSON").Call(jen.Id("d"))
 	}
 	addr := target.Clone()
 	if !ptr {
-		addr = Op("&").Add(target.Clone())
+		addr = jen.Op("&").Add(target.Clone())
 	}
 	switch r.Kind {
 	case ir.Array:
@@ -77,40 +77,40 @@ func (e *emitter) decodeTo(r *ir.Ref, target *Statement, ptr bool) *Statement {
 		if r.ElemNullable && pointerable(r.Elem) {
 			fn = "DecodeNullableSlice"
 		}
-		return wq(fn).Call(Id("d"), addr, Lit(r.SkipInvalidItems), e.elemDecoder(r.Elem))
+		return wq(fn).Call(jen.Id("d"), addr, jen.Lit(r.SkipInvalidItems), e.elemDecoder(r.Elem))
 	case ir.Map:
 		switch {
 		case r.ElemNullable && pointerable(r.Elem):
-			return wq("DecodeNullableMap").Call(Id("d"), addr, e.elemDecoder(r.Elem))
+			return wq("DecodeNullableMap").Call(jen.Id("d"), addr, e.elemDecoder(r.Elem))
 		case r.Elem.Kind == ir.Raw || r.Elem.Kind == ir.Routed:
-			return wq("DecodeRawMap").Call(Id("d"), addr)
+			return wq("DecodeRawMap").Call(jen.Id("d"), addr)
 		}
-		return wq("DecodeMap").Call(Id("d"), addr, e.elemDecoder(r.Elem))
+		return wq("DecodeMap").Call(jen.Id("d"), addr, e.elemDecoder(r.Elem))
 	}
-	return wq("Decode"+scalarSuffix(r)).Call(addr, Id("d"))
+	return wq("Decode"+scalarSuffix(r)).Call(addr, jen.Id("d"))
 }
 
 // decodeInto returns statements that declare x (of shape r's Go type),
 // decode the next value into it and leave any failure in err.
-func (e *emitter) decodeInto(r *ir.Ref) []Code {
-	return []Code{Var().Id("x").Add(goType(r)), Err().Op(":=").Add(e.decodeTo(r, Id("x"), false))}
+func (e *emitter) decodeInto(r *ir.Ref) []jen.Code {
+	return []jen.Code{jen.Var().Id("x").Add(goType(r)), jen.Err().Op(":=").Add(e.decodeTo(r, jen.Id("x"), false))}
 }
 
 // elemDecoder is the func(*T, *wire.Decoder) error decoding one item of
 // shape r in place: a runtime function, a DecodeJSON method expression, or
 // a helper for a nested container.
-func (e *emitter) elemDecoder(r *ir.Ref) Code {
+func (e *emitter) elemDecoder(r *ir.Ref) jen.Code {
 	switch r.Kind {
 	case ir.Named:
-		return Parens(Op("*").Id(r.Type.Name)).Dot("DecodeJSON")
+		return jen.Parens(jen.Op("*").Id(r.Type.Name)).Dot("DecodeJSON")
 	case ir.Array, ir.Map:
 		name := "decode" + shapeName(r)
 		if r.SkipInvalidItems {
 			name += "SkipInvalid"
 		}
-		return Id(e.helper(name, func(f *File) {
-			f.Func().Id(name).Params(Id("p").Op("*").Add(goType(r)), decoderParam()).Error().Block(
-				Return(e.decodeTo(r, Id("p"), true)))
+		return jen.Id(e.helper(name, func(f *jen.File) {
+			f.Func().Id(name).Params(jen.Id("p").Op("*").Add(goType(r)), decoderParam()).Error().Block(
+				jen.Return(e.decodeTo(r, jen.Id("p"), true)))
 			f.Line()
 		}))
 	}
@@ -118,15 +118,15 @@ func (e *emitter) elemDecoder(r *ir.Ref) Code {
 }
 
 // elemEncoder is the func(*T, []byte) []byte appending one item of shape r.
-func (e *emitter) elemEncoder(r *ir.Ref) Code {
+func (e *emitter) elemEncoder(r *ir.Ref) jen.Code {
 	switch r.Kind {
 	case ir.Named:
-		return Parens(Op("*").Id(r.Type.Name)).Dot("AppendJSON")
+		return jen.Parens(jen.Op("*").Id(r.Type.Name)).Dot("AppendJSON")
 	case ir.Array, ir.Map:
 		name := "append" + shapeName(r)
-		return Id(e.helper(name, func(f *File) {
-			f.Func().Id(name).Params(Id("p").Op("*").Add(goType(r)), Id("b").Index().Byte()).Index().Byte().Block(
-				Return(e.appendCall(r, Id("b"), Op("*").Id("p"))))
+		return jen.Id(e.helper(name, func(f *jen.File) {
+			f.Func().Id(name).Params(jen.Id("p").Op("*").Add(goType(r)), jen.Id("b").Index().Byte()).Index().Byte().Block(
+				jen.Return(e.appendCall(r, jen.Id("b"), jen.Op("*").Id("p"))))
 			f.Line()
 		}))
 	}
@@ -136,7 +136,7 @@ func (e *emitter) elemEncoder(r *ir.Ref) Code {
 // appendCall is the expression appending a value expression of shape r to
 // b. expr must be addressable for named types (their AppendJSON has a
 // pointer receiver).
-func (e *emitter) appendCall(r *ir.Ref, b, expr *Statement) *Statement {
+func (e *emitter) appendCall(r *ir.Ref, b, expr *jen.Statement) *jen.Statement {
 	switch r.Kind {
 	case ir.String:
 		return wq("AppendString").Call(b, expr)
@@ -144,9 +144,9 @@ func (e *emitter) appendCall(r *ir.Ref, b, expr *Statement) *Statement {
 		return wq("AppendBool").Call(b, expr)
 	case ir.Int:
 		if strings.HasPrefix(r.Format, "u") {
-			return wq("AppendUint").Call(b, Uint64().Call(expr))
+			return wq("AppendUint").Call(b, jen.Uint64().Call(expr))
 		}
-		return wq("AppendInt").Call(b, Int64().Call(expr))
+		return wq("AppendInt").Call(b, jen.Int64().Call(expr))
 	case ir.Float:
 		return wq("AppendFloat").Call(b, expr)
 	case ir.Raw, ir.Routed:
@@ -172,13 +172,13 @@ func (e *emitter) appendCall(r *ir.Ref, b, expr *Statement) *Statement {
 }
 
 // appendValue returns `b = <append expr>` for a value expression of shape r.
-func (e *emitter) appendValue(r *ir.Ref, expr *Statement) Code {
-	return Id("b").Op("=").Add(e.appendCall(r, Id("b"), expr))
+func (e *emitter) appendValue(r *ir.Ref, expr *jen.Statement) jen.Code {
+	return jen.Id("b").Op("=").Add(e.appendCall(r, jen.Id("b"), expr))
 }
 
 // ---- helpers for nested containers, emitted once per shape ----
 
-func (e *emitter) helper(name string, fn func(*File)) string {
+func (e *emitter) helper(name string, fn func(*jen.File)) string {
 	if !e.helpers[name] {
 		e.helpers[name] = true
 		e.pending = append(e.pending, fn)
@@ -186,20 +186,20 @@ func (e *emitter) helper(name string, fn func(*File)) string {
 	return name
 }
 
-func derefIfScalar(r *ir.Ref, expr *Statement) *Statement {
+func derefIfScalar(r *ir.Ref, expr *jen.Statement) *jen.Statement {
 	if r.Kind == ir.Named {
 		return expr
 	}
-	return Op("*").Add(expr)
+	return jen.Op("*").Add(expr)
 }
 
 // ---- per-type codecs ----
 
-func recv(t string) *Statement { return Params(Id("v").Op("*").Id(t)) }
+func recv(t string) *jen.Statement { return jen.Params(jen.Id("v").Op("*").Id(t)) }
 
-func decoderParam() Code { return Id("d").Op("*").Add(wq("Decoder")) }
+func decoderParam() jen.Code { return jen.Id("d").Op("*").Add(wq("Decoder")) }
 
-func (e *emitter) codecs(f *File) {
+func (e *emitter) codecs(f *jen.File) {
 	for _, t := range e.m.Types {
 		switch t.Kind {
 		case ir.Struct:
@@ -228,40 +228,40 @@ func (e *emitter) codecs(f *File) {
 
 // flushHelpers writes the helpers requested since the last flush; writing
 // one may request more.
-func (e *emitter) flushHelpers(f *File) {
+func (e *emitter) flushHelpers(f *jen.File) {
 	for ; e.flushed < len(e.pending); e.flushed++ {
 		e.pending[e.flushed](f)
 	}
 }
 
 // stdInterop makes every type usable with encoding/json, through the fast paths.
-func (e *emitter) stdInterop(f *File, name string, checked bool) {
+func (e *emitter) stdInterop(f *jen.File, name string, checked bool) {
 	if checked {
 		f.Comment("MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,")
 		f.Comment("naming the union and its variants, when a union in v has no variant or several set.")
-		f.Func().Params(Id("v").Id(name)).Id("MarshalJSON").Params().Params(Index().Byte(), Error()).Block(
-			Return(Id("marshal").Call(Op("&").Id("v"), Lit(e.o.Package+"."+name))),
+		f.Func().Params(jen.Id("v").Id(name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
+			jen.Return(jen.Id("marshal").Call(jen.Op("&").Id("v"), jen.Lit(e.o.Package+"."+name))),
 		)
-		e.helper("marshal", func(f *File) {
+		e.helper("marshal", func(f *jen.File) {
 			f.Comment("marshal encodes x for encoding/json after checking that every union in it has exactly")
 			f.Comment("one variant set: AppendJSON would write an empty object or only the first variant.")
-			f.Func().Id("marshal").Params(Id("x").Interface(Qual(WirePath, "Appender"), Id("validate").Params(Op("*").Qual(WirePath, "Validator"))), Id("typ").String()).Params(Index().Byte(), Error()).Block(
-				Var().Id("v").Qual(WirePath, "Validator"),
-				Id("x").Dot("validate").Call(Op("&").Id("v")),
-				If(Err().Op(":=").Id("v").Dot("EncodeErr").Call(Id("typ")), Err().Op("!=").Nil()).Block(Return(Nil(), Err())),
-				Return(Id("x").Dot("AppendJSON").Call(Nil()), Nil()),
+			f.Func().Id("marshal").Params(jen.Id("x").Interface(jen.Qual(WirePath, "Appender"), jen.Id("validate").Params(jen.Op("*").Qual(WirePath, "Validator"))), jen.Id("typ").String()).Params(jen.Index().Byte(), jen.Error()).Block(
+				jen.Var().Id("v").Qual(WirePath, "Validator"),
+				jen.Id("x").Dot("validate").Call(jen.Op("&").Id("v")),
+				jen.If(jen.Err().Op(":=").Id("v").Dot("EncodeErr").Call(jen.Id("typ")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+				jen.Return(jen.Id("x").Dot("AppendJSON").Call(jen.Nil()), jen.Nil()),
 			)
 			f.Line()
 		})
 	} else {
 		f.Comment("MarshalJSON encodes v with its generated encoder.")
-		f.Func().Params(Id("v").Id(name)).Id("MarshalJSON").Params().Params(Index().Byte(), Error()).Block(
-			Return(Id("v").Dot("AppendJSON").Call(Nil()), Nil()),
+		f.Func().Params(jen.Id("v").Id(name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
+			jen.Return(jen.Id("v").Dot("AppendJSON").Call(jen.Nil()), jen.Nil()),
 		)
 	}
 	f.Comment("UnmarshalJSON decodes data leniently, as the official SDKs accept it.")
-	f.Func().Add(recv(name)).Id("UnmarshalJSON").Params(Id("data").Index().Byte()).Error().Block(
-		Return(wq("Decode").Call(Id("data"), Id("v"), wq("Lenient"))),
+	f.Func().Add(recv(name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
+		jen.Return(wq("Decode").Call(jen.Id("data"), jen.Id("v"), wq("Lenient"))),
 	)
 	f.Line()
 }
@@ -269,53 +269,53 @@ func (e *emitter) stdInterop(f *File, name string, checked bool) {
 // objectEntry emits DecodeJSON/AppendJSON for object-shaped types, on top of
 // their member-level methods. The decode loop is emitted per type (not shared
 // through an interface) so the required-member masks stay on the stack.
-func (e *emitter) objectEntry(f *File, t *ir.Type, union bool) {
+func (e *emitter) objectEntry(f *jen.File, t *ir.Type, union bool) {
 	name := t.Name
 	// An anyOf union with an untagged fallback accepts an object whose tagged
 	// variant fails, as the fallback: decoding retries it that way.
 	var fallback *ir.Variant
-	var holder *Statement // the union value: v itself, or v's embedded union field
+	var holder *jen.Statement // the union value: v itself, or v's embedded union field
 	if t.Union != nil && !t.Union.Exclusive {
 		for _, vr := range t.Union.Variants {
 			if vr.Role == ir.Fallback {
 				fallback = vr
 			}
 		}
-		holder = Id("v")
+		holder = jen.Id("v")
 		if !union {
-			holder = Id("v").Dot(t.Union.FieldName())
+			holder = jen.Id("v").Dot(t.Union.FieldName())
 		}
 	}
-	var pre []Code
-	pre = append(pre, Op("*").Id("v").Op("=").Id(name).Values())
+	var pre []jen.Code
+	pre = append(pre, jen.Op("*").Id("v").Op("=").Id(name).Values())
 	if t.Union != nil {
-		sel := If(Err().Op(":=").Id("v").Dot("selectVariant").Call(Id("d")), Err().Op("!=").Nil()).Block(Return(Err()))
+		sel := jen.If(jen.Err().Op(":=").Id("v").Dot("selectVariant").Call(jen.Id("d")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
 		if fallback != nil {
-			init := []Code{holder.Clone().Dot(fallback.Name).Op("=").New(Id(fallback.Payload.Type.Name))}
+			init := []jen.Code{holder.Clone().Dot(fallback.Name).Op("=").New(jen.Id(fallback.Payload.Type.Name))}
 			if fallback.Payload.Type.Union != nil {
-				init = append(init, If(Err().Op(":=").Add(holder.Clone()).Dot(fallback.Name).Dot("selectVariant").Call(Id("d")), Err().Op("!=").Nil()).Block(Return(Err())))
+				init = append(init, jen.If(jen.Err().Op(":=").Add(holder.Clone()).Dot(fallback.Name).Dot("selectVariant").Call(jen.Id("d")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())))
 			}
-			pre = append(pre, If(Id("asFallback")).Block(init...).Else().Block(sel))
+			pre = append(pre, jen.If(jen.Id("asFallback")).Block(init...).Else().Block(sel))
 		} else {
 			pre = append(pre, sel)
 		}
 	}
-	sink := Op("&").Id("v").Dot("Unknown")
+	sink := jen.Op("&").Id("v").Dot("Unknown")
 	if union {
-		sink = Id("v").Dot("unknownSink").Call()
+		sink = jen.Id("v").Dot("unknownSink").Call()
 	}
 	body := append(pre,
-		If(Err().Op(":=").Id("d").Dot("BeginObject").Call(), Err().Op("!=").Nil()).Block(Return(Err())),
-		Var().Id("seen").Index(Lit(seenDepth)).Uint64(),
-		For().Block(
-			List(Id("key"), Id("ok"), Err()).Op(":=").Id("d").Dot("NextKey").Call(),
-			If(Err().Op("!=").Nil()).Block(Return(Err())),
-			If(Op("!").Id("ok")).Block(Break()),
-			List(Id("handled"), Err()).Op(":=").Id("v").Dot("decodeField").Call(Id("d"), Id("key"), Id("seen").Index(Empty(), Empty())),
-			If(Err().Op("==").Nil().Op("&&").Op("!").Id("handled")).Block(Err().Op("=").Id("d").Dot("KeepUnknown").Call(Id("key"), sink)),
-			If(Err().Op("!=").Nil()).Block(Return(Err())),
+		jen.If(jen.Err().Op(":=").Id("d").Dot("BeginObject").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		jen.Var().Id("seen").Index(jen.Lit(seenDepth)).Uint64(),
+		jen.For().Block(
+			jen.List(jen.Id("key"), jen.Id("ok"), jen.Err()).Op(":=").Id("d").Dot("NextKey").Call(),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+			jen.If(jen.Op("!").Id("ok")).Block(jen.Break()),
+			jen.List(jen.Id("handled"), jen.Err()).Op(":=").Id("v").Dot("decodeField").Call(jen.Id("d"), jen.Id("key"), jen.Id("seen").Index(jen.Empty(), jen.Empty())),
+			jen.If(jen.Err().Op("==").Nil().Op("&&").Op("!").Id("handled")).Block(jen.Err().Op("=").Id("d").Dot("KeepUnknown").Call(jen.Id("key"), sink)),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 		),
-		Return(Id("v").Dot("checkRequired").Call(Id("d"), Id("seen").Index(Empty(), Empty()))),
+		jen.Return(jen.Id("v").Dot("checkRequired").Call(jen.Id("d"), jen.Id("seen").Index(jen.Empty(), jen.Empty()))),
 	)
 	if fallback == nil {
 		f.Comment(fmt.Sprintf("DecodeJSON decodes one %s object, keeping unknown members.", name))
@@ -323,143 +323,143 @@ func (e *emitter) objectEntry(f *File, t *ir.Type, union bool) {
 	} else {
 		f.Comment(fmt.Sprintf("DecodeJSON decodes one %s object, keeping unknown members. When the tagged variant fails, the object is retried as %s, as anyOf allows.", name, fallback.Name))
 		f.Func().Add(recv(name)).Id("DecodeJSON").Params(decoderParam()).Error().Block(
-			Id("m").Op(":=").Id("d").Dot("Mark").Call(),
-			Err().Op(":=").Id("v").Dot("decodeObject").Call(Id("d"), False()),
-			If(Err().Op("==").Nil().Op("||").Qual(WirePath, "IsSyntax").Call(Err()).Op("||").Add(holder.Clone()).Dot(fallback.Name).Op("!=").Nil()).Block(Return(Err())),
-			Id("d").Dot("Rewind").Call(Id("m")),
-			If(Id("v").Dot("decodeObject").Call(Id("d"), True()).Op("!=").Nil()).Block(Return(Err())),
-			Return(Nil()),
+			jen.Id("m").Op(":=").Id("d").Dot("Mark").Call(),
+			jen.Err().Op(":=").Id("v").Dot("decodeObject").Call(jen.Id("d"), jen.False()),
+			jen.If(jen.Err().Op("==").Nil().Op("||").Qual(WirePath, "IsSyntax").Call(jen.Err()).Op("||").Add(holder.Clone()).Dot(fallback.Name).Op("!=").Nil()).Block(jen.Return(jen.Err())),
+			jen.Id("d").Dot("Rewind").Call(jen.Id("m")),
+			jen.If(jen.Id("v").Dot("decodeObject").Call(jen.Id("d"), jen.True()).Op("!=").Nil()).Block(jen.Return(jen.Err())),
+			jen.Return(jen.Nil()),
 		)
-		f.Func().Add(recv(name)).Id("decodeObject").Params(decoderParam(), Id("asFallback").Bool()).Error().Block(body...)
+		f.Func().Add(recv(name)).Id("decodeObject").Params(decoderParam(), jen.Id("asFallback").Bool()).Error().Block(body...)
 	}
 	f.Comment("AppendJSON appends the JSON encoding of v to b.")
-	f.Func().Add(recv(name)).Id("AppendJSON").Params(Id("b").Index().Byte()).Index().Byte().Block(
-		Id("b").Op("=").Append(Id("b"), LitRune('{')),
-		List(Id("b"), Id("_")).Op("=").Id("v").Dot("appendFields").Call(Id("b"), False()),
-		Return(Append(Id("b"), LitRune('}'))),
+	f.Func().Add(recv(name)).Id("AppendJSON").Params(jen.Id("b").Index().Byte()).Index().Byte().Block(
+		jen.Id("b").Op("=").Append(jen.Id("b"), jen.LitRune('{')),
+		jen.List(jen.Id("b"), jen.Id("_")).Op("=").Id("v").Dot("appendFields").Call(jen.Id("b"), jen.False()),
+		jen.Return(jen.Append(jen.Id("b"), jen.LitRune('}'))),
 	)
 	f.Line()
 }
 
-func (e *emitter) structCodec(f *File, t *ir.Type) {
+func (e *emitter) structCodec(f *jen.File, t *ir.Type) {
 	e.objectEntry(f, t, false)
 	// decodeField
-	var cases []Code
+	var cases []jen.Code
 	bit := 0
 	for _, fl := range t.Fields {
-		cases = append(cases, Case(Lit(fl.JSON)).Block(e.fieldDecode(fl, &bit)...))
+		cases = append(cases, jen.Case(jen.Lit(fl.JSON)).Block(e.fieldDecode(fl, &bit)...))
 	}
-	var tail Code = Return(False(), Nil())
+	var tail jen.Code = jen.Return(jen.False(), jen.Nil())
 	if t.Union != nil {
-		tail = Return(Id("v").Dot(t.Union.FieldName()).Dot("decodeField").Call(Id("d"), Id("key"), Id("seen").Index(Lit(1), Empty())))
+		tail = jen.Return(jen.Id("v").Dot(t.Union.FieldName()).Dot("decodeField").Call(jen.Id("d"), jen.Id("key"), jen.Id("seen").Index(jen.Lit(1), jen.Empty())))
 	}
-	var sw Code = Null()
+	var sw jen.Code = jen.Null()
 	if len(cases) > 0 {
-		sw = Switch(String().Call(Id("key"))).Block(cases...)
+		sw = jen.Switch(jen.String().Call(jen.Id("key"))).Block(cases...)
 	}
 	f.Comment("decodeField decodes the member named key; it reports false for a member it does not declare.")
-	f.Func().Add(recv(t.Name)).Id("decodeField").Params(decoderParam(), Id("key").Index().Byte(), Id("seen").Index().Uint64()).Params(Bool(), Error()).Block(sw, tail)
+	f.Func().Add(recv(t.Name)).Id("decodeField").Params(decoderParam(), jen.Id("key").Index().Byte(), jen.Id("seen").Index().Uint64()).Params(jen.Bool(), jen.Error()).Block(sw, tail)
 	// checkRequired
-	var checks []Code
+	var checks []jen.Code
 	bit = 0
 	for _, fl := range t.Fields {
 		if fl.Required {
-			checks = append(checks, If(Id("seen").Index(Lit(0)).Op("&").Parens(Lit(1).Op("<<").Lit(bit)).Op("==").Lit(0)).Block(
-				Return(Id("d").Dot("Errorf").Call(Lit("missing required member %q"), Lit(fl.JSON))),
+			checks = append(checks, jen.If(jen.Id("seen").Index(jen.Lit(0)).Op("&").Parens(jen.Lit(1).Op("<<").Lit(bit)).Op("==").Lit(0)).Block(
+				jen.Return(jen.Id("d").Dot("Errorf").Call(jen.Lit("missing required member %q"), jen.Lit(fl.JSON))),
 			))
 			bit++
 		}
 	}
 	if t.Union != nil {
-		checks = append(checks, Return(Id("v").Dot(t.Union.FieldName()).Dot("checkRequired").Call(Id("d"), Id("seen").Index(Lit(1), Empty()))))
+		checks = append(checks, jen.Return(jen.Id("v").Dot(t.Union.FieldName()).Dot("checkRequired").Call(jen.Id("d"), jen.Id("seen").Index(jen.Lit(1), jen.Empty()))))
 	} else {
-		checks = append(checks, Return(Nil()))
+		checks = append(checks, jen.Return(jen.Nil()))
 	}
 	f.Comment("checkRequired reports the first required member that decoding did not see.")
-	f.Func().Add(recv(t.Name)).Id("checkRequired").Params(decoderParam(), Id("seen").Index().Uint64()).Error().Block(checks...)
+	f.Func().Add(recv(t.Name)).Id("checkRequired").Params(decoderParam(), jen.Id("seen").Index().Uint64()).Error().Block(checks...)
 	if t.Union != nil {
 		f.Comment("selectVariant picks the variant from the object ahead, before its members are read.")
 		f.Func().Add(recv(t.Name)).Id("selectVariant").Params(decoderParam()).Error().Block(
-			Return(Id("v").Dot(t.Union.FieldName()).Dot("selectVariant").Call(Id("d"))))
+			jen.Return(jen.Id("v").Dot(t.Union.FieldName()).Dot("selectVariant").Call(jen.Id("d"))))
 	}
 	// appendFields
-	var enc []Code
+	var enc []jen.Code
 	for _, fl := range t.Fields {
 		enc = append(enc, e.fieldEncode(fl)...)
 	}
 	if t.Union != nil {
-		enc = append(enc, List(Id("b"), Id("comma")).Op("=").Id("v").Dot(t.Union.FieldName()).Dot("appendFields").Call(Id("b"), Id("comma")))
+		enc = append(enc, jen.List(jen.Id("b"), jen.Id("comma")).Op("=").Id("v").Dot(t.Union.FieldName()).Dot("appendFields").Call(jen.Id("b"), jen.Id("comma")))
 	}
-	enc = append(enc, Return(Id("v").Dot("Unknown").Dot("AppendMembers").Call(Id("b"), Id("comma"))))
+	enc = append(enc, jen.Return(jen.Id("v").Dot("Unknown").Dot("AppendMembers").Call(jen.Id("b"), jen.Id("comma"))))
 	f.Comment("appendFields appends v's members, comma-separated; comma says whether one was written before.")
-	f.Func().Add(recv(t.Name)).Id("appendFields").Params(Id("b").Index().Byte(), Id("comma").Bool()).Params(Index().Byte(), Bool()).Block(enc...)
+	f.Func().Add(recv(t.Name)).Id("appendFields").Params(jen.Id("b").Index().Byte(), jen.Id("comma").Bool()).Params(jen.Index().Byte(), jen.Bool()).Block(enc...)
 	f.Line()
 }
 
-func zeroOf(fl *ir.Field) Code {
+func zeroOf(fl *ir.Field) jen.Code {
 	if fieldPtr(fl) || nilable(fl.Ref) {
-		return Nil()
+		return jen.Nil()
 	}
 	switch fl.Ref.Kind {
 	case ir.String:
-		return Lit("")
+		return jen.Lit("")
 	case ir.Bool:
-		return False()
+		return jen.False()
 	case ir.Int, ir.Float:
-		return Lit(0)
+		return jen.Lit(0)
 	}
-	return Id(fl.Ref.Type.Name).Values()
+	return jen.Id(fl.Ref.Type.Name).Values()
 }
 
-func (e *emitter) fieldDecode(fl *ir.Field, bit *int) []Code {
-	var out []Code
+func (e *emitter) fieldDecode(fl *ir.Field, bit *int) []jen.Code {
+	var out []jen.Code
 	if fl.Required {
-		out = append(out, Id("seen").Index(Lit(0)).Op("|=").Lit(1).Op("<<").Lit(*bit))
+		out = append(out, jen.Id("seen").Index(jen.Lit(0)).Op("|=").Lit(1).Op("<<").Lit(*bit))
 		*bit++
 	}
-	target := Id("v").Dot(fl.Name)
+	target := jen.Id("v").Dot(fl.Name)
 	if fl.Nullable {
-		out = append(out, If(Id("d").Dot("TryNull").Call()).Block(target.Clone().Op("=").Add(zeroOf(fl)), Return(True(), Nil())))
+		out = append(out, jen.If(jen.Id("d").Dot("TryNull").Call()).Block(target.Clone().Op("=").Add(zeroOf(fl)), jen.Return(jen.True(), jen.Nil())))
 	} else if fl.DefaultOnNull {
-		out = append(out, If(Id("d").Dot("Lenient").Call().Op("&&").Id("d").Dot("TryNull").Call()).Block(target.Clone().Op("=").Add(zeroOf(fl)), Return(True(), Nil())))
+		out = append(out, jen.If(jen.Id("d").Dot("Lenient").Call().Op("&&").Id("d").Dot("TryNull").Call()).Block(target.Clone().Op("=").Add(zeroOf(fl)), jen.Return(jen.True(), jen.Nil())))
 	}
 	if fieldPtr(fl) {
 		out = append(out, target.Clone().Op("=").New(goType(fl.Ref)))
 	}
 	dec := e.decodeTo(fl.Ref, target, fieldPtr(fl))
 	if !fl.DefaultOnError {
-		return append(out, Return(True(), wq("AtKey").Call(dec, Lit(fl.JSON))))
+		return append(out, jen.Return(jen.True(), wq("AtKey").Call(dec, jen.Lit(fl.JSON))))
 	}
 	// Lenient decoding treats a value that fails to decode as absent.
 	return append(out,
-		Id("m").Op(":=").Id("d").Dot("Mark").Call(),
-		If(Err().Op(":=").Add(dec), Err().Op("!=").Nil()).Block(
+		jen.Id("m").Op(":=").Id("d").Dot("Mark").Call(),
+		jen.If(jen.Err().Op(":=").Add(dec), jen.Err().Op("!=").Nil()).Block(
 			target.Clone().Op("=").Add(zeroOf(fl)),
-			Return(True(), wq("AtKey").Call(Id("d").Dot("Recover").Call(Id("m"), Err()), Lit(fl.JSON))),
+			jen.Return(jen.True(), wq("AtKey").Call(jen.Id("d").Dot("Recover").Call(jen.Id("m"), jen.Err()), jen.Lit(fl.JSON))),
 		),
-		Return(True(), Nil()))
+		jen.Return(jen.True(), jen.Nil()))
 }
 
-func (e *emitter) fieldEncode(fl *ir.Field) []Code {
-	v := Id("v").Dot(fl.Name)
-	write := func(val Code) []Code {
-		return []Code{Id("b").Op("=").Add(wq("Key")).Call(Id("b"), Op("&").Id("comma"), Lit(fmt.Sprintf("%q:", fl.JSON))), val}
+func (e *emitter) fieldEncode(fl *ir.Field) []jen.Code {
+	v := jen.Id("v").Dot(fl.Name)
+	write := func(val jen.Code) []jen.Code {
+		return []jen.Code{jen.Id("b").Op("=").Add(wq("Key")).Call(jen.Id("b"), jen.Op("&").Id("comma"), jen.Lit(fmt.Sprintf("%q:", fl.JSON))), val}
 	}
-	null := Id("b").Op("=").Append(Id("b"), Lit("null").Op("..."))
+	null := jen.Id("b").Op("=").Append(jen.Id("b"), jen.Lit("null").Op("..."))
 	switch {
 	case fieldPtr(fl):
 		val := e.appendValue(fl.Ref, derefIfScalar(fl.Ref, v.Clone()))
 		if fl.Required {
-			return []Code{If(v.Clone().Op("==").Nil()).Block(write(null)...).Else().Block(write(val)...)}
+			return []jen.Code{jen.If(v.Clone().Op("==").Nil()).Block(write(null)...).Else().Block(write(val)...)}
 		}
-		return []Code{If(v.Clone().Op("!=").Nil()).Block(write(val)...)}
+		return []jen.Code{jen.If(v.Clone().Op("!=").Nil()).Block(write(val)...)}
 	case nilable(fl.Ref):
 		val := e.appendValue(fl.Ref, v.Clone())
 		if !fl.Required {
-			return []Code{If(v.Clone().Op("!=").Nil()).Block(write(val)...)}
+			return []jen.Code{jen.If(v.Clone().Op("!=").Nil()).Block(write(val)...)}
 		}
 		if fl.Nullable {
-			return []Code{If(v.Clone().Op("==").Nil()).Block(write(null)...).Else().Block(write(val)...)}
+			return []jen.Code{jen.If(v.Clone().Op("==").Nil()).Block(write(null)...).Else().Block(write(val)...)}
 		}
 	}
 	return write(e.appendValue(fl.Ref, v.Clone()))
@@ -467,9 +467,9 @@ func (e *emitter) fieldEncode(fl *ir.Field) []Code {
 
 // unionMembers emits the member-level methods of an object union (standalone
 // or embedded in a struct).
-func (e *emitter) unionMembers(f *File, u *ir.Union, standalone bool) {
+func (e *emitter) unionMembers(f *jen.File, u *ir.Union, standalone bool) {
 	name := u.Name
-	var sel []Code
+	var sel []jen.Code
 	if u.Discriminator != "" {
 		sel = selectByTag(u)
 	} else {
@@ -479,65 +479,65 @@ func (e *emitter) unionMembers(f *File, u *ir.Union, standalone bool) {
 	f.Func().Add(recv(name)).Id("selectVariant").Params(decoderParam()).Error().Block(sel...)
 
 	// decodeField, checkRequired, appendFields, unknownSink
-	var dec, chk, enc, sink []Code
+	var dec, chk, enc, sink []jen.Code
 	for _, v := range u.Variants {
-		active := Id("v").Dot(v.Name).Op("!=").Nil()
-		var d []Code
+		active := jen.Id("v").Dot(v.Name).Op("!=").Nil()
+		var d []jen.Code
 		if v.Role == ir.Tagged || v.Role == ir.Absent {
 			// The tag was read by selectVariant; the variant field says it.
-			d = append(d, If(String().Call(Id("key")).Op("==").Lit(u.Discriminator)).Block(Return(True(), Id("d").Dot("Skip").Call())))
+			d = append(d, jen.If(jen.String().Call(jen.Id("key")).Op("==").Lit(u.Discriminator)).Block(jen.Return(jen.True(), jen.Id("d").Dot("Skip").Call())))
 		}
-		d = append(d, Return(Id("v").Dot(v.Name).Dot("decodeField").Call(Id("d"), Id("key"), Id("seen"))))
-		dec = append(dec, Case(active.Clone()).Block(d...))
-		chk = append(chk, Case(active.Clone()).Block(Return(Id("v").Dot(v.Name).Dot("checkRequired").Call(Id("d"), Id("seen")))))
-		var en []Code
+		d = append(d, jen.Return(jen.Id("v").Dot(v.Name).Dot("decodeField").Call(jen.Id("d"), jen.Id("key"), jen.Id("seen"))))
+		dec = append(dec, jen.Case(active.Clone()).Block(d...))
+		chk = append(chk, jen.Case(active.Clone()).Block(jen.Return(jen.Id("v").Dot(v.Name).Dot("checkRequired").Call(jen.Id("d"), jen.Id("seen")))))
+		var en []jen.Code
 		if v.Role == ir.Tagged {
-			en = append(en, Id("b").Op("=").Add(wq("Key")).Call(Id("b"), Op("&").Id("comma"), Lit(fmt.Sprintf("%q:%q", u.Discriminator, v.Tag))))
+			en = append(en, jen.Id("b").Op("=").Add(wq("Key")).Call(jen.Id("b"), jen.Op("&").Id("comma"), jen.Lit(fmt.Sprintf("%q:%q", u.Discriminator, v.Tag))))
 		}
-		en = append(en, Return(Id("v").Dot(v.Name).Dot("appendFields").Call(Id("b"), Id("comma"))))
-		enc = append(enc, Case(active.Clone()).Block(en...))
-		sink = append(sink, Case(active.Clone()).Block(Return(variantSink(v))))
+		en = append(en, jen.Return(jen.Id("v").Dot(v.Name).Dot("appendFields").Call(jen.Id("b"), jen.Id("comma"))))
+		enc = append(enc, jen.Case(active.Clone()).Block(en...))
+		sink = append(sink, jen.Case(active.Clone()).Block(jen.Return(variantSink(v))))
 	}
 	if keepsUnknown(u) {
-		active := Id("v").Dot(unknownField).Op("!=").Nil()
-		dec = append(dec, Case(active.Clone()).Block(
-			If(String().Call(Id("key")).Op("==").Lit(u.Discriminator)).Block(Return(True(), Id("d").Dot("Skip").Call())),
-			Return(False(), Nil())))
-		chk = append(chk, Case(active.Clone()).Block(Return(Nil())))
-		enc = append(enc, Case(active.Clone()).Block(Return(Id("v").Dot(unknownField).Dot("AppendFields").Call(Id("b"), Lit(u.Discriminator), Id("comma")))))
-		sink = append(sink, Case(active.Clone()).Block(Return(Op("&").Id("v").Dot(unknownField).Dot("Fields"))))
+		active := jen.Id("v").Dot(unknownField).Op("!=").Nil()
+		dec = append(dec, jen.Case(active.Clone()).Block(
+			jen.If(jen.String().Call(jen.Id("key")).Op("==").Lit(u.Discriminator)).Block(jen.Return(jen.True(), jen.Id("d").Dot("Skip").Call())),
+			jen.Return(jen.False(), jen.Nil())))
+		chk = append(chk, jen.Case(active.Clone()).Block(jen.Return(jen.Nil())))
+		enc = append(enc, jen.Case(active.Clone()).Block(jen.Return(jen.Id("v").Dot(unknownField).Dot("AppendFields").Call(jen.Id("b"), jen.Lit(u.Discriminator), jen.Id("comma")))))
+		sink = append(sink, jen.Case(active.Clone()).Block(jen.Return(jen.Op("&").Id("v").Dot(unknownField).Dot("Fields"))))
 	}
 	f.Comment("decodeField decodes a member of the selected variant.")
-	f.Func().Add(recv(name)).Id("decodeField").Params(decoderParam(), Id("key").Index().Byte(), Id("seen").Index().Uint64()).Params(Bool(), Error()).Block(
-		Switch().Block(dec...), Return(False(), Nil()))
+	f.Func().Add(recv(name)).Id("decodeField").Params(decoderParam(), jen.Id("key").Index().Byte(), jen.Id("seen").Index().Uint64()).Params(jen.Bool(), jen.Error()).Block(
+		jen.Switch().Block(dec...), jen.Return(jen.False(), jen.Nil()))
 	f.Comment("checkRequired checks the selected variant's required members.")
-	f.Func().Add(recv(name)).Id("checkRequired").Params(decoderParam(), Id("seen").Index().Uint64()).Error().Block(
-		Switch().Block(chk...), Return(Id("d").Dot("Errorf").Call(Lit("no variant of "+name+" selected"))))
+	f.Func().Add(recv(name)).Id("checkRequired").Params(decoderParam(), jen.Id("seen").Index().Uint64()).Error().Block(
+		jen.Switch().Block(chk...), jen.Return(jen.Id("d").Dot("Errorf").Call(jen.Lit("no variant of "+name+" selected"))))
 	f.Comment("appendFields appends the selected variant's members, its tag first.")
-	f.Func().Add(recv(name)).Id("appendFields").Params(Id("b").Index().Byte(), Id("comma").Bool()).Params(Index().Byte(), Bool()).Block(
-		Switch().Block(enc...), Return(Id("b"), Id("comma")))
+	f.Func().Add(recv(name)).Id("appendFields").Params(jen.Id("b").Index().Byte(), jen.Id("comma").Bool()).Params(jen.Index().Byte(), jen.Bool()).Block(
+		jen.Switch().Block(enc...), jen.Return(jen.Id("b"), jen.Id("comma")))
 	if standalone {
 		f.Comment("unknownSink is where members no variant declares are kept.")
 		f.Func().Add(recv(name)).Id("unknownSink").Params().Op("*").Add(wq("Fields")).Block(
-			Switch().Block(sink...), Return(Nil()))
+			jen.Switch().Block(sink...), jen.Return(jen.Nil()))
 	}
 	f.Line()
 }
 
 // initVariant sets variant v to a new payload and, for a payload that is a
 // union itself, selects its variant too.
-func initVariant(v *ir.Variant) []Code {
-	out := []Code{Id("v").Dot(v.Name).Op("=").New(Id(v.Payload.Type.Name))}
+func initVariant(v *ir.Variant) []jen.Code {
+	out := []jen.Code{jen.Id("v").Dot(v.Name).Op("=").New(jen.Id(v.Payload.Type.Name))}
 	if v.Payload.Type.Union != nil {
-		return append(out, Return(Id("v").Dot(v.Name).Dot("selectVariant").Call(Id("d"))))
+		return append(out, jen.Return(jen.Id("v").Dot(v.Name).Dot("selectVariant").Call(jen.Id("d"))))
 	}
-	return append(out, Return(Nil()))
+	return append(out, jen.Return(jen.Nil()))
 }
 
 // selectByTag is selectVariant's body for a union with a discriminator: the
 // tag's absence, wrong kind or unknown value falls to the variant whose role
 // takes it, or is an error (kept as Unknown when lenient).
-func selectByTag(u *ir.Union) []Code {
+func selectByTag(u *ir.Union) []jen.Code {
 	name := u.Name
 	var fallback, catchAll, absent *ir.Variant
 	for _, v := range u.Variants {
@@ -550,57 +550,57 @@ func selectByTag(u *ir.Union) []Code {
 			absent = v
 		}
 	}
-	var sel []Code
+	var sel []jen.Code
 	D := u.Discriminator
 	sel = append(sel,
-		List(Id("kind"), Id("tag"), Id("found"), Err()).Op(":=").Id("d").Dot("ScanKey").Call(Lit(D)),
-		If(Err().Op("!=").Nil()).Block(Return(Err())),
+		jen.List(jen.Id("kind"), jen.Id("tag"), jen.Id("found"), jen.Err()).Op(":=").Id("d").Dot("ScanKey").Call(jen.Lit(D)),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 	)
-	var missing []Code
+	var missing []jen.Code
 	switch {
 	case absent != nil:
 		missing = initVariant(absent)
 	case fallback != nil:
 		missing = initVariant(fallback)
 	default:
-		missing = []Code{Return(Id("d").Dot("Errorf").Call(Lit(fmt.Sprintf("missing discriminator %q", D))))}
+		missing = []jen.Code{jen.Return(jen.Id("d").Dot("Errorf").Call(jen.Lit(fmt.Sprintf("missing discriminator %q", D))))}
 	}
-	sel = append(sel, If(Op("!").Id("found").Op("||").Id("kind").Op("==").Add(wq("KindNull"))).Block(missing...))
-	var wrongKind []Code
+	sel = append(sel, jen.If(jen.Op("!").Id("found").Op("||").Id("kind").Op("==").Add(wq("KindNull"))).Block(missing...))
+	var wrongKind []jen.Code
 	if fallback != nil {
 		wrongKind = initVariant(fallback)
 	} else {
-		wrongKind = []Code{Return(wq("AtKey").Call(Id("d").Dot("TypeError").Call(Lit("string"), Id("kind")), Lit(D)))}
+		wrongKind = []jen.Code{jen.Return(wq("AtKey").Call(jen.Id("d").Dot("TypeError").Call(jen.Lit("string"), jen.Id("kind")), jen.Lit(D)))}
 	}
-	sel = append(sel, If(Id("kind").Op("!=").Add(wq("KindString"))).Block(wrongKind...))
-	var cases []Code
+	sel = append(sel, jen.If(jen.Id("kind").Op("!=").Add(wq("KindString"))).Block(wrongKind...))
+	var cases []jen.Code
 	for _, v := range u.Variants {
 		if v.Role == ir.Tagged {
-			cases = append(cases, Case(Lit(v.Tag)).Block(initVariant(v)...))
+			cases = append(cases, jen.Case(jen.Lit(v.Tag)).Block(initVariant(v)...))
 		}
 	}
 	switch {
 	case catchAll != nil:
-		cases = append(cases, Default().Block(initVariant(catchAll)...))
+		cases = append(cases, jen.Default().Block(initVariant(catchAll)...))
 	case fallback != nil:
-		cases = append(cases, Default().Block(initVariant(fallback)...))
+		cases = append(cases, jen.Default().Block(initVariant(fallback)...))
 	}
-	sel = append(sel, Switch(String().Call(Id("tag"))).Block(cases...))
+	sel = append(sel, jen.Switch(jen.String().Call(jen.Id("tag"))).Block(cases...))
 	if catchAll == nil && fallback == nil {
-		sel = append(sel, Comment("Lenient decoding keeps a variant this version does not know."),
-			If(Id("d").Dot("Lenient").Call()).Block(
-				Id("v").Dot(unknownField).Op("=").Op("&").Add(wq("UnknownVariant")).Values(Dict{Id("Tag"): String().Call(Id("tag"))}),
-				Return(Nil())))
-		sel = append(sel, Return(wq("AtKey").Call(Id("d").Dot("Errorf").Call(Lit(fmt.Sprintf("unknown %s %%q of %s", D, name)), Id("tag")), Lit(D))))
+		sel = append(sel, jen.Comment("Lenient decoding keeps a variant this version does not know."),
+			jen.If(jen.Id("d").Dot("Lenient").Call()).Block(
+				jen.Id("v").Dot(unknownField).Op("=").Op("&").Add(wq("UnknownVariant")).Values(jen.Dict{jen.Id("Tag"): jen.String().Call(jen.Id("tag"))}),
+				jen.Return(jen.Nil())))
+		sel = append(sel, jen.Return(wq("AtKey").Call(jen.Id("d").Dot("Errorf").Call(jen.Lit(fmt.Sprintf("unknown %s %%q of %s", D, name)), jen.Id("tag")), jen.Lit(D))))
 	}
 	return sel
 }
 
 // selectByShape is selectVariant's body for a union told apart by which
 // members are present, tried in SelectOrder.
-func selectByShape(u *ir.Union) []Code {
+func selectByShape(u *ir.Union) []jen.Code {
 	name := u.Name
-	var sel []Code
+	var sel []jen.Code
 	var keys []string
 	lone := false
 	order := u.Variants
@@ -608,14 +608,14 @@ func selectByShape(u *ir.Union) []Code {
 		order = u.SelectOrder
 	}
 	for _, v := range order {
-		var blk []Code
-		var cond *Statement
+		var blk []jen.Code
+		var cond *jen.Statement
 		for i, k := range v.Keys {
 			fv := fmt.Sprintf("found%d", i)
-			blk = append(blk, List(Id("_"), Id("_"), Id(fv), Err()).Op(":=").Id("d").Dot("ScanKey").Call(Lit(k)),
-				If(Err().Op("!=").Nil()).Block(Return(Err())))
+			blk = append(blk, jen.List(jen.Id("_"), jen.Id("_"), jen.Id(fv), jen.Err()).Op(":=").Id("d").Dot("ScanKey").Call(jen.Lit(k)),
+				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())))
 			if cond == nil {
-				cond = Id(fv)
+				cond = jen.Id(fv)
 			} else {
 				cond = cond.Op("&&").Id(fv)
 			}
@@ -627,11 +627,11 @@ func selectByShape(u *ir.Union) []Code {
 			lone = true
 			break
 		}
-		blk = append(blk, If(cond).Block(initVariant(v)...))
-		sel = append(sel, Block(blk...))
+		blk = append(blk, jen.If(cond).Block(initVariant(v)...))
+		sel = append(sel, jen.Block(blk...))
 	}
 	if !lone {
-		sel = append(sel, Return(Id("d").Dot("Errorf").Call(Lit(fmt.Sprintf("matches no variant of %s: expected a member %s", name, strings.Join(quoteKeys(keys), " or "))))))
+		sel = append(sel, jen.Return(jen.Id("d").Dot("Errorf").Call(jen.Lit(fmt.Sprintf("matches no variant of %s: expected a member %s", name, strings.Join(quoteKeys(keys), " or "))))))
 	}
 	return sel
 }
@@ -639,11 +639,11 @@ func selectByShape(u *ir.Union) []Code {
 // variantSink is where a variant keeps members it does not declare: a
 // struct's Unknown field, or, for a payload that is itself a union, the sink
 // of its selected variant.
-func variantSink(v *ir.Variant) Code {
+func variantSink(v *ir.Variant) jen.Code {
 	if v.Payload.Type.Kind == ir.ObjectUnion {
-		return Id("v").Dot(v.Name).Dot("unknownSink").Call()
+		return jen.Id("v").Dot(v.Name).Dot("unknownSink").Call()
 	}
-	return Op("&").Id("v").Dot(v.Name).Dot("Unknown")
+	return jen.Op("&").Id("v").Dot(v.Name).Dot("Unknown")
 }
 
 func quoteKeys(ks []string) []string {
@@ -659,7 +659,7 @@ func jsonKind(r *ir.Ref) string {
 	return map[string]string{"string": "KindString", "boolean": "KindBool", "number": "KindNumber", "array": "KindArray", "object": "KindObject"}[ir.JSONKind(r)]
 }
 
-func (e *emitter) valueUnion(f *File, t *ir.Type) {
+func (e *emitter) valueUnion(f *jen.File, t *ir.Type) {
 	u := t.Union
 	byKind := map[string][]*ir.Variant{}
 	var order []string
@@ -678,38 +678,38 @@ func (e *emitter) valueUnion(f *File, t *ir.Type) {
 		}
 		byKind[k] = append(byKind[k], v)
 	}
-	var cases []Code
+	var cases []jen.Code
 	var want []string
 	for _, k := range order {
 		want = append(want, strings.ToLower(strings.TrimPrefix(k, "Kind")))
-		cases = append(cases, Case(wq(k)).Block(e.kindCandidates(byKind[k], anyV)...))
+		cases = append(cases, jen.Case(wq(k)).Block(e.kindCandidates(byKind[k], anyV)...))
 	}
-	var tail Code = Return(Id("d").Dot("TypeError").Call(Lit(strings.Join(want, " or ")), Id("k")))
+	var tail jen.Code = jen.Return(jen.Id("d").Dot("TypeError").Call(jen.Lit(strings.Join(want, " or ")), jen.Id("k")))
 	if anyV != nil {
 		tail = e.anyVariant(anyV)
 	}
 	f.Comment(fmt.Sprintf("DecodeJSON decodes one %s, choosing the variant by JSON type, then by trying the candidates in order.", t.Name))
 	f.Func().Add(recv(t.Name)).Id("DecodeJSON").Params(decoderParam()).Error().Block(
-		Op("*").Id("v").Op("=").Id(t.Name).Values(),
-		Id("k").Op(":=").Id("d").Dot("Peek").Call(),
-		Switch(Id("k")).Block(cases...),
+		jen.Op("*").Id("v").Op("=").Id(t.Name).Values(),
+		jen.Id("k").Op(":=").Id("d").Dot("Peek").Call(),
+		jen.Switch(jen.Id("k")).Block(cases...),
 		tail,
 	)
-	var enc []Code
+	var enc []jen.Code
 	for _, v := range u.Variants {
 		if v.Null {
-			enc = append(enc, Case(Id("v").Dot(v.Name)).Block(Return(Append(Id("b"), Lit("null").Op("...")))))
+			enc = append(enc, jen.Case(jen.Id("v").Dot(v.Name)).Block(jen.Return(jen.Append(jen.Id("b"), jen.Lit("null").Op("...")))))
 			continue
 		}
-		val := e.appendValue(v.Payload, derefIfScalar(v.Payload, Id("v").Dot(v.Name)))
+		val := e.appendValue(v.Payload, derefIfScalar(v.Payload, jen.Id("v").Dot(v.Name)))
 		if nilable(v.Payload) {
-			val = e.appendValue(v.Payload, Id("v").Dot(v.Name))
+			val = e.appendValue(v.Payload, jen.Id("v").Dot(v.Name))
 		}
-		enc = append(enc, Case(Id("v").Dot(v.Name).Op("!=").Nil()).Block(val, Return(Id("b"))))
+		enc = append(enc, jen.Case(jen.Id("v").Dot(v.Name).Op("!=").Nil()).Block(val, jen.Return(jen.Id("b"))))
 	}
 	f.Comment("AppendJSON appends the set variant; with none set it appends null.")
-	f.Func().Add(recv(t.Name)).Id("AppendJSON").Params(Id("b").Index().Byte()).Index().Byte().Block(
-		Switch().Block(enc...), Return(Append(Id("b"), Lit("null").Op("..."))))
+	f.Func().Add(recv(t.Name)).Id("AppendJSON").Params(jen.Id("b").Index().Byte()).Index().Byte().Block(
+		jen.Switch().Block(enc...), jen.Return(jen.Append(jen.Id("b"), jen.Lit("null").Op("..."))))
 	f.Line()
 }
 
@@ -717,101 +717,101 @@ func (e *emitter) valueUnion(f *File, t *ir.Type) {
 // that decodes wins. With a variant that takes any value (anyV), a candidate
 // must also be valid to win, as anyOf would accept the value through anyV
 // otherwise; nothing fails here then, anyV takes what is left.
-func (e *emitter) kindCandidates(vs []*ir.Variant, anyV *ir.Variant) []Code {
-	var body []Code
+func (e *emitter) kindCandidates(vs []*ir.Variant, anyV *ir.Variant) []jen.Code {
+	var body []jen.Code
 	for i, v := range vs {
 		if v.Null {
-			return append(body, Id("v").Dot(v.Name).Op("=").True(), Return(Id("d").Dot("ReadNull").Call()))
+			return append(body, jen.Id("v").Dot(v.Name).Op("=").True(), jen.Return(jen.Id("d").Dot("ReadNull").Call()))
 		}
 		last := i == len(vs)-1 && anyV == nil
-		var blk []Code
+		var blk []jen.Code
 		if !last {
-			blk = append(blk, Id("m").Op(":=").Id("d").Dot("Mark").Call())
+			blk = append(blk, jen.Id("m").Op(":=").Id("d").Dot("Mark").Call())
 		}
 		blk = append(blk, e.decodeInto(v.Payload)...)
-		assign := Id("v").Dot(v.Name).Op("=").Op("&").Id("x")
+		assign := jen.Id("v").Dot(v.Name).Op("=").Op("&").Id("x")
 		if nilable(v.Payload) {
-			assign = Id("v").Dot(v.Name).Op("=").Id("x")
+			assign = jen.Id("v").Dot(v.Name).Op("=").Id("x")
 		}
 		switch {
 		case last:
-			blk = append(blk, If(Err().Op("!=").Nil()).Block(Return(Err())), assign, Return(Nil()))
+			blk = append(blk, jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())), assign, jen.Return(jen.Nil()))
 		case anyV != nil:
-			ok := Err().Op("==").Nil()
-			if checks := e.valueValidate(v.Payload, Id("x"), false); len(checks) > 0 {
-				ok = ok.Op("&&").Add(wq("Satisfies")).Call(Func().Params(Id("v").Op("*").Add(wq("Validator"))).Block(checks...))
+			ok := jen.Err().Op("==").Nil()
+			if checks := e.valueValidate(v.Payload, jen.Id("x"), false); len(checks) > 0 {
+				ok = ok.Op("&&").Add(wq("Satisfies")).Call(jen.Func().Params(jen.Id("v").Op("*").Add(wq("Validator"))).Block(checks...))
 			}
-			blk = append(blk, If(ok).Block(assign, Return(Nil())),
-				If(Err().Op("!=").Nil().Op("&&").Add(wq("IsSyntax")).Call(Err())).Block(Return(Err())),
-				Id("d").Dot("Rewind").Call(Id("m")))
+			blk = append(blk, jen.If(ok).Block(assign, jen.Return(jen.Nil())),
+				jen.If(jen.Err().Op("!=").Nil().Op("&&").Add(wq("IsSyntax")).Call(jen.Err())).Block(jen.Return(jen.Err())),
+				jen.Id("d").Dot("Rewind").Call(jen.Id("m")))
 		default:
 			// Told apart by trying: the first variant that decodes wins.
-			blk = append(blk, If(Err().Op("==").Nil()).Block(assign, Return(Nil())),
-				If(wq("IsSyntax").Call(Err())).Block(Return(Err())),
-				Id("d").Dot("Rewind").Call(Id("m")))
+			blk = append(blk, jen.If(jen.Err().Op("==").Nil()).Block(assign, jen.Return(jen.Nil())),
+				jen.If(wq("IsSyntax").Call(jen.Err())).Block(jen.Return(jen.Err())),
+				jen.Id("d").Dot("Rewind").Call(jen.Id("m")))
 		}
-		body = append(body, Block(blk...))
+		body = append(body, jen.Block(blk...))
 	}
 	return body
 }
 
 // anyVariant decodes the value into the variant that accepts any value.
-func (e *emitter) anyVariant(v *ir.Variant) Code {
-	return Block(append(e.decodeInto(v.Payload),
-		If(Err().Op("!=").Nil()).Block(Return(Err())),
-		Id("v").Dot(v.Name).Op("=").Id("x"),
-		Return(Nil()))...)
+func (e *emitter) anyVariant(v *ir.Variant) jen.Code {
+	return jen.Block(append(e.decodeInto(v.Payload),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		jen.Id("v").Dot(v.Name).Op("=").Id("x"),
+		jen.Return(jen.Nil()))...)
 }
 
-func (e *emitter) enumCodec(f *File, t *ir.Type) {
-	var dec []Code
+func (e *emitter) enumCodec(f *jen.File, t *ir.Type) {
+	var dec []jen.Code
 	if t.EnumBase.Kind == ir.String {
-		var cases []Code
+		var cases []jen.Code
 		for _, v := range t.EnumValues {
-			cases = append(cases, Case(Lit(v.String)).Block(Op("*").Id("v").Op("=").Id(v.Name)))
+			cases = append(cases, jen.Case(jen.Lit(v.String)).Block(jen.Op("*").Id("v").Op("=").Id(v.Name)))
 		}
 		if t.EnumOpen {
-			cases = append(cases, Default().Block(Op("*").Id("v").Op("=").Id(t.Name).Call(String().Call(Id("s")))))
+			cases = append(cases, jen.Default().Block(jen.Op("*").Id("v").Op("=").Id(t.Name).Call(jen.String().Call(jen.Id("s")))))
 		} else {
-			cases = append(cases, Default().Block(Return(Id("d").Dot("Errorf").Call(Lit(fmt.Sprintf("unknown %s value %%q", t.Name)), Id("s")))))
+			cases = append(cases, jen.Default().Block(jen.Return(jen.Id("d").Dot("Errorf").Call(jen.Lit(fmt.Sprintf("unknown %s value %%q", t.Name)), jen.Id("s")))))
 		}
 		dec = append(dec,
-			List(Id("s"), Err()).Op(":=").Id("d").Dot("ReadStringBytes").Call(),
-			If(Err().Op("!=").Nil()).Block(Return(Err())),
-			Switch(String().Call(Id("s"))).Block(cases...),
-			Return(Nil()))
+			jen.List(jen.Id("s"), jen.Err()).Op(":=").Id("d").Dot("ReadStringBytes").Call(),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+			jen.Switch(jen.String().Call(jen.Id("s"))).Block(cases...),
+			jen.Return(jen.Nil()))
 	} else {
 		dec = append(dec,
-			List(Id("x"), Err()).Op(":=").Id("d").Dot(readers[t.EnumBase.Format]).Call(),
-			If(Err().Op("!=").Nil()).Block(Return(Err())))
+			jen.List(jen.Id("x"), jen.Err()).Op(":=").Id("d").Dot(readers[t.EnumBase.Format]).Call(),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())))
 		if !t.EnumOpen {
-			var vals []Code
+			var vals []jen.Code
 			for _, v := range t.EnumValues {
-				vals = append(vals, Lit(int(v.Int)))
+				vals = append(vals, jen.Lit(int(v.Int)))
 			}
-			dec = append(dec, Switch(Id("x")).Block(Case(vals...).Block(), Default().Block(Return(Id("d").Dot("Errorf").Call(Lit(fmt.Sprintf("unknown %s value %%d", t.Name)), Id("x"))))))
+			dec = append(dec, jen.Switch(jen.Id("x")).Block(jen.Case(vals...).Block(), jen.Default().Block(jen.Return(jen.Id("d").Dot("Errorf").Call(jen.Lit(fmt.Sprintf("unknown %s value %%d", t.Name)), jen.Id("x"))))))
 		}
-		dec = append(dec, Op("*").Id("v").Op("=").Id(t.Name).Call(Id("x")), Return(Nil()))
+		dec = append(dec, jen.Op("*").Id("v").Op("=").Id(t.Name).Call(jen.Id("x")), jen.Return(jen.Nil()))
 	}
 	f.Comment(fmt.Sprintf("DecodeJSON decodes one %s value.", t.Name))
 	f.Func().Add(recv(t.Name)).Id("DecodeJSON").Params(decoderParam()).Error().Block(dec...)
 	base := t.EnumBase
 	f.Comment("AppendJSON appends the JSON encoding of v to b.")
-	f.Func().Add(recv(t.Name)).Id("AppendJSON").Params(Id("b").Index().Byte()).Index().Byte().Block(
-		e.appendValue(base, goType(base).Call(Op("*").Id("v"))), Return(Id("b")))
+	f.Func().Add(recv(t.Name)).Id("AppendJSON").Params(jen.Id("b").Index().Byte()).Index().Byte().Block(
+		e.appendValue(base, goType(base).Call(jen.Op("*").Id("v"))), jen.Return(jen.Id("b")))
 	f.Line()
 }
 
-func (e *emitter) aliasCodec(f *File, t *ir.Type) {
+func (e *emitter) aliasCodec(f *jen.File, t *ir.Type) {
 	r := t.Target
 	dec := append(e.decodeInto(r),
-		If(Err().Op("!=").Nil()).Block(Return(Err())),
-		Op("*").Id("v").Op("=").Id(t.Name).Call(Id("x")),
-		Return(Nil()))
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		jen.Op("*").Id("v").Op("=").Id(t.Name).Call(jen.Id("x")),
+		jen.Return(jen.Nil()))
 	f.Comment(fmt.Sprintf("DecodeJSON decodes one %s value.", t.Name))
 	f.Func().Add(recv(t.Name)).Id("DecodeJSON").Params(decoderParam()).Error().Block(dec...)
 	f.Comment("AppendJSON appends the JSON encoding of v to b.")
-	f.Func().Add(recv(t.Name)).Id("AppendJSON").Params(Id("b").Index().Byte()).Index().Byte().Block(
-		e.appendValue(r, goType(r).Call(Op("*").Id("v"))), Return(Id("b")))
+	f.Func().Add(recv(t.Name)).Id("AppendJSON").Params(jen.Id("b").Index().Byte()).Index().Byte().Block(
+		e.appendValue(r, goType(r).Call(jen.Op("*").Id("v"))), jen.Return(jen.Id("b")))
 	f.Line()
 }

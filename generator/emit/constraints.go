@@ -9,7 +9,7 @@ import (
 
 	"github.com/acpgen/acpgen/generator/ir"
 	"github.com/acpgen/acpgen/generator/load"
-	. "github.com/dave/jennifer/jen"
+	"github.com/dave/jennifer/jen"
 )
 
 // This file emits the checks of number, array and object-wide keywords.
@@ -19,28 +19,28 @@ import (
 // intChecks checks an integer against its bounds, each turned into an
 // inclusive integer bound (exclusiveMinimum 0.5 is minimum 1); a bound the
 // Go type already guarantees emits nothing.
-func (c *checks) intChecks(r *ir.Ref, expr *Statement) {
+func (c *checks) intChecks(r *ir.Ref, expr *jen.Statement) {
 	typeLo, typeHi := formatBounds(r.Format)
 	if lo, what := intLowerBound(r); lo != nil && lo.Cmp(typeLo) > 0 {
 		if lo.Cmp(typeHi) > 0 {
-			c.out = append(c.out, Id("v").Dot("Add").Call(Lit(c.subject+what)))
+			c.out = append(c.out, jen.Id("v").Dot("Add").Call(jen.Lit(c.subject+what)))
 		} else {
 			c.add(expr.Clone().Op("<").Add(bigLit(lo)), what)
 		}
 	}
 	if hi, what := intUpperBound(r); hi != nil && hi.Cmp(typeHi) < 0 {
 		if hi.Cmp(typeLo) < 0 {
-			c.out = append(c.out, Id("v").Dot("Add").Call(Lit(c.subject+what)))
+			c.out = append(c.out, jen.Id("v").Dot("Add").Call(jen.Lit(c.subject+what)))
 		} else {
 			c.add(expr.Clone().Op(">").Add(bigLit(hi)), what)
 		}
 	}
 	if r.MultipleOf != nil {
-		fn, conv := "IntMultipleOf", Int64()
+		fn, conv := "IntMultipleOf", jen.Int64()
 		if strings.HasPrefix(r.Format, "u") {
-			fn, conv = "UintMultipleOf", Uint64()
+			fn, conv = "UintMultipleOf", jen.Uint64()
 		}
-		c.add(Op("!").Qual(WirePath, fn).Call(conv.Call(expr.Clone()), Lit(*r.MultipleOf)), "must be a multiple of "+*r.MultipleOf)
+		c.add(jen.Op("!").Qual(WirePath, fn).Call(conv.Call(expr.Clone()), jen.Lit(*r.MultipleOf)), "must be a multiple of "+*r.MultipleOf)
 	}
 }
 
@@ -106,15 +106,15 @@ func formatBounds(format string) (*big.Int, *big.Int) {
 	return big.NewInt(lo), h
 }
 
-func bigLit(b *big.Int) *Statement {
+func bigLit(b *big.Int) *jen.Statement {
 	if b.IsInt64() {
-		return Lit(int(b.Int64()))
+		return jen.Lit(int(b.Int64()))
 	}
-	return Lit(b.Uint64())
+	return jen.Lit(b.Uint64())
 }
 
-func (c *checks) floatChecks(r *ir.Ref, expr *Statement) {
-	c.add(Qual("math", "IsNaN").Call(expr.Clone()).Op("||").Qual("math", "IsInf").Call(expr.Clone(), Lit(0)), "must be a finite number")
+func (c *checks) floatChecks(r *ir.Ref, expr *jen.Statement) {
+	c.add(jen.Qual("math", "IsNaN").Call(expr.Clone()).Op("||").Qual("math", "IsInf").Call(expr.Clone(), jen.Lit(0)), "must be a finite number")
 	bound := func(s *string, op, what string) {
 		if s == nil {
 			return
@@ -128,42 +128,42 @@ func (c *checks) floatChecks(r *ir.Ref, expr *Statement) {
 	bound(r.ExclusiveMinimum, "<=", "must be greater than ")
 	bound(r.ExclusiveMaximum, ">=", "must be less than ")
 	if r.MultipleOf != nil {
-		c.add(Op("!").Qual(WirePath, "FloatMultipleOf").Call(expr.Clone(), Lit(*r.MultipleOf)), "must be a multiple of "+*r.MultipleOf)
+		c.add(jen.Op("!").Qual(WirePath, "FloatMultipleOf").Call(expr.Clone(), jen.Lit(*r.MultipleOf)), "must be a multiple of "+*r.MultipleOf)
 	}
 }
 
-func (c *checks) arrayChecks(r *ir.Ref, expr *Statement) {
+func (c *checks) arrayChecks(r *ir.Ref, expr *jen.Statement) {
 	if r.MinItems != nil && *r.MinItems > 0 {
-		c.add(Len(expr.Clone()).Op("<").Lit(*r.MinItems), fmt.Sprintf("must have at least %d item%s", *r.MinItems, plural(*r.MinItems)))
+		c.add(jen.Len(expr.Clone()).Op("<").Lit(*r.MinItems), fmt.Sprintf("must have at least %d item%s", *r.MinItems, plural(*r.MinItems)))
 	}
 	if r.MaxItems != nil {
-		c.add(Len(expr.Clone()).Op(">").Lit(*r.MaxItems), fmt.Sprintf("must have at most %d item%s", *r.MaxItems, plural(*r.MaxItems)))
+		c.add(jen.Len(expr.Clone()).Op(">").Lit(*r.MaxItems), fmt.Sprintf("must have at most %d item%s", *r.MaxItems, plural(*r.MaxItems)))
 	}
 	if r.UniqueItems {
 		// Items are compared as JSON, the way uniqueItems defines equality.
-		enc := c.e.appendCall(r, Nil(), expr.Clone())
-		c.out = append(c.out, If(List(Id("i"), Id("j"), Id("dup")).Op(":=").Qual(WirePath, "DuplicateItems").Call(enc), Id("dup")).Block(
-			Id("v").Dot("Add").Call(Qual("fmt", "Sprintf").Call(Lit(c.subject+"items %d and %d are equal; they must be unique"), Id("i"), Id("j")))))
+		enc := c.e.appendCall(r, jen.Nil(), expr.Clone())
+		c.out = append(c.out, jen.If(jen.List(jen.Id("i"), jen.Id("j"), jen.Id("dup")).Op(":=").Qual(WirePath, "DuplicateItems").Call(enc), jen.Id("dup")).Block(
+			jen.Id("v").Dot("Add").Call(jen.Qual("fmt", "Sprintf").Call(jen.Lit(c.subject+"items %d and %d are equal; they must be unique"), jen.Id("i"), jen.Id("j")))))
 	}
 }
 
 // mapRules checks a map's member names and, where patterns or an
 // additionalProperties schema apply to raw values, the values.
-func (e *emitter) mapRules(o *ir.ObjectRules, expr *Statement) []Code {
+func (e *emitter) mapRules(o *ir.ObjectRules, expr *jen.Statement) []jen.Code {
 	if o == nil {
 		return nil
 	}
-	var out []Code
-	if body := e.memberRules(o, Id("k"), Id("val")); len(body) > 0 {
-		val := Id("val")
+	var out []jen.Code
+	if body := e.memberRules(o, jen.Id("k"), jen.Id("val")); len(body) > 0 {
+		val := jen.Id("val")
 		if !e.usesValue(o) {
-			val = Id("_")
+			val = jen.Id("_")
 		}
-		out = append(out, For(List(Id("k"), val).Op(":=").Range().Add(expr.Clone())).Block(
-			append(append([]Code{Id("v").Dot("Push").Call(Id("k"))}, body...), Id("v").Dot("Pop").Call())...))
+		out = append(out, jen.For(jen.List(jen.Id("k"), val).Op(":=").Range().Add(expr.Clone())).Block(
+			append(append([]jen.Code{jen.Id("v").Dot("Push").Call(jen.Id("k"))}, body...), jen.Id("v").Dot("Pop").Call())...))
 	}
-	has := func(name string) *Statement {
-		return Func().Params().Bool().Block(List(Id("_"), Id("ok")).Op(":=").Add(expr.Clone()).Index(Lit(name)), Return(Id("ok"))).Call()
+	has := func(name string) *jen.Statement {
+		return jen.Func().Params().Bool().Block(jen.List(jen.Id("_"), jen.Id("ok")).Op(":=").Add(expr.Clone()).Index(jen.Lit(name)), jen.Return(jen.Id("ok"))).Call()
 	}
 	return append(out, dependentChecks(o, has)...)
 }
@@ -184,36 +184,36 @@ func (e *emitter) usesValue(o *ir.ObjectRules) bool {
 // memberRules checks one member of an object that is not declared: its
 // name, and its raw value against every pattern it matches, or else against
 // additionalProperties.
-func (e *emitter) memberRules(o *ir.ObjectRules, name, val *Statement) []Code {
-	var out []Code
+func (e *emitter) memberRules(o *ir.ObjectRules, name, val *jen.Statement) []jen.Code {
+	var out []jen.Code
 	if o.Names != nil {
 		out = append(out, e.nameChecks(o.Names, name)...)
 	}
 	if len(o.Patterns) == 0 && o.Additional == nil && !o.Closed {
 		return out
 	}
-	var other []Code
+	var other []jen.Code
 	switch {
 	case o.Additional != nil:
-		other = []Code{Id(e.shapeCheck(o.Additional)).Call(Id("v"), val.Clone())}
+		other = []jen.Code{jen.Id(e.shapeCheck(o.Additional)).Call(jen.Id("v"), val.Clone())}
 	case o.Closed:
-		other = []Code{Id("v").Dot("Add").Call(Lit("is not allowed: " + allowedNames(o)))}
+		other = []jen.Code{jen.Id("v").Dot("Add").Call(jen.Lit("is not allowed: " + allowedNames(o)))}
 	}
 	if len(o.Patterns) == 0 {
 		return append(out, other...)
 	}
-	out = append(out, Id("matched").Op(":=").False())
+	out = append(out, jen.Id("matched").Op(":=").False())
 	for _, p := range o.Patterns {
-		body := []Code{Id("matched").Op("=").True()}
+		body := []jen.Code{jen.Id("matched").Op("=").True()}
 		if p.Ref != nil {
-			body = append(body, Id(e.shapeCheck(p.Ref)).Call(Id("v"), val.Clone()))
+			body = append(body, jen.Id(e.shapeCheck(p.Ref)).Call(jen.Id("v"), val.Clone()))
 		}
-		out = append(out, If(Id(e.patternVar(p.Pattern)).Dot("MatchString").Call(name.Clone())).Block(body...))
+		out = append(out, jen.If(jen.Id(e.patternVar(p.Pattern)).Dot("MatchString").Call(name.Clone())).Block(body...))
 	}
 	if len(other) == 0 {
-		return append(out, Id("_").Op("=").Id("matched"))
+		return append(out, jen.Id("_").Op("=").Id("matched"))
 	}
-	return append(out, If(Op("!").Id("matched")).Block(other...))
+	return append(out, jen.If(jen.Op("!").Id("matched")).Block(other...))
 }
 
 func allowedNames(o *ir.ObjectRules) string {
@@ -228,24 +228,24 @@ func allowedNames(o *ir.ObjectRules) string {
 }
 
 // nameChecks checks a member name against propertyNames.
-func (e *emitter) nameChecks(names *ir.Ref, name *Statement) []Code {
-	checks := e.checksOf(names, Id("name"), "name ")
+func (e *emitter) nameChecks(names *ir.Ref, name *jen.Statement) []jen.Code {
+	checks := e.checksOf(names, jen.Id("name"), "name ")
 	if len(checks) == 0 {
 		return nil
 	}
-	return []Code{Block(append([]Code{Id("name").Op(":=").Add(goType(names)).Call(name)}, checks...)...)}
+	return []jen.Code{jen.Block(append([]jen.Code{jen.Id("name").Op(":=").Add(goType(names)).Call(name)}, checks...)...)}
 }
 
 // dependentChecks checks dependentRequired; has tells whether a member is present.
-func dependentChecks(o *ir.ObjectRules, has func(string) *Statement) []Code {
-	var out []Code
+func dependentChecks(o *ir.ObjectRules, has func(string) *jen.Statement) []jen.Code {
+	var out []jen.Code
 	for _, d := range o.Dependent {
-		var missing []Code
+		var missing []jen.Code
 		for _, r := range d.Requires {
-			missing = append(missing, If(Op("!").Parens(has(r))).Block(
-				Id("v").Dot("AddAt").Call(Lit(d.Name), Lit(fmt.Sprintf("requires member %q beside it", r)))))
+			missing = append(missing, jen.If(jen.Op("!").Parens(has(r))).Block(
+				jen.Id("v").Dot("AddAt").Call(jen.Lit(d.Name), jen.Lit(fmt.Sprintf("requires member %q beside it", r)))))
 		}
-		out = append(out, If(has(d.Name)).Block(missing...))
+		out = append(out, jen.If(has(d.Name)).Block(missing...))
 	}
 	return out
 }
@@ -261,14 +261,14 @@ func (e *emitter) shapeCheck(r *ir.Ref) string {
 		// Numbered, not named by shape: two strings may differ in constraints.
 		name = fmt.Sprintf("check%s%d", shapeName(r), len(e.shapeNames))
 		e.shapeNames[r] = name
-		body := []Code{Id("d").Op(":=").Qual(WirePath, "NewDecoder").Call(Id("raw"), Qual(WirePath, "Strict"))}
+		body := []jen.Code{jen.Id("d").Op(":=").Qual(WirePath, "NewDecoder").Call(jen.Id("raw"), jen.Qual(WirePath, "Strict"))}
 		body = append(body, e.decodeInto(r)...)
 		body = append(body,
-			If(Err().Op("==").Nil()).Block(Err().Op("=").Id("d").Dot("Finish").Call()),
-			If(Err().Op("!=").Nil()).Block(Id("v").Dot("Add").Call(Err().Dot("Error").Call()), Return()))
-		body = append(body, e.valueValidate(r, Id("x"), false)...)
-		body = append(body, Id("_").Op("=").Id("x")) // in case no check reads it
-		e.shapeChecks = append(e.shapeChecks, Func().Id(name).Params(Id("v").Op("*").Qual(WirePath, "Validator"), Id("raw").Qual(WirePath, "Raw")).Block(body...))
+			jen.If(jen.Err().Op("==").Nil()).Block(jen.Err().Op("=").Id("d").Dot("Finish").Call()),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Id("v").Dot("Add").Call(jen.Err().Dot("Error").Call()), jen.Return()))
+		body = append(body, e.valueValidate(r, jen.Id("x"), false)...)
+		body = append(body, jen.Id("_").Op("=").Id("x")) // in case no check reads it
+		e.shapeChecks = append(e.shapeChecks, jen.Func().Id(name).Params(jen.Id("v").Op("*").Qual(WirePath, "Validator"), jen.Id("raw").Qual(WirePath, "Raw")).Block(body...))
 	}
 	return name
 }
@@ -276,42 +276,42 @@ func (e *emitter) shapeCheck(r *ir.Ref) string {
 // structRules checks the object-wide keywords of a struct: the names and
 // values of its unknown members, the names of its declared ones and their
 // values where a pattern also applies, and dependentRequired.
-func (e *emitter) structRules(t *ir.Type) []Code {
+func (e *emitter) structRules(t *ir.Type) []jen.Code {
 	o := t.Rules
 	if o == nil {
 		return nil
 	}
-	var out []Code
-	if body := e.memberRules(o, Id("u").Dot("Name"), Id("u").Dot("Value")); len(body) > 0 {
-		out = append(out, For(List(Id("_"), Id("u")).Op(":=").Range().Id("x").Dot("Unknown")).Block(
-			append(append([]Code{Id("v").Dot("Push").Call(Id("u").Dot("Name"))}, body...), Id("v").Dot("Pop").Call())...))
+	var out []jen.Code
+	if body := e.memberRules(o, jen.Id("u").Dot("Name"), jen.Id("u").Dot("Value")); len(body) > 0 {
+		out = append(out, jen.For(jen.List(jen.Id("_"), jen.Id("u")).Op(":=").Range().Id("x").Dot("Unknown")).Block(
+			append(append([]jen.Code{jen.Id("v").Dot("Push").Call(jen.Id("u").Dot("Name"))}, body...), jen.Id("v").Dot("Pop").Call())...))
 	}
 	for _, fl := range t.Fields {
 		if body := e.declaredRules(o, fl); len(body) > 0 {
-			out = append(out, If(present(t, fl.JSON)).Block(
-				append(append([]Code{Id("v").Dot("Push").Call(Lit(fl.JSON))}, body...), Id("v").Dot("Pop").Call())...))
+			out = append(out, jen.If(present(t, fl.JSON)).Block(
+				append(append([]jen.Code{jen.Id("v").Dot("Push").Call(jen.Lit(fl.JSON))}, body...), jen.Id("v").Dot("Pop").Call())...))
 		}
 	}
-	return append(out, dependentChecks(o, func(name string) *Statement { return present(t, name) })...)
+	return append(out, dependentChecks(o, func(name string) *jen.Statement { return present(t, name) })...)
 }
 
 // declaredRules checks a declared member against propertyNames and the
 // patterns its name matches (checked here, at generation, with the same
 // regexp package the generated code uses).
-func (e *emitter) declaredRules(o *ir.ObjectRules, fl *ir.Field) []Code {
-	var out []Code
+func (e *emitter) declaredRules(o *ir.ObjectRules, fl *ir.Field) []jen.Code {
+	var out []jen.Code
 	if o.Names != nil {
-		out = append(out, e.nameChecks(o.Names, Lit(fl.JSON))...)
+		out = append(out, e.nameChecks(o.Names, jen.Lit(fl.JSON))...)
 	}
 	for _, p := range o.Patterns {
 		if p.Ref == nil || !regexp.MustCompile(p.Pattern).MatchString(fl.JSON) {
 			continue
 		}
-		val := Id("x").Dot(fl.Name)
+		val := jen.Id("x").Dot(fl.Name)
 		if fieldPtr(fl) {
 			val = derefIfScalar(fl.Ref, val)
 		}
-		out = append(out, Block(Var().Id("b").Index().Byte(), e.appendValue(fl.Ref, val), Id(e.shapeCheck(p.Ref)).Call(Id("v"), Id("b"))))
+		out = append(out, jen.Block(jen.Var().Id("b").Index().Byte(), e.appendValue(fl.Ref, val), jen.Id(e.shapeCheck(p.Ref)).Call(jen.Id("v"), jen.Id("b"))))
 	}
 	return out
 }
@@ -319,27 +319,27 @@ func (e *emitter) declaredRules(o *ir.ObjectRules, fl *ir.Field) []Code {
 // present says whether member name of struct t is present: a declared
 // member held by pointer (or as a nil-able value) when not nil, a required
 // one always, any other when among the unknown members.
-func present(t *ir.Type, name string) *Statement {
+func present(t *ir.Type, name string) *jen.Statement {
 	for _, fl := range t.Fields {
 		if fl.JSON != name {
 			continue
 		}
 		if fieldPtr(fl) || (nilable(fl.Ref) && !fl.Required) {
-			return Id("x").Dot(fl.Name).Op("!=").Nil()
+			return jen.Id("x").Dot(fl.Name).Op("!=").Nil()
 		}
-		return True()
+		return jen.True()
 	}
-	return Qual(WirePath, "HasMember").Call(Id("x").Dot("Unknown"), Lit(name))
+	return jen.Qual(WirePath, "HasMember").Call(jen.Id("x").Dot("Unknown"), jen.Lit(name))
 }
 
 // enumCheck checks an inline enum: the value is one of the listed ones.
 // Values the Go type cannot hold (a fraction for an integer) are left out,
 // as no value of the type equals them.
-func (c *checks) enumCheck(r *ir.Ref, expr *Statement) {
+func (c *checks) enumCheck(r *ir.Ref, expr *jen.Statement) {
 	if r.Enum == nil {
 		return
 	}
-	var vals []Code
+	var vals []jen.Code
 	var shown []string
 	for _, n := range r.Enum {
 		shown = append(shown, string(n.JSON()))
@@ -347,23 +347,23 @@ func (c *checks) enumCheck(r *ir.Ref, expr *Statement) {
 			vals = append(vals, lit)
 		}
 	}
-	fail := Id("v").Dot("Add").Call(Lit(c.subject + "must be one of " + strings.Join(shown, ", ")))
+	fail := jen.Id("v").Dot("Add").Call(jen.Lit(c.subject + "must be one of " + strings.Join(shown, ", ")))
 	if len(vals) == 0 {
 		c.out = append(c.out, fail)
 		return
 	}
-	c.out = append(c.out, Switch(expr.Clone()).Block(Case(vals...), Default().Block(fail)))
+	c.out = append(c.out, jen.Switch(expr.Clone()).Block(jen.Case(vals...), jen.Default().Block(fail)))
 }
 
-func enumLit(r *ir.Ref, n *load.Node) Code {
+func enumLit(r *ir.Ref, n *load.Node) jen.Code {
 	switch {
 	case r.Kind == ir.String && n.Kind == load.String:
-		return Lit(n.String)
+		return jen.Lit(n.String)
 	case r.Kind == ir.Bool && n.Kind == load.Bool:
-		return Lit(n.Bool)
+		return jen.Lit(n.Bool)
 	case r.Kind == ir.Float && n.Kind == load.Number:
 		if f, err := strconv.ParseFloat(n.Number.String(), 64); err == nil {
-			return Lit(f)
+			return jen.Lit(f)
 		}
 	case r.Kind == ir.Int && n.Kind == load.Number:
 		b, ok := new(big.Int).SetString(n.Number.String(), 10)

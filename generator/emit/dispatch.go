@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/acpgen/acpgen/generator/ir"
-	. "github.com/dave/jennifer/jen"
+	"github.com/dave/jennifer/jen"
 )
 
 // JSONRPCPath is the connection runtime the dispatcher runs on.
@@ -49,7 +49,7 @@ func (e *emitter) hasDispatch() bool {
 
 func methodGo(m *ir.Method) string { return m.Name } // the IR names methods (see ir.Method.Name)
 
-func ctxParam() Code { return Id("ctx").Qual("context", "Context") }
+func ctxParam() jen.Code { return jen.Id("ctx").Qual("context", "Context") }
 
 // versioned reports whether the dispatcher negotiates the protocol version
 // (see ir.Versioning).
@@ -64,65 +64,65 @@ func (e *emitter) turns() *ir.Turn {
 	return e.m.Turn
 }
 
-func (e *emitter) dispatch(f *File) {
+func (e *emitter) dispatch(f *jen.File) {
 	f.Comment("ExtHandler receives \"_\"-prefixed extension methods that the schema does not describe.")
 	f.Comment("A handler that also implements it gets them; otherwise requests are answered")
 	f.Comment("method-not-found and notifications are dropped.")
 	f.Type().Id("ExtHandler").Interface(
-		Id("ExtRequest").Params(ctxParam(), Id("method").String(), Id("params").Qual(WirePath, "Raw")).Params(Qual(WirePath, "Raw"), Error()),
-		Id("ExtNotification").Params(ctxParam(), Id("method").String(), Id("params").Qual(WirePath, "Raw")),
+		jen.Id("ExtRequest").Params(ctxParam(), jen.Id("method").String(), jen.Id("params").Qual(WirePath, "Raw")).Params(jen.Qual(WirePath, "Raw"), jen.Error()),
+		jen.Id("ExtNotification").Params(ctxParam(), jen.Id("method").String(), jen.Id("params").Qual(WirePath, "Raw")),
 	)
 	f.Comment("ConnOptions configures a connection end.")
 	f.Type().Id("ConnOptions").Struct(
-		Comment("RPC configures the JSON-RPC runtime (frame size, logger, concurrency, flow-control bounds)."),
-		Id("RPC").Qual(JSONRPCPath, "Options"),
-		Comment("Strict decodes inbound messages without the schema's leniency; the default is"),
-		Comment("lenient, accepting what the official SDKs accept."),
-		Id("Strict").Bool(),
-		Comment("OnDrop is told about inbound notifications that were dropped because they were"),
-		Comment("invalid or used a capability this side did not advertise (a notification cannot be"),
-		Comment("answered). Nil logs them with RPC.Logger, or to stderr."),
-		Id("OnDrop").Func().Params(Id("method").String(), Err().Error()),
+		jen.Comment("RPC configures the JSON-RPC runtime (frame size, logger, concurrency, flow-control bounds)."),
+		jen.Id("RPC").Qual(JSONRPCPath, "Options"),
+		jen.Comment("Strict decodes inbound messages without the schema's leniency; the default is"),
+		jen.Comment("lenient, accepting what the official SDKs accept."),
+		jen.Id("Strict").Bool(),
+		jen.Comment("OnDrop is told about inbound notifications that were dropped because they were"),
+		jen.Comment("invalid or used a capability this side did not advertise (a notification cannot be"),
+		jen.Comment("answered). Nil logs them with RPC.Logger, or to stderr."),
+		jen.Id("OnDrop").Func().Params(jen.Id("method").String(), jen.Err().Error()),
 	)
-	f.Func().Id("errMethodNotFound").Params(Id("method").String()).Error().Block(
-		Return(Op("&").Qual(WirePath, "RPCError").Values(Dict{Id("Code"): Qual(WirePath, "CodeMethodNotFound"), Id("Message"): Lit("Method not found: ").Op("+").Id("method")})))
+	f.Func().Id("errMethodNotFound").Params(jen.Id("method").String()).Error().Block(
+		jen.Return(jen.Op("&").Qual(WirePath, "RPCError").Values(jen.Dict{jen.Id("Code"): jen.Qual(WirePath, "CodeMethodNotFound"), jen.Id("Message"): jen.Lit("Method not found: ").Op("+").Id("method")})))
 	f.Comment("invalidParams converts a decode error to -32602 with the offending pointer as data.")
-	f.Func().Id("invalidParams").Params(Err().Error()).Error().Block(
-		Var().Id("we").Op("*").Qual(WirePath, "Error"),
-		If(Qual("errors", "As").Call(Err(), Op("&").Id("we"))).Block(
-			Return(Op("&").Qual(WirePath, "RPCError").Values(Dict{Id("Code"): Qual(WirePath, "CodeInvalidParams"), Id("Message"): Lit("Invalid params: ").Op("+").Id("err").Dot("Error").Call(),
-				Id("Data"): Map(String()).Any().Values(Dict{Lit("violations"): Index().Qual(WirePath, "Violation").Values(Values(Dict{Id("Pointer"): Id("we").Dot("Pointer"), Id("Reason"): Id("we").Dot("Msg")}))})}))),
-		Return(Op("&").Qual(WirePath, "RPCError").Values(Dict{Id("Code"): Qual(WirePath, "CodeInvalidParams"), Id("Message"): Lit("Invalid params: ").Op("+").Id("err").Dot("Error").Call()})),
+	f.Func().Id("invalidParams").Params(jen.Err().Error()).Error().Block(
+		jen.Var().Id("we").Op("*").Qual(WirePath, "Error"),
+		jen.If(jen.Qual("errors", "As").Call(jen.Err(), jen.Op("&").Id("we"))).Block(
+			jen.Return(jen.Op("&").Qual(WirePath, "RPCError").Values(jen.Dict{jen.Id("Code"): jen.Qual(WirePath, "CodeInvalidParams"), jen.Id("Message"): jen.Lit("Invalid params: ").Op("+").Id("err").Dot("Error").Call(),
+				jen.Id("Data"): jen.Map(jen.String()).Any().Values(jen.Dict{jen.Lit("violations"): jen.Index().Qual(WirePath, "Violation").Values(jen.Values(jen.Dict{jen.Id("Pointer"): jen.Id("we").Dot("Pointer"), jen.Id("Reason"): jen.Id("we").Dot("Msg")}))})}))),
+		jen.Return(jen.Op("&").Qual(WirePath, "RPCError").Values(jen.Dict{jen.Id("Code"): jen.Qual(WirePath, "CodeInvalidParams"), jen.Id("Message"): jen.Lit("Invalid params: ").Op("+").Id("err").Dot("Error").Call()})),
 	)
-	local := func(what string, err Code) Code {
-		return Op("&").Qual(WirePath, "LocalError").Values(Dict{Id("Method"): Id("method"), Id("What"): Lit(what), Id("Err"): err})
+	local := func(what string, err jen.Code) jen.Code {
+		return jen.Op("&").Qual(WirePath, "LocalError").Values(jen.Dict{jen.Id("Method"): jen.Id("method"), jen.Id("What"): jen.Lit(what), jen.Id("Err"): err})
 	}
 	f.Comment("outbound checks a message this side is about to send: valid, and within what the peer advertised.")
 	f.Comment("A failure is this side's bug: a *wire.LocalError, which a handler returning it answers -32603.")
-	f.Func().Id("outbound").Params(Id("n").Op("*").Id("Negotiated"), Id("method").String(), Id("v").Interface(Id("Validate").Params().Error())).Error().Block(
-		If(Err().Op(":=").Id("v").Dot("Validate").Call(), Err().Op("!=").Nil()).Block(Return(local("params", Err()))),
-		If(Id("n").Op("==").Nil()).Block(Return(Nil())),
-		If(List(Id("ok"), Id("need")).Op(":=").Id("n").Dot("AllowsMethod").Call(Id("method")), Op("!").Id("ok")).Block(
-			Return(local("params", Op("&").Qual(WirePath, "GateError").Values(Dict{Id("Violations"): Index().Qual(WirePath, "GateViolation").Values(Values(Dict{Id("Method"): Id("method"), Id("Capability"): Id("need")}))})))),
-		If(Id("vs").Op(":=").Id("n").Dot("CheckParams").Call(Id("method"), Id("v")), Len(Id("vs")).Op(">").Lit(0)).Block(
-			Return(local("params", Op("&").Qual(WirePath, "GateError").Values(Dict{Id("Violations"): Id("vs")})))),
-		Return(Nil()),
+	f.Func().Id("outbound").Params(jen.Id("n").Op("*").Id("Negotiated"), jen.Id("method").String(), jen.Id("v").Interface(jen.Id("Validate").Params().Error())).Error().Block(
+		jen.If(jen.Err().Op(":=").Id("v").Dot("Validate").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(local("params", jen.Err()))),
+		jen.If(jen.Id("n").Op("==").Nil()).Block(jen.Return(jen.Nil())),
+		jen.If(jen.List(jen.Id("ok"), jen.Id("need")).Op(":=").Id("n").Dot("AllowsMethod").Call(jen.Id("method")), jen.Op("!").Id("ok")).Block(
+			jen.Return(local("params", jen.Op("&").Qual(WirePath, "GateError").Values(jen.Dict{jen.Id("Violations"): jen.Index().Qual(WirePath, "GateViolation").Values(jen.Values(jen.Dict{jen.Id("Method"): jen.Id("method"), jen.Id("Capability"): jen.Id("need")}))})))),
+		jen.If(jen.Id("vs").Op(":=").Id("n").Dot("CheckParams").Call(jen.Id("method"), jen.Id("v")), jen.Len(jen.Id("vs")).Op(">").Lit(0)).Block(
+			jen.Return(local("params", jen.Op("&").Qual(WirePath, "GateError").Values(jen.Dict{jen.Id("Violations"): jen.Id("vs")})))),
+		jen.Return(jen.Nil()),
 	)
 	f.Comment("refused logs a message this side refused to send (see outbound) and returns the error.")
-	f.Func().Id("refused").Params(Id("log").Op("*").Qual("log/slog", "Logger"), Err().Error()).Error().Block(
-		Id("log").Dot("Warn").Call(Lit("message not sent: it fails this side's own checks"), Lit("error"), Err()),
-		Return(Err()),
+	f.Func().Id("refused").Params(jen.Id("log").Op("*").Qual("log/slog", "Logger"), jen.Err().Error()).Error().Block(
+		jen.Id("log").Dot("Warn").Call(jen.Lit("message not sent: it fails this side's own checks"), jen.Lit("error"), jen.Err()),
+		jen.Return(jen.Err()),
 	)
 	e.serveHelpers(f)
 	f.Comment("errNotInitialized answers a request that arrives before initialize.")
-	f.Var().Id("errNotInitialized").Op("=").Op("&").Qual(WirePath, "RPCError").Values(Dict{Id("Code"): Qual(WirePath, "CodeInvalidRequest"), Id("Message"): Lit("Invalid request: initialize first")})
+	f.Var().Id("errNotInitialized").Op("=").Op("&").Qual(WirePath, "RPCError").Values(jen.Dict{jen.Id("Code"): jen.Qual(WirePath, "CodeInvalidRequest"), jen.Id("Message"): jen.Lit("Invalid request: initialize first")})
 	f.Line()
 	for _, sd := range e.sides() {
 		e.sideDispatch(f, sd)
 	}
 }
 
-func (e *emitter) sideDispatch(f *File, sd *side) {
+func (e *emitter) sideDispatch(f *jen.File, sd *side) {
 	var turns *ir.Turn // the agent tracks turns; the client cancels its own
 	if sd.name == "agent" {
 		turns = e.turns()
@@ -149,19 +149,19 @@ func (e *emitter) sideDispatch(f *File, sd *side) {
 
 // handlerInterface emits the side's handler interface and its
 // Unimplemented embeddable.
-func (e *emitter) handlerInterface(f *File, sd *side) {
+func (e *emitter) handlerInterface(f *jen.File, sd *side) {
 	hname := sd.Name + "Handler"
-	var methods []Code
+	var methods []jen.Code
 	for _, m := range sd.handles {
 		kind := "request"
 		if m.Notification {
 			kind = "notification"
 		}
-		methods = append(methods, Comment(fmt.Sprintf("%s handles the %s %s.", methodGo(m), kind, m.Wire)))
+		methods = append(methods, jen.Comment(fmt.Sprintf("%s handles the %s %s.", methodGo(m), kind, m.Wire)))
 		if m.Notification {
-			methods = append(methods, Id(methodGo(m)).Params(ctxParam(), Id("params").Op("*").Id(m.Params.Name)))
+			methods = append(methods, jen.Id(methodGo(m)).Params(ctxParam(), jen.Id("params").Op("*").Id(m.Params.Name)))
 		} else {
-			methods = append(methods, Id(methodGo(m)).Params(ctxParam(), Id("params").Op("*").Id(m.Params.Name)).Params(Op("*").Id(m.Result.Name), Error()))
+			methods = append(methods, jen.Id(methodGo(m)).Params(ctxParam(), jen.Id("params").Op("*").Id(m.Params.Name)).Params(jen.Op("*").Id(m.Result.Name), jen.Error()))
 		}
 	}
 	f.Comment(fmt.Sprintf("%s is implemented by the %s side: one method per method the %s handles. Embed", hname, sd.name, sd.name))
@@ -173,11 +173,11 @@ func (e *emitter) handlerInterface(f *File, sd *side) {
 	for _, m := range sd.handles {
 		if m.Notification {
 			f.Comment(fmt.Sprintf("%s ignores the notification.", methodGo(m)))
-			f.Func().Params(Id(un)).Id(methodGo(m)).Params(Qual("context", "Context"), Op("*").Id(m.Params.Name)).Block()
+			f.Func().Params(jen.Id(un)).Id(methodGo(m)).Params(jen.Qual("context", "Context"), jen.Op("*").Id(m.Params.Name)).Block()
 		} else {
 			f.Comment(fmt.Sprintf("%s answers method-not-found.", methodGo(m)))
-			f.Func().Params(Id(un)).Id(methodGo(m)).Params(Qual("context", "Context"), Op("*").Id(m.Params.Name)).Params(Op("*").Id(m.Result.Name), Error()).Block(
-				Return(Nil(), Id("errMethodNotFound").Call(Id(MethodConst(m.Wire)))))
+			f.Func().Params(jen.Id(un)).Id(methodGo(m)).Params(jen.Qual("context", "Context"), jen.Op("*").Id(m.Params.Name)).Params(jen.Op("*").Id(m.Result.Name), jen.Error()).Block(
+				jen.Return(jen.Nil(), jen.Id("errMethodNotFound").Call(jen.Id(MethodConst(m.Wire)))))
 		}
 	}
 	f.Var().Id("_").Id(hname).Op("=").Id(un).Values()
@@ -186,186 +186,190 @@ func (e *emitter) handlerInterface(f *File, sd *side) {
 
 // connType emits the side's connection struct and its constructor; turns
 // set adds the in-flight turn table.
-func (e *emitter) connType(f *File, sd *side, turns *ir.Turn) (cname string) {
+func (e *emitter) connType(f *jen.File, sd *side, turns *ir.Turn) (cname string) {
 	cname, hname := sd.Name+"Conn", sd.Name+"Handler"
-	fields := []Code{
-		Id("h").Id(hname),
-		Id("ext").Id("ExtHandler"),
-		Id("conn").Op("*").Qual(JSONRPCPath, "Conn"),
-		Id("mode").Qual(WirePath, "Mode"),
-		Id("onDrop").Func().Params(String(), Error()),
-		Id("log").Op("*").Qual("log/slog", "Logger"),
-		Comment("herr is Check" + hname + "'s verdict, returned by Run."),
-		Id("herr").Error(),
-		Id("mu").Qual("sync", "Mutex"),
-		Id("neg").Id("Negotiated"),
-		Id("ready").Bool(),
+	fields := []jen.Code{
+		jen.Id("h").Id(hname),
+		jen.Id("ext").Id("ExtHandler"),
+		jen.Id("conn").Op("*").Qual(JSONRPCPath, "Conn"),
+		jen.Id("mode").Qual(WirePath, "Mode"),
+		jen.Id("onDrop").Func().Params(jen.String(), jen.Error()),
+		jen.Id("log").Op("*").Qual("log/slog", "Logger"),
+		jen.Comment("herr is Check" + hname + "'s verdict, returned by Run."),
+		jen.Id("herr").Error(),
+		jen.Id("mu").Qual("sync", "Mutex"),
+		jen.Id("neg").Id("Negotiated"),
+		jen.Id("ready").Bool(),
 	}
 	if turns != nil {
 		// Every in-flight prompt turn, by session: a session may run several at
 		// once, and session/cancel ends all of them.
-		fields = append(fields, Id("turns").Map(goType(turns.PromptSession.Ref)).Map(Op("*").Id("turn")).Struct())
+		fields = append(fields, jen.Id("turns").Map(goType(turns.PromptSession.Ref)).Map(jen.Op("*").Id("turn")).Struct())
 	}
 	f.Comment(fmt.Sprintf("%s is the %s's end of a connection: it routes inbound messages to a %s", cname, sd.name, hname))
 	f.Comment(fmt.Sprintf("(decoding, validating and gate-checking them first) and sends typed calls to the %s,", sd.peer))
 	f.Comment("checked against what the peer advertised. Concurrency is the runtime's: requests run")
 	f.Comment("concurrently, notifications in order; see package runtime/jsonrpc.")
 	f.Type().Id(cname).Struct(fields...)
-	body := []Code{
-		Id("c").Op(":=").Op("&").Id(cname).Values(Dict{Id("h"): Id("h"), Id("onDrop"): Id("o").Dot("OnDrop")}),
-		If(List(Id("x"), Id("ok")).Op(":=").Id("h").Assert(Id("ExtHandler")), Id("ok")).Block(Id("c").Dot("ext").Op("=").Id("x")),
-		If(Id("o").Dot("Strict")).Block(Id("c").Dot("mode").Op("=").Qual(WirePath, "Strict")),
-		Id("c").Dot("herr").Op("=").Id("Check" + hname).Call(Id("h")),
+	body := []jen.Code{
+		jen.Id("c").Op(":=").Op("&").Id(cname).Values(jen.Dict{jen.Id("h"): jen.Id("h"), jen.Id("onDrop"): jen.Id("o").Dot("OnDrop")}),
+		jen.If(jen.List(jen.Id("x"), jen.Id("ok")).Op(":=").Id("h").Assert(jen.Id("ExtHandler")), jen.Id("ok")).Block(jen.Id("c").Dot("ext").Op("=").Id("x")),
+		jen.If(jen.Id("o").Dot("Strict")).Block(jen.Id("c").Dot("mode").Op("=").Qual(WirePath, "Strict")),
+		jen.Id("c").Dot("herr").Op("=").Id("Check" + hname).Call(jen.Id("h")),
 	}
 	if turns != nil {
-		body = append(body, Id("c").Dot("turns").Op("=").Map(goType(turns.PromptSession.Ref)).Map(Op("*").Id("turn")).Struct().Values())
+		body = append(body, jen.Id("c").Dot("turns").Op("=").Map(goType(turns.PromptSession.Ref)).Map(jen.Op("*").Id("turn")).Struct().Values())
 	}
 	body = append(body,
-		Id("c").Dot("log").Op("=").Id("o").Dot("RPC").Dot("Logger"),
-		If(Id("c").Dot("log").Op("==").Nil()).Block(Id("c").Dot("log").Op("=").Qual("log/slog", "New").Call(Qual("log/slog", "NewTextHandler").Call(Qual("os", "Stderr"), Nil()))),
-		If(Id("c").Dot("onDrop").Op("==").Nil()).Block(
-			Id("log").Op(":=").Id("c").Dot("log"),
-			Id("c").Dot("onDrop").Op("=").Func().Params(Id("method").String(), Err().Error()).Block(
-				Id("log").Dot("Warn").Call(Lit("dropped inbound notification"), Lit("method"), Id("method"), Lit("error"), Err())),
+		jen.Id("c").Dot("log").Op("=").Id("o").Dot("RPC").Dot("Logger"),
+		jen.If(jen.Id("c").Dot("log").Op("==").Nil()).Block(jen.Id("c").Dot("log").Op("=").Qual("log/slog", "New").Call(jen.Qual("log/slog", "NewTextHandler").Call(jen.Qual("os", "Stderr"), jen.Nil()))),
+		jen.If(jen.Id("c").Dot("onDrop").Op("==").Nil()).Block(
+			jen.Id("log").Op(":=").Id("c").Dot("log"),
+			jen.Id("c").Dot("onDrop").Op("=").Func().Params(jen.Id("method").String(), jen.Err().Error()).Block(
+				jen.Id("log").Dot("Warn").Call(jen.Lit("dropped inbound notification"), jen.Lit("method"), jen.Id("method"), jen.Lit("error"), jen.Err())),
 		),
-		Id("c").Dot("conn").Op("=").Qual(JSONRPCPath, "NewConn").Call(Id("r"), Id("w"), Id(lower(sd.Name)+"Inbound").Values(Id("c")), Id("o").Dot("RPC")),
-		Return(Id("c")),
+		jen.Id("c").Dot("conn").Op("=").Qual(JSONRPCPath, "NewConn").Call(jen.Id("r"), jen.Id("w"), jen.Id(lower(sd.Name)+"Inbound").Values(jen.Id("c")), jen.Id("o").Dot("RPC")),
+		jen.Return(jen.Id("c")),
 	)
 	f.Comment(fmt.Sprintf("New%s connects h to a peer over r (its output) and w (its input), e.g. os.Stdin and os.Stdout.", cname))
-	f.Func().Id("New"+cname).Params(Id("h").Id(hname), Id("r").Qual("io", "Reader"), Id("w").Qual("io", "Writer"), Id("o").Id("ConnOptions")).Op("*").Id(cname).Block(body...)
+	f.Func().Id("New"+cname).Params(jen.Id("h").Id(hname), jen.Id("r").Qual("io", "Reader"), jen.Id("w").Qual("io", "Writer"), jen.Id("o").Id("ConnOptions")).Op("*").Id(cname).Block(body...)
 	return cname
 }
 
 // connMethods emits Run, Close, Negotiated and the unchecked senders.
-func (e *emitter) connMethods(f *File, sd *side, cname string) {
+func (e *emitter) connMethods(f *jen.File, sd *side, cname string) {
 	hname := sd.Name + "Handler"
 	f.Comment("Run serves the connection until EOF, Close or ctx ends; it returns nil on EOF.")
 	f.Comment(fmt.Sprintf("When the handler has a method that looks meant for %s but is not in it (see", hname))
 	f.Comment(fmt.Sprintf("Check%s), Run returns that error at once and serves nothing.", hname))
-	f.Func().Params(Id("c").Op("*").Id(cname)).Id("Run").Params(ctxParam()).Error().Block(
-		If(Id("c").Dot("herr").Op("!=").Nil()).Block(Return(Id("c").Dot("herr"))),
-		Return(Id("c").Dot("conn").Dot("Run").Call(Id("ctx"))))
+	f.Func().Params(jen.Id("c").Op("*").Id(cname)).Id("Run").Params(ctxParam()).Error().Block(
+		jen.If(jen.Id("c").Dot("herr").Op("!=").Nil()).Block(jen.Return(jen.Id("c").Dot("herr"))),
+		jen.Return(jen.Id("c").Dot("conn").Dot("Run").Call(jen.Id("ctx"))))
 	f.Comment("Close stops the connection.")
-	f.Func().Params(Id("c").Op("*").Id(cname)).Id("Close").Params().Error().Block(Return(Id("c").Dot("conn").Dot("Close").Call()))
+	f.Func().Params(jen.Id("c").Op("*").Id(cname)).Id("Close").Params().Error().Block(jen.Return(jen.Id("c").Dot("conn").Dot("Close").Call()))
 	f.Comment("Negotiated returns what both sides advertised in initialize (nil messages before it).")
-	f.Func().Params(Id("c").Op("*").Id(cname)).Id("Negotiated").Params().Id("Negotiated").Block(
-		Id("c").Dot("mu").Dot("Lock").Call(), Defer().Id("c").Dot("mu").Dot("Unlock").Call(), Return(Id("c").Dot("neg")))
-	f.Func().Params(Id("c").Op("*").Id(cname)).Id("state").Params().Params(Op("*").Id("Negotiated"), Bool()).Block(
-		Id("c").Dot("mu").Dot("Lock").Call(), Defer().Id("c").Dot("mu").Dot("Unlock").Call(),
-		Id("n").Op(":=").Id("c").Dot("neg"), Return(Op("&").Id("n"), Id("c").Dot("ready")))
+	f.Func().Params(jen.Id("c").Op("*").Id(cname)).Id("Negotiated").Params().Id("Negotiated").Block(
+		jen.Id("c").Dot("mu").Dot("Lock").Call(), jen.Defer().Id("c").Dot("mu").Dot("Unlock").Call(), jen.Return(jen.Id("c").Dot("neg")))
+	f.Func().Params(jen.Id("c").Op("*").Id(cname)).Id("state").Params().Params(jen.Op("*").Id("Negotiated"), jen.Bool()).Block(
+		jen.Id("c").Dot("mu").Dot("Lock").Call(), jen.Defer().Id("c").Dot("mu").Dot("Unlock").Call(),
+		jen.Id("n").Op(":=").Id("c").Dot("neg"), jen.Return(jen.Op("&").Id("n"), jen.Id("c").Dot("ready")))
 	f.Comment("Send sends a request as is (no checks): for tests, proxies and methods the schema does not describe.")
-	f.Func().Params(Id("c").Op("*").Id(cname)).Id("Send").Params(ctxParam(), Id("method").String(), Id("params").Qual(WirePath, "Raw")).Params(Qual(WirePath, "Raw"), Error()).Block(
-		Return(Id("c").Dot("conn").Dot("Call").Call(Id("ctx"), Id("method"), Id("params"))))
+	f.Func().Params(jen.Id("c").Op("*").Id(cname)).Id("Send").Params(ctxParam(), jen.Id("method").String(), jen.Id("params").Qual(WirePath, "Raw")).Params(jen.Qual(WirePath, "Raw"), jen.Error()).Block(
+		jen.Return(jen.Id("c").Dot("conn").Dot("Call").Call(jen.Id("ctx"), jen.Id("method"), jen.Id("params"))))
 	f.Comment("SendNotification sends a notification as is (no checks).")
-	f.Func().Params(Id("c").Op("*").Id(cname)).Id("SendNotification").Params(ctxParam(), Id("method").String(), Id("params").Qual(WirePath, "Raw")).Error().Block(
-		Return(Id("c").Dot("conn").Dot("Notify").Call(Id("ctx"), Id("method"), Id("params"))))
+	f.Func().Params(jen.Id("c").Op("*").Id(cname)).Id("SendNotification").Params(ctxParam(), jen.Id("method").String(), jen.Id("params").Qual(WirePath, "Raw")).Error().Block(
+		jen.Return(jen.Id("c").Dot("conn").Dot("Notify").Call(jen.Id("ctx"), jen.Id("method"), jen.Id("params"))))
 }
 
 // inboundRouting emits the adapter to the runtime's Handler: one switch
 // case per handled method.
-func (e *emitter) inboundRouting(f *File, sd *side, cname string, turns *ir.Turn) {
+func (e *emitter) inboundRouting(f *jen.File, sd *side, cname string, turns *ir.Turn) {
 	in := lower(sd.Name) + "Inbound"
 	f.Comment(fmt.Sprintf("%s adapts %s to the runtime's Handler.", in, cname))
-	f.Type().Id(in).Struct(Id("c").Op("*").Id(cname))
+	f.Type().Id(in).Struct(jen.Id("c").Op("*").Id(cname))
 	// Each method is served in a function of its own (serve's instantiation,
 	// or serveX), so the switch's stack frame holds no params type.
-	var reqCases, noteCases []Code
+	var reqCases, noteCases []jen.Code
 	for _, m := range sd.handles {
 		fn := "serve" + methodGo(m)
-		args := []Code{Id("ctx"), Id("n"), Id("method"), Id("params")}
-		sig := []Code{ctxParam(), Id("n").Op("*").Id("Negotiated"), Id("method").String(), Id("params").Qual(WirePath, "Raw")}
-		handler := Id("c").Dot("h").Dot(methodGo(m))
+		args := []jen.Code{jen.Id("ctx"), jen.Id("n"), jen.Id("method"), jen.Id("params")}
+		sig := []jen.Code{ctxParam(), jen.Id("n").Op("*").Id("Negotiated"), jen.Id("method").String(), jen.Id("params").Qual(WirePath, "Raw")}
+		handler := jen.Id("c").Dot("h").Dot(methodGo(m))
 		switch {
 		case m.Notification && !(turns != nil && m == turns.Cancel):
-			noteCases = append(noteCases, Case(Id(MethodConst(m.Wire))).Block(
-				Id("notify").Call(Id("ctx"), Id("n"), Id("c").Dot("mode"), Id("method"), Id("params"), Id("c").Dot("onDrop"), handler)))
+			noteCases = append(noteCases, jen.Case(jen.Id(MethodConst(m.Wire))).Block(
+				jen.Id("notify").Call(jen.Id("ctx"), jen.Id("n"), jen.Id("c").Dot("mode"), jen.Id("method"), jen.Id("params"), jen.Id("c").Dot("onDrop"), handler)))
 		case m.Notification:
-			noteCases = append(noteCases, Case(Id(MethodConst(m.Wire))).Block(Id("c").Dot(fn).Call(args...)))
-			f.Func().Params(Id("c").Op("*").Id(cname)).Id(fn).Params(sig...).Block(e.inboundNotification(sd, m, turns)...)
+			noteCases = append(noteCases, jen.Case(jen.Id(MethodConst(m.Wire))).Block(jen.Id("c").Dot(fn).Call(args...)))
+			f.Func().Params(jen.Id("c").Op("*").Id(cname)).Id(fn).Params(sig...).Block(e.inboundNotification(sd, m, turns)...)
 		case m != e.m.Initialize() && !(turns != nil && m == turns.Prompt):
-			reqCases = append(reqCases, Case(Id(MethodConst(m.Wire))).Block(
-				Return(Id("serve").Call(Id("ctx"), Id("n"), Id("c").Dot("mode"), Id("c").Dot("log"), Id("method"), Id("params"), handler))))
+			reqCases = append(reqCases, jen.Case(jen.Id(MethodConst(m.Wire))).Block(
+				jen.Return(jen.Id("serve").Call(jen.Id("ctx"), jen.Id("n"), jen.Id("c").Dot("mode"), jen.Id("c").Dot("log"), jen.Id("method"), jen.Id("params"), handler))))
 		default:
-			reqCases = append(reqCases, Case(Id(MethodConst(m.Wire))).Block(Return(Id("c").Dot(fn).Call(args...))))
-			f.Func().Params(Id("c").Op("*").Id(cname)).Id(fn).Params(sig...).Params(Qual(WirePath, "Raw"), Error()).Block(e.inboundRequest(sd, m, turns)...)
+			reqCases = append(reqCases, jen.Case(jen.Id(MethodConst(m.Wire))).Block(jen.Return(jen.Id("c").Dot(fn).Call(args...))))
+			f.Func().Params(jen.Id("c").Op("*").Id(cname)).Id(fn).Params(sig...).Params(jen.Qual(WirePath, "Raw"), jen.Error()).Block(e.inboundRequest(sd, m, turns)...)
 		}
 	}
-	reqCases = append(reqCases, Default().Block(
-		If(Qual("strings", "HasPrefix").Call(Id("method"), Lit("_")).Op("&&").Id("c").Dot("ext").Op("!=").Nil()).Block(
-			Return(Id("c").Dot("ext").Dot("ExtRequest").Call(Id("ctx"), Id("method"), Id("params")))),
-		Return(Nil(), Id("errMethodNotFound").Call(Id("method")))))
-	noteCases = append(noteCases, Default().Block(
-		If(Qual("strings", "HasPrefix").Call(Id("method"), Lit("_")).Op("&&").Id("c").Dot("ext").Op("!=").Nil()).Block(
-			Id("c").Dot("ext").Dot("ExtNotification").Call(Id("ctx"), Id("method"), Id("params")))))
-	f.Func().Params(Id("a").Id(in)).Id("HandleRequest").Params(ctxParam(), Id("method").String(), Id("params").Qual(WirePath, "Raw")).Params(Qual(WirePath, "Raw"), Error()).Block(
-		Id("c").Op(":=").Id("a").Dot("c"),
-		List(Id("n"), Id("ready")).Op(":=").Id("c").Dot("state").Call(),
-		Id("_").Op("=").Id("n"),
-		If(Op("!").Id("ready").Op("&&").Id("method").Op("!=").Lit(e.m.Initialize().Wire)).Block(Return(Nil(), Id("errNotInitialized"))),
-		Switch(Id("method")).Block(reqCases...),
+	reqCases = append(reqCases, jen.Default().Block(
+		jen.If(jen.Qual("strings", "HasPrefix").Call(jen.Id("method"), jen.Lit("_")).Op("&&").Id("c").Dot("ext").Op("!=").Nil()).Block(
+			jen.Return(jen.Id("c").Dot("ext").Dot("ExtRequest").Call(jen.Id("ctx"), jen.Id("method"), jen.Id("params")))),
+		jen.Return(jen.Nil(), jen.Id("errMethodNotFound").Call(jen.Id("method")))))
+	noteCases = append(noteCases, jen.Default().Block(
+		jen.If(jen.Qual("strings", "HasPrefix").Call(jen.Id("method"), jen.Lit("_")).Op("&&").Id("c").Dot("ext").Op("!=").Nil()).Block(
+			jen.Id("c").Dot("ext").Dot("ExtNotification").Call(jen.Id("ctx"), jen.Id("method"), jen.Id("params")))))
+	f.Func().Params(jen.Id("a").Id(in)).Id("HandleRequest").Params(ctxParam(), jen.Id("method").String(), jen.Id("params").Qual(WirePath, "Raw")).Params(jen.Qual(WirePath, "Raw"), jen.Error()).Block(
+		jen.Id("c").Op(":=").Id("a").Dot("c"),
+		jen.List(jen.Id("n"), jen.Id("ready")).Op(":=").Id("c").Dot("state").Call(),
+		jen.Id("_").Op("=").Id("n"),
+		jen.If(jen.Op("!").Id("ready").Op("&&").Id("method").Op("!=").Lit(e.m.Initialize().Wire)).Block(jen.Return(jen.Nil(), jen.Id("errNotInitialized"))),
+		jen.Switch(jen.Id("method")).Block(reqCases...),
 	)
-	f.Func().Params(Id("a").Id(in)).Id("HandleNotification").Params(ctxParam(), Id("method").String(), Id("params").Qual(WirePath, "Raw")).Block(
-		Id("c").Op(":=").Id("a").Dot("c"),
-		List(Id("n"), Id("ready")).Op(":=").Id("c").Dot("state").Call(),
-		If(Op("!").Id("ready")).Block(Id("c").Dot("onDrop").Call(Id("method"), Qual("errors", "New").Call(Lit("received before initialize"))), Return()),
-		Id("_").Op("=").Id("n"),
-		Switch(Id("method")).Block(noteCases...),
+	f.Func().Params(jen.Id("a").Id(in)).Id("HandleNotification").Params(ctxParam(), jen.Id("method").String(), jen.Id("params").Qual(WirePath, "Raw")).Block(
+		jen.Id("c").Op(":=").Id("a").Dot("c"),
+		jen.List(jen.Id("n"), jen.Id("ready")).Op(":=").Id("c").Dot("state").Call(),
+		jen.If(jen.Op("!").Id("ready")).Block(jen.Id("c").Dot("onDrop").Call(jen.Id("method"), jen.Qual("errors", "New").Call(jen.Lit("received before initialize"))), jen.Return()),
+		jen.Id("_").Op("=").Id("n"),
+		jen.Switch(jen.Id("method")).Block(noteCases...),
 	)
 }
 
 // serveHelpers emits serve and notify, which every inbound method without
 // a side effect of its own (initialize, turns) goes through: one generic body
 // instead of one function per method.
-func (e *emitter) serveHelpers(f *File) {
-	w := func(n string) *Statement { return Qual(WirePath, n) }
+func (e *emitter) serveHelpers(f *jen.File) {
+	w := func(n string) *jen.Statement { return jen.Qual(WirePath, n) }
 	f.Comment("request is what serve and notify need of a params type.")
-	f.Type().Id("request").Types(Id("P").Any()).Interface(Op("*").Id("P"), w("Decodable"), Id("validate").Params(Op("*").Add(w("Validator"))))
+	f.Type().Id("request").Types(jen.Id("P").Any()).Interface(jen.Op("*").Id("P"), w("Decodable"), jen.Id("validate").Params(jen.Op("*").Add(w("Validator"))))
 	f.Comment("response is what serve needs of a result type.")
-	f.Type().Id("response").Types(Id("R").Any()).Interface(Op("*").Id("R"), Id("Validate").Params().Error(), Id("AppendJSON").Params(Index().Byte()).Index().Byte())
-	gate := func(onFail ...Code) Code {
-		return If(Id("vs").Op(":=").Id("n").Dot("CheckParams").Call(Id("method"), Id("p")), Len(Id("vs")).Op(">").Lit(0)).Block(onFail...)
+	f.Type().Id("response").Types(jen.Id("R").Any()).Interface(jen.Op("*").Id("R"), jen.Id("Validate").Params().Error(), jen.Id("AppendJSON").Params(jen.Index().Byte()).Index().Byte())
+	gate := func(onFail ...jen.Code) jen.Code {
+		return jen.If(jen.Id("vs").Op(":=").Id("n").Dot("CheckParams").Call(jen.Id("method"), jen.Id("p")), jen.Len(jen.Id("vs")).Op(">").Lit(0)).Block(onFail...)
 	}
-	decode := func(onErr ...Code) []Code {
-		return []Code{
-			Id("p").Op(":=").Id("PP").Call(New(Id("P"))),
-			If(Err().Op(":=").Add(w("Decode")).Call(Id("params"), Id("p"), Id("mode")), Err().Op("!=").Nil()).Block(onErr...),
+	decode := func(onErr ...jen.Code) []jen.Code {
+		return []jen.Code{
+			jen.Id("p").Op(":=").Id("PP").Call(jen.New(jen.Id("P"))),
+			jen.If(jen.Err().Op(":=").Add(w("Decode")).Call(jen.Id("params"), jen.Id("p"), jen.Id("mode")), jen.Err().Op("!=").Nil()).Block(onErr...),
 		}
 	}
-	local := func(err Code) Code {
-		return Id("refused").Call(Id("log"), Op("&").Add(w("LocalError")).Values(Dict{Id("Method"): Id("method"), Id("What"): Lit("result"), Id("Err"): err}))
+	local := func(err jen.Code) jen.Code {
+		return jen.Id("refused").Call(jen.Id("log"), jen.Op("&").Add(w("LocalError")).Values(jen.Dict{jen.Id("Method"): jen.Id("method"), jen.Id("What"): jen.Lit("result"), jen.Id("Err"): err}))
 	}
-	gateErr := func(vs Code) Code { return Op("&").Add(w("GateError")).Values(Dict{Id("Violations"): vs}) }
-	body := decode(Return(Nil(), Id("invalidParams").Call(Err())))
+	gateErr := func(vs jen.Code) jen.Code {
+		return jen.Op("&").Add(w("GateError")).Values(jen.Dict{jen.Id("Violations"): vs})
+	}
+	body := decode(jen.Return(jen.Nil(), jen.Id("invalidParams").Call(jen.Err())))
 	body = append(body,
-		If(Err().Op(":=").Add(w("Check")).Call(Id("mode").Op("==").Add(w("Lenient")), Id("p").Dot("validate")), Err().Op("!=").Nil()).Block(Return(Nil(), Err())),
-		If(List(Id("ok"), Id("need")).Op(":=").Id("n").Dot("AllowsMethod").Call(Id("method")), Op("!").Id("ok")).Block(
-			Return(Nil(), gateErr(Index().Add(w("GateViolation")).Values(Values(Dict{Id("Method"): Id("method"), Id("Capability"): Id("need")}))))),
-		gate(Return(Nil(), gateErr(Id("vs")))),
-		List(Id("res"), Err()).Op(":=").Id("handle").Call(Id("ctx"), Id("p")),
-		If(Err().Op("!=").Nil()).Block(Return(Nil(), Err())),
-		If(Id("res").Op("==").Nil()).Block(Return(Nil(), Qual("fmt", "Errorf").Call(Lit("%s handler returned no result"), Id("method")))),
-		If(Err().Op(":=").Id("res").Dot("Validate").Call(), Err().Op("!=").Nil()).Block(Return(Nil(), local(Err()))),
-		If(Id("vs").Op(":=").Id("n").Dot("CheckResult").Call(Id("method"), Id("res")), Len(Id("vs")).Op(">").Lit(0)).Block(Return(Nil(), local(gateErr(Id("vs"))))),
-		Return(Id("res").Dot("AppendJSON").Call(Nil()), Nil()),
+		jen.If(jen.Err().Op(":=").Add(w("Check")).Call(jen.Id("mode").Op("==").Add(w("Lenient")), jen.Id("p").Dot("validate")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.If(jen.List(jen.Id("ok"), jen.Id("need")).Op(":=").Id("n").Dot("AllowsMethod").Call(jen.Id("method")), jen.Op("!").Id("ok")).Block(
+			jen.Return(jen.Nil(), gateErr(jen.Index().Add(w("GateViolation")).Values(jen.Values(jen.Dict{jen.Id("Method"): jen.Id("method"), jen.Id("Capability"): jen.Id("need")}))))),
+		gate(jen.Return(jen.Nil(), gateErr(jen.Id("vs")))),
+		jen.List(jen.Id("res"), jen.Err()).Op(":=").Id("handle").Call(jen.Id("ctx"), jen.Id("p")),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.If(jen.Id("res").Op("==").Nil()).Block(jen.Return(jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit("%s handler returned no result"), jen.Id("method")))),
+		jen.If(jen.Err().Op(":=").Id("res").Dot("Validate").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), local(jen.Err()))),
+		jen.If(jen.Id("vs").Op(":=").Id("n").Dot("CheckResult").Call(jen.Id("method"), jen.Id("res")), jen.Len(jen.Id("vs")).Op(">").Lit(0)).Block(jen.Return(jen.Nil(), local(gateErr(jen.Id("vs"))))),
+		jen.Return(jen.Id("res").Dot("AppendJSON").Call(jen.Nil()), jen.Nil()),
 	)
-	common := []Code{ctxParam(), Id("n").Op("*").Id("Negotiated"), Id("mode").Add(w("Mode"))}
+	common := []jen.Code{ctxParam(), jen.Id("n").Op("*").Id("Negotiated"), jen.Id("mode").Add(w("Mode"))}
 	f.Comment("serve decodes, validates and gate-checks a request's params, calls handle, and checks and encodes its result.")
-	f.Func().Id("serve").Types(List(Id("P"), Id("R")).Any(), Id("PP").Id("request").Index(Id("P")), Id("RP").Id("response").Index(Id("R"))).Params(
-		append(common, Id("log").Op("*").Qual("log/slog", "Logger"), Id("method").String(), Id("params").Add(w("Raw")),
-			Id("handle").Func().Params(Qual("context", "Context"), Id("PP")).Params(Id("RP"), Error()))...,
-	).Params(w("Raw"), Error()).Block(body...)
-	drop := func(err Code) []Code { return []Code{Id("drop").Call(Id("method"), err), Return()} }
-	body = decode(drop(Err())...)
+	f.Func().Id("serve").Types(jen.List(jen.Id("P"), jen.Id("R")).Any(), jen.Id("PP").Id("request").Index(jen.Id("P")), jen.Id("RP").Id("response").Index(jen.Id("R"))).Params(
+		append(common, jen.Id("log").Op("*").Qual("log/slog", "Logger"), jen.Id("method").String(), jen.Id("params").Add(w("Raw")),
+			jen.Id("handle").Func().Params(jen.Qual("context", "Context"), jen.Id("PP")).Params(jen.Id("RP"), jen.Error()))...,
+	).Params(w("Raw"), jen.Error()).Block(body...)
+	drop := func(err jen.Code) []jen.Code {
+		return []jen.Code{jen.Id("drop").Call(jen.Id("method"), err), jen.Return()}
+	}
+	body = decode(drop(jen.Err())...)
 	body = append(body,
-		If(Err().Op(":=").Add(w("Check")).Call(Id("mode").Op("==").Add(w("Lenient")), Id("p").Dot("validate")), Err().Op("!=").Nil()).Block(drop(Err())...),
-		gate(drop(gateErr(Id("vs")))...),
-		Id("handle").Call(Id("ctx"), Id("p")),
+		jen.If(jen.Err().Op(":=").Add(w("Check")).Call(jen.Id("mode").Op("==").Add(w("Lenient")), jen.Id("p").Dot("validate")), jen.Err().Op("!=").Nil()).Block(drop(jen.Err())...),
+		gate(drop(gateErr(jen.Id("vs")))...),
+		jen.Id("handle").Call(jen.Id("ctx"), jen.Id("p")),
 	)
 	f.Comment("notify decodes, validates and gate-checks a notification's params and calls handle; drop is told")
 	f.Comment("about one that fails (a notification cannot be answered).")
-	f.Func().Id("notify").Types(Id("P").Any(), Id("PP").Id("request").Index(Id("P"))).Params(
-		append(common, Id("method").String(), Id("params").Add(w("Raw")),
-			Id("drop").Func().Params(String(), Error()), Id("handle").Func().Params(Qual("context", "Context"), Id("PP")))...,
+	f.Func().Id("notify").Types(jen.Id("P").Any(), jen.Id("PP").Id("request").Index(jen.Id("P"))).Params(
+		append(common, jen.Id("method").String(), jen.Id("params").Add(w("Raw")),
+			jen.Id("drop").Func().Params(jen.String(), jen.Error()), jen.Id("handle").Func().Params(jen.Qual("context", "Context"), jen.Id("PP")))...,
 	).Block(body...)
 }
 
@@ -373,215 +377,215 @@ func lower(s string) string { return string(s[0]+32) + s[1:] }
 
 // inboundRequest decodes, validates and gate-checks params, calls the handler,
 // and checks and encodes its result.
-func (e *emitter) inboundRequest(sd *side, m *ir.Method, turns *ir.Turn) []Code {
-	out := []Code{
-		Var().Id("p").Id(m.Params.Name),
-		If(Err().Op(":=").Qual(WirePath, "Decode").Call(Id("params"), Op("&").Id("p"), Id("c").Dot("mode")), Err().Op("!=").Nil()).Block(Return(Nil(), Id("invalidParams").Call(Err()))),
+func (e *emitter) inboundRequest(sd *side, m *ir.Method, turns *ir.Turn) []jen.Code {
+	out := []jen.Code{
+		jen.Var().Id("p").Id(m.Params.Name),
+		jen.If(jen.Err().Op(":=").Qual(WirePath, "Decode").Call(jen.Id("params"), jen.Op("&").Id("p"), jen.Id("c").Dot("mode")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Id("invalidParams").Call(jen.Err()))),
 	}
-	out = append(out, inboundValidate(Id("p"), Return(Nil(), Err()))...)
+	out = append(out, inboundValidate(jen.Id("p"), jen.Return(jen.Nil(), jen.Err()))...)
 	initialize := m == e.m.Initialize()
 	if !initialize {
 		out = append(out,
-			If(List(Id("ok"), Id("need")).Op(":=").Id("n").Dot("AllowsMethod").Call(Id("method")), Op("!").Id("ok")).Block(
-				Return(Nil(), Op("&").Qual(WirePath, "GateError").Values(Dict{Id("Violations"): Index().Qual(WirePath, "GateViolation").Values(Values(Dict{Id("Method"): Id("method"), Id("Capability"): Id("need")}))}))),
-			If(Id("vs").Op(":=").Id("n").Dot("CheckParams").Call(Id("method"), Op("&").Id("p")), Len(Id("vs")).Op(">").Lit(0)).Block(
-				Return(Nil(), Op("&").Qual(WirePath, "GateError").Values(Dict{Id("Violations"): Id("vs")}))),
+			jen.If(jen.List(jen.Id("ok"), jen.Id("need")).Op(":=").Id("n").Dot("AllowsMethod").Call(jen.Id("method")), jen.Op("!").Id("ok")).Block(
+				jen.Return(jen.Nil(), jen.Op("&").Qual(WirePath, "GateError").Values(jen.Dict{jen.Id("Violations"): jen.Index().Qual(WirePath, "GateViolation").Values(jen.Values(jen.Dict{jen.Id("Method"): jen.Id("method"), jen.Id("Capability"): jen.Id("need")}))}))),
+			jen.If(jen.Id("vs").Op(":=").Id("n").Dot("CheckParams").Call(jen.Id("method"), jen.Op("&").Id("p")), jen.Len(jen.Id("vs")).Op(">").Lit(0)).Block(
+				jen.Return(jen.Nil(), jen.Op("&").Qual(WirePath, "GateError").Values(jen.Dict{jen.Id("Violations"): jen.Id("vs")}))),
 		)
 	}
-	call := List(Id("res"), Err()).Op(":=").Id("c").Dot("h").Dot(methodGo(m)).Call(Id("ctx"), Op("&").Id("p"))
+	call := jen.List(jen.Id("res"), jen.Err()).Op(":=").Id("c").Dot("h").Dot(methodGo(m)).Call(jen.Id("ctx"), jen.Op("&").Id("p"))
 	if turns != nil && m == turns.Prompt {
-		session := Id("p").Dot(turns.PromptSession.Name)
+		session := jen.Id("p").Dot(turns.PromptSession.Name)
 		out = append(out,
-			List(Id("ctx"), Id("t")).Op(":=").Id("c").Dot("startTurn").Call(Id("ctx"), session.Clone()),
-			Defer().Id("c").Dot("endTurn").Call(session.Clone(), Id("t")),
+			jen.List(jen.Id("ctx"), jen.Id("t")).Op(":=").Id("c").Dot("startTurn").Call(jen.Id("ctx"), session.Clone()),
+			jen.Defer().Id("c").Dot("endTurn").Call(session.Clone(), jen.Id("t")),
 			call,
-			Comment(fmt.Sprintf("A turn ended by %s answers %s %q, not an error.", turns.Cancel.Wire, turns.StopReason.JSON, turns.Cancelled.String)),
-			If(Id("t").Dot("cancelled").Dot("Load").Call().Op("&&").Parens(Err().Op("!=").Nil().Op("||").Id("res").Op("==").Nil())).Block(
-				List(Id("res"), Err()).Op("=").List(Op("&").Id(m.Result.Name).Values(Dict{Id(turns.StopReason.Name): Id(turns.Cancelled.Name)}), Nil())),
+			jen.Comment(fmt.Sprintf("A turn ended by %s answers %s %q, not an error.", turns.Cancel.Wire, turns.StopReason.JSON, turns.Cancelled.String)),
+			jen.If(jen.Id("t").Dot("cancelled").Dot("Load").Call().Op("&&").Parens(jen.Err().Op("!=").Nil().Op("||").Id("res").Op("==").Nil())).Block(
+				jen.List(jen.Id("res"), jen.Err()).Op("=").List(jen.Op("&").Id(m.Result.Name).Values(jen.Dict{jen.Id(turns.StopReason.Name): jen.Id(turns.Cancelled.Name)}), jen.Nil())),
 		)
 	} else {
 		out = append(out, call)
 	}
 	out = append(out,
-		If(Err().Op("!=").Nil()).Block(Return(Nil(), Err())),
-		If(Id("res").Op("==").Nil()).Block(Return(Nil(), Qual("fmt", "Errorf").Call(Lit("%s handler returned no result"), Id("method")))),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.If(jen.Id("res").Op("==").Nil()).Block(jen.Return(jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit("%s handler returned no result"), jen.Id("method")))),
 	)
 	if initialize && e.versioned() {
-		v := Id("res").Dot(e.m.Version.Result.Name)
+		v := jen.Id("res").Dot(e.m.Version.Result.Name)
 		out = append(out,
-			Comment("Version negotiation: an agent that does not say answers with the version this package speaks."),
-			If(v.Clone().Op("==").Lit(0)).Block(v.Clone().Op("=").Id("CurrentProtocolVersion")),
+			jen.Comment("Version negotiation: an agent that does not say answers with the version this package speaks."),
+			jen.If(v.Clone().Op("==").Lit(0)).Block(v.Clone().Op("=").Id("CurrentProtocolVersion")),
 		)
 	}
 	out = append(out,
-		If(Err().Op(":=").Id("res").Dot("Validate").Call(), Err().Op("!=").Nil()).Block(Return(Nil(), Id("refused").Call(Id("c").Dot("log"), Op("&").Qual(WirePath, "LocalError").Values(Dict{Id("Method"): Id("method"), Id("What"): Lit("result"), Id("Err"): Err()})))),
+		jen.If(jen.Err().Op(":=").Id("res").Dot("Validate").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Id("refused").Call(jen.Id("c").Dot("log"), jen.Op("&").Qual(WirePath, "LocalError").Values(jen.Dict{jen.Id("Method"): jen.Id("method"), jen.Id("What"): jen.Lit("result"), jen.Id("Err"): jen.Err()})))),
 	)
 	if initialize {
 		out = append(out,
-			Id("n").Op("=").Op("&").Id("Negotiated").Values(Dict{Id("Request"): Op("&").Id("p"), Id("Response"): Id("res")}),
-			Id("c").Dot("mu").Dot("Lock").Call(),
-			Id("c").Dot("neg").Op(",").Id("c").Dot("ready").Op("=").Op("*").Id("n").Op(",").True(),
-			Id("c").Dot("mu").Dot("Unlock").Call(),
+			jen.Id("n").Op("=").Op("&").Id("Negotiated").Values(jen.Dict{jen.Id("Request"): jen.Op("&").Id("p"), jen.Id("Response"): jen.Id("res")}),
+			jen.Id("c").Dot("mu").Dot("Lock").Call(),
+			jen.Id("c").Dot("neg").Op(",").Id("c").Dot("ready").Op("=").Op("*").Id("n").Op(",").True(),
+			jen.Id("c").Dot("mu").Dot("Unlock").Call(),
 		)
 	}
 	out = append(out,
-		If(Id("vs").Op(":=").Id("n").Dot("CheckResult").Call(Id("method"), Id("res")), Len(Id("vs")).Op(">").Lit(0)).Block(
-			Return(Nil(), Id("refused").Call(Id("c").Dot("log"), Op("&").Qual(WirePath, "LocalError").Values(Dict{Id("Method"): Id("method"), Id("What"): Lit("result"), Id("Err"): Op("&").Qual(WirePath, "GateError").Values(Dict{Id("Violations"): Id("vs")})})))),
-		Return(Id("res").Dot("AppendJSON").Call(Nil()), Nil()),
+		jen.If(jen.Id("vs").Op(":=").Id("n").Dot("CheckResult").Call(jen.Id("method"), jen.Id("res")), jen.Len(jen.Id("vs")).Op(">").Lit(0)).Block(
+			jen.Return(jen.Nil(), jen.Id("refused").Call(jen.Id("c").Dot("log"), jen.Op("&").Qual(WirePath, "LocalError").Values(jen.Dict{jen.Id("Method"): jen.Id("method"), jen.Id("What"): jen.Lit("result"), jen.Id("Err"): jen.Op("&").Qual(WirePath, "GateError").Values(jen.Dict{jen.Id("Violations"): jen.Id("vs")})})))),
+		jen.Return(jen.Id("res").Dot("AppendJSON").Call(jen.Nil()), jen.Nil()),
 	)
 	return out
 }
 
-func (e *emitter) inboundNotification(sd *side, m *ir.Method, turns *ir.Turn) []Code {
-	out := []Code{
-		Var().Id("p").Id(m.Params.Name),
-		If(Err().Op(":=").Qual(WirePath, "Decode").Call(Id("params"), Op("&").Id("p"), Id("c").Dot("mode")), Err().Op("!=").Nil()).Block(Id("c").Dot("onDrop").Call(Id("method"), Err()), Return()),
+func (e *emitter) inboundNotification(sd *side, m *ir.Method, turns *ir.Turn) []jen.Code {
+	out := []jen.Code{
+		jen.Var().Id("p").Id(m.Params.Name),
+		jen.If(jen.Err().Op(":=").Qual(WirePath, "Decode").Call(jen.Id("params"), jen.Op("&").Id("p"), jen.Id("c").Dot("mode")), jen.Err().Op("!=").Nil()).Block(jen.Id("c").Dot("onDrop").Call(jen.Id("method"), jen.Err()), jen.Return()),
 	}
-	out = append(out, inboundValidate(Id("p"), Id("c").Dot("onDrop").Call(Id("method"), Err()), Return())...)
+	out = append(out, inboundValidate(jen.Id("p"), jen.Id("c").Dot("onDrop").Call(jen.Id("method"), jen.Err()), jen.Return())...)
 	out = append(out,
-		If(Id("vs").Op(":=").Id("n").Dot("CheckParams").Call(Id("method"), Op("&").Id("p")), Len(Id("vs")).Op(">").Lit(0)).Block(
-			Id("c").Dot("onDrop").Call(Id("method"), Op("&").Qual(WirePath, "GateError").Values(Dict{Id("Violations"): Id("vs")})), Return()),
+		jen.If(jen.Id("vs").Op(":=").Id("n").Dot("CheckParams").Call(jen.Id("method"), jen.Op("&").Id("p")), jen.Len(jen.Id("vs")).Op(">").Lit(0)).Block(
+			jen.Id("c").Dot("onDrop").Call(jen.Id("method"), jen.Op("&").Qual(WirePath, "GateError").Values(jen.Dict{jen.Id("Violations"): jen.Id("vs")})), jen.Return()),
 	)
 	if turns != nil && m == turns.Cancel {
-		out = append(out, Id("c").Dot("cancelTurn").Call(Id("p").Dot(turns.CancelSession.Name)))
+		out = append(out, jen.Id("c").Dot("cancelTurn").Call(jen.Id("p").Dot(turns.CancelSession.Name)))
 	}
-	return append(out, Id("c").Dot("h").Dot(methodGo(m)).Call(Id("ctx"), Op("&").Id("p")))
+	return append(out, jen.Id("c").Dot("h").Dot(methodGo(m)).Call(jen.Id("ctx"), jen.Op("&").Id("p")))
 }
 
 // turnHelpers tracks in-flight prompt turns so session/cancel can end them.
-func (e *emitter) turnHelpers(f *File, cname string, turns *ir.Turn) {
+func (e *emitter) turnHelpers(f *jen.File, cname string, turns *ir.Turn) {
 	session := goType(turns.PromptSession.Ref)
 	f.Comment("turn is one in-flight session/prompt.")
 	f.Type().Id("turn").Struct(
-		Id("cancel").Qual("context", "CancelFunc"),
-		Id("cancelled").Qual("sync/atomic", "Bool"),
-		Comment("awaiting ends the turn's runtime mark: it may wait for session/cancel."),
-		Id("awaiting").Func().Params(),
+		jen.Id("cancel").Qual("context", "CancelFunc"),
+		jen.Id("cancelled").Qual("sync/atomic", "Bool"),
+		jen.Comment("awaiting ends the turn's runtime mark: it may wait for session/cancel."),
+		jen.Id("awaiting").Func().Params(),
 	)
 	f.Comment("startTurn registers a prompt turn of session s beside the session's other turns. A turn")
 	f.Comment("may run until session/cancel, so the runtime is told it awaits input: past its bounds")
 	f.Comment("it refuses requests rather than stop reading (see runtime/jsonrpc, Flow control).")
-	f.Func().Params(Id("c").Op("*").Id(cname)).Id("startTurn").Params(ctxParam(), Id("s").Add(session.Clone())).Params(Qual("context", "Context"), Op("*").Id("turn")).Block(
-		List(Id("ctx"), Id("cancel")).Op(":=").Qual("context", "WithCancel").Call(Id("ctx")),
-		Id("t").Op(":=").Op("&").Id("turn").Values(Dict{Id("cancel"): Id("cancel"), Id("awaiting"): Id("c").Dot("conn").Dot("AwaitingInput").Call()}),
-		Id("c").Dot("mu").Dot("Lock").Call(),
-		Id("ts").Op(":=").Id("c").Dot("turns").Index(Id("s")),
-		If(Id("ts").Op("==").Nil()).Block(
-			Id("ts").Op("=").Map(Op("*").Id("turn")).Struct().Values(),
-			Id("c").Dot("turns").Index(Id("s")).Op("=").Id("ts")),
-		Id("ts").Index(Id("t")).Op("=").Struct().Values(),
-		Id("c").Dot("mu").Dot("Unlock").Call(),
-		Return(Id("ctx"), Id("t")))
+	f.Func().Params(jen.Id("c").Op("*").Id(cname)).Id("startTurn").Params(ctxParam(), jen.Id("s").Add(session.Clone())).Params(jen.Qual("context", "Context"), jen.Op("*").Id("turn")).Block(
+		jen.List(jen.Id("ctx"), jen.Id("cancel")).Op(":=").Qual("context", "WithCancel").Call(jen.Id("ctx")),
+		jen.Id("t").Op(":=").Op("&").Id("turn").Values(jen.Dict{jen.Id("cancel"): jen.Id("cancel"), jen.Id("awaiting"): jen.Id("c").Dot("conn").Dot("AwaitingInput").Call()}),
+		jen.Id("c").Dot("mu").Dot("Lock").Call(),
+		jen.Id("ts").Op(":=").Id("c").Dot("turns").Index(jen.Id("s")),
+		jen.If(jen.Id("ts").Op("==").Nil()).Block(
+			jen.Id("ts").Op("=").Map(jen.Op("*").Id("turn")).Struct().Values(),
+			jen.Id("c").Dot("turns").Index(jen.Id("s")).Op("=").Id("ts")),
+		jen.Id("ts").Index(jen.Id("t")).Op("=").Struct().Values(),
+		jen.Id("c").Dot("mu").Dot("Unlock").Call(),
+		jen.Return(jen.Id("ctx"), jen.Id("t")))
 	f.Comment("endTurn unregisters a turn started by startTurn.")
-	f.Func().Params(Id("c").Op("*").Id(cname)).Id("endTurn").Params(Id("s").Add(session.Clone()), Id("t").Op("*").Id("turn")).Block(
-		Id("t").Dot("cancel").Call(),
-		Id("t").Dot("awaiting").Call(),
-		Id("c").Dot("mu").Dot("Lock").Call(),
-		Delete(Id("c").Dot("turns").Index(Id("s")), Id("t")),
-		If(Len(Id("c").Dot("turns").Index(Id("s"))).Op("==").Lit(0)).Block(Delete(Id("c").Dot("turns"), Id("s"))),
-		Id("c").Dot("mu").Dot("Unlock").Call())
+	f.Func().Params(jen.Id("c").Op("*").Id(cname)).Id("endTurn").Params(jen.Id("s").Add(session.Clone()), jen.Id("t").Op("*").Id("turn")).Block(
+		jen.Id("t").Dot("cancel").Call(),
+		jen.Id("t").Dot("awaiting").Call(),
+		jen.Id("c").Dot("mu").Dot("Lock").Call(),
+		jen.Delete(jen.Id("c").Dot("turns").Index(jen.Id("s")), jen.Id("t")),
+		jen.If(jen.Len(jen.Id("c").Dot("turns").Index(jen.Id("s"))).Op("==").Lit(0)).Block(jen.Delete(jen.Id("c").Dot("turns"), jen.Id("s"))),
+		jen.Id("c").Dot("mu").Dot("Unlock").Call())
 	f.Comment("cancelTurn ends every in-flight prompt turn of the session: each turn's context is")
 	f.Comment("cancelled and each answers \"cancelled\".")
-	f.Func().Params(Id("c").Op("*").Id(cname)).Id("cancelTurn").Params(Id("s").Add(session.Clone())).Block(
-		Id("c").Dot("mu").Dot("Lock").Call(),
-		Defer().Id("c").Dot("mu").Dot("Unlock").Call(),
-		For(Id("t").Op(":=").Range().Id("c").Dot("turns").Index(Id("s"))).Block(
-			Id("t").Dot("cancelled").Dot("Store").Call(True()),
-			Id("t").Dot("cancel").Call()))
+	f.Func().Params(jen.Id("c").Op("*").Id(cname)).Id("cancelTurn").Params(jen.Id("s").Add(session.Clone())).Block(
+		jen.Id("c").Dot("mu").Dot("Lock").Call(),
+		jen.Defer().Id("c").Dot("mu").Dot("Unlock").Call(),
+		jen.For(jen.Id("t").Op(":=").Range().Id("c").Dot("turns").Index(jen.Id("s"))).Block(
+			jen.Id("t").Dot("cancelled").Dot("Store").Call(jen.True()),
+			jen.Id("t").Dot("cancel").Call()))
 }
 
 // outboundCall emits a typed call to the peer, checked before sending. With
 // endTurn set (m is the client's prompt), a call whose context ends also
 // sends endTurn's cancel (session/cancel) for the prompt's session.
-func (e *emitter) outboundCall(f *File, sd *side, cname string, m *ir.Method, endTurn *ir.Turn) {
+func (e *emitter) outboundCall(f *jen.File, sd *side, cname string, m *ir.Method, endTurn *ir.Turn) {
 	name := methodGo(m)
-	pre := []Code{
-		List(Id("n"), Id("ready")).Op(":=").Id("c").Dot("state").Call(),
+	pre := []jen.Code{
+		jen.List(jen.Id("n"), jen.Id("ready")).Op(":=").Id("c").Dot("state").Call(),
 	}
 	initialize := m == e.m.Initialize()
 	if initialize {
-		pre = append(pre, Id("_").Op(",").Id("_").Op("=").Id("n").Op(",").Id("ready"))
+		pre = append(pre, jen.Id("_").Op(",").Id("_").Op("=").Id("n").Op(",").Id("ready"))
 		if e.versioned() {
-			v := Id("params").Dot(e.m.Version.Params.Name)
-			pre = append(pre, If(v.Clone().Op("==").Lit(0)).Block(v.Clone().Op("=").Id("CurrentProtocolVersion")))
+			v := jen.Id("params").Dot(e.m.Version.Params.Name)
+			pre = append(pre, jen.If(v.Clone().Op("==").Lit(0)).Block(v.Clone().Op("=").Id("CurrentProtocolVersion")))
 		}
-		pre = append(pre, If(Err().Op(":=").Id("outbound").Call(Nil(), Id(MethodConst(m.Wire)), Id("params")), Err().Op("!=").Nil()).Block(Return(zeroRet(m), Id("refused").Call(Id("c").Dot("log"), Err()))))
+		pre = append(pre, jen.If(jen.Err().Op(":=").Id("outbound").Call(jen.Nil(), jen.Id(MethodConst(m.Wire)), jen.Id("params")), jen.Err().Op("!=").Nil()).Block(jen.Return(zeroRet(m), jen.Id("refused").Call(jen.Id("c").Dot("log"), jen.Err()))))
 	} else {
 		pre = append(pre,
-			If(Op("!").Id("ready")).Block(Return(zeroRet(m), Qual("errors", "New").Call(Lit(m.Wire+": initialize first")))),
-			If(Err().Op(":=").Id("outbound").Call(Id("n"), Id(MethodConst(m.Wire)), Id("params")), Err().Op("!=").Nil()).Block(Return(zeroRet(m), Id("refused").Call(Id("c").Dot("log"), Err()))),
+			jen.If(jen.Op("!").Id("ready")).Block(jen.Return(zeroRet(m), jen.Qual("errors", "New").Call(jen.Lit(m.Wire+": initialize first")))),
+			jen.If(jen.Err().Op(":=").Id("outbound").Call(jen.Id("n"), jen.Id(MethodConst(m.Wire)), jen.Id("params")), jen.Err().Op("!=").Nil()).Block(jen.Return(zeroRet(m), jen.Id("refused").Call(jen.Id("c").Dot("log"), jen.Err()))),
 		)
 	}
 	if m.Notification {
 		f.Comment(fmt.Sprintf("%s sends the notification %s to the %s, after checking it is valid and allowed.", name, m.Wire, sd.peer))
 		f.Comment("It returns once the frame is written, so notifications precede a later response.")
-		f.Func().Params(Id("c").Op("*").Id(cname)).Id(name).Params(ctxParam(), Id("params").Op("*").Id(m.Params.Name)).Error().Block(
-			append(pre, Return(Id("c").Dot("conn").Dot("Notify").Call(Id("ctx"), Id(MethodConst(m.Wire)), Id("params").Dot("AppendJSON").Call(Nil()))))...)
+		f.Func().Params(jen.Id("c").Op("*").Id(cname)).Id(name).Params(ctxParam(), jen.Id("params").Op("*").Id(m.Params.Name)).Error().Block(
+			append(pre, jen.Return(jen.Id("c").Dot("conn").Dot("Notify").Call(jen.Id("ctx"), jen.Id(MethodConst(m.Wire)), jen.Id("params").Dot("AppendJSON").Call(jen.Nil()))))...)
 		return
 	}
 	body := pre
-	callErr := []Code{Return(Nil(), Err())}
+	callErr := []jen.Code{jen.Return(jen.Nil(), jen.Err())}
 	if endTurn != nil {
 		body = append(body,
-			Comment("An ended context sends nothing: there is no turn to cancel."),
-			If(Err().Op(":=").Id("ctx").Dot("Err").Call(), Err().Op("!=").Nil()).Block(Return(Nil(), Err())))
-		callErr = []Code{
-			If(Id("ctx").Dot("Err").Call().Op("!=").Nil()).Block(
-				Comment("The runtime has sent $/cancel_request, which agents may ignore; session/cancel"),
-				Comment("is ACP's way to end the turn (it ends every turn of the session)."),
-				Id("cancel").Op(":=").Id(endTurn.Cancel.Params.Name).Values(Dict{Id(endTurn.CancelSession.Name): Id("params").Dot(endTurn.PromptSession.Name)}),
-				Comment("A failed write is logged by the runtime and fails every later call."),
-				Id("_").Op("=").Id("c").Dot("conn").Dot("Notify").Call(Qual("context", "WithoutCancel").Call(Id("ctx")), Id(MethodConst(endTurn.Cancel.Wire)), Id("cancel").Dot("AppendJSON").Call(Nil()))),
-			Return(Nil(), Err()),
+			jen.Comment("An ended context sends nothing: there is no turn to cancel."),
+			jen.If(jen.Err().Op(":=").Id("ctx").Dot("Err").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())))
+		callErr = []jen.Code{
+			jen.If(jen.Id("ctx").Dot("Err").Call().Op("!=").Nil()).Block(
+				jen.Comment("The runtime has sent $/cancel_request, which agents may ignore; session/cancel"),
+				jen.Comment("is ACP's way to end the turn (it ends every turn of the session)."),
+				jen.Id("cancel").Op(":=").Id(endTurn.Cancel.Params.Name).Values(jen.Dict{jen.Id(endTurn.CancelSession.Name): jen.Id("params").Dot(endTurn.PromptSession.Name)}),
+				jen.Comment("A failed write is logged by the runtime and fails every later call."),
+				jen.Id("_").Op("=").Id("c").Dot("conn").Dot("Notify").Call(jen.Qual("context", "WithoutCancel").Call(jen.Id("ctx")), jen.Id(MethodConst(endTurn.Cancel.Wire)), jen.Id("cancel").Dot("AppendJSON").Call(jen.Nil()))),
+			jen.Return(jen.Nil(), jen.Err()),
 		}
 	}
 	body = append(body,
-		List(Id("raw"), Err()).Op(":=").Id("c").Dot("conn").Dot("Call").Call(Id("ctx"), Id(MethodConst(m.Wire)), Id("params").Dot("AppendJSON").Call(Nil())),
-		If(Err().Op("!=").Nil()).Block(callErr...),
-		Id("res").Op(":=").New(Id(m.Result.Name)),
-		If(Err().Op(":=").Qual(WirePath, "Decode").Call(Id("raw"), Id("res"), Id("c").Dot("mode")), Err().Op("!=").Nil()).Block(Return(Nil(), Qual("fmt", "Errorf").Call(Lit(m.Wire+": invalid result: %w"), Err()))),
+		jen.List(jen.Id("raw"), jen.Err()).Op(":=").Id("c").Dot("conn").Dot("Call").Call(jen.Id("ctx"), jen.Id(MethodConst(m.Wire)), jen.Id("params").Dot("AppendJSON").Call(jen.Nil())),
+		jen.If(jen.Err().Op("!=").Nil()).Block(callErr...),
+		jen.Id("res").Op(":=").New(jen.Id(m.Result.Name)),
+		jen.If(jen.Err().Op(":=").Qual(WirePath, "Decode").Call(jen.Id("raw"), jen.Id("res"), jen.Id("c").Dot("mode")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit(m.Wire+": invalid result: %w"), jen.Err()))),
 	)
-	body = append(body, inboundValidate(Id("res"), Return(Nil(), Qual("fmt", "Errorf").Call(Lit(m.Wire+": invalid result: %w"), Err())))...)
+	body = append(body, inboundValidate(jen.Id("res"), jen.Return(jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit(m.Wire+": invalid result: %w"), jen.Err())))...)
 	if initialize {
 		if e.versioned() {
 			body = append(body,
-				If(Id("res").Dot(e.m.Version.Result.Name).Op("!=").Id("CurrentProtocolVersion")).Block(
-					Return(Id("res"), Qual("fmt", "Errorf").Call(Lit(m.Wire+": the agent speaks protocol version %d, this package %d"), Id("res").Dot(e.m.Version.Result.Name), Id("CurrentProtocolVersion")))))
+				jen.If(jen.Id("res").Dot(e.m.Version.Result.Name).Op("!=").Id("CurrentProtocolVersion")).Block(
+					jen.Return(jen.Id("res"), jen.Qual("fmt", "Errorf").Call(jen.Lit(m.Wire+": the agent speaks protocol version %d, this package %d"), jen.Id("res").Dot(e.m.Version.Result.Name), jen.Id("CurrentProtocolVersion")))))
 		}
 		body = append(body,
-			Id("c").Dot("mu").Dot("Lock").Call(),
-			Id("c").Dot("neg").Op(",").Id("c").Dot("ready").Op("=").Id("Negotiated").Values(Dict{Id("Request"): Id("params"), Id("Response"): Id("res")}).Op(",").True(),
-			Id("c").Dot("mu").Dot("Unlock").Call(),
+			jen.Id("c").Dot("mu").Dot("Lock").Call(),
+			jen.Id("c").Dot("neg").Op(",").Id("c").Dot("ready").Op("=").Id("Negotiated").Values(jen.Dict{jen.Id("Request"): jen.Id("params"), jen.Id("Response"): jen.Id("res")}).Op(",").True(),
+			jen.Id("c").Dot("mu").Dot("Unlock").Call(),
 		)
 	} else {
 		body = append(body,
-			If(Id("vs").Op(":=").Id("n").Dot("CheckResult").Call(Id(MethodConst(m.Wire)), Id("res")), Len(Id("vs")).Op(">").Lit(0)).Block(
-				Return(Nil(), Op("&").Qual(WirePath, "GateError").Values(Dict{Id("Violations"): Id("vs")}))))
+			jen.If(jen.Id("vs").Op(":=").Id("n").Dot("CheckResult").Call(jen.Id(MethodConst(m.Wire)), jen.Id("res")), jen.Len(jen.Id("vs")).Op(">").Lit(0)).Block(
+				jen.Return(jen.Nil(), jen.Op("&").Qual(WirePath, "GateError").Values(jen.Dict{jen.Id("Violations"): jen.Id("vs")}))))
 	}
-	body = append(body, Return(Id("res"), Nil()))
+	body = append(body, jen.Return(jen.Id("res"), jen.Nil()))
 	f.Comment(fmt.Sprintf("%s calls %s on the %s, after checking the params are valid and allowed; the result is", name, m.Wire, sd.peer))
 	f.Comment("decoded, validated and checked against what this side advertised.")
 	if endTurn != nil {
 		f.Comment(fmt.Sprintf("When ctx ends first, it sends %s for params' session as well as the runtime's", endTurn.Cancel.Wire))
 		f.Comment("$/cancel_request (which agents may ignore), and returns ctx's error.")
 	}
-	f.Func().Params(Id("c").Op("*").Id(cname)).Id(name).Params(ctxParam(), Id("params").Op("*").Id(m.Params.Name)).Params(Op("*").Id(m.Result.Name), Error()).Block(body...)
+	f.Func().Params(jen.Id("c").Op("*").Id(cname)).Id(name).Params(ctxParam(), jen.Id("params").Op("*").Id(m.Params.Name)).Params(jen.Op("*").Id(m.Result.Name), jen.Error()).Block(body...)
 }
 
-func zeroRet(m *ir.Method) Code {
+func zeroRet(m *ir.Method) jen.Code {
 	if m.Notification {
-		return Null()
+		return jen.Null()
 	}
-	return Nil()
+	return jen.Nil()
 }
 
 // inboundValidate validates a received message x: in lenient mode a variant
 // this version does not know (a closed union's Unknown) is accepted, so a
 // newer peer's additions reach the handler. onErr runs with err set.
-func inboundValidate(x *Statement, onErr ...Code) []Code {
-	return []Code{
-		Id("vd").Op(":=").Qual(WirePath, "Validator").Values(Dict{Id("AcceptUnknown"): Id("c").Dot("mode").Op("==").Qual(WirePath, "Lenient")}),
-		x.Clone().Dot("validate").Call(Op("&").Id("vd")),
-		If(Err().Op(":=").Id("vd").Dot("Err").Call(), Err().Op("!=").Nil()).Block(onErr...),
+func inboundValidate(x *jen.Statement, onErr ...jen.Code) []jen.Code {
+	return []jen.Code{
+		jen.Id("vd").Op(":=").Qual(WirePath, "Validator").Values(jen.Dict{jen.Id("AcceptUnknown"): jen.Id("c").Dot("mode").Op("==").Qual(WirePath, "Lenient")}),
+		x.Clone().Dot("validate").Call(jen.Op("&").Id("vd")),
+		jen.If(jen.Err().Op(":=").Id("vd").Dot("Err").Call(), jen.Err().Op("!=").Nil()).Block(onErr...),
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	. "github.com/dave/jennifer/jen"
+	"github.com/dave/jennifer/jen"
 )
 
 // Description text becomes ordinary // doc comments: paragraphs reflowed
@@ -16,7 +16,7 @@ func TestDescriptionAsDocComment(t *testing.T) {
 		"- first item that is long enough to need wrapping because it goes on and on and on past the width\n" +
 		"- second\n\n" +
 		"```json\n{\"a\": 1}\n```\n"
-	f := NewFile("x")
+	f := jen.NewFile("x")
 	f.Add(comment("T is an object.\n\n" + description(desc)))
 	f.Type().Id("T").Struct()
 	var buf bytes.Buffer

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/acpgen/acpgen/generator/ir"
-	. "github.com/dave/jennifer/jen"
+	"github.com/dave/jennifer/jen"
 )
 
 // WirePath is the import path of the runtime the generated code uses.
@@ -80,7 +80,7 @@ func Files(m *ir.Model, o Config) (map[string][]byte, error) {
 	out := map[string][]byte{}
 	files := []struct {
 		name string
-		fn   func(*File)
+		fn   func(*jen.File)
 		test bool
 	}{
 		{"types.go", e.types, false},
@@ -95,23 +95,23 @@ func Files(m *ir.Model, o Config) (map[string][]byte, error) {
 	if e.hasGates() {
 		files = append(files, struct {
 			name string
-			fn   func(*File)
+			fn   func(*jen.File)
 			test bool
 		}{"gates.go", e.gates, false}, struct {
 			name string
-			fn   func(*File)
+			fn   func(*jen.File)
 			test bool
 		}{"gates_test.go", e.gatesTest, true})
 	}
 	if e.hasDispatch() {
 		files = append(files, struct {
 			name string
-			fn   func(*File)
+			fn   func(*jen.File)
 			test bool
 		}{"dispatch.go", e.dispatch, false})
 	}
 	for _, f := range files {
-		jf := NewFilePathName(o.ImportPath, o.Package)
+		jf := jen.NewFilePathName(o.ImportPath, o.Package)
 		for _, line := range e.header() {
 			jf.HeaderComment(line)
 		}
@@ -130,7 +130,7 @@ func Files(m *ir.Model, o Config) (map[string][]byte, error) {
 	}
 	if ex := e.exampleFile(); ex != nil {
 		// An external test package: it uses the package as a caller does.
-		jf := NewFile(o.Package + "_test")
+		jf := jen.NewFile(o.Package + "_test")
 		for _, line := range e.header() {
 			jf.HeaderComment(line)
 		}
@@ -150,12 +150,12 @@ type emitter struct {
 	m       *ir.Model
 	o       Config
 	helpers map[string]bool
-	pending []func(*File)
+	pending []func(*jen.File)
 	// flushed counts the pending helpers already written.
 	flushed int
 	// shapeChecks are the helpers that check raw values against a shape,
 	// named in shapeNames.
-	shapeChecks []Code
+	shapeChecks []jen.Code
 	shapeNames  map[*ir.Ref]string
 	patterns    []pattern
 	// decls and kindNames: see unions.go.
@@ -208,38 +208,38 @@ func unionDepth(t *ir.Type) int {
 
 // ---- Go types ----
 
-func scalarType(r *ir.Ref) *Statement {
+func scalarType(r *ir.Ref) *jen.Statement {
 	switch r.Kind {
 	case ir.String:
-		return String()
+		return jen.String()
 	case ir.Bool:
-		return Bool()
+		return jen.Bool()
 	case ir.Int:
-		return Id(r.Format)
+		return jen.Id(r.Format)
 	case ir.Float:
-		return Float64()
+		return jen.Float64()
 	case ir.Raw, ir.Routed:
-		return Qual(WirePath, "Raw")
+		return jen.Qual(WirePath, "Raw")
 	}
 	return nil
 }
 
 // goType is the Go type of a value of shape r.
-func goType(r *ir.Ref) *Statement {
+func goType(r *ir.Ref) *jen.Statement {
 	switch r.Kind {
 	case ir.Array:
-		return Index().Add(elemType(r))
+		return jen.Index().Add(elemType(r))
 	case ir.Map:
-		return Map(String()).Add(elemType(r))
+		return jen.Map(jen.String()).Add(elemType(r))
 	case ir.Named:
-		return Id(r.Type.Name)
+		return jen.Id(r.Type.Name)
 	}
 	return scalarType(r)
 }
 
-func elemType(r *ir.Ref) *Statement {
+func elemType(r *ir.Ref) *jen.Statement {
 	if r.ElemNullable && pointerable(r.Elem) {
-		return Op("*").Add(goType(r.Elem))
+		return jen.Op("*").Add(goType(r.Elem))
 	}
 	return goType(r.Elem)
 }
@@ -268,14 +268,14 @@ func fieldPtr(f *ir.Field) bool {
 	return (!f.Required || f.Nullable) && pointerable(f.Ref)
 }
 
-func fieldType(f *ir.Field) *Statement {
+func fieldType(f *ir.Field) *jen.Statement {
 	if fieldPtr(f) {
-		return Op("*").Add(goType(f.Ref))
+		return jen.Op("*").Add(goType(f.Ref))
 	}
 	return goType(f.Ref)
 }
 
-func (e *emitter) types(f *File) {
+func (e *emitter) types(f *jen.File) {
 	for _, t := range e.m.Types {
 		f.Add(e.typeDecl(t))
 		f.Line()
@@ -283,24 +283,24 @@ func (e *emitter) types(f *File) {
 	e.enumConsts(f)
 }
 
-func (e *emitter) typeDecl(t *ir.Type) Code {
+func (e *emitter) typeDecl(t *ir.Type) jen.Code {
 	doc := comment(e.typeDoc(t))
 	switch t.Kind {
 	case ir.Struct:
-		var fields []Code
+		var fields []jen.Code
 		for _, fl := range t.Fields {
 			tag := fl.JSON
 			if !fl.Required {
 				tag += ",omitempty"
 			}
-			fields = append(fields, comment(e.fieldDoc(fl)), Id(fl.Name).Add(fieldType(fl)).Tag(map[string]string{"json": tag}))
+			fields = append(fields, comment(e.fieldDoc(fl)), jen.Id(fl.Name).Add(fieldType(fl)).Tag(map[string]string{"json": tag}))
 		}
 		if t.Union != nil {
-			fields = append(fields, Comment(fmt.Sprintf("%s holds the variant; its members are encoded inline in this object.", t.Union.FieldName())),
-				Id(t.Union.FieldName()).Id(t.Union.Name).Tag(map[string]string{"json": "-"}))
+			fields = append(fields, jen.Comment(fmt.Sprintf("%s holds the variant; its members are encoded inline in this object.", t.Union.FieldName())),
+				jen.Id(t.Union.FieldName()).Id(t.Union.Name).Tag(map[string]string{"json": "-"}))
 		}
-		fields = append(fields, Comment("Unknown keeps members this version does not model, in input order, so they re-encode unchanged."),
-			Id("Unknown").Qual(WirePath, "Fields").Tag(map[string]string{"json": "-"}))
+		fields = append(fields, jen.Comment("Unknown keeps members this version does not model, in input order, so they re-encode unchanged."),
+			jen.Id("Unknown").Qual(WirePath, "Fields").Tag(map[string]string{"json": "-"}))
 		out := doc.Line().Type().Id(t.Name).Struct(fields...)
 		if t.Union != nil {
 			out.Line().Line().Add(e.unionDecl(t.Union, t))
@@ -319,22 +319,22 @@ func (e *emitter) typeDecl(t *ir.Type) Code {
 	panic("unknown kind")
 }
 
-func (e *emitter) unionDecl(u *ir.Union, t *ir.Type) Code {
-	var fields []Code
+func (e *emitter) unionDecl(u *ir.Union, t *ir.Type) jen.Code {
+	var fields []jen.Code
 	for _, v := range u.Variants {
-		fields = append(fields, Comment(variantDoc(u, v)))
+		fields = append(fields, jen.Comment(variantDoc(u, v)))
 		switch {
 		case v.Null:
-			fields = append(fields, Id(v.Name).Bool().Tag(map[string]string{"json": "-"}))
+			fields = append(fields, jen.Id(v.Name).Bool().Tag(map[string]string{"json": "-"}))
 		case nilable(v.Payload):
-			fields = append(fields, Id(v.Name).Add(goType(v.Payload)).Tag(map[string]string{"json": "-"}))
+			fields = append(fields, jen.Id(v.Name).Add(goType(v.Payload)).Tag(map[string]string{"json": "-"}))
 		default:
-			fields = append(fields, Id(v.Name).Op("*").Add(goType(v.Payload)).Tag(map[string]string{"json": "-"}))
+			fields = append(fields, jen.Id(v.Name).Op("*").Add(goType(v.Payload)).Tag(map[string]string{"json": "-"}))
 		}
 	}
 	if keepsUnknown(u) {
-		fields = append(fields, Comment(fmt.Sprintf("%s keeps a variant whose %s this version does not know, with its members; only lenient decoding sets it, and Validate reports it.", unknownField, u.Discriminator)),
-			Id(unknownField).Op("*").Qual(WirePath, "UnknownVariant").Tag(map[string]string{"json": "-"}))
+		fields = append(fields, jen.Comment(fmt.Sprintf("%s keeps a variant whose %s this version does not know, with its members; only lenient decoding sets it, and Validate reports it.", unknownField, u.Discriminator)),
+			jen.Id(unknownField).Op("*").Qual(WirePath, "UnknownVariant").Tag(map[string]string{"json": "-"}))
 	}
 	doc := fmt.Sprintf("%s is a union: exactly one variant field is set.", u.Name)
 	if t.Kind != ir.Struct {
@@ -349,13 +349,13 @@ func (e *emitter) unionDecl(u *ir.Union, t *ir.Type) Code {
 		switch {
 		case v.Null:
 			out.Line().Line().Comment(fmt.Sprintf("%s returns the null %s.", name, u.Name)).Line().
-				Func().Id(name).Params().Id(u.Name).Block(Return(Id(u.Name).Values(Dict{Id(v.Name): True()})))
+				Func().Id(name).Params().Id(u.Name).Block(jen.Return(jen.Id(u.Name).Values(jen.Dict{jen.Id(v.Name): jen.True()})))
 		case nilable(v.Payload):
 			out.Line().Line().Comment(fmt.Sprintf("%s returns a %s holding the %s variant.", name, u.Name, v.Name)).Line().
-				Func().Id(name).Params(Id("v").Add(goType(v.Payload))).Id(u.Name).Block(Return(Id(u.Name).Values(Dict{Id(v.Name): Id("v")})))
+				Func().Id(name).Params(jen.Id("v").Add(goType(v.Payload))).Id(u.Name).Block(jen.Return(jen.Id(u.Name).Values(jen.Dict{jen.Id(v.Name): jen.Id("v")})))
 		default:
 			out.Line().Line().Comment(fmt.Sprintf("%s returns a %s holding the %s variant.", name, u.Name, v.Name)).Line().
-				Func().Id(name).Params(Id("v").Add(goType(v.Payload))).Id(u.Name).Block(Return(Id(u.Name).Values(Dict{Id(v.Name): Op("&").Id("v")})))
+				Func().Id(name).Params(jen.Id("v").Add(goType(v.Payload))).Id(u.Name).Block(jen.Return(jen.Id(u.Name).Values(jen.Dict{jen.Id(v.Name): jen.Op("&").Id("v")})))
 		}
 	}
 	out.Line().Line().Add(e.unionAPI(u))
@@ -533,17 +533,17 @@ func docLinks(desc string) []string {
 	return out
 }
 
-func (e *emitter) enumConsts(f *File) {
+func (e *emitter) enumConsts(f *jen.File) {
 	for _, t := range e.m.Types {
 		if t.Kind != ir.Enum {
 			continue
 		}
-		var defs []Code
+		var defs []jen.Code
 		for _, v := range t.EnumValues {
 			if t.EnumBase.Kind == ir.String {
-				defs = append(defs, Comment(fmt.Sprintf("%s is the %s value %q.", v.Name, t.Name, v.String)), Id(v.Name).Id(t.Name).Op("=").Lit(v.String))
+				defs = append(defs, jen.Comment(fmt.Sprintf("%s is the %s value %q.", v.Name, t.Name, v.String)), jen.Id(v.Name).Id(t.Name).Op("=").Lit(v.String))
 			} else {
-				defs = append(defs, Comment(fmt.Sprintf("%s is the %s value %d (%s).", v.Name, t.Name, v.Int, v.Title)), Id(v.Name).Id(t.Name).Op("=").Lit(int(v.Int)))
+				defs = append(defs, jen.Comment(fmt.Sprintf("%s is the %s value %d (%s).", v.Name, t.Name, v.Int, v.Title)), jen.Id(v.Name).Id(t.Name).Op("=").Lit(int(v.Int)))
 			}
 		}
 		f.Const().Defs(defs...)

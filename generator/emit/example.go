@@ -2,7 +2,7 @@ package emit
 
 import (
 	"github.com/acpgen/acpgen/generator/ir"
-	. "github.com/dave/jennifer/jen"
+	"github.com/dave/jennifer/jen"
 )
 
 // The runnable example (example_test.go, package <pkg>_test): an agent and
@@ -26,7 +26,7 @@ type exampleParts struct {
 
 // exampleFile returns the emitter of example_test.go, nil when the model
 // lacks a piece of it.
-func (e *emitter) exampleFile() func(*File) {
+func (e *emitter) exampleFile() func(*jen.File) {
 	if !e.hasDispatch() || !e.versioned() {
 		return nil
 	}
@@ -74,13 +74,13 @@ func (e *emitter) exampleFile() func(*File) {
 	if p.text == nil || p.chunk == nil || p.endTurn == nil {
 		return nil
 	}
-	var body func(*File) bool
-	body = func(f *File) bool { return e.example(f, &p) }
+	var body func(*jen.File) bool
+	body = func(f *jen.File) bool { return e.example(f, &p) }
 	// Build once to see that every literal can be formed.
-	if !body(NewFile(e.o.Package + "_test")) {
+	if !body(jen.NewFile(e.o.Package + "_test")) {
 		return nil
 	}
-	return func(f *File) { body(f) }
+	return func(f *jen.File) { body(f) }
 }
 
 // member is t's member with JSON name name, nil when none.
@@ -98,25 +98,25 @@ func member(t *ir.Type, name string) *ir.Field {
 
 // example writes the example into f; false when a literal cannot be formed
 // (a required member the example does not know, or a pointer member).
-func (e *emitter) example(f *File, p *exampleParts) bool {
+func (e *emitter) example(f *jen.File, p *exampleParts) bool {
 	ip := e.o.ImportPath
-	q := func(name string) *Statement { return Qual(ip, name) }
+	q := func(name string) *jen.Statement { return jen.Qual(ip, name) }
 	ok := true
 	// lit is &T{...} with the given members by JSON name; other required
 	// members must be arrays of a named type (an empty, non-nil slice).
-	lit := func(t *ir.Type, vals map[string]Code) Code {
-		d := Dict{}
+	lit := func(t *ir.Type, vals map[string]jen.Code) jen.Code {
+		d := jen.Dict{}
 		found := 0
 		for _, fl := range t.Fields {
 			v, given := vals[fl.JSON]
 			switch {
 			case given && !fieldPtr(fl):
-				d[Id(fl.Name)] = v
+				d[jen.Id(fl.Name)] = v
 				found++
 			case given:
 				ok = false
 			case fl.Required && fl.Ref.Kind == ir.Array && fl.Ref.Elem.Kind == ir.Named && !fieldPtr(fl):
-				d[Id(fl.Name)] = Index().Add(q(fl.Ref.Elem.Type.Name)).Values()
+				d[jen.Id(fl.Name)] = jen.Index().Add(q(fl.Ref.Elem.Type.Name)).Values()
 			case fl.Required:
 				ok = false
 			}
@@ -124,7 +124,7 @@ func (e *emitter) example(f *File, p *exampleParts) bool {
 		if found != len(vals) {
 			ok = false
 		}
-		return Op("&").Add(q(t.Name)).Values(d)
+		return jen.Op("&").Add(q(t.Name)).Values(d)
 	}
 	goName := func(t *ir.Type, json string) string {
 		if fl := member(t, json); fl != nil {
@@ -135,69 +135,69 @@ func (e *emitter) example(f *File, p *exampleParts) bool {
 	}
 	pkg := e.o.Package
 	text := p.text.v.Payload.Type.Name // TextContent
-	ctx := Id("ctx").Qual("context", "Context")
+	ctx := jen.Id("ctx").Qual("context", "Context")
 
 	f.Comment("exampleAgent answers initialize, session/new and session/prompt; a prompt's")
 	f.Comment("text comes back as agent_message_chunk updates.")
 	f.Type().Id("exampleAgent").Struct(
 		q("Unimplemented"+"AgentHandler"),
-		Id("conn").Op("*").Add(q("AgentConn")),
+		jen.Id("conn").Op("*").Add(q("AgentConn")),
 	)
-	f.Func().Params(Id("a").Op("*").Id("exampleAgent")).Id(p.init.Name).Params(ctx, Id("p").Op("*").Add(q(p.init.Params.Name))).Params(Op("*").Add(q(p.init.Result.Name)), Error()).Block(
-		Return(lit(p.init.Result, map[string]Code{e.m.Version.Result.JSON: q("CurrentProtocolVersion")}), Nil()))
+	f.Func().Params(jen.Id("a").Op("*").Id("exampleAgent")).Id(p.init.Name).Params(ctx, jen.Id("p").Op("*").Add(q(p.init.Params.Name))).Params(jen.Op("*").Add(q(p.init.Result.Name)), jen.Error()).Block(
+		jen.Return(lit(p.init.Result, map[string]jen.Code{e.m.Version.Result.JSON: q("CurrentProtocolVersion")}), jen.Nil()))
 	f.Line()
-	f.Func().Params(Id("a").Op("*").Id("exampleAgent")).Id(p.newSession.Name).Params(ctx.Clone(), Id("p").Op("*").Add(q(p.newSession.Params.Name))).Params(Op("*").Add(q(p.newSession.Result.Name)), Error()).Block(
-		Return(lit(p.newSession.Result, map[string]Code{"sessionId": Lit("session-1")}), Nil()))
+	f.Func().Params(jen.Id("a").Op("*").Id("exampleAgent")).Id(p.newSession.Name).Params(ctx.Clone(), jen.Id("p").Op("*").Add(q(p.newSession.Params.Name))).Params(jen.Op("*").Add(q(p.newSession.Result.Name)), jen.Error()).Block(
+		jen.Return(lit(p.newSession.Result, map[string]jen.Code{"sessionId": jen.Lit("session-1")}), jen.Nil()))
 	f.Line()
 	sid := goName(p.prompt.Params, "sessionId")
-	f.Func().Params(Id("a").Op("*").Id("exampleAgent")).Id(p.prompt.Name).Params(ctx.Clone(), Id("p").Op("*").Add(q(p.prompt.Params.Name))).Params(Op("*").Add(q(p.prompt.Result.Name)), Error()).Block(
-		For(List(Id("_"), Id("b")).Op(":=").Range().Id("p").Dot(goName(p.prompt.Params, "prompt"))).Block(
-			If(List(Id("t"), Id("isText")).Op(":=").Id("b").Dot("Value").Call().Assert(Op("*").Add(q(text))), Id("isText")).Block(
-				Id("update").Op(":=").Add(lit(p.update.Params, map[string]Code{"sessionId": Id("p").Dot(sid), "update": q(p.chunk.name).Call(Id("t").Dot(p.text.field.Name))})),
-				If(Err().Op(":=").Id("a").Dot("conn").Dot(p.update.Name).Call(Id("ctx"), Id("update")), Err().Op("!=").Nil()).Block(Return(Nil(), Err())),
+	f.Func().Params(jen.Id("a").Op("*").Id("exampleAgent")).Id(p.prompt.Name).Params(ctx.Clone(), jen.Id("p").Op("*").Add(q(p.prompt.Params.Name))).Params(jen.Op("*").Add(q(p.prompt.Result.Name)), jen.Error()).Block(
+		jen.For(jen.List(jen.Id("_"), jen.Id("b")).Op(":=").Range().Id("p").Dot(goName(p.prompt.Params, "prompt"))).Block(
+			jen.If(jen.List(jen.Id("t"), jen.Id("isText")).Op(":=").Id("b").Dot("Value").Call().Assert(jen.Op("*").Add(q(text))), jen.Id("isText")).Block(
+				jen.Id("update").Op(":=").Add(lit(p.update.Params, map[string]jen.Code{"sessionId": jen.Id("p").Dot(sid), "update": q(p.chunk.name).Call(jen.Id("t").Dot(p.text.field.Name))})),
+				jen.If(jen.Err().Op(":=").Id("a").Dot("conn").Dot(p.update.Name).Call(jen.Id("ctx"), jen.Id("update")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 			),
 		),
-		Return(lit(p.prompt.Result, map[string]Code{e.m.Turn.StopReason.JSON: q(p.endTurn.Name)}), Nil()))
+		jen.Return(lit(p.prompt.Result, map[string]jen.Code{e.m.Turn.StopReason.JSON: q(p.endTurn.Name)}), jen.Nil()))
 	f.Line()
 
 	f.Comment("exampleClient prints the agent's message chunks.")
 	f.Type().Id("exampleClient").Struct(q("Unimplemented" + "ClientHandler"))
-	content := Id("c").Dot(p.chunk.field.Name).Dot(p.text.v.Name)
-	f.Func().Params(Id("exampleClient")).Id(p.update.Name).Params(ctx.Clone(), Id("n").Op("*").Add(q(p.update.Params.Name))).Block(
-		If(Id("c").Op(":=").Id("n").Dot(goName(p.update.Params, "update")).Dot(p.chunk.v.Name), Id("c").Op("!=").Nil().Op("&&").Add(content.Clone()).Op("!=").Nil()).Block(
-			Qual("fmt", "Println").Call(Lit("agent:"), content.Clone().Dot(p.text.field.Name))))
+	content := jen.Id("c").Dot(p.chunk.field.Name).Dot(p.text.v.Name)
+	f.Func().Params(jen.Id("exampleClient")).Id(p.update.Name).Params(ctx.Clone(), jen.Id("n").Op("*").Add(q(p.update.Params.Name))).Block(
+		jen.If(jen.Id("c").Op(":=").Id("n").Dot(goName(p.update.Params, "update")).Dot(p.chunk.v.Name), jen.Id("c").Op("!=").Nil().Op("&&").Add(content.Clone()).Op("!=").Nil()).Block(
+			jen.Qual("fmt", "Println").Call(jen.Lit("agent:"), content.Clone().Dot(p.text.field.Name))))
 	f.Line()
 
 	newSID := goName(p.newSession.Result, "sessionId")
 	stop := e.m.Turn.StopReason.Name
-	fail := If(Err().Op("!=").Nil()).Block(Qual("log", "Fatal").Call(Err()))
+	fail := jen.If(jen.Err().Op("!=").Nil()).Block(jen.Qual("log", "Fatal").Call(jen.Err()))
 	f.Comment("An agent and a client in one process, over pipes; a real agent serves")
 	f.Comment("os.Stdin and os.Stdout:")
 	f.Comment("")
 	f.Comment("\terr := " + pkg + ".NewAgentConn(agent, os.Stdin, os.Stdout, " + pkg + ".ConnOptions{}).Run(ctx)")
 	f.Func().Id("Example").Params().Block(
-		Id("ctx").Op(",").Id("cancel").Op(":=").Qual("context", "WithCancel").Call(Qual("context", "Background").Call()),
-		Defer().Id("cancel").Call(),
-		List(Id("agentIn"), Id("clientOut")).Op(":=").Qual("io", "Pipe").Call(),
-		List(Id("clientIn"), Id("agentOut")).Op(":=").Qual("io", "Pipe").Call(),
-		Id("agent").Op(":=").Op("&").Id("exampleAgent").Values(),
-		Id("agent").Dot("conn").Op("=").Add(q("NewAgentConn")).Call(Id("agent"), Id("agentIn"), Id("agentOut"), q("ConnOptions").Values()),
-		Go().Id("agent").Dot("conn").Dot("Run").Call(Id("ctx")),
-		Id("client").Op(":=").Add(q("NewClientConn")).Call(Id("exampleClient").Values(), Id("clientIn"), Id("clientOut"), q("ConnOptions").Values()),
-		Go().Id("client").Dot("Run").Call(Id("ctx")),
-		Line(),
-		If(List(Id("_"), Err()).Op(":=").Id("client").Dot(p.init.Name).Call(Id("ctx"), lit(p.init.Params, map[string]Code{e.m.Version.Params.JSON: q("CurrentProtocolVersion")})), Err().Op("!=").Nil()).Block(Qual("log", "Fatal").Call(Err())),
-		List(Id("session"), Err()).Op(":=").Id("client").Dot(p.newSession.Name).Call(Id("ctx"), lit(p.newSession.Params, map[string]Code{"cwd": Lit("/")})),
+		jen.Id("ctx").Op(",").Id("cancel").Op(":=").Qual("context", "WithCancel").Call(jen.Qual("context", "Background").Call()),
+		jen.Defer().Id("cancel").Call(),
+		jen.List(jen.Id("agentIn"), jen.Id("clientOut")).Op(":=").Qual("io", "Pipe").Call(),
+		jen.List(jen.Id("clientIn"), jen.Id("agentOut")).Op(":=").Qual("io", "Pipe").Call(),
+		jen.Id("agent").Op(":=").Op("&").Id("exampleAgent").Values(),
+		jen.Id("agent").Dot("conn").Op("=").Add(q("NewAgentConn")).Call(jen.Id("agent"), jen.Id("agentIn"), jen.Id("agentOut"), q("ConnOptions").Values()),
+		jen.Go().Id("agent").Dot("conn").Dot("Run").Call(jen.Id("ctx")),
+		jen.Id("client").Op(":=").Add(q("NewClientConn")).Call(jen.Id("exampleClient").Values(), jen.Id("clientIn"), jen.Id("clientOut"), q("ConnOptions").Values()),
+		jen.Go().Id("client").Dot("Run").Call(jen.Id("ctx")),
+		jen.Line(),
+		jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("client").Dot(p.init.Name).Call(jen.Id("ctx"), lit(p.init.Params, map[string]jen.Code{e.m.Version.Params.JSON: q("CurrentProtocolVersion")})), jen.Err().Op("!=").Nil()).Block(jen.Qual("log", "Fatal").Call(jen.Err())),
+		jen.List(jen.Id("session"), jen.Err()).Op(":=").Id("client").Dot(p.newSession.Name).Call(jen.Id("ctx"), lit(p.newSession.Params, map[string]jen.Code{"cwd": jen.Lit("/")})),
 		fail.Clone(),
-		List(Id("turn"), Err()).Op(":=").Id("client").Dot(p.prompt.Name).Call(Id("ctx"), lit(p.prompt.Params, map[string]Code{
-			"sessionId": Id("session").Dot(newSID),
-			"prompt":    Index().Add(q(p.item)).Values(q(p.text.name).Call(Lit(exampleText))),
+		jen.List(jen.Id("turn"), jen.Err()).Op(":=").Id("client").Dot(p.prompt.Name).Call(jen.Id("ctx"), lit(p.prompt.Params, map[string]jen.Code{
+			"sessionId": jen.Id("session").Dot(newSID),
+			"prompt":    jen.Index().Add(q(p.item)).Values(q(p.text.name).Call(jen.Lit(exampleText))),
 		})),
 		fail.Clone(),
-		Qual("fmt", "Println").Call(Lit("stop reason:"), Id("turn").Dot(stop)),
-		Comment("Output:"),
-		Comment("agent: "+exampleText),
-		Comment("stop reason: "+p.endTurn.String),
+		jen.Qual("fmt", "Println").Call(jen.Lit("stop reason:"), jen.Id("turn").Dot(stop)),
+		jen.Comment("Output:"),
+		jen.Comment("agent: "+exampleText),
+		jen.Comment("stop reason: "+p.endTurn.String),
 	)
 	return ok
 }

@@ -5,13 +5,13 @@ import (
 	"strings"
 
 	"github.com/acpgen/acpgen/generator/ir"
-	. "github.com/dave/jennifer/jen"
+	"github.com/dave/jennifer/jen"
 )
 
 // extras emits what overlays mean beyond JSON Schema: the table of applied
 // overlays, history views without turn-only members, accessors for typed
 // _meta namespaces, and the roots and filter helpers.
-func (e *emitter) extras(f *File) {
+func (e *emitter) extras(f *jen.File) {
 	e.overlayTable(f)
 	for _, t := range e.m.Types {
 		if t.Kind != ir.Struct {
@@ -33,16 +33,16 @@ func (e *emitter) extras(f *File) {
 	}
 	if roots {
 		f.Comment("DedupeRoots returns additional without entries equal to primary and without repeated entries, keeping the order of first occurrence; it never returns nil. Clients should send root lists cleaned this way; entries are compared as exact strings, never normalized.")
-		f.Func().Id("DedupeRoots").Params(Id("primary").String(), Id("additional").Index().String()).Index().String().Block(
-			Id("out").Op(":=").Make(Index().String(), Lit(0), Len(Id("additional"))),
-			Id("seen").Op(":=").Map(String()).Bool().Values(Dict{Id("primary"): True()}),
-			For(List(Id("_"), Id("d")).Op(":=").Range().Id("additional")).Block(
-				If(Op("!").Id("seen").Index(Id("d"))).Block(
-					Id("seen").Index(Id("d")).Op("=").True(),
-					Id("out").Op("=").Append(Id("out"), Id("d")),
+		f.Func().Id("DedupeRoots").Params(jen.Id("primary").String(), jen.Id("additional").Index().String()).Index().String().Block(
+			jen.Id("out").Op(":=").Make(jen.Index().String(), jen.Lit(0), jen.Len(jen.Id("additional"))),
+			jen.Id("seen").Op(":=").Map(jen.String()).Bool().Values(jen.Dict{jen.Id("primary"): jen.True()}),
+			jen.For(jen.List(jen.Id("_"), jen.Id("d")).Op(":=").Range().Id("additional")).Block(
+				jen.If(jen.Op("!").Id("seen").Index(jen.Id("d"))).Block(
+					jen.Id("seen").Index(jen.Id("d")).Op("=").True(),
+					jen.Id("out").Op("=").Append(jen.Id("out"), jen.Id("d")),
 				),
 			),
-			Return(Id("out")),
+			jen.Return(jen.Id("out")),
 		)
 		f.Line()
 	}
@@ -125,22 +125,22 @@ func field(t *ir.Type, json string) *ir.Field {
 	return nil
 }
 
-func (e *emitter) overlayTable(f *File) {
+func (e *emitter) overlayTable(f *jen.File) {
 	f.Comment("OverlayInfo describes an RFD or vendor overlay applied to the schema this package was generated from.")
 	f.Type().Id("OverlayInfo").Struct(
-		Comment("ID is the overlay's id, as in the provenance of doc comments."),
-		Id("ID").String(),
-		Id("Title").String(),
-		Id("URL").String(),
-		Comment("Status is the status of the overlay's source document."),
-		Id("Status").String(),
+		jen.Comment("ID is the overlay's id, as in the provenance of doc comments."),
+		jen.Id("ID").String(),
+		jen.Id("Title").String(),
+		jen.Id("URL").String(),
+		jen.Comment("Status is the status of the overlay's source document."),
+		jen.Id("Status").String(),
 	)
-	var rows []Code
+	var rows []jen.Code
 	for _, o := range e.o.Overlays {
 		if strings.Contains(o.ID, "#") {
 			continue // a provenance variant of an overlay listed already
 		}
-		rows = append(rows, Values(Dict{Id("ID"): Lit(o.ID), Id("Title"): Lit(o.Title), Id("URL"): Lit(o.URL), Id("Status"): Lit(o.Status)}))
+		rows = append(rows, jen.Values(jen.Dict{jen.Id("ID"): jen.Lit(o.ID), jen.Id("Title"): jen.Lit(o.Title), jen.Id("URL"): jen.Lit(o.URL), jen.Id("Status"): jen.Lit(o.Status)}))
 	}
 	f.Comment("Overlays lists the overlays applied to the base schema, in order; empty when there were none.")
 	f.Var().Id("Overlays").Op("=").Index().Id("OverlayInfo").Values(rows...)
@@ -148,115 +148,115 @@ func (e *emitter) overlayTable(f *File) {
 }
 
 // historyView emits ForHistory for a struct with turn-only members.
-func (e *emitter) historyView(f *File, t *ir.Type) {
-	var drop []Code
+func (e *emitter) historyView(f *jen.File, t *ir.Type) {
+	var drop []jen.Code
 	var names []string
 	for _, fl := range t.Fields {
 		if fl.Ephemeral {
-			drop = append(drop, Id("h").Dot(fl.Name).Op("=").Add(zeroOf(fl)))
+			drop = append(drop, jen.Id("h").Dot(fl.Name).Op("=").Add(zeroOf(fl)))
 			names = append(names, fl.Name)
 		}
 	}
 	if len(drop) == 0 {
 		return
 	}
-	body := append([]Code{Id("h").Op(":=").Op("*").Id("v")}, drop...)
-	body = append(body, Return(Id("h")))
+	body := append([]jen.Code{jen.Id("h").Op(":=").Op("*").Id("v")}, drop...)
+	body = append(body, jen.Return(jen.Id("h")))
 	f.Comment(fmt.Sprintf("ForHistory returns v as it must be recorded in durable history and replayed: without %s, which applies to this turn only. The copy shares every other member with v.", strings.Join(names, " and ")))
 	f.Func().Add(recv(t.Name)).Id("ForHistory").Params().Id(t.Name).Block(body...)
 	f.Line()
 }
 
 // metaAccessors emits a typed getter and setter for one _meta namespace.
-func (e *emitter) metaAccessors(f *File, t *ir.Type, fl *ir.Field, ns ir.MetaNamespace) {
+func (e *emitter) metaAccessors(f *jen.File, t *ir.Type, fl *ir.Field, ns ir.MetaNamespace) {
 	typ := ns.Ref.Type.Name
-	m := Id("v").Dot(fl.Name)
+	m := jen.Id("v").Dot(fl.Name)
 	f.Comment(fmt.Sprintf("%s decodes the %q namespace of %s; ok is false when the key is absent or null. Other keys of %s stay free-form.", typ, ns.Key, fl.Name, fl.Name))
-	f.Func().Add(recv(t.Name)).Id(typ).Params().Params(Id("x").Id(typ), Id("ok").Bool(), Err().Error()).Block(
-		List(Id("raw"), Id("found")).Op(":=").Add(m.Clone()).Index(Lit(ns.Key)),
-		If(Op("!").Id("found").Op("||").Id("raw").Dot("Kind").Call().Op("==").Add(wq("KindNull"))).Block(Return(Id("x"), False(), Nil())),
-		Err().Op("=").Add(wq("Decode")).Call(Id("raw"), Op("&").Id("x"), wq("Lenient")),
-		Return(Id("x"), True(), Err()),
+	f.Func().Add(recv(t.Name)).Id(typ).Params().Params(jen.Id("x").Id(typ), jen.Id("ok").Bool(), jen.Err().Error()).Block(
+		jen.List(jen.Id("raw"), jen.Id("found")).Op(":=").Add(m.Clone()).Index(jen.Lit(ns.Key)),
+		jen.If(jen.Op("!").Id("found").Op("||").Id("raw").Dot("Kind").Call().Op("==").Add(wq("KindNull"))).Block(jen.Return(jen.Id("x"), jen.False(), jen.Nil())),
+		jen.Err().Op("=").Add(wq("Decode")).Call(jen.Id("raw"), jen.Op("&").Id("x"), wq("Lenient")),
+		jen.Return(jen.Id("x"), jen.True(), jen.Err()),
 	)
 	f.Comment(fmt.Sprintf("Set%s stores x under the %q key of %s, keeping its other keys.", typ, ns.Key, fl.Name))
-	f.Func().Add(recv(t.Name)).Id("Set"+typ).Params(Id("x").Id(typ)).Block(
-		If(m.Clone().Op("==").Nil()).Block(m.Clone().Op("=").Map(String()).Add(wq("Raw")).Values()),
-		m.Clone().Index(Lit(ns.Key)).Op("=").Id("x").Dot("AppendJSON").Call(Nil()),
+	f.Func().Add(recv(t.Name)).Id("Set"+typ).Params(jen.Id("x").Id(typ)).Block(
+		jen.If(m.Clone().Op("==").Nil()).Block(m.Clone().Op("=").Map(jen.String()).Add(wq("Raw")).Values()),
+		m.Clone().Index(jen.Lit(ns.Key)).Op("=").Id("x").Dot("AppendJSON").Call(jen.Nil()),
 	)
 	f.Line()
 }
 
-func (e *emitter) rootsHelpers(f *File, t *ir.Type, r ir.Roots) {
+func (e *emitter) rootsHelpers(f *jen.File, t *ir.Type, r ir.Roots) {
 	p, a := field(t, r.Primary), field(t, r.Additional)
-	primary := Id("v").Dot(p.Name)
+	primary := jen.Id("v").Dot(p.Name)
 	if fieldPtr(p) {
-		primary = Id("v").Dot(p.Name + "OrEmpty").Call()
+		primary = jen.Id("v").Dot(p.Name + "OrEmpty").Call()
 		f.Comment(fmt.Sprintf("%sOrEmpty returns %s, or \"\" when it is absent.", p.Name, p.Name))
 		f.Func().Add(recv(t.Name)).Id(p.Name+"OrEmpty").Params().String().Block(
-			If(Id("v").Dot(p.Name).Op("==").Nil()).Block(Return(Lit(""))),
-			Return(Op("*").Id("v").Dot(p.Name)),
+			jen.If(jen.Id("v").Dot(p.Name).Op("==").Nil()).Block(jen.Return(jen.Lit(""))),
+			jen.Return(jen.Op("*").Id("v").Dot(p.Name)),
 		)
 	}
-	list := Id("v").Dot(a.Name)
+	list := jen.Id("v").Dot(a.Name)
 	f.Comment(fmt.Sprintf("EffectiveRoots returns the ordered root list [%s, %s...]; an absent %s adds no roots.", p.Name, a.Name, a.Name))
 	f.Func().Add(recv(t.Name)).Id("EffectiveRoots").Params().Index().String().Block(
-		Id("out").Op(":=").Make(Index().String(), Lit(0), Lit(1).Op("+").Len(list.Clone())),
-		Id("out").Op("=").Append(Id("out"), primary.Clone()),
-		Return(Append(Id("out"), list.Clone().Op("..."))),
+		jen.Id("out").Op(":=").Make(jen.Index().String(), jen.Lit(0), jen.Lit(1).Op("+").Len(list.Clone())),
+		jen.Id("out").Op("=").Append(jen.Id("out"), primary.Clone()),
+		jen.Return(jen.Append(jen.Id("out"), list.Clone().Op("..."))),
 	)
 	f.Comment(fmt.Sprintf("Active%s returns the complete list of additional roots: %s as given, or an empty list (never nil) when it is absent. An absent list never means roots stored earlier.", a.Name, a.Name))
 	f.Func().Add(recv(t.Name)).Id("Active"+a.Name).Params().Index().String().Block(
-		If(list.Clone().Op("==").Nil()).Block(Return(Index().String().Values())),
-		Return(list.Clone()),
+		jen.If(list.Clone().Op("==").Nil()).Block(jen.Return(jen.Index().String().Values())),
+		jen.Return(list.Clone()),
 	)
 	f.Comment(fmt.Sprintf("Dedupe%s drops entries of %s equal to %s and repeated entries, keeping first-occurrence order, as clients should before sending.", a.Name, a.Name, p.Name))
 	f.Func().Add(recv(t.Name)).Id("Dedupe" + a.Name).Params().Block(
-		If(list.Clone().Op("!=").Nil()).Block(list.Clone().Op("=").Id("DedupeRoots").Call(primary.Clone(), list.Clone())),
+		jen.If(list.Clone().Op("!=").Nil()).Block(list.Clone().Op("=").Id("DedupeRoots").Call(primary.Clone(), list.Clone())),
 	)
 	f.Line()
 }
 
-func (e *emitter) filterHelper(f *File, req, item *ir.Type, flt ir.Filter) {
-	var body []Code
+func (e *emitter) filterHelper(f *jen.File, req, item *ir.Type, flt ir.Filter) {
+	var body []jen.Code
 	var doc []string
 	for _, m := range flt.Members {
 		a, b := field(req, m.Name), field(item, m.Name)
-		x, y := Id("v").Dot(a.Name), Id("item").Dot(b.Name)
+		x, y := jen.Id("v").Dot(a.Name), jen.Id("item").Dot(b.Name)
 		if m.Match == "ordered" {
 			doc = append(doc, fmt.Sprintf("%s must be the same list in the same order (an item without it has none, so an empty filter matches only those)", a.Name))
-			cond := Op("!").Qual("slices", "Equal").Call(x.Clone(), y.Clone())
+			cond := jen.Op("!").Qual("slices", "Equal").Call(x.Clone(), y.Clone())
 			if !a.Required {
 				cond = x.Clone().Op("!=").Nil().Op("&&").Add(cond)
 			}
-			body = append(body, If(cond).Block(Return(False())))
+			body = append(body, jen.If(cond).Block(jen.Return(jen.False())))
 			continue
 		}
 		doc = append(doc, a.Name+" must be equal")
 		xv, yv := x.Clone(), y.Clone()
-		var guard []*Statement
+		var guard []*jen.Statement
 		if fieldPtr(a) {
 			guard = append(guard, x.Clone().Op("!=").Nil())
-			xv = Op("*").Add(x.Clone())
+			xv = jen.Op("*").Add(x.Clone())
 		}
 		if fieldPtr(b) {
 			// A filter on a member the item lacks matches nothing.
-			yv = Op("*").Add(y.Clone())
+			yv = jen.Op("*").Add(y.Clone())
 			ne := y.Clone().Op("==").Nil().Op("||").Add(xv.Clone()).Op("!=").Add(yv)
 			cond := ne
 			if len(guard) > 0 {
 				cond = guard[0].Op("&&").Parens(ne)
 			}
-			body = append(body, If(cond).Block(Return(False())))
+			body = append(body, jen.If(cond).Block(jen.Return(jen.False())))
 			continue
 		}
 		cond := xv.Op("!=").Add(yv)
 		if len(guard) > 0 {
 			cond = guard[0].Op("&&").Add(cond)
 		}
-		body = append(body, If(cond).Block(Return(False())))
+		body = append(body, jen.If(cond).Block(jen.Return(jen.False())))
 	}
-	body = append(body, Return(True()))
+	body = append(body, jen.Return(jen.True()))
 	f.Comment(fmt.Sprintf("Matches reports whether item passes every filter v sets: %s. A filter v does not set matches every item.", strings.Join(doc, "; ")))
-	f.Func().Add(recv(req.Name)).Id("Matches").Params(Id("item").Op("*").Id(item.Name)).Bool().Block(body...)
+	f.Func().Add(recv(req.Name)).Id("Matches").Params(jen.Id("item").Op("*").Id(item.Name)).Bool().Block(body...)
 	f.Line()
 }

@@ -3,7 +3,7 @@ package emit
 import (
 	"fmt"
 
-	. "github.com/dave/jennifer/jen"
+	"github.com/dave/jennifer/jen"
 
 	"github.com/acpgen/acpgen/generator/ir"
 	"github.com/acpgen/acpgen/runtime/jsonpointer"
@@ -40,29 +40,29 @@ func (e *emitter) capFuncs() ([]*ir.CapabilityPath, map[string]string) {
 
 // gates emits the negotiated-capabilities API: Allows, AllowsMethod,
 // CheckParams and CheckResult, generated from the resolved gate table.
-func (e *emitter) gates(f *File) {
+func (e *emitter) gates(f *jen.File) {
 	init, initResult := e.m.Initialize().Params, e.m.Initialize().Result
 	f.Comment("Negotiated holds what both sides advertised in initialize. Gates consult it: a")
 	f.Comment("capability is granted by true, or by the presence of its (non-null) object.")
 	f.Type().Id("Negotiated").Struct(
-		Comment("Request is the client's initialize params (its clientCapabilities)."),
-		Id("Request").Op("*").Id(init.Name),
-		Comment("Response is the agent's initialize result (its agentCapabilities)."),
-		Id("Response").Op("*").Id(initResult.Name),
+		jen.Comment("Request is the client's initialize params (its clientCapabilities)."),
+		jen.Id("Request").Op("*").Id(init.Name),
+		jen.Comment("Response is the agent's initialize result (its agentCapabilities)."),
+		jen.Id("Response").Op("*").Id(initResult.Name),
 	)
 	caps, names := e.capFuncs()
-	var cases []Code
+	var cases []jen.Code
 	for _, c := range caps {
-		cases = append(cases, Case(Lit(c.Dotted)).Block(Return(Id("n").Dot(names[c.Dotted]).Call())))
+		cases = append(cases, jen.Case(jen.Lit(c.Dotted)).Block(jen.Return(jen.Id("n").Dot(names[c.Dotted]).Call())))
 	}
 	f.Comment("Allows reports whether the capability at the dotted path was advertised.")
-	f.Func().Params(Id("n").Op("*").Id("Negotiated")).Id("Allows").Params(Id("capability").String()).Bool().Block(
-		Switch(Id("capability")).Block(cases...), Return(False()))
+	f.Func().Params(jen.Id("n").Op("*").Id("Negotiated")).Id("Allows").Params(jen.Id("capability").String()).Bool().Block(
+		jen.Switch(jen.Id("capability")).Block(cases...), jen.Return(jen.False()))
 	for _, c := range caps {
-		f.Func().Params(Id("n").Op("*").Id("Negotiated")).Id(names[c.Dotted]).Params().Bool().Block(e.capBody(c)...)
+		f.Func().Params(jen.Id("n").Op("*").Id("Negotiated")).Id(names[c.Dotted]).Params().Bool().Block(e.capBody(c)...)
 	}
 	// Method gates.
-	var mcases []Code
+	var mcases []jen.Code
 	methodCaps := map[string][]string{}
 	var order []string
 	for _, g := range e.o.Gates {
@@ -74,30 +74,30 @@ func (e *emitter) gates(f *File) {
 		}
 	}
 	for _, w := range order {
-		mcases = append(mcases, Case(Lit(w)).Block(Return(Lit(methodCaps[w][0]), True())))
+		mcases = append(mcases, jen.Case(jen.Lit(w)).Block(jen.Return(jen.Lit(methodCaps[w][0]), jen.True())))
 	}
 	f.Comment("MethodCapability returns the capability a peer must have advertised before it may be sent method.")
-	f.Func().Id("MethodCapability").Params(Id("method").String()).Params(String(), Bool()).Block(
-		Switch(Id("method")).Block(mcases...), Return(Lit(""), False()))
+	f.Func().Id("MethodCapability").Params(jen.Id("method").String()).Params(jen.String(), jen.Bool()).Block(
+		jen.Switch(jen.Id("method")).Block(mcases...), jen.Return(jen.Lit(""), jen.False()))
 	f.Comment("AllowsMethod reports whether method may be sent, and the capability it needs when it may not.")
-	f.Func().Params(Id("n").Op("*").Id("Negotiated")).Id("AllowsMethod").Params(Id("method").String()).Params(Bool(), String()).Block(
-		List(Id("c"), Id("gated")).Op(":=").Id("MethodCapability").Call(Id("method")),
-		If(Op("!").Id("gated").Op("||").Id("n").Dot("Allows").Call(Id("c"))).Block(Return(True(), Lit(""))),
-		Return(False(), Id("c")),
+	f.Func().Params(jen.Id("n").Op("*").Id("Negotiated")).Id("AllowsMethod").Params(jen.Id("method").String()).Params(jen.Bool(), jen.String()).Block(
+		jen.List(jen.Id("c"), jen.Id("gated")).Op(":=").Id("MethodCapability").Call(jen.Id("method")),
+		jen.If(jen.Op("!").Id("gated").Op("||").Id("n").Dot("Allows").Call(jen.Id("c"))).Block(jen.Return(jen.True(), jen.Lit(""))),
+		jen.Return(jen.False(), jen.Id("c")),
 	)
 	e.checkFunc(f, false, names)
 	e.checkFunc(f, true, names)
 }
 
 // capBody walks the initialize message to the capability, nil-safe.
-func (e *emitter) capBody(c *ir.CapabilityPath) []Code {
+func (e *emitter) capBody(c *ir.CapabilityPath) []jen.Code {
 	root := "Request"
 	if c.InResult {
 		root = "Response"
 	}
-	out := []Code{
-		If(Id("n").Op("==").Nil().Op("||").Id("n").Dot(root).Op("==").Nil()).Block(Return(False())),
-		Id("x0").Op(":=").Id("n").Dot(root),
+	out := []jen.Code{
+		jen.If(jen.Id("n").Op("==").Nil().Op("||").Id("n").Dot(root).Op("==").Nil()).Block(jen.Return(jen.False())),
+		jen.Id("x0").Op(":=").Id("n").Dot(root),
 	}
 	for i, fl := range c.Fields {
 		cur, next := fmt.Sprintf("x%d", i), fmt.Sprintf("x%d", i+1)
@@ -105,26 +105,26 @@ func (e *emitter) capBody(c *ir.CapabilityPath) []Code {
 		if last {
 			switch {
 			case c.Bool && fieldPtr(fl):
-				out = append(out, Return(Id(cur).Dot(fl.Name).Op("!=").Nil().Op("&&").Op("*").Id(cur).Dot(fl.Name)))
+				out = append(out, jen.Return(jen.Id(cur).Dot(fl.Name).Op("!=").Nil().Op("&&").Op("*").Id(cur).Dot(fl.Name)))
 			case c.Bool:
-				out = append(out, Return(Id(cur).Dot(fl.Name)))
+				out = append(out, jen.Return(jen.Id(cur).Dot(fl.Name)))
 			case fieldPtr(fl):
-				out = append(out, Return(Id(cur).Dot(fl.Name).Op("!=").Nil()))
+				out = append(out, jen.Return(jen.Id(cur).Dot(fl.Name).Op("!=").Nil()))
 			default:
-				out = append(out, Return(True()))
+				out = append(out, jen.Return(jen.True()))
 			}
 			break
 		}
 		if fieldPtr(fl) {
-			out = append(out, Id(next).Op(":=").Id(cur).Dot(fl.Name), If(Id(next).Op("==").Nil()).Block(Return(False())))
+			out = append(out, jen.Id(next).Op(":=").Id(cur).Dot(fl.Name), jen.If(jen.Id(next).Op("==").Nil()).Block(jen.Return(jen.False())))
 		} else {
-			out = append(out, Id(next).Op(":=").Op("&").Id(cur).Dot(fl.Name))
+			out = append(out, jen.Id(next).Op(":=").Op("&").Id(cur).Dot(fl.Name))
 		}
 	}
 	return out
 }
 
-func (e *emitter) checkFunc(f *File, result bool, names map[string]string) {
+func (e *emitter) checkFunc(f *jen.File, result bool, names map[string]string) {
 	byMethod := map[string][]*ir.Gate{}
 	var order []string
 	for _, g := range e.o.Gates {
@@ -136,18 +136,18 @@ func (e *emitter) checkFunc(f *File, result bool, names map[string]string) {
 		}
 		byMethod[g.Method.Wire] = append(byMethod[g.Method.Wire], g)
 	}
-	var cases []Code
+	var cases []jen.Code
 	for _, w := range order {
 		gs := byMethod[w]
 		root := gs[0].Root
-		body := []Code{
-			List(Id("p"), Id("ok")).Op(":=").Id("v").Assert(Op("*").Id(root.Name)),
-			If(Op("!").Id("ok").Op("||").Id("p").Op("==").Nil()).Block(Return(Id("out"))),
+		body := []jen.Code{
+			jen.List(jen.Id("p"), jen.Id("ok")).Op(":=").Id("v").Assert(jen.Op("*").Id(root.Name)),
+			jen.If(jen.Op("!").Id("ok").Op("||").Id("p").Op("==").Nil()).Block(jen.Return(jen.Id("out"))),
 		}
 		for _, g := range gs {
-			body = append(body, e.gateWalk(g, names[g.Cap.Dotted], Id("p"), namedRef(root), 0, "", nil)...)
+			body = append(body, e.gateWalk(g, names[g.Cap.Dotted], jen.Id("p"), namedRef(root), 0, "", nil)...)
 		}
-		cases = append(cases, Case(Lit(w)).Block(body...))
+		cases = append(cases, jen.Case(jen.Lit(w)).Block(body...))
 	}
 	name, what := "CheckParams", "params"
 	if result {
@@ -155,8 +155,8 @@ func (e *emitter) checkFunc(f *File, result bool, names map[string]string) {
 	}
 	f.Comment(fmt.Sprintf("%s returns every gated method, member or variant that the %s of method (a pointer to", name, what))
 	f.Comment("its generated type) uses without the capability that allows it; nil when all are allowed.")
-	f.Func().Params(Id("n").Op("*").Id("Negotiated")).Id(name).Params(Id("method").String(), Id("v").Any()).Params(Id("out").Index().Qual(WirePath, "GateViolation")).Block(
-		Switch(Id("method")).Block(cases...), Return(Id("out")))
+	f.Func().Params(jen.Id("n").Op("*").Id("Negotiated")).Id(name).Params(jen.Id("method").String(), jen.Id("v").Any()).Params(jen.Id("out").Index().Qual(WirePath, "GateViolation")).Block(
+		jen.Switch(jen.Id("method")).Block(cases...), jen.Return(jen.Id("out")))
 }
 
 func namedRef(t *ir.Type) *ir.Ref { return &ir.Ref{Kind: ir.Named, Type: t} }
@@ -164,23 +164,23 @@ func namedRef(t *ir.Type) *ir.Ref { return &ir.Ref{Kind: ir.Named, Type: t} }
 // gateWalk emits the nested code that reaches step i of g from expr (a value,
 // or a pointer to a struct) of shape cur; ptr and args build the violation's
 // JSON pointer only when one is recorded.
-func (e *emitter) gateWalk(g *ir.Gate, capFn string, expr *Statement, cur *ir.Ref, i int, ptr string, args []Code) []Code {
-	record := func(ptr string, args []Code) Code {
-		var p Code = Lit(ptr)
+func (e *emitter) gateWalk(g *ir.Gate, capFn string, expr *jen.Statement, cur *ir.Ref, i int, ptr string, args []jen.Code) []jen.Code {
+	record := func(ptr string, args []jen.Code) jen.Code {
+		var p jen.Code = jen.Lit(ptr)
 		if len(args) > 0 {
-			p = Qual("fmt", "Sprintf").Call(append([]Code{Lit(ptr)}, args...)...)
+			p = jen.Qual("fmt", "Sprintf").Call(append([]jen.Code{jen.Lit(ptr)}, args...)...)
 		}
 		variant := ""
 		if g.Row.Variant != "" {
 			variant = g.Row.Variant
 		}
-		d := Dict{Id("Method"): Id("method"), Id("Pointer"): p, Id("Variant"): Lit(variant), Id("Capability"): Lit(g.Cap.Dotted)}
+		d := jen.Dict{jen.Id("Method"): jen.Id("method"), jen.Id("Pointer"): p, jen.Id("Variant"): jen.Lit(variant), jen.Id("Capability"): jen.Lit(g.Cap.Dotted)}
 		if g.Row.Require {
-			d[Id("Required")] = True()
+			d[jen.Id("Required")] = jen.True()
 		}
-		return Id("out").Op("=").Append(Id("out"), Qual(WirePath, "GateViolation").Values(d))
+		return jen.Id("out").Op("=").Append(jen.Id("out"), jen.Qual(WirePath, "GateViolation").Values(d))
 	}
-	denied := Op("!").Id("n").Dot(capFn).Call()
+	denied := jen.Op("!").Id("n").Dot(capFn).Call()
 	if i == len(g.Steps) {
 		t := namedType(cur)
 		switch {
@@ -189,11 +189,11 @@ func (e *emitter) gateWalk(g *ir.Gate, capFn string, expr *Statement, cur *ir.Re
 			if t != nil && t.Kind == ir.Struct {
 				holder = holder.Dot(t.Union.FieldName())
 			}
-			return []Code{If(holder.Dot(g.Variant.Name).Op("!=").Nil().Op("&&").Add(denied)).Block(record(ptr, args))}
+			return []jen.Code{jen.If(holder.Dot(g.Variant.Name).Op("!=").Nil().Op("&&").Add(denied)).Block(record(ptr, args))}
 		case g.EnumValue != nil:
-			return []Code{If(expr.Clone().Op("==").Id(g.EnumValue.Name).Op("&&").Add(denied)).Block(record(ptr, args))}
+			return []jen.Code{jen.If(expr.Clone().Op("==").Id(g.EnumValue.Name).Op("&&").Add(denied)).Block(record(ptr, args))}
 		}
-		return []Code{If(denied).Block(record(ptr, args))}
+		return []jen.Code{jen.If(denied).Block(record(ptr, args))}
 	}
 	st := g.Steps[i]
 	switch st.Kind {
@@ -202,30 +202,30 @@ func (e *emitter) gateWalk(g *ir.Gate, capFn string, expr *Statement, cur *ir.Re
 		if t := namedType(cur); t != nil && t.Kind == ir.Alias {
 			elemPtr = t.Target.ElemNullable && pointerable(t.Target.Elem)
 		}
-		iv := Id(fmt.Sprintf("i%d", i))
-		var elem *Statement
-		var loop *Statement
+		iv := jen.Id(fmt.Sprintf("i%d", i))
+		var elem *jen.Statement
+		var loop *jen.Statement
 		var nptr string
-		var nargs []Code
+		var nargs []jen.Code
 		if st.Kind == ir.StepItems {
 			elem = expr.Clone().Index(iv.Clone())
-			loop = For(iv.Clone().Op(":=").Range().Add(expr.Clone()))
-			nptr, nargs = ptr+"/%d", append(append([]Code{}, args...), iv.Clone())
+			loop = jen.For(iv.Clone().Op(":=").Range().Add(expr.Clone()))
+			nptr, nargs = ptr+"/%d", append(append([]jen.Code{}, args...), iv.Clone())
 		} else {
-			kv := Id(fmt.Sprintf("k%d", i))
-			elem = Id(fmt.Sprintf("v%d", i))
-			loop = For(List(kv.Clone(), elem.Clone()).Op(":=").Range().Add(expr.Clone()))
-			nptr, nargs = ptr+"/%s", append(append([]Code{}, args...), Qual(WirePath, "PointerToken").Call(kv.Clone()))
+			kv := jen.Id(fmt.Sprintf("k%d", i))
+			elem = jen.Id(fmt.Sprintf("v%d", i))
+			loop = jen.For(jen.List(kv.Clone(), elem.Clone()).Op(":=").Range().Add(expr.Clone()))
+			nptr, nargs = ptr+"/%s", append(append([]jen.Code{}, args...), jen.Qual(WirePath, "PointerToken").Call(kv.Clone()))
 		}
 		inner := e.gateWalk(g, capFn, elem.Clone(), st.Ref, i+1, nptr, nargs)
 		if elemPtr {
-			inner = []Code{If(elem.Clone().Op("!=").Nil()).Block(inner...)}
+			inner = []jen.Code{jen.If(elem.Clone().Op("!=").Nil()).Block(inner...)}
 		}
-		return []Code{loop.Block(inner...)}
+		return []jen.Code{loop.Block(inner...)}
 	}
 	// A member, maybe reached through union variants.
-	bases := []*Statement{expr.Clone()}
-	var guards []*Statement
+	bases := []*jen.Statement{expr.Clone()}
+	var guards []*jen.Statement
 	if st.Union != nil {
 		bases, guards = nil, nil
 		holder := expr.Clone()
@@ -237,36 +237,36 @@ func (e *emitter) gateWalk(g *ir.Gate, capFn string, expr *Statement, cur *ir.Re
 			guards = append(guards, holder.Clone().Dot(v.Name).Op("!=").Nil())
 		}
 	}
-	var out []Code
+	var out []jen.Code
 	for bi, base := range bases {
 		val := base.Clone().Dot(st.Field.Name)
 		nptr := ptr + "/" + jsonpointer.Escape(st.JSON)
 		next := val.Clone()
-		var guard *Statement
+		var guard *jen.Statement
 		switch {
 		case fieldPtr(st.Field):
 			guard = val.Clone().Op("!=").Nil()
 			if namedType(st.Field.Ref) == nil || (g.EnumValue != nil && i == len(g.Steps)-1) {
-				next = Op("*").Add(val.Clone())
+				next = jen.Op("*").Add(val.Clone())
 			}
 		case nilable(st.Field.Ref) && !st.Field.Required:
 			guard = val.Clone().Op("!=").Nil()
 		}
-		var inner []Code
+		var inner []jen.Code
 		if g.Row.Require && i == len(g.Steps)-1 {
 			// Inverse rule: advertised capability, absent member.
 			if guard == nil {
 				continue // a value member is always present
 			}
-			inner = []Code{If(val.Clone().Op("==").Nil().Op("&&").Id("n").Dot(capFn).Call()).Block(record(nptr, args))}
+			inner = []jen.Code{jen.If(val.Clone().Op("==").Nil().Op("&&").Id("n").Dot(capFn).Call()).Block(record(nptr, args))}
 		} else {
 			inner = e.gateWalk(g, capFn, next, st.Ref, i+1, nptr, args)
 			if guard != nil {
-				inner = []Code{If(guard).Block(inner...)}
+				inner = []jen.Code{jen.If(guard).Block(inner...)}
 			}
 		}
 		if guards != nil {
-			inner = []Code{If(guards[bi]).Block(inner...)}
+			inner = []jen.Code{jen.If(guards[bi]).Block(inner...)}
 		}
 		out = append(out, inner...)
 	}
@@ -275,13 +275,13 @@ func (e *emitter) gateWalk(g *ir.Gate, capFn string, expr *Statement, cur *ir.Re
 
 // gatesTest emits one positive and one negative test per resolved gate: a
 // typed message that uses the gated thing, built along the gate's path.
-func (e *emitter) gatesTest(f *File) {
+func (e *emitter) gatesTest(f *jen.File) {
 	caps, _ := e.capFuncs()
-	var capRows []Code
+	var capRows []jen.Code
 	for _, c := range caps {
-		capRows = append(capRows, Values(Dict{Id("Path"): Lit(c.Dotted), Id("Bool"): Lit(c.Bool), Id("InResult"): Lit(c.InResult)}))
+		capRows = append(capRows, jen.Values(jen.Dict{jen.Id("Path"): jen.Lit(c.Dotted), jen.Id("Bool"): jen.Lit(c.Bool), jen.Id("InResult"): jen.Lit(c.InResult)}))
 	}
-	var cases []Code
+	var cases []jen.Code
 	for _, g := range e.o.Gates {
 		value, ptr := e.gateValue(g, namedRef(g.Root), 0)
 		if g.Row.Require {
@@ -292,28 +292,28 @@ func (e *emitter) gatesTest(f *File) {
 		if g.Row.Result {
 			check = "CheckResult"
 		}
-		d := Dict{
-			Id("Gate"):       Lit(ir.GateString(g.Row)),
-			Id("Capability"): Lit(g.Cap.Dotted),
-			Id("Pointer"):    Lit(ptr),
-			Id("Require"):    Lit(g.Row.Require),
-			Id("Check"): Func().Params(Id("ng").Qual(TestPath, "Negotiation")).Params(Index().Qual(WirePath, "GateViolation"), Error()).Block(
-				List(Id("n"), Err()).Op(":=").Id("negotiated").Call(Id("ng")),
-				If(Err().Op("!=").Nil()).Block(Return(Nil(), Err())),
-				Id("v").Op(":=").Add(value),
-				Return(Id("n").Dot(check).Call(Lit(g.Method.Wire), Op("&").Id("v")), Nil()),
+		d := jen.Dict{
+			jen.Id("Gate"):       jen.Lit(ir.GateString(g.Row)),
+			jen.Id("Capability"): jen.Lit(g.Cap.Dotted),
+			jen.Id("Pointer"):    jen.Lit(ptr),
+			jen.Id("Require"):    jen.Lit(g.Row.Require),
+			jen.Id("Check"): jen.Func().Params(jen.Id("ng").Qual(TestPath, "Negotiation")).Params(jen.Index().Qual(WirePath, "GateViolation"), jen.Error()).Block(
+				jen.List(jen.Id("n"), jen.Err()).Op(":=").Id("negotiated").Call(jen.Id("ng")),
+				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+				jen.Id("v").Op(":=").Add(value),
+				jen.Return(jen.Id("n").Dot(check).Call(jen.Lit(g.Method.Wire), jen.Op("&").Id("v")), jen.Nil()),
 			),
 		}
 		if len(g.Steps) == 0 && g.Variant == nil && g.EnumValue == nil {
-			d[Id("Method")] = Lit(g.Method.Wire)
-			d[Id("Allowed")] = Func().Params(Id("ng").Qual(TestPath, "Negotiation"), Id("method").String()).Params(Bool(), String(), Error()).Block(
-				List(Id("n"), Err()).Op(":=").Id("negotiated").Call(Id("ng")),
-				If(Err().Op("!=").Nil()).Block(Return(False(), Lit(""), Err())),
-				List(Id("ok"), Id("need")).Op(":=").Id("n").Dot("AllowsMethod").Call(Id("method")),
-				Return(Id("ok"), Id("need"), Nil()),
+			d[jen.Id("Method")] = jen.Lit(g.Method.Wire)
+			d[jen.Id("Allowed")] = jen.Func().Params(jen.Id("ng").Qual(TestPath, "Negotiation"), jen.Id("method").String()).Params(jen.Bool(), jen.String(), jen.Error()).Block(
+				jen.List(jen.Id("n"), jen.Err()).Op(":=").Id("negotiated").Call(jen.Id("ng")),
+				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.False(), jen.Lit(""), jen.Err())),
+				jen.List(jen.Id("ok"), jen.Id("need")).Op(":=").Id("n").Dot("AllowsMethod").Call(jen.Id("method")),
+				jen.Return(jen.Id("ok"), jen.Id("need"), jen.Nil()),
 			)
 		}
-		cases = append(cases, Values(d))
+		cases = append(cases, jen.Values(d))
 	}
 	initReq, initResp := e.m.Initialize().Params.Name, e.m.Initialize().Result.Name
 	// The base negotiation speaks this package's version, when initialize carries one.
@@ -321,39 +321,39 @@ func (e *emitter) gatesTest(f *File) {
 	if v := e.m.Version; v.Negotiated() {
 		reqOver[v.Params.JSON], respOver[v.Result.JSON] = e.o.ProtocolVersion, e.o.ProtocolVersion
 	}
-	f.Func().Id("negotiated").Params(Id("ng").Qual(TestPath, "Negotiation")).Params(Op("*").Id("Negotiated"), Error()).Block(
-		Id("n").Op(":=").Op("&").Id("Negotiated").Values(Dict{Id("Request"): New(Id(initReq)), Id("Response"): New(Id(initResp))}),
-		If(Err().Op(":=").Qual(WirePath, "Decode").Call(Id("ng").Dot("Request"), Id("n").Dot("Request"), Qual(WirePath, "Strict")), Err().Op("!=").Nil()).Block(Return(Nil(), Err())),
-		Return(Id("n"), Qual(WirePath, "Decode").Call(Id("ng").Dot("Response"), Id("n").Dot("Response"), Qual(WirePath, "Strict"))),
+	f.Func().Id("negotiated").Params(jen.Id("ng").Qual(TestPath, "Negotiation")).Params(jen.Op("*").Id("Negotiated"), jen.Error()).Block(
+		jen.Id("n").Op(":=").Op("&").Id("Negotiated").Values(jen.Dict{jen.Id("Request"): jen.New(jen.Id(initReq)), jen.Id("Response"): jen.New(jen.Id(initResp))}),
+		jen.If(jen.Err().Op(":=").Qual(WirePath, "Decode").Call(jen.Id("ng").Dot("Request"), jen.Id("n").Dot("Request"), jen.Qual(WirePath, "Strict")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Return(jen.Id("n"), jen.Qual(WirePath, "Decode").Call(jen.Id("ng").Dot("Response"), jen.Id("n").Dot("Response"), jen.Qual(WirePath, "Strict"))),
 	)
-	f.Func().Id("TestGates").Params(Id("t").Op("*").Qual("testing", "T")).Block(
-		Qual(TestPath, "Gates").Call(Id("t"), Qual(TestPath, "GateTable").Values(Dict{
-			Id("Base"): Qual(TestPath, "Negotiation").Values(Dict{
-				Id("Request"):  Index().Byte().Parens(Lit(string(minimalJSON(e.m.Initialize().Params, reqOver)))),
-				Id("Response"): Index().Byte().Parens(Lit(string(minimalJSON(e.m.Initialize().Result, respOver)))),
+	f.Func().Id("TestGates").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+		jen.Qual(TestPath, "Gates").Call(jen.Id("t"), jen.Qual(TestPath, "GateTable").Values(jen.Dict{
+			jen.Id("Base"): jen.Qual(TestPath, "Negotiation").Values(jen.Dict{
+				jen.Id("Request"):  jen.Index().Byte().Parens(jen.Lit(string(minimalJSON(e.m.Initialize().Params, reqOver)))),
+				jen.Id("Response"): jen.Index().Byte().Parens(jen.Lit(string(minimalJSON(e.m.Initialize().Result, respOver)))),
 			}),
-			Id("Capabilities"): Index().Qual(TestPath, "Capability").Values(capRows...),
-			Id("Cases"):        Index().Qual(TestPath, "GateCase").Values(cases...),
+			jen.Id("Capabilities"): jen.Index().Qual(TestPath, "Capability").Values(capRows...),
+			jen.Id("Cases"):        jen.Index().Qual(TestPath, "GateCase").Values(cases...),
 		})),
 	)
 	f.Comment("ptr returns a pointer to a copy of v.")
-	f.Func().Id("ptr").Types(Id("T").Any()).Params(Id("v").Id("T")).Op("*").Id("T").Block(Return(Op("&").Id("v")))
+	f.Func().Id("ptr").Types(jen.Id("T").Any()).Params(jen.Id("v").Id("T")).Op("*").Id("T").Block(jen.Return(jen.Op("&").Id("v")))
 }
 
 // gateValue builds a Go expression of shape cur whose value reaches the gated
 // thing from step i, and the JSON pointer the violation will carry.
-func (e *emitter) gateValue(g *ir.Gate, cur *ir.Ref, i int) (*Statement, string) {
+func (e *emitter) gateValue(g *ir.Gate, cur *ir.Ref, i int) (*jen.Statement, string) {
 	t := namedType(cur)
 	if i == len(g.Steps) {
 		switch {
 		case g.Variant != nil:
-			v := Id(g.Union.Name).Values(Dict{Id(g.Variant.Name): Op("&").Id(g.Variant.Payload.Type.Name).Values()})
+			v := jen.Id(g.Union.Name).Values(jen.Dict{jen.Id(g.Variant.Name): jen.Op("&").Id(g.Variant.Payload.Type.Name).Values()})
 			if t.Kind == ir.Struct {
-				return Id(t.Name).Values(Dict{Id(g.Union.FieldName()): v}), ""
+				return jen.Id(t.Name).Values(jen.Dict{jen.Id(g.Union.FieldName()): v}), ""
 			}
 			return v, ""
 		case g.EnumValue != nil:
-			return Id(g.EnumValue.Name), ""
+			return jen.Id(g.EnumValue.Name), ""
 		}
 		return e.zeroValue(cur), ""
 	}
@@ -365,50 +365,50 @@ func (e *emitter) gateValue(g *ir.Gate, cur *ir.Ref, i int) (*Statement, string)
 			r = t.Target
 		}
 		if r.ElemNullable && pointerable(r.Elem) {
-			inner = Id("ptr").Call(inner)
+			inner = jen.Id("ptr").Call(inner)
 		}
 		if st.Kind == ir.StepItems {
 			return goType(cur).Values(inner), "/0" + rest
 		}
-		return goType(cur).Values(Dict{Lit("k"): inner}), "/k" + rest
+		return goType(cur).Values(jen.Dict{jen.Lit("k"): inner}), "/k" + rest
 	}
 	if fieldPtr(st.Field) {
-		inner = Id("ptr").Call(inner)
+		inner = jen.Id("ptr").Call(inner)
 	}
-	member := Dict{Id(st.Field.Name): inner}
+	member := jen.Dict{jen.Id(st.Field.Name): inner}
 	ptr := "/" + jsonpointer.Escape(st.JSON) + rest
 	if st.Union == nil {
-		return Id(t.Name).Values(member), ptr
+		return jen.Id(t.Name).Values(member), ptr
 	}
 	v := st.Via[0]
-	u := Id(st.Union.Name).Values(Dict{Id(v.Name): Op("&").Id(v.Payload.Type.Name).Values(member)})
+	u := jen.Id(st.Union.Name).Values(jen.Dict{jen.Id(v.Name): jen.Op("&").Id(v.Payload.Type.Name).Values(member)})
 	if t.Kind == ir.Struct {
-		return Id(t.Name).Values(Dict{Id(st.Union.FieldName()): u}), ptr
+		return jen.Id(t.Name).Values(jen.Dict{jen.Id(st.Union.FieldName()): u}), ptr
 	}
 	return u, ptr
 }
 
 // zeroValue is a present value of shape r: non-nil for slices and maps, so
 // presence gates see it.
-func (e *emitter) zeroValue(r *ir.Ref) *Statement {
+func (e *emitter) zeroValue(r *ir.Ref) *jen.Statement {
 	switch r.Kind {
 	case ir.Array, ir.Map:
 		return goType(r).Values()
 	case ir.String:
-		return Lit("")
+		return jen.Lit("")
 	case ir.Bool:
-		return False()
+		return jen.False()
 	case ir.Int, ir.Float:
-		return goType(r).Call(Lit(0))
+		return goType(r).Call(jen.Lit(0))
 	case ir.Raw, ir.Routed:
-		return Qual(WirePath, "Raw").Call(Lit("{}"))
+		return jen.Qual(WirePath, "Raw").Call(jen.Lit("{}"))
 	}
 	t := namedType(r)
 	if t.Kind == ir.Alias && nilable(t.Target) {
-		return Id(r.Type.Name).Values()
+		return jen.Id(r.Type.Name).Values()
 	}
 	if t.Kind == ir.Alias || t.Kind == ir.Enum {
-		return Op("*").New(Id(r.Type.Name))
+		return jen.Op("*").New(jen.Id(r.Type.Name))
 	}
-	return Id(r.Type.Name).Values()
+	return jen.Id(r.Type.Name).Values()
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/acpgen/acpgen/generator/ir"
-	. "github.com/dave/jennifer/jen"
+	"github.com/dave/jennifer/jen"
 )
 
 // The union API beyond the variant fields: the Unknown variant of closed
@@ -115,13 +115,13 @@ func (e *emitter) kindType(u *ir.Union) string {
 }
 
 // unionAPI emits u's Kind type, constants and method.
-func (e *emitter) unionAPI(u *ir.Union) Code {
+func (e *emitter) unionAPI(u *ir.Union) jen.Code {
 	kt := e.kindType(u)
 	if kt == "" {
-		return Null()
+		return jen.Null()
 	}
-	out := Null()
-	var consts, cases []Code
+	out := jen.Null()
+	var consts, cases []jen.Code
 	if stringKind(u) {
 		out.Comment(fmt.Sprintf("%s is the %s of a %s: which variant it holds.", kt, u.Discriminator, u.Name)).Line().
 			Type().Id(kt).String().Line().Line()
@@ -129,67 +129,67 @@ func (e *emitter) unionAPI(u *ir.Union) Code {
 			if v.Role != ir.Tagged {
 				continue
 			}
-			consts = append(consts, Comment(fmt.Sprintf("%s is the %s of the %s variant.", kt+v.Name, u.Discriminator, v.Name)),
-				Id(kt+v.Name).Id(kt).Op("=").Lit(v.Tag))
-			cases = append(cases, Case(Id("v").Dot(v.Name).Op("!=").Nil()).Block(Return(Id(kt+v.Name))))
+			consts = append(consts, jen.Comment(fmt.Sprintf("%s is the %s of the %s variant.", kt+v.Name, u.Discriminator, v.Name)),
+				jen.Id(kt+v.Name).Id(kt).Op("=").Lit(v.Tag))
+			cases = append(cases, jen.Case(jen.Id("v").Dot(v.Name).Op("!=").Nil()).Block(jen.Return(jen.Id(kt+v.Name))))
 		}
 		for _, v := range u.Variants {
 			if v.Role == ir.CatchAll {
-				cases = append(cases, Case(Id("v").Dot(v.Name).Op("!=").Nil()).Block(Return(Id(kt).Call(Id("v").Dot(v.Name).Dot(tagField(u, v))))))
+				cases = append(cases, jen.Case(jen.Id("v").Dot(v.Name).Op("!=").Nil()).Block(jen.Return(jen.Id(kt).Call(jen.Id("v").Dot(v.Name).Dot(tagField(u, v))))))
 			}
 		}
 		if keepsUnknown(u) {
-			cases = append(cases, Case(Id("v").Dot(unknownField).Op("!=").Nil()).Block(Return(Id(kt).Call(Id("v").Dot(unknownField).Dot("Tag")))))
+			cases = append(cases, jen.Case(jen.Id("v").Dot(unknownField).Op("!=").Nil()).Block(jen.Return(jen.Id(kt).Call(jen.Id("v").Dot(unknownField).Dot("Tag")))))
 		}
 		out.Const().Defs(consts...).Line().Line()
 		doc := fmt.Sprintf("Kind reports the variant v holds as its %s: a constant %s..., or the tag as received for a variant this version does not know; \"\" when no variant is set. With several set (which Validate reports) it is the first.", u.Discriminator, kt)
 		out.Comment(doc).Line().
-			Func().Params(Id("v").Id(u.Name)).Id("Kind").Params().Id(kt).Block(Switch().Block(cases...), Return(Lit("")))
+			Func().Params(jen.Id("v").Id(u.Name)).Id("Kind").Params().Id(kt).Block(jen.Switch().Block(cases...), jen.Return(jen.Lit("")))
 		return out
 	}
-	var names []Code
+	var names []jen.Code
 	for i, v := range u.Variants {
-		c := Id(kt + v.Name)
+		c := jen.Id(kt + v.Name)
 		if i == 0 {
 			c = c.Id(kt).Op("=").Iota().Op("+").Lit(1)
 		}
-		consts = append(consts, Comment(fmt.Sprintf("%s is the %s variant.", kt+v.Name, v.Name)), c)
-		set := Id("v").Dot(v.Name).Op("!=").Nil()
+		consts = append(consts, jen.Comment(fmt.Sprintf("%s is the %s variant.", kt+v.Name, v.Name)), c)
+		set := jen.Id("v").Dot(v.Name).Op("!=").Nil()
 		if v.Null {
-			set = Id("v").Dot(v.Name)
+			set = jen.Id("v").Dot(v.Name)
 		}
-		cases = append(cases, Case(set).Block(Return(Id(kt+v.Name))))
-		names = append(names, Case(Id(kt+v.Name)).Block(Return(Lit(v.Name))))
+		cases = append(cases, jen.Case(set).Block(jen.Return(jen.Id(kt+v.Name))))
+		names = append(names, jen.Case(jen.Id(kt+v.Name)).Block(jen.Return(jen.Lit(v.Name))))
 	}
 	if keepsUnknown(u) {
-		consts = append(consts, Comment(fmt.Sprintf("%sUnknown is a variant whose %s this version does not know (see %s.Unknown).", kt, u.Discriminator, u.Name)), Id(kt+"Unknown"))
-		cases = append(cases, Case(Id("v").Dot(unknownField).Op("!=").Nil()).Block(Return(Id(kt+"Unknown"))))
-		names = append(names, Case(Id(kt+"Unknown")).Block(Return(Lit("Unknown"))))
+		consts = append(consts, jen.Comment(fmt.Sprintf("%sUnknown is a variant whose %s this version does not know (see %s.Unknown).", kt, u.Discriminator, u.Name)), jen.Id(kt+"Unknown"))
+		cases = append(cases, jen.Case(jen.Id("v").Dot(unknownField).Op("!=").Nil()).Block(jen.Return(jen.Id(kt+"Unknown"))))
+		names = append(names, jen.Case(jen.Id(kt+"Unknown")).Block(jen.Return(jen.Lit("Unknown"))))
 	}
 	out.Comment(fmt.Sprintf("%s says which variant a %s holds; the zero value means none.", kt, u.Name)).Line().
 		Type().Id(kt).Int().Line().Line().
 		Const().Defs(consts...).Line().Line().
 		Comment("String returns the variant's field name, or \"\" for the zero value.").Line().
-		Func().Params(Id("k").Id(kt)).Id("String").Params().String().Block(Switch(Id("k")).Block(names...), Return(Lit(""))).Line().Line().
+		Func().Params(jen.Id("k").Id(kt)).Id("String").Params().String().Block(jen.Switch(jen.Id("k")).Block(names...), jen.Return(jen.Lit(""))).Line().Line().
 		Comment("Kind reports the variant v holds; 0 when none is set. With several set (which Validate reports) it is the first.").Line().
-		Func().Params(Id("v").Id(u.Name)).Id("Kind").Params().Id(kt).Block(Switch().Block(cases...), Return(Lit(0)))
+		Func().Params(jen.Id("v").Id(u.Name)).Id("Kind").Params().Id(kt).Block(jen.Switch().Block(cases...), jen.Return(jen.Lit(0)))
 	return out
 }
 
 // unionValue emits u's Value method: the set variant's payload, for a type
 // switch.
-func unionValue(u *ir.Union) Code {
-	var cases []Code
+func unionValue(u *ir.Union) jen.Code {
+	var cases []jen.Code
 	null := ""
 	for _, v := range u.Variants {
 		if v.Null {
 			null = v.Name
 			continue
 		}
-		cases = append(cases, Case(Id("v").Dot(v.Name).Op("!=").Nil()).Block(Return(Id("v").Dot(v.Name))))
+		cases = append(cases, jen.Case(jen.Id("v").Dot(v.Name).Op("!=").Nil()).Block(jen.Return(jen.Id("v").Dot(v.Name))))
 	}
 	if keepsUnknown(u) {
-		cases = append(cases, Case(Id("v").Dot(unknownField).Op("!=").Nil()).Block(Return(Id("v").Dot(unknownField))))
+		cases = append(cases, jen.Case(jen.Id("v").Dot(unknownField).Op("!=").Nil()).Block(jen.Return(jen.Id("v").Dot(unknownField))))
 	}
 	doc := "Value returns the payload of the variant v holds, for a type switch"
 	if keepsUnknown(u) {
@@ -200,51 +200,51 @@ func unionValue(u *ir.Union) Code {
 		doc += " or " + null + " (the JSON null; see Kind)"
 	}
 	doc += ". With several set (which Validate reports) it is the first."
-	body := []Code{Return(Nil())}
+	body := []jen.Code{jen.Return(jen.Nil())}
 	if len(cases) > 0 {
-		body = []Code{Switch().Block(cases...), Return(Nil())}
+		body = []jen.Code{jen.Switch().Block(cases...), jen.Return(jen.Nil())}
 	}
-	return Comment(doc).Line().Func().Params(Id("v").Id(u.Name)).Id("Value").Params().Any().Block(body...)
+	return jen.Comment(doc).Line().Func().Params(jen.Id("v").Id(u.Name)).Id("Value").Params().Any().Block(body...)
 }
 
 // variantsCheck is the end of a union's validate: exactly one variant set,
 // else a violation that also makes MarshalJSON fail.
-func variantsCheck(u *ir.Union) Code {
+func variantsCheck(u *ir.Union) jen.Code {
 	var names []string
-	args := []Code{Lit(u.Name), Nil()}
+	args := []jen.Code{jen.Lit(u.Name), jen.Nil()}
 	for _, v := range u.Variants {
 		names = append(names, v.Name)
-		set := Id("x").Dot(v.Name).Op("!=").Nil()
+		set := jen.Id("x").Dot(v.Name).Op("!=").Nil()
 		if v.Null {
-			set = Id("x").Dot(v.Name)
+			set = jen.Id("x").Dot(v.Name)
 		}
 		args = append(args, set)
 	}
 	if keepsUnknown(u) {
-		args = append(args, Id("x").Dot(unknownField).Op("!=").Nil())
+		args = append(args, jen.Id("x").Dot(unknownField).Op("!=").Nil())
 	}
-	args[1] = Lit(strings.Join(names, ", "))
-	return If(Id("n").Op("!=").Lit(1)).Block(Id("v").Dot("Variants").Call(args...))
+	args[1] = jen.Lit(strings.Join(names, ", "))
+	return jen.If(jen.Id("n").Op("!=").Lit(1)).Block(jen.Id("v").Dot("Variants").Call(args...))
 }
 
 // unknownValidate checks the Unknown variant: reported as unknown (unless a
 // received message is checked leniently), or as misplaced when its tag is known.
-func unknownValidate(u *ir.Union) Code {
-	var known []Code
+func unknownValidate(u *ir.Union) jen.Code {
+	var known []jen.Code
 	for _, o := range u.Variants {
 		if o.Role == ir.Tagged {
-			known = append(known, Lit(o.Tag))
+			known = append(known, jen.Lit(o.Tag))
 		}
 	}
-	tag := Id("x").Dot(unknownField).Dot("Tag")
-	isKnown := Lit(false)
+	tag := jen.Id("x").Dot(unknownField).Dot("Tag")
+	isKnown := jen.Lit(false)
 	if len(known) > 0 {
-		isKnown = Id("known")
+		isKnown = jen.Id("known")
 	}
-	body := []Code{Id("n").Op("++")}
+	body := []jen.Code{jen.Id("n").Op("++")}
 	if len(known) > 0 {
-		body = append(body, Id("known").Op(":=").False(), Switch(tag.Clone()).Block(Case(known...).Block(Id("known").Op("=").True())))
+		body = append(body, jen.Id("known").Op(":=").False(), jen.Switch(tag.Clone()).Block(jen.Case(known...).Block(jen.Id("known").Op("=").True())))
 	}
-	body = append(body, Id("v").Dot("UnknownVariant").Call(Lit(u.Discriminator), tag.Clone(), isKnown))
-	return If(Id("x").Dot(unknownField).Op("!=").Nil()).Block(body...)
+	body = append(body, jen.Id("v").Dot("UnknownVariant").Call(jen.Lit(u.Discriminator), tag.Clone(), isKnown))
+	return jen.If(jen.Id("x").Dot(unknownField).Op("!=").Nil()).Block(body...)
 }

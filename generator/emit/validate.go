@@ -6,41 +6,41 @@ import (
 	"strings"
 
 	"github.com/acpgen/acpgen/generator/ir"
-	. "github.com/dave/jennifer/jen"
+	"github.com/dave/jennifer/jen"
 )
 
 // validators emits Validate/validate for every type. Validation is separate
 // from decoding so values built in Go are checked the same way; it walks the
 // whole value and reports every violation with its JSON pointer.
-func (e *emitter) validators(f *File) {
+func (e *emitter) validators(f *jen.File) {
 	for _, t := range e.m.Types {
 		if t.Kind == ir.Alias && t.Target.Kind == ir.Named {
 			continue // a Go alias shares its target's methods
 		}
-		var body []Code
+		var body []jen.Code
 		switch t.Kind {
 		case ir.Struct:
 			body = e.structValidate(t)
 			if t.Union != nil {
-				body = append(body, Id("x").Dot(t.Union.FieldName()).Dot("validate").Call(Id("v")))
+				body = append(body, jen.Id("x").Dot(t.Union.FieldName()).Dot("validate").Call(jen.Id("v")))
 			}
 		case ir.ObjectUnion, ir.ValueUnion:
 			body = e.unionValidate(t.Union)
 		case ir.Enum:
 			body = e.enumValidate(t)
 		case ir.Alias:
-			body = e.valueValidate(t.Target, goType(t.Target).Call(Op("*").Id("x")), false)
+			body = e.valueValidate(t.Target, goType(t.Target).Call(jen.Op("*").Id("x")), false)
 		}
 		f.Comment(fmt.Sprintf("Validate reports every way x breaks the schema of %s, each with the JSON pointer of the offending value.", t.Name))
-		f.Func().Params(Id("x").Op("*").Id(t.Name)).Id("Validate").Params().Error().Block(
-			Var().Id("v").Qual(WirePath, "Validator"),
-			Id("x").Dot("validate").Call(Op("&").Id("v")),
-			Return(Id("v").Dot("Err").Call()),
+		f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("Validate").Params().Error().Block(
+			jen.Var().Id("v").Qual(WirePath, "Validator"),
+			jen.Id("x").Dot("validate").Call(jen.Op("&").Id("v")),
+			jen.Return(jen.Id("v").Dot("Err").Call()),
 		)
-		f.Func().Params(Id("x").Op("*").Id(t.Name)).Id("validate").Params(Id("v").Op("*").Qual(WirePath, "Validator")).Block(body...)
+		f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("validate").Params(jen.Id("v").Op("*").Qual(WirePath, "Validator")).Block(body...)
 		f.Line()
 		if t.Kind == ir.Struct && t.Union != nil {
-			f.Func().Params(Id("x").Op("*").Id(t.Union.Name)).Id("validate").Params(Id("v").Op("*").Qual(WirePath, "Validator")).Block(e.unionValidate(t.Union)...)
+			f.Func().Params(jen.Id("x").Op("*").Id(t.Union.Name)).Id("validate").Params(jen.Id("v").Op("*").Qual(WirePath, "Validator")).Block(e.unionValidate(t.Union)...)
 			f.Line()
 		}
 	}
@@ -49,7 +49,7 @@ func (e *emitter) validators(f *File) {
 	}
 	e.flushHelpers(f)
 	for _, p := range e.patterns {
-		f.Var().Id(p.name).Op("=").Qual("regexp", "MustCompile").Call(Lit(p.re))
+		f.Var().Id(p.name).Op("=").Qual("regexp", "MustCompile").Call(jen.Lit(p.re))
 	}
 }
 
@@ -66,20 +66,20 @@ func (e *emitter) patternVar(re string) string {
 	return name
 }
 
-func (e *emitter) structValidate(t *ir.Type) []Code {
-	var out []Code
+func (e *emitter) structValidate(t *ir.Type) []jen.Code {
+	var out []jen.Code
 	for _, fl := range t.Fields {
-		x := Id("x").Dot(fl.Name)
+		x := jen.Id("x").Dot(fl.Name)
 		switch {
 		case fieldPtr(fl):
 			checks := e.valueValidate(fl.Ref, derefIfScalar(fl.Ref, x.Clone()), true)
 			if len(checks) > 0 {
-				out = append(out, If(x.Clone().Op("!=").Nil()).Block(wrapPush(fl.JSON, checks)...))
+				out = append(out, jen.If(x.Clone().Op("!=").Nil()).Block(wrapPush(fl.JSON, checks)...))
 			}
 		case nilable(fl.Ref) && !fl.Required:
 			checks := e.valueValidate(fl.Ref, x.Clone(), false)
 			if len(checks) > 0 {
-				out = append(out, If(x.Clone().Op("!=").Nil()).Block(wrapPush(fl.JSON, checks)...))
+				out = append(out, jen.If(x.Clone().Op("!=").Nil()).Block(wrapPush(fl.JSON, checks)...))
 			}
 		default:
 			out = append(out, wrapPush(fl.JSON, e.valueValidate(fl.Ref, x.Clone(), false))...)
@@ -88,36 +88,36 @@ func (e *emitter) structValidate(t *ir.Type) []Code {
 	out = append(out, e.structRules(t)...)
 	// An unknown member named like a declared one would be encoded twice.
 	if len(t.Fields) > 0 {
-		var names []Code
+		var names []jen.Code
 		for _, fl := range t.Fields {
-			names = append(names, Lit(fl.JSON))
+			names = append(names, jen.Lit(fl.JSON))
 		}
-		out = append(out, For(List(Id("_"), Id("u")).Op(":=").Range().Id("x").Dot("Unknown")).Block(
-			Switch(Id("u").Dot("Name")).Block(Case(names...).Block(
-				Id("v").Dot("AddAt").Call(Id("u").Dot("Name"), Lit("is a declared member; set its field instead of Unknown")))),
+		out = append(out, jen.For(jen.List(jen.Id("_"), jen.Id("u")).Op(":=").Range().Id("x").Dot("Unknown")).Block(
+			jen.Switch(jen.Id("u").Dot("Name")).Block(jen.Case(names...).Block(
+				jen.Id("v").Dot("AddAt").Call(jen.Id("u").Dot("Name"), jen.Lit("is a declared member; set its field instead of Unknown")))),
 		))
 	}
 	return out
 }
 
-func wrapPush(key string, checks []Code) []Code {
+func wrapPush(key string, checks []jen.Code) []jen.Code {
 	if len(checks) == 0 {
 		return nil
 	}
-	out := []Code{Id("v").Dot("Push").Call(Lit(key))}
+	out := []jen.Code{jen.Id("v").Dot("Push").Call(jen.Lit(key))}
 	out = append(out, checks...)
-	return append(out, Id("v").Dot("Pop").Call())
+	return append(out, jen.Id("v").Dot("Pop").Call())
 }
 
 // valueValidate checks a value of shape r at the current position. ptr says
 // expr is a pointer to a named type (whose validate has a pointer receiver anyway).
-func (e *emitter) valueValidate(r *ir.Ref, expr *Statement, ptr bool) []Code {
+func (e *emitter) valueValidate(r *ir.Ref, expr *jen.Statement, ptr bool) []jen.Code {
 	return e.checksOf(r, expr, "")
 }
 
 // checksOf checks a value of shape r; subject prefixes the reasons of
 // scalar checks ("name " when the value is a member name).
-func (e *emitter) checksOf(r *ir.Ref, expr *Statement, subject string) []Code {
+func (e *emitter) checksOf(r *ir.Ref, expr *jen.Statement, subject string) []jen.Code {
 	c := &checks{e: e, subject: subject}
 	switch r.Kind {
 	case ir.String:
@@ -127,27 +127,27 @@ func (e *emitter) checksOf(r *ir.Ref, expr *Statement, subject string) []Code {
 	case ir.Float:
 		c.floatChecks(r, expr)
 	case ir.Raw, ir.Routed:
-		c.add(Len(expr.Clone()).Op(">").Lit(0).Op("&&").Op("!").Qual(WirePath, "Valid").Call(expr.Clone()), "is not valid JSON")
+		c.add(jen.Len(expr.Clone()).Op(">").Lit(0).Op("&&").Op("!").Qual(WirePath, "Valid").Call(expr.Clone()), "is not valid JSON")
 		if r.Kind == ir.Routed {
 			c.out = append(c.out, e.routedValidate(r, expr)...)
 		}
 	case ir.Array:
 		c.arrayChecks(r, expr)
-		elem := e.elemValidate(r, expr.Clone().Index(Id("i")))
+		elem := e.elemValidate(r, expr.Clone().Index(jen.Id("i")))
 		if len(elem) > 0 {
-			c.out = append(c.out, For(Id("i").Op(":=").Range().Add(expr.Clone())).Block(
-				append(append([]Code{Id("v").Dot("PushIndex").Call(Id("i"))}, elem...), Id("v").Dot("Pop").Call())...))
+			c.out = append(c.out, jen.For(jen.Id("i").Op(":=").Range().Add(expr.Clone())).Block(
+				append(append([]jen.Code{jen.Id("v").Dot("PushIndex").Call(jen.Id("i"))}, elem...), jen.Id("v").Dot("Pop").Call())...))
 		}
 	case ir.Map:
-		elem := e.elemValidate(r, Id("val"))
+		elem := e.elemValidate(r, jen.Id("val"))
 		if len(elem) > 0 {
-			c.out = append(c.out, For(List(Id("k"), Id("val")).Op(":=").Range().Add(expr.Clone())).Block(
-				append(append([]Code{Id("v").Dot("Push").Call(Id("k"))}, elem...), Id("v").Dot("Pop").Call())...))
+			c.out = append(c.out, jen.For(jen.List(jen.Id("k"), jen.Id("val")).Op(":=").Range().Add(expr.Clone())).Block(
+				append(append([]jen.Code{jen.Id("v").Dot("Push").Call(jen.Id("k"))}, elem...), jen.Id("v").Dot("Pop").Call())...))
 		}
 		c.out = append(c.out, e.mapRules(r.Rules, expr)...)
 	case ir.Named:
 		if needsValidate(r.Type) {
-			c.out = append(c.out, expr.Clone().Dot("validate").Call(Id("v")))
+			c.out = append(c.out, expr.Clone().Dot("validate").Call(jen.Id("v")))
 		}
 	}
 	c.enumCheck(r, expr)
@@ -158,23 +158,23 @@ func (e *emitter) checksOf(r *ir.Ref, expr *Statement, subject string) []Code {
 type checks struct {
 	e       *emitter
 	subject string
-	out     []Code
+	out     []jen.Code
 }
 
-func (c *checks) add(cond *Statement, reason string) {
-	c.out = append(c.out, If(cond).Block(Id("v").Dot("Add").Call(Lit(c.subject+reason))))
+func (c *checks) add(cond *jen.Statement, reason string) {
+	c.out = append(c.out, jen.If(cond).Block(jen.Id("v").Dot("Add").Call(jen.Lit(c.subject+reason))))
 }
 
-func (c *checks) stringChecks(r *ir.Ref, expr *Statement) {
+func (c *checks) stringChecks(r *ir.Ref, expr *jen.Statement) {
 	if r.Const != nil {
 		c.add(expr.Clone().Op("!=").Lit(r.Const.String), fmt.Sprintf("must be %q", r.Const.String))
 	}
 	if r.MinLength != nil && *r.MinLength > 0 {
-		c.add(Qual(WirePath, "RuneCount").Call(expr.Clone()).Op("<").Lit(*r.MinLength),
+		c.add(jen.Qual(WirePath, "RuneCount").Call(expr.Clone()).Op("<").Lit(*r.MinLength),
 			fmt.Sprintf("must be at least %d character%s long", *r.MinLength, plural(*r.MinLength)))
 	}
 	if r.MaxLength != nil {
-		c.add(Qual(WirePath, "RuneCount").Call(expr.Clone()).Op(">").Lit(*r.MaxLength),
+		c.add(jen.Qual(WirePath, "RuneCount").Call(expr.Clone()).Op(">").Lit(*r.MaxLength),
 			fmt.Sprintf("must be at most %d characters long", *r.MaxLength))
 	}
 	if r.Pattern != "" {
@@ -182,13 +182,13 @@ func (c *checks) stringChecks(r *ir.Ref, expr *Statement) {
 		if what == "" {
 			what = fmt.Sprintf("a string matching %q", r.Pattern)
 		}
-		c.add(Op("!").Id(c.e.patternVar(r.Pattern)).Dot("MatchString").Call(expr.Clone()), "must be "+what)
+		c.add(jen.Op("!").Id(c.e.patternVar(r.Pattern)).Dot("MatchString").Call(expr.Clone()), "must be "+what)
 	}
 	if r.URI {
-		c.add(Op("!").Qual(WirePath, "IsURI").Call(expr.Clone()), "must be an absolute URI")
+		c.add(jen.Op("!").Qual(WirePath, "IsURI").Call(expr.Clone()), "must be an absolute URI")
 	}
 	if f, ok := stringFormats[r.Format]; ok {
-		c.add(Op("!").Qual(WirePath, f.check).Call(expr.Clone()), "must be "+f.what)
+		c.add(jen.Op("!").Qual(WirePath, f.check).Call(expr.Clone()), "must be "+f.what)
 	}
 }
 
@@ -202,13 +202,13 @@ var stringFormats = map[string]struct{ check, what string }{
 }
 
 // elemValidate checks an array item or map value (an addressable elem) of container r.
-func (e *emitter) elemValidate(r *ir.Ref, elem *Statement) []Code {
+func (e *emitter) elemValidate(r *ir.Ref, elem *jen.Statement) []jen.Code {
 	if r.ElemNullable && pointerable(r.Elem) {
 		checks := e.valueValidate(r.Elem, derefIfScalar(r.Elem, elem.Clone()), true)
 		if len(checks) == 0 {
 			return nil
 		}
-		return []Code{If(elem.Clone().Op("!=").Nil()).Block(checks...)}
+		return []jen.Code{jen.If(elem.Clone().Op("!=").Nil()).Block(checks...)}
 	}
 	return e.valueValidate(r.Elem, elem, false)
 }
@@ -223,78 +223,78 @@ func needsValidate(t *ir.Type) bool {
 		if t.Target.Kind == ir.Named {
 			return needsValidate(t.Target.Type)
 		}
-		return t.Target.Kind != ir.String || len((&emitter{}).checksOf(t.Target, Id("x"), "")) > 0
+		return t.Target.Kind != ir.String || len((&emitter{}).checksOf(t.Target, jen.Id("x"), "")) > 0
 	}
 	return true
 }
 
 // routedValidate checks a method-routed payload against the method types it
 // may be, unless one of them accepts any value (the extension methods' case).
-func (e *emitter) routedValidate(r *ir.Ref, expr *Statement) []Code {
+func (e *emitter) routedValidate(r *ir.Ref, expr *jen.Statement) []jen.Code {
 	if r.OpenRoute {
 		return nil
 	}
-	var tries []Code
+	var tries []jen.Code
 	for _, name := range r.Routes {
 		t := e.m.TypeByDef(name)
 		if t == nil || (t.Kind == ir.Alias && t.Target.Kind == ir.Raw) {
 			return nil
 		}
-		tries = append(tries, Block(
-			Var().Id("t").Id(t.Name),
-			If(Qual(WirePath, "Decode").Call(expr.Clone(), Op("&").Id("t"), Qual(WirePath, "Strict")).Op("==").Nil().Op("&&").Id("t").Dot("Validate").Call().Op("==").Nil()).Block(Id("ok").Op("=").True()),
+		tries = append(tries, jen.Block(
+			jen.Var().Id("t").Id(t.Name),
+			jen.If(jen.Qual(WirePath, "Decode").Call(expr.Clone(), jen.Op("&").Id("t"), jen.Qual(WirePath, "Strict")).Op("==").Nil().Op("&&").Id("t").Dot("Validate").Call().Op("==").Nil()).Block(jen.Id("ok").Op("=").True()),
 		))
 	}
-	out := []Code{Id("ok").Op(":=").Len(expr.Clone()).Op("==").Lit(0)}
+	out := []jen.Code{jen.Id("ok").Op(":=").Len(expr.Clone()).Op("==").Lit(0)}
 	out = append(out, tries...)
-	return append(out, If(Op("!").Id("ok")).Block(Id("v").Dot("Add").Call(Lit("matches none of the method types "+strings.Join(r.Routes, ", ")))))
+	return append(out, jen.If(jen.Op("!").Id("ok")).Block(jen.Id("v").Dot("Add").Call(jen.Lit("matches none of the method types "+strings.Join(r.Routes, ", ")))))
 }
 
-func (e *emitter) enumValidate(t *ir.Type) []Code {
+func (e *emitter) enumValidate(t *ir.Type) []jen.Code {
 	if t.EnumOpen {
 		return nil
 	}
-	var vals []Code
+	var vals []jen.Code
 	for _, v := range t.EnumValues {
-		vals = append(vals, Id(v.Name))
+		vals = append(vals, jen.Id(v.Name))
 	}
 	verb := "%q"
 	if t.EnumBase.Kind == ir.Int {
 		verb = "%d"
 	}
-	return []Code{Switch(Op("*").Id("x")).Block(Case(vals...), Default().Block(
-		Id("v").Dot("Add").Call(Qual("fmt", "Sprintf").Call(Lit("unknown "+t.Name+" value "+verb), Op("*").Id("x")))))}
+	return []jen.Code{jen.Switch(jen.Op("*").Id("x")).Block(jen.Case(vals...), jen.Default().Block(
+		jen.Id("v").Dot("Add").Call(jen.Qual("fmt", "Sprintf").Call(jen.Lit("unknown "+t.Name+" value "+verb), jen.Op("*").Id("x")))))}
 }
 
-func (e *emitter) unionValidate(u *ir.Union) []Code {
-	var out []Code
-	out = append(out, Id("n").Op(":=").Lit(0))
+func (e *emitter) unionValidate(u *ir.Union) []jen.Code {
+	var out []jen.Code
+	out = append(out, jen.Id("n").Op(":=").Lit(0))
 	for _, v := range u.Variants {
-		set := Id("x").Dot(v.Name).Op("!=").Nil()
+		set := jen.Id("x").Dot(v.Name).Op("!=").Nil()
 		if v.Null {
-			set = Id("x").Dot(v.Name)
+			set = jen.Id("x").Dot(v.Name)
 		}
-		var body []Code
-		body = append(body, Id("n").Op("++"))
+		var body []jen.Code
+		body = append(body, jen.Id("n").Op("++"))
 		if !v.Null {
-			expr := Id("x").Dot(v.Name)
+			expr := jen.Id("x").Dot(v.Name)
 			if !nilable(v.Payload) {
 				expr = derefIfScalar(v.Payload, expr)
 			}
 			body = append(body, e.valueValidate(v.Payload, expr, true)...)
 		}
 		if v.Role == ir.CatchAll {
-			var known []Code
+			var known []jen.Code
 			for _, o := range u.Variants {
 				if o.Role == ir.Tagged {
-					known = append(known, Lit(o.Tag))
+					known = append(known, jen.Lit(o.Tag))
 				}
 			}
-			tagField := Id("x").Dot(v.Name).Dot(ir.GoName(u.Discriminator))
-			body = append(body, Switch(tagField).Block(Case(known...).Block(
-				Id("v").Dot("AddAt").Call(Lit(u.Discriminator), Lit("is a known "+u.Discriminator+"; the catch-all variant "+v.Name+" is for unknown ones")))))
+			tagField := jen.Id("x").Dot(v.Name).Dot(ir.GoName(u.Discriminator))
+			body = append(body, jen.Switch(tagField).Block(jen.Case(known...).Block(
+				jen.Id("v").Dot("AddAt").Call(jen.Lit(u.Discriminator), jen.Lit("is a known "+u.Discriminator+"; the catch-all variant "+v.Name+" is for unknown ones")))))
 		}
-		out = append(out, If(set).Block(body...))
+		out = append(out, jen.If(set).Block(body...))
 	}
 	if keepsUnknown(u) {
 		out = append(out, unknownValidate(u))
