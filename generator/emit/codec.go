@@ -631,7 +631,7 @@ func selectByShape(u *ir.Union) []jen.Code {
 		sel = append(sel, jen.Block(blk...))
 	}
 	if !lone {
-		sel = append(sel, jen.Return(jen.Id("d").Dot("Errorf").Call(jen.Lit(fmt.Sprintf("matches no variant of %s: expected a member %s", name, strings.Join(quoteKeys(keys), " or "))))))
+		sel = append(sel, jen.Return(jen.Id("d").Dot("Errorf").Call(jen.Lit(fmt.Sprintf("matches no variant of %s: expected a member %s", name, quoteList(keys, " or "))))))
 	}
 	return sel
 }
@@ -644,14 +644,6 @@ func variantSink(v *ir.Variant) jen.Code {
 		return jen.Id("v").Dot(v.Name).Dot("unknownSink").Call()
 	}
 	return jen.Op("&").Id("v").Dot(v.Name).Dot("Unknown")
-}
-
-func quoteKeys(ks []string) []string {
-	out := make([]string, len(ks))
-	for i, k := range ks {
-		out[i] = fmt.Sprintf("%q", k)
-	}
-	return out
 }
 
 // jsonKind is the wire.Kind constant a value of shape r starts with.

@@ -378,7 +378,7 @@ func variantDoc(u *ir.Union, v *ir.Variant) string {
 		return fmt.Sprintf("%s is the JSON null variant.", v.Name)
 	}
 	if len(v.Keys) > 0 {
-		return fmt.Sprintf("%s is the variant told apart by its member(s) %s.", v.Name, quoteList(v.Keys))
+		return fmt.Sprintf("%s is the variant told apart by its member(s) %s.", v.Name, quoteList(v.Keys, ", "))
 	}
 	return fmt.Sprintf("%s is the %s variant.", v.Name, kindWord(v.Payload))
 }
@@ -403,12 +403,13 @@ func kindWord(r *ir.Ref) string {
 	return "JSON value"
 }
 
-func quoteList(ss []string) string {
+// quoteList quotes each of ss as a Go string and joins them with sep.
+func quoteList(ss []string, sep string) string {
 	q := make([]string, len(ss))
 	for i, s := range ss {
 		q[i] = fmt.Sprintf("%q", s)
 	}
-	return strings.Join(q, ", ")
+	return strings.Join(q, sep)
 }
 
 func (e *emitter) typeDoc(t *ir.Type) string {
