@@ -154,22 +154,26 @@ func main() {
 // session/cancel.
 func prompt(id json.RawMessage, p *acp.PromptRequest) {
 	sid := string(p.SessionID)
-	send(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{
-		"sessionId": sid, "update": map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": "hello"}}}})
 	wait := false
 	for _, b := range p.Prompt {
 		if b.Text != nil && strings.Contains(b.Text.Text, "wait") {
 			wait = true
 		}
 	}
+	// The turn is cancellable before its first update goes out: the checker
+	// sends session/cancel as soon as it sees one.
+	ch := make(chan struct{})
+	if wait {
+		mu.Lock()
+		cancelled[sid] = ch
+		mu.Unlock()
+	}
+	send(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{
+		"sessionId": sid, "update": map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": "hello"}}}})
 	if !wait {
 		reply(id, map[string]any{"stopReason": "end_turn"})
 		return
 	}
-	ch := make(chan struct{})
-	mu.Lock()
-	cancelled[sid] = ch
-	mu.Unlock()
 	<-ch
 	reply(id, map[string]any{"stopReason": "cancelled"})
 }
