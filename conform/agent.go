@@ -29,10 +29,10 @@ var Categories = []string{"before-initialize", "initialize", "unknown-method", "
 // agentRun is one check of an agent: the profile, the options, the log of
 // every frame, and the results so far.
 type agentRun struct {
-	p      *Profile
-	o      Options
-	log    *frameLog
-	out    []Result
+	p   *Profile
+	o   Options
+	log *frameLog
+	results
 	cwd    string
 	procs  int
 	caps   json.RawMessage // the agent's initialize result
@@ -58,7 +58,7 @@ func CheckAgent(ctx context.Context, p *Profile, o Options) (*Report, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(cwd)
-	r := &agentRun{p: p, o: o, log: newFrameLog(p), cwd: cwd, ctx: ctx}
+	r := &agentRun{p: p, o: o, log: newFrameLog(p), results: results{categories: o.Categories}, cwd: cwd, ctx: ctx}
 	r.params = r.initParams(p.Protocol)
 	r.log.gates.grant(r.params)
 	if r.wants("before-initialize") || r.wants("initialize") {
@@ -99,19 +99,25 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func (r *agentRun) wants(cats ...string) bool {
-	if len(r.o.Categories) == 0 {
+// results collects the results of the selected categories, for either side.
+type results struct {
+	categories []string // empty: every category
+	out        []Result
+}
+
+func (r *results) wants(cats ...string) bool {
+	if len(r.categories) == 0 {
 		return true
 	}
 	for _, c := range cats {
-		if contains(r.o.Categories, c) {
+		if contains(r.categories, c) {
 			return true
 		}
 	}
 	return false
 }
 
-func (r *agentRun) add(res Result) {
+func (r *results) add(res Result) {
 	if r.wants(res.Category) {
 		r.out = append(r.out, res)
 	}

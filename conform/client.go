@@ -31,10 +31,10 @@ type ClientOptions struct {
 // gates name (the requests and notifications are sent there), then once
 // more to end its stdout after initialize.
 type clientRun struct {
-	p     *Profile
-	o     ClientOptions
-	log   *frameLog
-	out   []Result
+	p   *Profile
+	o   ClientOptions
+	log *frameLog
+	results
 	dir   string
 	ctx   context.Context
 	procs int
@@ -58,7 +58,7 @@ func CheckClient(ctx context.Context, p *Profile, o ClientOptions) (*Report, err
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	r := &clientRun{p: p, o: o, log: newFrameLog(p), dir: dir, ctx: ctx}
+	r := &clientRun{p: p, o: o, log: newFrameLog(p), results: results{categories: o.Categories}, dir: dir, ctx: ctx}
 	r.log.checker = "agent"
 	r.log.gates = newGateCheck(p, true)
 	r.log.procGates = map[string]*gateCheck{}
@@ -97,24 +97,6 @@ func profileName(p *Profile) string {
 		name += " + " + ov.ID
 	}
 	return name
-}
-
-func (r *clientRun) wants(cats ...string) bool {
-	if len(r.o.Categories) == 0 {
-		return true
-	}
-	for _, c := range cats {
-		if contains(r.o.Categories, c) {
-			return true
-		}
-	}
-	return false
-}
-
-func (r *clientRun) add(res Result) {
-	if r.wants(res.Category) {
-		r.out = append(r.out, res)
-	}
 }
 
 // initResult is the scripted agent's initialize result: protocol version,

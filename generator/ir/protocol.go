@@ -76,7 +76,7 @@ func (m *Model) lifecycle() {
 			cancelled = v
 		}
 	}
-	if stop := m.Turn.StopReason; cancelled == nil || stop == nil || resolve(stop.Ref) != sr {
+	if stop := m.Turn.StopReason; cancelled == nil || stop == nil || named(stop.Ref) != sr {
 		return
 	}
 	t := m.Turn
@@ -101,16 +101,4 @@ func valueMember(t *Type, json string) *Field {
 		return f
 	}
 	return nil
-}
-
-// resolve returns the named type r refers to, through aliases of named types.
-func resolve(r *Ref) *Type {
-	if r == nil || r.Kind != Named {
-		return nil
-	}
-	t := r.Type
-	for t.Kind == Alias && t.Target.Kind == Named {
-		t = t.Target.Type
-	}
-	return t
 }
