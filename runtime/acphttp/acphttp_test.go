@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/acpgen/acpgen/runtime/jsonrpc"
 	"github.com/acpgen/acpgen/runtime/wire"
 )
 
@@ -120,5 +121,41 @@ func TestDialKeepsCookies(t *testing.T) {
 	defer mu.Unlock()
 	if len(missing) > 0 {
 		t.Errorf("requests after the cookie was set came without it: %v", missing)
+	}
+}
+
+// Closing the transport connection itself (not the jsonrpc.Conn on it) while
+// the reader waits ends input cleanly: the jsonrpc.Conn's Run returns nil,
+// on both profiles, however the close and the pending read interleave.
+func TestTransportCloseEndsInputCleanly(t *testing.T) {
+	for _, p := range []Profile{WebSocket, StreamableHTTP} {
+		t.Run(string(p), func(t *testing.T) {
+			url := startServer(t, NewServer(serveTest, Options{Logger: quiet()}))
+			for i := 0; i < 30; i++ {
+				ctx, cancel := context.WithTimeout(context.Background(), guard)
+				c, err := Dial(ctx, url, DialOptions{Profile: p, Logger: quiet()})
+				if err != nil {
+					cancel()
+					t.Fatalf("Dial: %v", err)
+				}
+				rpc := jsonrpc.NewConn(c, c, &testClient{}, jsonrpc.Options{Logger: quiet()})
+				done := make(chan error, 1)
+				go func() { done <- rpc.Run(context.Background()) }()
+				if _, err := rpc.Call(ctx, "initialize", wire.Raw(`{"protocolVersion":1}`)); err != nil {
+					cancel()
+					t.Fatalf("initialize: %v", err)
+				}
+				c.Close()
+				select {
+				case err := <-done:
+					if err != nil {
+						t.Fatalf("run %d: Run returned %v after the transport was closed, want nil", i, err)
+					}
+				case <-ctx.Done():
+					t.Fatalf("run %d: Run did not end after the transport was closed", i)
+				}
+				cancel()
+			}
+		})
 	}
 }

@@ -25,6 +25,10 @@ type wsLink struct {
 	mustInit bool
 	// goingAway makes close use 1001: the server is shutting down.
 	goingAway atomic.Bool
+	// closing is set before this side closes the socket: a read that then
+	// fails (the library reports the closed connection before close
+	// returns and the read's context is cancelled) is the end of input.
+	closing atomic.Bool
 }
 
 func newWSLink(c *websocket.Conn, maxMessage int, writeTimeout, ping time.Duration, log *slog.Logger) *wsLink {
@@ -64,7 +68,7 @@ func (l *wsLink) read() ([]byte, error) {
 	for {
 		typ, b, err := l.c.Read(l.ctx)
 		if err != nil {
-			if l.ctx.Err() != nil {
+			if l.ctx.Err() != nil || l.closing.Load() {
 				return nil, io.EOF
 			}
 			switch websocket.CloseStatus(err) {
@@ -108,6 +112,7 @@ func (l *wsLink) close() error {
 // The close frame goes first: cancelling the read first would drop the
 // socket without one.
 func (l *wsLink) closeWith(code websocket.StatusCode, reason string) error {
+	l.closing.Store(true)
 	err := l.c.Close(code, reason)
 	l.cancel()
 	var ce websocket.CloseError
