@@ -67,7 +67,9 @@ func (r *agentRun) newSession(c *proc) (string, json.RawMessage, error) {
 	return res.SessionID, f.Result, nil
 }
 
-func (r *agentRun) unknownMethods(c *proc) {
+// unknownRequests sends requests for methods nobody defines, plain and
+// extension (_), which either side must answer -32601.
+func (r *results) unknownRequests(request func(string, json.RawMessage) (*frame, error)) {
 	for _, k := range []struct {
 		method string
 		level  Level
@@ -77,10 +79,14 @@ func (r *agentRun) unknownMethods(c *proc) {
 		{"_acpgen/conform_unknown", Should, "ACP extensibility: unrecognised _ methods"},
 	} {
 		res := Result{Category: "unknown-method", Case: "request " + k.method, Level: k.level, Source: k.source, Expected: "error -32601"}
-		f, err := c.request(k.method, json.RawMessage(`{}`))
+		f, err := request(k.method, json.RawMessage(`{}`))
 		res.Verdict, res.Observed = codeVerdict(f, err, -32601)
 		r.add(res)
 	}
+}
+
+func (r *agentRun) unknownMethods(c *proc) {
+	r.unknownRequests(c.request)
 	res := Result{Category: "unknown-method", Case: "notification _acpgen/conform_note", Level: Must, Source: "JSON-RPC 2.0 §4.1",
 		Expected: "no reply; the connection keeps working"}
 	seq := c.seq()

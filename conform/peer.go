@@ -150,14 +150,7 @@ func (p *peer) read(r io.Reader) {
 		}
 		if f.Bad == "" && f.Method != "" && len(f.ID) > 0 && p.onRequest != nil {
 			res, rerr := p.onRequest(f)
-			msg := map[string]any{"jsonrpc": "2.0", "id": f.ID}
-			if rerr != nil {
-				msg["error"] = rerr
-			} else {
-				msg["result"] = res
-			}
-			b, _ := json.Marshal(msg)
-			_ = p.write(b)
+			_ = p.write(replyFrame(f.ID, res, rerr))
 		}
 	}
 }
@@ -323,4 +316,17 @@ func (t *tailBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return string(t.b)
+}
+
+// replyFrame is the response to request id: its error when rerr is set,
+// else its result.
+func replyFrame(id json.RawMessage, res any, rerr *rpcError) []byte {
+	msg := map[string]any{"jsonrpc": "2.0", "id": id}
+	if rerr != nil {
+		msg["error"] = rerr
+	} else {
+		msg["result"] = res
+	}
+	b, _ := json.Marshal(msg)
+	return b
 }

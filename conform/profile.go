@@ -5,15 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/acpgen/acpgen/generator"
 	"github.com/acpgen/acpgen/generator/config"
 	"github.com/acpgen/acpgen/generator/ir"
-	"github.com/acpgen/acpgen/generator/load"
-	"github.com/acpgen/acpgen/generator/overlay"
 	"github.com/acpgen/acpgen/generator/source"
 	"github.com/acpgen/acpgen/generator/tables"
 	"github.com/acpgen/acpgen/internal/corpus"
@@ -82,34 +80,19 @@ func defaultProfile(ctx context.Context, o ProfileOptions, name string) (*Profil
 	if err != nil {
 		return nil, err
 	}
-	file := source.StableFile
-	if name == "unstable" {
-		file = source.UnstableFile
-	}
+	ch, _ := config.DefaultChannel(name)
+	file := ch.SchemaFile
 	return build(filepath.Join(dir, file), nil, name, lock.Package+"@"+lock.Version+" "+file)
 }
 
 // build merges the overlays into the schema file and derives everything the
 // cases need from the result.
 func build(file string, overlays []string, channel, src string) (*Profile, error) {
-	data, err := os.ReadFile(file)
+	ld, err := generator.LoadChannel(file, overlays, channel)
 	if err != nil {
 		return nil, err
 	}
-	merged, err := overlay.ApplyFiles(data, file, overlays)
-	if err != nil {
-		return nil, err
-	}
-	doc := merged.Doc
-	if doc == nil {
-		if doc, err = load.Load(file, merged.Schema); err != nil {
-			return nil, err
-		}
-	}
-	m, err := ir.Build(doc, channel)
-	if err != nil {
-		return nil, err
-	}
+	merged, m := ld.Merged, ld.Model
 	ref, err := refschema.New(merged.Schema)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)

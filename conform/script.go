@@ -64,14 +64,7 @@ func (s *script) onFrame(f *frame) {
 	go func() {
 		defer s.active.Add(-1)
 		res, rerr := s.answer(f)
-		msg := map[string]any{"jsonrpc": "2.0", "id": f.ID}
-		if rerr != nil {
-			msg["error"] = rerr
-		} else {
-			msg["result"] = res
-		}
-		b, _ := json.Marshal(msg)
-		_ = s.pe.write(b)
+		_ = s.pe.write(replyFrame(f.ID, res, rerr))
 		if s.hangup && f.Method == "initialize" {
 			s.mu.Lock()
 			s.hung = true
@@ -404,19 +397,7 @@ func (s *script) requests(session string, granted json.RawMessage) {
 		}
 		r.add(res)
 	}
-	for _, k := range []struct {
-		method string
-		level  Level
-		source string
-	}{
-		{"acpgen/conform_unknown", Must, "JSON-RPC 2.0 §5.1"},
-		{"_acpgen/conform_unknown", Should, "ACP extensibility: unrecognised _ methods"},
-	} {
-		res := Result{Category: "unknown-method", Case: "request " + k.method, Level: k.level, Source: k.source, Expected: "error -32601"}
-		f, err := s.request(k.method, json.RawMessage(`{}`))
-		res.Verdict, res.Observed = codeVerdict(f, err, -32601)
-		r.add(res)
-	}
+	r.unknownRequests(s.request)
 }
 
 func (s *script) request(method string, params json.RawMessage) (*frame, error) {

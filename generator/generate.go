@@ -71,6 +71,42 @@ func (cfg Config) Owned() []string {
 // Module is this repository's module path.
 const Module = "github.com/acpgen/acpgen"
 
+// Loaded is one channel's schema file with its overlays applied, and the IR
+// of the result.
+type Loaded struct {
+	Data   []byte          // the schema file as read (its hash is the provenance)
+	Merged *overlay.Result // the merged schema, the overlays' gates and semantics
+	Model  *ir.Model
+}
+
+// LoadChannel reads a schema file, applies the overlays and builds the IR of
+// the merged schema, loading and building each once: the overlay step hands
+// over the document and model it made when it needed them.
+func LoadChannel(file string, overlays []string, channel string) (*Loaded, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("%s channel: %w", channel, err)
+	}
+	merged, err := overlay.ApplyFiles(data, file, overlays)
+	if err != nil {
+		return nil, err
+	}
+	m := merged.Model
+	if m == nil {
+		doc := merged.Doc
+		if doc == nil {
+			if doc, err = load.Load(file, merged.Schema); err != nil {
+				return nil, err
+			}
+		}
+		if m, err = ir.Build(doc, channel); err != nil {
+			return nil, err
+		}
+	}
+	m.Channel = channel
+	return &Loaded{Data: data, Merged: merged, Model: m}, nil
+}
+
 // Generate produces every output file in memory: slash-separated path -> bytes.
 func Generate(cfg Config) (map[string][]byte, error) {
 	out := map[string][]byte{}
@@ -81,33 +117,15 @@ func Generate(cfg Config) (map[string][]byte, error) {
 	}
 	for _, ch := range cfg.Channels {
 		file := filepath.Join(cfg.SchemaDir, ch.SchemaFile)
-		data, err := os.ReadFile(file)
-		if err != nil {
-			return nil, fmt.Errorf("%s channel: %w", ch.Name, err)
-		}
-		merged, err := overlay.ApplyFiles(data, file, ch.Overlays)
+		ld, err := LoadChannel(file, ch.Overlays, ch.Name)
 		if err != nil {
 			return nil, err
 		}
-		doc := merged.Doc
-		if doc == nil {
-			if doc, err = load.Load(file, merged.Schema); err != nil {
-				return nil, err
-			}
-		}
-
+		data, merged, m := ld.Data, ld.Merged, ld.Model
 		protocol := ch.Protocol
 		if protocol == 0 {
 			protocol = 1
 		}
-		// The overlays built the IR of the merged schema when they bound gates.
-		m := merged.Model
-		if m == nil {
-			if m, err = ir.Build(doc, ch.Name); err != nil {
-				return nil, err
-			}
-		}
-		m.Channel = ch.Name
 		if len(m.Methods) == 0 {
 			return nil, fmt.Errorf("%s: no methods: none of the routing unions (AgentRequest, ClientRequest, ...) routes an x-method def; is this an ACP schema?", file)
 		}

@@ -261,8 +261,13 @@ var channelDefaults = map[string]generator.Channel{
 	"v2-unstable": {Name: "v2-unstable", Protocol: 2, SchemaFile: source.V2UnstableFile, MetaFile: "meta.v2.unstable.json", OutDir: "acp/v2/unstable", Package: "unstable"},
 }
 
-// ChannelNames are the channels a configuration may name, in order.
-var ChannelNames = []string{"stable", "unstable", "v2", "v2-unstable"}
+// DefaultChannel is a channel's defaults: its schema file in a release, its
+// meta file, output folder and package.
+func DefaultChannel(name string) (generator.Channel, bool) {
+	ch, ok := channelDefaults[name]
+	return ch, ok
+}
+
 
 // ErrNoConfig is returned where a command needs a configuration and none
 // was found.
