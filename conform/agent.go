@@ -24,7 +24,7 @@ type Options struct {
 }
 
 // Categories lists the agent checks in the order they run.
-var Categories = []string{"before-initialize", "initialize", "unknown-method", "methods", "order", "cancel", "malformed", "exit", "frames", "gates"}
+var Categories = []string{"before-initialize", "initialize", "unknown-method", "methods", "order", "cancel", "malformed", "rfd", "exit", "frames", "gates"}
 
 // agentRun is one check of an agent: the profile, the options, the log of
 // every frame, and the results so far.
@@ -66,7 +66,7 @@ func CheckAgent(ctx context.Context, p *Profile, o Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	if r.wants("initialize", "unknown-method", "methods", "order", "cancel", "malformed", "frames", "gates") {
+	if r.wants("initialize", "unknown-method", "methods", "order", "cancel", "malformed", "rfd", "frames", "gates") {
 		if err := r.fresh(r.main); err != nil {
 			return nil, err
 		}
@@ -234,7 +234,7 @@ func (r *agentRun) main(c *proc) {
 	res.Verdict, res.Observed = versionVerdict(f, err, func(v int) bool { return v == r.p.Protocol })
 	r.add(res)
 	if res.Verdict != Pass {
-		for _, cat := range []string{"unknown-method", "methods", "order", "cancel", "malformed"} {
+		for _, cat := range []string{"unknown-method", "methods", "order", "cancel", "malformed", "rfd"} {
 			r.add(Result{Category: cat, Case: "(all)", Level: Must, Source: "ACP initialization", Expected: "an initialized connection", Observed: "initialize failed", Verdict: Fail})
 		}
 		return
@@ -251,6 +251,9 @@ func (r *agentRun) main(c *proc) {
 	}
 	if r.wants("malformed") {
 		r.malformed(c)
+	}
+	if r.wants("rfd") {
+		r.rfd(c)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -25,11 +26,16 @@ func buildCmd(t *testing.T, pkg string) string {
 
 func check(t *testing.T, bin string, cats ...string) *Report {
 	t.Helper()
+	return checkArgs(t, []string{bin}, cats...)
+}
+
+func checkArgs(t *testing.T, argv []string, cats ...string) *Report {
+	t.Helper()
 	p, err := LoadProfile(context.Background(), ProfileOptions{Config: filepath.Join(pinned.Root(t), "acpgen.json")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := CheckAgent(context.Background(), p, Options{Argv: []string{bin}, Timeout: 3 * time.Second, Categories: cats})
+	rep, err := CheckAgent(context.Background(), p, Options{Argv: argv, Timeout: 3 * time.Second, Categories: cats})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,8 +46,12 @@ func TestExampleAgentPasses(t *testing.T) {
 	rep := check(t, buildCmd(t, "./examples/agent"))
 	seen := map[string]bool{}
 	var warned []string
+	rfd := 0
 	for _, r := range rep.Results {
 		seen[r.Category] = true
+		if r.Category == "rfd" && r.Verdict == Pass {
+			rfd++
+		}
 		if r.Verdict == Warn {
 			warned = append(warned, r.Case)
 		}
@@ -60,6 +70,11 @@ func TestExampleAgentPasses(t *testing.T) {
 	want := "session/set_mode valid params|session/set_config_option valid params"
 	if got := strings.Join(warned, "|"); got != want {
 		t.Errorf("warnings %s, want %s", got, want)
+	}
+	// session/new, session/load and session/list with two members and two
+	// rules each, the runtimeContext replay and the session/list filter.
+	if rfd != 14 {
+		t.Errorf("%d rfd cases pass, want 14", rfd)
 	}
 	if n := rep.Counts()[Pass]; n < 60 {
 		t.Errorf("%d passing cases, want at least 60", n)
@@ -98,6 +113,42 @@ func TestBrokenAgentFailsItsDefects(t *testing.T) {
 	}
 	if !rep.Failed() {
 		t.Error("Failed() is false")
+	}
+}
+
+// With -rfd the broken agent advertises what the overlays' rules need and
+// breaks each rule: every rfd case it is given fails, and only the methods it
+// does not advertise (session/resume) are skipped; the gates case reports
+// the session/list items without additionalDirectories.
+func TestBrokenAgentFailsRFD(t *testing.T) {
+	rep := checkArgs(t, []string{buildCmd(t, "./conform/testdata/brokenagent"), "-rfd"}, "rfd", "gates")
+	var failed []string
+	for _, r := range rep.Results {
+		skip := strings.HasPrefix(r.Case, "session/resume ")
+		switch {
+		case r.Category == "gates":
+			want := "agentCapabilities.sessionCapabilities.additionalDirectories advertised, so additionalDirectories is required: session/list at /sessions/"
+			if r.Verdict != Fail || !strings.HasPrefix(r.Observed, want) {
+				t.Errorf("gates: %s, observed %s; want a failure starting %s", r.Verdict, r.Observed, want)
+			}
+		case r.Category != "rfd":
+			t.Errorf("%s: %s: not asked for", r.Category, r.Case)
+		case skip && r.Verdict != Skipped, !skip && r.Verdict != Fail:
+			t.Errorf("%s: %s (observed %s)", r.Case, r.Verdict, r.Observed)
+		case r.Verdict == Fail:
+			failed = append(failed, r.Case)
+		}
+	}
+	for _, want := range []string{
+		"session/new /cwd not an absolute path (relative/path)",
+		"session/load /additionalDirectories/0 empty (minLength)",
+		"session/list /cwd empty (minLength)",
+		"session/prompt /runtimeContext stays out of session/load replay",
+		"session/list filters SessionInfo by cwd and additionalDirectories",
+	} {
+		if !slices.Contains(failed, want) {
+			t.Errorf("no failing case %q among %q", want, failed)
+		}
 	}
 }
 

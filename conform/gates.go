@@ -3,6 +3,7 @@ package conform
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 
@@ -15,10 +16,12 @@ import (
 type gateCheck struct {
 	mu    sync.Mutex
 	gates []*ir.Gate
-	// granted holds the checker's own initialize params, set once sent.
-	granted    json.RawMessage
-	used       map[string]int
-	violations map[string][]string
+	// granted holds the checker's own initialize message, set once sent;
+	// advertised the peer's, set once seen.
+	granted, advertised json.RawMessage
+	used                map[string]int
+	violations          map[string][]string // by the capability not granted
+	missing             map[string][]string // by the require rule broken
 	// inResult says the checker grants in initialize's result (it plays
 	// the agent); the gates whose capability lies there bind the peer.
 	inResult bool
@@ -27,7 +30,7 @@ type gateCheck struct {
 
 func newGateCheck(p *Profile, inResult bool) *gateCheck {
 	gates, _ := p.Model.ResolveGates(p.Gates)
-	return &gateCheck{gates: gates, used: map[string]int{}, violations: map[string][]string{}, inResult: inResult}
+	return &gateCheck{gates: gates, used: map[string]int{}, violations: map[string][]string{}, missing: map[string][]string{}, inResult: inResult}
 }
 
 func (g *gateCheck) grant(initParams json.RawMessage) {
@@ -37,8 +40,9 @@ func (g *gateCheck) grant(initParams json.RawMessage) {
 }
 
 // check runs the gates of method m on a payload the peer sent: its result
-// (inResult) or its own request's params. Only gates whose capability the
-// checker grants (those in initialize's params) bind the peer.
+// (inResult) or its own request's params. Gates whose capability the checker
+// grants bind the peer to use nothing it was not granted; require rules whose
+// capability the peer advertised bind it to send their member.
 func (g *gateCheck) check(m *ir.Method, inResult bool, payload json.RawMessage) {
 	var doc any
 	if json.Unmarshal(payload, &doc) != nil {
@@ -46,8 +50,18 @@ func (g *gateCheck) check(m *ir.Method, inResult bool, payload json.RawMessage) 
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if m.Wire == "initialize" && inResult != g.inResult {
+		g.advertised = payload
+	}
 	for _, gate := range g.gates {
-		if gate.Method.Wire != m.Wire || gate.Row.Result != inResult || gate.Cap.InResult != g.inResult || gate.Row.Require {
+		if gate.Method.Wire != m.Wire || gate.Row.Result != inResult {
+			continue
+		}
+		if gate.Row.Require {
+			g.require(gate, doc)
+			continue
+		}
+		if gate.Cap.InResult != g.inResult {
 			continue
 		}
 		key := gate.Row.Capability
@@ -63,18 +77,47 @@ func (g *gateCheck) check(m *ir.Method, inResult bool, payload json.RawMessage) 
 	}
 }
 
+// require records every place a require rule names that lacks its member,
+// once the peer advertised the rule's capability.
+func (g *gateCheck) require(gate *ir.Gate, doc any) {
+	if gate.Cap.InResult == g.inResult || !capGranted(g.advertised, gate.Cap.Dotted) {
+		return
+	}
+	i := strings.LastIndex(gate.Row.Path, "/")
+	parent, member := gate.Row.Path[:i], gate.Row.Path[i+1:]
+	key := gate.Row.Capability + " advertised, so " + member + " is required"
+	walkPath(doc, parent, func(v any, at string) {
+		obj, ok := v.(map[string]any)
+		if _, has := obj[member]; !ok || has {
+			return
+		}
+		if len(g.missing[key]) < 4 {
+			g.missing[key] = append(g.missing[key], fmt.Sprintf("%s at %s lacks it", gate.Method.Wire, orRoot(at)))
+		}
+	})
+}
+
 // uses returns where payload uses the gated thing.
 func uses(gate *ir.Gate, doc any) []string {
 	if gate.Row.Path == "" {
 		return []string{" (the method)"}
 	}
 	var out []string
+	walkPath(doc, gate.Row.Path, func(v any, at string) {
+		if hit(gate, v) {
+			out = append(out, " at "+at)
+		}
+	})
+	return out
+}
+
+// walkPath calls fn on every value at path, a JSON pointer whose "*" tokens
+// match every member or item.
+func walkPath(doc any, path string, fn func(v any, at string)) {
 	var walk func(v any, toks []string, at string)
 	walk = func(v any, toks []string, at string) {
 		if len(toks) == 0 {
-			if hit(gate, v) {
-				out = append(out, " at "+at)
-			}
+			fn(v, at)
 			return
 		}
 		switch x := v.(type) {
@@ -94,8 +137,11 @@ func uses(gate *ir.Gate, doc any) []string {
 			}
 		}
 	}
-	walk(doc, strings.Split(strings.TrimPrefix(gate.Row.Path, "/"), "/"), "")
-	return out
+	var toks []string
+	if path != "" {
+		toks = strings.Split(strings.TrimPrefix(path, "/"), "/")
+	}
+	walk(doc, toks, "")
 }
 
 func hit(gate *ir.Gate, v any) bool {
@@ -145,17 +191,21 @@ func capGranted(params json.RawMessage, dotted string) bool {
 func (g *gateCheck) results(label string) []Result {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	name := fmt.Sprintf("peer uses only granted capabilities (%d gates)", len(g.gates))
+	name := fmt.Sprintf("peer uses only granted capabilities, sends what it advertised (%d gates)", len(g.gates))
 	if label != "" {
 		name += ": " + label
 	}
 	r := Result{Category: "gates", Case: name, Level: Must,
-		Source: "ACP initialization (capabilities); generator/tables and overlays", Expected: "no gated method, member or variant without its capability",
+		Source: "ACP initialization (capabilities); generator/tables and overlays", Expected: "no gated method, member or variant without its capability; required members present",
 		Observed: "none used", Verdict: Pass}
 	var probs []string
 	for c, v := range g.violations {
 		probs = append(probs, fmt.Sprintf("%s not granted: %s", c, strings.Join(v, ", ")))
 	}
+	for c, v := range g.missing {
+		probs = append(probs, fmt.Sprintf("%s: %s", c, strings.Join(v, ", ")))
+	}
+	sort.Strings(probs)
 	if len(probs) > 0 {
 		r.Verdict, r.Observed = Fail, strings.Join(probs, "; ")
 	}

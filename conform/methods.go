@@ -126,8 +126,28 @@ func (r *agentRun) methods(c *proc) {
 				Expected: "not called: the agent does not advertise it", Observed: "-", Verdict: Skipped})
 			continue
 		}
+		if list, ok := advertisedIn[m.Wire]; ok && !listed(r.caps, list) {
+			r.add(Result{Category: "methods", Case: m.Wire, Level: Must, Source: "initialize result " + list,
+				Expected: "not called: the agent lists none", Observed: "-", Verdict: Skipped})
+			continue
+		}
 		r.method(c, m)
 	}
+}
+
+// advertisedIn names the initialize result member that offers a method
+// without a capability: authenticate applies to the authMethods the agent
+// lists, so an agent that lists none need not implement it.
+var advertisedIn = map[string]string{"authenticate": "authMethods"}
+
+// listed reports whether the initialize result has a non-empty list member.
+func listed(result json.RawMessage, member string) bool {
+	var res map[string]json.RawMessage
+	if json.Unmarshal(result, &res) != nil {
+		return false
+	}
+	var list []json.RawMessage
+	return json.Unmarshal(res[member], &list) == nil && len(list) > 0
 }
 
 // sideEffects are methods whose valid call changes state beyond the

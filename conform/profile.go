@@ -28,6 +28,8 @@ type Profile struct {
 	Overlays []ir.OverlayInfo
 	Model    *ir.Model
 	Gates    []tables.Gate
+	// Semantics are the overlays' rules beyond the schema (list filters).
+	Semantics ir.Semantics
 	// examples holds the generated examples of every def, by def and label.
 	examples map[string]map[string][]byte
 	ref      *refschema.Validator
@@ -102,7 +104,7 @@ func build(file string, overlays []string, channel, src string) (*Profile, error
 		return nil, fmt.Errorf("%s: examples: %w", file, err)
 	}
 	p := &Profile{
-		Channel: channel, Protocol: 1, Source: src, Overlays: merged.Overlays, Model: m, ref: ref,
+		Channel: channel, Protocol: 1, Source: src, Overlays: merged.Overlays, Semantics: merged.Semantics, Model: m, ref: ref,
 		Gates:    append(append([]tables.Gate{}, tables.ForProtocol(1)...), merged.Gates...),
 		examples: map[string]map[string][]byte{},
 	}

@@ -11,7 +11,8 @@
 //
 //   - additionalDirectories: advertised; a session's roots are
 //     NewSessionRequest.EffectiveRoots(), returned in the session/new
-//     response's _meta under "acpgen/roots".
+//     response's _meta under "acpgen/roots"; session/list (advertised)
+//     lists them and filters with ListSessionsRequest.Matches.
 //   - runtimeContext: advertised; a turn that carries it first streams one
 //     chunk naming its items, and the turn is recorded without it
 //     (PromptRequest.ForHistory), which the extension method
@@ -90,6 +91,7 @@ func (a *agent) Initialize(ctx context.Context, p *acp.InitializeRequest) (*acp.
 		AgentCapabilities: &acp.AgentCapabilities{
 			LoadSession: &loadSession,
 			SessionCapabilities: &acp.SessionCapabilities{
+				List:                  &acp.SessionListCapabilities{},
 				AdditionalDirectories: &acp.SessionAdditionalDirectoriesCapabilities{},
 				RuntimeContext:        &acp.SessionRuntimeContextCapabilities{},
 			},
@@ -107,7 +109,7 @@ func (a *agent) SessionNew(ctx context.Context, p *acp.NewSessionRequest) (*acp.
 	}
 	a.mu.Lock()
 	a.next++
-	id := acp.SessionID(fmt.Sprintf("sess-%d", a.next))
+	id := sessionID(a.next)
 	a.sessions[id] = &session{owner: acphttp.PrincipalFrom(ctx), roots: roots}
 	a.mu.Unlock()
 	a.log.Info("session created", "sessionId", id, "roots", roots)
@@ -116,6 +118,29 @@ func (a *agent) SessionNew(ctx context.Context, p *acp.NewSessionRequest) (*acp.
 		Meta:      map[string]acp.Raw{rootsMetaKey: rootsJSON},
 	}, nil
 }
+
+// SessionList lists the caller's sessions, oldest first, that pass the
+// request's filters; everything fits one page.
+func (a *agent) SessionList(ctx context.Context, p *acp.ListSessionsRequest) (*acp.ListSessionsResponse, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := &acp.ListSessionsResponse{Sessions: []acp.SessionInfo{}}
+	for n := 1; n <= a.next; n++ {
+		id := sessionID(n)
+		s := a.sessions[id]
+		if s == nil || s.owner != acphttp.PrincipalFrom(ctx) {
+			continue
+		}
+		// The capability is advertised, so the list is always present.
+		info := acp.SessionInfo{SessionID: id, Cwd: s.roots[0], AdditionalDirectories: append([]string{}, s.roots[1:]...)}
+		if p.Matches(&info) {
+			out.Sessions = append(out.Sessions, info)
+		}
+	}
+	return out, nil
+}
+
+func sessionID(n int) acp.SessionID { return acp.SessionID(fmt.Sprintf("sess-%d", n)) }
 
 func (a *agent) session(ctx context.Context, id acp.SessionID) (*session, error) {
 	a.mu.Lock()

@@ -2,6 +2,7 @@
 // agents, for the conform tests: it answers invalid params with -32603 and
 // the validator's text as data, it accepts a text block without text, and it
 // does not exit when stdin closes. Everything else follows the protocol.
+// With -rfd it has four more, against the RFD overlays (rfd.go).
 package main
 
 import (
@@ -126,20 +127,31 @@ func main() {
 		case acp.MethodInitialize:
 			if _, ok := check[acp.InitializeRequest](m.ID, m.Params); ok {
 				initialized = true
-				reply(m.ID, map[string]any{"protocolVersion": 1, "agentCapabilities": map[string]any{}})
+				reply(m.ID, map[string]any{"protocolVersion": 1, "agentCapabilities": capabilities()})
 			}
 		case acp.MethodAuthenticate:
 			if _, ok := check[acp.AuthenticateRequest](m.ID, m.Params); ok {
 				reply(m.ID, map[string]any{})
 			}
 		case acp.MethodSessionNew:
-			if _, ok := check[acp.NewSessionRequest](m.ID, m.Params); ok {
+			if p, ok := check[acp.NewSessionRequest](m.ID, absolutize(m.Params)); ok {
 				sessions++
-				reply(m.ID, map[string]any{"sessionId": "s" + strings.Repeat("1", sessions)})
+				sid := "s" + strings.Repeat("1", sessions)
+				remember(sid, p)
+				reply(m.ID, map[string]any{"sessionId": sid})
 			}
 		case acp.MethodSessionPrompt:
 			if p, ok := check[acp.PromptRequest](m.ID, textless(m.Params)); ok {
+				record(p)
 				go prompt(m.ID, p)
+			}
+		case acp.MethodSessionLoad:
+			if p, ok := check[acp.LoadSessionRequest](m.ID, absolutize(m.Params)); ok && rfdMode {
+				load(m.ID, p)
+			}
+		case acp.MethodSessionList:
+			if _, ok := check[acp.ListSessionsRequest](m.ID, absolutize(m.Params)); ok && rfdMode {
+				list(m.ID)
 			}
 		default:
 			fail(m.ID, -32601, "Method not found", m.Method)

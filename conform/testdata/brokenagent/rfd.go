@@ -1,0 +1,128 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/acpgen/acpgen/gen/acp"
+)
+
+// With -rfd the agent also advertises session/load, session/list,
+// additionalDirectories and runtimeContext, with three defects against the
+// RFD overlays: it resolves relative or empty roots against its own folder
+// instead of refusing them, it records runtimeContext with the prompt and
+// replays it on session/load, and session/list ignores its filters and
+// leaves out an empty additionalDirectories, which it must send once
+// advertised.
+var rfdMode = len(os.Args) > 1 && os.Args[1] == "-rfd"
+
+type stored struct {
+	cwd   string
+	dirs  []string
+	texts []string
+}
+
+var (
+	storeMu sync.Mutex
+	store   = map[string]*stored{}
+	order   []string
+)
+
+func capabilities() map[string]any {
+	if !rfdMode {
+		return map[string]any{}
+	}
+	return map[string]any{"loadSession": true, "sessionCapabilities": map[string]any{
+		"list": map[string]any{}, "additionalDirectories": map[string]any{}, "runtimeContext": map[string]any{}}}
+}
+
+// absolutize is the first RFD defect: roots made absolute, never refused.
+func absolutize(params json.RawMessage) json.RawMessage {
+	if !rfdMode {
+		return params
+	}
+	var p map[string]any
+	if json.Unmarshal(params, &p) != nil {
+		return params
+	}
+	wd, _ := os.Getwd()
+	abs := func(v any) any {
+		if s, ok := v.(string); ok && !filepath.IsAbs(s) {
+			return filepath.Join(wd, s)
+		}
+		return v
+	}
+	if _, ok := p["cwd"]; ok {
+		p["cwd"] = abs(p["cwd"])
+	}
+	if dirs, ok := p["additionalDirectories"].([]any); ok {
+		for i := range dirs {
+			dirs[i] = abs(dirs[i])
+		}
+	}
+	b, _ := json.Marshal(p)
+	return b
+}
+
+func remember(id string, p *acp.NewSessionRequest) {
+	storeMu.Lock()
+	defer storeMu.Unlock()
+	store[id] = &stored{cwd: p.Cwd, dirs: append([]string{}, p.AdditionalDirectories...)}
+	order = append(order, id)
+}
+
+// record is the second RFD defect: runtimeContext is stored with the turn.
+func record(p *acp.PromptRequest) {
+	storeMu.Lock()
+	defer storeMu.Unlock()
+	s := store[string(p.SessionID)]
+	if s == nil {
+		return
+	}
+	for _, b := range p.Prompt {
+		if b.Text != nil {
+			s.texts = append(s.texts, b.Text.Text)
+		}
+	}
+	for _, c := range p.RuntimeContext {
+		s.texts = append(s.texts, c.Text)
+	}
+}
+
+func load(id json.RawMessage, p *acp.LoadSessionRequest) {
+	storeMu.Lock()
+	s := store[string(p.SessionID)]
+	var texts []string
+	if s != nil {
+		texts = append(texts, s.texts...)
+	}
+	storeMu.Unlock()
+	if s == nil {
+		fail(id, -32002, "Resource not found", nil)
+		return
+	}
+	for _, t := range texts {
+		send(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{
+			"sessionId": p.SessionID, "update": map[string]any{"sessionUpdate": "user_message_chunk", "content": map[string]any{"type": "text", "text": t}}}})
+	}
+	reply(id, map[string]any{})
+}
+
+// list has the last two RFD defects: every session, whatever the filters
+// say, and no additionalDirectories when there are none.
+func list(id json.RawMessage) {
+	storeMu.Lock()
+	defer storeMu.Unlock()
+	sessions := []any{}
+	for _, sid := range order {
+		s := store[sid]
+		info := map[string]any{"sessionId": sid, "cwd": s.cwd}
+		if len(s.dirs) > 0 {
+			info["additionalDirectories"] = s.dirs
+		}
+		sessions = append(sessions, info)
+	}
+	reply(id, map[string]any{"sessions": sessions})
+}
