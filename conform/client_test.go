@@ -65,11 +65,11 @@ func TestBrokenClientFailsItsDefects(t *testing.T) {
 	rep := checkClient(t, []string{buildCmd(t, "./conform/testdata/brokenclient"), AgentToken})
 	targeted := map[string]bool{
 		"gates/peer uses only granted capabilities, sends what it advertised (39 gates): agent advertises no capabilities": true,
-		"requests/session/request_permission":                                                    true,
-		"frames/result of session/request_permission (1)":                                        true,
-		"unknown-method/request acpgen/conform_unknown":                                          true,
-		"unknown-method/request _acpgen/conform_unknown":                                         true,
-		"exit/exits when the agent's stdout ends":                                                true,
+		"requests/session/request_permission":             true,
+		"frames/result of session/request_permission (1)": true,
+		"unknown-method/request acpgen/conform_unknown":   true,
+		"unknown-method/request _acpgen/conform_unknown":  true,
+		"exit/exits when the agent's stdout ends":         true,
 	}
 	failed := 0
 	for _, r := range rep.Results {

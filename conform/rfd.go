@@ -424,9 +424,9 @@ func judgeList(result json.RawMessage, flt ir.Filter, w *wanted) (Verdict, strin
 		found = found || id == w.session
 	}
 	if !found && out.NextCursor == nil {
-		return Fail, plural(len(out.Sessions), "session")+" listed, not "+w.session
+		return Fail, plural(len(out.Sessions), "session") + " listed, not " + w.session
 	}
-	return Pass, plural(len(out.Sessions), "session")+" listed, all matching"
+	return Pass, plural(len(out.Sessions), "session") + " listed, all matching"
 }
 
 func sameJSON(a, b json.RawMessage) bool {
