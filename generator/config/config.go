@@ -268,7 +268,6 @@ func DefaultChannel(name string) (generator.Channel, bool) {
 	return ch, ok
 }
 
-
 // ErrNoConfig is returned where a command needs a configuration and none
 // was found.
 var ErrNoConfig = errors.New("no " + FileName + " in this folder: run `acpgen init` to write a starter (or pass --config FILE)")
