@@ -5,6 +5,12 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 go vet ./...
+# Every Go file, hand-written or generated, is gofmt-clean.
+unformatted=$(gofmt -l .)
+if [ -n "$unformatted" ]; then
+	echo "test.sh: not gofmt-clean (run gofmt -w):" $unformatted >&2
+	exit 1
+fi
 # The interop tests run the official TypeScript SDK, pinned by interop/package-lock.json.
 npm ci --prefix interop --ignore-scripts --no-audit --no-fund --loglevel=error
 go test -count=1 -timeout 30m ./...
