@@ -164,8 +164,14 @@ func (c *proc) request(method string, params json.RawMessage) (*frame, error) {
 	return c.response(c.run.ctx, c.run.o.Timeout, seq, id)
 }
 
+// initParams are the checker's initialize params: the def's minimal example
+// (which grants no capability) asking for version.
 func (r *agentRun) initParams(version int) json.RawMessage {
-	return json.RawMessage(fmt.Sprintf(`{"protocolVersion":%d,"clientCapabilities":{}}`, version))
+	params := map[string]any{}
+	_ = json.Unmarshal(r.p.example("InitializeRequest"), &params)
+	params["protocolVersion"] = version
+	b, _ := json.Marshal(params)
+	return b
 }
 
 // initialize runs the handshake; nil when it failed (a result is recorded).

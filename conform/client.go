@@ -45,6 +45,11 @@ func CheckClient(ctx context.Context, p *Profile, o ClientOptions) (*Report, err
 	if o.Timeout <= 0 {
 		o.Timeout = 10 * time.Second
 	}
+	if p.Protocol != 1 {
+		// The scripted agent plays the v1 prompt turn (stopReason in the
+		// response); a v2 turn ends with a state update.
+		return nil, fmt.Errorf("conform client checks v1 profiles (--channel stable or unstable), not %s", p.Channel)
+	}
 	for _, c := range o.Categories {
 		if !contains(ClientCategories, c) {
 			return nil, fmt.Errorf("--category %q: not one of %s", c, strings.Join(ClientCategories, ", "))
@@ -99,19 +104,23 @@ func profileName(p *Profile) string {
 	return name
 }
 
-// initResult is the scripted agent's initialize result: protocol version,
-// and with all set, every agent capability a gate of the profile names.
+// initResult is the scripted agent's initialize result: the def's minimal
+// example with the profile's protocol version and, with all set, every agent
+// capability a gate of the profile names (under whichever member the
+// schema's gates root them: agentCapabilities in v1, capabilities in v2).
 func (r *clientRun) initResult(all bool) (json.RawMessage, error) {
-	caps := map[string]any{}
+	res := map[string]any{}
+	_ = json.Unmarshal(r.p.example("InitializeResponse"), &res)
+	res["protocolVersion"] = r.p.Protocol
 	if all {
 		gates, _ := r.p.Model.ResolveGates(r.p.Gates)
 		for _, g := range gates {
 			toks := strings.Split(g.Cap.Dotted, ".")
-			if !g.Cap.InResult || len(toks) < 2 || toks[0] != "agentCapabilities" {
+			if !g.Cap.InResult || len(toks) < 2 {
 				continue
 			}
-			obj := caps
-			for _, t := range toks[1 : len(toks)-1] {
+			obj := res
+			for _, t := range toks[:len(toks)-1] {
 				next, ok := obj[t].(map[string]any)
 				if !ok {
 					next = map[string]any{}
@@ -126,12 +135,7 @@ func (r *clientRun) initResult(all bool) (json.RawMessage, error) {
 			obj[toks[len(toks)-1]] = leaf
 		}
 	}
-	b, _ := json.Marshal(map[string]any{
-		"protocolVersion":   r.p.Protocol,
-		"agentCapabilities": caps,
-		"agentInfo":         map[string]any{"name": "acpgen-conform", "version": "1"},
-		"authMethods":       []any{},
-	})
+	b, _ := json.Marshal(res)
 	if vs, err := r.p.Violations("InitializeResponse", b); err != nil || len(vs) > 0 {
 		return nil, fmt.Errorf("the scripted agent's initialize result is not valid against this schema: %v %v", vs, err)
 	}

@@ -136,9 +136,10 @@ func (r *agentRun) methods(c *proc) {
 }
 
 // advertisedIn names the initialize result member that offers a method
-// without a capability: authenticate applies to the authMethods the agent
-// lists, so an agent that lists none need not implement it.
-var advertisedIn = map[string]string{"authenticate": "authMethods"}
+// without a capability: authentication applies to the authMethods the agent
+// lists (v1 authenticate; v2 auth/login and auth/logout), so an agent that
+// lists none need not implement it.
+var advertisedIn = map[string]string{"authenticate": "authMethods", "auth/login": "authMethods", "auth/logout": "authMethods"}
 
 // listed reports whether the initialize result has a non-empty list member.
 func listed(result json.RawMessage, member string) bool {
@@ -152,7 +153,7 @@ func listed(result json.RawMessage, member string) bool {
 
 // sideEffects are methods whose valid call changes state beyond the
 // checker's own sessions (the agent's login): only their mutants are sent.
-var sideEffects = map[string]bool{"authenticate": true, "logout": true}
+var sideEffects = map[string]bool{"authenticate": true, "logout": true, "auth/login": true, "auth/logout": true}
 
 func (r *agentRun) method(c *proc, m *ir.Method) {
 	session, _, err := r.newSession(c)
@@ -189,7 +190,7 @@ func (r *agentRun) method(c *proc, m *ir.Method) {
 		}
 		unimplemented = codeIs(f, -32601)
 		r.add(res)
-		if m.Wire == "session/prompt" && f != nil {
+		if t := r.p.Model.Turn; t != nil && m == t.Prompt && f != nil {
 			r.order(c, "session/prompt response follows its session/update", Should, session, f, seq)
 		}
 	}
@@ -242,6 +243,11 @@ func orRoot(p string) string {
 func (r *agentRun) order(c *proc, name string, level Level, session string, resp *frame, seq int) {
 	res := Result{Category: "order", Case: name, Level: level, Source: "ACP prompt turn",
 		Expected: "every session/update of the turn before the response"}
+	if !endsInResponse(r.p.Model.Turn) {
+		res.Verdict, res.Observed = Skipped, noTurnEnd
+		r.add(res)
+		return
+	}
 	time.Sleep(200 * time.Millisecond)
 	late := 0
 	for _, f := range c.since(resp.Seq + 1) {
@@ -271,14 +277,27 @@ func sessionOf(f *frame) string {
 	return p.SessionID
 }
 
+// endsInResponse reports whether the prompt turn ends with the prompt's
+// response carrying the stop reason (v1). A v2 turn runs on after the
+// response and ends with a state update, which the checker does not follow.
+func endsInResponse(t *ir.Turn) bool { return t != nil && t.StopReason != nil }
+
+const noTurnEnd = "not checked: this profile's prompt response does not end the turn (v2 ends it with a state update)"
+
 // cancel starts a turn, cancels it, and expects stopReason cancelled.
 func (r *agentRun) cancel(c *proc) {
-	pm, cm := r.p.Method("session/prompt"), r.p.Method("session/cancel")
-	if pm == nil || cm == nil {
+	t := r.p.Model.Turn
+	if t == nil {
 		return
 	}
 	res := Result{Category: "cancel", Case: "session/cancel ends the turn", Level: Must, Source: "ACP prompt turn: cancellation",
 		Expected: "prompt response with stopReason cancelled"}
+	if !t.Cancellable() {
+		res.Verdict, res.Observed = Skipped, noTurnEnd
+		r.add(res)
+		return
+	}
+	pm, cm := t.Prompt, t.Cancel
 	session, _, err := r.newSession(c)
 	if err != nil {
 		res.Verdict, res.Observed = Fail, err.Error()

@@ -22,7 +22,7 @@ import (
 // overlays, read at run time, so the checker follows whatever schema the
 // configuration pins instead of the package acpgen was built with.
 type Profile struct {
-	Channel  string // "stable" or "unstable"
+	Channel  string // "stable", "unstable", "v2" or "v2-unstable"
 	Protocol int
 	Source   string // release and file, for the report
 	Overlays []ir.OverlayInfo
@@ -45,14 +45,14 @@ type ProfileOptions struct {
 
 // LoadProfile reads the configuration (acpgen.json, else the release this
 // acpgen was tested with and no overlays), then loads, merges and builds the
-// chosen v1 channel.
+// chosen channel.
 func LoadProfile(ctx context.Context, o ProfileOptions) (*Profile, error) {
 	name := o.Channel
 	if name == "" {
 		name = "stable"
 	}
-	if name != "stable" && name != "unstable" {
-		return nil, fmt.Errorf("--channel %q: conform checks protocol v1, stable or unstable", name)
+	if _, ok := config.DefaultChannel(name); !ok {
+		return nil, fmt.Errorf("--channel %q: not one of stable, unstable, v2, v2-unstable", name)
 	}
 	r, err := config.Setup(ctx, o.Config, config.Overrides{Cache: o.Cache, Channels: []string{name}}, o.Stderr)
 	if errors.Is(err, config.ErrNoConfig) {
@@ -67,7 +67,7 @@ func LoadProfile(ctx context.Context, o ProfileOptions) (*Profile, error) {
 			if r.Lock != nil {
 				src = r.Lock.Package + "@" + r.Lock.Version + " " + ch.SchemaFile
 			}
-			return build(filepath.Join(r.Config.SchemaDir, ch.SchemaFile), ch.Overlays, name, src)
+			return build(filepath.Join(r.Config.SchemaDir, ch.SchemaFile), ch.Overlays, name, ch.Protocol, src)
 		}
 	}
 	return nil, fmt.Errorf("%s has no %s channel", r.File, name)
@@ -84,12 +84,12 @@ func defaultProfile(ctx context.Context, o ProfileOptions, name string) (*Profil
 	}
 	ch, _ := config.DefaultChannel(name)
 	file := ch.SchemaFile
-	return build(filepath.Join(dir, file), nil, name, lock.Package+"@"+lock.Version+" "+file)
+	return build(filepath.Join(dir, file), nil, name, ch.Protocol, lock.Package+"@"+lock.Version+" "+file)
 }
 
 // build merges the overlays into the schema file and derives everything the
 // cases need from the result.
-func build(file string, overlays []string, channel, src string) (*Profile, error) {
+func build(file string, overlays []string, channel string, protocol int, src string) (*Profile, error) {
 	ld, err := generator.LoadChannel(file, overlays, channel)
 	if err != nil {
 		return nil, err
@@ -104,8 +104,8 @@ func build(file string, overlays []string, channel, src string) (*Profile, error
 		return nil, fmt.Errorf("%s: examples: %w", file, err)
 	}
 	p := &Profile{
-		Channel: channel, Protocol: 1, Source: src, Overlays: merged.Overlays, Semantics: merged.Semantics, Model: m, ref: ref,
-		Gates:    append(append([]tables.Gate{}, tables.ForProtocol(1)...), merged.Gates...),
+		Channel: channel, Protocol: protocol, Source: src, Overlays: merged.Overlays, Semantics: merged.Semantics, Model: m, ref: ref,
+		Gates:    append(append([]tables.Gate{}, tables.ForProtocol(protocol)...), merged.Gates...),
 		examples: map[string]map[string][]byte{},
 	}
 	for _, ex := range exs {

@@ -20,6 +20,8 @@ import (
 // echoed with that messageId, state running, one agent_message_chunk per
 // word, then state idle with a stop reason. A turn that says "wait" runs
 // until session/cancel, then reports idle with stopReason cancelled.
+// capabilities.session grants v2's baseline session methods, so session/list,
+// session/resume and session/close work on the connection's sessions too.
 type agentV2 struct {
 	acp2.UnimplementedAgentHandler
 	conn *acp2.AgentConn
@@ -83,6 +85,57 @@ func (a *agentV2) SessionNew(ctx context.Context, p *acp2.NewSessionRequest) (*a
 	a.mu.Unlock()
 	a.log.Info("v2 session created", "sessionId", id, "roots", roots)
 	return &acp2.NewSessionResponse{SessionID: id, Meta: map[string]acp2.Raw{rootsMetaKey: rootsJSON}}, nil
+}
+
+// SessionList lists this connection's open sessions, oldest first, with
+// the cwd filter applied; everything fits one page.
+func (a *agentV2) SessionList(ctx context.Context, p *acp2.ListSessionsRequest) (*acp2.ListSessionsResponse, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := &acp2.ListSessionsResponse{Sessions: []acp2.SessionInfo{}}
+	for n := 1; n <= a.next; n++ {
+		id := acp2.SessionID(fmt.Sprintf("sess-%d", n))
+		s := a.sessions[id]
+		if s == nil || (p.Cwd != nil && string(*p.Cwd) != s.roots[0]) {
+			continue
+		}
+		info := acp2.SessionInfo{SessionID: id, Cwd: acp2.AbsolutePath(s.roots[0])}
+		for _, d := range s.roots[1:] {
+			info.AdditionalDirectories = append(info.AdditionalDirectories, acp2.AbsolutePath(d))
+		}
+		out.Sessions = append(out.Sessions, info)
+	}
+	return out, nil
+}
+
+// SessionResume makes an open session of this connection current again
+// with the request's roots; there is no history to replay.
+func (a *agentV2) SessionResume(ctx context.Context, p *acp2.ResumeSessionRequest) (*acp2.ResumeSessionResponse, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s := a.sessions[p.SessionID]
+	if s == nil {
+		return nil, acp2.NewResourceNotFoundError(map[string]any{"sessionId": p.SessionID})
+	}
+	s.roots = []string{string(p.Cwd)}
+	for _, d := range p.AdditionalDirectories {
+		s.roots = append(s.roots, string(d))
+	}
+	return &acp2.ResumeSessionResponse{}, nil
+}
+
+// SessionClose ends the session's running turn, as session/cancel does,
+// and forgets the session.
+func (a *agentV2) SessionClose(ctx context.Context, p *acp2.CloseSessionRequest) (*acp2.CloseSessionResponse, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s := a.sessions[p.SessionID]
+	if s == nil {
+		return nil, acp2.NewResourceNotFoundError(map[string]any{"sessionId": p.SessionID})
+	}
+	close(s.cancelled)
+	delete(a.sessions, p.SessionID)
+	return &acp2.CloseSessionResponse{}, nil
 }
 
 func (a *agentV2) SessionPrompt(ctx context.Context, p *acp2.PromptRequest) (*acp2.PromptResponse, error) {
