@@ -38,14 +38,28 @@ func checkClient(t *testing.T, argv []string, cats ...string) *Report {
 	return rep
 }
 
+// examples/client passes every case; it serves the fs requests inside the
+// session's roots, where the checker puts the file they name, and leaves
+// nothing there after the run.
 func TestExampleClientPasses(t *testing.T) {
-	rep := checkClient(t, []string{buildCmd(t, "./examples/client"), "-valid-only", AgentToken})
+	cwd := t.TempDir()
+	rep := checkClient(t, []string{buildCmd(t, "./examples/client"), "-valid-only", "-cwd", cwd, AgentToken})
 	seen := map[string]bool{}
+	fs := 0
 	for _, r := range rep.Results {
 		seen[r.Category] = true
 		if r.Verdict == Fail || r.Verdict == Warn {
 			t.Errorf("%s: %s: %s: expected %s, observed %s", r.Category, r.Case, r.Verdict, r.Expected, r.Observed)
 		}
+		if r.Category == "requests" && strings.HasPrefix(r.Case, "fs/") && r.Verdict == Pass {
+			fs++
+		}
+	}
+	if fs != 2 {
+		t.Errorf("%d fs requests passed, want fs/read_text_file and fs/write_text_file", fs)
+	}
+	if left, _ := os.ReadDir(cwd); len(left) > 0 {
+		t.Errorf("the run left %d files in the session's cwd", len(left))
 	}
 	for _, c := range ClientCategories {
 		if !seen[c] {

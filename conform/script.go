@@ -33,8 +33,10 @@ type script struct {
 	mu     sync.Mutex
 	first  *frame          // the client's first request
 	client json.RawMessage // the client's initialize params
-	// sessions counts session/new; cancels holds each waiting turn.
+	// sessions counts session/new; cwds holds each session's cwd;
+	// cancels holds each waiting turn.
 	sessions int
+	cwds     map[string]string
 	cancels  map[string]chan struct{}
 	probed   bool
 	hung     bool
@@ -106,6 +108,14 @@ func (s *script) answer(f *frame) (any, *rpcError) {
 		s.mu.Lock()
 		s.sessions++
 		id := fmt.Sprintf("conform-%s-%d", s.tag, s.sessions)
+		var np struct {
+			Cwd string `json:"cwd"`
+		}
+		_ = json.Unmarshal(f.Params, &np)
+		if s.cwds == nil {
+			s.cwds = map[string]string{}
+		}
+		s.cwds[id] = np.Cwd
 		s.mu.Unlock()
 		var res map[string]any
 		_ = json.Unmarshal(p.example(m.Result.Def), &res)
@@ -357,8 +367,8 @@ func (s *script) notifications(session string, granted json.RawMessage) int {
 // granted, its example filled in, and checks the answers.
 func (s *script) requests(session string, granted json.RawMessage) {
 	r := s.run
-	file := filepath.Join(r.dir, "conform.txt")
-	_ = os.WriteFile(file, []byte("conformance check\n"), 0o644)
+	file := s.probeFile(session)
+	defer os.Remove(file)
 	terminal := ""
 	for _, m := range r.p.Model.Methods {
 		if m.Side != "client" || m.Notification {
@@ -398,6 +408,25 @@ func (s *script) requests(session string, granted json.RawMessage) {
 		r.add(res)
 	}
 	r.unknownRequests(s.request)
+}
+
+// probeFile writes the file the fs requests name: in the session's cwd, so
+// that a client enforcing the session's roots may serve it (removed after
+// the probes), else in the checker's own folder.
+func (s *script) probeFile(session string) string {
+	s.mu.Lock()
+	cwd := s.cwds[session]
+	s.mu.Unlock()
+	text := []byte("conformance check\n")
+	if st, err := os.Stat(cwd); err == nil && st.IsDir() && filepath.IsAbs(cwd) {
+		file := filepath.Join(cwd, ".acpgen-conform-"+s.tag+".txt")
+		if os.WriteFile(file, text, 0o644) == nil {
+			return file
+		}
+	}
+	file := filepath.Join(s.run.dir, "conform.txt")
+	_ = os.WriteFile(file, text, 0o644)
+	return file
 }
 
 func (s *script) request(method string, params json.RawMessage) (*frame, error) {

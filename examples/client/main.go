@@ -3,7 +3,8 @@
 // arguments, speaks ACP with it over the agent's stdin and stdout, and runs
 // one scripted flow, checking every result:
 //
-//	initialize          protocol version 1; what the agent advertises
+//	initialize          protocol version 1, offering fs/read_text_file and fs/write_text_file
+//	                    inside each session's roots (files.go); what the agent advertises
 //	session/new         cwd plus additionalDirectories (if advertised, else refused locally by the gate)
 //	session/prompt      "hello streamed world" streamed back as agent_message_chunk updates,
 //	                    with runtimeContext if advertised (else refused locally by the gate)
@@ -54,6 +55,7 @@ import (
 	"github.com/acpgen/acpgen/gen/acp"
 	"github.com/acpgen/acpgen/runtime/acphttp"
 	"github.com/acpgen/acpgen/runtime/jsonrpc"
+	"github.com/acpgen/acpgen/runtime/roots"
 	"github.com/acpgen/acpgen/runtime/wire"
 )
 
@@ -304,9 +306,11 @@ func newHandler() *handler {
 
 func flow(ctx context.Context, conn *acp.ClientConn, h *handler, cwd string, addDirs []string) error {
 	// initialize
+	yes := true
 	init, err := conn.Initialize(ctx, &acp.InitializeRequest{
-		ProtocolVersion: acp.CurrentProtocolVersion,
-		ClientInfo:      &acp.Implementation{Name: "acpgen-example-client", Version: "0.1.0"},
+		ProtocolVersion:    acp.CurrentProtocolVersion,
+		ClientInfo:         &acp.Implementation{Name: "acpgen-example-client", Version: "0.1.0"},
+		ClientCapabilities: &acp.ClientCapabilities{Fs: &acp.FileSystemCapabilities{ReadTextFile: &yes, WriteTextFile: &yes}},
 	})
 	if err != nil {
 		return stepErr("initialize", "%v", err)
@@ -332,18 +336,24 @@ func flow(ctx context.Context, conn *acp.ClientConn, h *handler, cwd string, add
 		ok("gate", "additionalDirectories refused locally: %v", ge)
 		req.AdditionalDirectories = nil
 	}
-	sess, err := conn.SessionNew(ctx, req)
+	set, err := roots.New(req.Cwd, req.AdditionalDirectories)
 	if err != nil {
 		return stepErr("session/new", "%v", err)
 	}
-	roots := req.EffectiveRoots()
+	sess, err := conn.SessionNew(ctx, req)
+	if err != nil {
+		set.Close()
+		return stepErr("session/new", "%v", err)
+	}
+	h.roots.add(sess.SessionID, set)
+	effective := req.EffectiveRoots()
 	if raw, found := sess.Meta[rootsMetaKey]; found {
 		var echoed []string
-		if err := json.Unmarshal(raw, &echoed); err != nil || !slices.Equal(echoed, roots) {
-			return stepErr("session/new", "agent reports roots %s, want %q", raw, roots)
+		if err := json.Unmarshal(raw, &echoed); err != nil || !slices.Equal(echoed, effective) {
+			return stepErr("session/new", "agent reports roots %s, want %q", raw, effective)
 		}
 	}
-	ok("session/new", "sessionId=%s roots=%s", sess.SessionID, strings.Join(roots, ","))
+	ok("session/new", "sessionId=%s roots=%s", sess.SessionID, strings.Join(effective, ","))
 	sid := sess.SessionID
 	h.lastSession = sid
 
@@ -463,6 +473,7 @@ type handler struct {
 	waiters map[acp.SessionID]chan struct{}
 
 	lastSession acp.SessionID // the flow's session
+	roots       sessionRoots  // what fs/* may reach, per session (files.go)
 }
 
 func (h *handler) SessionUpdate(ctx context.Context, p *acp.SessionNotification) {
