@@ -81,13 +81,13 @@ type Loaded struct {
 
 // LoadChannel reads a schema file, applies the overlays and builds the IR of
 // the merged schema, loading and building each once: the overlay step hands
-// over the document and model it made when it needed them.
+// over the document and model (built for channel) it made when it needed them.
 func LoadChannel(file string, overlays []string, channel string) (*Loaded, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, fmt.Errorf("%s channel: %w", channel, err)
 	}
-	merged, err := overlay.ApplyFiles(data, file, overlays)
+	merged, err := overlay.ApplyFiles(data, file, channel, overlays)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +103,6 @@ func LoadChannel(file string, overlays []string, channel string) (*Loaded, error
 			return nil, err
 		}
 	}
-	m.Channel = channel
 	return &Loaded{Data: data, Merged: merged, Model: m}, nil
 }
 

@@ -30,3 +30,19 @@ func TestStaleTableRows(t *testing.T) {
 		t.Errorf("lenient report lacks %q:\n%s", row, report.String())
 	}
 }
+
+// The overlay step builds the model when it binds gates; the model it hands
+// over is the channel's.
+func TestLoadChannelModelNamesTheChannel(t *testing.T) {
+	t.Chdir("..")
+	ld, err := generator.LoadChannel("golden/testdata/base.json", []string{"overlays/additional-directories.json"}, "unstable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ld.Merged.Model == nil || ld.Model != ld.Merged.Model {
+		t.Fatal("the overlay step built no model, or LoadChannel built another")
+	}
+	if ld.Model.Channel != "unstable" {
+		t.Errorf("model channel %q, want unstable", ld.Model.Channel)
+	}
+}
