@@ -72,7 +72,7 @@ func (s Schema) Load(t testing.TB) []byte {
 	for i, f := range s.Overlays {
 		files[i] = filepath.FromSlash(f)
 	}
-	r, err := overlay.ApplyFiles(data, file, files)
+	r, err := overlay.ApplyFiles(data, file, "", files)
 	if err != nil {
 		t.Fatal(err)
 	}

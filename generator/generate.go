@@ -81,13 +81,13 @@ type Loaded struct {
 
 // LoadChannel reads a schema file, applies the overlays and builds the IR of
 // the merged schema, loading and building each once: the overlay step hands
-// over the document and model it made when it needed them.
+// over the document and model (built for channel) it made when it needed them.
 func LoadChannel(file string, overlays []string, channel string) (*Loaded, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, fmt.Errorf("%s channel: %w", channel, err)
 	}
-	merged, err := overlay.ApplyFiles(data, file, overlays)
+	merged, err := overlay.ApplyFiles(data, file, channel, overlays)
 	if err != nil {
 		return nil, err
 	}
@@ -103,14 +103,13 @@ func LoadChannel(file string, overlays []string, channel string) (*Loaded, error
 			return nil, err
 		}
 	}
-	m.Channel = channel
 	return &Loaded{Data: data, Merged: merged, Model: m}, nil
 }
 
 // Generate produces every output file in memory: slash-separated path -> bytes.
 func Generate(cfg Config) (map[string][]byte, error) {
 	out := map[string][]byte{}
-	gateUsed, gateSkips := map[string]bool{}, map[string][]string{}
+	var resolved []ir.ChannelGates
 	var lock *source.Lock
 	if l, err := source.ReadLock(filepath.Join(cfg.SchemaDir, source.LockFile)); err == nil {
 		lock = l
@@ -152,14 +151,7 @@ func Generate(cfg Config) (map[string][]byte, error) {
 		rows := append(append([]tables.Gate{}, tables.ForProtocol(protocol)...), merged.Gates...)
 		gates, skipped := m.ResolveGates(rows)
 		o.Gates = gates
-		// Rows are per protocol: a v1 row is stale only if no v1 channel uses it.
-		key := func(row tables.Gate) string { return fmt.Sprintf("v%d %s", protocol, ir.GateString(row)) }
-		for _, g := range gates {
-			gateUsed[key(g.Row)] = true
-		}
-		for _, s := range skipped {
-			gateSkips[key(s.Row)] = append(gateSkips[key(s.Row)], ch.Name+": "+s.Reason)
-		}
+		resolved = append(resolved, ir.ChannelGates{Channel: ch.Name, Protocol: protocol, Gates: gates, Skipped: skipped})
 		files, err := emit.Files(m, o)
 		if err != nil {
 			return nil, err
@@ -168,16 +160,9 @@ func Generate(cfg Config) (map[string][]byte, error) {
 			out[path.Join(ch.OutDir, name)] = b
 		}
 	}
-	// A table row that applies to no channel is stale: against the pinned
-	// schema that is an error; against other bases it is only reported.
-	var stale []string
-	for key, reasons := range gateSkips {
-		if !gateUsed[key] {
-			stale = append(stale, key+": "+strings.Join(reasons, "; "))
-		}
-	}
-	sort.Strings(stale)
-	if len(stale) > 0 {
+	// A row that applies to no channel is stale: against the pinned schema
+	// that is an error; against other bases it is only reported.
+	if stale := ir.StaleGates(resolved); len(stale) > 0 {
 		if cfg.StrictGates {
 			return nil, fmt.Errorf("capability gates that match nothing:\n  %s", strings.Join(stale, "\n  "))
 		}

@@ -49,7 +49,7 @@ func overlayCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
-					res, err := overlay.ApplyFiles(data, run.base, run.overlays)
+					res, err := overlay.ApplyFiles(data, run.base, "", run.overlays)
 					var ce *overlay.ConflictError
 					if err != nil && !errors.As(err, &ce) {
 						return err

@@ -67,108 +67,158 @@ func runRelease(c *cli.Context) error {
 	o := r.Fetch(stderr)
 	o.Npm = c.String("npm")
 
-	// The release in force and the target, both in the cache.
-	oldDir, oldLock, err := releaseInForce(ctx, r, o)
-	if err != nil {
-		return err
-	}
-	newDir, newLock, err := source.Fetch(ctx, o, nil, c.String("to"))
-	if err != nil {
-		return err
-	}
-	if newLock.Version == oldLock.Version {
-		return fmt.Errorf("%s already pins %s@%s: nothing to release (`%s generate` regenerates)", r.LockPath(), oldLock.Package, oldLock.Version, invocation())
-	}
-	oldSide := schemadiff.Side{Label: oldLock.Version, Dir: oldDir}
-	newSide := schemadiff.Side{Label: newLock.Version, Dir: newDir}
-
 	// Compare before writing anything.
-	var names []string
-	for _, ch := range r.Config.Channels {
-		names = append(names, ch.Name)
-	}
-	schema, err := schemadiff.Diff(oldSide, newSide, names)
+	pl, err := planRelease(ctx, r, o, c.String("to"))
 	if err != nil {
 		return err
 	}
-	api, err := goapi.Compare(oldSide, newSide, r.Config.Channels)
-	if err != nil {
-		return err
-	}
-	repo := filepath.Dir(r.File)
-	tags, err := releaseTags(ctx, repo)
-	if err != nil {
-		return err
-	}
-	base, tagged := release.Latest(tags)
-	p := release.Propose(base, api.Level())
-	module := modulePathAt(repo)
-	newModule := ""
-	if p.Major && module != "" {
-		newModule = release.MajorPath(module, p.Next.Major)
-	}
-
-	fmt.Fprintf(w, "%s %s -> %s\n", newLock.Package, oldLock.Version, newLock.Version)
-	printReleaseReports(w, schema, api)
-	baseText := base.String()
-	if !tagged {
-		baseText = "no release tag (read as v0.0.0)"
-	}
-	fmt.Fprintf(w, "version: %s -> %s (%s)\n", baseText, p.Next, p.Note)
-	if p.Major && !c.Bool("allow-major") {
+	pl.print(w)
+	if pl.p.Major && !c.Bool("allow-major") {
 		move := ""
-		if newModule != "" {
-			move = fmt.Sprintf(" under the module path %s (now %s)", newModule, module)
+		if pl.newModule != "" {
+			move = fmt.Sprintf(" under the module path %s (now %s)", pl.newModule, pl.module)
 		}
 		return verdictError{fmt.Sprintf("%s -> %s breaks the Go API and %s is past v1: rerun with --allow-major to release %s%s; nothing written",
-			oldLock.Version, newLock.Version, base, p.Next, move)}
+			pl.oldLock.Version, pl.newLock.Version, pl.p.Base, pl.p.Next, move)}
 	}
 
 	// The changelog entry, refused before anything is written when the
 	// changelog already has one for this version.
 	clPath := c.String("changelog")
 	if clPath == "" {
-		clPath = filepath.Join(repo, changelogName)
+		clPath = filepath.Join(pl.repo, changelogName)
 	}
-	existing, err := os.ReadFile(clPath)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	entry := &release.Entry{Proposal: p, Package: newLock.Package, From: oldLock.Version, To: newLock.Version,
-		Schema: schema, API: api, Module: module, NewModule: newModule}
-	changelog, err := release.Prepend(existing, entry.Markdown(), p.Next)
+	changelog, err := pl.changelog(clPath)
 	if err != nil {
-		return fmt.Errorf("%s: %w", clPath, err)
+		return err
 	}
 
-	// Pin, regenerate, and only then write the changelog. A failed
-	// regeneration puts the lock and the configuration back.
-	restore, err := keepForRestore(r.LockPath(), r.File)
+	// Pin, regenerate, and only then write the changelog.
+	versionSet, gen, err := pinAndRegenerate(ctx, c.String("config"), r, pl.oldLock, pl.newLock, stderr)
 	if err != nil {
 		return err
-	}
-	if err := newLock.Write(r.LockPath()); err != nil {
-		return errors.Join(err, restore())
-	}
-	versionSet, err := config.SetVersion(r.File, newLock.Version)
-	if err != nil {
-		return errors.Join(err, restore())
-	}
-	gen, err := regenerate(ctx, c.String("config"), r.Cache, stderr)
-	if err != nil {
-		if rerr := restore(); rerr != nil {
-			return errors.Join(fmt.Errorf("regenerating from %s: %w", newLock.Version, err), rerr)
-		}
-		return fmt.Errorf("regenerating from %s: %w (%s and %s are back at %s; nothing else was written)", newLock.Version, err, r.LockPath(), r.File, oldLock.Version)
 	}
 	if err := writeFileReplacing(clPath, changelog); err != nil {
 		return fmt.Errorf("the release is pinned and generated, but the changelog is not written: %w", err)
 	}
+	pl.printWritten(w, r, versionSet, gen, clPath)
+	pl.printNext(w, r)
+	return nil
+}
 
+// releasePlan is everything a release compares and proposes before it
+// writes anything.
+type releasePlan struct {
+	oldLock, newLock *source.Lock
+	schema           *schemadiff.Report
+	api              *goapi.Report
+	tagged           bool // the repository has a release tag (p.Base)
+	p                release.Proposal
+	repo             string // the folder holding the configuration
+	module           string // its module path, "" when none
+	newModule        string // the module path of a new major version, else ""
+}
+
+// planRelease fetches the release in force and the target, compares their
+// schemas and generated Go APIs, and proposes the next version from the
+// repository's release tags.
+func planRelease(ctx context.Context, r *config.Resolved, o source.FetchOptions, to string) (*releasePlan, error) {
+	oldDir, oldLock, err := releaseInForce(ctx, r, o)
+	if err != nil {
+		return nil, err
+	}
+	newDir, newLock, err := source.Fetch(ctx, o, nil, to)
+	if err != nil {
+		return nil, err
+	}
+	if newLock.Version == oldLock.Version {
+		return nil, fmt.Errorf("%s already pins %s@%s: nothing to release (`%s generate` regenerates)", r.LockPath(), oldLock.Package, oldLock.Version, invocation())
+	}
+	oldSide := schemadiff.Side{Label: oldLock.Version, Dir: oldDir}
+	newSide := schemadiff.Side{Label: newLock.Version, Dir: newDir}
+	var names []string
+	for _, ch := range r.Config.Channels {
+		names = append(names, ch.Name)
+	}
+	pl := &releasePlan{oldLock: oldLock, newLock: newLock, repo: filepath.Dir(r.File)}
+	if pl.schema, err = schemadiff.Diff(oldSide, newSide, names); err != nil {
+		return nil, err
+	}
+	if pl.api, err = goapi.Compare(oldSide, newSide, r.Config.Channels); err != nil {
+		return nil, err
+	}
+	tags, err := releaseTags(ctx, pl.repo)
+	if err != nil {
+		return nil, err
+	}
+	var base release.Version
+	base, pl.tagged = release.Latest(tags)
+	pl.p = release.Propose(base, pl.api.Level())
+	pl.module = modulePathAt(pl.repo)
+	if pl.p.Major && pl.module != "" {
+		pl.newModule = release.MajorPath(pl.module, pl.p.Next.Major)
+	}
+	return pl, nil
+}
+
+// print reports the move, the comparisons and the proposed version.
+func (pl *releasePlan) print(w io.Writer) {
+	fmt.Fprintf(w, "%s %s -> %s\n", pl.newLock.Package, pl.oldLock.Version, pl.newLock.Version)
+	printReleaseReports(w, pl.schema, pl.api)
+	baseText := pl.p.Base.String()
+	if !pl.tagged {
+		baseText = "no release tag (read as v0.0.0)"
+	}
+	fmt.Fprintf(w, "version: %s -> %s (%s)\n", baseText, pl.p.Next, pl.p.Note)
+}
+
+// changelog is the changelog at path with the release's entry prepended; an
+// error when it already has an entry for the version.
+func (pl *releasePlan) changelog(path string) ([]byte, error) {
+	existing, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	entry := &release.Entry{Proposal: pl.p, Package: pl.newLock.Package, From: pl.oldLock.Version, To: pl.newLock.Version,
+		Schema: pl.schema, API: pl.api, Module: pl.module, NewModule: pl.newModule}
+	changelog, err := release.Prepend(existing, entry.Markdown(), pl.p.Next)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return changelog, nil
+}
+
+// pinAndRegenerate writes the new lock and schema.version and regenerates
+// every channel; when the regeneration fails it puts the lock and the
+// configuration back. versionSet says schema.version was written.
+func pinAndRegenerate(ctx context.Context, explicit string, r *config.Resolved, oldLock, newLock *source.Lock, stderr io.Writer) (versionSet bool, gen regenerated, err error) {
+	restore, err := keepForRestore(r.LockPath(), r.File)
+	if err != nil {
+		return false, gen, err
+	}
+	if err := newLock.Write(r.LockPath()); err != nil {
+		return false, gen, errors.Join(err, restore())
+	}
+	versionSet, err = config.SetVersion(r.File, newLock.Version)
+	if err != nil {
+		return false, gen, errors.Join(err, restore())
+	}
+	gen, err = regenerate(ctx, explicit, r.Cache, stderr)
+	if err != nil {
+		if rerr := restore(); rerr != nil {
+			return false, gen, errors.Join(fmt.Errorf("regenerating from %s: %w", newLock.Version, err), rerr)
+		}
+		return false, gen, fmt.Errorf("regenerating from %s: %w (%s and %s are back at %s; nothing else was written)", newLock.Version, err, r.LockPath(), r.File, oldLock.Version)
+	}
+	return versionSet, gen, nil
+}
+
+// printWritten lists every file the release wrote.
+func (pl *releasePlan) printWritten(w io.Writer, r *config.Resolved, versionSet bool, gen regenerated, clPath string) {
 	fmt.Fprintln(w, "\nwrote:")
-	fmt.Fprintf(w, "  %s (pins %s@%s)\n", r.LockPath(), newLock.Package, newLock.Version)
+	fmt.Fprintf(w, "  %s (pins %s@%s)\n", r.LockPath(), pl.newLock.Package, pl.newLock.Version)
 	if versionSet {
-		fmt.Fprintf(w, "  %s (schema.version %s)\n", r.File, newLock.Version)
+		fmt.Fprintf(w, "  %s (schema.version %s)\n", r.File, pl.newLock.Version)
 	}
 	for _, ch := range gen.changes {
 		if ch.Kind == "extra" {
@@ -178,19 +228,22 @@ func runRelease(c *cli.Context) error {
 		}
 	}
 	fmt.Fprintf(w, "  (generated files: %d written, %d unchanged, %d removed)\n", gen.sum.Written, gen.sum.Unchanged, gen.sum.Removed)
-	fmt.Fprintf(w, "  %s (%s entry)\n", clPath, p.Next)
+	fmt.Fprintf(w, "  %s (%s entry)\n", clPath, pl.p.Next)
+}
 
+// printNext lists the steps left to the user: a new module path for a new
+// major version, review, commit and tag.
+func (pl *releasePlan) printNext(w io.Writer, r *config.Resolved) {
 	fmt.Fprintln(w, "\nnext:")
 	step := 1
-	if newModule != "" {
+	if pl.newModule != "" {
 		fmt.Fprintf(w, "  %d. change the module path for %s: in go.mod `module %s` -> `module %s`, imports of %s/... -> %s/... (and channels[].importPath in %s, if set); then `%s generate`\n",
-			step, fmt.Sprintf("v%d", p.Next.Major), module, newModule, module, newModule, r.File, invocation())
+			step, fmt.Sprintf("v%d", pl.p.Next.Major), pl.module, pl.newModule, pl.module, pl.newModule, r.File, invocation())
 		step++
 	}
 	fmt.Fprintf(w, "  %d. review: git diff\n", step)
-	fmt.Fprintf(w, "  %d. git add -A && git commit -m %q\n", step+1, fmt.Sprintf("%s: %s %s", p.Next, newLock.Package, newLock.Version))
-	fmt.Fprintf(w, "  %d. git tag %s\n", step+2, p.Next)
-	return nil
+	fmt.Fprintf(w, "  %d. git add -A && git commit -m %q\n", step+1, fmt.Sprintf("%s: %s %s", pl.p.Next, pl.newLock.Package, pl.newLock.Version))
+	fmt.Fprintf(w, "  %d. git tag %s\n", step+2, pl.p.Next)
 }
 
 // releaseInForce is the release the lock pins (or, with no lock yet, the one

@@ -316,6 +316,18 @@ func Resolve(f *File, file string, o Overrides) (*Resolved, error) {
 	if entries, err = o.apply(entries); err != nil {
 		return nil, err
 	}
+	if cfg.Channels, err = r.channels(entries, where); err != nil {
+		return nil, err
+	}
+	r.Config = cfg
+	return r, nil
+}
+
+// channels completes the entries: an import path derived from the module
+// when none is set, a Go package name, one output folder each. A missing
+// module is recorded in r for the commands that emit Go.
+func (r *Resolved) channels(entries []entry, where func(string) string) ([]generator.Channel, error) {
+	var out []generator.Channel
 	mod, modDir := FindModule(r.Root)
 	for i := range entries {
 		e := &entries[i]
@@ -334,17 +346,16 @@ func Resolve(f *File, file string, o Overrides) (*Resolved, error) {
 		if !goIdent.MatchString(e.ch.Package) {
 			return nil, fmt.Errorf("%s: package %q is not a Go package name", where(e.key), e.ch.Package)
 		}
-		cfg.Channels = append(cfg.Channels, e.ch)
+		out = append(out, e.ch)
 	}
 	outs := map[string]string{}
-	for _, ch := range cfg.Channels {
+	for _, ch := range out {
 		if prev, ok := outs[ch.OutDir]; ok {
 			return nil, fmt.Errorf("%s: channels %s and %s both write into %s", where("channels"), prev, ch.Name, ch.OutDir)
 		}
 		outs[ch.OutDir] = ch.Name
 	}
-	r.Config = cfg
-	return r, nil
+	return out, nil
 }
 
 // entry is one channel being resolved.

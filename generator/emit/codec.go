@@ -271,52 +271,8 @@ func (e *emitter) stdInterop(f *jen.File, name string, checked bool) {
 // through an interface) so the required-member masks stay on the stack.
 func (e *emitter) objectEntry(f *jen.File, t *ir.Type, union bool) {
 	name := t.Name
-	// An anyOf union with an untagged fallback accepts an object whose tagged
-	// variant fails, as the fallback: decoding retries it that way.
-	var fallback *ir.Variant
-	var holder *jen.Statement // the union value: v itself, or v's embedded union field
-	if t.Union != nil && !t.Union.Exclusive {
-		for _, vr := range t.Union.Variants {
-			if vr.Role == ir.Fallback {
-				fallback = vr
-			}
-		}
-		holder = jen.Id("v")
-		if !union {
-			holder = jen.Id("v").Dot(t.Union.FieldName())
-		}
-	}
-	var pre []jen.Code
-	pre = append(pre, jen.Op("*").Id("v").Op("=").Id(name).Values())
-	if t.Union != nil {
-		sel := jen.If(jen.Err().Op(":=").Id("v").Dot("selectVariant").Call(jen.Id("d")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
-		if fallback != nil {
-			init := []jen.Code{holder.Clone().Dot(fallback.Name).Op("=").New(jen.Id(fallback.Payload.Type.Name))}
-			if fallback.Payload.Type.Union != nil {
-				init = append(init, jen.If(jen.Err().Op(":=").Add(holder.Clone()).Dot(fallback.Name).Dot("selectVariant").Call(jen.Id("d")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())))
-			}
-			pre = append(pre, jen.If(jen.Id("asFallback")).Block(init...).Else().Block(sel))
-		} else {
-			pre = append(pre, sel)
-		}
-	}
-	sink := jen.Op("&").Id("v").Dot("Unknown")
-	if union {
-		sink = jen.Id("v").Dot("unknownSink").Call()
-	}
-	body := append(pre,
-		jen.If(jen.Err().Op(":=").Id("d").Dot("BeginObject").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-		jen.Var().Id("seen").Index(jen.Lit(seenDepth)).Uint64(),
-		jen.For().Block(
-			jen.List(jen.Id("key"), jen.Id("ok"), jen.Err()).Op(":=").Id("d").Dot("NextKey").Call(),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-			jen.If(jen.Op("!").Id("ok")).Block(jen.Break()),
-			jen.List(jen.Id("handled"), jen.Err()).Op(":=").Id("v").Dot("decodeField").Call(jen.Id("d"), jen.Id("key"), jen.Id("seen").Index(jen.Empty(), jen.Empty())),
-			jen.If(jen.Err().Op("==").Nil().Op("&&").Op("!").Id("handled")).Block(jen.Err().Op("=").Id("d").Dot("KeepUnknown").Call(jen.Id("key"), sink)),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-		),
-		jen.Return(jen.Id("v").Dot("checkRequired").Call(jen.Id("d"), jen.Id("seen").Index(jen.Empty(), jen.Empty()))),
-	)
+	fallback, holder := objectFallback(t, union)
+	body := decodeObjectBody(t, union, fallback, holder)
 	if fallback == nil {
 		f.Comment(fmt.Sprintf("DecodeJSON decodes one %s object, keeping unknown members.", name))
 		f.Func().Add(recv(name)).Id("DecodeJSON").Params(decoderParam()).Error().Block(body...)
@@ -339,6 +295,63 @@ func (e *emitter) objectEntry(f *jen.File, t *ir.Type, union bool) {
 		jen.Return(jen.Append(jen.Id("b"), jen.LitRune('}'))),
 	)
 	f.Line()
+}
+
+// objectFallback is the untagged fallback variant of an anyOf union t, which
+// accepts an object whose tagged variant fails (decoding retries it that way),
+// and holder, the union value: v itself, or v's embedded union field.
+// fallback is nil when t has none, holder when t is no anyOf union.
+func objectFallback(t *ir.Type, union bool) (fallback *ir.Variant, holder *jen.Statement) {
+	if t.Union == nil || t.Union.Exclusive {
+		return nil, nil
+	}
+	for _, vr := range t.Union.Variants {
+		if vr.Role == ir.Fallback {
+			fallback = vr
+		}
+	}
+	holder = jen.Id("v")
+	if !union {
+		holder = jen.Id("v").Dot(t.Union.FieldName())
+	}
+	return fallback, holder
+}
+
+// decodeObjectBody decodes one object of t into v: the union's variant
+// selected first (or, asFallback, the fallback set up), then every member,
+// unknown ones kept, and the required ones checked.
+func decodeObjectBody(t *ir.Type, union bool, fallback *ir.Variant, holder *jen.Statement) []jen.Code {
+	var pre []jen.Code
+	pre = append(pre, jen.Op("*").Id("v").Op("=").Id(t.Name).Values())
+	if t.Union != nil {
+		sel := jen.If(jen.Err().Op(":=").Id("v").Dot("selectVariant").Call(jen.Id("d")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
+		if fallback != nil {
+			init := []jen.Code{holder.Clone().Dot(fallback.Name).Op("=").New(jen.Id(fallback.Payload.Type.Name))}
+			if fallback.Payload.Type.Union != nil {
+				init = append(init, jen.If(jen.Err().Op(":=").Add(holder.Clone()).Dot(fallback.Name).Dot("selectVariant").Call(jen.Id("d")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())))
+			}
+			pre = append(pre, jen.If(jen.Id("asFallback")).Block(init...).Else().Block(sel))
+		} else {
+			pre = append(pre, sel)
+		}
+	}
+	sink := jen.Op("&").Id("v").Dot("Unknown")
+	if union {
+		sink = jen.Id("v").Dot("unknownSink").Call()
+	}
+	return append(pre,
+		jen.If(jen.Err().Op(":=").Id("d").Dot("BeginObject").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		jen.Var().Id("seen").Index(jen.Lit(seenDepth)).Uint64(),
+		jen.For().Block(
+			jen.List(jen.Id("key"), jen.Id("ok"), jen.Err()).Op(":=").Id("d").Dot("NextKey").Call(),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+			jen.If(jen.Op("!").Id("ok")).Block(jen.Break()),
+			jen.List(jen.Id("handled"), jen.Err()).Op(":=").Id("v").Dot("decodeField").Call(jen.Id("d"), jen.Id("key"), jen.Id("seen").Index(jen.Empty(), jen.Empty())),
+			jen.If(jen.Err().Op("==").Nil().Op("&&").Op("!").Id("handled")).Block(jen.Err().Op("=").Id("d").Dot("KeepUnknown").Call(jen.Id("key"), sink)),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		),
+		jen.Return(jen.Id("v").Dot("checkRequired").Call(jen.Id("d"), jen.Id("seen").Index(jen.Empty(), jen.Empty()))),
+	)
 }
 
 func (e *emitter) structCodec(f *jen.File, t *ir.Type) {

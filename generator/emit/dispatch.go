@@ -499,23 +499,8 @@ func (e *emitter) turnHelpers(f *jen.File, cname string, turns *ir.Turn) {
 // sends endTurn's cancel (session/cancel) for the prompt's session.
 func (e *emitter) outboundCall(f *jen.File, sd *side, cname string, m *ir.Method, endTurn *ir.Turn) {
 	name := methodGo(m)
-	pre := []jen.Code{
-		jen.List(jen.Id("n"), jen.Id("ready")).Op(":=").Id("c").Dot("state").Call(),
-	}
 	initialize := m == e.m.Initialize()
-	if initialize {
-		pre = append(pre, jen.Id("_").Op(",").Id("_").Op("=").Id("n").Op(",").Id("ready"))
-		if e.versioned() {
-			v := jen.Id("params").Dot(e.m.Version.Params.Name)
-			pre = append(pre, jen.If(v.Clone().Op("==").Lit(0)).Block(v.Clone().Op("=").Id("CurrentProtocolVersion")))
-		}
-		pre = append(pre, jen.If(jen.Err().Op(":=").Id("outbound").Call(jen.Nil(), jen.Id(MethodConst(m.Wire)), jen.Id("params")), jen.Err().Op("!=").Nil()).Block(jen.Return(zeroRet(m), jen.Id("refused").Call(jen.Id("c").Dot("log"), jen.Err()))))
-	} else {
-		pre = append(pre,
-			jen.If(jen.Op("!").Id("ready")).Block(jen.Return(zeroRet(m), jen.Qual("errors", "New").Call(jen.Lit(m.Wire+": initialize first")))),
-			jen.If(jen.Err().Op(":=").Id("outbound").Call(jen.Id("n"), jen.Id(MethodConst(m.Wire)), jen.Id("params")), jen.Err().Op("!=").Nil()).Block(jen.Return(zeroRet(m), jen.Id("refused").Call(jen.Id("c").Dot("log"), jen.Err()))),
-		)
-	}
+	pre := e.outboundChecks(m, initialize)
 	if m.Notification {
 		f.Comment(fmt.Sprintf("%s sends the notification %s to the %s, after checking it is valid and allowed.", name, m.Wire, sd.peer))
 		f.Comment("It returns once the frame is written, so notifications precede a later response.")
@@ -542,9 +527,50 @@ func (e *emitter) outboundCall(f *jen.File, sd *side, cname string, m *ir.Method
 	body = append(body,
 		jen.List(jen.Id("raw"), jen.Err()).Op(":=").Id("c").Dot("conn").Dot("Call").Call(jen.Id("ctx"), jen.Id(MethodConst(m.Wire)), jen.Id("params").Dot("AppendJSON").Call(jen.Nil())),
 		jen.If(jen.Err().Op("!=").Nil()).Block(callErr...),
+	)
+	body = append(body, e.outboundResult(m, initialize)...)
+	body = append(body, jen.Return(jen.Id("res"), jen.Nil()))
+	f.Comment(fmt.Sprintf("%s calls %s on the %s, after checking the params are valid and allowed; the result is", name, m.Wire, sd.peer))
+	f.Comment("decoded, validated and checked against what this side advertised.")
+	if endTurn != nil {
+		f.Comment(fmt.Sprintf("When ctx ends first, it sends %s for params' session as well as the runtime's", endTurn.Cancel.Wire))
+		f.Comment("$/cancel_request (which agents may ignore), and returns ctx's error.")
+	}
+	f.Func().Params(jen.Id("c").Op("*").Id(cname)).Id(name).Params(ctxParam(), jen.Id("params").Op("*").Id(m.Params.Name)).Params(jen.Op("*").Id(m.Result.Name), jen.Error()).Block(body...)
+}
+
+// outboundChecks are the statements before m's params are sent: the
+// connection's state (initialize's protocol version defaulted to this
+// package's), and the params checked valid and (after initialize) allowed
+// by what the peer advertised.
+func (e *emitter) outboundChecks(m *ir.Method, initialize bool) []jen.Code {
+	pre := []jen.Code{
+		jen.List(jen.Id("n"), jen.Id("ready")).Op(":=").Id("c").Dot("state").Call(),
+	}
+	if initialize {
+		pre = append(pre, jen.Id("_").Op(",").Id("_").Op("=").Id("n").Op(",").Id("ready"))
+		if e.versioned() {
+			v := jen.Id("params").Dot(e.m.Version.Params.Name)
+			pre = append(pre, jen.If(v.Clone().Op("==").Lit(0)).Block(v.Clone().Op("=").Id("CurrentProtocolVersion")))
+		}
+		pre = append(pre, jen.If(jen.Err().Op(":=").Id("outbound").Call(jen.Nil(), jen.Id(MethodConst(m.Wire)), jen.Id("params")), jen.Err().Op("!=").Nil()).Block(jen.Return(zeroRet(m), jen.Id("refused").Call(jen.Id("c").Dot("log"), jen.Err()))))
+	} else {
+		pre = append(pre,
+			jen.If(jen.Op("!").Id("ready")).Block(jen.Return(zeroRet(m), jen.Qual("errors", "New").Call(jen.Lit(m.Wire+": initialize first")))),
+			jen.If(jen.Err().Op(":=").Id("outbound").Call(jen.Id("n"), jen.Id(MethodConst(m.Wire)), jen.Id("params")), jen.Err().Op("!=").Nil()).Block(jen.Return(zeroRet(m), jen.Id("refused").Call(jen.Id("c").Dot("log"), jen.Err()))),
+		)
+	}
+	return pre
+}
+
+// outboundResult are the statements once m's result arrived in raw: decoded,
+// validated, and either negotiated (initialize, whose protocol version must
+// be this package's) or checked against what this side advertised.
+func (e *emitter) outboundResult(m *ir.Method, initialize bool) []jen.Code {
+	body := []jen.Code{
 		jen.Id("res").Op(":=").New(jen.Id(m.Result.Name)),
 		jen.If(jen.Err().Op(":=").Qual(WirePath, "Decode").Call(jen.Id("raw"), jen.Id("res"), jen.Id("c").Dot("mode")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit(m.Wire+": invalid result: %w"), jen.Err()))),
-	)
+	}
 	body = append(body, inboundValidate(jen.Id("res"), jen.Return(jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit(m.Wire+": invalid result: %w"), jen.Err())))...)
 	if initialize {
 		if e.versioned() {
@@ -562,14 +588,7 @@ func (e *emitter) outboundCall(f *jen.File, sd *side, cname string, m *ir.Method
 			jen.If(jen.Id("vs").Op(":=").Id("n").Dot("CheckResult").Call(jen.Id(MethodConst(m.Wire)), jen.Id("res")), jen.Len(jen.Id("vs")).Op(">").Lit(0)).Block(
 				jen.Return(jen.Nil(), jen.Op("&").Qual(WirePath, "GateError").Values(jen.Dict{jen.Id("Violations"): jen.Id("vs")}))))
 	}
-	body = append(body, jen.Return(jen.Id("res"), jen.Nil()))
-	f.Comment(fmt.Sprintf("%s calls %s on the %s, after checking the params are valid and allowed; the result is", name, m.Wire, sd.peer))
-	f.Comment("decoded, validated and checked against what this side advertised.")
-	if endTurn != nil {
-		f.Comment(fmt.Sprintf("When ctx ends first, it sends %s for params' session as well as the runtime's", endTurn.Cancel.Wire))
-		f.Comment("$/cancel_request (which agents may ignore), and returns ctx's error.")
-	}
-	f.Func().Params(jen.Id("c").Op("*").Id(cname)).Id(name).Params(ctxParam(), jen.Id("params").Op("*").Id(m.Params.Name)).Params(jen.Op("*").Id(m.Result.Name), jen.Error()).Block(body...)
+	return body
 }
 
 func zeroRet(m *ir.Method) jen.Code {

@@ -165,65 +165,83 @@ func namedRef(t *ir.Type) *ir.Ref { return &ir.Ref{Kind: ir.Named, Type: t} }
 // or a pointer to a struct) of shape cur; ptr and args build the violation's
 // JSON pointer only when one is recorded.
 func (e *emitter) gateWalk(g *ir.Gate, capFn string, expr *jen.Statement, cur *ir.Ref, i int, ptr string, args []jen.Code) []jen.Code {
-	record := func(ptr string, args []jen.Code) jen.Code {
-		var p jen.Code = jen.Lit(ptr)
-		if len(args) > 0 {
-			p = jen.Qual("fmt", "Sprintf").Call(append([]jen.Code{jen.Lit(ptr)}, args...)...)
-		}
-		variant := ""
-		if g.Row.Variant != "" {
-			variant = g.Row.Variant
-		}
-		d := jen.Dict{jen.Id("Method"): jen.Id("method"), jen.Id("Pointer"): p, jen.Id("Variant"): jen.Lit(variant), jen.Id("Capability"): jen.Lit(g.Cap.Dotted)}
-		if g.Row.Require {
-			d[jen.Id("Required")] = jen.True()
-		}
-		return jen.Id("out").Op("=").Append(jen.Id("out"), jen.Qual(WirePath, "GateViolation").Values(d))
-	}
-	denied := jen.Op("!").Id("n").Dot(capFn).Call()
 	if i == len(g.Steps) {
-		t := namedType(cur)
-		switch {
-		case g.Variant != nil:
-			holder := expr.Clone()
-			if t != nil && t.Kind == ir.Struct {
-				holder = holder.Dot(t.Union.FieldName())
-			}
-			return []jen.Code{jen.If(holder.Dot(g.Variant.Name).Op("!=").Nil().Op("&&").Add(denied)).Block(record(ptr, args))}
-		case g.EnumValue != nil:
-			return []jen.Code{jen.If(expr.Clone().Op("==").Id(g.EnumValue.Name).Op("&&").Add(denied)).Block(record(ptr, args))}
-		}
-		return []jen.Code{jen.If(denied).Block(record(ptr, args))}
+		return gateEnd(g, capFn, expr, cur, ptr, args)
 	}
-	st := g.Steps[i]
-	switch st.Kind {
+	switch g.Steps[i].Kind {
 	case ir.StepItems, ir.StepValues:
-		elemPtr := cur.ElemNullable && pointerable(cur.Elem)
-		if t := namedType(cur); t != nil && t.Kind == ir.Alias {
-			elemPtr = t.Target.ElemNullable && pointerable(t.Target.Elem)
-		}
-		iv := jen.Id(fmt.Sprintf("i%d", i))
-		var elem *jen.Statement
-		var loop *jen.Statement
-		var nptr string
-		var nargs []jen.Code
-		if st.Kind == ir.StepItems {
-			elem = expr.Clone().Index(iv.Clone())
-			loop = jen.For(iv.Clone().Op(":=").Range().Add(expr.Clone()))
-			nptr, nargs = ptr+"/%d", append(append([]jen.Code{}, args...), iv.Clone())
-		} else {
-			kv := jen.Id(fmt.Sprintf("k%d", i))
-			elem = jen.Id(fmt.Sprintf("v%d", i))
-			loop = jen.For(jen.List(kv.Clone(), elem.Clone()).Op(":=").Range().Add(expr.Clone()))
-			nptr, nargs = ptr+"/%s", append(append([]jen.Code{}, args...), jen.Qual(WirePath, "PointerToken").Call(kv.Clone()))
-		}
-		inner := e.gateWalk(g, capFn, elem.Clone(), st.Ref, i+1, nptr, nargs)
-		if elemPtr {
-			inner = []jen.Code{jen.If(elem.Clone().Op("!=").Nil()).Block(inner...)}
-		}
-		return []jen.Code{loop.Block(inner...)}
+		return e.gateWalkElems(g, capFn, expr, cur, i, ptr, args)
 	}
-	// A member, maybe reached through union variants.
+	return e.gateWalkMember(g, capFn, expr, cur, i, ptr, args)
+}
+
+// gateViolation appends g's violation at the JSON pointer ptr (a format
+// string when args are given) to out.
+func gateViolation(g *ir.Gate, ptr string, args []jen.Code) jen.Code {
+	var p jen.Code = jen.Lit(ptr)
+	if len(args) > 0 {
+		p = jen.Qual("fmt", "Sprintf").Call(append([]jen.Code{jen.Lit(ptr)}, args...)...)
+	}
+	d := jen.Dict{jen.Id("Method"): jen.Id("method"), jen.Id("Pointer"): p, jen.Id("Variant"): jen.Lit(g.Row.Variant), jen.Id("Capability"): jen.Lit(g.Cap.Dotted)}
+	if g.Row.Require {
+		d[jen.Id("Required")] = jen.True()
+	}
+	return jen.Id("out").Op("=").Append(jen.Id("out"), jen.Qual(WirePath, "GateViolation").Values(d))
+}
+
+// gateEnd checks the gated thing at the end of g's path, reached as expr of
+// shape cur: a variant set, an enum value, or (neither) its presence.
+func gateEnd(g *ir.Gate, capFn string, expr *jen.Statement, cur *ir.Ref, ptr string, args []jen.Code) []jen.Code {
+	denied := jen.Op("!").Id("n").Dot(capFn).Call()
+	t := namedType(cur)
+	switch {
+	case g.Variant != nil:
+		holder := expr.Clone()
+		if t != nil && t.Kind == ir.Struct {
+			holder = holder.Dot(t.Union.FieldName())
+		}
+		return []jen.Code{jen.If(holder.Dot(g.Variant.Name).Op("!=").Nil().Op("&&").Add(denied)).Block(gateViolation(g, ptr, args))}
+	case g.EnumValue != nil:
+		return []jen.Code{jen.If(expr.Clone().Op("==").Id(g.EnumValue.Name).Op("&&").Add(denied)).Block(gateViolation(g, ptr, args))}
+	}
+	return []jen.Code{jen.If(denied).Block(gateViolation(g, ptr, args))}
+}
+
+// gateWalkElems loops over every array item or map value of expr (step i)
+// and walks on inside each; the pointer gains the index or the escaped key.
+func (e *emitter) gateWalkElems(g *ir.Gate, capFn string, expr *jen.Statement, cur *ir.Ref, i int, ptr string, args []jen.Code) []jen.Code {
+	st := g.Steps[i]
+	elemPtr := cur.ElemNullable && pointerable(cur.Elem)
+	if t := namedType(cur); t != nil && t.Kind == ir.Alias {
+		elemPtr = t.Target.ElemNullable && pointerable(t.Target.Elem)
+	}
+	iv := jen.Id(fmt.Sprintf("i%d", i))
+	var elem *jen.Statement
+	var loop *jen.Statement
+	var nptr string
+	var nargs []jen.Code
+	if st.Kind == ir.StepItems {
+		elem = expr.Clone().Index(iv.Clone())
+		loop = jen.For(iv.Clone().Op(":=").Range().Add(expr.Clone()))
+		nptr, nargs = ptr+"/%d", append(append([]jen.Code{}, args...), iv.Clone())
+	} else {
+		kv := jen.Id(fmt.Sprintf("k%d", i))
+		elem = jen.Id(fmt.Sprintf("v%d", i))
+		loop = jen.For(jen.List(kv.Clone(), elem.Clone()).Op(":=").Range().Add(expr.Clone()))
+		nptr, nargs = ptr+"/%s", append(append([]jen.Code{}, args...), jen.Qual(WirePath, "PointerToken").Call(kv.Clone()))
+	}
+	inner := e.gateWalk(g, capFn, elem.Clone(), st.Ref, i+1, nptr, nargs)
+	if elemPtr {
+		inner = []jen.Code{jen.If(elem.Clone().Op("!=").Nil()).Block(inner...)}
+	}
+	return []jen.Code{loop.Block(inner...)}
+}
+
+// gateWalkMember moves into the member of step i, maybe reached through
+// union variants (one guarded branch each), and walks on when it is set; at
+// the last step of a require gate it checks the member is present instead.
+func (e *emitter) gateWalkMember(g *ir.Gate, capFn string, expr *jen.Statement, cur *ir.Ref, i int, ptr string, args []jen.Code) []jen.Code {
+	st := g.Steps[i]
 	bases := []*jen.Statement{expr.Clone()}
 	var guards []*jen.Statement
 	if st.Union != nil {
@@ -258,7 +276,7 @@ func (e *emitter) gateWalk(g *ir.Gate, capFn string, expr *jen.Statement, cur *i
 			if guard == nil {
 				continue // a value member is always present
 			}
-			inner = []jen.Code{jen.If(val.Clone().Op("==").Nil().Op("&&").Id("n").Dot(capFn).Call()).Block(record(nptr, args))}
+			inner = []jen.Code{jen.If(val.Clone().Op("==").Nil().Op("&&").Id("n").Dot(capFn).Call()).Block(gateViolation(g, nptr, args))}
 		} else {
 			inner = e.gateWalk(g, capFn, next, st.Ref, i+1, nptr, args)
 			if guard != nil {

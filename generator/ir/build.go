@@ -293,56 +293,12 @@ func (b *builder) fill(t *Type, s *load.Schema) error {
 	}
 	switch {
 	case isObject:
-		t.Kind = Struct
-		if err := b.structFields(t, s, ""); err != nil {
-			return err
-		}
-		if branches != nil {
-			u, err := b.union(t, s, branches, exclusive, true)
-			if err != nil {
-				return err
-			}
-			t.Union = u
-			// The union owns its discriminator: a property of the same name
-			// is described by the variants, not kept twice.
-			if u.Discriminator != "" {
-				kept := t.Fields[:0]
-				for _, f := range t.Fields {
-					if f.JSON != u.Discriminator {
-						kept = append(kept, f)
-					}
-				}
-				t.Fields = kept
-			}
-			if err := b.checkMemberNames(t, s); err != nil {
-				return err
-			}
-		}
-		return nil
+		return b.fillStruct(t, s, branches, exclusive)
 	case branches != nil:
-		if e, ok, err := b.enum(t, s, branches); err != nil || ok {
-			_ = e
+		if _, ok, err := b.enum(t, s, branches); err != nil || ok {
 			return err
 		}
-		u, err := b.union(t, s, branches, exclusive, false)
-		if err != nil {
-			return err
-		}
-		t.Union = u
-		t.Kind = ObjectUnion
-		for _, v := range u.Variants {
-			if !v.Object {
-				t.Kind = ValueUnion
-			}
-		}
-		if t.Kind == ValueUnion {
-			for _, v := range u.Variants {
-				if v.Role != Shape {
-					return b.errf(s, "variant %s is tagged but the union has non-object variants", v.Name)
-				}
-			}
-		}
-		return nil
+		return b.fillUnion(t, s, branches, exclusive)
 	}
 	if s.Enum != nil && len(types) == 1 && types[0] == "string" {
 		return b.stringEnum(t, s)
@@ -355,6 +311,60 @@ func (b *builder) fill(t *Type, s *load.Schema) error {
 		return b.errf(s, "a nullable named type is not supported; make its uses nullable instead")
 	}
 	t.Kind, t.Target = Alias, r
+	return nil
+}
+
+// fillStruct makes t an object: a struct of its members and, when it has
+// branches, the union of them it also holds.
+func (b *builder) fillStruct(t *Type, s *load.Schema, branches []*load.Schema, exclusive bool) error {
+	t.Kind = Struct
+	if err := b.structFields(t, s, ""); err != nil {
+		return err
+	}
+	if branches == nil {
+		return nil
+	}
+	u, err := b.union(t, s, branches, exclusive, true)
+	if err != nil {
+		return err
+	}
+	t.Union = u
+	// The union owns its discriminator: a property of the same name
+	// is described by the variants, not kept twice.
+	if u.Discriminator != "" {
+		kept := t.Fields[:0]
+		for _, f := range t.Fields {
+			if f.JSON != u.Discriminator {
+				kept = append(kept, f)
+			}
+		}
+		t.Fields = kept
+	}
+	return b.checkMemberNames(t, s)
+}
+
+// fillUnion makes t a union of its branches: an object union when every
+// variant is an object, else a value union, whose variants are told apart
+// by shape only.
+func (b *builder) fillUnion(t *Type, s *load.Schema, branches []*load.Schema, exclusive bool) error {
+	u, err := b.union(t, s, branches, exclusive, false)
+	if err != nil {
+		return err
+	}
+	t.Union = u
+	t.Kind = ObjectUnion
+	for _, v := range u.Variants {
+		if !v.Object {
+			t.Kind = ValueUnion
+		}
+	}
+	if t.Kind == ValueUnion {
+		for _, v := range u.Variants {
+			if v.Role != Shape {
+				return b.errf(s, "variant %s is tagged but the union has non-object variants", v.Name)
+			}
+		}
+	}
 	return nil
 }
 

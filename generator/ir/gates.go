@@ -115,6 +115,39 @@ func (m *Model) ResolveGates(rows []tables.Gate) (gates []*Gate, skipped []Skipp
 	return gates, skipped
 }
 
+// ChannelGates is how the rows of one channel resolved against its model.
+type ChannelGates struct {
+	Channel  string
+	Protocol int // rows are kept per protocol (tables.ForProtocol)
+	Gates    []*Gate
+	Skipped  []SkippedGate
+}
+
+// StaleGates returns the rows that resolve in no channel of their protocol,
+// each with every channel's reason, sorted. A channel may lack what another
+// of its protocol has, so a row skipped in one channel is stale only when no
+// other uses it.
+func StaleGates(channels []ChannelGates) []string {
+	used, skips := map[string]bool{}, map[string][]string{}
+	for _, c := range channels {
+		key := func(row tables.Gate) string { return fmt.Sprintf("v%d %s", c.Protocol, GateString(row)) }
+		for _, g := range c.Gates {
+			used[key(g.Row)] = true
+		}
+		for _, s := range c.Skipped {
+			skips[key(s.Row)] = append(skips[key(s.Row)], c.Channel+": "+s.Reason)
+		}
+	}
+	var stale []string
+	for key, reasons := range skips {
+		if !used[key] {
+			stale = append(stale, key+": "+strings.Join(reasons, "; "))
+		}
+	}
+	slices.Sort(stale)
+	return stale
+}
+
 // GateString names a row for messages.
 func GateString(row tables.Gate) string {
 	where := "params"

@@ -49,3 +49,25 @@ func TestGateMismatchesAreReported(t *testing.T) {
 		}
 	}
 }
+
+func TestStaleGatesAreThoseNoChannelOfTheirProtocolUses(t *testing.T) {
+	teleport := tables.Gate{Method: "session/teleport", Capability: "agentCapabilities.loadSession", Source: "test"}
+	fork := tables.Gate{Method: "session/fork", Capability: "agentCapabilities.loadSession", Source: "test"}
+	rows := []tables.Gate{teleport, fork}
+	var channels []ChannelGates
+	for _, c := range []struct{ f, ch string }{{"schema.json", "stable"}, {"schema.unstable.json", "unstable"}} {
+		gates, skipped := loadModel(t, c.f, c.ch).ResolveGates(rows)
+		channels = append(channels, ChannelGates{Channel: c.ch, Protocol: 1, Gates: gates, Skipped: skipped})
+	}
+	// session/fork is unstable only: skipped in stable, used in unstable.
+	// The same row kept for protocol 2 is stale there although v1 uses it.
+	channels = append(channels, ChannelGates{Channel: "v2", Protocol: 2, Skipped: []SkippedGate{{fork, "no method session/fork"}}})
+	got := StaleGates(channels)
+	want := []string{
+		"v1 session/teleport params -> agentCapabilities.loadSession (test): stable: no method session/teleport; unstable: no method session/teleport",
+		"v2 session/fork params -> agentCapabilities.loadSession (test): v2: no method session/fork",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("stale rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -9,7 +9,7 @@ import (
 )
 
 // routing is one union that routes messages to a handling side: a named
-// routing union (Routings) or one written inline in the top-level anyOf.
+// routing union (routingUnions) or one written inline in the top-level anyOf.
 type routing struct {
 	name string
 	s    *load.Schema
@@ -26,7 +26,7 @@ type use struct {
 // methods binds x-method defs to methods. The routing unions say whether a
 // def is a request, a notification or a response and which side they route it
 // to; x-side says which sides handle it (a def whose x-side is "both" is a
-// method of each side HandlingSides names) and must agree with the union.
+// method of each side handlingSides names) and must agree with the union.
 // Every problem is reported at once.
 func (b *builder) methods() error {
 	var problems []error
@@ -51,7 +51,7 @@ func (b *builder) methods() error {
 			continue
 		}
 		for _, us := range uses[d.Name] {
-			if !slices.Contains(HandlingSides(s.XSide), us.u.side) {
+			if !slices.Contains(handlingSides(s.XSide), us.u.side) {
 				problem(us.ref, "%s has x-side %q but %s routes it to side %q", d.Name, s.XSide, us.u.name, us.u.side)
 				continue
 			}
@@ -112,7 +112,7 @@ func (b *builder) bind(kinds map[string]string, problem func(*load.Schema, strin
 	results := map[key]*load.Def{}
 	requests := map[key]bool{}
 	for i, d := range b.doc.Root.Defs {
-		for _, side := range HandlingSides(d.Schema.XSide) {
+		for _, side := range handlingSides(d.Schema.XSide) {
 			k := key{d.Schema.XMethod, side}
 			switch kinds[d.Name] {
 			case KindResponse:
@@ -133,7 +133,7 @@ func (b *builder) bind(kinds map[string]string, problem func(*load.Schema, strin
 		if kinds[d.Name] != KindResponse {
 			continue
 		}
-		for _, side := range HandlingSides(d.Schema.XSide) {
+		for _, side := range handlingSides(d.Schema.XSide) {
 			if !requests[key{d.Schema.XMethod, side}] {
 				problem(d.Schema, "response with x-method %q and x-side %q answers no request", d.Schema.XMethod, d.Schema.XSide)
 				orphans = true
@@ -146,7 +146,7 @@ func (b *builder) bind(kinds map[string]string, problem func(*load.Schema, strin
 		if role == "" || role == KindResponse {
 			continue
 		}
-		for _, side := range HandlingSides(s.XSide) {
+		for _, side := range handlingSides(s.XSide) {
 			k := side + " " + role + " " + s.XMethod
 			if prev, ok := seen[k]; ok {
 				problem(s, "method %q is defined twice as a %s handled by %s (also at %s)", s.XMethod, role, side, prev.Pointer)
@@ -178,7 +178,7 @@ func (b *builder) bind(kinds map[string]string, problem func(*load.Schema, strin
 // bare union of the params, with no envelope).
 func (b *builder) routings(problem func(*load.Schema, string, ...any)) []*routing {
 	var out []*routing
-	for _, r := range Routings {
+	for _, r := range routingUnions {
 		if s := b.doc.Def(r.Union); s != nil {
 			out = append(out, &routing{r.Union, s, r.Kind, r.Side})
 		}
@@ -226,7 +226,7 @@ func memberRefs(s *load.Schema, out []*load.Schema) []*load.Schema {
 
 // responseUnion names the union holding responses from a handling side.
 func responseUnion(side string) string {
-	for _, u := range Routings {
+	for _, u := range routingUnions {
 		if u.Kind == KindResponse && u.Side == side {
 			return u.Union
 		}

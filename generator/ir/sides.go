@@ -12,18 +12,18 @@ const (
 	KindResponse     = "response"
 )
 
-// Routing is a $defs union that routes messages: its name says the sender
+// routingUnion is a $defs union that routes messages: its name says the sender
 // (AgentRequest holds requests the agent sends), Side the handling side.
-type Routing struct {
+type routingUnion struct {
 	Union string
 	Kind  string
 	Side  string
 }
 
-// Routings are the routing unions of the v1 schemas. Since 0.10.0 they are
+// routingUnions are the routing unions of the v1 schemas. Since 0.10.0 they are
 // JSON-RPC envelopes whose params or result reference the method defs;
 // before (0.4.5 to 0.8.0) they are bare unions of the method defs.
-var Routings = []Routing{
+var routingUnions = []routingUnion{
 	{"AgentRequest", KindRequest, "client"},
 	{"AgentNotification", KindNotification, "client"},
 	{"AgentResponse", KindResponse, "agent"},
@@ -39,12 +39,12 @@ var Routings = []Routing{
 // schema's top-level anyOf (not as $defs) to their handling side.
 var inlineRoutings = map[string]string{"ProtocolLevel": "protocol"}
 
-// HandlingSides is what an x-side value means: the sides that handle the
+// handlingSides is what an x-side value means: the sides that handle the
 // method. Schemas from 0.22.0 to 1.5.1 mark mcp/message "both": the agent
 // and the client each handle it (and each can send it), so it is a method
 // of each side, listed under both in meta files and generated for both
 // handlers and both connections.
-func HandlingSides(xSide string) []string {
+func handlingSides(xSide string) []string {
 	if xSide == "both" {
 		return []string{"agent", "client"}
 	}

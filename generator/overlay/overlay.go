@@ -54,8 +54,8 @@ type Result struct {
 	AddedDefs []string
 	// Doc is Schema loaded, when overlays were applied (nil otherwise).
 	Doc *load.Document
-	// Model is the IR of Doc, when binding gates needed it (nil otherwise);
-	// its Channel is unset.
+	// Model is the IR of Doc for the channel given to Apply, when binding
+	// gates needed it (nil otherwise).
 	Model *ir.Model
 }
 
@@ -73,9 +73,10 @@ func (e *ConflictError) Error() string {
 	return fmt.Sprintf("%d overlay conflict(s):\n  %s", len(e.Conflicts), strings.Join(e.Conflicts, "\n  "))
 }
 
-// ApplyFiles applies the overlay files in order to base (read from baseFile).
+// ApplyFiles applies the overlay files in order to base (read from baseFile),
+// the schema of channel ("" when no package is generated from the result).
 // On conflicts it returns the full Result and a *ConflictError.
-func ApplyFiles(base []byte, baseFile string, files []string) (*Result, error) {
+func ApplyFiles(base []byte, baseFile, channel string, files []string) (*Result, error) {
 	if len(files) == 0 {
 		return &Result{Schema: base}, nil
 	}
@@ -87,11 +88,11 @@ func ApplyFiles(base []byte, baseFile string, files []string) (*Result, error) {
 		}
 		docs = append(docs, d)
 	}
-	return Apply(base, baseFile, docs)
+	return Apply(base, baseFile, channel, docs)
 }
 
-// Apply applies parsed overlays in order to base.
-func Apply(base []byte, baseFile string, docs []*Document) (*Result, error) {
+// Apply applies parsed overlays in order to base, the schema of channel.
+func Apply(base []byte, baseFile, channel string, docs []*Document) (*Result, error) {
 	root, err := load.Parse(base)
 	if err != nil {
 		return nil, fmt.Errorf("%s: invalid JSON: %w", baseFile, err)
@@ -100,7 +101,7 @@ func Apply(base []byte, baseFile string, docs []*Document) (*Result, error) {
 	if defs == nil || defs.Kind != load.Object {
 		return nil, fmt.Errorf("%s: no $defs object", baseFile)
 	}
-	a := &applier{root: root, defs: defs, baseFile: baseFile, res: &Result{}, touched: map[string]touch{}}
+	a := &applier{root: root, defs: defs, baseFile: baseFile, channel: channel, res: &Result{}, touched: map[string]touch{}}
 	ids := map[string]string{}
 	for _, d := range docs {
 		if prev, ok := ids[d.ID]; ok {
@@ -150,6 +151,7 @@ type pendingGate struct {
 type applier struct {
 	root, defs *load.Node
 	baseFile   string
+	channel    string // the Model's
 	res        *Result
 	doc        *Document
 	at         string // pointer of the current change in its overlay file
@@ -749,7 +751,7 @@ func (a *applier) resolveGates() error {
 	if len(a.gates) == 0 && len(a.res.Presence) == 0 {
 		return nil
 	}
-	m, err := ir.Build(a.res.Doc, "")
+	m, err := ir.Build(a.res.Doc, a.channel)
 	if err != nil {
 		return err
 	}

@@ -34,7 +34,7 @@ func states(r *overlay.Result) map[string]string {
 
 func apply(t *testing.T, base []byte, file string, files ...string) *overlay.Result {
 	t.Helper()
-	r, err := overlay.ApplyFiles(base, file, files)
+	r, err := overlay.ApplyFiles(base, file, "", files)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +297,7 @@ func TestEquivalence(t *testing.T) {
 		{"optional target absent", `{"op": "property", "defs": ["Thing", "Fork"], "skipIfAbsent": ["Fork"], "name": "extra", "schema": {"type": "string"}}`, "skipped", "no $defs/Fork"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r, err := overlay.ApplyFiles([]byte(base), "base.json", []string{overlayFile(t, "t", c.change)})
+			r, err := overlay.ApplyFiles([]byte(base), "base.json", "", []string{overlayFile(t, "t", c.change)})
 			var ce *overlay.ConflictError
 			if err != nil && !errors.As(err, &ce) {
 				t.Fatal(err)
@@ -321,11 +321,11 @@ func TestTwoOverlays(t *testing.T) {
 	if s := r.Statuses[1]; s.State != "upstream" || !strings.Contains(s.Detail, `overlay "a"`) {
 		t.Errorf("same change twice: %+v", s)
 	}
-	_, err := overlay.ApplyFiles([]byte(base), "base.json", []string{a, other})
+	_, err := overlay.ApplyFiles([]byte(base), "base.json", "", []string{a, other})
 	if err == nil || !strings.Contains(err.Error(), `overlay "a" already changed it differently`) {
 		t.Errorf("two overlays changing one member differently: %v", err)
 	}
-	if _, err := overlay.ApplyFiles([]byte(base), "base.json", []string{a, a}); err == nil || !strings.Contains(err.Error(), `overlay id "a"`) {
+	if _, err := overlay.ApplyFiles([]byte(base), "base.json", "", []string{a, a}); err == nil || !strings.Contains(err.Error(), `overlay id "a"`) {
 		t.Errorf("duplicate id: %v", err)
 	}
 }

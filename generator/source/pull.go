@@ -81,26 +81,8 @@ func Pull(ctx context.Context, o PullOptions) (*Lock, error) {
 			return pullSingleFile(o.Dir, old, version, o.FromURL, body, stderr)
 		}
 		tgz, integrity = body, sri(body)
-	} else {
-		npm := o.Npm
-		if npm == "" {
-			npm = "npm"
-		}
-		origin = "npm pack " + Package + "@" + version
-		fmt.Fprintf(stderr, "%s\n", origin)
-		var reported, resolved string
-		tgz, reported, resolved, err = npmPack(ctx, npm, version)
-		if err != nil {
-			return nil, err
-		}
-		integrity = sri(tgz)
-		// npm checked the download against the registry's integrity; checking
-		// it again here catches a broken or substituted npm.
-		if !sriMatches(reported, integrity) {
-			return nil, fmt.Errorf("%s: npm reports integrity %s but the tarball it wrote hashes to %s; clear the npm cache (npm cache clean --force) and retry", origin, reported, integrity)
-		}
-		// A dist-tag resolves to a concrete version, which is what we pin.
-		version = resolved
+	} else if origin, tgz, integrity, version, err = npmTarball(ctx, o.Npm, version, stderr); err != nil {
+		return nil, err
 	}
 
 	files, err := extractSchemas(tgz, origin, version)
@@ -111,44 +93,20 @@ func Pull(ctx context.Context, o PullOptions) (*Lock, error) {
 	for name, data := range files {
 		next.Files[name] = fileHash(data)
 	}
-	update := old == nil || old.Version != version
-	if !update {
+	if old != nil && old.Version == version {
 		if err := matchLock(old, next, origin, lockPath); err != nil {
 			return nil, err
 		}
-	}
-
-	for _, name := range slices.Sorted(maps.Keys(files)) {
-		path := filepath.Join(o.Dir, name)
-		if err := writeAtomic(path, files[name]); err != nil {
+		if err := writeSchemas(o.Dir, files, next, stderr); err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(stderr, "wrote %s (%s)\n", path, next.Files[name])
+		return growLock(old, next, lockPath, stderr)
 	}
-	if !update {
-		if len(next.Files) == len(old.Files) {
-			return old, nil
-		}
-		// The pinned tarball (its integrity matched) ships files that the lock
-		// predates, such as the v2 schemas: the lock grows to pin them too.
-		if err := next.Write(lockPath); err != nil {
-			return nil, err
-		}
-		fmt.Fprintf(stderr, "updated %s: %s@%s also pins %s\n", lockPath, Package, version, strings.Join(added(old, next), ", "))
-		return next, nil
+	if err := writeSchemas(o.Dir, files, next, stderr); err != nil {
+		return nil, err
 	}
-	// A file the new release lacks would otherwise linger and be mistaken
-	// for part of it.
-	for _, name := range knownFiles {
-		if _, ok := next.Files[name]; ok {
-			continue
-		}
-		path := filepath.Join(o.Dir, name)
-		if err := os.Remove(path); err == nil {
-			fmt.Fprintf(stderr, "removed %s: %s@%s does not ship it\n", path, Package, version)
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return nil, err
-		}
+	if err := removeUnshipped(o.Dir, next, stderr); err != nil {
+		return nil, err
 	}
 	if err := next.Write(lockPath); err != nil {
 		return nil, err
@@ -159,6 +117,71 @@ func Pull(ctx context.Context, o PullOptions) (*Lock, error) {
 		fmt.Fprintf(stderr, "updated %s from %s to %s\n", lockPath, old.Version, version)
 	}
 	return next, nil
+}
+
+// npmTarball fetches the release's tarball with npm (npm "" is "npm") and
+// checks it against the integrity npm reports. A dist-tag resolves to a
+// concrete version, which is what the lock pins.
+func npmTarball(ctx context.Context, npm, version string, stderr io.Writer) (origin string, tgz []byte, integrity, resolved string, err error) {
+	if npm == "" {
+		npm = "npm"
+	}
+	origin = "npm pack " + Package + "@" + version
+	fmt.Fprintf(stderr, "%s\n", origin)
+	tgz, reported, resolved, err := npmPack(ctx, npm, version)
+	if err != nil {
+		return "", nil, "", "", err
+	}
+	integrity = sri(tgz)
+	// npm checked the download against the registry's integrity; checking
+	// it again here catches a broken or substituted npm.
+	if !sriMatches(reported, integrity) {
+		return "", nil, "", "", fmt.Errorf("%s: npm reports integrity %s but the tarball it wrote hashes to %s; clear the npm cache (npm cache clean --force) and retry", origin, reported, integrity)
+	}
+	return origin, tgz, integrity, resolved, nil
+}
+
+// writeSchemas writes every extracted file into dir, each atomically.
+func writeSchemas(dir string, files extracted, next *Lock, stderr io.Writer) error {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		path := filepath.Join(dir, name)
+		if err := writeAtomic(path, files[name]); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "wrote %s (%s)\n", path, next.Files[name])
+	}
+	return nil
+}
+
+// growLock keeps the lock of a re-pulled release, unless the pinned tarball
+// (its integrity matched) ships files the lock predates, such as the v2
+// schemas: then the lock grows to pin them too.
+func growLock(old, next *Lock, lockPath string, stderr io.Writer) (*Lock, error) {
+	if len(next.Files) == len(old.Files) {
+		return old, nil
+	}
+	if err := next.Write(lockPath); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(stderr, "updated %s: %s@%s also pins %s\n", lockPath, Package, next.Version, strings.Join(added(old, next), ", "))
+	return next, nil
+}
+
+// removeUnshipped removes the known schema files the new release lacks, which
+// would otherwise linger and be mistaken for part of it.
+func removeUnshipped(dir string, next *Lock, stderr io.Writer) error {
+	for _, name := range knownFiles {
+		if _, ok := next.Files[name]; ok {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		if err := os.Remove(path); err == nil {
+			fmt.Fprintf(stderr, "removed %s: %s@%s does not ship it\n", path, Package, next.Version)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
 }
 
 // added lists the files next pins and old does not.
