@@ -136,6 +136,13 @@ func Load(file string, data []byte) (*Document, error) {
 	if err != nil {
 		return nil, &Error{file, "", "invalid JSON: " + err.Error()}
 	}
+	return LoadTree(file, n, data)
+}
+
+// LoadTree is Load for a document already parsed: n is its tree and data
+// its text (the overlay step, which edits the tree, loads its result so
+// without parsing the text again).
+func LoadTree(file string, n *Node, data []byte) (*Document, error) {
 	s, err := convert(file, "", n, true)
 	if err != nil {
 		return nil, err

@@ -122,9 +122,9 @@ func Apply(base []byte, baseFile, channel string, docs []*Document) (*Result, er
 		}
 	}
 	a.res.Schema = root.JSON()
-	// The merged document must still be one the loader accepts; the loaded
-	// document is kept for the generator, which would otherwise load it again.
-	doc, err := load.Load(baseFile+" (with overlays)", a.res.Schema)
+	// The merged tree must still be a document the loader accepts; it is
+	// loaded once, here, and kept for the generator.
+	doc, err := load.LoadTree(baseFile+" (with overlays)", root, a.res.Schema)
 	if err != nil {
 		return nil, err
 	}
