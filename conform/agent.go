@@ -368,13 +368,7 @@ func fieldAt(t *ir.Type, ptr string) *ir.Field {
 			}
 			t = ref.Type
 		}
-		f = nil
-		for _, x := range t.Fields {
-			if x.JSON == jsonpointer.Unescape(tok) {
-				f = x
-			}
-		}
-		if f == nil {
+		if f = t.Member(jsonpointer.Unescape(tok)); f == nil {
 			return nil
 		}
 		ref = f.Ref

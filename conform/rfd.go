@@ -339,7 +339,7 @@ func (r *agentRun) filterSessions(c *proc, list, create *ir.Method, flt ir.Filte
 		_ = json.Unmarshal(r.sessionParams(), &obj)
 		vals := map[string]json.RawMessage{}
 		for _, fm := range flt.Members {
-			f := fieldNamed(create.Params, fm.Name)
+			f := create.Params.Member(fm.Name)
 			if f == nil {
 				continue
 			}
@@ -372,7 +372,7 @@ func (r *agentRun) filterSessions(c *proc, list, create *ir.Method, flt ir.Filte
 	obj := map[string]json.RawMessage{}
 	_ = json.Unmarshal(r.p.example(list.Params.Def), &obj)
 	for k, v := range w.values {
-		if f := fieldNamed(list.Params, k); f != nil {
+		if f := list.Params.Member(k); f != nil {
 			if _, gated := r.fieldGate(list, f); !gated {
 				obj[k] = v
 			}
@@ -380,18 +380,6 @@ func (r *agentRun) filterSessions(c *proc, list, create *ir.Method, flt ir.Filte
 	}
 	w.params, _ = json.Marshal(obj)
 	return w, nil
-}
-
-func fieldNamed(t *ir.Type, name string) *ir.Field {
-	if t == nil {
-		return nil
-	}
-	for _, f := range t.Fields {
-		if f.JSON == name {
-			return f
-		}
-	}
-	return nil
 }
 
 // judgeList checks every listed item against the filter values and looks for

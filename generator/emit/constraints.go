@@ -320,10 +320,7 @@ func (e *emitter) declaredRules(o *ir.ObjectRules, fl *ir.Field) []jen.Code {
 // member held by pointer (or as a nil-able value) when not nil, a required
 // one always, any other when among the unknown members.
 func present(t *ir.Type, name string) *jen.Statement {
-	for _, fl := range t.Fields {
-		if fl.JSON != name {
-			continue
-		}
+	if fl := t.Member(name); fl != nil {
 		if fieldPtr(fl) || (nilable(fl.Ref) && !fl.Required) {
 			return jen.Id("x").Dot(fl.Name).Op("!=").Nil()
 		}

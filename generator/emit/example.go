@@ -48,8 +48,8 @@ func (e *emitter) exampleFile() func(*jen.File) {
 	if p.init == nil || p.newSession == nil || p.prompt == nil || p.update == nil || p.init.Result == nil || p.newSession.Result == nil || p.prompt.Result == nil {
 		return nil
 	}
-	promptField := member(p.prompt.Params, "prompt")
-	updateField := member(p.update.Params, "update")
+	promptField := p.prompt.Params.Member("prompt")
+	updateField := p.update.Params.Member("update")
 	if promptField == nil || promptField.Ref.Kind != ir.Array || promptField.Ref.Elem.Kind != ir.Named || updateField == nil || updateField.Ref.Kind != ir.Named {
 		return nil
 	}
@@ -81,19 +81,6 @@ func (e *emitter) exampleFile() func(*jen.File) {
 		return nil
 	}
 	return func(f *jen.File) { body(f) }
-}
-
-// member is t's member with JSON name name, nil when none.
-func member(t *ir.Type, name string) *ir.Field {
-	if t == nil {
-		return nil
-	}
-	for _, f := range t.Fields {
-		if f.JSON == name {
-			return f
-		}
-	}
-	return nil
 }
 
 // example writes the example into f; false when a literal cannot be formed
@@ -142,7 +129,7 @@ func (x *exampleLits) lit(t *ir.Type, vals map[string]jen.Code) jen.Code {
 
 // goName is the Go name of t's member with JSON name json.
 func (x *exampleLits) goName(t *ir.Type, json string) string {
-	if fl := member(t, json); fl != nil {
+	if fl := t.Member(json); fl != nil {
 		return fl.Name
 	}
 	x.ok = false

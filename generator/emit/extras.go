@@ -89,7 +89,7 @@ func (e *emitter) checkExtras() error {
 		if t == nil {
 			continue
 		}
-		p, a := field(t, r.Primary), field(t, r.Additional)
+		p, a := t.Member(r.Primary), t.Member(r.Additional)
 		if p == nil || a == nil || p.Ref.Kind != ir.String || a.Ref.Kind != ir.Array || a.Ref.Elem.Kind != ir.String || a.Ref.ElemNullable {
 			return fmt.Errorf("%s#%s: roots need a string member %q and a string list member %q", t.File, t.Pointer, r.Primary, r.Additional)
 		}
@@ -100,7 +100,7 @@ func (e *emitter) checkExtras() error {
 			continue
 		}
 		for _, m := range flt.Members {
-			a, b := field(req, m.Name), field(item, m.Name)
+			a, b := req.Member(m.Name), item.Member(m.Name)
 			if a == nil || b == nil {
 				return fmt.Errorf("filter %s on %s: member %q is missing", flt.Request, flt.Item, m.Name)
 			}
@@ -111,15 +111,6 @@ func (e *emitter) checkExtras() error {
 			if !ok {
 				return fmt.Errorf("filter %s on %s: member %q has a shape %q matching does not support", flt.Request, flt.Item, m.Name, m.Match)
 			}
-		}
-	}
-	return nil
-}
-
-func field(t *ir.Type, json string) *ir.Field {
-	for _, f := range t.Fields {
-		if f.JSON == json {
-			return f
 		}
 	}
 	return nil
@@ -187,7 +178,7 @@ func (e *emitter) metaAccessors(f *jen.File, t *ir.Type, fl *ir.Field, ns ir.Met
 }
 
 func (e *emitter) rootsHelpers(f *jen.File, t *ir.Type, r ir.Roots) {
-	p, a := field(t, r.Primary), field(t, r.Additional)
+	p, a := t.Member(r.Primary), t.Member(r.Additional)
 	primary := jen.Id("v").Dot(p.Name)
 	if fieldPtr(p) {
 		primary = jen.Id("v").Dot(p.Name + "OrEmpty").Call()
@@ -220,7 +211,7 @@ func (e *emitter) filterHelper(f *jen.File, req, item *ir.Type, flt ir.Filter) {
 	var body []jen.Code
 	var doc []string
 	for _, m := range flt.Members {
-		a, b := field(req, m.Name), field(item, m.Name)
+		a, b := req.Member(m.Name), item.Member(m.Name)
 		x, y := jen.Id("v").Dot(a.Name), jen.Id("item").Dot(b.Name)
 		if m.Match == "ordered" {
 			doc = append(doc, fmt.Sprintf("%s must be the same list in the same order (an item without it has none, so an empty filter matches only those)", a.Name))

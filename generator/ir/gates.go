@@ -249,10 +249,8 @@ func (m *Model) step(cur *Ref, seg string) (GateStep, error) {
 	if t == nil {
 		return GateStep{}, fmt.Errorf("member %q of a %s", seg, kindOf(cur))
 	}
-	for _, f := range t.Fields {
-		if f.JSON == seg {
-			return GateStep{Kind: StepMember, JSON: seg, Field: f, Ref: f.Ref}, nil
-		}
+	if f := t.Member(seg); f != nil {
+		return GateStep{Kind: StepMember, JSON: seg, Field: f, Ref: f.Ref}, nil
 	}
 	if t.Union != nil {
 		var via []*Variant
@@ -261,13 +259,11 @@ func (m *Model) step(cur *Ref, seg string) (GateStep, error) {
 			if !v.Object {
 				continue
 			}
-			for _, f := range v.Payload.Type.Fields {
-				if f.JSON == seg {
-					if field != nil && field.Ref.Kind != f.Ref.Kind {
-						return GateStep{}, fmt.Errorf("member %q has different shapes in the variants of %s", seg, t.Name)
-					}
-					via, field = append(via, v), f
+			if f := v.Payload.Type.Member(seg); f != nil {
+				if field != nil && field.Ref.Kind != f.Ref.Kind {
+					return GateStep{}, fmt.Errorf("member %q has different shapes in the variants of %s", seg, t.Name)
 				}
+				via, field = append(via, v), f
 			}
 		}
 		if field != nil {
@@ -310,18 +306,11 @@ func (m *Model) capability(dotted string, byAgent bool) (*CapabilityPath, error)
 	if byAgent {
 		cur, msg = init.Result, "result (the agent's advertisement)"
 	}
-	if !slices.ContainsFunc(cur.Fields, func(f *Field) bool { return f.JSON == parts[0] }) {
+	if cur.Member(parts[0]) == nil {
 		return nil, fmt.Errorf("capability %q: initialize's %s has no member %q", dotted, msg, parts[0])
 	}
 	for i, p := range parts {
-		var field *Field
-		if cur != nil {
-			for _, f := range cur.Fields {
-				if f.JSON == p {
-					field = f
-				}
-			}
-		}
+		field := cur.Member(p)
 		if field == nil {
 			return nil, fmt.Errorf("capability %q: no member %q", dotted, strings.Join(parts[:i+1], "."))
 		}

@@ -39,7 +39,7 @@ func (m *Model) lifecycle() {
 	if t := m.TypeByDef("ProtocolVersion"); t != nil {
 		m.Version = &Versioning{Type: t}
 		if in := m.Initialize(); in != nil {
-			p, r := fieldByJSON(in.Params, "protocolVersion"), fieldByJSON(in.Result, "protocolVersion")
+			p, r := in.Params.Member("protocolVersion"), in.Result.Member("protocolVersion")
 			if p != nil && r != nil {
 				m.Version.Params, m.Version.Result = p, r
 			}
@@ -83,7 +83,9 @@ func (m *Model) lifecycle() {
 	t.Cancel, t.PromptSession, t.CancelSession, t.Cancelled = cancel, ps, cs, cancelled
 }
 
-func fieldByJSON(t *Type, json string) *Field {
+// Member returns t's member with JSON name json; nil when t has none (or t
+// is nil).
+func (t *Type) Member(json string) *Field {
 	if t == nil {
 		return nil
 	}
@@ -97,7 +99,7 @@ func fieldByJSON(t *Type, json string) *Field {
 
 // valueMember returns t's member json when it is required and not null.
 func valueMember(t *Type, json string) *Field {
-	if f := fieldByJSON(t, json); f != nil && f.Required && !f.Nullable {
+	if f := t.Member(json); f != nil && f.Required && !f.Nullable {
 		return f
 	}
 	return nil
