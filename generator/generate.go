@@ -110,6 +110,7 @@ func LoadChannel(file string, overlays []string, channel string) (*Loaded, error
 func Generate(cfg Config) (map[string][]byte, error) {
 	out := map[string][]byte{}
 	var resolved []ir.ChannelGates
+	var lifecycle []string // ACP lifecycle facts a channel lacks
 	var lock *source.Lock
 	if l, err := source.ReadLock(filepath.Join(cfg.SchemaDir, source.LockFile)); err == nil {
 		lock = l
@@ -148,6 +149,9 @@ func Generate(cfg Config) (map[string][]byte, error) {
 		o.Provenance = []string{
 			fmt.Sprintf("Source: %s, %s (%s channel, protocol v%d), sha256 %s.", src, ch.SchemaFile, ch.Name, protocol, o.SchemaSHA256),
 		}
+		for _, gap := range m.LifecycleGaps(protocol) {
+			lifecycle = append(lifecycle, ch.Name+": "+gap)
+		}
 		rows := append(append([]tables.Gate{}, tables.ForProtocol(protocol)...), merged.Gates...)
 		gates, skipped := m.ResolveGates(rows)
 		o.Gates = gates
@@ -160,8 +164,19 @@ func Generate(cfg Config) (map[string][]byte, error) {
 			out[path.Join(ch.OutDir, name)] = b
 		}
 	}
-	// A row that applies to no channel is stale: against the pinned schema
-	// that is an error; against other bases it is only reported.
+	// A lifecycle fact a channel lacks, like a row that applies to no
+	// channel, is stale: against the pinned schema that is an error; against
+	// other bases it is only reported.
+	if len(lifecycle) > 0 {
+		if cfg.StrictGates {
+			return nil, fmt.Errorf("ACP lifecycle facts (generator/ir/protocol.go) that match nothing:\n  %s", strings.Join(lifecycle, "\n  "))
+		}
+		if cfg.Report != nil {
+			for _, s := range lifecycle {
+				fmt.Fprintf(cfg.Report, "lifecycle not handled: %s\n", s)
+			}
+		}
+	}
 	if stale := ir.StaleGates(resolved); len(stale) > 0 {
 		if cfg.StrictGates {
 			return nil, fmt.Errorf("capability gates that match nothing:\n  %s", strings.Join(stale, "\n  "))

@@ -104,3 +104,25 @@ func valueMember(t *Type, json string) *Field {
 	}
 	return nil
 }
+
+// LifecycleGaps lists the lifecycle facts above that m lacks, for a schema of
+// the given protocol: initialize negotiating the version, the prompt turn,
+// and, in v1, where the prompt's response ends the turn, its stopReason and
+// session/cancel ending it with "cancelled". Against the pinned schema a gap
+// means upstream renamed something these facts name, and the generated
+// connection would silently stop acting on it.
+func (m *Model) LifecycleGaps(protocol int) []string {
+	var gaps []string
+	if !m.Version.Negotiated() {
+		gaps = append(gaps, "initialize does not carry protocolVersion both ways (ProtocolVersion def)")
+	}
+	switch t := m.Turn; {
+	case t == nil:
+		gaps = append(gaps, "no agent request session/prompt")
+	case protocol == 1 && t.StopReason == nil:
+		gaps = append(gaps, "session/prompt's result has no required stopReason")
+	case protocol == 1 && !t.Cancellable():
+		gaps = append(gaps, `session/cancel cannot end the turn (a notification with sessionId, and StopReason's "cancelled")`)
+	}
+	return gaps
+}
