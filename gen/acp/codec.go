@@ -196,16 +196,7 @@ func (v *WriteTextFileRequest) decodeField(d *wire.Decoder, key []byte, seen []u
 		seen[0] |= 1 << 2
 		return true, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -334,16 +325,7 @@ func (v *ReadTextFileRequest) decodeField(d *wire.Decoder, key []byte, seen []ui
 		v.Limit = new(uint32)
 		return true, wire.AtKey(wire.DecodeUint32(v.Limit, d), "limit")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -437,16 +419,7 @@ func (v *RequestPermissionRequest) decodeField(d *wire.Decoder, key []byte, seen
 		seen[0] |= 1 << 2
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.Options, false, (*PermissionOption).DecodeJSON), "options")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -623,16 +596,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -1220,16 +1184,7 @@ func (v *Annotations) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -1356,16 +1311,7 @@ func (v *TextContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -1471,16 +1417,7 @@ func (v *ImageContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -1583,16 +1520,7 @@ func (v *AudioContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeString(&v.MimeType, d), "mimeType")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -1739,16 +1667,7 @@ func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -1979,16 +1898,7 @@ func (v *TextResourceContents) decodeField(d *wire.Decoder, key []byte, seen []u
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -2087,16 +1997,7 @@ func (v *BlobResourceContents) decodeField(d *wire.Decoder, key []byte, seen []u
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -2192,16 +2093,7 @@ func (v *EmbeddedResource) decodeField(d *wire.Decoder, key []byte, seen []uint6
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.Resource.DecodeJSON(d), "resource")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -2280,16 +2172,7 @@ func (v *Content) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool,
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -2379,16 +2262,7 @@ func (v *Diff) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, er
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeString(&v.NewText, d), "newText")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -2499,16 +2373,7 @@ func (v *Terminal) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -2595,16 +2460,7 @@ func (v *ToolCallLocation) decodeField(d *wire.Decoder, key []byte, seen []uint6
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -2689,16 +2545,7 @@ func (v *PermissionOption) decodeField(d *wire.Decoder, key []byte, seen []uint6
 		seen[0] |= 1 << 2
 		return true, wire.AtKey(v.Kind.DecodeJSON(d), "kind")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -2876,16 +2723,7 @@ func (v *CreateTerminalRequest) decodeField(d *wire.Decoder, key []byte, seen []
 		v.OutputByteLimit = new(uint64)
 		return true, wire.AtKey(wire.DecodeUint64(v.OutputByteLimit, d), "outputByteLimit")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -2984,16 +2822,7 @@ func (v *EnvVariable) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeString(&v.Value, d), "value")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -3076,16 +2905,7 @@ func (v *TerminalOutputRequest) decodeField(d *wire.Decoder, key []byte, seen []
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -3168,16 +2988,7 @@ func (v *ReleaseTerminalRequest) decodeField(d *wire.Decoder, key []byte, seen [
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -3260,16 +3071,7 @@ func (v *WaitForTerminalExitRequest) decodeField(d *wire.Decoder, key []byte, se
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -3352,16 +3154,7 @@ func (v *KillTerminalRequest) decodeField(d *wire.Decoder, key []byte, seen []ui
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -3444,16 +3237,7 @@ func (v *CreateElicitationRequest) decodeField(d *wire.Decoder, key []byte, seen
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return v.Mode.decodeField(d, key, seen[1:])
 }
@@ -3933,16 +3717,7 @@ func (v *ElicitationSchema) decodeField(d *wire.Decoder, key []byte, seen []uint
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -4361,16 +4136,7 @@ func (v *EnumOption) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bo
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -4527,16 +4293,7 @@ func (v *StringPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []u
 		}
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.OneOf, false, (*EnumOption).DecodeJSON), "oneOf")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -4689,16 +4446,7 @@ func (v *NumberPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []u
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -4835,16 +4583,7 @@ func (v *IntegerPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -4967,16 +4706,7 @@ func (v *BooleanPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -5270,16 +5000,7 @@ func (v *StringMultiSelectItems) decodeField(d *wire.Decoder, key []byte, seen [
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.Enum, false, wire.DecodeString), "enum")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -5354,16 +5075,7 @@ func (v *TitledMultiSelectItems) decodeField(d *wire.Decoder, key []byte, seen [
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.AnyOf, false, (*EnumOption).DecodeJSON), "anyOf")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -5487,16 +5199,7 @@ func (v *MultiSelectPropertySchema) decodeField(d *wire.Decoder, key []byte, see
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -6222,16 +5925,7 @@ func (v *InitializeResponse) decodeField(d *wire.Decoder, key []byte, seen []uin
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -6382,16 +6076,7 @@ func (v *AgentCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -6502,16 +6187,7 @@ func (v *PromptCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uin
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -6606,16 +6282,7 @@ func (v *MCPCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -6750,16 +6417,7 @@ func (v *SessionCapabilities) decodeField(d *wire.Decoder, key []byte, seen []ui
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	case "runtimeContext":
 		if d.TryNull() {
 			v.RuntimeContext = nil
@@ -6862,16 +6520,7 @@ func (v *SessionListCapabilities) AppendJSON(b []byte) []byte {
 func (v *SessionListCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -6938,16 +6587,7 @@ func (v *SessionDeleteCapabilities) AppendJSON(b []byte) []byte {
 func (v *SessionDeleteCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -7014,16 +6654,7 @@ func (v *SessionAdditionalDirectoriesCapabilities) AppendJSON(b []byte) []byte {
 func (v *SessionAdditionalDirectoriesCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -7090,16 +6721,7 @@ func (v *SessionResumeCapabilities) AppendJSON(b []byte) []byte {
 func (v *SessionResumeCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -7166,16 +6788,7 @@ func (v *SessionCloseCapabilities) AppendJSON(b []byte) []byte {
 func (v *SessionCloseCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -7254,16 +6867,7 @@ func (v *AgentAuthCapabilities) decodeField(d *wire.Decoder, key []byte, seen []
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -7334,16 +6938,7 @@ func (v *LogoutCapabilities) AppendJSON(b []byte) []byte {
 func (v *LogoutCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -7602,16 +7197,7 @@ func (v *AuthMethodTerminal) decodeField(d *wire.Decoder, key []byte, seen []uin
 		}
 		return true, wire.AtKey(wire.DecodeMap(d, &v.Env, wire.DecodeString), "env")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -7718,16 +7304,7 @@ func (v *AuthMethodAgent) decodeField(d *wire.Decoder, key []byte, seen []uint64
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -7826,16 +7403,7 @@ func (v *Implementation) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeString(&v.Version, d), "version")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -7916,16 +7484,7 @@ func (v *AuthenticateResponse) AppendJSON(b []byte) []byte {
 func (v *AuthenticateResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -7992,16 +7551,7 @@ func (v *LogoutResponse) AppendJSON(b []byte) []byte {
 func (v *LogoutResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -8094,16 +7644,7 @@ func (v *NewSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uin
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -8194,16 +7735,7 @@ func (v *SessionModeState) decodeField(d *wire.Decoder, key []byte, seen []uint6
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -8325,16 +7857,7 @@ func (v *SessionMode) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -8448,16 +7971,7 @@ func (v *SessionConfigOption) decodeField(d *wire.Decoder, key []byte, seen []ui
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return v.Type.decodeField(d, key, seen[1:])
 }
@@ -8791,16 +8305,7 @@ func (v *SessionConfigSelectOption) decodeField(d *wire.Decoder, key []byte, see
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -8895,16 +8400,7 @@ func (v *SessionConfigSelectGroup) decodeField(d *wire.Decoder, key []byte, seen
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -9182,16 +8678,7 @@ func (v *LoadSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []ui
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -9286,16 +8773,7 @@ func (v *ListSessionsResponse) decodeField(d *wire.Decoder, key []byte, seen []u
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -9403,16 +8881,7 @@ func (v *SessionInfo) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -9501,16 +8970,7 @@ func (v *DeleteSessionResponse) AppendJSON(b []byte) []byte {
 func (v *DeleteSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -9600,16 +9060,7 @@ func (v *ResumeSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -9684,16 +9135,7 @@ func (v *CloseSessionResponse) AppendJSON(b []byte) []byte {
 func (v *CloseSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -9760,16 +9202,7 @@ func (v *SetSessionModeResponse) AppendJSON(b []byte) []byte {
 func (v *SetSessionModeResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -9844,16 +9277,7 @@ func (v *SetSessionConfigOptionResponse) decodeField(d *wire.Decoder, key []byte
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -9928,16 +9352,7 @@ func (v *PromptResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.StopReason.DecodeJSON(d), "stopReason")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -10278,16 +9693,7 @@ func (v *SessionNotification) decodeField(d *wire.Decoder, key []byte, seen []ui
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(v.Update.DecodeJSON(d), "update")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -10724,16 +10130,7 @@ func (v *ContentChunk) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -10879,16 +10276,7 @@ func (v *ToolCall) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -11002,16 +10390,7 @@ func (v *PlanEntry) decodeField(d *wire.Decoder, key []byte, seen []uint64) (boo
 		seen[0] |= 1 << 2
 		return true, wire.AtKey(v.Status.DecodeJSON(d), "status")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -11171,16 +10550,7 @@ func (v *Plan) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, er
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -11270,16 +10640,7 @@ func (v *AvailableCommand) decodeField(d *wire.Decoder, key []byte, seen []uint6
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -11452,16 +10813,7 @@ func (v *UnstructuredCommandInput) decodeField(d *wire.Decoder, key []byte, seen
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(wire.DecodeString(&v.Hint, d), "hint")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -11541,16 +10893,7 @@ func (v *AvailableCommandsUpdate) decodeField(d *wire.Decoder, key []byte, seen 
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -11625,16 +10968,7 @@ func (v *CurrentModeUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.CurrentModeID.DecodeJSON(d), "currentModeId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -11714,16 +11048,7 @@ func (v *ConfigOptionUpdate) decodeField(d *wire.Decoder, key []byte, seen []uin
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -11819,16 +11144,7 @@ func (v *SessionInfoUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -11909,16 +11225,7 @@ func (v *Cost) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, er
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeString(&v.Currency, d), "currency")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -12013,16 +11320,7 @@ func (v *UsageUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -12156,16 +11454,7 @@ func (v *Notice) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, 
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -12339,16 +11628,7 @@ func (v *CompactionUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint6
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -12439,16 +11719,7 @@ func (v *CompactionSummaryChunk) decodeField(d *wire.Decoder, key []byte, seen [
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -12528,16 +11799,7 @@ func (v *CompleteElicitationNotification) decodeField(d *wire.Decoder, key []byt
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.ElicitationID.DecodeJSON(d), "elicitationId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -12746,16 +12008,7 @@ func (v *InitializeRequest) decodeField(d *wire.Decoder, key []byte, seen []uint
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -12883,16 +12136,7 @@ func (v *ClientCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uin
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -12995,16 +12239,7 @@ func (v *FileSystemCapabilities) decodeField(d *wire.Decoder, key []byte, seen [
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -13115,16 +12350,7 @@ func (v *ClientSessionCapabilities) decodeField(d *wire.Decoder, key []byte, see
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -13274,16 +12500,7 @@ func (v *SessionConfigOptionsCapabilities) decodeField(d *wire.Decoder, key []by
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -13354,16 +12571,7 @@ func (v *BooleanConfigOptionCapabilities) AppendJSON(b []byte) []byte {
 func (v *BooleanConfigOptionCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -13497,16 +12705,7 @@ func (v *AuthCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint6
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -13601,16 +12800,7 @@ func (v *ElicitationCapabilities) decodeField(d *wire.Decoder, key []byte, seen 
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -13685,16 +12875,7 @@ func (v *ElicitationFormCapabilities) AppendJSON(b []byte) []byte {
 func (v *ElicitationFormCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -13761,16 +12942,7 @@ func (v *ElicitationURLCapabilities) AppendJSON(b []byte) []byte {
 func (v *ElicitationURLCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -13840,16 +13012,7 @@ func (v *AuthenticateRequest) decodeField(d *wire.Decoder, key []byte, seen []ui
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -13921,16 +13084,7 @@ func (v *LogoutRequest) AppendJSON(b []byte) []byte {
 func (v *LogoutRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -14009,16 +13163,7 @@ func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint
 		}
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -14255,16 +13400,7 @@ func (v *HTTPHeader) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bo
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeString(&v.Value, d), "value")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -14354,16 +13490,7 @@ func (v *MCPServerHTTP) decodeField(d *wire.Decoder, key []byte, seen []uint64) 
 		}
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.Headers, false, (*HTTPHeader).DecodeJSON), "headers")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -14458,16 +13585,7 @@ func (v *MCPServerSSE) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 		}
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.Headers, false, (*HTTPHeader).DecodeJSON), "headers")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -14569,16 +13687,7 @@ func (v *MCPServerStdio) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 		}
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -14680,16 +13789,7 @@ func (v *LoadSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uin
 		seen[0] |= 1 << 2
 		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -14789,16 +13889,7 @@ func (v *ListSessionsRequest) decodeField(d *wire.Decoder, key []byte, seen []ui
 		v.Cursor = new(string)
 		return true, wire.AtKey(wire.DecodeString(v.Cursor, d), "cursor")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	case "additionalDirectories":
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
 	}
@@ -14882,16 +13973,7 @@ func (v *DeleteSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []u
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -14977,16 +14059,7 @@ func (v *ResumeSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []u
 		}
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -15074,16 +14147,7 @@ func (v *CloseSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []ui
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -15161,16 +14225,7 @@ func (v *SetSessionModeRequest) decodeField(d *wire.Decoder, key []byte, seen []
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(v.ModeID.DecodeJSON(d), "modeId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -15272,16 +14327,7 @@ func (v *SetSessionConfigOptionRequest) decodeField(d *wire.Decoder, key []byte,
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(v.ConfigID.DecodeJSON(d), "configId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return v.Type.decodeField(d, key, seen[1:])
 }
@@ -15569,16 +14615,7 @@ func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) 
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.Prompt, false, (*ContentBlock).DecodeJSON), "prompt")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	case "runtimeContext":
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.RuntimeContext, false, (*RuntimeContextItem).DecodeJSON), "runtimeContext")
 	}
@@ -15931,16 +14968,7 @@ func (v *WriteTextFileResponse) AppendJSON(b []byte) []byte {
 func (v *WriteTextFileResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -16010,16 +15038,7 @@ func (v *ReadTextFileResponse) decodeField(d *wire.Decoder, key []byte, seen []u
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -16094,16 +15113,7 @@ func (v *RequestPermissionResponse) decodeField(d *wire.Decoder, key []byte, see
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.Outcome.DecodeJSON(d), "outcome")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -16375,16 +15385,7 @@ func (v *SelectedPermissionOutcome) decodeField(d *wire.Decoder, key []byte, see
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.OptionID.DecodeJSON(d), "optionId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -16459,16 +15460,7 @@ func (v *CreateTerminalResponse) decodeField(d *wire.Decoder, key []byte, seen [
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -16558,16 +15550,7 @@ func (v *TerminalOutputResponse) decodeField(d *wire.Decoder, key []byte, seen [
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -16672,16 +15655,7 @@ func (v *TerminalExitStatus) decodeField(d *wire.Decoder, key []byte, seen []uin
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -16756,16 +15730,7 @@ func (v *ReleaseTerminalResponse) AppendJSON(b []byte) []byte {
 func (v *ReleaseTerminalResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -16856,16 +15821,7 @@ func (v *WaitForTerminalExitResponse) decodeField(d *wire.Decoder, key []byte, s
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -16940,16 +15896,7 @@ func (v *KillTerminalResponse) AppendJSON(b []byte) []byte {
 func (v *KillTerminalResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -17019,16 +15966,7 @@ func (v *CreateElicitationResponse) AppendJSON(b []byte) []byte {
 func (v *CreateElicitationResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return v.Action.decodeField(d, key, seen[1:])
 }
@@ -17621,16 +16559,7 @@ func (v *CancelNotification) decodeField(d *wire.Decoder, key []byte, seen []uin
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -17705,16 +16634,7 @@ func (v *CancelRequestNotification) decodeField(d *wire.Decoder, key []byte, see
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -17786,16 +16706,7 @@ func (v *SessionRuntimeContextCapabilities) AppendJSON(b []byte) []byte {
 func (v *SessionRuntimeContextCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }

@@ -27,11 +27,8 @@ func (x *AgentRequest) validate(v *wire.Validator) {
 		}
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "id", "method", "params":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "id", "method", "params")
 	}
 }
 
@@ -66,20 +63,11 @@ func (x *WriteTextFileRequest) Validate() error {
 func (x *WriteTextFileRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "path", "content", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "path", "content", "_meta")
 	}
 }
 
@@ -100,20 +88,11 @@ func (x *ReadTextFileRequest) Validate() error {
 func (x *ReadTextFileRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "path", "line", "limit", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "path", "line", "limit", "_meta")
 	}
 }
 
@@ -136,20 +115,11 @@ func (x *RequestPermissionRequest) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "toolCall", "options", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "toolCall", "options", "_meta")
 	}
 }
 
@@ -204,20 +174,11 @@ func (x *ToolCallUpdate) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "toolCallId", "kind", "status", "title", "name", "content", "locations", "rawInput", "rawOutput", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "toolCallId", "kind", "status", "title", "name", "content", "locations", "rawInput", "rawOutput", "_meta")
 	}
 }
 
@@ -358,20 +319,11 @@ func (x *Annotations) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "audience", "lastModified", "priority", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "audience", "lastModified", "priority", "_meta")
 	}
 }
 
@@ -403,20 +355,11 @@ func (x *TextContent) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "annotations", "text", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "annotations", "text", "_meta")
 	}
 }
 
@@ -434,20 +377,11 @@ func (x *ImageContent) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "annotations", "data", "mimeType", "uri", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "annotations", "data", "mimeType", "uri", "_meta")
 	}
 }
 
@@ -465,20 +399,11 @@ func (x *AudioContent) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "annotations", "data", "mimeType", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "annotations", "data", "mimeType", "_meta")
 	}
 }
 
@@ -496,20 +421,11 @@ func (x *ResourceLink) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "annotations", "description", "mimeType", "name", "size", "title", "uri", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "annotations", "description", "mimeType", "name", "size", "title", "uri", "_meta")
 	}
 }
 
@@ -543,20 +459,11 @@ func (x *TextResourceContents) Validate() error {
 func (x *TextResourceContents) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "mimeType", "text", "uri", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "mimeType", "text", "uri", "_meta")
 	}
 }
 
@@ -569,20 +476,11 @@ func (x *BlobResourceContents) Validate() error {
 func (x *BlobResourceContents) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "blob", "mimeType", "uri", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "blob", "mimeType", "uri", "_meta")
 	}
 }
 
@@ -603,20 +501,11 @@ func (x *EmbeddedResource) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "annotations", "resource", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "annotations", "resource", "_meta")
 	}
 }
 
@@ -632,20 +521,11 @@ func (x *Content) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "content", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "content", "_meta")
 	}
 }
 
@@ -658,20 +538,11 @@ func (x *Diff) Validate() error {
 func (x *Diff) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "path", "oldText", "newText", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "path", "oldText", "newText", "_meta")
 	}
 }
 
@@ -692,20 +563,11 @@ func (x *Terminal) Validate() error {
 func (x *Terminal) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "terminalId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "terminalId", "_meta")
 	}
 }
 
@@ -718,20 +580,11 @@ func (x *ToolCallLocation) Validate() error {
 func (x *ToolCallLocation) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "path", "line", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "path", "line", "_meta")
 	}
 }
 
@@ -747,20 +600,11 @@ func (x *PermissionOption) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "optionId", "name", "kind", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "optionId", "name", "kind", "_meta")
 	}
 }
 
@@ -804,20 +648,11 @@ func (x *CreateTerminalRequest) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "command", "args", "env", "cwd", "outputByteLimit", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "command", "args", "env", "cwd", "outputByteLimit", "_meta")
 	}
 }
 
@@ -830,20 +665,11 @@ func (x *EnvVariable) Validate() error {
 func (x *EnvVariable) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "name", "value", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "name", "value", "_meta")
 	}
 }
 
@@ -856,20 +682,11 @@ func (x *TerminalOutputRequest) Validate() error {
 func (x *TerminalOutputRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "terminalId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "terminalId", "_meta")
 	}
 }
 
@@ -882,20 +699,11 @@ func (x *ReleaseTerminalRequest) Validate() error {
 func (x *ReleaseTerminalRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "terminalId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "terminalId", "_meta")
 	}
 }
 
@@ -908,20 +716,11 @@ func (x *WaitForTerminalExitRequest) Validate() error {
 func (x *WaitForTerminalExitRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "terminalId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "terminalId", "_meta")
 	}
 }
 
@@ -934,20 +733,11 @@ func (x *KillTerminalRequest) Validate() error {
 func (x *KillTerminalRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "terminalId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "terminalId", "_meta")
 	}
 }
 
@@ -960,20 +750,11 @@ func (x *CreateElicitationRequest) Validate() error {
 func (x *CreateElicitationRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "message", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "message", "_meta")
 	}
 	x.Mode.validate(v)
 }
@@ -1008,11 +789,8 @@ func (x *CreateElicitationRequestModeOther) Validate() error {
 	return v.Err()
 }
 func (x *CreateElicitationRequestModeOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "mode":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "mode")
 	}
 	x.Variant.validate(v)
 }
@@ -1039,11 +817,8 @@ func (x *ElicitationSessionScope) Validate() error {
 	return v.Err()
 }
 func (x *ElicitationSessionScope) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "toolCallId":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "toolCallId")
 	}
 }
 
@@ -1057,11 +832,8 @@ func (x *ElicitationRequestScope) validate(v *wire.Validator) {
 	v.Push("requestId")
 	x.RequestID.validate(v)
 	v.Pop()
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "requestId":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "requestId")
 	}
 }
 
@@ -1088,20 +860,11 @@ func (x *ElicitationSchema) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "type", "title", "properties", "required", "description", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "type", "title", "properties", "required", "description", "_meta")
 	}
 }
 
@@ -1167,11 +930,8 @@ func (x *ElicitationPropertySchemaOther) Validate() error {
 	return v.Err()
 }
 func (x *ElicitationPropertySchemaOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "type":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "type")
 	}
 }
 
@@ -1198,20 +958,11 @@ func (x *EnumOption) Validate() error {
 func (x *EnumOption) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "const", "title", "description", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "const", "title", "description", "_meta")
 	}
 }
 
@@ -1238,20 +989,11 @@ func (x *StringPropertySchema) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "title", "description", "minLength", "maxLength", "pattern", "format", "default", "enum", "oneOf", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "title", "description", "minLength", "maxLength", "pattern", "format", "default", "enum", "oneOf", "_meta")
 	}
 }
 
@@ -1285,20 +1027,11 @@ func (x *NumberPropertySchema) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "title", "description", "minimum", "maximum", "default", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "title", "description", "minimum", "maximum", "default", "_meta")
 	}
 }
 
@@ -1311,20 +1044,11 @@ func (x *IntegerPropertySchema) Validate() error {
 func (x *IntegerPropertySchema) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "title", "description", "minimum", "maximum", "default", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "title", "description", "minimum", "maximum", "default", "_meta")
 	}
 }
 
@@ -1337,20 +1061,11 @@ func (x *BooleanPropertySchema) Validate() error {
 func (x *BooleanPropertySchema) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "title", "description", "default", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "title", "description", "default", "_meta")
 	}
 }
 
@@ -1390,11 +1105,8 @@ func (x *MultiSelectItemsOther) Validate() error {
 	return v.Err()
 }
 func (x *MultiSelectItemsOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "type":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "type")
 	}
 }
 
@@ -1407,20 +1119,11 @@ func (x *StringMultiSelectItems) Validate() error {
 func (x *StringMultiSelectItems) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "enum", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "enum", "_meta")
 	}
 }
 
@@ -1440,20 +1143,11 @@ func (x *TitledMultiSelectItems) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "anyOf", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "anyOf", "_meta")
 	}
 }
 
@@ -1469,20 +1163,11 @@ func (x *MultiSelectPropertySchema) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "title", "description", "minItems", "maxItems", "items", "default", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "title", "description", "minItems", "maxItems", "items", "default", "_meta")
 	}
 }
 
@@ -1496,11 +1181,8 @@ func (x *ElicitationFormMode) validate(v *wire.Validator) {
 	v.Push("requestedSchema")
 	x.RequestedSchema.validate(v)
 	v.Pop()
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "requestedSchema":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "requestedSchema")
 	}
 	x.Variant.validate(v)
 }
@@ -1540,11 +1222,8 @@ func (x *ElicitationURLMode) validate(v *wire.Validator) {
 		v.Add("must be an absolute URI")
 	}
 	v.Pop()
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "elicitationId", "url":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "elicitationId", "url")
 	}
 	x.Variant.validate(v)
 }
@@ -1612,11 +1291,8 @@ func (x *AgentResponseResult) validate(v *wire.Validator) {
 		v.Add("is not valid JSON")
 	}
 	v.Pop()
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "id", "result":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "id", "result")
 	}
 }
 
@@ -1633,11 +1309,8 @@ func (x *AgentResponseError) validate(v *wire.Validator) {
 	v.Push("error")
 	x.Error.validate(v)
 	v.Pop()
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "id", "error":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "id", "error")
 	}
 }
 
@@ -1672,20 +1345,11 @@ func (x *InitializeResponse) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "protocolVersion", "agentCapabilities", "authMethods", "agentInfo", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "protocolVersion", "agentCapabilities", "authMethods", "agentInfo", "_meta")
 	}
 }
 
@@ -1726,20 +1390,11 @@ func (x *AgentCapabilities) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "loadSession", "promptCapabilities", "mcpCapabilities", "sessionCapabilities", "auth", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "loadSession", "promptCapabilities", "mcpCapabilities", "sessionCapabilities", "auth", "_meta")
 	}
 }
 
@@ -1752,20 +1407,11 @@ func (x *PromptCapabilities) Validate() error {
 func (x *PromptCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "image", "audio", "embeddedContext", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "image", "audio", "embeddedContext", "_meta")
 	}
 }
 
@@ -1778,20 +1424,11 @@ func (x *MCPCapabilities) Validate() error {
 func (x *MCPCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "http", "sse", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "http", "sse", "_meta")
 	}
 }
 
@@ -1829,13 +1466,7 @@ func (x *SessionCapabilities) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
 	if x.RuntimeContext != nil {
@@ -1843,11 +1474,8 @@ func (x *SessionCapabilities) validate(v *wire.Validator) {
 		x.RuntimeContext.validate(v)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "list", "delete", "additionalDirectories", "resume", "close", "_meta", "runtimeContext":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "list", "delete", "additionalDirectories", "resume", "close", "_meta", "runtimeContext")
 	}
 }
 
@@ -1860,20 +1488,11 @@ func (x *SessionListCapabilities) Validate() error {
 func (x *SessionListCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -1886,20 +1505,11 @@ func (x *SessionDeleteCapabilities) Validate() error {
 func (x *SessionDeleteCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -1912,20 +1522,11 @@ func (x *SessionAdditionalDirectoriesCapabilities) Validate() error {
 func (x *SessionAdditionalDirectoriesCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -1938,20 +1539,11 @@ func (x *SessionResumeCapabilities) Validate() error {
 func (x *SessionResumeCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -1964,20 +1556,11 @@ func (x *SessionCloseCapabilities) Validate() error {
 func (x *SessionCloseCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -1995,20 +1578,11 @@ func (x *AgentAuthCapabilities) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "logout", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "logout", "_meta")
 	}
 }
 
@@ -2021,20 +1595,11 @@ func (x *LogoutCapabilities) Validate() error {
 func (x *LogoutCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2076,20 +1641,11 @@ func (x *AuthMethodTerminal) Validate() error {
 func (x *AuthMethodTerminal) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "id", "name", "description", "args", "env", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "id", "name", "description", "args", "env", "_meta")
 	}
 }
 
@@ -2102,20 +1658,11 @@ func (x *AuthMethodAgent) Validate() error {
 func (x *AuthMethodAgent) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "id", "name", "description", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "id", "name", "description", "_meta")
 	}
 }
 
@@ -2128,20 +1675,11 @@ func (x *Implementation) Validate() error {
 func (x *Implementation) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "name", "title", "version", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "name", "title", "version", "_meta")
 	}
 }
 
@@ -2154,20 +1692,11 @@ func (x *AuthenticateResponse) Validate() error {
 func (x *AuthenticateResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2180,20 +1709,11 @@ func (x *LogoutResponse) Validate() error {
 func (x *LogoutResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2220,20 +1740,11 @@ func (x *NewSessionResponse) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "modes", "configOptions", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "modes", "configOptions", "_meta")
 	}
 }
 
@@ -2253,20 +1764,11 @@ func (x *SessionModeState) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "currentModeId", "availableModes", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "currentModeId", "availableModes", "_meta")
 	}
 }
 
@@ -2287,20 +1789,11 @@ func (x *SessionMode) Validate() error {
 func (x *SessionMode) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "id", "name", "description", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "id", "name", "description", "_meta")
 	}
 }
 
@@ -2313,20 +1806,11 @@ func (x *SessionConfigOption) Validate() error {
 func (x *SessionConfigOption) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "id", "name", "description", "category", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "id", "name", "description", "category", "_meta")
 	}
 	x.Type.validate(v)
 }
@@ -2417,20 +1901,11 @@ func (x *SessionConfigSelectOption) Validate() error {
 func (x *SessionConfigSelectOption) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "value", "name", "description", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "value", "name", "description", "_meta")
 	}
 }
 
@@ -2450,20 +1925,11 @@ func (x *SessionConfigSelectGroup) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "group", "name", "options", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "group", "name", "options", "_meta")
 	}
 }
 
@@ -2485,11 +1951,8 @@ func (x *SessionConfigSelect) validate(v *wire.Validator) {
 	v.Push("options")
 	x.Options.validate(v)
 	v.Pop()
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "currentValue", "options":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "currentValue", "options")
 	}
 }
 
@@ -2500,11 +1963,8 @@ func (x *SessionConfigBoolean) Validate() error {
 	return v.Err()
 }
 func (x *SessionConfigBoolean) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "currentValue":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "currentValue")
 	}
 }
 
@@ -2531,20 +1991,11 @@ func (x *LoadSessionResponse) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "modes", "configOptions", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "modes", "configOptions", "_meta")
 	}
 }
 
@@ -2564,20 +2015,11 @@ func (x *ListSessionsResponse) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessions", "nextCursor", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessions", "nextCursor", "_meta")
 	}
 }
 
@@ -2612,20 +2054,11 @@ func (x *SessionInfo) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "cwd", "additionalDirectories", "title", "updatedAt", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "cwd", "additionalDirectories", "title", "updatedAt", "_meta")
 	}
 }
 
@@ -2638,20 +2071,11 @@ func (x *DeleteSessionResponse) Validate() error {
 func (x *DeleteSessionResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2678,20 +2102,11 @@ func (x *ResumeSessionResponse) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "modes", "configOptions", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "modes", "configOptions", "_meta")
 	}
 }
 
@@ -2704,20 +2119,11 @@ func (x *CloseSessionResponse) Validate() error {
 func (x *CloseSessionResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2730,20 +2136,11 @@ func (x *SetSessionModeResponse) Validate() error {
 func (x *SetSessionModeResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2763,20 +2160,11 @@ func (x *SetSessionConfigOptionResponse) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "configOptions", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "configOptions", "_meta")
 	}
 }
 
@@ -2792,20 +2180,11 @@ func (x *PromptResponse) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "stopReason", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "stopReason", "_meta")
 	}
 }
 
@@ -2849,11 +2228,8 @@ func (x *Error) validate(v *wire.Validator) {
 		}
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "code", "message", "data":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "code", "message", "data")
 	}
 }
 
@@ -2879,11 +2255,8 @@ func (x *AgentNotification) validate(v *wire.Validator) {
 		}
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "method", "params":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "method", "params")
 	}
 }
 
@@ -2899,20 +2272,11 @@ func (x *SessionNotification) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "update", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "update", "_meta")
 	}
 }
 
@@ -3014,20 +2378,11 @@ func (x *ContentChunk) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "content", "messageId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "content", "messageId", "_meta")
 	}
 }
 
@@ -3082,20 +2437,11 @@ func (x *ToolCall) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "toolCallId", "title", "name", "kind", "status", "content", "locations", "rawInput", "rawOutput", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "toolCallId", "title", "name", "kind", "status", "content", "locations", "rawInput", "rawOutput", "_meta")
 	}
 }
 
@@ -3114,20 +2460,11 @@ func (x *PlanEntry) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "content", "priority", "status", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "content", "priority", "status", "_meta")
 	}
 }
 
@@ -3175,20 +2512,11 @@ func (x *Plan) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "entries", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "entries", "_meta")
 	}
 }
 
@@ -3206,20 +2534,11 @@ func (x *AvailableCommand) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "name", "description", "input", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "name", "description", "input", "_meta")
 	}
 }
 
@@ -3249,20 +2568,11 @@ func (x *UnstructuredCommandInput) Validate() error {
 func (x *UnstructuredCommandInput) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "hint", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "hint", "_meta")
 	}
 }
 
@@ -3282,20 +2592,11 @@ func (x *AvailableCommandsUpdate) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "availableCommands", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "availableCommands", "_meta")
 	}
 }
 
@@ -3308,20 +2609,11 @@ func (x *CurrentModeUpdate) Validate() error {
 func (x *CurrentModeUpdate) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "currentModeId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "currentModeId", "_meta")
 	}
 }
 
@@ -3341,20 +2633,11 @@ func (x *ConfigOptionUpdate) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "configOptions", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "configOptions", "_meta")
 	}
 }
 
@@ -3367,20 +2650,11 @@ func (x *SessionInfoUpdate) Validate() error {
 func (x *SessionInfoUpdate) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "title", "updatedAt", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "title", "updatedAt", "_meta")
 	}
 }
 
@@ -3398,20 +2672,11 @@ func (x *Cost) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "amount", "currency", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "amount", "currency", "_meta")
 	}
 }
 
@@ -3429,20 +2694,11 @@ func (x *UsageUpdate) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "used", "size", "cost", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "used", "size", "cost", "_meta")
 	}
 }
 
@@ -3468,20 +2724,11 @@ func (x *Notice) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "severity", "title", "description", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "severity", "title", "description", "_meta")
 	}
 }
 
@@ -3519,20 +2766,11 @@ func (x *CompactionUpdate) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "compactionId", "status", "summary", "error", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "compactionId", "status", "summary", "error", "_meta")
 	}
 }
 
@@ -3548,20 +2786,11 @@ func (x *CompactionSummaryChunk) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "compactionId", "content", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "compactionId", "content", "_meta")
 	}
 }
 
@@ -3574,20 +2803,11 @@ func (x *CompleteElicitationNotification) Validate() error {
 func (x *CompleteElicitationNotification) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "elicitationId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "elicitationId", "_meta")
 	}
 }
 
@@ -3620,11 +2840,8 @@ func (x *ClientRequest) validate(v *wire.Validator) {
 		}
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "id", "method", "params":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "id", "method", "params")
 	}
 }
 
@@ -3650,20 +2867,11 @@ func (x *InitializeRequest) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "protocolVersion", "clientCapabilities", "clientInfo", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "protocolVersion", "clientCapabilities", "clientInfo", "_meta")
 	}
 }
 
@@ -3696,20 +2904,11 @@ func (x *ClientCapabilities) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "fs", "terminal", "session", "auth", "elicitation", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "fs", "terminal", "session", "auth", "elicitation", "_meta")
 	}
 }
 
@@ -3722,20 +2921,11 @@ func (x *FileSystemCapabilities) Validate() error {
 func (x *FileSystemCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "readTextFile", "writeTextFile", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "readTextFile", "writeTextFile", "_meta")
 	}
 }
 
@@ -3763,20 +2953,11 @@ func (x *ClientSessionCapabilities) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "compaction", "configOptions", "notices", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "compaction", "configOptions", "notices", "_meta")
 	}
 }
 
@@ -3802,20 +2983,11 @@ func (x *SessionConfigOptionsCapabilities) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "boolean", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "boolean", "_meta")
 	}
 }
 
@@ -3828,20 +3000,11 @@ func (x *BooleanConfigOptionCapabilities) Validate() error {
 func (x *BooleanConfigOptionCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -3862,20 +3025,11 @@ func (x *AuthCapabilities) Validate() error {
 func (x *AuthCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "terminal", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "terminal", "_meta")
 	}
 }
 
@@ -3898,20 +3052,11 @@ func (x *ElicitationCapabilities) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "form", "url", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "form", "url", "_meta")
 	}
 }
 
@@ -3924,20 +3069,11 @@ func (x *ElicitationFormCapabilities) Validate() error {
 func (x *ElicitationFormCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -3950,20 +3086,11 @@ func (x *ElicitationURLCapabilities) Validate() error {
 func (x *ElicitationURLCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -3976,20 +3103,11 @@ func (x *AuthenticateRequest) Validate() error {
 func (x *AuthenticateRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "methodId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "methodId", "_meta")
 	}
 }
 
@@ -4002,20 +3120,11 @@ func (x *LogoutRequest) Validate() error {
 func (x *LogoutRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -4057,20 +3166,11 @@ func (x *NewSessionRequest) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "cwd", "additionalDirectories", "mcpServers", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "cwd", "additionalDirectories", "mcpServers", "_meta")
 	}
 }
 
@@ -4108,20 +3208,11 @@ func (x *HTTPHeader) Validate() error {
 func (x *HTTPHeader) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "name", "value", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "name", "value", "_meta")
 	}
 }
 
@@ -4141,20 +3232,11 @@ func (x *MCPServerHTTP) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "name", "url", "headers", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "name", "url", "headers", "_meta")
 	}
 }
 
@@ -4174,20 +3256,11 @@ func (x *MCPServerSSE) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "name", "url", "headers", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "name", "url", "headers", "_meta")
 	}
 }
 
@@ -4207,20 +3280,11 @@ func (x *MCPServerStdio) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "name", "command", "args", "env", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "name", "command", "args", "env", "_meta")
 	}
 }
 
@@ -4262,20 +3326,11 @@ func (x *LoadSessionRequest) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "mcpServers", "cwd", "additionalDirectories", "sessionId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "mcpServers", "cwd", "additionalDirectories", "sessionId", "_meta")
 	}
 }
 
@@ -4298,13 +3353,7 @@ func (x *ListSessionsRequest) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
 	if x.AdditionalDirectories != nil {
@@ -4321,11 +3370,8 @@ func (x *ListSessionsRequest) validate(v *wire.Validator) {
 		}
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "cwd", "cursor", "_meta", "additionalDirectories":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "cwd", "cursor", "_meta", "additionalDirectories")
 	}
 }
 
@@ -4338,20 +3384,11 @@ func (x *DeleteSessionRequest) Validate() error {
 func (x *DeleteSessionRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "_meta")
 	}
 }
 
@@ -4395,20 +3432,11 @@ func (x *ResumeSessionRequest) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "cwd", "additionalDirectories", "mcpServers", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "cwd", "additionalDirectories", "mcpServers", "_meta")
 	}
 }
 
@@ -4421,20 +3449,11 @@ func (x *CloseSessionRequest) Validate() error {
 func (x *CloseSessionRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "_meta")
 	}
 }
 
@@ -4447,20 +3466,11 @@ func (x *SetSessionModeRequest) Validate() error {
 func (x *SetSessionModeRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "modeId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "modeId", "_meta")
 	}
 }
 
@@ -4473,20 +3483,11 @@ func (x *SetSessionConfigOptionRequest) Validate() error {
 func (x *SetSessionConfigOptionRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "configId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "configId", "_meta")
 	}
 	x.Type.validate(v)
 }
@@ -4513,11 +3514,8 @@ func (x *SetSessionConfigOptionRequestTypeBoolean) Validate() error {
 	return v.Err()
 }
 func (x *SetSessionConfigOptionRequestTypeBoolean) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "value":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "value")
 	}
 }
 
@@ -4528,11 +3526,8 @@ func (x *SetSessionConfigOptionRequestTypeValueID) Validate() error {
 	return v.Err()
 }
 func (x *SetSessionConfigOptionRequestTypeValueID) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "value":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "value")
 	}
 }
 
@@ -4552,13 +3547,7 @@ func (x *PromptRequest) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
 	if x.RuntimeContext != nil {
@@ -4570,11 +3559,8 @@ func (x *PromptRequest) validate(v *wire.Validator) {
 		}
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "prompt", "_meta", "runtimeContext":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "prompt", "_meta", "runtimeContext")
 	}
 }
 
@@ -4614,11 +3600,8 @@ func (x *ClientResponseResult) validate(v *wire.Validator) {
 		v.Add("is not valid JSON")
 	}
 	v.Pop()
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "id", "result":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "id", "result")
 	}
 }
 
@@ -4635,11 +3618,8 @@ func (x *ClientResponseError) validate(v *wire.Validator) {
 	v.Push("error")
 	x.Error.validate(v)
 	v.Pop()
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "id", "error":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "id", "error")
 	}
 }
 
@@ -4652,20 +3632,11 @@ func (x *WriteTextFileResponse) Validate() error {
 func (x *WriteTextFileResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -4678,20 +3649,11 @@ func (x *ReadTextFileResponse) Validate() error {
 func (x *ReadTextFileResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "content", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "content", "_meta")
 	}
 }
 
@@ -4707,20 +3669,11 @@ func (x *RequestPermissionResponse) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "outcome", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "outcome", "_meta")
 	}
 }
 
@@ -4771,20 +3724,11 @@ func (x *SelectedPermissionOutcome) Validate() error {
 func (x *SelectedPermissionOutcome) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "optionId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "optionId", "_meta")
 	}
 }
 
@@ -4797,20 +3741,11 @@ func (x *CreateTerminalResponse) Validate() error {
 func (x *CreateTerminalResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "terminalId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "terminalId", "_meta")
 	}
 }
 
@@ -4828,20 +3763,11 @@ func (x *TerminalOutputResponse) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "output", "truncated", "exitStatus", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "output", "truncated", "exitStatus", "_meta")
 	}
 }
 
@@ -4854,20 +3780,11 @@ func (x *TerminalExitStatus) Validate() error {
 func (x *TerminalExitStatus) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "exitCode", "signal", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "exitCode", "signal", "_meta")
 	}
 }
 
@@ -4880,20 +3797,11 @@ func (x *ReleaseTerminalResponse) Validate() error {
 func (x *ReleaseTerminalResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -4906,20 +3814,11 @@ func (x *WaitForTerminalExitResponse) Validate() error {
 func (x *WaitForTerminalExitResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "exitCode", "signal", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "exitCode", "signal", "_meta")
 	}
 }
 
@@ -4932,20 +3831,11 @@ func (x *KillTerminalResponse) Validate() error {
 func (x *KillTerminalResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -4958,20 +3848,11 @@ func (x *CreateElicitationResponse) Validate() error {
 func (x *CreateElicitationResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 	x.Action.validate(v)
 }
@@ -5026,11 +3907,8 @@ func (x *CreateElicitationResponseActionOther) Validate() error {
 	return v.Err()
 }
 func (x *CreateElicitationResponseActionOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "action":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "action")
 	}
 }
 
@@ -5081,11 +3959,8 @@ func (x *ElicitationAcceptAction) validate(v *wire.Validator) {
 		}
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "content":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "content")
 	}
 }
 
@@ -5103,11 +3978,8 @@ func (x *ClientNotification) validate(v *wire.Validator) {
 		}
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "method", "params":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "method", "params")
 	}
 }
 
@@ -5120,20 +3992,11 @@ func (x *CancelNotification) Validate() error {
 func (x *CancelNotification) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "_meta")
 	}
 }
 
@@ -5149,20 +4012,11 @@ func (x *CancelRequestNotification) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "requestId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "requestId", "_meta")
 	}
 }
 
@@ -5175,20 +4029,11 @@ func (x *SessionRuntimeContextCapabilities) Validate() error {
 func (x *SessionRuntimeContextCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -5199,11 +4044,8 @@ func (x *RuntimeContextItem) Validate() error {
 	return v.Err()
 }
 func (x *RuntimeContextItem) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "title", "text":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "title", "text")
 	}
 }
 

@@ -431,6 +431,9 @@ func (e *emitter) fieldDecode(fl *ir.Field, bit *int) []jen.Code {
 		*bit++
 	}
 	target := jen.Id("v").Dot(fl.Name)
+	if fl.Nullable && fl.DefaultOnError && fl.Ref.Kind == ir.Map && fl.Ref.Elem.Kind == ir.Raw && !fl.Ref.ElemNullable {
+		return append(out, jen.Return(jen.True(), wq("DecodeRawMapMember").Call(jen.Id("d"), jen.Op("&").Add(target), jen.Lit(fl.JSON))))
+	}
 	if fl.Nullable {
 		out = append(out, jen.If(jen.Id("d").Dot("TryNull").Call()).Block(target.Clone().Op("=").Add(zeroOf(fl)), jen.Return(jen.True(), jen.Nil())))
 	} else if fl.DefaultOnNull {

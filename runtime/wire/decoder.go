@@ -66,7 +66,10 @@ func (d *Decoder) Offset() int { return d.pos }
 // Depth returns the current nesting depth of objects and arrays.
 func (d *Decoder) Depth() int { return d.depth }
 
-// Errorf returns a non-syntax error at the current offset.
+// Errorf returns a non-syntax error at the current offset. Out of line: see
+// Validator.Push.
+//
+//go:noinline
 func (d *Decoder) Errorf(format string, args ...any) *Error {
 	return &Error{Offset: d.pos, Msg: fmt.Sprintf(format, args...)}
 }
@@ -185,7 +188,10 @@ func (d *Decoder) ReadNull() error {
 	return d.unexpected("null")
 }
 
-// TryNull consumes a null if it is next and reports whether it did.
+// TryNull consumes a null if it is next and reports whether it did. Out of
+// line: see Validator.Push.
+//
+//go:noinline
 func (d *Decoder) TryNull() bool {
 	i := d.ws()
 	if len(d.data)-i >= 4 && string(d.data[i:i+4]) == "null" {

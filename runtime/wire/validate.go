@@ -62,6 +62,13 @@ type Validator struct {
 }
 
 // Push enters member key.
+//
+// Generated code calls Push, Add, Declared, the Decoder's TryNull and Errorf,
+// and Key at hundreds of sites each; inlined, their bodies would be a large
+// share of the generated packages' compile time, compiler memory and binary
+// size. Out of line they cost a call each (a few ns per member).
+//
+//go:noinline
 func (v *Validator) Push(key string) { v.push(segment{key: key}) }
 
 // PushIndex enters array item i.
@@ -98,7 +105,9 @@ func (v *Validator) pointer() string {
 	return b.String()
 }
 
-// Add reports a violation at the current position.
+// Add reports a violation at the current position (out of line: see Push).
+//
+//go:noinline
 func (v *Validator) Add(reason string) {
 	v.errs = append(v.errs, Violation{Pointer: v.pointer(), Reason: reason})
 }
@@ -168,4 +177,30 @@ func isScheme(s string) bool {
 		}
 	}
 	return true
+}
+
+// RawValues reports each value of m that is not valid JSON, at its key.
+// Generated validators call it for maps of raw values (every "_meta"), so the
+// loop is compiled once here rather than once per type.
+func (v *Validator) RawValues(m map[string]Raw) {
+	for k, val := range m {
+		if len(val) > 0 && !Valid(val) {
+			v.AddAt(k, "is not valid JSON")
+		}
+	}
+}
+
+// Declared reports each unknown member named like a declared one (names):
+// encoding would write that member twice. Out of line: see Push.
+//
+//go:noinline
+func (v *Validator) Declared(unknown Fields, names ...string) {
+	for _, u := range unknown {
+		for _, n := range names {
+			if u.Name == n {
+				v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
+				break
+			}
+		}
+	}
 }

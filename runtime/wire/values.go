@@ -164,6 +164,23 @@ func DecodeRawMap(d *Decoder, m *map[string]Raw) error {
 	}
 }
 
+// DecodeRawMapMember decodes member key, a map of raw values that may be
+// null (leaving *m nil) and that lenient decoding leaves nil when it is
+// invalid (see Recover): every "_meta" member, decoded here once rather than
+// in each type's generated code.
+func DecodeRawMapMember(d *Decoder, m *map[string]Raw, key string) error {
+	if d.TryNull() {
+		*m = nil
+		return nil
+	}
+	mark := d.Mark()
+	if err := DecodeRawMap(d, m); err != nil {
+		*m = nil
+		return AtKey(d.Recover(mark, err), key)
+	}
+	return nil
+}
+
 // DecodeNullableMap is DecodeMap for an object whose values may be null
 // (kept as nil).
 func DecodeNullableMap[T any](d *Decoder, m *map[string]*T, elem func(*T, *Decoder) error) error {
@@ -252,6 +269,9 @@ func AppendNullableMap[T any](b []byte, m map[string]*T, elem func(*T, []byte) [
 
 // Key appends an object member's quoted name and colon (key holds both,
 // `"name":`), after a comma when *comma says a member was written before.
+// Out of line: see Validator.Push.
+//
+//go:noinline
 func Key(b []byte, comma *bool, key string) []byte {
 	if *comma {
 		b = append(b, ',')

@@ -196,16 +196,7 @@ func (v *WriteTextFileRequest) decodeField(d *wire.Decoder, key []byte, seen []u
 		seen[0] |= 1 << 2
 		return true, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -334,16 +325,7 @@ func (v *ReadTextFileRequest) decodeField(d *wire.Decoder, key []byte, seen []ui
 		v.Limit = new(uint32)
 		return true, wire.AtKey(wire.DecodeUint32(v.Limit, d), "limit")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -437,16 +419,7 @@ func (v *RequestPermissionRequest) decodeField(d *wire.Decoder, key []byte, seen
 		seen[0] |= 1 << 2
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.Options, false, (*PermissionOption).DecodeJSON), "options")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -623,16 +596,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -1220,16 +1184,7 @@ func (v *Annotations) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -1356,16 +1311,7 @@ func (v *TextContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -1471,16 +1417,7 @@ func (v *ImageContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -1583,16 +1520,7 @@ func (v *AudioContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeString(&v.MimeType, d), "mimeType")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -1739,16 +1667,7 @@ func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -1979,16 +1898,7 @@ func (v *TextResourceContents) decodeField(d *wire.Decoder, key []byte, seen []u
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -2087,16 +1997,7 @@ func (v *BlobResourceContents) decodeField(d *wire.Decoder, key []byte, seen []u
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -2192,16 +2093,7 @@ func (v *EmbeddedResource) decodeField(d *wire.Decoder, key []byte, seen []uint6
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.Resource.DecodeJSON(d), "resource")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -2280,16 +2172,7 @@ func (v *Content) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool,
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -2379,16 +2262,7 @@ func (v *Diff) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, er
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeString(&v.NewText, d), "newText")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -2499,16 +2373,7 @@ func (v *Terminal) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -2595,16 +2460,7 @@ func (v *ToolCallLocation) decodeField(d *wire.Decoder, key []byte, seen []uint6
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -2689,16 +2545,7 @@ func (v *PermissionOption) decodeField(d *wire.Decoder, key []byte, seen []uint6
 		seen[0] |= 1 << 2
 		return true, wire.AtKey(v.Kind.DecodeJSON(d), "kind")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -2876,16 +2723,7 @@ func (v *CreateTerminalRequest) decodeField(d *wire.Decoder, key []byte, seen []
 		v.OutputByteLimit = new(uint64)
 		return true, wire.AtKey(wire.DecodeUint64(v.OutputByteLimit, d), "outputByteLimit")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -2984,16 +2822,7 @@ func (v *EnvVariable) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeString(&v.Value, d), "value")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -3076,16 +2905,7 @@ func (v *TerminalOutputRequest) decodeField(d *wire.Decoder, key []byte, seen []
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -3168,16 +2988,7 @@ func (v *ReleaseTerminalRequest) decodeField(d *wire.Decoder, key []byte, seen [
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -3260,16 +3071,7 @@ func (v *WaitForTerminalExitRequest) decodeField(d *wire.Decoder, key []byte, se
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -3352,16 +3154,7 @@ func (v *KillTerminalRequest) decodeField(d *wire.Decoder, key []byte, seen []ui
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -3444,16 +3237,7 @@ func (v *CreateElicitationRequest) decodeField(d *wire.Decoder, key []byte, seen
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return v.Mode.decodeField(d, key, seen[1:])
 }
@@ -3933,16 +3717,7 @@ func (v *ElicitationSchema) decodeField(d *wire.Decoder, key []byte, seen []uint
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -4361,16 +4136,7 @@ func (v *EnumOption) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bo
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -4527,16 +4293,7 @@ func (v *StringPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []u
 		}
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.OneOf, false, (*EnumOption).DecodeJSON), "oneOf")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -4689,16 +4446,7 @@ func (v *NumberPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []u
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -4835,16 +4583,7 @@ func (v *IntegerPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -4967,16 +4706,7 @@ func (v *BooleanPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -5270,16 +5000,7 @@ func (v *StringMultiSelectItems) decodeField(d *wire.Decoder, key []byte, seen [
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.Enum, false, wire.DecodeString), "enum")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -5354,16 +5075,7 @@ func (v *TitledMultiSelectItems) decodeField(d *wire.Decoder, key []byte, seen [
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.AnyOf, false, (*EnumOption).DecodeJSON), "anyOf")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -5487,16 +5199,7 @@ func (v *MultiSelectPropertySchema) decodeField(d *wire.Decoder, key []byte, see
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -5910,16 +5613,7 @@ func (v *MessageMCPRequest) decodeField(d *wire.Decoder, key []byte, seen []uint
 		}
 		return true, wire.AtKey(wire.DecodeRawMap(d, &v.Params), "params")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -6386,16 +6080,7 @@ func (v *InitializeResponse) decodeField(d *wire.Decoder, key []byte, seen []uin
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -6558,16 +6243,7 @@ func (v *AgentCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -6682,16 +6358,7 @@ func (v *PromptCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uin
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -6794,16 +6461,7 @@ func (v *MCPCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -7002,16 +6660,7 @@ func (v *SessionCapabilities) decodeField(d *wire.Decoder, key []byte, seen []ui
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	case "runtimeContext":
 		if d.TryNull() {
 			v.RuntimeContext = nil
@@ -7134,16 +6783,7 @@ func (v *SessionListCapabilities) AppendJSON(b []byte) []byte {
 func (v *SessionListCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -7210,16 +6850,7 @@ func (v *SessionDeleteCapabilities) AppendJSON(b []byte) []byte {
 func (v *SessionDeleteCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -7286,16 +6917,7 @@ func (v *SessionAdditionalDirectoriesCapabilities) AppendJSON(b []byte) []byte {
 func (v *SessionAdditionalDirectoriesCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -7374,16 +6996,7 @@ func (v *SessionSystemPromptCapabilities) decodeField(d *wire.Decoder, key []byt
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -7466,16 +7079,7 @@ func (v *SessionSystemPromptModeCapabilities) decodeField(d *wire.Decoder, key [
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -7546,16 +7150,7 @@ func (v *SessionSystemPromptOverrideCapabilities) AppendJSON(b []byte) []byte {
 func (v *SessionSystemPromptOverrideCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -7622,16 +7217,7 @@ func (v *SessionForkCapabilities) AppendJSON(b []byte) []byte {
 func (v *SessionForkCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -7698,16 +7284,7 @@ func (v *SessionArchiveCapabilities) AppendJSON(b []byte) []byte {
 func (v *SessionArchiveCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -7774,16 +7351,7 @@ func (v *SessionStatusCapabilities) AppendJSON(b []byte) []byte {
 func (v *SessionStatusCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -7850,16 +7418,7 @@ func (v *SessionTitleCapabilities) AppendJSON(b []byte) []byte {
 func (v *SessionTitleCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -7926,16 +7485,7 @@ func (v *SessionResumeCapabilities) AppendJSON(b []byte) []byte {
 func (v *SessionResumeCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -8002,16 +7552,7 @@ func (v *SessionCloseCapabilities) AppendJSON(b []byte) []byte {
 func (v *SessionCloseCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -8102,16 +7643,7 @@ func (v *AgentAuthCapabilities) decodeField(d *wire.Decoder, key []byte, seen []
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -8186,16 +7718,7 @@ func (v *AuthStatusCapabilities) AppendJSON(b []byte) []byte {
 func (v *AuthStatusCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -8262,16 +7785,7 @@ func (v *LogoutCapabilities) AppendJSON(b []byte) []byte {
 func (v *LogoutCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -8338,16 +7852,7 @@ func (v *ProvidersCapabilities) AppendJSON(b []byte) []byte {
 func (v *ProvidersCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -8606,16 +8111,7 @@ func (v *AuthMethodTerminal) decodeField(d *wire.Decoder, key []byte, seen []uin
 		}
 		return true, wire.AtKey(wire.DecodeMap(d, &v.Env, wire.DecodeString), "env")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -8722,16 +8218,7 @@ func (v *AuthMethodAgent) decodeField(d *wire.Decoder, key []byte, seen []uint64
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -8830,16 +8317,7 @@ func (v *Implementation) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeString(&v.Version, d), "version")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -8920,16 +8398,7 @@ func (v *AuthenticateResponse) AppendJSON(b []byte) []byte {
 func (v *AuthenticateResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -8999,16 +8468,7 @@ func (v *ListProvidersResponse) decodeField(d *wire.Decoder, key []byte, seen []
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.Providers, false, (*ProviderInfo).DecodeJSON), "providers")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -9101,16 +8561,7 @@ func (v *ProviderInfo) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 		v.Current = new(ProviderCurrentConfig)
 		return true, wire.AtKey(v.Current.DecodeJSON(d), "current")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -9268,16 +8719,7 @@ func (v *ProviderCurrentConfig) decodeField(d *wire.Decoder, key []byte, seen []
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeString(&v.BaseURL, d), "baseUrl")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -9354,16 +8796,7 @@ func (v *SetProviderResponse) AppendJSON(b []byte) []byte {
 func (v *SetProviderResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -9430,16 +8863,7 @@ func (v *DisableProviderResponse) AppendJSON(b []byte) []byte {
 func (v *DisableProviderResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -9506,16 +8930,7 @@ func (v *LogoutResponse) AppendJSON(b []byte) []byte {
 func (v *LogoutResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -9592,16 +9007,7 @@ func (v *AuthStatusResponse) decodeField(d *wire.Decoder, key []byte, seen []uin
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -9765,16 +9171,7 @@ func (v *AuthAccount) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -9888,16 +9285,7 @@ func (v *NewSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uin
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -9988,16 +9376,7 @@ func (v *SessionModeState) decodeField(d *wire.Decoder, key []byte, seen []uint6
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -10119,16 +9498,7 @@ func (v *SessionMode) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -10242,16 +9612,7 @@ func (v *SessionConfigOption) decodeField(d *wire.Decoder, key []byte, seen []ui
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return v.Type.decodeField(d, key, seen[1:])
 }
@@ -10585,16 +9946,7 @@ func (v *SessionConfigSelectOption) decodeField(d *wire.Decoder, key []byte, see
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -10689,16 +10041,7 @@ func (v *SessionConfigSelectGroup) decodeField(d *wire.Decoder, key []byte, seen
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -10976,16 +10319,7 @@ func (v *LoadSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []ui
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -11080,16 +10414,7 @@ func (v *ListSessionsResponse) decodeField(d *wire.Decoder, key []byte, seen []u
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -11209,16 +10534,7 @@ func (v *SessionInfo) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -11311,16 +10627,7 @@ func (v *DeleteSessionResponse) AppendJSON(b []byte) []byte {
 func (v *DeleteSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -11413,16 +10720,7 @@ func (v *ForkSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []ui
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -11502,16 +10800,7 @@ func (v *ArchiveSessionResponse) AppendJSON(b []byte) []byte {
 func (v *ArchiveSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -11578,16 +10867,7 @@ func (v *UnarchiveSessionResponse) AppendJSON(b []byte) []byte {
 func (v *UnarchiveSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -11657,16 +10937,7 @@ func (v *SessionStatusResponse) decodeField(d *wire.Decoder, key []byte, seen []
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.Status.DecodeJSON(d), "status")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -11774,16 +11045,7 @@ func (v *SetSessionTitleResponse) decodeField(d *wire.Decoder, key []byte, seen 
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -11878,16 +11140,7 @@ func (v *ResumeSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -11962,16 +11215,7 @@ func (v *CloseSessionResponse) AppendJSON(b []byte) []byte {
 func (v *CloseSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -12038,16 +11282,7 @@ func (v *SetSessionModeResponse) AppendJSON(b []byte) []byte {
 func (v *SetSessionModeResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -12122,16 +11357,7 @@ func (v *SetSessionConfigOptionResponse) decodeField(d *wire.Decoder, key []byte
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -12218,16 +11444,7 @@ func (v *PromptResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -12387,16 +11604,7 @@ func (v *Usage) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, e
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -12720,16 +11928,7 @@ func (v *SessionNotification) decodeField(d *wire.Decoder, key []byte, seen []ui
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(v.Update.DecodeJSON(d), "update")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -13241,16 +12440,7 @@ func (v *ContentChunk) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -13396,16 +12586,7 @@ func (v *ToolCall) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -13519,16 +12700,7 @@ func (v *PlanEntry) decodeField(d *wire.Decoder, key []byte, seen []uint64) (boo
 		seen[0] |= 1 << 2
 		return true, wire.AtKey(v.Status.DecodeJSON(d), "status")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -13688,16 +12860,7 @@ func (v *Plan) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, er
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -13960,16 +13123,7 @@ func (v *PlanItems) decodeField(d *wire.Decoder, key []byte, seen []uint64) (boo
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -14052,16 +13206,7 @@ func (v *PlanFile) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -14144,16 +13289,7 @@ func (v *PlanMarkdown) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -14233,16 +13369,7 @@ func (v *PlanUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bo
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.Plan.DecodeJSON(d), "plan")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -14317,16 +13444,7 @@ func (v *PlanRemoved) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -14416,16 +13534,7 @@ func (v *AvailableCommand) decodeField(d *wire.Decoder, key []byte, seen []uint6
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -14598,16 +13707,7 @@ func (v *UnstructuredCommandInput) decodeField(d *wire.Decoder, key []byte, seen
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(wire.DecodeString(&v.Hint, d), "hint")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -14687,16 +13787,7 @@ func (v *AvailableCommandsUpdate) decodeField(d *wire.Decoder, key []byte, seen 
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -14771,16 +13862,7 @@ func (v *CurrentModeUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.CurrentModeID.DecodeJSON(d), "currentModeId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -14860,16 +13942,7 @@ func (v *ConfigOptionUpdate) decodeField(d *wire.Decoder, key []byte, seen []uin
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -14965,16 +14038,7 @@ func (v *SessionInfoUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -15055,16 +14119,7 @@ func (v *Cost) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, er
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeString(&v.Currency, d), "currency")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -15159,16 +14214,7 @@ func (v *UsageUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -15302,16 +14348,7 @@ func (v *Notice) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, 
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -15485,16 +14522,7 @@ func (v *CompactionUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint6
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -15585,16 +14613,7 @@ func (v *CompactionSummaryChunk) decodeField(d *wire.Decoder, key []byte, seen [
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -15683,16 +14702,7 @@ func (v *SubagentSessionCapabilities) decodeField(d *wire.Decoder, key []byte, s
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -15763,16 +14773,7 @@ func (v *SessionCancelCapabilities) AppendJSON(b []byte) []byte {
 func (v *SessionCancelCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -16070,16 +15071,7 @@ func (v *RunningStateUpdate) AppendJSON(b []byte) []byte {
 func (v *RunningStateUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -16238,16 +15230,7 @@ func (v *IdleStateUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return v.StopReason.decodeField(d, key, seen[1:])
 }
@@ -16881,16 +15864,7 @@ func (v *RequiresActionStateUpdate) AppendJSON(b []byte) []byte {
 func (v *RequiresActionStateUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -16957,16 +15931,7 @@ func (v *UnknownStateUpdate) AppendJSON(b []byte) []byte {
 func (v *UnknownStateUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -17097,16 +16062,7 @@ func (v *SubagentUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 		}
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -17264,16 +16220,7 @@ func (v *SessionMessage) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -17371,16 +16318,7 @@ func (v *SessionMessageChunk) decodeField(d *wire.Decoder, key []byte, seen []ui
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -17460,16 +16398,7 @@ func (v *CompleteElicitationNotification) decodeField(d *wire.Decoder, key []byt
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.ElicitationID.DecodeJSON(d), "elicitationId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -17551,16 +16480,7 @@ func (v *AuthStatusUpdateNotification) decodeField(d *wire.Decoder, key []byte, 
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -17773,16 +16693,7 @@ func (v *InitializeRequest) decodeField(d *wire.Decoder, key []byte, seen []uint
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -17934,16 +16845,7 @@ func (v *ClientCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uin
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -18054,16 +16956,7 @@ func (v *FileSystemCapabilities) decodeField(d *wire.Decoder, key []byte, seen [
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -18174,16 +17067,7 @@ func (v *ClientSessionCapabilities) decodeField(d *wire.Decoder, key []byte, see
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -18333,16 +17217,7 @@ func (v *SessionConfigOptionsCapabilities) decodeField(d *wire.Decoder, key []by
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -18413,16 +17288,7 @@ func (v *BooleanConfigOptionCapabilities) AppendJSON(b []byte) []byte {
 func (v *BooleanConfigOptionCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -18548,16 +17414,7 @@ func (v *SubagentCapabilities) AppendJSON(b []byte) []byte {
 func (v *SubagentCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -18624,16 +17481,7 @@ func (v *PlanCapabilities) AppendJSON(b []byte) []byte {
 func (v *PlanCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -18708,16 +17556,7 @@ func (v *AuthCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint6
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -18812,16 +17651,7 @@ func (v *ElicitationCapabilities) decodeField(d *wire.Decoder, key []byte, seen 
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -18896,16 +17726,7 @@ func (v *ElicitationFormCapabilities) AppendJSON(b []byte) []byte {
 func (v *ElicitationFormCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -18972,16 +17793,7 @@ func (v *ElicitationURLCapabilities) AppendJSON(b []byte) []byte {
 func (v *ElicitationURLCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -19051,16 +17863,7 @@ func (v *AuthenticateRequest) decodeField(d *wire.Decoder, key []byte, seen []ui
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -19132,16 +17935,7 @@ func (v *ListProvidersRequest) AppendJSON(b []byte) []byte {
 func (v *ListProvidersRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -19219,16 +18013,7 @@ func (v *SetProviderRequest) decodeField(d *wire.Decoder, key []byte, seen []uin
 	case "headers":
 		return true, wire.AtKey(wire.DecodeMap(d, &v.Headers, wire.DecodeString), "headers")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -19317,16 +18102,7 @@ func (v *DisableProviderRequest) decodeField(d *wire.Decoder, key []byte, seen [
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.ProviderID.DecodeJSON(d), "providerId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -19398,16 +18174,7 @@ func (v *LogoutRequest) AppendJSON(b []byte) []byte {
 func (v *LogoutRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -19474,16 +18241,7 @@ func (v *AuthStatusRequest) AppendJSON(b []byte) []byte {
 func (v *AuthStatusRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -19569,16 +18327,7 @@ func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint
 		v.SystemPrompt = new(SystemPrompt)
 		return true, wire.AtKey(v.SystemPrompt.DecodeJSON(d), "systemPrompt")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -19834,16 +18583,7 @@ func (v *HTTPHeader) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bo
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeString(&v.Value, d), "value")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -19933,16 +18673,7 @@ func (v *MCPServerHTTP) decodeField(d *wire.Decoder, key []byte, seen []uint64) 
 		}
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.Headers, false, (*HTTPHeader).DecodeJSON), "headers")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -20037,16 +18768,7 @@ func (v *MCPServerSSE) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 		}
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.Headers, false, (*HTTPHeader).DecodeJSON), "headers")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -20134,16 +18856,7 @@ func (v *MCPServerACP) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(v.ServerID.DecodeJSON(d), "serverId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -20240,16 +18953,7 @@ func (v *MCPServerStdio) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 		}
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -20342,16 +19046,7 @@ func (v *SystemPrompt) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.Content, false, (*ContentBlock).DecodeJSON), "content")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -20483,16 +19178,7 @@ func (v *LoadSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uin
 		v.SystemPrompt = new(SystemPrompt)
 		return true, wire.AtKey(v.SystemPrompt.DecodeJSON(d), "systemPrompt")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -20603,16 +19289,7 @@ func (v *ListSessionsRequest) decodeField(d *wire.Decoder, key []byte, seen []ui
 		v.Archived = new(SessionArchiveFilter)
 		return true, wire.AtKey(v.Archived.DecodeJSON(d), "archived")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	case "additionalDirectories":
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
 	}
@@ -20735,16 +19412,7 @@ func (v *DeleteSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []u
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -20837,16 +19505,7 @@ func (v *ForkSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uin
 		v.SystemPrompt = new(SystemPrompt)
 		return true, wire.AtKey(v.SystemPrompt.DecodeJSON(d), "systemPrompt")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -20938,16 +19597,7 @@ func (v *ArchiveSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -21022,16 +19672,7 @@ func (v *UnarchiveSessionRequest) decodeField(d *wire.Decoder, key []byte, seen 
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -21106,16 +19747,7 @@ func (v *SessionStatusRequest) decodeField(d *wire.Decoder, key []byte, seen []u
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -21193,16 +19825,7 @@ func (v *SetSessionTitleRequest) decodeField(d *wire.Decoder, key []byte, seen [
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -21300,16 +19923,7 @@ func (v *ResumeSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []u
 		v.SystemPrompt = new(SystemPrompt)
 		return true, wire.AtKey(v.SystemPrompt.DecodeJSON(d), "systemPrompt")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -21401,16 +20015,7 @@ func (v *CloseSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []ui
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -21488,16 +20093,7 @@ func (v *SetSessionModeRequest) decodeField(d *wire.Decoder, key []byte, seen []
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(v.ModeID.DecodeJSON(d), "modeId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -21599,16 +20195,7 @@ func (v *SetSessionConfigOptionRequest) decodeField(d *wire.Decoder, key []byte,
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(v.ConfigID.DecodeJSON(d), "configId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return v.Type.decodeField(d, key, seen[1:])
 }
@@ -21896,16 +20483,7 @@ func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) 
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.Prompt, false, (*ContentBlock).DecodeJSON), "prompt")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	case "runtimeContext":
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.RuntimeContext, false, (*RuntimeContextItem).DecodeJSON), "runtimeContext")
 	}
@@ -22258,16 +20836,7 @@ func (v *WriteTextFileResponse) AppendJSON(b []byte) []byte {
 func (v *WriteTextFileResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -22337,16 +20906,7 @@ func (v *ReadTextFileResponse) decodeField(d *wire.Decoder, key []byte, seen []u
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -22421,16 +20981,7 @@ func (v *RequestPermissionResponse) decodeField(d *wire.Decoder, key []byte, see
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.Outcome.DecodeJSON(d), "outcome")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -22702,16 +21253,7 @@ func (v *SelectedPermissionOutcome) decodeField(d *wire.Decoder, key []byte, see
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.OptionID.DecodeJSON(d), "optionId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -22786,16 +21328,7 @@ func (v *CreateTerminalResponse) decodeField(d *wire.Decoder, key []byte, seen [
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -22885,16 +21418,7 @@ func (v *TerminalOutputResponse) decodeField(d *wire.Decoder, key []byte, seen [
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -22999,16 +21523,7 @@ func (v *TerminalExitStatus) decodeField(d *wire.Decoder, key []byte, seen []uin
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -23083,16 +21598,7 @@ func (v *ReleaseTerminalResponse) AppendJSON(b []byte) []byte {
 func (v *ReleaseTerminalResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -23183,16 +21689,7 @@ func (v *WaitForTerminalExitResponse) decodeField(d *wire.Decoder, key []byte, s
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -23267,16 +21764,7 @@ func (v *KillTerminalResponse) AppendJSON(b []byte) []byte {
 func (v *KillTerminalResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -23346,16 +21834,7 @@ func (v *CreateElicitationResponse) AppendJSON(b []byte) []byte {
 func (v *CreateElicitationResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return v.Action.decodeField(d, key, seen[1:])
 }
@@ -23989,16 +22468,7 @@ func (v *MessageMCPResponseResult) decodeField(d *wire.Decoder, key []byte, seen
 		}
 		return true, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -24078,16 +22548,7 @@ func (v *MessageMCPResponseError) decodeField(d *wire.Decoder, key []byte, seen 
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.Error.DecodeJSON(d), "error")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -24328,16 +22789,7 @@ func (v *CancelNotification) decodeField(d *wire.Decoder, key []byte, seen []uin
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -24424,16 +22876,7 @@ func (v *MessageMCPNotification) decodeField(d *wire.Decoder, key []byte, seen [
 		}
 		return true, wire.AtKey(wire.DecodeRawMap(d, &v.Params), "params")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -24522,16 +22965,7 @@ func (v *CancelRequestNotification) decodeField(d *wire.Decoder, key []byte, see
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -24699,16 +23133,7 @@ func (v *ProxySuccessorRequest) decodeField(d *wire.Decoder, key []byte, seen []
 		}
 		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -25259,16 +23684,7 @@ func (v *ProxySuccessorNotification) decodeField(d *wire.Decoder, key []byte, se
 		}
 		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -25344,16 +23760,7 @@ func (v *SessionRuntimeContextCapabilities) AppendJSON(b []byte) []byte {
 func (v *SessionRuntimeContextCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }

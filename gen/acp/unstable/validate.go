@@ -27,11 +27,8 @@ func (x *AgentRequest) validate(v *wire.Validator) {
 		}
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "id", "method", "params":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "id", "method", "params")
 	}
 }
 
@@ -66,20 +63,11 @@ func (x *WriteTextFileRequest) Validate() error {
 func (x *WriteTextFileRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "path", "content", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "path", "content", "_meta")
 	}
 }
 
@@ -100,20 +88,11 @@ func (x *ReadTextFileRequest) Validate() error {
 func (x *ReadTextFileRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "path", "line", "limit", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "path", "line", "limit", "_meta")
 	}
 }
 
@@ -136,20 +115,11 @@ func (x *RequestPermissionRequest) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "toolCall", "options", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "toolCall", "options", "_meta")
 	}
 }
 
@@ -204,20 +174,11 @@ func (x *ToolCallUpdate) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "toolCallId", "kind", "status", "title", "name", "content", "locations", "rawInput", "rawOutput", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "toolCallId", "kind", "status", "title", "name", "content", "locations", "rawInput", "rawOutput", "_meta")
 	}
 }
 
@@ -358,20 +319,11 @@ func (x *Annotations) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "audience", "lastModified", "priority", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "audience", "lastModified", "priority", "_meta")
 	}
 }
 
@@ -403,20 +355,11 @@ func (x *TextContent) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "annotations", "text", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "annotations", "text", "_meta")
 	}
 }
 
@@ -434,20 +377,11 @@ func (x *ImageContent) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "annotations", "data", "mimeType", "uri", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "annotations", "data", "mimeType", "uri", "_meta")
 	}
 }
 
@@ -465,20 +399,11 @@ func (x *AudioContent) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "annotations", "data", "mimeType", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "annotations", "data", "mimeType", "_meta")
 	}
 }
 
@@ -496,20 +421,11 @@ func (x *ResourceLink) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "annotations", "description", "mimeType", "name", "size", "title", "uri", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "annotations", "description", "mimeType", "name", "size", "title", "uri", "_meta")
 	}
 }
 
@@ -543,20 +459,11 @@ func (x *TextResourceContents) Validate() error {
 func (x *TextResourceContents) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "mimeType", "text", "uri", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "mimeType", "text", "uri", "_meta")
 	}
 }
 
@@ -569,20 +476,11 @@ func (x *BlobResourceContents) Validate() error {
 func (x *BlobResourceContents) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "blob", "mimeType", "uri", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "blob", "mimeType", "uri", "_meta")
 	}
 }
 
@@ -603,20 +501,11 @@ func (x *EmbeddedResource) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "annotations", "resource", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "annotations", "resource", "_meta")
 	}
 }
 
@@ -632,20 +521,11 @@ func (x *Content) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "content", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "content", "_meta")
 	}
 }
 
@@ -658,20 +538,11 @@ func (x *Diff) Validate() error {
 func (x *Diff) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "path", "oldText", "newText", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "path", "oldText", "newText", "_meta")
 	}
 }
 
@@ -692,20 +563,11 @@ func (x *Terminal) Validate() error {
 func (x *Terminal) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "terminalId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "terminalId", "_meta")
 	}
 }
 
@@ -718,20 +580,11 @@ func (x *ToolCallLocation) Validate() error {
 func (x *ToolCallLocation) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "path", "line", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "path", "line", "_meta")
 	}
 }
 
@@ -747,20 +600,11 @@ func (x *PermissionOption) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "optionId", "name", "kind", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "optionId", "name", "kind", "_meta")
 	}
 }
 
@@ -804,20 +648,11 @@ func (x *CreateTerminalRequest) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "command", "args", "env", "cwd", "outputByteLimit", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "command", "args", "env", "cwd", "outputByteLimit", "_meta")
 	}
 }
 
@@ -830,20 +665,11 @@ func (x *EnvVariable) Validate() error {
 func (x *EnvVariable) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "name", "value", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "name", "value", "_meta")
 	}
 }
 
@@ -856,20 +682,11 @@ func (x *TerminalOutputRequest) Validate() error {
 func (x *TerminalOutputRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "terminalId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "terminalId", "_meta")
 	}
 }
 
@@ -882,20 +699,11 @@ func (x *ReleaseTerminalRequest) Validate() error {
 func (x *ReleaseTerminalRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "terminalId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "terminalId", "_meta")
 	}
 }
 
@@ -908,20 +716,11 @@ func (x *WaitForTerminalExitRequest) Validate() error {
 func (x *WaitForTerminalExitRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "terminalId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "terminalId", "_meta")
 	}
 }
 
@@ -934,20 +733,11 @@ func (x *KillTerminalRequest) Validate() error {
 func (x *KillTerminalRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "terminalId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "terminalId", "_meta")
 	}
 }
 
@@ -960,20 +750,11 @@ func (x *CreateElicitationRequest) Validate() error {
 func (x *CreateElicitationRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "message", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "message", "_meta")
 	}
 	x.Mode.validate(v)
 }
@@ -1008,11 +789,8 @@ func (x *CreateElicitationRequestModeOther) Validate() error {
 	return v.Err()
 }
 func (x *CreateElicitationRequestModeOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "mode":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "mode")
 	}
 	x.Variant.validate(v)
 }
@@ -1039,11 +817,8 @@ func (x *ElicitationSessionScope) Validate() error {
 	return v.Err()
 }
 func (x *ElicitationSessionScope) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "toolCallId":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "toolCallId")
 	}
 }
 
@@ -1057,11 +832,8 @@ func (x *ElicitationRequestScope) validate(v *wire.Validator) {
 	v.Push("requestId")
 	x.RequestID.validate(v)
 	v.Pop()
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "requestId":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "requestId")
 	}
 }
 
@@ -1088,20 +860,11 @@ func (x *ElicitationSchema) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "type", "title", "properties", "required", "description", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "type", "title", "properties", "required", "description", "_meta")
 	}
 }
 
@@ -1167,11 +930,8 @@ func (x *ElicitationPropertySchemaOther) Validate() error {
 	return v.Err()
 }
 func (x *ElicitationPropertySchemaOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "type":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "type")
 	}
 }
 
@@ -1198,20 +958,11 @@ func (x *EnumOption) Validate() error {
 func (x *EnumOption) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "const", "title", "description", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "const", "title", "description", "_meta")
 	}
 }
 
@@ -1238,20 +989,11 @@ func (x *StringPropertySchema) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "title", "description", "minLength", "maxLength", "pattern", "format", "default", "enum", "oneOf", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "title", "description", "minLength", "maxLength", "pattern", "format", "default", "enum", "oneOf", "_meta")
 	}
 }
 
@@ -1285,20 +1027,11 @@ func (x *NumberPropertySchema) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "title", "description", "minimum", "maximum", "default", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "title", "description", "minimum", "maximum", "default", "_meta")
 	}
 }
 
@@ -1311,20 +1044,11 @@ func (x *IntegerPropertySchema) Validate() error {
 func (x *IntegerPropertySchema) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "title", "description", "minimum", "maximum", "default", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "title", "description", "minimum", "maximum", "default", "_meta")
 	}
 }
 
@@ -1337,20 +1061,11 @@ func (x *BooleanPropertySchema) Validate() error {
 func (x *BooleanPropertySchema) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "title", "description", "default", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "title", "description", "default", "_meta")
 	}
 }
 
@@ -1390,11 +1105,8 @@ func (x *MultiSelectItemsOther) Validate() error {
 	return v.Err()
 }
 func (x *MultiSelectItemsOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "type":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "type")
 	}
 }
 
@@ -1407,20 +1119,11 @@ func (x *StringMultiSelectItems) Validate() error {
 func (x *StringMultiSelectItems) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "enum", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "enum", "_meta")
 	}
 }
 
@@ -1440,20 +1143,11 @@ func (x *TitledMultiSelectItems) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "anyOf", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "anyOf", "_meta")
 	}
 }
 
@@ -1469,20 +1163,11 @@ func (x *MultiSelectPropertySchema) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "title", "description", "minItems", "maxItems", "items", "default", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "title", "description", "minItems", "maxItems", "items", "default", "_meta")
 	}
 }
 
@@ -1496,11 +1181,8 @@ func (x *ElicitationFormMode) validate(v *wire.Validator) {
 	v.Push("requestedSchema")
 	x.RequestedSchema.validate(v)
 	v.Pop()
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "requestedSchema":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "requestedSchema")
 	}
 	x.Variant.validate(v)
 }
@@ -1540,11 +1222,8 @@ func (x *ElicitationURLMode) validate(v *wire.Validator) {
 		v.Add("must be an absolute URI")
 	}
 	v.Pop()
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "elicitationId", "url":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "elicitationId", "url")
 	}
 	x.Variant.validate(v)
 }
@@ -1573,31 +1252,16 @@ func (x *MessageMCPRequest) Validate() error {
 func (x *MessageMCPRequest) validate(v *wire.Validator) {
 	if x.Params != nil {
 		v.Push("params")
-		for k, val := range x.Params {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Params)
 		v.Pop()
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "serverId", "requestId", "method", "params", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "serverId", "requestId", "method", "params", "_meta")
 	}
 }
 
@@ -1665,11 +1329,8 @@ func (x *AgentResponseResult) validate(v *wire.Validator) {
 		v.Add("is not valid JSON")
 	}
 	v.Pop()
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "id", "result":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "id", "result")
 	}
 }
 
@@ -1686,11 +1347,8 @@ func (x *AgentResponseError) validate(v *wire.Validator) {
 	v.Push("error")
 	x.Error.validate(v)
 	v.Pop()
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "id", "error":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "id", "error")
 	}
 }
 
@@ -1725,20 +1383,11 @@ func (x *InitializeResponse) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "protocolVersion", "agentCapabilities", "authMethods", "agentInfo", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "protocolVersion", "agentCapabilities", "authMethods", "agentInfo", "_meta")
 	}
 }
 
@@ -1784,20 +1433,11 @@ func (x *AgentCapabilities) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "loadSession", "promptCapabilities", "mcpCapabilities", "sessionCapabilities", "auth", "providers", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "loadSession", "promptCapabilities", "mcpCapabilities", "sessionCapabilities", "auth", "providers", "_meta")
 	}
 }
 
@@ -1810,20 +1450,11 @@ func (x *PromptCapabilities) Validate() error {
 func (x *PromptCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "image", "audio", "embeddedContext", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "image", "audio", "embeddedContext", "_meta")
 	}
 }
 
@@ -1836,20 +1467,11 @@ func (x *MCPCapabilities) Validate() error {
 func (x *MCPCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "http", "sse", "acp", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "http", "sse", "acp", "_meta")
 	}
 }
 
@@ -1912,13 +1534,7 @@ func (x *SessionCapabilities) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
 	if x.RuntimeContext != nil {
@@ -1926,11 +1542,8 @@ func (x *SessionCapabilities) validate(v *wire.Validator) {
 		x.RuntimeContext.validate(v)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "list", "delete", "additionalDirectories", "systemPrompt", "fork", "archive", "status", "title", "resume", "close", "_meta", "runtimeContext":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "list", "delete", "additionalDirectories", "systemPrompt", "fork", "archive", "status", "title", "resume", "close", "_meta", "runtimeContext")
 	}
 }
 
@@ -1943,20 +1556,11 @@ func (x *SessionListCapabilities) Validate() error {
 func (x *SessionListCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -1969,20 +1573,11 @@ func (x *SessionDeleteCapabilities) Validate() error {
 func (x *SessionDeleteCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -1995,20 +1590,11 @@ func (x *SessionAdditionalDirectoriesCapabilities) Validate() error {
 func (x *SessionAdditionalDirectoriesCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2026,20 +1612,11 @@ func (x *SessionSystemPromptCapabilities) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "mode", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "mode", "_meta")
 	}
 }
 
@@ -2057,20 +1634,11 @@ func (x *SessionSystemPromptModeCapabilities) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "override", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "override", "_meta")
 	}
 }
 
@@ -2083,20 +1651,11 @@ func (x *SessionSystemPromptOverrideCapabilities) Validate() error {
 func (x *SessionSystemPromptOverrideCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2109,20 +1668,11 @@ func (x *SessionForkCapabilities) Validate() error {
 func (x *SessionForkCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2135,20 +1685,11 @@ func (x *SessionArchiveCapabilities) Validate() error {
 func (x *SessionArchiveCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2161,20 +1702,11 @@ func (x *SessionStatusCapabilities) Validate() error {
 func (x *SessionStatusCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2187,20 +1719,11 @@ func (x *SessionTitleCapabilities) Validate() error {
 func (x *SessionTitleCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2213,20 +1736,11 @@ func (x *SessionResumeCapabilities) Validate() error {
 func (x *SessionResumeCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2239,20 +1753,11 @@ func (x *SessionCloseCapabilities) Validate() error {
 func (x *SessionCloseCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2275,20 +1780,11 @@ func (x *AgentAuthCapabilities) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "status", "logout", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "status", "logout", "_meta")
 	}
 }
 
@@ -2301,20 +1797,11 @@ func (x *AuthStatusCapabilities) Validate() error {
 func (x *AuthStatusCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2327,20 +1814,11 @@ func (x *LogoutCapabilities) Validate() error {
 func (x *LogoutCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2353,20 +1831,11 @@ func (x *ProvidersCapabilities) Validate() error {
 func (x *ProvidersCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2408,20 +1877,11 @@ func (x *AuthMethodTerminal) Validate() error {
 func (x *AuthMethodTerminal) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "id", "name", "description", "args", "env", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "id", "name", "description", "args", "env", "_meta")
 	}
 }
 
@@ -2434,20 +1894,11 @@ func (x *AuthMethodAgent) Validate() error {
 func (x *AuthMethodAgent) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "id", "name", "description", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "id", "name", "description", "_meta")
 	}
 }
 
@@ -2460,20 +1911,11 @@ func (x *Implementation) Validate() error {
 func (x *Implementation) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "name", "title", "version", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "name", "title", "version", "_meta")
 	}
 }
 
@@ -2486,20 +1928,11 @@ func (x *AuthenticateResponse) Validate() error {
 func (x *AuthenticateResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2519,20 +1952,11 @@ func (x *ListProvidersResponse) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "providers", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "providers", "_meta")
 	}
 }
 
@@ -2550,20 +1974,11 @@ func (x *ProviderInfo) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "providerId", "supported", "required", "current", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "providerId", "supported", "required", "current", "_meta")
 	}
 }
 
@@ -2592,20 +2007,11 @@ func (x *ProviderCurrentConfig) Validate() error {
 func (x *ProviderCurrentConfig) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "apiType", "baseUrl", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "apiType", "baseUrl", "_meta")
 	}
 }
 
@@ -2618,20 +2024,11 @@ func (x *SetProviderResponse) Validate() error {
 func (x *SetProviderResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2644,20 +2041,11 @@ func (x *DisableProviderResponse) Validate() error {
 func (x *DisableProviderResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2670,20 +2058,11 @@ func (x *LogoutResponse) Validate() error {
 func (x *LogoutResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2705,20 +2084,11 @@ func (x *AuthStatusResponse) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "state", "accounts", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "state", "accounts", "_meta")
 	}
 }
 
@@ -2739,20 +2109,11 @@ func (x *AuthAccount) Validate() error {
 func (x *AuthAccount) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "label", "active", "name", "email", "organization", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "label", "active", "name", "email", "organization", "_meta")
 	}
 }
 
@@ -2779,20 +2140,11 @@ func (x *NewSessionResponse) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "modes", "configOptions", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "modes", "configOptions", "_meta")
 	}
 }
 
@@ -2812,20 +2164,11 @@ func (x *SessionModeState) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "currentModeId", "availableModes", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "currentModeId", "availableModes", "_meta")
 	}
 }
 
@@ -2846,20 +2189,11 @@ func (x *SessionMode) Validate() error {
 func (x *SessionMode) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "id", "name", "description", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "id", "name", "description", "_meta")
 	}
 }
 
@@ -2872,20 +2206,11 @@ func (x *SessionConfigOption) Validate() error {
 func (x *SessionConfigOption) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "id", "name", "description", "category", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "id", "name", "description", "category", "_meta")
 	}
 	x.Type.validate(v)
 }
@@ -2976,20 +2301,11 @@ func (x *SessionConfigSelectOption) Validate() error {
 func (x *SessionConfigSelectOption) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "value", "name", "description", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "value", "name", "description", "_meta")
 	}
 }
 
@@ -3009,20 +2325,11 @@ func (x *SessionConfigSelectGroup) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "group", "name", "options", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "group", "name", "options", "_meta")
 	}
 }
 
@@ -3044,11 +2351,8 @@ func (x *SessionConfigSelect) validate(v *wire.Validator) {
 	v.Push("options")
 	x.Options.validate(v)
 	v.Pop()
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "currentValue", "options":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "currentValue", "options")
 	}
 }
 
@@ -3059,11 +2363,8 @@ func (x *SessionConfigBoolean) Validate() error {
 	return v.Err()
 }
 func (x *SessionConfigBoolean) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "currentValue":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "currentValue")
 	}
 }
 
@@ -3090,20 +2391,11 @@ func (x *LoadSessionResponse) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "modes", "configOptions", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "modes", "configOptions", "_meta")
 	}
 }
 
@@ -3123,20 +2415,11 @@ func (x *ListSessionsResponse) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessions", "nextCursor", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessions", "nextCursor", "_meta")
 	}
 }
 
@@ -3171,20 +2454,11 @@ func (x *SessionInfo) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "cwd", "additionalDirectories", "title", "updatedAt", "archived", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "cwd", "additionalDirectories", "title", "updatedAt", "archived", "_meta")
 	}
 }
 
@@ -3197,20 +2471,11 @@ func (x *DeleteSessionResponse) Validate() error {
 func (x *DeleteSessionResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -3237,20 +2502,11 @@ func (x *ForkSessionResponse) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "modes", "configOptions", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "modes", "configOptions", "_meta")
 	}
 }
 
@@ -3263,20 +2519,11 @@ func (x *ArchiveSessionResponse) Validate() error {
 func (x *ArchiveSessionResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -3289,20 +2536,11 @@ func (x *UnarchiveSessionResponse) Validate() error {
 func (x *UnarchiveSessionResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -3315,20 +2553,11 @@ func (x *SessionStatusResponse) Validate() error {
 func (x *SessionStatusResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "status", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "status", "_meta")
 	}
 }
 
@@ -3349,20 +2578,11 @@ func (x *SetSessionTitleResponse) Validate() error {
 func (x *SetSessionTitleResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "title", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "title", "_meta")
 	}
 }
 
@@ -3389,20 +2609,11 @@ func (x *ResumeSessionResponse) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "modes", "configOptions", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "modes", "configOptions", "_meta")
 	}
 }
 
@@ -3415,20 +2626,11 @@ func (x *CloseSessionResponse) Validate() error {
 func (x *CloseSessionResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -3441,20 +2643,11 @@ func (x *SetSessionModeResponse) Validate() error {
 func (x *SetSessionModeResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -3474,20 +2667,11 @@ func (x *SetSessionConfigOptionResponse) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "configOptions", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "configOptions", "_meta")
 	}
 }
 
@@ -3508,20 +2692,11 @@ func (x *PromptResponse) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "stopReason", "usage", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "stopReason", "usage", "_meta")
 	}
 }
 
@@ -3548,20 +2723,11 @@ func (x *Usage) Validate() error {
 func (x *Usage) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "totalTokens", "inputTokens", "outputTokens", "thoughtTokens", "cachedReadTokens", "cachedWriteTokens", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "totalTokens", "inputTokens", "outputTokens", "thoughtTokens", "cachedReadTokens", "cachedWriteTokens", "_meta")
 	}
 }
 
@@ -3591,11 +2757,8 @@ func (x *Error) validate(v *wire.Validator) {
 		}
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "code", "message", "data":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "code", "message", "data")
 	}
 }
 
@@ -3621,11 +2784,8 @@ func (x *AgentNotification) validate(v *wire.Validator) {
 		}
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "method", "params":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "method", "params")
 	}
 }
 
@@ -3641,20 +2801,11 @@ func (x *SessionNotification) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "update", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "update", "_meta")
 	}
 }
 
@@ -3776,20 +2927,11 @@ func (x *ContentChunk) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "content", "messageId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "content", "messageId", "_meta")
 	}
 }
 
@@ -3844,20 +2986,11 @@ func (x *ToolCall) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "toolCallId", "title", "name", "kind", "status", "content", "locations", "rawInput", "rawOutput", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "toolCallId", "title", "name", "kind", "status", "content", "locations", "rawInput", "rawOutput", "_meta")
 	}
 }
 
@@ -3876,20 +3009,11 @@ func (x *PlanEntry) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "content", "priority", "status", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "content", "priority", "status", "_meta")
 	}
 }
 
@@ -3937,20 +3061,11 @@ func (x *Plan) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "entries", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "entries", "_meta")
 	}
 }
 
@@ -4012,20 +3127,11 @@ func (x *PlanItems) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "planId", "entries", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "planId", "entries", "_meta")
 	}
 }
 
@@ -4038,20 +3144,11 @@ func (x *PlanFile) Validate() error {
 func (x *PlanFile) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "planId", "uri", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "planId", "uri", "_meta")
 	}
 }
 
@@ -4064,20 +3161,11 @@ func (x *PlanMarkdown) Validate() error {
 func (x *PlanMarkdown) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "planId", "content", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "planId", "content", "_meta")
 	}
 }
 
@@ -4093,20 +3181,11 @@ func (x *PlanUpdate) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "plan", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "plan", "_meta")
 	}
 }
 
@@ -4119,20 +3198,11 @@ func (x *PlanRemoved) Validate() error {
 func (x *PlanRemoved) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "planId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "planId", "_meta")
 	}
 }
 
@@ -4150,20 +3220,11 @@ func (x *AvailableCommand) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "name", "description", "input", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "name", "description", "input", "_meta")
 	}
 }
 
@@ -4193,20 +3254,11 @@ func (x *UnstructuredCommandInput) Validate() error {
 func (x *UnstructuredCommandInput) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "hint", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "hint", "_meta")
 	}
 }
 
@@ -4226,20 +3278,11 @@ func (x *AvailableCommandsUpdate) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "availableCommands", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "availableCommands", "_meta")
 	}
 }
 
@@ -4252,20 +3295,11 @@ func (x *CurrentModeUpdate) Validate() error {
 func (x *CurrentModeUpdate) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "currentModeId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "currentModeId", "_meta")
 	}
 }
 
@@ -4285,20 +3319,11 @@ func (x *ConfigOptionUpdate) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "configOptions", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "configOptions", "_meta")
 	}
 }
 
@@ -4311,20 +3336,11 @@ func (x *SessionInfoUpdate) Validate() error {
 func (x *SessionInfoUpdate) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "title", "updatedAt", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "title", "updatedAt", "_meta")
 	}
 }
 
@@ -4342,20 +3358,11 @@ func (x *Cost) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "amount", "currency", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "amount", "currency", "_meta")
 	}
 }
 
@@ -4373,20 +3380,11 @@ func (x *UsageUpdate) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "used", "size", "cost", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "used", "size", "cost", "_meta")
 	}
 }
 
@@ -4412,20 +3410,11 @@ func (x *Notice) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "severity", "title", "description", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "severity", "title", "description", "_meta")
 	}
 }
 
@@ -4463,20 +3452,11 @@ func (x *CompactionUpdate) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "compactionId", "status", "summary", "error", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "compactionId", "status", "summary", "error", "_meta")
 	}
 }
 
@@ -4492,20 +3472,11 @@ func (x *CompactionSummaryChunk) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "compactionId", "content", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "compactionId", "content", "_meta")
 	}
 }
 
@@ -4523,20 +3494,11 @@ func (x *SubagentSessionCapabilities) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "cancel", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "cancel", "_meta")
 	}
 }
 
@@ -4549,20 +3511,11 @@ func (x *SessionCancelCapabilities) Validate() error {
 func (x *SessionCancelCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -4610,11 +3563,8 @@ func (x *StateUpdateOther) Validate() error {
 	return v.Err()
 }
 func (x *StateUpdateOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "state":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "state")
 	}
 }
 
@@ -4627,20 +3577,11 @@ func (x *RunningStateUpdate) Validate() error {
 func (x *RunningStateUpdate) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -4656,11 +3597,8 @@ func (x *ErrorStopReason) validate(v *wire.Validator) {
 		x.Error.validate(v)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "error":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "error")
 	}
 }
 
@@ -4678,20 +3616,11 @@ func (x *IdleStateUpdate) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "usage", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "usage", "_meta")
 	}
 	x.StopReason.validate(v)
 }
@@ -4786,11 +3715,8 @@ func (x *IdleStateUpdateStopReasonOther) Validate() error {
 	return v.Err()
 }
 func (x *IdleStateUpdateStopReasonOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "stopReason":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "stopReason")
 	}
 }
 
@@ -4811,20 +3737,11 @@ func (x *RequiresActionStateUpdate) Validate() error {
 func (x *RequiresActionStateUpdate) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -4837,20 +3754,11 @@ func (x *UnknownStateUpdate) Validate() error {
 func (x *UnknownStateUpdate) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -4873,20 +3781,11 @@ func (x *SubagentUpdate) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "title", "description", "capabilities", "state", "cwd", "additionalDirectories", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "title", "description", "capabilities", "state", "cwd", "additionalDirectories", "_meta")
 	}
 }
 
@@ -4908,20 +3807,11 @@ func (x *SessionMessage) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "messageId", "senderSessionId", "recipientSessionId", "senderMessageId", "recipientMessageId", "content", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "messageId", "senderSessionId", "recipientSessionId", "senderMessageId", "recipientMessageId", "content", "_meta")
 	}
 }
 
@@ -4937,20 +3827,11 @@ func (x *SessionMessageChunk) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "messageId", "content", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "messageId", "content", "_meta")
 	}
 }
 
@@ -4963,20 +3844,11 @@ func (x *CompleteElicitationNotification) Validate() error {
 func (x *CompleteElicitationNotification) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "elicitationId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "elicitationId", "_meta")
 	}
 }
 
@@ -4998,20 +3870,11 @@ func (x *AuthStatusUpdateNotification) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "state", "accounts", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "state", "accounts", "_meta")
 	}
 }
 
@@ -5044,11 +3907,8 @@ func (x *ClientRequest) validate(v *wire.Validator) {
 		}
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "id", "method", "params":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "id", "method", "params")
 	}
 }
 
@@ -5074,20 +3934,11 @@ func (x *InitializeRequest) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "protocolVersion", "clientCapabilities", "clientInfo", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "protocolVersion", "clientCapabilities", "clientInfo", "_meta")
 	}
 }
 
@@ -5130,20 +3981,11 @@ func (x *ClientCapabilities) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "fs", "terminal", "session", "subagents", "plan", "auth", "elicitation", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "fs", "terminal", "session", "subagents", "plan", "auth", "elicitation", "_meta")
 	}
 }
 
@@ -5156,20 +3998,11 @@ func (x *FileSystemCapabilities) Validate() error {
 func (x *FileSystemCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "readTextFile", "writeTextFile", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "readTextFile", "writeTextFile", "_meta")
 	}
 }
 
@@ -5197,20 +4030,11 @@ func (x *ClientSessionCapabilities) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "compaction", "configOptions", "notices", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "compaction", "configOptions", "notices", "_meta")
 	}
 }
 
@@ -5236,20 +4060,11 @@ func (x *SessionConfigOptionsCapabilities) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "boolean", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "boolean", "_meta")
 	}
 }
 
@@ -5262,20 +4077,11 @@ func (x *BooleanConfigOptionCapabilities) Validate() error {
 func (x *BooleanConfigOptionCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -5296,20 +4102,11 @@ func (x *SubagentCapabilities) Validate() error {
 func (x *SubagentCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -5322,20 +4119,11 @@ func (x *PlanCapabilities) Validate() error {
 func (x *PlanCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -5348,20 +4136,11 @@ func (x *AuthCapabilities) Validate() error {
 func (x *AuthCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "terminal", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "terminal", "_meta")
 	}
 }
 
@@ -5384,20 +4163,11 @@ func (x *ElicitationCapabilities) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "form", "url", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "form", "url", "_meta")
 	}
 }
 
@@ -5410,20 +4180,11 @@ func (x *ElicitationFormCapabilities) Validate() error {
 func (x *ElicitationFormCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -5436,20 +4197,11 @@ func (x *ElicitationURLCapabilities) Validate() error {
 func (x *ElicitationURLCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -5462,20 +4214,11 @@ func (x *AuthenticateRequest) Validate() error {
 func (x *AuthenticateRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "methodId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "methodId", "_meta")
 	}
 }
 
@@ -5488,20 +4231,11 @@ func (x *ListProvidersRequest) Validate() error {
 func (x *ListProvidersRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -5514,20 +4248,11 @@ func (x *SetProviderRequest) Validate() error {
 func (x *SetProviderRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "providerId", "apiType", "baseUrl", "headers", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "providerId", "apiType", "baseUrl", "headers", "_meta")
 	}
 }
 
@@ -5540,20 +4265,11 @@ func (x *DisableProviderRequest) Validate() error {
 func (x *DisableProviderRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "providerId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "providerId", "_meta")
 	}
 }
 
@@ -5566,20 +4282,11 @@ func (x *LogoutRequest) Validate() error {
 func (x *LogoutRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -5592,20 +4299,11 @@ func (x *AuthStatusRequest) Validate() error {
 func (x *AuthStatusRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -5652,20 +4350,11 @@ func (x *NewSessionRequest) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "cwd", "additionalDirectories", "mcpServers", "systemPrompt", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "cwd", "additionalDirectories", "mcpServers", "systemPrompt", "_meta")
 	}
 }
 
@@ -5707,20 +4396,11 @@ func (x *HTTPHeader) Validate() error {
 func (x *HTTPHeader) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "name", "value", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "name", "value", "_meta")
 	}
 }
 
@@ -5740,20 +4420,11 @@ func (x *MCPServerHTTP) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "name", "url", "headers", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "name", "url", "headers", "_meta")
 	}
 }
 
@@ -5773,20 +4444,11 @@ func (x *MCPServerSSE) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "name", "url", "headers", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "name", "url", "headers", "_meta")
 	}
 }
 
@@ -5799,20 +4461,11 @@ func (x *MCPServerACP) Validate() error {
 func (x *MCPServerACP) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "name", "serverId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "name", "serverId", "_meta")
 	}
 }
 
@@ -5832,20 +4485,11 @@ func (x *MCPServerStdio) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "name", "command", "args", "env", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "name", "command", "args", "env", "_meta")
 	}
 }
 
@@ -5865,20 +4509,11 @@ func (x *SystemPrompt) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "mode", "content", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "mode", "content", "_meta")
 	}
 }
 
@@ -5933,20 +4568,11 @@ func (x *LoadSessionRequest) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "mcpServers", "cwd", "additionalDirectories", "sessionId", "systemPrompt", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "mcpServers", "cwd", "additionalDirectories", "sessionId", "systemPrompt", "_meta")
 	}
 }
 
@@ -5969,13 +4595,7 @@ func (x *ListSessionsRequest) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
 	if x.AdditionalDirectories != nil {
@@ -5992,11 +4612,8 @@ func (x *ListSessionsRequest) validate(v *wire.Validator) {
 		}
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "cwd", "cursor", "archived", "_meta", "additionalDirectories":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "cwd", "cursor", "archived", "_meta", "additionalDirectories")
 	}
 }
 
@@ -6017,20 +4634,11 @@ func (x *DeleteSessionRequest) Validate() error {
 func (x *DeleteSessionRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "_meta")
 	}
 }
 
@@ -6079,20 +4687,11 @@ func (x *ForkSessionRequest) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "cwd", "additionalDirectories", "mcpServers", "systemPrompt", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "cwd", "additionalDirectories", "mcpServers", "systemPrompt", "_meta")
 	}
 }
 
@@ -6105,20 +4704,11 @@ func (x *ArchiveSessionRequest) Validate() error {
 func (x *ArchiveSessionRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "_meta")
 	}
 }
 
@@ -6131,20 +4721,11 @@ func (x *UnarchiveSessionRequest) Validate() error {
 func (x *UnarchiveSessionRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "_meta")
 	}
 }
 
@@ -6157,20 +4738,11 @@ func (x *SessionStatusRequest) Validate() error {
 func (x *SessionStatusRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "_meta")
 	}
 }
 
@@ -6183,20 +4755,11 @@ func (x *SetSessionTitleRequest) Validate() error {
 func (x *SetSessionTitleRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "title", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "title", "_meta")
 	}
 }
 
@@ -6245,20 +4808,11 @@ func (x *ResumeSessionRequest) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "cwd", "additionalDirectories", "mcpServers", "systemPrompt", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "cwd", "additionalDirectories", "mcpServers", "systemPrompt", "_meta")
 	}
 }
 
@@ -6271,20 +4825,11 @@ func (x *CloseSessionRequest) Validate() error {
 func (x *CloseSessionRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "_meta")
 	}
 }
 
@@ -6297,20 +4842,11 @@ func (x *SetSessionModeRequest) Validate() error {
 func (x *SetSessionModeRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "modeId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "modeId", "_meta")
 	}
 }
 
@@ -6323,20 +4859,11 @@ func (x *SetSessionConfigOptionRequest) Validate() error {
 func (x *SetSessionConfigOptionRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "configId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "configId", "_meta")
 	}
 	x.Type.validate(v)
 }
@@ -6363,11 +4890,8 @@ func (x *SetSessionConfigOptionRequestTypeBoolean) Validate() error {
 	return v.Err()
 }
 func (x *SetSessionConfigOptionRequestTypeBoolean) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "value":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "value")
 	}
 }
 
@@ -6378,11 +4902,8 @@ func (x *SetSessionConfigOptionRequestTypeValueID) Validate() error {
 	return v.Err()
 }
 func (x *SetSessionConfigOptionRequestTypeValueID) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "value":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "value")
 	}
 }
 
@@ -6402,13 +4923,7 @@ func (x *PromptRequest) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
 	if x.RuntimeContext != nil {
@@ -6420,11 +4935,8 @@ func (x *PromptRequest) validate(v *wire.Validator) {
 		}
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "prompt", "_meta", "runtimeContext":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "prompt", "_meta", "runtimeContext")
 	}
 }
 
@@ -6464,11 +4976,8 @@ func (x *ClientResponseResult) validate(v *wire.Validator) {
 		v.Add("is not valid JSON")
 	}
 	v.Pop()
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "id", "result":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "id", "result")
 	}
 }
 
@@ -6485,11 +4994,8 @@ func (x *ClientResponseError) validate(v *wire.Validator) {
 	v.Push("error")
 	x.Error.validate(v)
 	v.Pop()
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "id", "error":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "id", "error")
 	}
 }
 
@@ -6502,20 +5008,11 @@ func (x *WriteTextFileResponse) Validate() error {
 func (x *WriteTextFileResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -6528,20 +5025,11 @@ func (x *ReadTextFileResponse) Validate() error {
 func (x *ReadTextFileResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "content", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "content", "_meta")
 	}
 }
 
@@ -6557,20 +5045,11 @@ func (x *RequestPermissionResponse) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "outcome", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "outcome", "_meta")
 	}
 }
 
@@ -6621,20 +5100,11 @@ func (x *SelectedPermissionOutcome) Validate() error {
 func (x *SelectedPermissionOutcome) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "optionId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "optionId", "_meta")
 	}
 }
 
@@ -6647,20 +5117,11 @@ func (x *CreateTerminalResponse) Validate() error {
 func (x *CreateTerminalResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "terminalId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "terminalId", "_meta")
 	}
 }
 
@@ -6678,20 +5139,11 @@ func (x *TerminalOutputResponse) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "output", "truncated", "exitStatus", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "output", "truncated", "exitStatus", "_meta")
 	}
 }
 
@@ -6704,20 +5156,11 @@ func (x *TerminalExitStatus) Validate() error {
 func (x *TerminalExitStatus) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "exitCode", "signal", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "exitCode", "signal", "_meta")
 	}
 }
 
@@ -6730,20 +5173,11 @@ func (x *ReleaseTerminalResponse) Validate() error {
 func (x *ReleaseTerminalResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -6756,20 +5190,11 @@ func (x *WaitForTerminalExitResponse) Validate() error {
 func (x *WaitForTerminalExitResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "exitCode", "signal", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "exitCode", "signal", "_meta")
 	}
 }
 
@@ -6782,20 +5207,11 @@ func (x *KillTerminalResponse) Validate() error {
 func (x *KillTerminalResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -6808,20 +5224,11 @@ func (x *CreateElicitationResponse) Validate() error {
 func (x *CreateElicitationResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 	x.Action.validate(v)
 }
@@ -6876,11 +5283,8 @@ func (x *CreateElicitationResponseActionOther) Validate() error {
 	return v.Err()
 }
 func (x *CreateElicitationResponseActionOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "action":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "action")
 	}
 }
 
@@ -6931,11 +5335,8 @@ func (x *ElicitationAcceptAction) validate(v *wire.Validator) {
 		}
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "content":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "content")
 	}
 }
 
@@ -6974,20 +5375,11 @@ func (x *MessageMCPResponseResult) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "result", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "result", "_meta")
 	}
 }
 
@@ -7003,20 +5395,11 @@ func (x *MessageMCPResponseError) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "error", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "error", "_meta")
 	}
 }
 
@@ -7034,11 +5417,8 @@ func (x *MCPError) validate(v *wire.Validator) {
 		}
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "code", "message", "data":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "code", "message", "data")
 	}
 }
 
@@ -7056,11 +5436,8 @@ func (x *ClientNotification) validate(v *wire.Validator) {
 		}
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "method", "params":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "method", "params")
 	}
 }
 
@@ -7073,20 +5450,11 @@ func (x *CancelNotification) Validate() error {
 func (x *CancelNotification) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "_meta")
 	}
 }
 
@@ -7099,31 +5467,16 @@ func (x *MessageMCPNotification) Validate() error {
 func (x *MessageMCPNotification) validate(v *wire.Validator) {
 	if x.Params != nil {
 		v.Push("params")
-		for k, val := range x.Params {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Params)
 		v.Pop()
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "serverId", "requestId", "method", "params", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "serverId", "requestId", "method", "params", "_meta")
 	}
 }
 
@@ -7139,20 +5492,11 @@ func (x *CancelRequestNotification) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "requestId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "requestId", "_meta")
 	}
 }
 
@@ -7189,11 +5533,8 @@ func (x *ProxyRequest) validate(v *wire.Validator) {
 		}
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "id", "method", "params":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "id", "method", "params")
 	}
 }
 
@@ -7213,20 +5554,11 @@ func (x *ProxySuccessorRequest) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "method", "params", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "method", "params", "_meta")
 	}
 }
 
@@ -7266,11 +5598,8 @@ func (x *ProxyResponseResult) validate(v *wire.Validator) {
 		v.Add("is not valid JSON")
 	}
 	v.Pop()
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "id", "result":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "id", "result")
 	}
 }
 
@@ -7287,11 +5616,8 @@ func (x *ProxyResponseError) validate(v *wire.Validator) {
 	v.Push("error")
 	x.Error.validate(v)
 	v.Pop()
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "id", "error":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "id", "error")
 	}
 }
 
@@ -7319,11 +5645,8 @@ func (x *ProxyNotification) validate(v *wire.Validator) {
 		x.Params.validate(v)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "method", "params":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "method", "params")
 	}
 }
 
@@ -7360,20 +5683,11 @@ func (x *ProxySuccessorNotification) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "method", "params", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "method", "params", "_meta")
 	}
 }
 
@@ -7386,20 +5700,11 @@ func (x *SessionRuntimeContextCapabilities) Validate() error {
 func (x *SessionRuntimeContextCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -7410,11 +5715,8 @@ func (x *RuntimeContextItem) Validate() error {
 	return v.Err()
 }
 func (x *RuntimeContextItem) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "title", "text":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "title", "text")
 	}
 }
 

@@ -213,16 +213,7 @@ func (v *RequestPermissionRequest) decodeField(d *wire.Decoder, key []byte, seen
 		seen[0] |= 1 << 2
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.Options, false, (*PermissionOption).DecodeJSON), "options")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -647,16 +638,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -1378,16 +1360,7 @@ func (v *Annotations) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -1514,16 +1487,7 @@ func (v *TextContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -1656,16 +1620,7 @@ func (v *ImageContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -1768,16 +1723,7 @@ func (v *AudioContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -1896,16 +1842,7 @@ func (v *Icon) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, er
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -2099,16 +2036,7 @@ func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -2343,16 +2271,7 @@ func (v *TextResourceContents) decodeField(d *wire.Decoder, key []byte, seen []u
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -2451,16 +2370,7 @@ func (v *BlobResourceContents) decodeField(d *wire.Decoder, key []byte, seen []u
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -2556,16 +2466,7 @@ func (v *EmbeddedResource) decodeField(d *wire.Decoder, key []byte, seen []uint6
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -2644,16 +2545,7 @@ func (v *Content) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool,
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -2752,16 +2644,7 @@ func (v *DiffChange) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bo
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return v.Operation.decodeField(d, key, seen[1:])
 }
@@ -3238,16 +3121,7 @@ func (v *DiffPatch) decodeField(d *wire.Decoder, key []byte, seen []uint64) (boo
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -3370,16 +3244,7 @@ func (v *Diff) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, er
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -3485,16 +3350,7 @@ func (v *Terminal) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -3581,16 +3437,7 @@ func (v *ToolCallLocation) decodeField(d *wire.Decoder, key []byte, seen []uint6
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -3678,16 +3525,7 @@ func (v *ToolCallCapabilities) decodeField(d *wire.Decoder, key []byte, seen []u
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -3758,16 +3596,7 @@ func (v *ToolCallCancelCapabilities) AppendJSON(b []byte) []byte {
 func (v *ToolCallCancelCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -3837,16 +3666,7 @@ func (v *ToolCallPermissionSubject) decodeField(d *wire.Decoder, key []byte, see
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.ToolCall.DecodeJSON(d), "toolCall")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -3948,16 +3768,7 @@ func (v *CommandPermissionSubject) decodeField(d *wire.Decoder, key []byte, seen
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -4051,16 +3862,7 @@ func (v *PermissionOption) decodeField(d *wire.Decoder, key []byte, seen []uint6
 		seen[0] |= 1 << 2
 		return true, wire.AtKey(v.Kind.DecodeJSON(d), "kind")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -4212,16 +4014,7 @@ func (v *CreateElicitationRequest) decodeField(d *wire.Decoder, key []byte, seen
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return v.Mode.decodeField(d, key, seen[1:])
 }
@@ -4697,16 +4490,7 @@ func (v *ElicitationSchema) decodeField(d *wire.Decoder, key []byte, seen []uint
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -5127,16 +4911,7 @@ func (v *EnumOption) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bo
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -5293,16 +5068,7 @@ func (v *StringPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []u
 		}
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.OneOf, false, (*EnumOption).DecodeJSON), "oneOf")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -5455,16 +5221,7 @@ func (v *NumberPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []u
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -5601,16 +5358,7 @@ func (v *IntegerPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -5733,16 +5481,7 @@ func (v *BooleanPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -6036,16 +5775,7 @@ func (v *StringMultiSelectItems) decodeField(d *wire.Decoder, key []byte, seen [
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.Enum, false, wire.DecodeString), "enum")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -6120,16 +5850,7 @@ func (v *TitledMultiSelectItems) decodeField(d *wire.Decoder, key []byte, seen [
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.AnyOf, false, (*EnumOption).DecodeJSON), "anyOf")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -6253,16 +5974,7 @@ func (v *MultiSelectPropertySchema) decodeField(d *wire.Decoder, key []byte, see
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -7037,16 +6749,7 @@ func (v *InitializeResponse) decodeField(d *wire.Decoder, key []byte, seen []uin
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -7176,16 +6879,7 @@ func (v *Implementation) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeString(&v.Version, d), "version")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -7290,16 +6984,7 @@ func (v *AgentCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -7422,16 +7107,7 @@ func (v *SessionCapabilities) decodeField(d *wire.Decoder, key []byte, seen []ui
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -7550,16 +7226,7 @@ func (v *PromptCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uin
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -7638,16 +7305,7 @@ func (v *PromptImageCapabilities) AppendJSON(b []byte) []byte {
 func (v *PromptImageCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -7714,16 +7372,7 @@ func (v *PromptAudioCapabilities) AppendJSON(b []byte) []byte {
 func (v *PromptAudioCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -7790,16 +7439,7 @@ func (v *PromptEmbeddedContextCapabilities) AppendJSON(b []byte) []byte {
 func (v *PromptEmbeddedContextCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -7890,16 +7530,7 @@ func (v *MCPCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -7974,16 +7605,7 @@ func (v *MCPStdioCapabilities) AppendJSON(b []byte) []byte {
 func (v *MCPStdioCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -8050,16 +7672,7 @@ func (v *MCPHTTPCapabilities) AppendJSON(b []byte) []byte {
 func (v *MCPHTTPCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -8126,16 +7739,7 @@ func (v *SessionDeleteCapabilities) AppendJSON(b []byte) []byte {
 func (v *SessionDeleteCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -8202,16 +7806,7 @@ func (v *SessionAdditionalDirectoriesCapabilities) AppendJSON(b []byte) []byte {
 func (v *SessionAdditionalDirectoriesCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -8278,16 +7873,7 @@ func (v *AgentAuthCapabilities) AppendJSON(b []byte) []byte {
 func (v *AgentAuthCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -8604,16 +8190,7 @@ func (v *EnvVariable) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeString(&v.Value, d), "value")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -8720,16 +8297,7 @@ func (v *AuthMethodTerminal) decodeField(d *wire.Decoder, key []byte, seen []uin
 		}
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -8836,16 +8404,7 @@ func (v *AuthMethodAgent) decodeField(d *wire.Decoder, key []byte, seen []uint64
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -8926,16 +8485,7 @@ func (v *LoginAuthResponse) AppendJSON(b []byte) []byte {
 func (v *LoginAuthResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -9002,16 +8552,7 @@ func (v *LogoutAuthResponse) AppendJSON(b []byte) []byte {
 func (v *LogoutAuthResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -9095,16 +8636,7 @@ func (v *NewSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uin
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -9217,16 +8749,7 @@ func (v *SessionConfigOption) decodeField(d *wire.Decoder, key []byte, seen []ui
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return v.Type.decodeField(d, key, seen[1:])
 }
@@ -9623,16 +9146,7 @@ func (v *SessionConfigSelectOption) decodeField(d *wire.Decoder, key []byte, see
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -9727,16 +9241,7 @@ func (v *SessionConfigSelectGroup) decodeField(d *wire.Decoder, key []byte, seen
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -10382,16 +9887,7 @@ func (v *TextCommandInput) decodeField(d *wire.Decoder, key []byte, seen []uint6
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(wire.DecodeString(&v.Hint, d), "hint")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -10481,16 +9977,7 @@ func (v *Command) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool,
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -10586,16 +10073,7 @@ func (v *ListSessionsResponse) decodeField(d *wire.Decoder, key []byte, seen []u
 		v.NextCursor = new(SessionListCursor)
 		return true, wire.AtKey(v.NextCursor.DecodeJSON(d), "nextCursor")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -10707,16 +10185,7 @@ func (v *SessionInfo) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -10832,16 +10301,7 @@ func (v *DeleteSessionResponse) AppendJSON(b []byte) []byte {
 func (v *DeleteSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -10922,16 +10382,7 @@ func (v *ResumeSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -11006,16 +10457,7 @@ func (v *CloseSessionResponse) AppendJSON(b []byte) []byte {
 func (v *CloseSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -11082,16 +10524,7 @@ func (v *CancelToolCallResponse) AppendJSON(b []byte) []byte {
 func (v *CancelToolCallResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -11158,16 +10591,7 @@ func (v *CancelTerminalResponse) AppendJSON(b []byte) []byte {
 func (v *CancelTerminalResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -11237,16 +10661,7 @@ func (v *SetSessionConfigOptionResponse) decodeField(d *wire.Decoder, key []byte
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON), "configOptions")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -11321,16 +10736,7 @@ func (v *PromptResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -11656,16 +11062,7 @@ func (v *UnsupportedProtocolVersionErrorData) decodeField(d *wire.Decoder, key [
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.Supported, false, (*ProtocolVersion).DecodeJSON), "supported")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -11745,16 +11142,7 @@ func (v *SessionNotFoundErrorData) decodeField(d *wire.Decoder, key []byte, seen
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -11911,16 +11299,7 @@ func (v *UpdateSessionNotification) decodeField(d *wire.Decoder, key []byte, see
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(v.Update.DecodeJSON(d), "update")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -12459,16 +11838,7 @@ func (v *ContentChunk) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -12559,16 +11929,7 @@ func (v *UserMessage) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -12658,16 +12019,7 @@ func (v *AgentMessage) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -12757,16 +12109,7 @@ func (v *AgentThought) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -13046,16 +12389,7 @@ func (v *BackgroundTerminal) decodeField(d *wire.Decoder, key []byte, seen []uin
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -13130,16 +12464,7 @@ func (v *BackgroundToolCall) decodeField(d *wire.Decoder, key []byte, seen []uin
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -13222,16 +12547,7 @@ func (v *RunningStateUpdate) decodeField(d *wire.Decoder, key []byte, seen []uin
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -13393,16 +12709,7 @@ func (v *IdleStateUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return v.StopReason.decodeField(d, key, seen[1:])
 }
@@ -14047,16 +13354,7 @@ func (v *RequiresActionStateUpdate) decodeField(d *wire.Decoder, key []byte, see
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -14349,16 +13647,7 @@ func (v *ToolCallContentChunk) decodeField(d *wire.Decoder, key []byte, seen []u
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -14438,16 +13727,7 @@ func (v *TerminalOutput) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -14543,16 +13823,7 @@ func (v *TerminalExitStatus) decodeField(d *wire.Decoder, key []byte, seen []uin
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -14633,16 +13904,7 @@ func (v *TerminalSize) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeUint16(&v.Rows, d), "rows")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -14731,16 +13993,7 @@ func (v *TerminalCapabilities) decodeField(d *wire.Decoder, key []byte, seen []u
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -14811,16 +14064,7 @@ func (v *TerminalCancelCapabilities) AppendJSON(b []byte) []byte {
 func (v *TerminalCancelCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -14962,16 +14206,7 @@ func (v *TerminalUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -15073,16 +14308,7 @@ func (v *TerminalOutputChunk) decodeField(d *wire.Decoder, key []byte, seen []ui
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -15389,16 +14615,7 @@ func (v *PlanEntry) decodeField(d *wire.Decoder, key []byte, seen []uint64) (boo
 		seen[0] |= 1 << 2
 		return true, wire.AtKey(v.Status.DecodeJSON(d), "status")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -15558,16 +14775,7 @@ func (v *PlanItems) decodeField(d *wire.Decoder, key []byte, seen []uint64) (boo
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.Entries, true, (*PlanEntry).DecodeJSON), "entries")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -15647,16 +14855,7 @@ func (v *PlanUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bo
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.Plan.DecodeJSON(d), "plan")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -15731,16 +14930,7 @@ func (v *AvailableCommandsUpdate) decodeField(d *wire.Decoder, key []byte, seen 
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.AvailableCommands, true, (*AvailableCommand).DecodeJSON), "availableCommands")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -15815,16 +15005,7 @@ func (v *ConfigOptionUpdate) decodeField(d *wire.Decoder, key []byte, seen []uin
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON), "configOptions")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -15920,16 +15101,7 @@ func (v *SessionInfoUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -16010,16 +15182,7 @@ func (v *Cost) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, er
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeString(&v.Currency, d), "currency")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -16114,16 +15277,7 @@ func (v *UsageUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -16257,16 +15411,7 @@ func (v *Notice) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, 
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -16440,16 +15585,7 @@ func (v *CompactionUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint6
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -16540,16 +15676,7 @@ func (v *CompactionSummaryChunk) decodeField(d *wire.Decoder, key []byte, seen [
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -16629,16 +15756,7 @@ func (v *CompleteElicitationNotification) decodeField(d *wire.Decoder, key []byt
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.ElicitationID.DecodeJSON(d), "elicitationId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -16838,16 +15956,7 @@ func (v *InitializeRequest) decodeField(d *wire.Decoder, key []byte, seen []uint
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -16952,16 +16061,7 @@ func (v *ClientCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uin
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -17048,16 +16148,7 @@ func (v *ClientAuthCapabilities) decodeField(d *wire.Decoder, key []byte, seen [
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -17128,16 +16219,7 @@ func (v *TerminalAuthCapabilities) AppendJSON(b []byte) []byte {
 func (v *TerminalAuthCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -17228,16 +16310,7 @@ func (v *ElicitationCapabilities) decodeField(d *wire.Decoder, key []byte, seen 
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -17312,16 +16385,7 @@ func (v *ElicitationFormCapabilities) AppendJSON(b []byte) []byte {
 func (v *ElicitationFormCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -17388,16 +16452,7 @@ func (v *ElicitationURLCapabilities) AppendJSON(b []byte) []byte {
 func (v *ElicitationURLCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -17467,16 +16522,7 @@ func (v *LoginAuthRequest) decodeField(d *wire.Decoder, key []byte, seen []uint6
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -17548,16 +16594,7 @@ func (v *LogoutAuthRequest) AppendJSON(b []byte) []byte {
 func (v *LogoutAuthRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -17639,16 +16676,7 @@ func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint
 		}
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -17935,16 +16963,7 @@ func (v *HTTPHeader) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bo
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeString(&v.Value, d), "value")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -18033,16 +17052,7 @@ func (v *MCPServerHTTP) decodeField(d *wire.Decoder, key []byte, seen []uint64) 
 		}
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.Headers, false, (*HTTPHeader).DecodeJSON), "headers")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -18141,16 +17151,7 @@ func (v *MCPServerStdio) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 		}
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -18249,16 +17250,7 @@ func (v *ListSessionsRequest) decodeField(d *wire.Decoder, key []byte, seen []ui
 		v.Cursor = new(SessionListCursor)
 		return true, wire.AtKey(v.Cursor.DecodeJSON(d), "cursor")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -18336,16 +17328,7 @@ func (v *DeleteSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []u
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -18442,16 +17425,7 @@ func (v *ResumeSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []u
 		v.ReplayFrom = new(ReplayFrom)
 		return true, wire.AtKey(v.ReplayFrom.DecodeJSON(d), "replayFrom")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -18726,16 +17700,7 @@ func (v *ReplayFromStart) AppendJSON(b []byte) []byte {
 func (v *ReplayFromStart) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -18805,16 +17770,7 @@ func (v *CloseSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []ui
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -18892,16 +17848,7 @@ func (v *CancelToolCallRequest) decodeField(d *wire.Decoder, key []byte, seen []
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -18984,16 +17931,7 @@ func (v *CancelTerminalRequest) decodeField(d *wire.Decoder, key []byte, seen []
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -19079,16 +18017,7 @@ func (v *SetSessionConfigOptionRequest) decodeField(d *wire.Decoder, key []byte,
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(v.ConfigID.DecodeJSON(d), "configId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return v.Type.decodeField(d, key, seen[1:])
 }
@@ -19473,16 +18402,7 @@ func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) 
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.Prompt, false, (*ContentBlock).DecodeJSON), "prompt")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -19890,16 +18810,7 @@ func (v *RequestPermissionResponse) decodeField(d *wire.Decoder, key []byte, see
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.Outcome.DecodeJSON(d), "outcome")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -20172,16 +19083,7 @@ func (v *CancelledPermissionOutcome) AppendJSON(b []byte) []byte {
 func (v *CancelledPermissionOutcome) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -20251,16 +19153,7 @@ func (v *SelectedPermissionOutcome) decodeField(d *wire.Decoder, key []byte, see
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.OptionID.DecodeJSON(d), "optionId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -20335,16 +19228,7 @@ func (v *CreateElicitationResponse) AppendJSON(b []byte) []byte {
 func (v *CreateElicitationResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return v.Action.decodeField(d, key, seen[1:])
 }
@@ -20968,16 +19852,7 @@ func (v *CancelSessionNotification) decodeField(d *wire.Decoder, key []byte, see
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -21052,16 +19927,7 @@ func (v *CancelRequestNotification) decodeField(d *wire.Decoder, key []byte, see
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }

@@ -26,11 +26,8 @@ func (x *AgentRequest) validate(v *wire.Validator) {
 		}
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "id", "method", "params":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "id", "method", "params")
 	}
 }
 
@@ -77,20 +74,11 @@ func (x *RequestPermissionRequest) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "title", "description", "subject", "options", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "title", "description", "subject", "options", "_meta")
 	}
 }
 
@@ -138,11 +126,8 @@ func (x *RequestPermissionSubjectOther) Validate() error {
 	return v.Err()
 }
 func (x *RequestPermissionSubjectOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "type":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "type")
 	}
 }
 
@@ -192,20 +177,11 @@ func (x *ToolCallUpdate) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "toolCallId", "name", "title", "kind", "status", "content", "locations", "rawInput", "rawOutput", "capabilities", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "toolCallId", "name", "title", "kind", "status", "content", "locations", "rawInput", "rawOutput", "capabilities", "_meta")
 	}
 }
 
@@ -273,11 +249,8 @@ func (x *ToolCallContentOther) Validate() error {
 	return v.Err()
 }
 func (x *ToolCallContentOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "type":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "type")
 	}
 }
 
@@ -329,11 +302,8 @@ func (x *ContentBlockOther) Validate() error {
 	return v.Err()
 }
 func (x *ContentBlockOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "type":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "type")
 	}
 }
 
@@ -359,20 +329,11 @@ func (x *Annotations) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "audience", "lastModified", "priority", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "audience", "lastModified", "priority", "_meta")
 	}
 }
 
@@ -398,20 +359,11 @@ func (x *TextContent) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "text", "annotations", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "text", "annotations", "_meta")
 	}
 }
 
@@ -444,20 +396,11 @@ func (x *ImageContent) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "data", "mimeType", "uri", "annotations", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "data", "mimeType", "uri", "annotations", "_meta")
 	}
 }
 
@@ -475,20 +418,11 @@ func (x *AudioContent) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "data", "mimeType", "annotations", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "data", "mimeType", "annotations", "_meta")
 	}
 }
 
@@ -506,20 +440,11 @@ func (x *Icon) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "src", "mimeType", "sizes", "theme", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "src", "mimeType", "sizes", "theme", "_meta")
 	}
 }
 
@@ -559,20 +484,11 @@ func (x *ResourceLink) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "name", "uri", "title", "description", "icons", "mimeType", "size", "annotations", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "name", "uri", "title", "description", "icons", "mimeType", "size", "annotations", "_meta")
 	}
 }
 
@@ -611,20 +527,11 @@ func (x *TextResourceContents) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "text", "uri", "mimeType", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "text", "uri", "mimeType", "_meta")
 	}
 }
 
@@ -642,20 +549,11 @@ func (x *BlobResourceContents) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "blob", "uri", "mimeType", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "blob", "uri", "mimeType", "_meta")
 	}
 }
 
@@ -676,20 +574,11 @@ func (x *EmbeddedResource) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "resource", "annotations", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "resource", "annotations", "_meta")
 	}
 }
 
@@ -705,20 +594,11 @@ func (x *Content) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "content", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "content", "_meta")
 	}
 }
 
@@ -731,20 +611,11 @@ func (x *DiffChange) Validate() error {
 func (x *DiffChange) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "fileType", "mimeType", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "fileType", "mimeType", "_meta")
 	}
 	x.Operation.validate(v)
 }
@@ -791,11 +662,8 @@ func (x *DiffChangeOperationOther) Validate() error {
 	return v.Err()
 }
 func (x *DiffChangeOperationOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "operation":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "operation")
 	}
 }
 
@@ -822,11 +690,8 @@ func (x *DiffPathChange) Validate() error {
 	return v.Err()
 }
 func (x *DiffPathChange) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "path":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "path")
 	}
 }
 
@@ -837,11 +702,8 @@ func (x *DiffPathPairChange) Validate() error {
 	return v.Err()
 }
 func (x *DiffPathPairChange) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "oldPath", "path":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "oldPath", "path")
 	}
 }
 
@@ -854,20 +716,11 @@ func (x *DiffPatch) Validate() error {
 func (x *DiffPatch) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "format", "text", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "format", "text", "_meta")
 	}
 }
 
@@ -900,20 +753,11 @@ func (x *Diff) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "changes", "patch", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "changes", "patch", "_meta")
 	}
 }
 
@@ -934,20 +778,11 @@ func (x *Terminal) Validate() error {
 func (x *Terminal) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "terminalId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "terminalId", "_meta")
 	}
 }
 
@@ -967,20 +802,11 @@ func (x *ToolCallLocation) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "path", "line", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "path", "line", "_meta")
 	}
 }
 
@@ -998,20 +824,11 @@ func (x *ToolCallCapabilities) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "cancel", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "cancel", "_meta")
 	}
 }
 
@@ -1024,20 +841,11 @@ func (x *ToolCallCancelCapabilities) Validate() error {
 func (x *ToolCallCancelCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -1053,20 +861,11 @@ func (x *ToolCallPermissionSubject) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "toolCall", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "toolCall", "_meta")
 	}
 }
 
@@ -1079,20 +878,11 @@ func (x *CommandPermissionSubject) Validate() error {
 func (x *CommandPermissionSubject) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "command", "cwd", "toolCallId", "terminalId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "command", "cwd", "toolCallId", "terminalId", "_meta")
 	}
 }
 
@@ -1105,20 +895,11 @@ func (x *PermissionOption) Validate() error {
 func (x *PermissionOption) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "optionId", "name", "kind", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "optionId", "name", "kind", "_meta")
 	}
 }
 
@@ -1147,20 +928,11 @@ func (x *CreateElicitationRequest) Validate() error {
 func (x *CreateElicitationRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "message", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "message", "_meta")
 	}
 	x.Mode.validate(v)
 }
@@ -1195,11 +967,8 @@ func (x *CreateElicitationRequestModeOther) Validate() error {
 	return v.Err()
 }
 func (x *CreateElicitationRequestModeOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "mode":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "mode")
 	}
 	x.Variant.validate(v)
 }
@@ -1226,11 +995,8 @@ func (x *ElicitationSessionScope) Validate() error {
 	return v.Err()
 }
 func (x *ElicitationSessionScope) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "toolCallId":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "toolCallId")
 	}
 }
 
@@ -1244,11 +1010,8 @@ func (x *ElicitationRequestScope) validate(v *wire.Validator) {
 	v.Push("requestId")
 	x.RequestID.validate(v)
 	v.Pop()
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "requestId":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "requestId")
 	}
 }
 
@@ -1271,20 +1034,11 @@ func (x *ElicitationSchema) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "type", "title", "properties", "required", "description", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "type", "title", "properties", "required", "description", "_meta")
 	}
 }
 
@@ -1350,11 +1104,8 @@ func (x *ElicitationPropertySchemaOther) Validate() error {
 	return v.Err()
 }
 func (x *ElicitationPropertySchemaOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "type":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "type")
 	}
 }
 
@@ -1375,20 +1126,11 @@ func (x *EnumOption) Validate() error {
 func (x *EnumOption) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "const", "title", "description", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "const", "title", "description", "_meta")
 	}
 }
 
@@ -1427,20 +1169,11 @@ func (x *StringPropertySchema) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "title", "description", "minLength", "maxLength", "pattern", "format", "default", "enum", "oneOf", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "title", "description", "minLength", "maxLength", "pattern", "format", "default", "enum", "oneOf", "_meta")
 	}
 }
 
@@ -1474,20 +1207,11 @@ func (x *NumberPropertySchema) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "title", "description", "minimum", "maximum", "default", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "title", "description", "minimum", "maximum", "default", "_meta")
 	}
 }
 
@@ -1500,20 +1224,11 @@ func (x *IntegerPropertySchema) Validate() error {
 func (x *IntegerPropertySchema) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "title", "description", "minimum", "maximum", "default", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "title", "description", "minimum", "maximum", "default", "_meta")
 	}
 }
 
@@ -1526,20 +1241,11 @@ func (x *BooleanPropertySchema) Validate() error {
 func (x *BooleanPropertySchema) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "title", "description", "default", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "title", "description", "default", "_meta")
 	}
 }
 
@@ -1579,11 +1285,8 @@ func (x *MultiSelectItemsOther) Validate() error {
 	return v.Err()
 }
 func (x *MultiSelectItemsOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "type":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "type")
 	}
 }
 
@@ -1601,20 +1304,11 @@ func (x *StringMultiSelectItems) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "enum", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "enum", "_meta")
 	}
 }
 
@@ -1637,20 +1331,11 @@ func (x *TitledMultiSelectItems) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "anyOf", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "anyOf", "_meta")
 	}
 }
 
@@ -1666,20 +1351,11 @@ func (x *MultiSelectPropertySchema) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "title", "description", "minItems", "maxItems", "items", "default", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "title", "description", "minItems", "maxItems", "items", "default", "_meta")
 	}
 }
 
@@ -1693,11 +1369,8 @@ func (x *ElicitationFormMode) validate(v *wire.Validator) {
 	v.Push("requestedSchema")
 	x.RequestedSchema.validate(v)
 	v.Pop()
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "requestedSchema":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "requestedSchema")
 	}
 	x.Variant.validate(v)
 }
@@ -1737,11 +1410,8 @@ func (x *ElicitationURLMode) validate(v *wire.Validator) {
 		v.Add("must be an absolute URI")
 	}
 	v.Pop()
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "elicitationId", "url":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "elicitationId", "url")
 	}
 	x.Variant.validate(v)
 }
@@ -1809,11 +1479,8 @@ func (x *AgentResponseResult) validate(v *wire.Validator) {
 		v.Add("is not valid JSON")
 	}
 	v.Pop()
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "id", "result":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "id", "result")
 	}
 }
 
@@ -1830,11 +1497,8 @@ func (x *AgentResponseError) validate(v *wire.Validator) {
 	v.Push("error")
 	x.Error.validate(v)
 	v.Pop()
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "id", "error":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "id", "error")
 	}
 }
 
@@ -1889,20 +1553,11 @@ func (x *InitializeResponse) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "protocolVersion", "info", "capabilities", "authMethods", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "protocolVersion", "info", "capabilities", "authMethods", "_meta")
 	}
 }
 
@@ -1923,20 +1578,11 @@ func (x *Implementation) Validate() error {
 func (x *Implementation) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "name", "title", "version", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "name", "title", "version", "_meta")
 	}
 }
 
@@ -1959,20 +1605,11 @@ func (x *AgentCapabilities) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "session", "auth", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "session", "auth", "_meta")
 	}
 }
 
@@ -2005,20 +1642,11 @@ func (x *SessionCapabilities) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "prompt", "mcp", "delete", "additionalDirectories", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "prompt", "mcp", "delete", "additionalDirectories", "_meta")
 	}
 }
 
@@ -2046,20 +1674,11 @@ func (x *PromptCapabilities) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "image", "audio", "embeddedContext", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "image", "audio", "embeddedContext", "_meta")
 	}
 }
 
@@ -2072,20 +1691,11 @@ func (x *PromptImageCapabilities) Validate() error {
 func (x *PromptImageCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2098,20 +1708,11 @@ func (x *PromptAudioCapabilities) Validate() error {
 func (x *PromptAudioCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2124,20 +1725,11 @@ func (x *PromptEmbeddedContextCapabilities) Validate() error {
 func (x *PromptEmbeddedContextCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2160,20 +1752,11 @@ func (x *MCPCapabilities) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "stdio", "http", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "stdio", "http", "_meta")
 	}
 }
 
@@ -2186,20 +1769,11 @@ func (x *MCPStdioCapabilities) Validate() error {
 func (x *MCPStdioCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2212,20 +1786,11 @@ func (x *MCPHTTPCapabilities) Validate() error {
 func (x *MCPHTTPCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2238,20 +1803,11 @@ func (x *SessionDeleteCapabilities) Validate() error {
 func (x *SessionDeleteCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2264,20 +1820,11 @@ func (x *SessionAdditionalDirectoriesCapabilities) Validate() error {
 func (x *SessionAdditionalDirectoriesCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2290,20 +1837,11 @@ func (x *AgentAuthCapabilities) Validate() error {
 func (x *AgentAuthCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2343,11 +1881,8 @@ func (x *AuthMethodOther) Validate() error {
 	return v.Err()
 }
 func (x *AuthMethodOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "type", "methodId", "name":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "type", "methodId", "name")
 	}
 }
 
@@ -2368,20 +1903,11 @@ func (x *EnvVariable) Validate() error {
 func (x *EnvVariable) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "name", "value", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "name", "value", "_meta")
 	}
 }
 
@@ -2403,20 +1929,11 @@ func (x *AuthMethodTerminal) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "methodId", "name", "description", "args", "env", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "methodId", "name", "description", "args", "env", "_meta")
 	}
 }
 
@@ -2429,20 +1946,11 @@ func (x *AuthMethodAgent) Validate() error {
 func (x *AuthMethodAgent) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "methodId", "name", "description", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "methodId", "name", "description", "_meta")
 	}
 }
 
@@ -2455,20 +1963,11 @@ func (x *LoginAuthResponse) Validate() error {
 func (x *LoginAuthResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2481,20 +1980,11 @@ func (x *LogoutAuthResponse) Validate() error {
 func (x *LogoutAuthResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2525,20 +2015,11 @@ func (x *NewSessionResponse) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "configOptions", "availableCommands", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "configOptions", "availableCommands", "_meta")
 	}
 }
 
@@ -2551,20 +2032,11 @@ func (x *SessionConfigOption) Validate() error {
 func (x *SessionConfigOption) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "configId", "name", "description", "category", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "configId", "name", "description", "category", "_meta")
 	}
 	x.Type.validate(v)
 }
@@ -2599,11 +2071,8 @@ func (x *SessionConfigOptionTypeOther) Validate() error {
 	return v.Err()
 }
 func (x *SessionConfigOptionTypeOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "type":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "type")
 	}
 }
 
@@ -2675,20 +2144,11 @@ func (x *SessionConfigSelectOption) Validate() error {
 func (x *SessionConfigSelectOption) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "value", "name", "description", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "value", "name", "description", "_meta")
 	}
 }
 
@@ -2711,20 +2171,11 @@ func (x *SessionConfigSelectGroup) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "groupId", "name", "options", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "groupId", "name", "options", "_meta")
 	}
 }
 
@@ -2746,11 +2197,8 @@ func (x *SessionConfigSelect) validate(v *wire.Validator) {
 	v.Push("options")
 	x.Options.validate(v)
 	v.Pop()
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "currentValue", "options":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "currentValue", "options")
 	}
 }
 
@@ -2761,11 +2209,8 @@ func (x *SessionConfigBoolean) Validate() error {
 	return v.Err()
 }
 func (x *SessionConfigBoolean) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "currentValue":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "currentValue")
 	}
 }
 
@@ -2801,11 +2246,8 @@ func (x *AvailableCommandOther) Validate() error {
 	return v.Err()
 }
 func (x *AvailableCommandOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "type", "name", "description":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "type", "name", "description")
 	}
 }
 
@@ -2841,11 +2283,8 @@ func (x *AvailableCommandInputOther) Validate() error {
 	return v.Err()
 }
 func (x *AvailableCommandInputOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "type":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "type")
 	}
 }
 
@@ -2858,20 +2297,11 @@ func (x *TextCommandInput) Validate() error {
 func (x *TextCommandInput) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "hint", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "hint", "_meta")
 	}
 }
 
@@ -2889,20 +2319,11 @@ func (x *Command) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "name", "description", "input", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "name", "description", "input", "_meta")
 	}
 }
 
@@ -2922,20 +2343,11 @@ func (x *ListSessionsResponse) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessions", "nextCursor", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessions", "nextCursor", "_meta")
 	}
 }
 
@@ -2955,20 +2367,11 @@ func (x *SessionInfo) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "cwd", "additionalDirectories", "title", "updatedAt", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "cwd", "additionalDirectories", "title", "updatedAt", "_meta")
 	}
 }
 
@@ -2989,20 +2392,11 @@ func (x *DeleteSessionResponse) Validate() error {
 func (x *DeleteSessionResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -3033,20 +2427,11 @@ func (x *ResumeSessionResponse) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "configOptions", "availableCommands", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "configOptions", "availableCommands", "_meta")
 	}
 }
 
@@ -3059,20 +2444,11 @@ func (x *CloseSessionResponse) Validate() error {
 func (x *CloseSessionResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -3085,20 +2461,11 @@ func (x *CancelToolCallResponse) Validate() error {
 func (x *CancelToolCallResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -3111,20 +2478,11 @@ func (x *CancelTerminalResponse) Validate() error {
 func (x *CancelTerminalResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -3144,20 +2502,11 @@ func (x *SetSessionConfigOptionResponse) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "configOptions", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "configOptions", "_meta")
 	}
 }
 
@@ -3170,20 +2519,11 @@ func (x *PromptResponse) Validate() error {
 func (x *PromptResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "messageId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "messageId", "_meta")
 	}
 }
 
@@ -3219,11 +2559,8 @@ func (x *Error) validate(v *wire.Validator) {
 		x.Data.validate(v)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "code", "message", "data":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "code", "message", "data")
 	}
 }
 
@@ -3281,20 +2618,11 @@ func (x *UnsupportedProtocolVersionErrorData) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "requested", "supported", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "requested", "supported", "_meta")
 	}
 }
 
@@ -3307,20 +2635,11 @@ func (x *SessionNotFoundErrorData) Validate() error {
 func (x *SessionNotFoundErrorData) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "_meta")
 	}
 }
 
@@ -3338,11 +2657,8 @@ func (x *AgentNotification) validate(v *wire.Validator) {
 		}
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "method", "params":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "method", "params")
 	}
 }
 
@@ -3358,20 +2674,11 @@ func (x *UpdateSessionNotification) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "update", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "update", "_meta")
 	}
 }
 
@@ -3479,11 +2786,8 @@ func (x *SessionUpdateOther) Validate() error {
 	return v.Err()
 }
 func (x *SessionUpdateOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionUpdate":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionUpdate")
 	}
 }
 
@@ -3499,20 +2803,11 @@ func (x *ContentChunk) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "messageId", "content", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "messageId", "content", "_meta")
 	}
 }
 
@@ -3534,20 +2829,11 @@ func (x *UserMessage) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "messageId", "content", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "messageId", "content", "_meta")
 	}
 }
 
@@ -3569,20 +2855,11 @@ func (x *AgentMessage) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "messageId", "content", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "messageId", "content", "_meta")
 	}
 }
 
@@ -3604,20 +2881,11 @@ func (x *AgentThought) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "messageId", "content", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "messageId", "content", "_meta")
 	}
 }
 
@@ -3657,11 +2925,8 @@ func (x *BackgroundWorkOther) Validate() error {
 	return v.Err()
 }
 func (x *BackgroundWorkOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "type":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "type")
 	}
 }
 
@@ -3674,20 +2939,11 @@ func (x *BackgroundTerminal) Validate() error {
 func (x *BackgroundTerminal) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "terminalId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "terminalId", "_meta")
 	}
 }
 
@@ -3700,20 +2956,11 @@ func (x *BackgroundToolCall) Validate() error {
 func (x *BackgroundToolCall) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "toolCallId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "toolCallId", "_meta")
 	}
 }
 
@@ -3735,20 +2982,11 @@ func (x *RunningStateUpdate) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "background", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "background", "_meta")
 	}
 }
 
@@ -3764,11 +3002,8 @@ func (x *ErrorStopReason) validate(v *wire.Validator) {
 		x.Error.validate(v)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "error":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "error")
 	}
 }
 
@@ -3790,20 +3025,11 @@ func (x *IdleStateUpdate) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "background", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "background", "_meta")
 	}
 	x.StopReason.validate(v)
 }
@@ -3898,11 +3124,8 @@ func (x *IdleStateUpdateStopReasonOther) Validate() error {
 	return v.Err()
 }
 func (x *IdleStateUpdateStopReasonOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "stopReason":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "stopReason")
 	}
 }
 
@@ -3932,20 +3155,11 @@ func (x *RequiresActionStateUpdate) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "background", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "background", "_meta")
 	}
 }
 
@@ -3989,11 +3203,8 @@ func (x *StateUpdateOther) Validate() error {
 	return v.Err()
 }
 func (x *StateUpdateOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "state":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "state")
 	}
 }
 
@@ -4009,20 +3220,11 @@ func (x *ToolCallContentChunk) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "toolCallId", "content", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "toolCallId", "content", "_meta")
 	}
 }
 
@@ -4035,20 +3237,11 @@ func (x *TerminalOutput) Validate() error {
 func (x *TerminalOutput) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "data", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "data", "_meta")
 	}
 }
 
@@ -4061,20 +3254,11 @@ func (x *TerminalExitStatus) Validate() error {
 func (x *TerminalExitStatus) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "exitCode", "signal", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "exitCode", "signal", "_meta")
 	}
 }
 
@@ -4097,20 +3281,11 @@ func (x *TerminalSize) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "cols", "rows", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "cols", "rows", "_meta")
 	}
 }
 
@@ -4128,20 +3303,11 @@ func (x *TerminalCapabilities) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "cancel", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "cancel", "_meta")
 	}
 }
 
@@ -4154,20 +3320,11 @@ func (x *TerminalCancelCapabilities) Validate() error {
 func (x *TerminalCancelCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -4200,20 +3357,11 @@ func (x *TerminalUpdate) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "terminalId", "command", "cwd", "output", "exitStatus", "size", "capabilities", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "terminalId", "command", "cwd", "output", "exitStatus", "size", "capabilities", "_meta")
 	}
 }
 
@@ -4226,20 +3374,11 @@ func (x *TerminalOutputChunk) Validate() error {
 func (x *TerminalOutputChunk) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "terminalId", "data", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "terminalId", "data", "_meta")
 	}
 }
 
@@ -4275,11 +3414,8 @@ func (x *PlanUpdateContentOther) Validate() error {
 	return v.Err()
 }
 func (x *PlanUpdateContentOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "type", "planId":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "type", "planId")
 	}
 }
 
@@ -4300,20 +3436,11 @@ func (x *PlanEntry) Validate() error {
 func (x *PlanEntry) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "content", "priority", "status", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "content", "priority", "status", "_meta")
 	}
 }
 
@@ -4349,20 +3476,11 @@ func (x *PlanItems) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "planId", "entries", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "planId", "entries", "_meta")
 	}
 }
 
@@ -4378,20 +3496,11 @@ func (x *PlanUpdate) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "plan", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "plan", "_meta")
 	}
 }
 
@@ -4411,20 +3520,11 @@ func (x *AvailableCommandsUpdate) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "availableCommands", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "availableCommands", "_meta")
 	}
 }
 
@@ -4444,20 +3544,11 @@ func (x *ConfigOptionUpdate) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "configOptions", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "configOptions", "_meta")
 	}
 }
 
@@ -4477,20 +3568,11 @@ func (x *SessionInfoUpdate) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "title", "updatedAt", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "title", "updatedAt", "_meta")
 	}
 }
 
@@ -4508,20 +3590,11 @@ func (x *Cost) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "amount", "currency", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "amount", "currency", "_meta")
 	}
 }
 
@@ -4539,20 +3612,11 @@ func (x *UsageUpdate) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "used", "size", "cost", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "used", "size", "cost", "_meta")
 	}
 }
 
@@ -4578,20 +3642,11 @@ func (x *Notice) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "severity", "title", "description", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "severity", "title", "description", "_meta")
 	}
 }
 
@@ -4629,20 +3684,11 @@ func (x *CompactionUpdate) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "compactionId", "status", "summary", "error", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "compactionId", "status", "summary", "error", "_meta")
 	}
 }
 
@@ -4658,20 +3704,11 @@ func (x *CompactionSummaryChunk) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "compactionId", "content", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "compactionId", "content", "_meta")
 	}
 }
 
@@ -4684,20 +3721,11 @@ func (x *CompleteElicitationNotification) Validate() error {
 func (x *CompleteElicitationNotification) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "elicitationId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "elicitationId", "_meta")
 	}
 }
 
@@ -4730,11 +3758,8 @@ func (x *ClientRequest) validate(v *wire.Validator) {
 		}
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "id", "method", "params":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "id", "method", "params")
 	}
 }
 
@@ -4758,20 +3783,11 @@ func (x *InitializeRequest) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "protocolVersion", "info", "capabilities", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "protocolVersion", "info", "capabilities", "_meta")
 	}
 }
 
@@ -4794,20 +3810,11 @@ func (x *ClientCapabilities) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "auth", "elicitation", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "auth", "elicitation", "_meta")
 	}
 }
 
@@ -4825,20 +3832,11 @@ func (x *ClientAuthCapabilities) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "terminal", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "terminal", "_meta")
 	}
 }
 
@@ -4851,20 +3849,11 @@ func (x *TerminalAuthCapabilities) Validate() error {
 func (x *TerminalAuthCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -4887,20 +3876,11 @@ func (x *ElicitationCapabilities) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "form", "url", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "form", "url", "_meta")
 	}
 }
 
@@ -4913,20 +3893,11 @@ func (x *ElicitationFormCapabilities) Validate() error {
 func (x *ElicitationFormCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -4939,20 +3910,11 @@ func (x *ElicitationURLCapabilities) Validate() error {
 func (x *ElicitationURLCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -4965,20 +3927,11 @@ func (x *LoginAuthRequest) Validate() error {
 func (x *LoginAuthRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "methodId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "methodId", "_meta")
 	}
 }
 
@@ -4991,20 +3944,11 @@ func (x *LogoutAuthRequest) Validate() error {
 func (x *LogoutAuthRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -5026,20 +3970,11 @@ func (x *NewSessionRequest) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "cwd", "additionalDirectories", "mcpServers", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "cwd", "additionalDirectories", "mcpServers", "_meta")
 	}
 }
 
@@ -5079,11 +4014,8 @@ func (x *MCPServerOther) Validate() error {
 	return v.Err()
 }
 func (x *MCPServerOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "type":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "type")
 	}
 }
 
@@ -5096,20 +4028,11 @@ func (x *HTTPHeader) Validate() error {
 func (x *HTTPHeader) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "name", "value", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "name", "value", "_meta")
 	}
 }
 
@@ -5136,20 +4059,11 @@ func (x *MCPServerHTTP) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "name", "url", "headers", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "name", "url", "headers", "_meta")
 	}
 }
 
@@ -5171,20 +4085,11 @@ func (x *MCPServerStdio) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "name", "command", "args", "env", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "name", "command", "args", "env", "_meta")
 	}
 }
 
@@ -5197,20 +4102,11 @@ func (x *ListSessionsRequest) Validate() error {
 func (x *ListSessionsRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "cwd", "cursor", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "cwd", "cursor", "_meta")
 	}
 }
 
@@ -5223,20 +4119,11 @@ func (x *DeleteSessionRequest) Validate() error {
 func (x *DeleteSessionRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "_meta")
 	}
 }
 
@@ -5263,20 +4150,11 @@ func (x *ResumeSessionRequest) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "cwd", "additionalDirectories", "mcpServers", "replayFrom", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "cwd", "additionalDirectories", "mcpServers", "replayFrom", "_meta")
 	}
 }
 
@@ -5312,11 +4190,8 @@ func (x *ReplayFromOther) Validate() error {
 	return v.Err()
 }
 func (x *ReplayFromOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "type":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "type")
 	}
 }
 
@@ -5329,20 +4204,11 @@ func (x *ReplayFromStart) Validate() error {
 func (x *ReplayFromStart) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -5355,20 +4221,11 @@ func (x *CloseSessionRequest) Validate() error {
 func (x *CloseSessionRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "_meta")
 	}
 }
 
@@ -5381,20 +4238,11 @@ func (x *CancelToolCallRequest) Validate() error {
 func (x *CancelToolCallRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "toolCallId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "toolCallId", "_meta")
 	}
 }
 
@@ -5407,20 +4255,11 @@ func (x *CancelTerminalRequest) Validate() error {
 func (x *CancelTerminalRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "terminalId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "terminalId", "_meta")
 	}
 }
 
@@ -5433,20 +4272,11 @@ func (x *SetSessionConfigOptionRequest) Validate() error {
 func (x *SetSessionConfigOptionRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "configId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "configId", "_meta")
 	}
 	x.Type.validate(v)
 }
@@ -5481,11 +4311,8 @@ func (x *SetSessionConfigOptionRequestTypeID) Validate() error {
 	return v.Err()
 }
 func (x *SetSessionConfigOptionRequestTypeID) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "value":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "value")
 	}
 }
 
@@ -5496,11 +4323,8 @@ func (x *SetSessionConfigOptionRequestTypeBoolean) Validate() error {
 	return v.Err()
 }
 func (x *SetSessionConfigOptionRequestTypeBoolean) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "value":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "value")
 	}
 }
 
@@ -5516,11 +4340,8 @@ func (x *SetSessionConfigOptionRequestTypeOther) validate(v *wire.Validator) {
 		v.Add("is not valid JSON")
 	}
 	v.Pop()
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "type", "value":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "type", "value")
 	}
 }
 
@@ -5543,20 +4364,11 @@ func (x *PromptRequest) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "prompt", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "prompt", "_meta")
 	}
 }
 
@@ -5596,11 +4408,8 @@ func (x *ClientResponseResult) validate(v *wire.Validator) {
 		v.Add("is not valid JSON")
 	}
 	v.Pop()
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "id", "result":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "id", "result")
 	}
 }
 
@@ -5617,11 +4426,8 @@ func (x *ClientResponseError) validate(v *wire.Validator) {
 	v.Push("error")
 	x.Error.validate(v)
 	v.Pop()
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "id", "error":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "id", "error")
 	}
 }
 
@@ -5659,20 +4465,11 @@ func (x *RequestPermissionResponse) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "outcome", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "outcome", "_meta")
 	}
 }
 
@@ -5712,11 +4509,8 @@ func (x *RequestPermissionOutcomeOther) Validate() error {
 	return v.Err()
 }
 func (x *RequestPermissionOutcomeOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "outcome":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "outcome")
 	}
 }
 
@@ -5729,20 +4523,11 @@ func (x *CancelledPermissionOutcome) Validate() error {
 func (x *CancelledPermissionOutcome) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -5755,20 +4540,11 @@ func (x *SelectedPermissionOutcome) Validate() error {
 func (x *SelectedPermissionOutcome) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "optionId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "optionId", "_meta")
 	}
 }
 
@@ -5781,20 +4557,11 @@ func (x *CreateElicitationResponse) Validate() error {
 func (x *CreateElicitationResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 	x.Action.validate(v)
 }
@@ -5849,11 +4616,8 @@ func (x *CreateElicitationResponseActionOther) Validate() error {
 	return v.Err()
 }
 func (x *CreateElicitationResponseActionOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "action":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "action")
 	}
 }
 
@@ -5910,11 +4674,8 @@ func (x *ElicitationAcceptAction) validate(v *wire.Validator) {
 		}
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "content":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "content")
 	}
 }
 
@@ -5932,11 +4693,8 @@ func (x *ClientNotification) validate(v *wire.Validator) {
 		}
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "method", "params":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "method", "params")
 	}
 }
 
@@ -5949,20 +4707,11 @@ func (x *CancelSessionNotification) Validate() error {
 func (x *CancelSessionNotification) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "_meta")
 	}
 }
 
@@ -5978,19 +4727,10 @@ func (x *CancelRequestNotification) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "requestId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "requestId", "_meta")
 	}
 }

@@ -33,7 +33,7 @@ func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint
 	case "mcpServers":
 		// ... 3 unchanged statements
 	case "_meta":
-		// ... 4 unchanged statements
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -52,7 +52,7 @@ func (v *LoadSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uin
 	case "mcpServers":
 		// ... 3 unchanged statements
 	case "_meta":
-		// ... 4 unchanged statements
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -71,7 +71,7 @@ func (v *ResumeSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []u
 	case "mcpServers":
 		// ... 2 unchanged statements
 	case "_meta":
-		// ... 4 unchanged statements
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -131,7 +131,7 @@ func (v *SessionInfo) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 	case "title":
 		// ... 5 unchanged statements
 	case "_meta":
-		// ... 4 unchanged statements
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -540,14 +540,8 @@ func (x *ForkSessionRequest) validate(v *wire.Validator) {
 		}
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		// removed:
-		//	case "sessionId", "cwd", "mcpServers", "_meta":
-		//		v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		case "sessionId", "cwd", "mcpServers", "_meta", "additionalDirectories":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "cwd", "mcpServers", "_meta", "additionalDirectories")
 	}
 }
 
@@ -577,14 +571,8 @@ func (x *ListSessionsRequest) validate(v *wire.Validator) {
 		}
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		// removed:
-		//	case "cwd", "cursor", "_meta":
-		//		v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		case "cwd", "cursor", "_meta", "additionalDirectories":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "cwd", "cursor", "_meta", "additionalDirectories")
 	}
 }
 

@@ -303,14 +303,8 @@ func (x *SessionCapabilities) validate(v *wire.Validator) {
 		x.RuntimeContext.validate(v)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		// removed:
-		//	case "list", "additionalDirectories", "fork", "_meta":
-		//		v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		case "list", "additionalDirectories", "fork", "_meta", "runtimeContext":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "list", "additionalDirectories", "fork", "_meta", "runtimeContext")
 	}
 }
 
@@ -325,22 +319,13 @@ func (x *PromptRequest) validate(v *wire.Validator) {
 		}
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		// removed:
-		//	case "sessionId", "prompt", "_meta":
-		//		v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		case "sessionId", "prompt", "_meta", "runtimeContext":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "prompt", "_meta", "runtimeContext")
 	}
 }
 
 func (x *RuntimeContextItem) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "title", "text":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "title", "text")
 	}
 }

@@ -777,20 +777,14 @@ const SandboxAgentQuestionOutcomeCancelled SandboxAgentQuestionOutcome = "cancel
 //   validate of SandboxAgentSetMetadataResponse (as ClientCapabilities.validate)
 
 func (x *SandboxAgentSessionMeta) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "requestedSessionId", "title", "skills", "agentVersionRequested", "permissionMode", "variant":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "requestedSessionId", "title", "skills", "agentVersionRequested", "permissionMode", "variant")
 	}
 }
 
 func (x *SandboxAgentExtensions) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionMetadata", "requestQuestion", "sessionTerminate", "sessionEventsPoll":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionMetadata", "requestQuestion", "sessionTerminate", "sessionEventsPoll")
 	}
 }
 
@@ -800,11 +794,8 @@ func (x *SandboxAgentCapabilities) validate(v *wire.Validator) {
 		x.Extensions.validate(v)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "extensions":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "extensions")
 	}
 }
 
@@ -819,20 +810,11 @@ func (x *SandboxAgentQuestionOutcome) validate(v *wire.Validator) {
 func (x *SandboxAgentRequestQuestionRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "question", "options", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "question", "options", "_meta")
 	}
 }
 
@@ -842,20 +824,11 @@ func (x *SandboxAgentRequestQuestionResponse) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "outcome", "answer", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "outcome", "answer", "_meta")
 	}
 }
 
@@ -865,19 +838,10 @@ func (x *SandboxAgentSetMetadataRequest) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "metadata", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "metadata", "_meta")
 	}
 }

@@ -413,40 +413,25 @@ func (x *NewSessionRequest) validate(v *wire.Validator) {
 		}
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		// removed:
-		//	case "cwd", "additionalDirectories", "mcpServers", "_meta":
-		//		v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		case "cwd", "additionalDirectories", "mcpServers", "_meta", "agentAlias":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "cwd", "additionalDirectories", "mcpServers", "_meta", "agentAlias")
 	}
 }
 
 func (x *ZeroClawInitializeMeta) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "defaultModel", "maxSessions", "sessionTimeoutSecs":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "defaultModel", "maxSessions", "sessionTimeoutSecs")
 	}
 }
 
 func (x *ZeroClawStopSessionRequest) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId")
 	}
 }
 
 func (x *ZeroClawStopSessionResponse) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "stopped":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "stopped")
 	}
 }

@@ -213,16 +213,7 @@ func (v *RequestPermissionRequest) decodeField(d *wire.Decoder, key []byte, seen
 		seen[0] |= 1 << 2
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.Options, false, (*PermissionOption).DecodeJSON), "options")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -647,16 +638,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -1378,16 +1360,7 @@ func (v *Annotations) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -1514,16 +1487,7 @@ func (v *TextContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -1656,16 +1620,7 @@ func (v *ImageContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -1768,16 +1723,7 @@ func (v *AudioContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -1896,16 +1842,7 @@ func (v *Icon) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, er
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -2099,16 +2036,7 @@ func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -2343,16 +2271,7 @@ func (v *TextResourceContents) decodeField(d *wire.Decoder, key []byte, seen []u
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -2451,16 +2370,7 @@ func (v *BlobResourceContents) decodeField(d *wire.Decoder, key []byte, seen []u
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -2556,16 +2466,7 @@ func (v *EmbeddedResource) decodeField(d *wire.Decoder, key []byte, seen []uint6
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -2644,16 +2545,7 @@ func (v *Content) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool,
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -2752,16 +2644,7 @@ func (v *DiffChange) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bo
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return v.Operation.decodeField(d, key, seen[1:])
 }
@@ -3238,16 +3121,7 @@ func (v *DiffPatch) decodeField(d *wire.Decoder, key []byte, seen []uint64) (boo
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -3370,16 +3244,7 @@ func (v *Diff) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, er
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -3485,16 +3350,7 @@ func (v *Terminal) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -3581,16 +3437,7 @@ func (v *ToolCallLocation) decodeField(d *wire.Decoder, key []byte, seen []uint6
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -3678,16 +3525,7 @@ func (v *ToolCallCapabilities) decodeField(d *wire.Decoder, key []byte, seen []u
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -3758,16 +3596,7 @@ func (v *ToolCallCancelCapabilities) AppendJSON(b []byte) []byte {
 func (v *ToolCallCancelCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -3837,16 +3666,7 @@ func (v *ToolCallPermissionSubject) decodeField(d *wire.Decoder, key []byte, see
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.ToolCall.DecodeJSON(d), "toolCall")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -3948,16 +3768,7 @@ func (v *CommandPermissionSubject) decodeField(d *wire.Decoder, key []byte, seen
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -4051,16 +3862,7 @@ func (v *PermissionOption) decodeField(d *wire.Decoder, key []byte, seen []uint6
 		seen[0] |= 1 << 2
 		return true, wire.AtKey(v.Kind.DecodeJSON(d), "kind")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -4212,16 +4014,7 @@ func (v *CreateElicitationRequest) decodeField(d *wire.Decoder, key []byte, seen
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return v.Mode.decodeField(d, key, seen[1:])
 }
@@ -4697,16 +4490,7 @@ func (v *ElicitationSchema) decodeField(d *wire.Decoder, key []byte, seen []uint
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -5127,16 +4911,7 @@ func (v *EnumOption) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bo
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -5293,16 +5068,7 @@ func (v *StringPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []u
 		}
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.OneOf, false, (*EnumOption).DecodeJSON), "oneOf")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -5455,16 +5221,7 @@ func (v *NumberPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []u
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -5601,16 +5358,7 @@ func (v *IntegerPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -5733,16 +5481,7 @@ func (v *BooleanPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -6036,16 +5775,7 @@ func (v *StringMultiSelectItems) decodeField(d *wire.Decoder, key []byte, seen [
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.Enum, false, wire.DecodeString), "enum")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -6120,16 +5850,7 @@ func (v *TitledMultiSelectItems) decodeField(d *wire.Decoder, key []byte, seen [
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.AnyOf, false, (*EnumOption).DecodeJSON), "anyOf")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -6253,16 +5974,7 @@ func (v *MultiSelectPropertySchema) decodeField(d *wire.Decoder, key []byte, see
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -6676,16 +6388,7 @@ func (v *MessageMCPRequest) decodeField(d *wire.Decoder, key []byte, seen []uint
 		}
 		return true, wire.AtKey(wire.DecodeRawMap(d, &v.Params), "params")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -7201,16 +6904,7 @@ func (v *InitializeResponse) decodeField(d *wire.Decoder, key []byte, seen []uin
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -7340,16 +7034,7 @@ func (v *Implementation) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeString(&v.Version, d), "version")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -7466,16 +7151,7 @@ func (v *AgentCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -7662,16 +7338,7 @@ func (v *SessionCapabilities) decodeField(d *wire.Decoder, key []byte, seen []ui
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -7810,16 +7477,7 @@ func (v *PromptCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uin
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -7898,16 +7556,7 @@ func (v *PromptImageCapabilities) AppendJSON(b []byte) []byte {
 func (v *PromptImageCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -7974,16 +7623,7 @@ func (v *PromptAudioCapabilities) AppendJSON(b []byte) []byte {
 func (v *PromptAudioCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -8050,16 +7690,7 @@ func (v *PromptEmbeddedContextCapabilities) AppendJSON(b []byte) []byte {
 func (v *PromptEmbeddedContextCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -8162,16 +7793,7 @@ func (v *MCPCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -8250,16 +7872,7 @@ func (v *MCPStdioCapabilities) AppendJSON(b []byte) []byte {
 func (v *MCPStdioCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -8326,16 +7939,7 @@ func (v *MCPHTTPCapabilities) AppendJSON(b []byte) []byte {
 func (v *MCPHTTPCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -8402,16 +8006,7 @@ func (v *MCPACPCapabilities) AppendJSON(b []byte) []byte {
 func (v *MCPACPCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -8478,16 +8073,7 @@ func (v *SessionDeleteCapabilities) AppendJSON(b []byte) []byte {
 func (v *SessionDeleteCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -8554,16 +8140,7 @@ func (v *SessionAdditionalDirectoriesCapabilities) AppendJSON(b []byte) []byte {
 func (v *SessionAdditionalDirectoriesCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -8642,16 +8219,7 @@ func (v *SessionSystemPromptCapabilities) decodeField(d *wire.Decoder, key []byt
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -8734,16 +8302,7 @@ func (v *SessionSystemPromptModeCapabilities) decodeField(d *wire.Decoder, key [
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -8814,16 +8373,7 @@ func (v *SessionSystemPromptOverrideCapabilities) AppendJSON(b []byte) []byte {
 func (v *SessionSystemPromptOverrideCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -8890,16 +8440,7 @@ func (v *SessionForkCapabilities) AppendJSON(b []byte) []byte {
 func (v *SessionForkCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -8966,16 +8507,7 @@ func (v *SessionArchiveCapabilities) AppendJSON(b []byte) []byte {
 func (v *SessionArchiveCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -9042,16 +8574,7 @@ func (v *SessionStatusCapabilities) AppendJSON(b []byte) []byte {
 func (v *SessionStatusCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -9118,16 +8641,7 @@ func (v *SessionTitleCapabilities) AppendJSON(b []byte) []byte {
 func (v *SessionTitleCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -9206,16 +8720,7 @@ func (v *AgentAuthCapabilities) decodeField(d *wire.Decoder, key []byte, seen []
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -9286,16 +8791,7 @@ func (v *AuthStatusCapabilities) AppendJSON(b []byte) []byte {
 func (v *AuthStatusCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -9362,16 +8858,7 @@ func (v *ProvidersCapabilities) AppendJSON(b []byte) []byte {
 func (v *ProvidersCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -9688,16 +9175,7 @@ func (v *EnvVariable) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeString(&v.Value, d), "value")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -9804,16 +9282,7 @@ func (v *AuthMethodTerminal) decodeField(d *wire.Decoder, key []byte, seen []uin
 		}
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -9920,16 +9389,7 @@ func (v *AuthMethodAgent) decodeField(d *wire.Decoder, key []byte, seen []uint64
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -10010,16 +9470,7 @@ func (v *LoginAuthResponse) AppendJSON(b []byte) []byte {
 func (v *LoginAuthResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -10089,16 +9540,7 @@ func (v *ListProvidersResponse) decodeField(d *wire.Decoder, key []byte, seen []
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.Providers, false, (*ProviderInfo).DecodeJSON), "providers")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -10191,16 +9633,7 @@ func (v *ProviderInfo) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 		v.Current = new(ProviderCurrentConfig)
 		return true, wire.AtKey(v.Current.DecodeJSON(d), "current")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -10358,16 +9791,7 @@ func (v *ProviderCurrentConfig) decodeField(d *wire.Decoder, key []byte, seen []
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeString(&v.BaseURL, d), "baseUrl")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -10444,16 +9868,7 @@ func (v *SetProviderResponse) AppendJSON(b []byte) []byte {
 func (v *SetProviderResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -10520,16 +9935,7 @@ func (v *DisableProviderResponse) AppendJSON(b []byte) []byte {
 func (v *DisableProviderResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -10596,16 +10002,7 @@ func (v *LogoutAuthResponse) AppendJSON(b []byte) []byte {
 func (v *LogoutAuthResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -10682,16 +10079,7 @@ func (v *AuthStatusResponse) decodeField(d *wire.Decoder, key []byte, seen []uin
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -10855,16 +10243,7 @@ func (v *AuthAccount) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -10969,16 +10348,7 @@ func (v *NewSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uin
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -11091,16 +10461,7 @@ func (v *SessionConfigOption) decodeField(d *wire.Decoder, key []byte, seen []ui
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return v.Type.decodeField(d, key, seen[1:])
 }
@@ -11497,16 +10858,7 @@ func (v *SessionConfigSelectOption) decodeField(d *wire.Decoder, key []byte, see
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -11601,16 +10953,7 @@ func (v *SessionConfigSelectGroup) decodeField(d *wire.Decoder, key []byte, seen
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -12256,16 +11599,7 @@ func (v *TextCommandInput) decodeField(d *wire.Decoder, key []byte, seen []uint6
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(wire.DecodeString(&v.Hint, d), "hint")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -12355,16 +11689,7 @@ func (v *Command) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool,
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -12460,16 +11785,7 @@ func (v *ListSessionsResponse) decodeField(d *wire.Decoder, key []byte, seen []u
 		v.NextCursor = new(SessionListCursor)
 		return true, wire.AtKey(v.NextCursor.DecodeJSON(d), "nextCursor")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -12593,16 +11909,7 @@ func (v *SessionInfo) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -12722,16 +12029,7 @@ func (v *DeleteSessionResponse) AppendJSON(b []byte) []byte {
 func (v *DeleteSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -12815,16 +12113,7 @@ func (v *ForkSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []ui
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -12904,16 +12193,7 @@ func (v *ArchiveSessionResponse) AppendJSON(b []byte) []byte {
 func (v *ArchiveSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -12980,16 +12260,7 @@ func (v *UnarchiveSessionResponse) AppendJSON(b []byte) []byte {
 func (v *UnarchiveSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -13071,16 +12342,7 @@ func (v *SessionStatusResponse) decodeField(d *wire.Decoder, key []byte, seen []
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -13639,16 +12901,7 @@ func (v *BackgroundTerminal) decodeField(d *wire.Decoder, key []byte, seen []uin
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -13723,16 +12976,7 @@ func (v *BackgroundToolCall) decodeField(d *wire.Decoder, key []byte, seen []uin
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -13807,16 +13051,7 @@ func (v *BackgroundSubagent) decodeField(d *wire.Decoder, key []byte, seen []uin
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -13899,16 +13134,7 @@ func (v *RunningStateUpdate) decodeField(d *wire.Decoder, key []byte, seen []uin
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -14179,16 +13405,7 @@ func (v *UnsupportedProtocolVersionErrorData) decodeField(d *wire.Decoder, key [
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.Supported, false, (*ProtocolVersion).DecodeJSON), "supported")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -14268,16 +13485,7 @@ func (v *SessionNotFoundErrorData) decodeField(d *wire.Decoder, key []byte, seen
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -14471,16 +13679,7 @@ func (v *Usage) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, e
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -14600,16 +13799,7 @@ func (v *IdleStateUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return v.StopReason.decodeField(d, key, seen[1:])
 }
@@ -15258,16 +14448,7 @@ func (v *RequiresActionStateUpdate) decodeField(d *wire.Decoder, key []byte, see
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -15349,16 +14530,7 @@ func (v *UnknownStateUpdate) decodeField(d *wire.Decoder, key []byte, seen []uin
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -15432,16 +14604,7 @@ func (v *SetSessionTitleResponse) decodeField(d *wire.Decoder, key []byte, seen 
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -15527,16 +14690,7 @@ func (v *ResumeSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -15611,16 +14765,7 @@ func (v *CloseSessionResponse) AppendJSON(b []byte) []byte {
 func (v *CloseSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -15687,16 +14832,7 @@ func (v *CancelToolCallResponse) AppendJSON(b []byte) []byte {
 func (v *CancelToolCallResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -15763,16 +14899,7 @@ func (v *CancelTerminalResponse) AppendJSON(b []byte) []byte {
 func (v *CancelTerminalResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -15842,16 +14969,7 @@ func (v *SetSessionConfigOptionResponse) decodeField(d *wire.Decoder, key []byte
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON), "configOptions")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -15926,16 +15044,7 @@ func (v *PromptResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -16146,16 +15255,7 @@ func (v *UpdateSessionNotification) decodeField(d *wire.Decoder, key []byte, see
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(v.Update.DecodeJSON(d), "update")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -16754,16 +15854,7 @@ func (v *ContentChunk) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -16854,16 +15945,7 @@ func (v *UserMessage) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -16953,16 +16035,7 @@ func (v *AgentMessage) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -17052,16 +16125,7 @@ func (v *AgentThought) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -17143,16 +16207,7 @@ func (v *ToolCallContentChunk) decodeField(d *wire.Decoder, key []byte, seen []u
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -17232,16 +16287,7 @@ func (v *TerminalOutput) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -17337,16 +16383,7 @@ func (v *TerminalExitStatus) decodeField(d *wire.Decoder, key []byte, seen []uin
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -17427,16 +16464,7 @@ func (v *TerminalSize) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeUint16(&v.Rows, d), "rows")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -17525,16 +16553,7 @@ func (v *TerminalCapabilities) decodeField(d *wire.Decoder, key []byte, seen []u
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -17605,16 +16624,7 @@ func (v *TerminalCancelCapabilities) AppendJSON(b []byte) []byte {
 func (v *TerminalCancelCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -17756,16 +16766,7 @@ func (v *TerminalUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -17867,16 +16868,7 @@ func (v *TerminalOutputChunk) decodeField(d *wire.Decoder, key []byte, seen []ui
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -18213,16 +17205,7 @@ func (v *PlanEntry) decodeField(d *wire.Decoder, key []byte, seen []uint64) (boo
 		seen[0] |= 1 << 2
 		return true, wire.AtKey(v.Status.DecodeJSON(d), "status")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -18382,16 +17365,7 @@ func (v *PlanItems) decodeField(d *wire.Decoder, key []byte, seen []uint64) (boo
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.Entries, true, (*PlanEntry).DecodeJSON), "entries")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -18474,16 +17448,7 @@ func (v *PlanFile) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -18566,16 +17531,7 @@ func (v *PlanMarkdown) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -18655,16 +17611,7 @@ func (v *PlanUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bo
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.Plan.DecodeJSON(d), "plan")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -18739,16 +17686,7 @@ func (v *PlanRemoved) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -18823,16 +17761,7 @@ func (v *AvailableCommandsUpdate) decodeField(d *wire.Decoder, key []byte, seen 
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.AvailableCommands, true, (*AvailableCommand).DecodeJSON), "availableCommands")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -18907,16 +17836,7 @@ func (v *ConfigOptionUpdate) decodeField(d *wire.Decoder, key []byte, seen []uin
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON), "configOptions")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -19012,16 +17932,7 @@ func (v *SessionInfoUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -19102,16 +18013,7 @@ func (v *Cost) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, er
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeString(&v.Currency, d), "currency")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -19206,16 +18108,7 @@ func (v *UsageUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -19349,16 +18242,7 @@ func (v *Notice) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, 
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -19532,16 +18416,7 @@ func (v *CompactionUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint6
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -19632,16 +18507,7 @@ func (v *CompactionSummaryChunk) decodeField(d *wire.Decoder, key []byte, seen [
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -19730,16 +18596,7 @@ func (v *SubagentSessionCapabilities) decodeField(d *wire.Decoder, key []byte, s
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -19810,16 +18667,7 @@ func (v *SessionCancelCapabilities) AppendJSON(b []byte) []byte {
 func (v *SessionCancelCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -19950,16 +18798,7 @@ func (v *SubagentUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 		}
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, (*AbsolutePath).DecodeJSON), "additionalDirectories")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -20117,16 +18956,7 @@ func (v *SessionMessage) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -20224,16 +19054,7 @@ func (v *SessionMessageChunk) decodeField(d *wire.Decoder, key []byte, seen []ui
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -20313,16 +19134,7 @@ func (v *CompleteElicitationNotification) decodeField(d *wire.Decoder, key []byt
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.ElicitationID.DecodeJSON(d), "elicitationId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -20404,16 +19216,7 @@ func (v *AuthStatusUpdateNotification) decodeField(d *wire.Decoder, key []byte, 
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -20617,16 +19420,7 @@ func (v *InitializeRequest) decodeField(d *wire.Decoder, key []byte, seen []uint
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -20731,16 +19525,7 @@ func (v *ClientCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uin
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -20827,16 +19612,7 @@ func (v *ClientAuthCapabilities) decodeField(d *wire.Decoder, key []byte, seen [
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -20907,16 +19683,7 @@ func (v *TerminalAuthCapabilities) AppendJSON(b []byte) []byte {
 func (v *TerminalAuthCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -21007,16 +19774,7 @@ func (v *ElicitationCapabilities) decodeField(d *wire.Decoder, key []byte, seen 
 		}
 		return true, nil
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -21091,16 +19849,7 @@ func (v *ElicitationFormCapabilities) AppendJSON(b []byte) []byte {
 func (v *ElicitationFormCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -21167,16 +19916,7 @@ func (v *ElicitationURLCapabilities) AppendJSON(b []byte) []byte {
 func (v *ElicitationURLCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -21246,16 +19986,7 @@ func (v *LoginAuthRequest) decodeField(d *wire.Decoder, key []byte, seen []uint6
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -21327,16 +20058,7 @@ func (v *ListProvidersRequest) AppendJSON(b []byte) []byte {
 func (v *ListProvidersRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -21414,16 +20136,7 @@ func (v *SetProviderRequest) decodeField(d *wire.Decoder, key []byte, seen []uin
 	case "headers":
 		return true, wire.AtKey(wire.DecodeMap(d, &v.Headers, wire.DecodeString), "headers")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -21512,16 +20225,7 @@ func (v *DisableProviderRequest) decodeField(d *wire.Decoder, key []byte, seen [
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.ProviderID.DecodeJSON(d), "providerId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -21593,16 +20297,7 @@ func (v *LogoutAuthRequest) AppendJSON(b []byte) []byte {
 func (v *LogoutAuthRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -21669,16 +20364,7 @@ func (v *AuthStatusRequest) AppendJSON(b []byte) []byte {
 func (v *AuthStatusRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -21767,16 +20453,7 @@ func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint
 		v.SystemPrompt = new(SystemPrompt)
 		return true, wire.AtKey(v.SystemPrompt.DecodeJSON(d), "systemPrompt")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -22082,16 +20759,7 @@ func (v *HTTPHeader) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bo
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeString(&v.Value, d), "value")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -22180,16 +20848,7 @@ func (v *MCPServerHTTP) decodeField(d *wire.Decoder, key []byte, seen []uint64) 
 		}
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.Headers, false, (*HTTPHeader).DecodeJSON), "headers")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -22276,16 +20935,7 @@ func (v *MCPServerACP) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(v.ServerID.DecodeJSON(d), "serverId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -22380,16 +21030,7 @@ func (v *MCPServerStdio) decodeField(d *wire.Decoder, key []byte, seen []uint64)
 		}
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -22480,16 +21121,7 @@ func (v *SystemPrompt) decodeField(d *wire.Decoder, key []byte, seen []uint64) (
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.Content, false, (*ContentBlock).DecodeJSON), "content")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -22620,16 +21252,7 @@ func (v *ListSessionsRequest) decodeField(d *wire.Decoder, key []byte, seen []ui
 		v.Archived = new(SessionArchiveFilter)
 		return true, wire.AtKey(v.Archived.DecodeJSON(d), "archived")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -22746,16 +21369,7 @@ func (v *DeleteSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []u
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -22852,16 +21466,7 @@ func (v *ForkSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uin
 		v.SystemPrompt = new(SystemPrompt)
 		return true, wire.AtKey(v.SystemPrompt.DecodeJSON(d), "systemPrompt")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -22953,16 +21558,7 @@ func (v *ArchiveSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -23037,16 +21633,7 @@ func (v *UnarchiveSessionRequest) decodeField(d *wire.Decoder, key []byte, seen 
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -23121,16 +21708,7 @@ func (v *SessionStatusRequest) decodeField(d *wire.Decoder, key []byte, seen []u
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -23208,16 +21786,7 @@ func (v *SetSessionTitleRequest) decodeField(d *wire.Decoder, key []byte, seen [
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -23326,16 +21895,7 @@ func (v *ResumeSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []u
 		v.SystemPrompt = new(SystemPrompt)
 		return true, wire.AtKey(v.SystemPrompt.DecodeJSON(d), "systemPrompt")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -23614,16 +22174,7 @@ func (v *ReplayFromStart) AppendJSON(b []byte) []byte {
 func (v *ReplayFromStart) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -23693,16 +22244,7 @@ func (v *CloseSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []ui
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -23780,16 +22322,7 @@ func (v *CancelToolCallRequest) decodeField(d *wire.Decoder, key []byte, seen []
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -23872,16 +22405,7 @@ func (v *CancelTerminalRequest) decodeField(d *wire.Decoder, key []byte, seen []
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -23967,16 +22491,7 @@ func (v *SetSessionConfigOptionRequest) decodeField(d *wire.Decoder, key []byte,
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(v.ConfigID.DecodeJSON(d), "configId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return v.Type.decodeField(d, key, seen[1:])
 }
@@ -24361,16 +22876,7 @@ func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) 
 		seen[0] |= 1 << 1
 		return true, wire.AtKey(wire.DecodeSlice(d, &v.Prompt, false, (*ContentBlock).DecodeJSON), "prompt")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -24778,16 +23284,7 @@ func (v *RequestPermissionResponse) decodeField(d *wire.Decoder, key []byte, see
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.Outcome.DecodeJSON(d), "outcome")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -25060,16 +23557,7 @@ func (v *CancelledPermissionOutcome) AppendJSON(b []byte) []byte {
 func (v *CancelledPermissionOutcome) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -25139,16 +23627,7 @@ func (v *SelectedPermissionOutcome) decodeField(d *wire.Decoder, key []byte, see
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.OptionID.DecodeJSON(d), "optionId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -25223,16 +23702,7 @@ func (v *CreateElicitationResponse) AppendJSON(b []byte) []byte {
 func (v *CreateElicitationResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
 	switch string(key) {
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return v.Action.decodeField(d, key, seen[1:])
 }
@@ -25897,16 +24367,7 @@ func (v *MessageMCPResponseResult) decodeField(d *wire.Decoder, key []byte, seen
 		}
 		return true, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -25986,16 +24447,7 @@ func (v *MessageMCPResponseError) decodeField(d *wire.Decoder, key []byte, seen 
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.Error.DecodeJSON(d), "error")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -26236,16 +24688,7 @@ func (v *CancelSessionNotification) decodeField(d *wire.Decoder, key []byte, see
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -26332,16 +24775,7 @@ func (v *MessageMCPNotification) decodeField(d *wire.Decoder, key []byte, seen [
 		}
 		return true, wire.AtKey(wire.DecodeRawMap(d, &v.Params), "params")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -26430,16 +24864,7 @@ func (v *CancelRequestNotification) decodeField(d *wire.Decoder, key []byte, see
 		seen[0] |= 1 << 0
 		return true, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -26607,16 +25032,7 @@ func (v *ProxySuccessorRequest) decodeField(d *wire.Decoder, key []byte, seen []
 		}
 		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }
@@ -27225,16 +25641,7 @@ func (v *ProxySuccessorNotification) decodeField(d *wire.Decoder, key []byte, se
 		}
 		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return true, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRawMap(d, &v.Meta); err != nil {
-			v.Meta = nil
-			return true, wire.AtKey(d.Recover(m, err), "_meta")
-		}
-		return true, nil
+		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return false, nil
 }

@@ -26,11 +26,8 @@ func (x *AgentRequest) validate(v *wire.Validator) {
 		}
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "id", "method", "params":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "id", "method", "params")
 	}
 }
 
@@ -77,20 +74,11 @@ func (x *RequestPermissionRequest) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "title", "description", "subject", "options", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "title", "description", "subject", "options", "_meta")
 	}
 }
 
@@ -138,11 +126,8 @@ func (x *RequestPermissionSubjectOther) Validate() error {
 	return v.Err()
 }
 func (x *RequestPermissionSubjectOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "type":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "type")
 	}
 }
 
@@ -192,20 +177,11 @@ func (x *ToolCallUpdate) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "toolCallId", "name", "title", "kind", "status", "content", "locations", "rawInput", "rawOutput", "capabilities", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "toolCallId", "name", "title", "kind", "status", "content", "locations", "rawInput", "rawOutput", "capabilities", "_meta")
 	}
 }
 
@@ -273,11 +249,8 @@ func (x *ToolCallContentOther) Validate() error {
 	return v.Err()
 }
 func (x *ToolCallContentOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "type":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "type")
 	}
 }
 
@@ -329,11 +302,8 @@ func (x *ContentBlockOther) Validate() error {
 	return v.Err()
 }
 func (x *ContentBlockOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "type":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "type")
 	}
 }
 
@@ -359,20 +329,11 @@ func (x *Annotations) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "audience", "lastModified", "priority", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "audience", "lastModified", "priority", "_meta")
 	}
 }
 
@@ -398,20 +359,11 @@ func (x *TextContent) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "text", "annotations", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "text", "annotations", "_meta")
 	}
 }
 
@@ -444,20 +396,11 @@ func (x *ImageContent) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "data", "mimeType", "uri", "annotations", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "data", "mimeType", "uri", "annotations", "_meta")
 	}
 }
 
@@ -475,20 +418,11 @@ func (x *AudioContent) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "data", "mimeType", "annotations", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "data", "mimeType", "annotations", "_meta")
 	}
 }
 
@@ -506,20 +440,11 @@ func (x *Icon) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "src", "mimeType", "sizes", "theme", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "src", "mimeType", "sizes", "theme", "_meta")
 	}
 }
 
@@ -559,20 +484,11 @@ func (x *ResourceLink) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "name", "uri", "title", "description", "icons", "mimeType", "size", "annotations", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "name", "uri", "title", "description", "icons", "mimeType", "size", "annotations", "_meta")
 	}
 }
 
@@ -611,20 +527,11 @@ func (x *TextResourceContents) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "text", "uri", "mimeType", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "text", "uri", "mimeType", "_meta")
 	}
 }
 
@@ -642,20 +549,11 @@ func (x *BlobResourceContents) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "blob", "uri", "mimeType", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "blob", "uri", "mimeType", "_meta")
 	}
 }
 
@@ -676,20 +574,11 @@ func (x *EmbeddedResource) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "resource", "annotations", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "resource", "annotations", "_meta")
 	}
 }
 
@@ -705,20 +594,11 @@ func (x *Content) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "content", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "content", "_meta")
 	}
 }
 
@@ -731,20 +611,11 @@ func (x *DiffChange) Validate() error {
 func (x *DiffChange) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "fileType", "mimeType", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "fileType", "mimeType", "_meta")
 	}
 	x.Operation.validate(v)
 }
@@ -791,11 +662,8 @@ func (x *DiffChangeOperationOther) Validate() error {
 	return v.Err()
 }
 func (x *DiffChangeOperationOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "operation":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "operation")
 	}
 }
 
@@ -822,11 +690,8 @@ func (x *DiffPathChange) Validate() error {
 	return v.Err()
 }
 func (x *DiffPathChange) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "path":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "path")
 	}
 }
 
@@ -837,11 +702,8 @@ func (x *DiffPathPairChange) Validate() error {
 	return v.Err()
 }
 func (x *DiffPathPairChange) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "oldPath", "path":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "oldPath", "path")
 	}
 }
 
@@ -854,20 +716,11 @@ func (x *DiffPatch) Validate() error {
 func (x *DiffPatch) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "format", "text", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "format", "text", "_meta")
 	}
 }
 
@@ -900,20 +753,11 @@ func (x *Diff) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "changes", "patch", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "changes", "patch", "_meta")
 	}
 }
 
@@ -934,20 +778,11 @@ func (x *Terminal) Validate() error {
 func (x *Terminal) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "terminalId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "terminalId", "_meta")
 	}
 }
 
@@ -967,20 +802,11 @@ func (x *ToolCallLocation) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "path", "line", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "path", "line", "_meta")
 	}
 }
 
@@ -998,20 +824,11 @@ func (x *ToolCallCapabilities) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "cancel", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "cancel", "_meta")
 	}
 }
 
@@ -1024,20 +841,11 @@ func (x *ToolCallCancelCapabilities) Validate() error {
 func (x *ToolCallCancelCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -1053,20 +861,11 @@ func (x *ToolCallPermissionSubject) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "toolCall", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "toolCall", "_meta")
 	}
 }
 
@@ -1079,20 +878,11 @@ func (x *CommandPermissionSubject) Validate() error {
 func (x *CommandPermissionSubject) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "command", "cwd", "toolCallId", "terminalId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "command", "cwd", "toolCallId", "terminalId", "_meta")
 	}
 }
 
@@ -1105,20 +895,11 @@ func (x *PermissionOption) Validate() error {
 func (x *PermissionOption) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "optionId", "name", "kind", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "optionId", "name", "kind", "_meta")
 	}
 }
 
@@ -1147,20 +928,11 @@ func (x *CreateElicitationRequest) Validate() error {
 func (x *CreateElicitationRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "message", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "message", "_meta")
 	}
 	x.Mode.validate(v)
 }
@@ -1195,11 +967,8 @@ func (x *CreateElicitationRequestModeOther) Validate() error {
 	return v.Err()
 }
 func (x *CreateElicitationRequestModeOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "mode":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "mode")
 	}
 	x.Variant.validate(v)
 }
@@ -1226,11 +995,8 @@ func (x *ElicitationSessionScope) Validate() error {
 	return v.Err()
 }
 func (x *ElicitationSessionScope) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "toolCallId":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "toolCallId")
 	}
 }
 
@@ -1244,11 +1010,8 @@ func (x *ElicitationRequestScope) validate(v *wire.Validator) {
 	v.Push("requestId")
 	x.RequestID.validate(v)
 	v.Pop()
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "requestId":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "requestId")
 	}
 }
 
@@ -1271,20 +1034,11 @@ func (x *ElicitationSchema) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "type", "title", "properties", "required", "description", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "type", "title", "properties", "required", "description", "_meta")
 	}
 }
 
@@ -1350,11 +1104,8 @@ func (x *ElicitationPropertySchemaOther) Validate() error {
 	return v.Err()
 }
 func (x *ElicitationPropertySchemaOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "type":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "type")
 	}
 }
 
@@ -1375,20 +1126,11 @@ func (x *EnumOption) Validate() error {
 func (x *EnumOption) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "const", "title", "description", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "const", "title", "description", "_meta")
 	}
 }
 
@@ -1427,20 +1169,11 @@ func (x *StringPropertySchema) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "title", "description", "minLength", "maxLength", "pattern", "format", "default", "enum", "oneOf", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "title", "description", "minLength", "maxLength", "pattern", "format", "default", "enum", "oneOf", "_meta")
 	}
 }
 
@@ -1474,20 +1207,11 @@ func (x *NumberPropertySchema) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "title", "description", "minimum", "maximum", "default", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "title", "description", "minimum", "maximum", "default", "_meta")
 	}
 }
 
@@ -1500,20 +1224,11 @@ func (x *IntegerPropertySchema) Validate() error {
 func (x *IntegerPropertySchema) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "title", "description", "minimum", "maximum", "default", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "title", "description", "minimum", "maximum", "default", "_meta")
 	}
 }
 
@@ -1526,20 +1241,11 @@ func (x *BooleanPropertySchema) Validate() error {
 func (x *BooleanPropertySchema) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "title", "description", "default", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "title", "description", "default", "_meta")
 	}
 }
 
@@ -1579,11 +1285,8 @@ func (x *MultiSelectItemsOther) Validate() error {
 	return v.Err()
 }
 func (x *MultiSelectItemsOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "type":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "type")
 	}
 }
 
@@ -1601,20 +1304,11 @@ func (x *StringMultiSelectItems) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "enum", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "enum", "_meta")
 	}
 }
 
@@ -1637,20 +1331,11 @@ func (x *TitledMultiSelectItems) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "anyOf", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "anyOf", "_meta")
 	}
 }
 
@@ -1666,20 +1351,11 @@ func (x *MultiSelectPropertySchema) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "title", "description", "minItems", "maxItems", "items", "default", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "title", "description", "minItems", "maxItems", "items", "default", "_meta")
 	}
 }
 
@@ -1693,11 +1369,8 @@ func (x *ElicitationFormMode) validate(v *wire.Validator) {
 	v.Push("requestedSchema")
 	x.RequestedSchema.validate(v)
 	v.Pop()
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "requestedSchema":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "requestedSchema")
 	}
 	x.Variant.validate(v)
 }
@@ -1737,11 +1410,8 @@ func (x *ElicitationURLMode) validate(v *wire.Validator) {
 		v.Add("must be an absolute URI")
 	}
 	v.Pop()
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "elicitationId", "url":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "elicitationId", "url")
 	}
 	x.Variant.validate(v)
 }
@@ -1770,31 +1440,16 @@ func (x *MessageMCPRequest) Validate() error {
 func (x *MessageMCPRequest) validate(v *wire.Validator) {
 	if x.Params != nil {
 		v.Push("params")
-		for k, val := range x.Params {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Params)
 		v.Pop()
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "serverId", "requestId", "method", "params", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "serverId", "requestId", "method", "params", "_meta")
 	}
 }
 
@@ -1862,11 +1517,8 @@ func (x *AgentResponseResult) validate(v *wire.Validator) {
 		v.Add("is not valid JSON")
 	}
 	v.Pop()
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "id", "result":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "id", "result")
 	}
 }
 
@@ -1883,11 +1535,8 @@ func (x *AgentResponseError) validate(v *wire.Validator) {
 	v.Push("error")
 	x.Error.validate(v)
 	v.Pop()
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "id", "error":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "id", "error")
 	}
 }
 
@@ -1942,20 +1591,11 @@ func (x *InitializeResponse) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "protocolVersion", "info", "capabilities", "authMethods", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "protocolVersion", "info", "capabilities", "authMethods", "_meta")
 	}
 }
 
@@ -1976,20 +1616,11 @@ func (x *Implementation) Validate() error {
 func (x *Implementation) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "name", "title", "version", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "name", "title", "version", "_meta")
 	}
 }
 
@@ -2017,20 +1648,11 @@ func (x *AgentCapabilities) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "session", "auth", "providers", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "session", "auth", "providers", "_meta")
 	}
 }
 
@@ -2088,20 +1710,11 @@ func (x *SessionCapabilities) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "prompt", "mcp", "delete", "additionalDirectories", "systemPrompt", "fork", "archive", "status", "title", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "prompt", "mcp", "delete", "additionalDirectories", "systemPrompt", "fork", "archive", "status", "title", "_meta")
 	}
 }
 
@@ -2129,20 +1742,11 @@ func (x *PromptCapabilities) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "image", "audio", "embeddedContext", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "image", "audio", "embeddedContext", "_meta")
 	}
 }
 
@@ -2155,20 +1759,11 @@ func (x *PromptImageCapabilities) Validate() error {
 func (x *PromptImageCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2181,20 +1776,11 @@ func (x *PromptAudioCapabilities) Validate() error {
 func (x *PromptAudioCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2207,20 +1793,11 @@ func (x *PromptEmbeddedContextCapabilities) Validate() error {
 func (x *PromptEmbeddedContextCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2248,20 +1825,11 @@ func (x *MCPCapabilities) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "stdio", "http", "acp", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "stdio", "http", "acp", "_meta")
 	}
 }
 
@@ -2274,20 +1842,11 @@ func (x *MCPStdioCapabilities) Validate() error {
 func (x *MCPStdioCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2300,20 +1859,11 @@ func (x *MCPHTTPCapabilities) Validate() error {
 func (x *MCPHTTPCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2326,20 +1876,11 @@ func (x *MCPACPCapabilities) Validate() error {
 func (x *MCPACPCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2352,20 +1893,11 @@ func (x *SessionDeleteCapabilities) Validate() error {
 func (x *SessionDeleteCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2378,20 +1910,11 @@ func (x *SessionAdditionalDirectoriesCapabilities) Validate() error {
 func (x *SessionAdditionalDirectoriesCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2409,20 +1932,11 @@ func (x *SessionSystemPromptCapabilities) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "mode", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "mode", "_meta")
 	}
 }
 
@@ -2440,20 +1954,11 @@ func (x *SessionSystemPromptModeCapabilities) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "override", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "override", "_meta")
 	}
 }
 
@@ -2466,20 +1971,11 @@ func (x *SessionSystemPromptOverrideCapabilities) Validate() error {
 func (x *SessionSystemPromptOverrideCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2492,20 +1988,11 @@ func (x *SessionForkCapabilities) Validate() error {
 func (x *SessionForkCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2518,20 +2005,11 @@ func (x *SessionArchiveCapabilities) Validate() error {
 func (x *SessionArchiveCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2544,20 +2022,11 @@ func (x *SessionStatusCapabilities) Validate() error {
 func (x *SessionStatusCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2570,20 +2039,11 @@ func (x *SessionTitleCapabilities) Validate() error {
 func (x *SessionTitleCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2601,20 +2061,11 @@ func (x *AgentAuthCapabilities) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "status", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "status", "_meta")
 	}
 }
 
@@ -2627,20 +2078,11 @@ func (x *AuthStatusCapabilities) Validate() error {
 func (x *AuthStatusCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2653,20 +2095,11 @@ func (x *ProvidersCapabilities) Validate() error {
 func (x *ProvidersCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2706,11 +2139,8 @@ func (x *AuthMethodOther) Validate() error {
 	return v.Err()
 }
 func (x *AuthMethodOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "type", "methodId", "name":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "type", "methodId", "name")
 	}
 }
 
@@ -2731,20 +2161,11 @@ func (x *EnvVariable) Validate() error {
 func (x *EnvVariable) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "name", "value", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "name", "value", "_meta")
 	}
 }
 
@@ -2766,20 +2187,11 @@ func (x *AuthMethodTerminal) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "methodId", "name", "description", "args", "env", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "methodId", "name", "description", "args", "env", "_meta")
 	}
 }
 
@@ -2792,20 +2204,11 @@ func (x *AuthMethodAgent) Validate() error {
 func (x *AuthMethodAgent) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "methodId", "name", "description", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "methodId", "name", "description", "_meta")
 	}
 }
 
@@ -2818,20 +2221,11 @@ func (x *LoginAuthResponse) Validate() error {
 func (x *LoginAuthResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2851,20 +2245,11 @@ func (x *ListProvidersResponse) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "providers", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "providers", "_meta")
 	}
 }
 
@@ -2882,20 +2267,11 @@ func (x *ProviderInfo) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "providerId", "supported", "required", "current", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "providerId", "supported", "required", "current", "_meta")
 	}
 }
 
@@ -2929,20 +2305,11 @@ func (x *ProviderCurrentConfig) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "apiType", "baseUrl", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "apiType", "baseUrl", "_meta")
 	}
 }
 
@@ -2955,20 +2322,11 @@ func (x *SetProviderResponse) Validate() error {
 func (x *SetProviderResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -2981,20 +2339,11 @@ func (x *DisableProviderResponse) Validate() error {
 func (x *DisableProviderResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -3007,20 +2356,11 @@ func (x *LogoutAuthResponse) Validate() error {
 func (x *LogoutAuthResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -3042,20 +2382,11 @@ func (x *AuthStatusResponse) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "state", "accounts", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "state", "accounts", "_meta")
 	}
 }
 
@@ -3076,20 +2407,11 @@ func (x *AuthAccount) Validate() error {
 func (x *AuthAccount) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "label", "active", "name", "email", "organization", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "label", "active", "name", "email", "organization", "_meta")
 	}
 }
 
@@ -3120,20 +2442,11 @@ func (x *NewSessionResponse) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "configOptions", "availableCommands", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "configOptions", "availableCommands", "_meta")
 	}
 }
 
@@ -3146,20 +2459,11 @@ func (x *SessionConfigOption) Validate() error {
 func (x *SessionConfigOption) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "configId", "name", "description", "category", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "configId", "name", "description", "category", "_meta")
 	}
 	x.Type.validate(v)
 }
@@ -3194,11 +2498,8 @@ func (x *SessionConfigOptionTypeOther) Validate() error {
 	return v.Err()
 }
 func (x *SessionConfigOptionTypeOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "type":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "type")
 	}
 }
 
@@ -3270,20 +2571,11 @@ func (x *SessionConfigSelectOption) Validate() error {
 func (x *SessionConfigSelectOption) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "value", "name", "description", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "value", "name", "description", "_meta")
 	}
 }
 
@@ -3306,20 +2598,11 @@ func (x *SessionConfigSelectGroup) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "groupId", "name", "options", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "groupId", "name", "options", "_meta")
 	}
 }
 
@@ -3341,11 +2624,8 @@ func (x *SessionConfigSelect) validate(v *wire.Validator) {
 	v.Push("options")
 	x.Options.validate(v)
 	v.Pop()
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "currentValue", "options":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "currentValue", "options")
 	}
 }
 
@@ -3356,11 +2636,8 @@ func (x *SessionConfigBoolean) Validate() error {
 	return v.Err()
 }
 func (x *SessionConfigBoolean) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "currentValue":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "currentValue")
 	}
 }
 
@@ -3396,11 +2673,8 @@ func (x *AvailableCommandOther) Validate() error {
 	return v.Err()
 }
 func (x *AvailableCommandOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "type", "name", "description":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "type", "name", "description")
 	}
 }
 
@@ -3436,11 +2710,8 @@ func (x *AvailableCommandInputOther) Validate() error {
 	return v.Err()
 }
 func (x *AvailableCommandInputOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "type":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "type")
 	}
 }
 
@@ -3453,20 +2724,11 @@ func (x *TextCommandInput) Validate() error {
 func (x *TextCommandInput) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "hint", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "hint", "_meta")
 	}
 }
 
@@ -3484,20 +2746,11 @@ func (x *Command) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "name", "description", "input", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "name", "description", "input", "_meta")
 	}
 }
 
@@ -3517,20 +2770,11 @@ func (x *ListSessionsResponse) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessions", "nextCursor", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessions", "nextCursor", "_meta")
 	}
 }
 
@@ -3550,20 +2794,11 @@ func (x *SessionInfo) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "cwd", "additionalDirectories", "title", "updatedAt", "archived", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "cwd", "additionalDirectories", "title", "updatedAt", "archived", "_meta")
 	}
 }
 
@@ -3584,20 +2819,11 @@ func (x *DeleteSessionResponse) Validate() error {
 func (x *DeleteSessionResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -3628,20 +2854,11 @@ func (x *ForkSessionResponse) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "configOptions", "availableCommands", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "configOptions", "availableCommands", "_meta")
 	}
 }
 
@@ -3654,20 +2871,11 @@ func (x *ArchiveSessionResponse) Validate() error {
 func (x *ArchiveSessionResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -3680,20 +2888,11 @@ func (x *UnarchiveSessionResponse) Validate() error {
 func (x *UnarchiveSessionResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -3711,20 +2910,11 @@ func (x *SessionStatusResponse) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "status", "state", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "status", "state", "_meta")
 	}
 }
 
@@ -3780,11 +2970,8 @@ func (x *StateUpdateOther) Validate() error {
 	return v.Err()
 }
 func (x *StateUpdateOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "state":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "state")
 	}
 }
 
@@ -3828,11 +3015,8 @@ func (x *BackgroundWorkOther) Validate() error {
 	return v.Err()
 }
 func (x *BackgroundWorkOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "type":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "type")
 	}
 }
 
@@ -3845,20 +3029,11 @@ func (x *BackgroundTerminal) Validate() error {
 func (x *BackgroundTerminal) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "terminalId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "terminalId", "_meta")
 	}
 }
 
@@ -3871,20 +3046,11 @@ func (x *BackgroundToolCall) Validate() error {
 func (x *BackgroundToolCall) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "toolCallId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "toolCallId", "_meta")
 	}
 }
 
@@ -3897,20 +3063,11 @@ func (x *BackgroundSubagent) Validate() error {
 func (x *BackgroundSubagent) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "_meta")
 	}
 }
 
@@ -3932,20 +3089,11 @@ func (x *RunningStateUpdate) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "background", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "background", "_meta")
 	}
 }
 
@@ -3961,11 +3109,8 @@ func (x *Error) validate(v *wire.Validator) {
 		x.Data.validate(v)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "code", "message", "data":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "code", "message", "data")
 	}
 }
 
@@ -4023,20 +3168,11 @@ func (x *UnsupportedProtocolVersionErrorData) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "requested", "supported", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "requested", "supported", "_meta")
 	}
 }
 
@@ -4049,20 +3185,11 @@ func (x *SessionNotFoundErrorData) Validate() error {
 func (x *SessionNotFoundErrorData) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "_meta")
 	}
 }
 
@@ -4078,11 +3205,8 @@ func (x *ErrorStopReason) validate(v *wire.Validator) {
 		x.Error.validate(v)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "error":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "error")
 	}
 }
 
@@ -4095,20 +3219,11 @@ func (x *Usage) Validate() error {
 func (x *Usage) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "totalTokens", "inputTokens", "outputTokens", "thoughtTokens", "cachedReadTokens", "cachedWriteTokens", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "totalTokens", "inputTokens", "outputTokens", "thoughtTokens", "cachedReadTokens", "cachedWriteTokens", "_meta")
 	}
 }
 
@@ -4135,20 +3250,11 @@ func (x *IdleStateUpdate) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "usage", "background", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "usage", "background", "_meta")
 	}
 	x.StopReason.validate(v)
 }
@@ -4243,11 +3349,8 @@ func (x *IdleStateUpdateStopReasonOther) Validate() error {
 	return v.Err()
 }
 func (x *IdleStateUpdateStopReasonOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "stopReason":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "stopReason")
 	}
 }
 
@@ -4277,20 +3380,11 @@ func (x *RequiresActionStateUpdate) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "background", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "background", "_meta")
 	}
 }
 
@@ -4312,20 +3406,11 @@ func (x *UnknownStateUpdate) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "background", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "background", "_meta")
 	}
 }
 
@@ -4338,20 +3423,11 @@ func (x *SetSessionTitleResponse) Validate() error {
 func (x *SetSessionTitleResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "title", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "title", "_meta")
 	}
 }
 
@@ -4382,20 +3458,11 @@ func (x *ResumeSessionResponse) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "configOptions", "availableCommands", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "configOptions", "availableCommands", "_meta")
 	}
 }
 
@@ -4408,20 +3475,11 @@ func (x *CloseSessionResponse) Validate() error {
 func (x *CloseSessionResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -4434,20 +3492,11 @@ func (x *CancelToolCallResponse) Validate() error {
 func (x *CancelToolCallResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -4460,20 +3509,11 @@ func (x *CancelTerminalResponse) Validate() error {
 func (x *CancelTerminalResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -4493,20 +3533,11 @@ func (x *SetSessionConfigOptionResponse) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "configOptions", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "configOptions", "_meta")
 	}
 }
 
@@ -4519,20 +3550,11 @@ func (x *PromptResponse) Validate() error {
 func (x *PromptResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "messageId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "messageId", "_meta")
 	}
 }
 
@@ -4570,11 +3592,8 @@ func (x *AgentNotification) validate(v *wire.Validator) {
 		}
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "method", "params":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "method", "params")
 	}
 }
 
@@ -4590,20 +3609,11 @@ func (x *UpdateSessionNotification) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "update", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "update", "_meta")
 	}
 }
 
@@ -4727,11 +3737,8 @@ func (x *SessionUpdateOther) Validate() error {
 	return v.Err()
 }
 func (x *SessionUpdateOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionUpdate":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionUpdate")
 	}
 }
 
@@ -4747,20 +3754,11 @@ func (x *ContentChunk) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "messageId", "content", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "messageId", "content", "_meta")
 	}
 }
 
@@ -4782,20 +3780,11 @@ func (x *UserMessage) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "messageId", "content", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "messageId", "content", "_meta")
 	}
 }
 
@@ -4817,20 +3806,11 @@ func (x *AgentMessage) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "messageId", "content", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "messageId", "content", "_meta")
 	}
 }
 
@@ -4852,20 +3832,11 @@ func (x *AgentThought) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "messageId", "content", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "messageId", "content", "_meta")
 	}
 }
 
@@ -4881,20 +3852,11 @@ func (x *ToolCallContentChunk) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "toolCallId", "content", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "toolCallId", "content", "_meta")
 	}
 }
 
@@ -4907,20 +3869,11 @@ func (x *TerminalOutput) Validate() error {
 func (x *TerminalOutput) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "data", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "data", "_meta")
 	}
 }
 
@@ -4933,20 +3886,11 @@ func (x *TerminalExitStatus) Validate() error {
 func (x *TerminalExitStatus) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "exitCode", "signal", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "exitCode", "signal", "_meta")
 	}
 }
 
@@ -4969,20 +3913,11 @@ func (x *TerminalSize) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "cols", "rows", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "cols", "rows", "_meta")
 	}
 }
 
@@ -5000,20 +3935,11 @@ func (x *TerminalCapabilities) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "cancel", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "cancel", "_meta")
 	}
 }
 
@@ -5026,20 +3952,11 @@ func (x *TerminalCancelCapabilities) Validate() error {
 func (x *TerminalCancelCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -5072,20 +3989,11 @@ func (x *TerminalUpdate) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "terminalId", "command", "cwd", "output", "exitStatus", "size", "capabilities", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "terminalId", "command", "cwd", "output", "exitStatus", "size", "capabilities", "_meta")
 	}
 }
 
@@ -5098,20 +4006,11 @@ func (x *TerminalOutputChunk) Validate() error {
 func (x *TerminalOutputChunk) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "terminalId", "data", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "terminalId", "data", "_meta")
 	}
 }
 
@@ -5155,11 +4054,8 @@ func (x *PlanUpdateContentOther) Validate() error {
 	return v.Err()
 }
 func (x *PlanUpdateContentOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "type", "planId":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "type", "planId")
 	}
 }
 
@@ -5180,20 +4076,11 @@ func (x *PlanEntry) Validate() error {
 func (x *PlanEntry) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "content", "priority", "status", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "content", "priority", "status", "_meta")
 	}
 }
 
@@ -5229,20 +4116,11 @@ func (x *PlanItems) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "planId", "entries", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "planId", "entries", "_meta")
 	}
 }
 
@@ -5260,20 +4138,11 @@ func (x *PlanFile) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "planId", "uri", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "planId", "uri", "_meta")
 	}
 }
 
@@ -5286,20 +4155,11 @@ func (x *PlanMarkdown) Validate() error {
 func (x *PlanMarkdown) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "planId", "content", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "planId", "content", "_meta")
 	}
 }
 
@@ -5315,20 +4175,11 @@ func (x *PlanUpdate) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "plan", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "plan", "_meta")
 	}
 }
 
@@ -5341,20 +4192,11 @@ func (x *PlanRemoved) Validate() error {
 func (x *PlanRemoved) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "planId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "planId", "_meta")
 	}
 }
 
@@ -5374,20 +4216,11 @@ func (x *AvailableCommandsUpdate) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "availableCommands", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "availableCommands", "_meta")
 	}
 }
 
@@ -5407,20 +4240,11 @@ func (x *ConfigOptionUpdate) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "configOptions", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "configOptions", "_meta")
 	}
 }
 
@@ -5440,20 +4264,11 @@ func (x *SessionInfoUpdate) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "title", "updatedAt", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "title", "updatedAt", "_meta")
 	}
 }
 
@@ -5471,20 +4286,11 @@ func (x *Cost) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "amount", "currency", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "amount", "currency", "_meta")
 	}
 }
 
@@ -5502,20 +4308,11 @@ func (x *UsageUpdate) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "used", "size", "cost", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "used", "size", "cost", "_meta")
 	}
 }
 
@@ -5541,20 +4338,11 @@ func (x *Notice) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "severity", "title", "description", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "severity", "title", "description", "_meta")
 	}
 }
 
@@ -5592,20 +4380,11 @@ func (x *CompactionUpdate) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "compactionId", "status", "summary", "error", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "compactionId", "status", "summary", "error", "_meta")
 	}
 }
 
@@ -5621,20 +4400,11 @@ func (x *CompactionSummaryChunk) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "compactionId", "content", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "compactionId", "content", "_meta")
 	}
 }
 
@@ -5652,20 +4422,11 @@ func (x *SubagentSessionCapabilities) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "cancel", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "cancel", "_meta")
 	}
 }
 
@@ -5678,20 +4439,11 @@ func (x *SessionCancelCapabilities) Validate() error {
 func (x *SessionCancelCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -5714,20 +4466,11 @@ func (x *SubagentUpdate) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "title", "description", "capabilities", "state", "cwd", "additionalDirectories", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "title", "description", "capabilities", "state", "cwd", "additionalDirectories", "_meta")
 	}
 }
 
@@ -5749,20 +4492,11 @@ func (x *SessionMessage) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "messageId", "senderSessionId", "recipientSessionId", "senderMessageId", "recipientMessageId", "content", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "messageId", "senderSessionId", "recipientSessionId", "senderMessageId", "recipientMessageId", "content", "_meta")
 	}
 }
 
@@ -5778,20 +4512,11 @@ func (x *SessionMessageChunk) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "messageId", "content", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "messageId", "content", "_meta")
 	}
 }
 
@@ -5804,20 +4529,11 @@ func (x *CompleteElicitationNotification) Validate() error {
 func (x *CompleteElicitationNotification) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "elicitationId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "elicitationId", "_meta")
 	}
 }
 
@@ -5839,20 +4555,11 @@ func (x *AuthStatusUpdateNotification) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "state", "accounts", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "state", "accounts", "_meta")
 	}
 }
 
@@ -5885,11 +4592,8 @@ func (x *ClientRequest) validate(v *wire.Validator) {
 		}
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "id", "method", "params":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "id", "method", "params")
 	}
 }
 
@@ -5913,20 +4617,11 @@ func (x *InitializeRequest) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "protocolVersion", "info", "capabilities", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "protocolVersion", "info", "capabilities", "_meta")
 	}
 }
 
@@ -5949,20 +4644,11 @@ func (x *ClientCapabilities) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "auth", "elicitation", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "auth", "elicitation", "_meta")
 	}
 }
 
@@ -5980,20 +4666,11 @@ func (x *ClientAuthCapabilities) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "terminal", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "terminal", "_meta")
 	}
 }
 
@@ -6006,20 +4683,11 @@ func (x *TerminalAuthCapabilities) Validate() error {
 func (x *TerminalAuthCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -6042,20 +4710,11 @@ func (x *ElicitationCapabilities) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "form", "url", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "form", "url", "_meta")
 	}
 }
 
@@ -6068,20 +4727,11 @@ func (x *ElicitationFormCapabilities) Validate() error {
 func (x *ElicitationFormCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -6094,20 +4744,11 @@ func (x *ElicitationURLCapabilities) Validate() error {
 func (x *ElicitationURLCapabilities) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -6120,20 +4761,11 @@ func (x *LoginAuthRequest) Validate() error {
 func (x *LoginAuthRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "methodId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "methodId", "_meta")
 	}
 }
 
@@ -6146,20 +4778,11 @@ func (x *ListProvidersRequest) Validate() error {
 func (x *ListProvidersRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -6177,20 +4800,11 @@ func (x *SetProviderRequest) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "providerId", "apiType", "baseUrl", "headers", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "providerId", "apiType", "baseUrl", "headers", "_meta")
 	}
 }
 
@@ -6203,20 +4817,11 @@ func (x *DisableProviderRequest) Validate() error {
 func (x *DisableProviderRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "providerId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "providerId", "_meta")
 	}
 }
 
@@ -6229,20 +4834,11 @@ func (x *LogoutAuthRequest) Validate() error {
 func (x *LogoutAuthRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -6255,20 +4851,11 @@ func (x *AuthStatusRequest) Validate() error {
 func (x *AuthStatusRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -6295,20 +4882,11 @@ func (x *NewSessionRequest) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "cwd", "additionalDirectories", "mcpServers", "systemPrompt", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "cwd", "additionalDirectories", "mcpServers", "systemPrompt", "_meta")
 	}
 }
 
@@ -6352,11 +4930,8 @@ func (x *MCPServerOther) Validate() error {
 	return v.Err()
 }
 func (x *MCPServerOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "type":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "type")
 	}
 }
 
@@ -6369,20 +4944,11 @@ func (x *HTTPHeader) Validate() error {
 func (x *HTTPHeader) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "name", "value", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "name", "value", "_meta")
 	}
 }
 
@@ -6409,20 +4975,11 @@ func (x *MCPServerHTTP) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "name", "url", "headers", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "name", "url", "headers", "_meta")
 	}
 }
 
@@ -6435,20 +4992,11 @@ func (x *MCPServerACP) Validate() error {
 func (x *MCPServerACP) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "name", "serverId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "name", "serverId", "_meta")
 	}
 }
 
@@ -6470,20 +5018,11 @@ func (x *MCPServerStdio) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "name", "command", "args", "env", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "name", "command", "args", "env", "_meta")
 	}
 }
 
@@ -6503,20 +5042,11 @@ func (x *SystemPrompt) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "mode", "content", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "mode", "content", "_meta")
 	}
 }
 
@@ -6537,20 +5067,11 @@ func (x *ListSessionsRequest) Validate() error {
 func (x *ListSessionsRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "cwd", "cursor", "archived", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "cwd", "cursor", "archived", "_meta")
 	}
 }
 
@@ -6571,20 +5092,11 @@ func (x *DeleteSessionRequest) Validate() error {
 func (x *DeleteSessionRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "_meta")
 	}
 }
 
@@ -6611,20 +5123,11 @@ func (x *ForkSessionRequest) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "cwd", "additionalDirectories", "mcpServers", "systemPrompt", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "cwd", "additionalDirectories", "mcpServers", "systemPrompt", "_meta")
 	}
 }
 
@@ -6637,20 +5140,11 @@ func (x *ArchiveSessionRequest) Validate() error {
 func (x *ArchiveSessionRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "_meta")
 	}
 }
 
@@ -6663,20 +5157,11 @@ func (x *UnarchiveSessionRequest) Validate() error {
 func (x *UnarchiveSessionRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "_meta")
 	}
 }
 
@@ -6689,20 +5174,11 @@ func (x *SessionStatusRequest) Validate() error {
 func (x *SessionStatusRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "_meta")
 	}
 }
 
@@ -6715,20 +5191,11 @@ func (x *SetSessionTitleRequest) Validate() error {
 func (x *SetSessionTitleRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "title", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "title", "_meta")
 	}
 }
 
@@ -6760,20 +5227,11 @@ func (x *ResumeSessionRequest) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "cwd", "additionalDirectories", "mcpServers", "replayFrom", "systemPrompt", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "cwd", "additionalDirectories", "mcpServers", "replayFrom", "systemPrompt", "_meta")
 	}
 }
 
@@ -6809,11 +5267,8 @@ func (x *ReplayFromOther) Validate() error {
 	return v.Err()
 }
 func (x *ReplayFromOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "type":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "type")
 	}
 }
 
@@ -6826,20 +5281,11 @@ func (x *ReplayFromStart) Validate() error {
 func (x *ReplayFromStart) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -6852,20 +5298,11 @@ func (x *CloseSessionRequest) Validate() error {
 func (x *CloseSessionRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "_meta")
 	}
 }
 
@@ -6878,20 +5315,11 @@ func (x *CancelToolCallRequest) Validate() error {
 func (x *CancelToolCallRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "toolCallId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "toolCallId", "_meta")
 	}
 }
 
@@ -6904,20 +5332,11 @@ func (x *CancelTerminalRequest) Validate() error {
 func (x *CancelTerminalRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "terminalId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "terminalId", "_meta")
 	}
 }
 
@@ -6930,20 +5349,11 @@ func (x *SetSessionConfigOptionRequest) Validate() error {
 func (x *SetSessionConfigOptionRequest) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "configId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "configId", "_meta")
 	}
 	x.Type.validate(v)
 }
@@ -6978,11 +5388,8 @@ func (x *SetSessionConfigOptionRequestTypeID) Validate() error {
 	return v.Err()
 }
 func (x *SetSessionConfigOptionRequestTypeID) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "value":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "value")
 	}
 }
 
@@ -6993,11 +5400,8 @@ func (x *SetSessionConfigOptionRequestTypeBoolean) Validate() error {
 	return v.Err()
 }
 func (x *SetSessionConfigOptionRequestTypeBoolean) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "value":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "value")
 	}
 }
 
@@ -7013,11 +5417,8 @@ func (x *SetSessionConfigOptionRequestTypeOther) validate(v *wire.Validator) {
 		v.Add("is not valid JSON")
 	}
 	v.Pop()
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "type", "value":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "type", "value")
 	}
 }
 
@@ -7040,20 +5441,11 @@ func (x *PromptRequest) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "prompt", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "prompt", "_meta")
 	}
 }
 
@@ -7093,11 +5485,8 @@ func (x *ClientResponseResult) validate(v *wire.Validator) {
 		v.Add("is not valid JSON")
 	}
 	v.Pop()
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "id", "result":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "id", "result")
 	}
 }
 
@@ -7114,11 +5503,8 @@ func (x *ClientResponseError) validate(v *wire.Validator) {
 	v.Push("error")
 	x.Error.validate(v)
 	v.Pop()
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "id", "error":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "id", "error")
 	}
 }
 
@@ -7156,20 +5542,11 @@ func (x *RequestPermissionResponse) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "outcome", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "outcome", "_meta")
 	}
 }
 
@@ -7209,11 +5586,8 @@ func (x *RequestPermissionOutcomeOther) Validate() error {
 	return v.Err()
 }
 func (x *RequestPermissionOutcomeOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "outcome":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "outcome")
 	}
 }
 
@@ -7226,20 +5600,11 @@ func (x *CancelledPermissionOutcome) Validate() error {
 func (x *CancelledPermissionOutcome) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 }
 
@@ -7252,20 +5617,11 @@ func (x *SelectedPermissionOutcome) Validate() error {
 func (x *SelectedPermissionOutcome) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "optionId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "optionId", "_meta")
 	}
 }
 
@@ -7278,20 +5634,11 @@ func (x *CreateElicitationResponse) Validate() error {
 func (x *CreateElicitationResponse) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "_meta")
 	}
 	x.Action.validate(v)
 }
@@ -7346,11 +5693,8 @@ func (x *CreateElicitationResponseActionOther) Validate() error {
 	return v.Err()
 }
 func (x *CreateElicitationResponseActionOther) validate(v *wire.Validator) {
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "action":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "action")
 	}
 }
 
@@ -7407,11 +5751,8 @@ func (x *ElicitationAcceptAction) validate(v *wire.Validator) {
 		}
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "content":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "content")
 	}
 }
 
@@ -7450,20 +5791,11 @@ func (x *MessageMCPResponseResult) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "result", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "result", "_meta")
 	}
 }
 
@@ -7479,20 +5811,11 @@ func (x *MessageMCPResponseError) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "error", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "error", "_meta")
 	}
 }
 
@@ -7510,11 +5833,8 @@ func (x *MCPError) validate(v *wire.Validator) {
 		}
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "code", "message", "data":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "code", "message", "data")
 	}
 }
 
@@ -7532,11 +5852,8 @@ func (x *ClientNotification) validate(v *wire.Validator) {
 		}
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "method", "params":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "method", "params")
 	}
 }
 
@@ -7549,20 +5866,11 @@ func (x *CancelSessionNotification) Validate() error {
 func (x *CancelSessionNotification) validate(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "sessionId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "_meta")
 	}
 }
 
@@ -7575,31 +5883,16 @@ func (x *MessageMCPNotification) Validate() error {
 func (x *MessageMCPNotification) validate(v *wire.Validator) {
 	if x.Params != nil {
 		v.Push("params")
-		for k, val := range x.Params {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Params)
 		v.Pop()
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "serverId", "requestId", "method", "params", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "serverId", "requestId", "method", "params", "_meta")
 	}
 }
 
@@ -7615,20 +5908,11 @@ func (x *CancelRequestNotification) validate(v *wire.Validator) {
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "requestId", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "requestId", "_meta")
 	}
 }
 
@@ -7665,11 +5949,8 @@ func (x *ProxyRequest) validate(v *wire.Validator) {
 		}
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "id", "method", "params":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "id", "method", "params")
 	}
 }
 
@@ -7689,20 +5970,11 @@ func (x *ProxySuccessorRequest) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "method", "params", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "method", "params", "_meta")
 	}
 }
 
@@ -7742,11 +6014,8 @@ func (x *ProxyResponseResult) validate(v *wire.Validator) {
 		v.Add("is not valid JSON")
 	}
 	v.Pop()
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "id", "result":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "id", "result")
 	}
 }
 
@@ -7763,11 +6032,8 @@ func (x *ProxyResponseError) validate(v *wire.Validator) {
 	v.Push("error")
 	x.Error.validate(v)
 	v.Pop()
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "id", "error":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "id", "error")
 	}
 }
 
@@ -7817,11 +6083,8 @@ func (x *ProxyNotification) validate(v *wire.Validator) {
 		x.Params.validate(v)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "method", "params":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "method", "params")
 	}
 }
 
@@ -7858,19 +6121,10 @@ func (x *ProxySuccessorNotification) validate(v *wire.Validator) {
 	}
 	if x.Meta != nil {
 		v.Push("_meta")
-		for k, val := range x.Meta {
-			v.Push(k)
-			if len(val) > 0 && !wire.Valid(val) {
-				v.Add("is not valid JSON")
-			}
-			v.Pop()
-		}
+		v.RawValues(x.Meta)
 		v.Pop()
 	}
-	for _, u := range x.Unknown {
-		switch u.Name {
-		case "method", "params", "_meta":
-			v.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
-		}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "method", "params", "_meta")
 	}
 }
