@@ -2,6 +2,8 @@ package generator_test
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -44,5 +46,36 @@ func TestLoadChannelModelNamesTheChannel(t *testing.T) {
 	}
 	if ld.Model.Channel != "unstable" {
 		t.Errorf("model channel %q, want unstable", ld.Model.Channel)
+	}
+}
+
+// A schema whose prompt result no longer has stopReason (as if upstream
+// renamed it) leaves the cancel conversion with nothing to act on: an error
+// with StrictGates naming the channel and the fact, a report line without.
+func TestLifecycleGaps(t *testing.T) {
+	base, err := os.ReadFile("../golden/testdata/base.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	renamed := strings.ReplaceAll(string(base), `"stopReason"`, `"stopCause"`)
+	if err := os.WriteFile(filepath.Join(dir, "base.json"), []byte(renamed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const gap = "unstable: session/prompt's result has no required stopReason"
+	cfg := generator.Config{Root: t.TempDir(), SchemaDir: dir, StrictGates: true, Channels: []generator.Channel{{
+		Name: "unstable", SchemaFile: "base.json", OutDir: "gen", Package: "acp", ImportPath: generator.Module + "/gen",
+	}}}
+	files, err := generator.Generate(cfg)
+	if err == nil || err.Error() != "ACP lifecycle facts (generator/ir/protocol.go) that match nothing:\n  "+gap || files != nil {
+		t.Fatalf("strict: got %d files, error %v; want the gap %q", len(files), err, gap)
+	}
+	var report bytes.Buffer
+	cfg.StrictGates, cfg.Report = false, &report
+	if files, err = generator.Generate(cfg); err != nil || len(files) == 0 {
+		t.Fatalf("lenient: got %d files, error %v", len(files), err)
+	}
+	if !strings.Contains(report.String(), "lifecycle not handled: "+gap+"\n") {
+		t.Errorf("lenient report lacks %q:\n%s", gap, report.String())
 	}
 }
