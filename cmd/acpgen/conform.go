@@ -15,7 +15,7 @@ func conformCommand() *cli.Command {
 		Usage: "check an ACP peer against the schema over stdio",
 		Subcommands: []*cli.Command{{
 			Name:      "agent",
-			Usage:     "start an agent and check it: initialize, every advertised method with valid and invalid params, unknown methods, malformed frames, cancellation, every frame it writes, exit on EOF",
+			Usage:     "start an agent and check it: initialize, every advertised method with valid and invalid params, unknown methods, malformed frames, cancellation, the overlays' RFD rules, every frame it writes, exit on EOF",
 			ArgsUsage: "-- CMD [ARGS]",
 			Description: "The schema is the configured one (acpgen.json, else the release this acpgen was tested with), read at run time.\n" +
 				"Exit status 3 when a MUST case fails.",
