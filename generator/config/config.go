@@ -534,15 +534,32 @@ func (r *Resolved) Prepare(ctx context.Context, stderr io.Writer) error {
 	return nil
 }
 
-// pinsChannels reports a channel whose schema file the lock does not pin: a
-// lock written before acpgen took the v2 files pins only the v1 ones.
+// pinsChannels reports a channel whose schema file the lock does not pin.
+// The release may not ship it: a lock pins what the release's tarball holds,
+// and one that pins a channel's unstable file but not its stable one comes
+// from a release that ships only the unstable one (v1 before 2.0.0; the v2
+// draft from 1.3.0 to 1.9.0). Otherwise the lock may predate acpgen taking
+// the file (the v2 files), and a pull pins it.
 func (r *Resolved) pinsChannels(l *source.Lock) error {
 	for _, ch := range r.Config.Channels {
-		if _, ok := l.Files[ch.SchemaFile]; !ok {
-			return fmt.Errorf("%s pins no %s (channel %s): run `acpgen schema pull` to pin every schema file of %s@%s", r.LockPath(), ch.SchemaFile, ch.Name, l.Package, l.Version)
+		if _, ok := l.Files[ch.SchemaFile]; ok {
+			continue
 		}
+		what := fmt.Sprintf("%s pins no %s (channel %s)", r.LockPath(), ch.SchemaFile, ch.Name)
+		if unstable, ok := unstableOf[ch.SchemaFile]; ok {
+			if _, has := l.Files[unstable.file]; has {
+				return fmt.Errorf("%s: %s@%s ships only the %s schema; configure the channel %q instead", what, l.Package, l.Version, unstable.what, unstable.channel)
+			}
+		}
+		return fmt.Errorf("%s: run `acpgen schema pull` to pin every schema file of %s@%s (releases before 1.3.0 ship no v2 schema)", what, l.Package, l.Version)
 	}
 	return nil
+}
+
+// unstableOf pairs each stable schema file with its channel's unstable one.
+var unstableOf = map[string]struct{ file, channel, what string }{
+	source.StableFile:   {source.UnstableFile, "unstable", "v1 unstable"},
+	source.V2StableFile: {source.V2UnstableFile, "v2-unstable", "v2 unstable"},
 }
 
 // prepareFolder checks a --schema-dir folder without writing to it.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/acpgen/acpgen/generator"
+	"github.com/acpgen/acpgen/generator/source"
 )
 
 // TestRepoConfig: the repository's acpgen.json generates the v1 channels (with
@@ -160,5 +161,34 @@ func TestSetVersion(t *testing.T) {
 	}
 	if changed, err := SetVersion(p, "2.4.0"); err != nil || changed {
 		t.Fatal("setting the same version changed the file", err)
+	}
+}
+
+// A channel whose file the lock lacks: when the lock pins the channel's
+// unstable file, the release ships only that one; otherwise a pull may pin it.
+func TestPinsChannels(t *testing.T) {
+	old := &source.Lock{Package: "@agentclientprotocol/sdk", Version: "1.5.0", Files: map[string]string{
+		source.UnstableFile: "sha256:a", source.V2UnstableFile: "sha256:b"}}
+	for _, c := range []struct {
+		channel string
+		lock    *source.Lock
+		want    string
+	}{
+		{"unstable", old, ""},
+		{"v2-unstable", old, ""},
+		{"stable", old, `lock.json pins no schema.json (channel stable): @agentclientprotocol/sdk@1.5.0 ships only the v1 unstable schema; configure the channel "unstable" instead`},
+		{"v2", old, `lock.json pins no schema.v2.json (channel v2): @agentclientprotocol/sdk@1.5.0 ships only the v2 unstable schema; configure the channel "v2-unstable" instead`},
+		{"v2", &source.Lock{Package: "p", Version: "1.0.0", Files: map[string]string{source.UnstableFile: "sha256:a"}},
+			"lock.json pins no schema.v2.json (channel v2): run `acpgen schema pull` to pin every schema file of p@1.0.0 (releases before 1.3.0 ship no v2 schema)"},
+	} {
+		ch, _ := DefaultChannel(c.channel)
+		r := &Resolved{LockDir: "schema", Config: generator.Config{Channels: []generator.Channel{ch}}}
+		err := r.pinsChannels(c.lock)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.channel, err)
+		case c.want != "" && (err == nil || !strings.HasSuffix(err.Error(), c.want)):
+			t.Errorf("%s: %v, want ...%s", c.channel, err, c.want)
+		}
 	}
 }
