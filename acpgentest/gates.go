@@ -12,6 +12,7 @@ import (
 type Capability struct {
 	Path     string // dotted, e.g. "agentCapabilities.promptCapabilities.image"
 	Bool     bool   // granted by true (else by an empty object)
+	List     []byte // granted by this one-item list (JSON), when the capability is a list
 	InResult bool   // in initialize's result (the agent's), else its params (the client's)
 }
 
@@ -72,7 +73,9 @@ func negotiate(base Negotiation, caps []Capability, except string) Negotiation {
 			m = next
 		}
 		leaf := parts[len(parts)-1]
-		if c.Bool {
+		if c.List != nil {
+			m[leaf] = json.RawMessage(c.List)
+		} else if c.Bool {
 			m[leaf] = true
 		} else if _, ok := m[leaf]; !ok {
 			m[leaf] = map[string]any{}

@@ -129,8 +129,13 @@ func (r *clientRun) initResult(all bool) (json.RawMessage, error) {
 				obj = next
 			}
 			var leaf any = map[string]any{}
-			if g.Cap.Bool {
+			switch last := g.Cap.Fields[len(g.Cap.Fields)-1]; {
+			case g.Cap.Bool:
 				leaf = true
+			case g.Cap.List && last.Ref.Elem != nil && last.Ref.Elem.Type != nil:
+				var item any
+				_ = json.Unmarshal(r.p.example(last.Ref.Elem.Type.Def), &item)
+				leaf = []any{item}
 			}
 			obj[toks[len(toks)-1]] = leaf
 		}

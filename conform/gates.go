@@ -164,7 +164,8 @@ func hit(gate *ir.Gate, v any) bool {
 }
 
 // capGranted reports whether the dotted capability (its first token is the
-// initialize params member) is true or a present object in params.
+// initialize message's member) is true, a present object or a non-empty list
+// in the message.
 func capGranted(params json.RawMessage, dotted string) bool {
 	var v any
 	if json.Unmarshal(params, &v) != nil {
@@ -184,6 +185,8 @@ func capGranted(params json.RawMessage, dotted string) bool {
 		return x
 	case map[string]any:
 		return true
+	case []any:
+		return len(x) > 0
 	}
 	return false
 }

@@ -136,10 +136,11 @@ func (r *agentRun) methods(c *proc) {
 }
 
 // advertisedIn names the initialize result member that offers a method
-// without a capability: authentication applies to the authMethods the agent
-// lists (v1 authenticate; v2 auth/login and auth/logout), so an agent that
-// lists none need not implement it.
-var advertisedIn = map[string]string{"authenticate": "authMethods", "auth/login": "authMethods", "auth/logout": "authMethods"}
+// without a capability. v1's authenticate takes the id of one of the
+// authMethods the agent lists, so the checker does not probe it on an agent
+// that lists none; v1 states no rule, so this is the checker's choice, not a
+// gate (v2 states it: auth/login and auth/logout are gate rows on authMethods).
+var advertisedIn = map[string]string{"authenticate": "authMethods"}
 
 // listed reports whether the initialize result has a non-empty list member.
 func listed(result json.RawMessage, member string) bool {

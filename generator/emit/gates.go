@@ -1,6 +1,7 @@
 package emit
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/dave/jennifer/jen"
@@ -108,6 +109,8 @@ func (e *emitter) capBody(c *ir.CapabilityPath) []jen.Code {
 				out = append(out, jen.Return(jen.Id(cur).Dot(fl.Name).Op("!=").Nil().Op("&&").Op("*").Id(cur).Dot(fl.Name)))
 			case c.Bool:
 				out = append(out, jen.Return(jen.Id(cur).Dot(fl.Name)))
+			case c.List:
+				out = append(out, jen.Return(jen.Len(jen.Id(cur).Dot(fl.Name)).Op(">").Lit(0)))
 			case fieldPtr(fl):
 				out = append(out, jen.Return(jen.Id(cur).Dot(fl.Name).Op("!=").Nil()))
 			default:
@@ -297,7 +300,13 @@ func (e *emitter) gatesTest(f *jen.File) {
 	caps, _ := e.capFuncs()
 	var capRows []jen.Code
 	for _, c := range caps {
-		capRows = append(capRows, jen.Values(jen.Dict{jen.Id("Path"): jen.Lit(c.Dotted), jen.Id("Bool"): jen.Lit(c.Bool), jen.Id("InResult"): jen.Lit(c.InResult)}))
+		row := jen.Dict{jen.Id("Path"): jen.Lit(c.Dotted), jen.Id("Bool"): jen.Lit(c.Bool), jen.Id("InResult"): jen.Lit(c.InResult)}
+		if c.List {
+			last := c.Fields[len(c.Fields)-1]
+			item, _ := json.Marshal([]any{minimalValue(last.Ref.Elem, 0)})
+			row[jen.Id("List")] = jen.Index().Byte().Parens(jen.Lit(string(item)))
+		}
+		capRows = append(capRows, jen.Values(row))
 	}
 	var cases []jen.Code
 	for _, g := range e.o.Gates {

@@ -56,8 +56,9 @@ type CapabilityPath struct {
 	// advertisement), else in its params (the client's).
 	InResult bool
 	Fields   []*Field
-	// Bool leaves are granted by true; object leaves by being present.
-	Bool bool
+	// Bool leaves are granted by true; List leaves (arrays) by holding an
+	// item; object leaves by being present.
+	Bool, List bool
 }
 
 // method returns the request (preferred) or notification with the wire name.
@@ -324,9 +325,11 @@ func (m *Model) capability(dotted string, byAgent bool) (*CapabilityPath, error)
 	switch {
 	case last.Ref.Kind == Bool:
 		c.Bool = true
+	case last.Ref.Kind == Array:
+		c.List = true
 	case named(last.Ref) != nil && named(last.Ref).Kind == Struct:
 	default:
-		return nil, fmt.Errorf("capability %q is neither a boolean nor an object", dotted)
+		return nil, fmt.Errorf("capability %q is neither a boolean, a list nor an object", dotted)
 	}
 	return c, nil
 }

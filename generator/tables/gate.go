@@ -21,7 +21,8 @@ type Gate struct {
 	Variant string `json:"variant,omitempty"`
 	// Capability is the dotted path of the capability in the other side's
 	// initialize message, e.g. "agentCapabilities.sessionCapabilities.additionalDirectories".
-	// It is granted by true, or by the presence of a non-null object.
+	// It is granted by true, by the presence of a non-null object, or (a list
+	// such as authMethods) by a non-empty list.
 	Capability string `json:"capability"`
 	// Require inverts the rule: when the capability is advertised, the member
 	// at Path must be present (e.g. every SessionInfo carries

@@ -84,7 +84,8 @@ var Gates = func() []Gate {
 // Both initialize messages carry a "capabilities" member; which one grants a
 // row follows from the method's direction (see ir's gate resolution).
 // Capabilities are objects, granted by being present: capabilities.session
-// itself grants the baseline session methods.
+// itself grants the baseline session methods. authMethods, a list, grants
+// auth/login and auth/logout by not being empty.
 var GatesV2 = func() []Gate {
 	const caps, session = "capabilities.", "capabilities.session."
 	g := []Gate{
@@ -101,6 +102,8 @@ var GatesV2 = func() []Gate {
 		{Method: "session/unarchive", Capability: session + "archive"},
 		{Method: "session/status", Capability: session + "status"},
 		{Method: "session/set_title", Capability: session + "title"},
+		{Method: "auth/login", Capability: "authMethods"},
+		{Method: "auth/logout", Capability: "authMethods"},
 		{Method: "auth/status", Capability: caps + "auth.status"},
 		{Method: "providers/list", Capability: caps + "providers"},
 		{Method: "providers/set", Capability: caps + "providers"},

@@ -24,24 +24,26 @@ func (n *Negotiated) Allows(capability string) bool {
 		return n.cap0()
 	case "capabilities.session.delete":
 		return n.cap1()
-	case "capabilities.elicitation.form":
+	case "authMethods":
 		return n.cap2()
-	case "capabilities.elicitation.url":
+	case "capabilities.elicitation.form":
 		return n.cap3()
-	case "capabilities.session.prompt.image":
+	case "capabilities.elicitation.url":
 		return n.cap4()
-	case "capabilities.session.prompt.audio":
+	case "capabilities.session.prompt.image":
 		return n.cap5()
-	case "capabilities.session.prompt.embeddedContext":
+	case "capabilities.session.prompt.audio":
 		return n.cap6()
-	case "capabilities.auth.terminal":
+	case "capabilities.session.prompt.embeddedContext":
 		return n.cap7()
-	case "capabilities.session.additionalDirectories":
+	case "capabilities.auth.terminal":
 		return n.cap8()
-	case "capabilities.session.mcp.stdio":
+	case "capabilities.session.additionalDirectories":
 		return n.cap9()
-	case "capabilities.session.mcp.http":
+	case "capabilities.session.mcp.stdio":
 		return n.cap10()
+	case "capabilities.session.mcp.http":
+		return n.cap11()
 	}
 	return false
 }
@@ -72,19 +74,11 @@ func (n *Negotiated) cap1() bool {
 	return x2.Delete != nil
 }
 func (n *Negotiated) cap2() bool {
-	if n == nil || n.Request == nil {
+	if n == nil || n.Response == nil {
 		return false
 	}
-	x0 := n.Request
-	x1 := x0.Capabilities
-	if x1 == nil {
-		return false
-	}
-	x2 := x1.Elicitation
-	if x2 == nil {
-		return false
-	}
-	return x2.Form != nil
+	x0 := n.Response
+	return len(x0.AuthMethods) > 0
 }
 func (n *Negotiated) cap3() bool {
 	if n == nil || n.Request == nil {
@@ -99,26 +93,22 @@ func (n *Negotiated) cap3() bool {
 	if x2 == nil {
 		return false
 	}
-	return x2.URL != nil
+	return x2.Form != nil
 }
 func (n *Negotiated) cap4() bool {
-	if n == nil || n.Response == nil {
+	if n == nil || n.Request == nil {
 		return false
 	}
-	x0 := n.Response
+	x0 := n.Request
 	x1 := x0.Capabilities
 	if x1 == nil {
 		return false
 	}
-	x2 := x1.Session
+	x2 := x1.Elicitation
 	if x2 == nil {
 		return false
 	}
-	x3 := x2.Prompt
-	if x3 == nil {
-		return false
-	}
-	return x3.Image != nil
+	return x2.URL != nil
 }
 func (n *Negotiated) cap5() bool {
 	if n == nil || n.Response == nil {
@@ -137,7 +127,7 @@ func (n *Negotiated) cap5() bool {
 	if x3 == nil {
 		return false
 	}
-	return x3.Audio != nil
+	return x3.Image != nil
 }
 func (n *Negotiated) cap6() bool {
 	if n == nil || n.Response == nil {
@@ -156,9 +146,28 @@ func (n *Negotiated) cap6() bool {
 	if x3 == nil {
 		return false
 	}
-	return x3.EmbeddedContext != nil
+	return x3.Audio != nil
 }
 func (n *Negotiated) cap7() bool {
+	if n == nil || n.Response == nil {
+		return false
+	}
+	x0 := n.Response
+	x1 := x0.Capabilities
+	if x1 == nil {
+		return false
+	}
+	x2 := x1.Session
+	if x2 == nil {
+		return false
+	}
+	x3 := x2.Prompt
+	if x3 == nil {
+		return false
+	}
+	return x3.EmbeddedContext != nil
+}
+func (n *Negotiated) cap8() bool {
 	if n == nil || n.Request == nil {
 		return false
 	}
@@ -173,7 +182,7 @@ func (n *Negotiated) cap7() bool {
 	}
 	return x2.Terminal != nil
 }
-func (n *Negotiated) cap8() bool {
+func (n *Negotiated) cap9() bool {
 	if n == nil || n.Response == nil {
 		return false
 	}
@@ -188,7 +197,7 @@ func (n *Negotiated) cap8() bool {
 	}
 	return x2.AdditionalDirectories != nil
 }
-func (n *Negotiated) cap9() bool {
+func (n *Negotiated) cap10() bool {
 	if n == nil || n.Response == nil {
 		return false
 	}
@@ -207,7 +216,7 @@ func (n *Negotiated) cap9() bool {
 	}
 	return x3.Stdio != nil
 }
-func (n *Negotiated) cap10() bool {
+func (n *Negotiated) cap11() bool {
 	if n == nil || n.Response == nil {
 		return false
 	}
@@ -244,6 +253,10 @@ func MethodCapability(method string) (string, bool) {
 		return "capabilities.session", true
 	case "session/delete":
 		return "capabilities.session.delete", true
+	case "auth/login":
+		return "authMethods", true
+	case "auth/logout":
+		return "authMethods", true
 	}
 	return "", false
 }
@@ -275,7 +288,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 			})
 		}
 		if p.AdditionalDirectories != nil {
-			if !n.cap8() {
+			if !n.cap9() {
 				out = append(out, wire.GateViolation{
 					Capability: "capabilities.session.additionalDirectories",
 					Method:     method,
@@ -286,7 +299,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 		}
 		if p.MCPServers != nil {
 			for i1 := range p.MCPServers {
-				if p.MCPServers[i1].Stdio != nil && !n.cap9() {
+				if p.MCPServers[i1].Stdio != nil && !n.cap10() {
 					out = append(out, wire.GateViolation{
 						Capability: "capabilities.session.mcp.stdio",
 						Method:     method,
@@ -298,7 +311,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 		}
 		if p.MCPServers != nil {
 			for i1 := range p.MCPServers {
-				if p.MCPServers[i1].HTTP != nil && !n.cap10() {
+				if p.MCPServers[i1].HTTP != nil && !n.cap11() {
 					out = append(out, wire.GateViolation{
 						Capability: "capabilities.session.mcp.http",
 						Method:     method,
@@ -335,7 +348,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 			})
 		}
 		if p.AdditionalDirectories != nil {
-			if !n.cap8() {
+			if !n.cap9() {
 				out = append(out, wire.GateViolation{
 					Capability: "capabilities.session.additionalDirectories",
 					Method:     method,
@@ -346,7 +359,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 		}
 		if p.MCPServers != nil {
 			for i1 := range p.MCPServers {
-				if p.MCPServers[i1].Stdio != nil && !n.cap9() {
+				if p.MCPServers[i1].Stdio != nil && !n.cap10() {
 					out = append(out, wire.GateViolation{
 						Capability: "capabilities.session.mcp.stdio",
 						Method:     method,
@@ -358,7 +371,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 		}
 		if p.MCPServers != nil {
 			for i1 := range p.MCPServers {
-				if p.MCPServers[i1].HTTP != nil && !n.cap10() {
+				if p.MCPServers[i1].HTTP != nil && !n.cap11() {
 					out = append(out, wire.GateViolation{
 						Capability: "capabilities.session.mcp.http",
 						Method:     method,
@@ -395,7 +408,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 			})
 		}
 		for i1 := range p.Prompt {
-			if p.Prompt[i1].Image != nil && !n.cap4() {
+			if p.Prompt[i1].Image != nil && !n.cap5() {
 				out = append(out, wire.GateViolation{
 					Capability: "capabilities.session.prompt.image",
 					Method:     method,
@@ -405,7 +418,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 			}
 		}
 		for i1 := range p.Prompt {
-			if p.Prompt[i1].Audio != nil && !n.cap5() {
+			if p.Prompt[i1].Audio != nil && !n.cap6() {
 				out = append(out, wire.GateViolation{
 					Capability: "capabilities.session.prompt.audio",
 					Method:     method,
@@ -415,7 +428,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 			}
 		}
 		for i1 := range p.Prompt {
-			if p.Prompt[i1].Resource != nil && !n.cap6() {
+			if p.Prompt[i1].Resource != nil && !n.cap7() {
 				out = append(out, wire.GateViolation{
 					Capability: "capabilities.session.prompt.embeddedContext",
 					Method:     method,
@@ -450,12 +463,38 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 				Variant:    "",
 			})
 		}
+	case "auth/login":
+		p, ok := v.(*LoginAuthRequest)
+		if !ok || p == nil {
+			return out
+		}
+		if !n.cap2() {
+			out = append(out, wire.GateViolation{
+				Capability: "authMethods",
+				Method:     method,
+				Pointer:    "",
+				Variant:    "",
+			})
+		}
+	case "auth/logout":
+		p, ok := v.(*LogoutAuthRequest)
+		if !ok || p == nil {
+			return out
+		}
+		if !n.cap2() {
+			out = append(out, wire.GateViolation{
+				Capability: "authMethods",
+				Method:     method,
+				Pointer:    "",
+				Variant:    "",
+			})
+		}
 	case "elicitation/create":
 		p, ok := v.(*CreateElicitationRequest)
 		if !ok || p == nil {
 			return out
 		}
-		if p.Mode.Form != nil && !n.cap2() {
+		if p.Mode.Form != nil && !n.cap3() {
 			out = append(out, wire.GateViolation{
 				Capability: "capabilities.elicitation.form",
 				Method:     method,
@@ -463,7 +502,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 				Variant:    "form",
 			})
 		}
-		if p.Mode.URL != nil && !n.cap3() {
+		if p.Mode.URL != nil && !n.cap4() {
 			out = append(out, wire.GateViolation{
 				Capability: "capabilities.elicitation.url",
 				Method:     method,
@@ -486,7 +525,7 @@ func (n *Negotiated) CheckResult(method string, v any) (out []wire.GateViolation
 		}
 		if p.AuthMethods != nil {
 			for i1 := range p.AuthMethods {
-				if p.AuthMethods[i1].Terminal != nil && !n.cap7() {
+				if p.AuthMethods[i1].Terminal != nil && !n.cap8() {
 					out = append(out, wire.GateViolation{
 						Capability: "capabilities.auth.terminal",
 						Method:     method,

@@ -35,6 +35,11 @@ func TestGates(t *testing.T) {
 			Path:     "capabilities.session.delete",
 		}, {
 			Bool:     false,
+			InResult: true,
+			List:     []byte("[{\"methodId\":\"\",\"name\":\"\",\"type\":\"terminal\"}]"),
+			Path:     "authMethods",
+		}, {
+			Bool:     false,
 			InResult: false,
 			Path:     "capabilities.elicitation.form",
 		}, {
@@ -222,6 +227,50 @@ func TestGates(t *testing.T) {
 			},
 			Gate:    "session/delete params -> capabilities.session.delete (table)",
 			Method:  "session/delete",
+			Pointer: "",
+			Require: false,
+		}, {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
+				n, err := negotiated(ng)
+				if err != nil {
+					return false, "", err
+				}
+				ok, need := n.AllowsMethod(method)
+				return ok, need, nil
+			},
+			Capability: "authMethods",
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
+				n, err := negotiated(ng)
+				if err != nil {
+					return nil, err
+				}
+				v := LoginAuthRequest{}
+				return n.CheckParams("auth/login", &v), nil
+			},
+			Gate:    "auth/login params -> authMethods (table)",
+			Method:  "auth/login",
+			Pointer: "",
+			Require: false,
+		}, {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
+				n, err := negotiated(ng)
+				if err != nil {
+					return false, "", err
+				}
+				ok, need := n.AllowsMethod(method)
+				return ok, need, nil
+			},
+			Capability: "authMethods",
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
+				n, err := negotiated(ng)
+				if err != nil {
+					return nil, err
+				}
+				v := LogoutAuthRequest{}
+				return n.CheckParams("auth/logout", &v), nil
+			},
+			Gate:    "auth/logout params -> authMethods (table)",
+			Method:  "auth/logout",
 			Pointer: "",
 			Require: false,
 		}, {

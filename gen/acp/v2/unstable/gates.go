@@ -32,34 +32,36 @@ func (n *Negotiated) Allows(capability string) bool {
 		return n.cap4()
 	case "capabilities.session.title":
 		return n.cap5()
-	case "capabilities.auth.status":
+	case "authMethods":
 		return n.cap6()
-	case "capabilities.providers":
+	case "capabilities.auth.status":
 		return n.cap7()
-	case "capabilities.elicitation.form":
+	case "capabilities.providers":
 		return n.cap8()
-	case "capabilities.elicitation.url":
+	case "capabilities.elicitation.form":
 		return n.cap9()
-	case "capabilities.session.prompt.image":
+	case "capabilities.elicitation.url":
 		return n.cap10()
-	case "capabilities.session.prompt.audio":
+	case "capabilities.session.prompt.image":
 		return n.cap11()
-	case "capabilities.session.prompt.embeddedContext":
+	case "capabilities.session.prompt.audio":
 		return n.cap12()
-	case "capabilities.auth.terminal":
+	case "capabilities.session.prompt.embeddedContext":
 		return n.cap13()
-	case "capabilities.session.additionalDirectories":
+	case "capabilities.auth.terminal":
 		return n.cap14()
-	case "capabilities.session.systemPrompt":
+	case "capabilities.session.additionalDirectories":
 		return n.cap15()
-	case "capabilities.session.systemPrompt.mode.override":
+	case "capabilities.session.systemPrompt":
 		return n.cap16()
-	case "capabilities.session.mcp.stdio":
+	case "capabilities.session.systemPrompt.mode.override":
 		return n.cap17()
-	case "capabilities.session.mcp.http":
+	case "capabilities.session.mcp.stdio":
 		return n.cap18()
-	case "capabilities.session.mcp.acp":
+	case "capabilities.session.mcp.http":
 		return n.cap19()
+	case "capabilities.session.mcp.acp":
+		return n.cap20()
 	}
 	return false
 }
@@ -154,15 +156,7 @@ func (n *Negotiated) cap6() bool {
 		return false
 	}
 	x0 := n.Response
-	x1 := x0.Capabilities
-	if x1 == nil {
-		return false
-	}
-	x2 := x1.Auth
-	if x2 == nil {
-		return false
-	}
-	return x2.Status != nil
+	return len(x0.AuthMethods) > 0
 }
 func (n *Negotiated) cap7() bool {
 	if n == nil || n.Response == nil {
@@ -173,22 +167,22 @@ func (n *Negotiated) cap7() bool {
 	if x1 == nil {
 		return false
 	}
-	return x1.Providers != nil
-}
-func (n *Negotiated) cap8() bool {
-	if n == nil || n.Request == nil {
+	x2 := x1.Auth
+	if x2 == nil {
 		return false
 	}
-	x0 := n.Request
+	return x2.Status != nil
+}
+func (n *Negotiated) cap8() bool {
+	if n == nil || n.Response == nil {
+		return false
+	}
+	x0 := n.Response
 	x1 := x0.Capabilities
 	if x1 == nil {
 		return false
 	}
-	x2 := x1.Elicitation
-	if x2 == nil {
-		return false
-	}
-	return x2.Form != nil
+	return x1.Providers != nil
 }
 func (n *Negotiated) cap9() bool {
 	if n == nil || n.Request == nil {
@@ -203,26 +197,22 @@ func (n *Negotiated) cap9() bool {
 	if x2 == nil {
 		return false
 	}
-	return x2.URL != nil
+	return x2.Form != nil
 }
 func (n *Negotiated) cap10() bool {
-	if n == nil || n.Response == nil {
+	if n == nil || n.Request == nil {
 		return false
 	}
-	x0 := n.Response
+	x0 := n.Request
 	x1 := x0.Capabilities
 	if x1 == nil {
 		return false
 	}
-	x2 := x1.Session
+	x2 := x1.Elicitation
 	if x2 == nil {
 		return false
 	}
-	x3 := x2.Prompt
-	if x3 == nil {
-		return false
-	}
-	return x3.Image != nil
+	return x2.URL != nil
 }
 func (n *Negotiated) cap11() bool {
 	if n == nil || n.Response == nil {
@@ -241,7 +231,7 @@ func (n *Negotiated) cap11() bool {
 	if x3 == nil {
 		return false
 	}
-	return x3.Audio != nil
+	return x3.Image != nil
 }
 func (n *Negotiated) cap12() bool {
 	if n == nil || n.Response == nil {
@@ -260,9 +250,28 @@ func (n *Negotiated) cap12() bool {
 	if x3 == nil {
 		return false
 	}
-	return x3.EmbeddedContext != nil
+	return x3.Audio != nil
 }
 func (n *Negotiated) cap13() bool {
+	if n == nil || n.Response == nil {
+		return false
+	}
+	x0 := n.Response
+	x1 := x0.Capabilities
+	if x1 == nil {
+		return false
+	}
+	x2 := x1.Session
+	if x2 == nil {
+		return false
+	}
+	x3 := x2.Prompt
+	if x3 == nil {
+		return false
+	}
+	return x3.EmbeddedContext != nil
+}
+func (n *Negotiated) cap14() bool {
 	if n == nil || n.Request == nil {
 		return false
 	}
@@ -277,7 +286,7 @@ func (n *Negotiated) cap13() bool {
 	}
 	return x2.Terminal != nil
 }
-func (n *Negotiated) cap14() bool {
+func (n *Negotiated) cap15() bool {
 	if n == nil || n.Response == nil {
 		return false
 	}
@@ -292,7 +301,7 @@ func (n *Negotiated) cap14() bool {
 	}
 	return x2.AdditionalDirectories != nil
 }
-func (n *Negotiated) cap15() bool {
+func (n *Negotiated) cap16() bool {
 	if n == nil || n.Response == nil {
 		return false
 	}
@@ -307,7 +316,7 @@ func (n *Negotiated) cap15() bool {
 	}
 	return x2.SystemPrompt != nil
 }
-func (n *Negotiated) cap16() bool {
+func (n *Negotiated) cap17() bool {
 	if n == nil || n.Response == nil {
 		return false
 	}
@@ -330,7 +339,7 @@ func (n *Negotiated) cap16() bool {
 	}
 	return x4.Override != nil
 }
-func (n *Negotiated) cap17() bool {
+func (n *Negotiated) cap18() bool {
 	if n == nil || n.Response == nil {
 		return false
 	}
@@ -349,7 +358,7 @@ func (n *Negotiated) cap17() bool {
 	}
 	return x3.Stdio != nil
 }
-func (n *Negotiated) cap18() bool {
+func (n *Negotiated) cap19() bool {
 	if n == nil || n.Response == nil {
 		return false
 	}
@@ -368,7 +377,7 @@ func (n *Negotiated) cap18() bool {
 	}
 	return x3.HTTP != nil
 }
-func (n *Negotiated) cap19() bool {
+func (n *Negotiated) cap20() bool {
 	if n == nil || n.Response == nil {
 		return false
 	}
@@ -415,6 +424,10 @@ func MethodCapability(method string) (string, bool) {
 		return "capabilities.session.status", true
 	case "session/set_title":
 		return "capabilities.session.title", true
+	case "auth/login":
+		return "authMethods", true
+	case "auth/logout":
+		return "authMethods", true
 	case "auth/status":
 		return "capabilities.auth.status", true
 	case "providers/list":
@@ -454,7 +467,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 			})
 		}
 		if p.AdditionalDirectories != nil {
-			if !n.cap14() {
+			if !n.cap15() {
 				out = append(out, wire.GateViolation{
 					Capability: "capabilities.session.additionalDirectories",
 					Method:     method,
@@ -464,7 +477,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 			}
 		}
 		if p.SystemPrompt != nil {
-			if !n.cap15() {
+			if !n.cap16() {
 				out = append(out, wire.GateViolation{
 					Capability: "capabilities.session.systemPrompt",
 					Method:     method,
@@ -474,7 +487,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 			}
 		}
 		if p.SystemPrompt != nil {
-			if p.SystemPrompt.Mode == SystemPromptModeOverride && !n.cap16() {
+			if p.SystemPrompt.Mode == SystemPromptModeOverride && !n.cap17() {
 				out = append(out, wire.GateViolation{
 					Capability: "capabilities.session.systemPrompt.mode.override",
 					Method:     method,
@@ -485,7 +498,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 		}
 		if p.MCPServers != nil {
 			for i1 := range p.MCPServers {
-				if p.MCPServers[i1].Stdio != nil && !n.cap17() {
+				if p.MCPServers[i1].Stdio != nil && !n.cap18() {
 					out = append(out, wire.GateViolation{
 						Capability: "capabilities.session.mcp.stdio",
 						Method:     method,
@@ -497,7 +510,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 		}
 		if p.MCPServers != nil {
 			for i1 := range p.MCPServers {
-				if p.MCPServers[i1].HTTP != nil && !n.cap18() {
+				if p.MCPServers[i1].HTTP != nil && !n.cap19() {
 					out = append(out, wire.GateViolation{
 						Capability: "capabilities.session.mcp.http",
 						Method:     method,
@@ -509,7 +522,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 		}
 		if p.MCPServers != nil {
 			for i1 := range p.MCPServers {
-				if p.MCPServers[i1].ACP != nil && !n.cap19() {
+				if p.MCPServers[i1].ACP != nil && !n.cap20() {
 					out = append(out, wire.GateViolation{
 						Capability: "capabilities.session.mcp.acp",
 						Method:     method,
@@ -546,7 +559,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 			})
 		}
 		if p.AdditionalDirectories != nil {
-			if !n.cap14() {
+			if !n.cap15() {
 				out = append(out, wire.GateViolation{
 					Capability: "capabilities.session.additionalDirectories",
 					Method:     method,
@@ -556,7 +569,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 			}
 		}
 		if p.SystemPrompt != nil {
-			if !n.cap15() {
+			if !n.cap16() {
 				out = append(out, wire.GateViolation{
 					Capability: "capabilities.session.systemPrompt",
 					Method:     method,
@@ -566,7 +579,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 			}
 		}
 		if p.SystemPrompt != nil {
-			if p.SystemPrompt.Mode == SystemPromptModeOverride && !n.cap16() {
+			if p.SystemPrompt.Mode == SystemPromptModeOverride && !n.cap17() {
 				out = append(out, wire.GateViolation{
 					Capability: "capabilities.session.systemPrompt.mode.override",
 					Method:     method,
@@ -577,7 +590,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 		}
 		if p.MCPServers != nil {
 			for i1 := range p.MCPServers {
-				if p.MCPServers[i1].Stdio != nil && !n.cap17() {
+				if p.MCPServers[i1].Stdio != nil && !n.cap18() {
 					out = append(out, wire.GateViolation{
 						Capability: "capabilities.session.mcp.stdio",
 						Method:     method,
@@ -589,7 +602,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 		}
 		if p.MCPServers != nil {
 			for i1 := range p.MCPServers {
-				if p.MCPServers[i1].HTTP != nil && !n.cap18() {
+				if p.MCPServers[i1].HTTP != nil && !n.cap19() {
 					out = append(out, wire.GateViolation{
 						Capability: "capabilities.session.mcp.http",
 						Method:     method,
@@ -601,7 +614,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 		}
 		if p.MCPServers != nil {
 			for i1 := range p.MCPServers {
-				if p.MCPServers[i1].ACP != nil && !n.cap19() {
+				if p.MCPServers[i1].ACP != nil && !n.cap20() {
 					out = append(out, wire.GateViolation{
 						Capability: "capabilities.session.mcp.acp",
 						Method:     method,
@@ -638,7 +651,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 			})
 		}
 		for i1 := range p.Prompt {
-			if p.Prompt[i1].Image != nil && !n.cap10() {
+			if p.Prompt[i1].Image != nil && !n.cap11() {
 				out = append(out, wire.GateViolation{
 					Capability: "capabilities.session.prompt.image",
 					Method:     method,
@@ -648,7 +661,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 			}
 		}
 		for i1 := range p.Prompt {
-			if p.Prompt[i1].Audio != nil && !n.cap11() {
+			if p.Prompt[i1].Audio != nil && !n.cap12() {
 				out = append(out, wire.GateViolation{
 					Capability: "capabilities.session.prompt.audio",
 					Method:     method,
@@ -658,7 +671,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 			}
 		}
 		for i1 := range p.Prompt {
-			if p.Prompt[i1].Resource != nil && !n.cap12() {
+			if p.Prompt[i1].Resource != nil && !n.cap13() {
 				out = append(out, wire.GateViolation{
 					Capability: "capabilities.session.prompt.embeddedContext",
 					Method:     method,
@@ -707,7 +720,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 			})
 		}
 		if p.AdditionalDirectories != nil {
-			if !n.cap14() {
+			if !n.cap15() {
 				out = append(out, wire.GateViolation{
 					Capability: "capabilities.session.additionalDirectories",
 					Method:     method,
@@ -717,7 +730,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 			}
 		}
 		if p.SystemPrompt != nil {
-			if !n.cap15() {
+			if !n.cap16() {
 				out = append(out, wire.GateViolation{
 					Capability: "capabilities.session.systemPrompt",
 					Method:     method,
@@ -727,7 +740,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 			}
 		}
 		if p.SystemPrompt != nil {
-			if p.SystemPrompt.Mode == SystemPromptModeOverride && !n.cap16() {
+			if p.SystemPrompt.Mode == SystemPromptModeOverride && !n.cap17() {
 				out = append(out, wire.GateViolation{
 					Capability: "capabilities.session.systemPrompt.mode.override",
 					Method:     method,
@@ -738,7 +751,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 		}
 		if p.MCPServers != nil {
 			for i1 := range p.MCPServers {
-				if p.MCPServers[i1].Stdio != nil && !n.cap17() {
+				if p.MCPServers[i1].Stdio != nil && !n.cap18() {
 					out = append(out, wire.GateViolation{
 						Capability: "capabilities.session.mcp.stdio",
 						Method:     method,
@@ -750,7 +763,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 		}
 		if p.MCPServers != nil {
 			for i1 := range p.MCPServers {
-				if p.MCPServers[i1].HTTP != nil && !n.cap18() {
+				if p.MCPServers[i1].HTTP != nil && !n.cap19() {
 					out = append(out, wire.GateViolation{
 						Capability: "capabilities.session.mcp.http",
 						Method:     method,
@@ -762,7 +775,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 		}
 		if p.MCPServers != nil {
 			for i1 := range p.MCPServers {
-				if p.MCPServers[i1].ACP != nil && !n.cap19() {
+				if p.MCPServers[i1].ACP != nil && !n.cap20() {
 					out = append(out, wire.GateViolation{
 						Capability: "capabilities.session.mcp.acp",
 						Method:     method,
@@ -824,12 +837,38 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 				Variant:    "",
 			})
 		}
+	case "auth/login":
+		p, ok := v.(*LoginAuthRequest)
+		if !ok || p == nil {
+			return out
+		}
+		if !n.cap6() {
+			out = append(out, wire.GateViolation{
+				Capability: "authMethods",
+				Method:     method,
+				Pointer:    "",
+				Variant:    "",
+			})
+		}
+	case "auth/logout":
+		p, ok := v.(*LogoutAuthRequest)
+		if !ok || p == nil {
+			return out
+		}
+		if !n.cap6() {
+			out = append(out, wire.GateViolation{
+				Capability: "authMethods",
+				Method:     method,
+				Pointer:    "",
+				Variant:    "",
+			})
+		}
 	case "auth/status":
 		p, ok := v.(*AuthStatusRequest)
 		if !ok || p == nil {
 			return out
 		}
-		if !n.cap6() {
+		if !n.cap7() {
 			out = append(out, wire.GateViolation{
 				Capability: "capabilities.auth.status",
 				Method:     method,
@@ -842,7 +881,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 		if !ok || p == nil {
 			return out
 		}
-		if !n.cap7() {
+		if !n.cap8() {
 			out = append(out, wire.GateViolation{
 				Capability: "capabilities.providers",
 				Method:     method,
@@ -855,7 +894,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 		if !ok || p == nil {
 			return out
 		}
-		if !n.cap7() {
+		if !n.cap8() {
 			out = append(out, wire.GateViolation{
 				Capability: "capabilities.providers",
 				Method:     method,
@@ -868,7 +907,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 		if !ok || p == nil {
 			return out
 		}
-		if !n.cap7() {
+		if !n.cap8() {
 			out = append(out, wire.GateViolation{
 				Capability: "capabilities.providers",
 				Method:     method,
@@ -881,7 +920,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 		if !ok || p == nil {
 			return out
 		}
-		if p.Mode.Form != nil && !n.cap8() {
+		if p.Mode.Form != nil && !n.cap9() {
 			out = append(out, wire.GateViolation{
 				Capability: "capabilities.elicitation.form",
 				Method:     method,
@@ -889,7 +928,7 @@ func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation
 				Variant:    "form",
 			})
 		}
-		if p.Mode.URL != nil && !n.cap9() {
+		if p.Mode.URL != nil && !n.cap10() {
 			out = append(out, wire.GateViolation{
 				Capability: "capabilities.elicitation.url",
 				Method:     method,
@@ -912,7 +951,7 @@ func (n *Negotiated) CheckResult(method string, v any) (out []wire.GateViolation
 		}
 		if p.AuthMethods != nil {
 			for i1 := range p.AuthMethods {
-				if p.AuthMethods[i1].Terminal != nil && !n.cap13() {
+				if p.AuthMethods[i1].Terminal != nil && !n.cap14() {
 					out = append(out, wire.GateViolation{
 						Capability: "capabilities.auth.terminal",
 						Method:     method,

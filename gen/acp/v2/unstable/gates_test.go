@@ -52,6 +52,11 @@ func TestGates(t *testing.T) {
 		}, {
 			Bool:     false,
 			InResult: true,
+			List:     []byte("[{\"methodId\":\"\",\"name\":\"\",\"type\":\"terminal\"}]"),
+			Path:     "authMethods",
+		}, {
+			Bool:     false,
+			InResult: true,
 			Path:     "capabilities.auth.status",
 		}, {
 			Bool:     false,
@@ -368,6 +373,50 @@ func TestGates(t *testing.T) {
 			},
 			Gate:    "session/set_title params -> capabilities.session.title (table)",
 			Method:  "session/set_title",
+			Pointer: "",
+			Require: false,
+		}, {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
+				n, err := negotiated(ng)
+				if err != nil {
+					return false, "", err
+				}
+				ok, need := n.AllowsMethod(method)
+				return ok, need, nil
+			},
+			Capability: "authMethods",
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
+				n, err := negotiated(ng)
+				if err != nil {
+					return nil, err
+				}
+				v := LoginAuthRequest{}
+				return n.CheckParams("auth/login", &v), nil
+			},
+			Gate:    "auth/login params -> authMethods (table)",
+			Method:  "auth/login",
+			Pointer: "",
+			Require: false,
+		}, {
+			Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
+				n, err := negotiated(ng)
+				if err != nil {
+					return false, "", err
+				}
+				ok, need := n.AllowsMethod(method)
+				return ok, need, nil
+			},
+			Capability: "authMethods",
+			Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
+				n, err := negotiated(ng)
+				if err != nil {
+					return nil, err
+				}
+				v := LogoutAuthRequest{}
+				return n.CheckParams("auth/logout", &v), nil
+			},
+			Gate:    "auth/logout params -> authMethods (table)",
+			Method:  "auth/logout",
 			Pointer: "",
 			Require: false,
 		}, {
