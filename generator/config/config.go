@@ -527,6 +527,10 @@ func (r *Resolved) Prepare(ctx context.Context, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		// The fetched release may not ship every configured channel's file.
+		if err := r.pinsChannels(l); err != nil {
+			return err
+		}
 		r.Config.SchemaDir, r.Lock, r.NewLock = dir, l, true
 	default:
 		return err
@@ -545,13 +549,12 @@ func (r *Resolved) pinsChannels(l *source.Lock) error {
 		if _, ok := l.Files[ch.SchemaFile]; ok {
 			continue
 		}
-		what := fmt.Sprintf("%s pins no %s (channel %s)", r.LockPath(), ch.SchemaFile, ch.Name)
 		if unstable, ok := unstableOf[ch.SchemaFile]; ok {
 			if _, has := l.Files[unstable.file]; has {
-				return fmt.Errorf("%s: %s@%s ships only the %s schema; configure the channel %q instead", what, l.Package, l.Version, unstable.what, unstable.channel)
+				return fmt.Errorf("%s@%s ships no %s (channel %s), only the %s schema: configure the channel %q instead", l.Package, l.Version, ch.SchemaFile, ch.Name, unstable.what, unstable.channel)
 			}
 		}
-		return fmt.Errorf("%s: run `acpgen schema pull` to pin every schema file of %s@%s (releases before 1.3.0 ship no v2 schema)", what, l.Package, l.Version)
+		return fmt.Errorf("%s pins no %s (channel %s): run `acpgen schema pull` to pin every schema file of %s@%s (releases before 1.3.0 ship no v2 schema)", r.LockPath(), ch.SchemaFile, ch.Name, l.Package, l.Version)
 	}
 	return nil
 }

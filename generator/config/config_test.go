@@ -176,8 +176,8 @@ func TestPinsChannels(t *testing.T) {
 	}{
 		{"unstable", old, ""},
 		{"v2-unstable", old, ""},
-		{"stable", old, `lock.json pins no schema.json (channel stable): @agentclientprotocol/sdk@1.5.0 ships only the v1 unstable schema; configure the channel "unstable" instead`},
-		{"v2", old, `lock.json pins no schema.v2.json (channel v2): @agentclientprotocol/sdk@1.5.0 ships only the v2 unstable schema; configure the channel "v2-unstable" instead`},
+		{"stable", old, `@agentclientprotocol/sdk@1.5.0 ships no schema.json (channel stable), only the v1 unstable schema: configure the channel "unstable" instead`},
+		{"v2", old, `@agentclientprotocol/sdk@1.5.0 ships no schema.v2.json (channel v2), only the v2 unstable schema: configure the channel "v2-unstable" instead`},
 		{"v2", &source.Lock{Package: "p", Version: "1.0.0", Files: map[string]string{source.UnstableFile: "sha256:a"}},
 			"lock.json pins no schema.v2.json (channel v2): run `acpgen schema pull` to pin every schema file of p@1.0.0 (releases before 1.3.0 ship no v2 schema)"},
 	} {
