@@ -208,3 +208,21 @@ func TestCategoryFilter(t *testing.T) {
 		t.Errorf("unknown category: %v", err)
 	}
 }
+
+// examples/minimal answers a prompt at once: its turn has ended before the
+// cancel goes out, which is nothing to cancel, so the case warns and does
+// not fail.
+func TestTurnEndedBeforeCancelWarns(t *testing.T) {
+	rep := check(t, buildCmd(t, "./examples/minimal"), "cancel")
+	if len(rep.Results) == 0 {
+		t.Fatal("no cancel case")
+	}
+	for _, r := range rep.Results {
+		if r.Case == "session/cancel ends the turn" && (r.Verdict != Warn || !strings.HasPrefix(r.Observed, "not exercised: the turn ended (stopReason end_turn)")) {
+			t.Errorf("%s: %s, observed %s", r.Case, r.Verdict, r.Observed)
+		}
+		if r.Verdict == Fail {
+			t.Errorf("%s: %s: fail, observed %s", r.Category, r.Case, r.Observed)
+		}
+	}
+}
