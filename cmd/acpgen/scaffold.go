@@ -38,7 +38,7 @@ func scaffoldCommand() *cli.Command {
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "out", Required: true, Usage: "folder to write to; it must not exist or be empty (nothing is ever overwritten)"},
 				&cli.StringFlag{Name: "module", Usage: "make the starter a module of its own with this module path (default: join the module that holds --out, else a new module named after the folder)"},
-				&cli.StringFlag{Name: "import", Usage: "import path of the generated ACP package to build on (default: the package the " + config.FileName + " in the current folder generates, its stable channel or else its first; without one " + defaultImport + ")"},
+				&cli.StringFlag{Name: "import", Usage: "import path of the generated ACP package to build on (default: the package the " + config.FileName + " in the current folder generates, its stable channel or else its first v1 channel; the starters speak protocol v1; without one " + defaultImport + ")"},
 				&cli.BoolFlag{Name: "unstable", Usage: "build on the unstable channel instead (the configuration's unstable channel; without one " + defaultImport + "/unstable)"},
 				&cli.StringFlag{Name: "acpgen-version", Usage: "version of " + acpgenModule + " a new go.mod requires (default: this acpgen's own version, or the replacement folder it was built from; else what the module in reach uses)"},
 				&cli.StringFlag{Name: "replace", Usage: "folder that a new go.mod replaces " + acpgenModule + " with (a local checkout)"},
@@ -158,7 +158,7 @@ type generatedPackage struct {
 
 // importPath is the package to build on: --import, else the package the
 // configuration in the current folder generates (its stable channel, or the
-// first channel; its unstable channel with --unstable), else this
+// first v1 channel; its unstable channel with --unstable), else this
 // repository's own generated package.
 func importPath(c *cli.Context) (generatedPackage, error) {
 	if p := c.String("import"); p != "" {
@@ -188,7 +188,11 @@ func importPath(c *cli.Context) (generatedPackage, error) {
 		return generatedPackage{}, fmt.Errorf("--unstable: %s generates no unstable channel; give --import to choose the package", r.File)
 	}
 	if i < 0 {
-		i = 0
+		// The starters are written for protocol v1: the first v1 channel.
+		i = slices.IndexFunc(chans, func(ch generator.Channel) bool { return ch.Protocol == 1 })
+	}
+	if i < 0 {
+		return generatedPackage{}, fmt.Errorf("%s generates only v2 channels: scaffold writes protocol v1 starters (the v2 draft's prompt turn differs); add a stable channel, or give --import with a v1 package", r.File)
 	}
 	pkg := generatedPackage{path: chans[i].ImportPath, from: r.File}
 	if dir := enclosingModule(r.Root); dir != "" {

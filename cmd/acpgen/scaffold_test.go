@@ -228,6 +228,19 @@ func TestScaffoldImportFollowsConfiguration(t *testing.T) {
 	if out, err := run(t, "scaffold", "agent", "--unstable", "--out", filepath.Join("cmd", "u")); err == nil || !strings.Contains(err.Error(), "acpgen.json generates no unstable channel") {
 		t.Errorf("--unstable without an unstable channel: %v\n%s", err, out)
 	}
+
+	// The starters speak v1: a v2 channel listed first is passed over, and a
+	// configuration of v2 channels only is refused.
+	write("acpgen.json", `{"channels": [{"name": "v2", "out": "sdk/v2"}, {"name": "unstable", "out": "sdk/next"}]}`)
+	if out, err := run(t, "scaffold", "agent", "--out", filepath.Join("cmd", "v1")); err != nil {
+		t.Errorf("v2 first, then a v1 channel: %v\n%s", err, out)
+	}
+	src, _ = os.ReadFile(filepath.Join(host, "cmd", "v1", "main.go"))
+	mustContain(t, string(src), `acp "example.com/host/sdk/next"`)
+	write("acpgen.json", `{"channels": [{"name": "v2", "out": "sdk/v2"}]}`)
+	if out, err := run(t, "scaffold", "agent", "--out", filepath.Join("cmd", "v2")); err == nil || !strings.Contains(err.Error(), "acpgen.json generates only v2 channels: scaffold writes protocol v1 starters") {
+		t.Errorf("v2 channels only: %v\n%s", err, out)
+	}
 }
 
 // The README's route before a version is published: a module replaces
