@@ -2,6 +2,7 @@ package conform
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -224,5 +225,31 @@ func TestTurnEndedBeforeCancelWarns(t *testing.T) {
 		if r.Verdict == Fail {
 			t.Errorf("%s: %s: fail, observed %s", r.Category, r.Case, r.Observed)
 		}
+	}
+}
+
+// The profile's channel: the configuration's stable one, else its first; a
+// channel it does not list comes from its release without overlays.
+func TestProfileChannel(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "acpgen.json")
+	if err := os.WriteFile(cfg, []byte(`{"schema": {"dir": "schema", "version": "2.4.0"}, "channels": [{"name": "v2", "out": "acp"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ channel, want string }{
+		{"", "schema.v2.json (v2)"},
+		{"stable", "schema.json (stable)"},
+		{"v2-unstable", "schema.v2.unstable.json (v2-unstable)"},
+	} {
+		p, err := LoadProfile(context.Background(), ProfileOptions{Config: cfg, Channel: c.channel})
+		if err != nil {
+			t.Fatalf("%q: %v", c.channel, err)
+		}
+		if got := p.Source + " (" + p.Channel + ")"; !strings.HasSuffix(got, c.want) || len(p.Overlays) != 0 {
+			t.Errorf("%q: %s with %d overlays, want %s and none", c.channel, got, len(p.Overlays), c.want)
+		}
+	}
+	if _, err := LoadProfile(context.Background(), ProfileOptions{Config: cfg, Channel: "nope"}); err == nil || !strings.Contains(err.Error(), `--channel "nope"`) {
+		t.Errorf("unknown channel: %v", err)
 	}
 }

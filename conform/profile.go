@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -45,32 +47,57 @@ type ProfileOptions struct {
 
 // LoadProfile reads the configuration (acpgen.json, else the release this
 // acpgen was tested with and no overlays), then loads, merges and builds the
-// chosen channel.
+// chosen channel: by default the configured stable channel, else the first
+// configured one. A channel the configuration does not list is read from its
+// pinned release as it is (no overlays), when the release ships it.
 func LoadProfile(ctx context.Context, o ProfileOptions) (*Profile, error) {
 	name := o.Channel
-	if name == "" {
-		name = "stable"
-	}
-	if _, ok := config.DefaultChannel(name); !ok {
+	if _, ok := config.DefaultChannel(name); name != "" && !ok {
 		return nil, fmt.Errorf("--channel %q: not one of stable, unstable, v2, v2-unstable", name)
 	}
-	r, err := config.Setup(ctx, o.Config, config.Overrides{Cache: o.Cache, Channels: []string{name}}, o.Stderr)
+	r, err := config.Setup(ctx, o.Config, config.Overrides{Cache: o.Cache}, o.Stderr)
 	if errors.Is(err, config.ErrNoConfig) {
+		if name == "" {
+			name = "stable"
+		}
 		return defaultProfile(ctx, o, name)
 	}
 	if err != nil {
 		return nil, err
 	}
-	for _, ch := range r.Config.Channels {
-		if ch.Name == name {
-			src := ch.SchemaFile
-			if r.Lock != nil {
-				src = r.Lock.Package + "@" + r.Lock.Version + " " + ch.SchemaFile
-			}
-			return build(filepath.Join(r.Config.SchemaDir, ch.SchemaFile), ch.Overlays, name, ch.Protocol, src)
-		}
+	ch, err := profileChannel(r, name)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("%s has no %s channel", r.File, name)
+	src := ch.SchemaFile
+	if r.Lock != nil {
+		src = r.Lock.Package + "@" + r.Lock.Version + " " + ch.SchemaFile
+	}
+	return build(filepath.Join(r.Config.SchemaDir, ch.SchemaFile), ch.Overlays, ch.Name, ch.Protocol, src)
+}
+
+// profileChannel picks the channel to check against (see LoadProfile).
+func profileChannel(r *config.Resolved, name string) (generator.Channel, error) {
+	chans := r.Config.Channels
+	want := name
+	if want == "" {
+		want = "stable"
+	}
+	if i := slices.IndexFunc(chans, func(ch generator.Channel) bool { return ch.Name == want }); i >= 0 {
+		return chans[i], nil
+	}
+	if name == "" && len(chans) > 0 {
+		return chans[0], nil
+	}
+	ch, _ := config.DefaultChannel(want)
+	if r.Lock != nil {
+		if _, ok := r.Lock.Files[ch.SchemaFile]; !ok {
+			return ch, fmt.Errorf("--channel %s: %s does not configure it, and %s@%s ships no %s", want, r.File, r.Lock.Package, r.Lock.Version, ch.SchemaFile)
+		}
+	} else if _, err := os.Stat(filepath.Join(r.Config.SchemaDir, ch.SchemaFile)); err != nil {
+		return ch, fmt.Errorf("--channel %s: %s does not configure it, and %w", want, r.File, err)
+	}
+	return ch, nil
 }
 
 func defaultProfile(ctx context.Context, o ProfileOptions, name string) (*Profile, error) {
