@@ -175,6 +175,24 @@ func (r *agentRun) initParams(version int) json.RawMessage {
 }
 
 // initialize runs the handshake; nil when it failed (a result is recorded).
+// deathNote says, when the agent has exited, how and the last line of its
+// stderr: why a run could not go on.
+func (c *proc) deathNote() string {
+	select {
+	case <-c.exited:
+	case <-time.After(100 * time.Millisecond):
+		return ""
+	}
+	note := "; the agent exited"
+	if st := c.state; st != nil {
+		note += " (" + st.String() + ")"
+	}
+	if e := strings.TrimSpace(c.stderr.String()); e != "" {
+		note += "; stderr: " + lastLine(e)
+	}
+	return note
+}
+
 func (c *proc) initialize() *frame {
 	f, err := c.request("initialize", c.run.params)
 	if err != nil || f.Error != nil || f.Result == nil {
@@ -191,7 +209,7 @@ func (r *agentRun) beforeInit(c *proc) {
 		f, err := c.request("session/new", r.sessionParams())
 		switch {
 		case err != nil:
-			res.Observed, res.Verdict = err.Error(), Fail
+			res.Observed, res.Verdict = err.Error()+c.deathNote(), Fail
 		case f.Error != nil && codeIs(f, -32600):
 			res.Observed, res.Verdict = describe(f), Pass
 		case f.Error != nil:
@@ -210,6 +228,9 @@ func (r *agentRun) beforeInit(c *proc) {
 	res.Verdict, res.Observed = versionVerdict(f, err, func(v int) bool { return v >= 1 && v < 65535 })
 	if err == nil && f.Error != nil {
 		res.Verdict = Warn
+	}
+	if err != nil {
+		res.Observed += c.deathNote()
 	}
 	r.add(res)
 }
@@ -238,9 +259,16 @@ func (r *agentRun) main(c *proc) {
 		Source: "ACP initialization: version negotiation", Expected: fmt.Sprintf("result with protocolVersion %d, valid InitializeResponse (see frames)", r.p.Protocol)}
 	f, err := c.request("initialize", r.params)
 	res.Verdict, res.Observed = versionVerdict(f, err, func(v int) bool { return v == r.p.Protocol })
+	if res.Verdict != Pass {
+		res.Observed += c.deathNote()
+	}
 	r.add(res)
 	if res.Verdict != Pass {
-		for _, cat := range []string{"unknown-method", "methods", "order", "cancel", "malformed", "rfd"} {
+		cats := []string{"unknown-method", "methods", "order", "cancel", "malformed"}
+		if len(r.p.Overlays) > 0 {
+			cats = append(cats, "rfd")
+		}
+		for _, cat := range cats {
 			r.add(Result{Category: cat, Case: "(all)", Level: Must, Source: "ACP initialization", Expected: "an initialized connection", Observed: "initialize failed", Verdict: Fail})
 		}
 		return
@@ -266,10 +294,15 @@ func (r *agentRun) main(c *proc) {
 func (r *agentRun) exit(c *proc) {
 	res := Result{Category: "exit", Case: "exits when stdin closes", Level: Should,
 		Source: "ACP transports: stdio", Expected: fmt.Sprintf("process exits within %s", r.o.Timeout)}
-	c.initialize()
-	if c.closeStdin(r.o.Timeout) {
+	answered := c.initialize() != nil
+	switch {
+	case !answered:
+		// Exiting before initialize says nothing about the end of input.
+		res.Observed, res.Verdict = "not checked: initialize got no result"+c.deathNote(), Fail
+		c.closeStdin(r.o.Timeout)
+	case c.closeStdin(r.o.Timeout):
 		res.Observed, res.Verdict = "exited", Pass
-	} else {
+	default:
 		res.Observed, res.Verdict = "still running (process group killed)", Fail
 	}
 	r.add(res)

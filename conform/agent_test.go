@@ -2,6 +2,7 @@ package conform
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -251,5 +252,35 @@ func TestProfileChannel(t *testing.T) {
 	}
 	if _, err := LoadProfile(context.Background(), ProfileOptions{Config: cfg, Channel: "nope"}); err == nil || !strings.Contains(err.Error(), `--channel "nope"`) {
 		t.Errorf("unknown channel: %v", err)
+	}
+}
+
+// An agent that dies at once: the report says how and what it last wrote on
+// stderr, and the JSON form carries the counts and the failure.
+func TestDeadAgentIsExplained(t *testing.T) {
+	rep := checkArgs(t, []string{"sh", "-c", "echo 'fatal: missing API key' >&2; exit 2"}, "initialize", "exit")
+	explained := 0
+	for _, r := range rep.Results {
+		if r.Verdict != Fail {
+			t.Errorf("%s: %s: %s", r.Category, r.Case, r.Verdict)
+		}
+		if strings.Contains(r.Observed, "the agent exited (exit status 2); stderr: fatal: missing API key") {
+			explained++
+		}
+	}
+	if explained < 2 {
+		t.Errorf("%d results explain the exit, want initialize's and exit's: %+v", explained, rep.Results)
+	}
+	var b strings.Builder
+	if err := rep.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	var out struct {
+		Counts  map[Verdict]int `json:"counts"`
+		Failed  bool            `json:"failed"`
+		Results []Result        `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(b.String()), &out); err != nil || !out.Failed || out.Counts[Fail] != len(rep.Results) || len(out.Results) != len(rep.Results) {
+		t.Errorf("JSON report: %v %+v", err, out)
 	}
 }

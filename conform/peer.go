@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strconv"
 	"sync"
@@ -43,6 +44,7 @@ type peer struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	exited chan struct{}
+	state  *os.ProcessState // how it exited, once exited is closed
 	eof    chan struct{} // closed when the peer's output ends
 	stderr *tailBuffer
 
@@ -116,7 +118,7 @@ func (p *peer) run() error {
 	// Process.Wait, not cmd.Wait: exit is the process's own, even when
 	// something it started still holds its output open.
 	go func() {
-		_, _ = p.cmd.Process.Wait()
+		p.state, _ = p.cmd.Process.Wait() // read only after exited is closed
 		close(p.exited)
 		p.mu.Lock()
 		close(p.changed)

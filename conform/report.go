@@ -63,11 +63,16 @@ func (r *Report) Counts() map[Verdict]int {
 	return n
 }
 
-// WriteJSON writes the report as one JSON document.
+// WriteJSON writes the report as one JSON document, with the verdict counts
+// and whether a MUST case failed beside the results.
 func (r *Report) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	return enc.Encode(struct {
+		*Report
+		Counts map[Verdict]int `json:"counts"`
+		Failed bool            `json:"failed"`
+	}{r, r.Counts(), r.Failed()})
 }
 
 // WriteTable writes one table per category, in the order cases ran.
