@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -282,5 +283,35 @@ func TestDeadAgentIsExplained(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(b.String()), &out); err != nil || !out.Failed || out.Counts[Fail] != len(rep.Results) || len(out.Results) != len(rep.Results) {
 		t.Errorf("JSON report: %v %+v", err, out)
+	}
+}
+
+// A peer that floods its output: every line is judged, at most maxFrames
+// are kept.
+func TestFloodIsBounded(t *testing.T) {
+	var seen atomic.Int64
+	p, err := start([]string{"sh", "-c", "yes garbage | head -n 250000; sleep 30"}, func(*frame) { seen.Add(1) }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.kill()
+	select {
+	case <-p.eof:
+		t.Fatal("output ended before the lines were read")
+	case <-time.After(20 * time.Second):
+		t.Fatal("the lines were not read in 20 s")
+	case <-func() chan struct{} {
+		done := make(chan struct{})
+		go func() {
+			for seen.Load() < 250000 {
+				time.Sleep(10 * time.Millisecond)
+			}
+			close(done)
+		}()
+		return done
+	}():
+	}
+	if n := p.seq(); n != maxFrames {
+		t.Errorf("%d lines kept, want %d", n, maxFrames)
 	}
 }

@@ -137,15 +137,21 @@ func (p *peer) read(r io.Reader) {
 		if len(line) == 0 {
 			continue
 		}
-		f := &frame{Raw: append([]byte(nil), line...)}
+		f := &frame{}
 		if err := json.Unmarshal(line, f); err != nil {
 			f.Bad = "not JSON-RPC: " + err.Error()
+			line = line[:min(len(line), 512)] // what a report quotes of it
 		}
+		f.Raw = append([]byte(nil), line...)
 		p.mu.Lock()
 		f.Seq = len(p.frames)
-		p.frames = append(p.frames, f)
-		close(p.changed)
-		p.changed = make(chan struct{})
+		if f.Seq < maxFrames {
+			// Past the bound a flooding peer's lines are still judged (the
+			// frame log counts them) but not kept for the cases to wait on.
+			p.frames = append(p.frames, f)
+			close(p.changed)
+			p.changed = make(chan struct{})
+		}
 		p.mu.Unlock()
 		if p.onFrame != nil {
 			p.onFrame(f)
@@ -156,6 +162,11 @@ func (p *peer) read(r io.Reader) {
 		}
 	}
 }
+
+// maxFrames bounds the lines a run keeps: a conforming peer writes a few
+// thousand in a whole run, and a peer that floods its output must not take
+// the checker's memory with it.
+const maxFrames = 200_000
 
 var errExited = errors.New("the peer exited")
 
