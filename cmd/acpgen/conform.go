@@ -30,7 +30,10 @@ func conformCommand() *cli.Command {
 			},
 			Action: func(c *cli.Context) error {
 				if c.NArg() == 0 {
-					return fmt.Errorf("no command given: acpgen conform agent [flags] -- CMD [ARGS]")
+					return fmt.Errorf("no command given: %s conform agent [flags] -- CMD [ARGS]", invocation())
+				}
+				if c.Duration("timeout") <= 0 {
+					return fmt.Errorf("--timeout %s: a case needs a positive time limit", c.Duration("timeout"))
 				}
 				p, err := conform.LoadProfile(c.Context, conform.ProfileOptions{
 					Config: c.String("config"), Channel: c.String("channel"), Cache: c.String("cache-dir"), Stderr: c.App.ErrWriter,
@@ -63,7 +66,10 @@ func conformCommand() *cli.Command {
 			},
 			Action: func(c *cli.Context) error {
 				if c.NArg() == 0 {
-					return fmt.Errorf("no command given: acpgen conform client [flags] -- CMD [ARGS with %s]", conform.AgentToken)
+					return fmt.Errorf("no command given: %s conform client [flags] -- CMD [ARGS with %s]", invocation(), conform.AgentToken)
+				}
+				if c.Duration("timeout") <= 0 {
+					return fmt.Errorf("--timeout %s: a case needs a positive time limit", c.Duration("timeout"))
 				}
 				self, err := os.Executable()
 				if err != nil {

@@ -51,9 +51,20 @@ func TestConformExitStatus(t *testing.T) {
 			}
 		}
 	}
-	out, err := exec.Command(bin, "conform", "agent").CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "no command given") {
-		t.Errorf("no command: %v %s", err, out)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"conform", "agent"}, "no command given: acpgen conform agent"},
+		{[]string{"conform", "agent", "--timeout", "0s", "--", "true"}, "--timeout 0s: a case needs a positive time limit"},
+		{[]string{"conform", "nope"}, `acpgen: no command "nope"; acpgen --help lists them`},
+	} {
+		cmd := exec.Command(bin, c.args...)
+		cmd.Dir = t.TempDir() // no module: hints name plain acpgen
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), c.want) {
+			t.Errorf("%v: %v %s; want %q", c.args, err, out, c.want)
+		}
 	}
 }
 

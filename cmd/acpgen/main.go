@@ -66,6 +66,10 @@ func app() *cli.App {
 		// Overlay and output paths may contain commas.
 		DisableSliceFlagSeparator: true,
 		Version:                   buildVersion(),
+		CommandNotFound: func(c *cli.Context, name string) {
+			fmt.Fprintf(c.App.ErrWriter, "acpgen: no command %q; %s --help lists them\n", name, invocation())
+			cli.OsExiter(2)
+		},
 		Commands: []*cli.Command{
 			generateCommand(),
 			overlayCommand(),
@@ -91,7 +95,8 @@ func app() *cli.App {
 }
 
 func configFlag() *cli.StringFlag {
-	return &cli.StringFlag{Name: "config", Usage: "configuration file (default: " + config.FileName + " in the current folder, if present; see `acpgen config schema`)"}
+	// No backquotes: urfave/cli shows a quoted word as the value's name.
+	return &cli.StringFlag{Name: "config", Usage: "configuration file (default: " + config.FileName + " in the current folder, if present; see 'acpgen config schema')"}
 }
 
 func cacheFlag() *cli.StringFlag {
