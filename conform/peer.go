@@ -45,7 +45,7 @@ type peer struct {
 	stdin  io.WriteCloser
 	exited chan struct{}
 	state  *os.ProcessState // how it exited, once exited is closed
-	eof    chan struct{} // closed when the peer's output ends
+	eof    chan struct{}    // closed when the peer's output ends
 	stderr *tailBuffer
 
 	mu      sync.Mutex
