@@ -269,7 +269,7 @@ func (r *agentRun) main(c *proc) {
 			cats = append(cats, "rfd")
 		}
 		for _, cat := range cats {
-			r.add(Result{Category: cat, Case: "(all)", Level: Must, Source: "ACP initialization", Expected: "an initialized connection", Observed: "initialize failed", Verdict: Fail})
+			r.add(Result{Category: cat, Case: "(all)", Level: Must, Source: "ACP initialization", Expected: "an initialized connection", Observed: "not run: initialize gave " + res.Observed, Verdict: Fail})
 		}
 		return
 	}
