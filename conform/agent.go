@@ -174,7 +174,6 @@ func (r *agentRun) initParams(version int) json.RawMessage {
 	return b
 }
 
-// initialize runs the handshake; nil when it failed (a result is recorded).
 // deathNote says, when the agent has exited, how and the last line of its
 // stderr: why a run could not go on.
 func (c *proc) deathNote() string {
@@ -193,6 +192,7 @@ func (c *proc) deathNote() string {
 	return note
 }
 
+// initialize runs the handshake; nil when it failed (a result is recorded).
 func (c *proc) initialize() *frame {
 	f, err := c.request("initialize", c.run.params)
 	if err != nil || f.Error != nil || f.Result == nil {
@@ -336,9 +336,13 @@ func describe(f *frame) string {
 }
 
 // gated reports whether the agent withheld the capability that gates m.
-func (r *agentRun) gated(m *ir.Method) (string, bool) {
+func (r *agentRun) gated(m *ir.Method) (string, bool) { return r.withheld(m, "") }
+
+// withheld returns the agent capability, not granted, that gates path in
+// m's params ("" is the method itself).
+func (r *agentRun) withheld(m *ir.Method, path string) (string, bool) {
 	for _, g := range r.log.gates.gates {
-		if g.Method == m && g.Row.Path == "" && g.Cap.InResult && !capGranted(r.caps, g.Cap.Dotted) {
+		if g.Method == m && g.Row.Path == path && !g.Row.Result && g.Cap.InResult && !capGranted(r.caps, g.Cap.Dotted) {
 			return g.Row.Capability, true
 		}
 	}

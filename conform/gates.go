@@ -19,7 +19,6 @@ type gateCheck struct {
 	// granted holds the checker's own initialize message, set once sent;
 	// advertised the peer's, set once seen.
 	granted, advertised json.RawMessage
-	used                map[string]int
 	violations          map[string][]string // by the capability not granted
 	missing             map[string][]string // by the require rule broken
 	// inResult says the checker grants in initialize's result (it plays
@@ -30,7 +29,7 @@ type gateCheck struct {
 
 func newGateCheck(p *Profile, inResult bool) *gateCheck {
 	gates, _ := p.Model.ResolveGates(p.Gates)
-	return &gateCheck{gates: gates, used: map[string]int{}, violations: map[string][]string{}, missing: map[string][]string{}, inResult: inResult}
+	return &gateCheck{gates: gates, violations: map[string][]string{}, missing: map[string][]string{}, inResult: inResult}
 }
 
 func (g *gateCheck) grant(initParams json.RawMessage) {
@@ -69,7 +68,6 @@ func (g *gateCheck) check(m *ir.Method, inResult bool, payload json.RawMessage) 
 			continue
 		}
 		for _, ptr := range uses(gate, doc) {
-			g.used[key]++
 			if len(g.violations[key]) < 4 {
 				g.violations[key] = append(g.violations[key], fmt.Sprintf("%s%s", m.Wire, ptr))
 			}

@@ -126,7 +126,7 @@ func (r *agentRun) methods(c *proc) {
 				Expected: "not called: the agent does not advertise it", Observed: "-", Verdict: Skipped})
 			continue
 		}
-		if list, ok := advertisedIn[m.Wire]; ok && !listed(r.caps, list) {
+		if list, ok := advertisedIn[m.Wire]; ok && !capGranted(r.caps, list) {
 			r.add(Result{Category: "methods", Case: m.Wire, Level: Must, Source: "initialize result " + list,
 				Expected: "not called: the agent lists none", Observed: "-", Verdict: Skipped})
 			continue
@@ -141,16 +141,6 @@ func (r *agentRun) methods(c *proc) {
 // that lists none; v1 states no rule, so this is the checker's choice, not a
 // gate (v2 states it: auth/login and auth/logout are gate rows on authMethods).
 var advertisedIn = map[string]string{"authenticate": "authMethods"}
-
-// listed reports whether the initialize result has a non-empty list member.
-func listed(result json.RawMessage, member string) bool {
-	var res map[string]json.RawMessage
-	if json.Unmarshal(result, &res) != nil {
-		return false
-	}
-	var list []json.RawMessage
-	return json.Unmarshal(res[member], &list) == nil && len(list) > 0
-}
 
 // sideEffects are methods whose valid call changes state beyond the
 // checker's own sessions (the agent's login): only their mutants are sent.

@@ -60,17 +60,6 @@ func (r *agentRun) source(f *ir.Field, rule string) string {
 	return "overlay: " + rule
 }
 
-// fieldGate returns the capability that gates member f of m's params when the
-// agent did not grant it.
-func (r *agentRun) fieldGate(m *ir.Method, f *ir.Field) (string, bool) {
-	for _, g := range r.log.gates.gates {
-		if g.Method == m && g.Row.Path == "/"+f.JSON && !g.Row.Result && g.Cap.InResult && !capGranted(r.caps, g.Cap.Dotted) {
-			return g.Row.Capability, true
-		}
-	}
-	return "", false
-}
-
 // skip records that a case was not run because the agent withholds what it
 // needs.
 func (r *agentRun) skip(name, src, why string) {
@@ -96,7 +85,7 @@ func (r *agentRun) stringRules(c *proc, m *ir.Method, f *ir.Field) {
 			r.skip(name, src, "the agent does not advertise "+cap)
 			continue
 		}
-		if cap, ok := r.fieldGate(m, f); ok {
+		if cap, ok := r.withheld(m, "/"+f.JSON); ok {
 			r.skip(name, src, "the agent does not advertise "+cap)
 			continue
 		}
@@ -185,7 +174,7 @@ func (r *agentRun) ephemeral(c *proc, m *ir.Method, f *ir.Field) {
 	name := fmt.Sprintf("%s /%s stays out of %s replay", m.Wire, f.JSON, replayMethod)
 	src := r.source(f, f.JSON+" is not part of durable history or session replay")
 	load := r.p.Method(replayMethod)
-	switch cap, gated := r.fieldGate(m, f); {
+	switch cap, gated := r.withheld(m, "/"+f.JSON); {
 	case gated:
 		r.skip(name, src, "the agent does not advertise "+cap)
 		return
@@ -343,7 +332,7 @@ func (r *agentRun) filterSessions(c *proc, list, create *ir.Method, flt ir.Filte
 			if f == nil {
 				continue
 			}
-			if _, gated := r.fieldGate(create, f); gated {
+			if _, gated := r.withheld(create, "/"+f.JSON); gated {
 				continue
 			}
 			var v any = dir
@@ -373,7 +362,7 @@ func (r *agentRun) filterSessions(c *proc, list, create *ir.Method, flt ir.Filte
 	_ = json.Unmarshal(r.p.example(list.Params.Def), &obj)
 	for k, v := range w.values {
 		if f := list.Params.Member(k); f != nil {
-			if _, gated := r.fieldGate(list, f); !gated {
+			if _, gated := r.withheld(list, "/"+f.JSON); !gated {
 				obj[k] = v
 			}
 		}
