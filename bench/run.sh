@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the benchmarks and prints the README's tables (see README, "Performance").
+# Runs the benchmarks and prints the tables of docs/benchmarks.md.
 # Generation runs in the root module's bench package; the bench/peer module
 # compiles gen/acp and the leading Go peer in turn (compile time, compiler RSS),
 # builds the minimal agent on each (binary size), and runs every message and

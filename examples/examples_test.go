@@ -66,7 +66,7 @@ func (c *echoClient) SessionUpdate(ctx context.Context, n *acp.SessionNotificati
 	}
 }
 
-// The README's minimal agent, as a process: initialize, two sessions, a
+// The minimal agent of docs/generated-go.md, as a process: initialize, two sessions, a
 // prompt echoed back as agent_message_chunk, end_turn.
 func TestMinimalAgent(t *testing.T) {
 	if testing.Short() {

@@ -11,7 +11,7 @@ import (
 )
 
 // tsAgentDifferences are the conform cases the TypeScript SDK's agent side
-// fails, each a strictness difference README's conform section lists: the
+// fails, each a strictness difference docs/conform.md lists: the
 // SDK drops a request without a method instead of answering -32600, and its
 // schema keeps the additional-directories path rules in prose, so relative
 // and empty roots reach the handler (ts-agent.mjs echoes them).

@@ -26,7 +26,7 @@ type routerCase struct {
 	// Go and TS are the expected verdicts: "routed vN", "error CODE" or
 	// "ignored". GoParams and TSParams, when set, are the initialize params
 	// the selected implementation must receive (compared as JSON values).
-	// README.md ("v1 and v2 on one endpoint") explains every difference.
+	// docs/transports-and-security.md ("v1 and v2 on one endpoint") explains every difference.
 	Go, TS             string `json:"-"`
 	GoParams, TSParams string `json:"-"`
 }
@@ -40,7 +40,7 @@ const (
 	v2Info       = `"info":{"name":"c","version":"1"}`
 )
 
-// routerCases: keep in step with the table in README.md.
+// routerCases: keep in step with the table in docs/transports-and-security.md.
 var routerCases = []routerCase{
 	{Name: "v1 initialize", Versions: []int{1, 2}, Frame: initFrame("1", `{"protocolVersion":1}`), Go: "routed v1", TS: "routed v1",
 		GoParams: `{"protocolVersion":1}`, TSParams: `{"protocolVersion":1,"clientCapabilities":{` + tsV1Defaults + `,"auth":{"terminal":false}}}`},

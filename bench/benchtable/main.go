@@ -1,5 +1,5 @@
 // Command benchtable turns the output of the benchmark runs (bench/run.sh)
-// into the README's tables: medians over -count runs, the ratios the targets
+// into the tables of docs/benchmarks.md: medians over -count runs, the ratios the targets
 // are stated in, and whether each target is met.
 //
 //	go run ./bench/benchtable generate.txt messages.txt

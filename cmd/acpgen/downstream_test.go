@@ -9,7 +9,7 @@ import (
 	"github.com/acpgen/acpgen/generator/source"
 )
 
-// TestDownstream runs the README's "Using acpgen from another module" in new
+// TestDownstream runs docs/downstream.md's "Using acpgen from another module" in new
 // modules, command for command, as a user does once acpgen is published:
 // this checkout is served as github.com/acpgen/acpgen@testVersion by a local
 // module proxy, every other module comes from the environment's proxy into

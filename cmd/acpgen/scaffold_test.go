@@ -243,7 +243,7 @@ func TestScaffoldImportFollowsConfiguration(t *testing.T) {
 	}
 }
 
-// The README's route before a version is published: a module replaces
+// The README's install route, before a version is published: a module replaces
 // acpgen with a checkout (by a relative path) and runs it with `go tool`.
 // Starters scaffolded outside that module carry the replacement over as an
 // absolute path (and, once the module generates its own package, a

@@ -1,6 +1,6 @@
 package acp_test
 
-// What a decode and re-encode changes, exactly as README's "Round trip"
+// What a decode and re-encode changes, exactly as docs/generated-go.md's "Round trip"
 // convention states it: everything else comes out byte for byte.
 
 import (

@@ -18,6 +18,6 @@
 //	conn := acp.NewClientConn(h, c, c, acp.ConnOptions{})
 //
 // The wire behaviour follows the official TypeScript SDK 2.4.0
-// (experimental/server, http-client, ws-client); the repository README lists
+// (experimental/server, http-client, ws-client); docs/transports-and-security.md lists
 // every difference from it and from the RFD.
 package acphttp
