@@ -30,7 +30,7 @@ func conformCommand() *cli.Command {
 			},
 			Action: func(c *cli.Context) error {
 				if c.NArg() == 0 {
-					return fmt.Errorf("no command given: %s conform agent [flags] -- CMD [ARGS]", invocation())
+					return usageErrorf(c, "no command given: %s conform agent [flags] -- CMD [ARGS]", invocation())
 				}
 				if c.Duration("timeout") <= 0 {
 					return fmt.Errorf("--timeout %s: a case needs a positive time limit", c.Duration("timeout"))
@@ -66,7 +66,7 @@ func conformCommand() *cli.Command {
 			},
 			Action: func(c *cli.Context) error {
 				if c.NArg() == 0 {
-					return fmt.Errorf("no command given: %s conform client [flags] -- CMD [ARGS with %s]", invocation(), conform.AgentToken)
+					return usageErrorf(c, "no command given: %s conform client [flags] -- CMD [ARGS with %s]", invocation(), conform.AgentToken)
 				}
 				if c.Duration("timeout") <= 0 {
 					return fmt.Errorf("--timeout %s: a case needs a positive time limit", c.Duration("timeout"))
@@ -95,7 +95,7 @@ func conformCommand() *cli.Command {
 			Usage:  "the scripted agent of conform client: copy stdio to the checker's socket",
 			Action: func(c *cli.Context) error {
 				if c.NArg() != 1 {
-					return fmt.Errorf("relay takes the checker's socket path")
+					return usageErrorf(c, "relay takes the checker's socket path")
 				}
 				return conform.Relay(c.Args().First())
 			},

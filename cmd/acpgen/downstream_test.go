@@ -10,7 +10,7 @@ import (
 )
 
 // TestDownstream runs docs/downstream.md's "Using acpgen from another module" in new
-// modules, command for command, as a user does once acpgen is published:
+// modules, command for command (it fails when the doc shows a command it did not run), as a user does once acpgen is published:
 // this checkout is served as github.com/acpgen/acpgen@testVersion by a local
 // module proxy, every other module comes from the environment's proxy into
 // an empty module cache, and the schema cache starts empty (npm fetches the
@@ -78,7 +78,7 @@ func TestDownstream(t *testing.T) {
 	mustContain(t, out, "acpgen "+testVersion+" go", "schema "+source.Package+"@2.4.0")
 
 	t.Run("scaffold", func(t *testing.T) {
-		d := &downstream{t: t, env: d.env}
+		d := &downstream{t: t, env: d.env, ran: d.ran}
 		// Inside the module: the starter joins it and builds on the package
 		// acpgen.json generates.
 		out := d.must(mod, "go tool acpgen scaffold agent --out cmd/my-agent")
@@ -100,7 +100,7 @@ func TestDownstream(t *testing.T) {
 	// Moving to a newer schema release, in a module that pinned an older
 	// one and is a git repository with a release tag.
 	t.Run("release", func(t *testing.T) {
-		d := &downstream{t: t, env: append(d.env,
+		d := &downstream{t: t, ran: d.ran, env: append(d.env,
 			"GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1",
 			"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")}
 		old := filepath.Join(base, "older")
@@ -137,4 +137,15 @@ func TestDownstream(t *testing.T) {
 		d.must(old, "go build ./...")
 		d.must(old, "go test ./...")
 	})
+
+	// Every command the doc shows is one this test ran.
+	ran := map[string]bool{}
+	for _, line := range *d.ran {
+		ran[line] = true
+	}
+	for _, line := range shellBlocks(t, filepath.Join(repoRoot(t), "docs", "downstream.md"), "Using acpgen from another module (go generate)", testVersion) {
+		if !ran[line] {
+			t.Errorf("docs/downstream.md shows %q, which TestDownstream does not run", line)
+		}
+	}
 }

@@ -28,7 +28,7 @@ func initCommand() *cli.Command {
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return fmt.Errorf("init takes no arguments, got %q", c.Args().Slice())
+				return usageErrorf(c, "init takes no arguments, got %q", c.Args().Slice())
 			}
 			f := starter(c)
 			data, err := json.MarshalIndent(f, "", "  ")

@@ -30,11 +30,62 @@ func main() {
 	}()
 	if err := app().RunContext(ctx, os.Args); err != nil {
 		fmt.Fprintln(os.Stderr, "acpgen:", errorText(err))
-		var v verdictError
-		if errors.As(err, &v) {
-			os.Exit(ExitStatusVerdict)
+		var u usageError
+		if errors.As(err, &u) {
+			fmt.Fprintf(os.Stderr, "run '%s --help' for usage\n", strings.TrimSpace(invocation()+" "+u.command))
 		}
-		os.Exit(1)
+		os.Exit(exitStatus(ctx, err))
+	}
+}
+
+// Exit statuses besides 0 and 1 (any other error); docs/cli.md tables them.
+const (
+	// ExitStatusUsage: a bad flag, argument or command; nothing was done.
+	ExitStatusUsage = 2
+	// ExitStatusInterrupted: SIGINT or SIGTERM stopped the command, as a
+	// shell reports a process killed by SIGINT (128+2).
+	ExitStatusInterrupted = 130
+)
+
+// exitStatus maps an error to the process's exit status.
+func exitStatus(ctx context.Context, err error) int {
+	var v verdictError
+	var u usageError
+	switch {
+	case ctx.Err() != nil: // the error is how the interrupted step ended
+		return ExitStatusInterrupted
+	case errors.As(err, &v):
+		return ExitStatusVerdict
+	case errors.As(err, &u):
+		return ExitStatusUsage
+	}
+	return 1
+}
+
+// usageError is a flag or argument the command does not take. It is printed
+// once, with a one-line hint instead of the whole help.
+type usageError struct {
+	command string // as typed after acpgen: "generate", "schema pull"
+	err     error
+}
+
+func (u usageError) Error() string { return u.err.Error() }
+func (u usageError) Unwrap() error { return u.err }
+
+// usageErrorf is a usage error of the running command.
+func usageErrorf(c *cli.Context, format string, a ...any) error {
+	name := strings.TrimPrefix(c.Command.HelpName, c.App.Name)
+	return usageError{command: strings.TrimSpace(name), err: fmt.Errorf(format, a...)}
+}
+
+// onUsageError makes every command's flag errors usage errors.
+func onUsageError(cmds []*cli.Command, parent string) {
+	for _, c := range cmds {
+		name := strings.TrimSpace(parent + " " + c.Name)
+		c.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
+			return usageError{command: name, err: err}
+		}
+		onUsageError(c.Subcommands, name)
 	}
 }
 
@@ -57,10 +108,24 @@ func staleError() error {
 	return fmt.Errorf("generated files are stale: run `%s`", rerun("--check"))
 }
 
+// firstSteps opens acpgen --help: what a new module runs, in order.
+const firstSteps = `Start in your module with:
+   acpgen init                        write acpgen.json (the schema release and channels)
+   acpgen generate                    fetch and verify the schema, write the Go packages
+   acpgen scaffold agent --out DIR    a compiling starter agent (or: scaffold client)
+   acpgen conform agent -- AGENT      check an agent against the protocol
+In a module that has acpgen as a tool, run each as go tool acpgen.`
+
 func app() *cli.App {
-	return &cli.App{
-		Name:  "acpgen",
-		Usage: "generate a Go SDK for the Agent Client Protocol from its JSON Schemas",
+	// -v is generate's --verbose; the version is --version or the command.
+	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version"}
+	a := &cli.App{
+		Name:        "acpgen",
+		Usage:       "generate a Go SDK for the Agent Client Protocol from its JSON Schemas",
+		Description: firstSteps,
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return usageError{err: err}
+		},
 		// Errors are printed once by main, with a non-zero exit.
 		ExitErrHandler: func(*cli.Context, error) {},
 		// Overlay and output paths may contain commas.
@@ -92,6 +157,8 @@ func app() *cli.App {
 			versionCommand(),
 		},
 	}
+	onUsageError(a.Commands, "")
+	return a
 }
 
 func configFlag() *cli.StringFlag {
@@ -126,7 +193,7 @@ func generateCommand() *cli.Command {
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return fmt.Errorf("generate takes no arguments, got %q", c.Args().Slice())
+				return usageErrorf(c, "generate takes no arguments, got %q", c.Args().Slice())
 			}
 			start := time.Now()
 			o, err := generateOverrides(c)

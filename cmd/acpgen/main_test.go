@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // schemaCopy is a local schema folder holding the pinned release's files
@@ -202,7 +203,9 @@ func TestHelpNamesEveryFlag(t *testing.T) {
 	}
 }
 
-// TestExitCodes runs the built command: bad input exits 1 with one error line.
+// TestExitCodes runs the built command: bad input exits 1 with one error
+// line; a usage error exits 2 with the error once and a one-line hint, not
+// the whole help.
 func TestExitCodes(t *testing.T) {
 	bin := acpgenBinary(t)
 	bad := t.TempDir()
@@ -211,21 +214,84 @@ func TestExitCodes(t *testing.T) {
 	cfg := configFile(t)
 	for _, c := range []struct {
 		args []string
+		code int
 		want string
 	}{
-		{[]string{"generate", "--bogus"}, "flag provided but not defined: -bogus"},
-		{[]string{"generate", "--config", cfg, "--schema-dir", bad, "--root", t.TempDir()}, `schema.json#/$defs/A/if: unknown keyword "if"`},
-		{[]string{"generate", "--config", cfg, "--schema-dir", t.TempDir()}, "schema.json: no such file"},
-		{[]string{"generate"}, "no acpgen.json in this folder: run `acpgen init` to write a starter"},
+		{[]string{"generate", "--bogus"}, 2, "acpgen: flag provided but not defined: -bogus\nrun 'acpgen generate --help' for usage\n"},
+		{[]string{"generate", "extra"}, 2, "acpgen: generate takes no arguments, got [\"extra\"]\nrun 'acpgen generate --help' for usage\n"},
+		{[]string{"schema", "diff", "2.4.0"}, 2, "run 'acpgen schema diff --help' for usage\n"},
+		{[]string{"--bogus"}, 2, "acpgen: flag provided but not defined: -bogus\nrun 'acpgen --help' for usage\n"},
+		{[]string{"-v"}, 2, "flag provided but not defined: -v"},
+		{[]string{"nope"}, 2, `acpgen: no command "nope"; acpgen --help lists them`},
+		{[]string{"generate", "--config", cfg, "--schema-dir", bad, "--root", t.TempDir()}, 1, `schema.json#/$defs/A/if: unknown keyword "if"`},
+		{[]string{"generate", "--config", cfg, "--schema-dir", t.TempDir()}, 1, "schema.json: no such file"},
+		{[]string{"generate"}, 1, "no acpgen.json in this folder: run `acpgen init` to write a starter"},
 	} {
 		cmd := exec.Command(bin, c.args...)
 		cmd.Dir = t.TempDir() // no acpgen.json in reach
 		out, err := cmd.CombinedOutput()
-		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
-			t.Errorf("%v: exit %v, want 1\n%s", c.args, err, out)
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		if code != c.code {
+			t.Errorf("%v: exit %v, want %d\n%s", c.args, err, c.code, out)
 		}
 		if !strings.Contains(string(out), c.want) {
 			t.Errorf("%v: output %q does not contain %q", c.args, out, c.want)
 		}
+		if strings.Contains(string(out), "USAGE:") || strings.Count(string(out), "acpgen:") > 1 {
+			t.Errorf("%v: want the error once and no help:\n%s", c.args, out)
+		}
+	}
+	out, err := exec.Command(bin, "--version").CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "acpgen ") {
+		t.Errorf("--version: %v %s", err, out)
+	}
+}
+
+// An interrupt stops the command with exit status 130, as a shell reports
+// a process killed by SIGINT, whatever step it interrupted: here a schema
+// fetch whose npm never finishes.
+func TestInterruptExitStatus(t *testing.T) {
+	bin := acpgenBinary(t)
+	dir := t.TempDir()
+	started := filepath.Join(dir, "npm-started")
+	npm := filepath.Join(dir, "npm")
+	if err := os.WriteFile(npm, []byte("#!/bin/sh\n: > '"+started+"'\nexec sleep 300\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := `{"channels": [{"name": "stable", "importPath": "example.com/x/acp"}]}`
+	if err := os.WriteFile(filepath.Join(dir, "acpgen.json"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "schema", "pull", "--version", "2.4.0", "--npm", npm, "--cache-dir", filepath.Join(dir, "cache"))
+	cmd.Dir = dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	// npm running means acpgen's signal handling is installed.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("acpgen ended before npm started: %v\n%s", err, out.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("npm not started within a minute:\n%s", out.String())
+		}
+	}
+	cmd.Process.Signal(os.Interrupt)
+	err := <-done
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != ExitStatusInterrupted {
+		t.Errorf("interrupted schema pull: %v, want exit status %d\n%s", err, ExitStatusInterrupted, out.String())
 	}
 }

@@ -118,6 +118,7 @@ func moduleProxy(t *testing.T, repo, version string) string {
 type downstream struct {
 	t   *testing.T
 	env []string
+	ran *[]string // every command line run, shared with subtests' copies
 }
 
 func newDownstream(t *testing.T, repo string) *downstream {
@@ -134,7 +135,7 @@ func newDownstream(t *testing.T, repo string) *downstream {
 	if _, err := exec.LookPath("npm"); err != nil {
 		seedSchemaCache(t, schemaCache, "2.2.0", "2.4.0")
 	}
-	return &downstream{t: t, env: append(os.Environ(),
+	return &downstream{t: t, ran: new([]string), env: append(os.Environ(),
 		"GOPROXY="+goproxy,
 		"GONOSUMDB="+acpgenModule, // the test version exists nowhere else
 		"GOFLAGS=-modcacherw",     // so that the test can remove its module cache
@@ -180,6 +181,7 @@ func seedSchemaCache(t *testing.T, cache string, versions ...string) {
 // its combined output and error.
 func (d *downstream) run(dir, line string) (string, error) {
 	d.t.Helper()
+	*d.ran = append(*d.ran, line)
 	args := strings.Fields(line)
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir, cmd.Env = dir, d.env

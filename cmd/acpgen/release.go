@@ -38,7 +38,7 @@ func releaseCommand() *cli.Command {
 			"module path (/vN) and --allow-major. Then the lock and schema.version are pinned to the new\n" +
 			"release, the packages regenerated as `generate` does, and an entry prepended to the changelog.\n" +
 			"Everything is compared before anything is written: a refused release writes nothing.\n" +
-			"Exit status: 0 released; 1 error; 3 a major release from v1 on without --allow-major.",
+			"Exit status: 0 released, or nothing to release; 1 error; 2 usage; 3 a major release from v1 on without --allow-major.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "to", Required: true, Usage: "`VERSION` (or dist-tag) of " + source.Package + " to move to"},
 			configFlag(),
@@ -53,7 +53,7 @@ func releaseCommand() *cli.Command {
 
 func runRelease(c *cli.Context) error {
 	if c.NArg() > 0 {
-		return fmt.Errorf("release takes no arguments, got %q (the target is --to VERSION)", c.Args().Slice())
+		return usageErrorf(c, "release takes no arguments, got %q (the target is --to VERSION)", c.Args().Slice())
 	}
 	ctx, w, stderr := c.Context, c.App.Writer, c.App.ErrWriter
 	r, err := config.Open(c.String("config"), config.Overrides{Cache: c.String("cache-dir")})
@@ -69,6 +69,10 @@ func runRelease(c *cli.Context) error {
 
 	// Compare before writing anything.
 	pl, err := planRelease(ctx, r, o, c.String("to"))
+	if errors.Is(err, errNothingToRelease) {
+		fmt.Fprintf(c.App.Writer, "%v (`%s generate` regenerates)\n", err, invocation())
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -119,6 +123,10 @@ type releasePlan struct {
 	newModule        string // the module path of a new major version, else ""
 }
 
+// errNothingToRelease: the target is the release in force. A no-op, not a
+// failure: scripts run release on every upstream publication.
+var errNothingToRelease = errors.New("nothing to release")
+
 // planRelease fetches the release in force and the target, compares their
 // schemas and generated Go APIs, and proposes the next version from the
 // repository's release tags.
@@ -132,7 +140,7 @@ func planRelease(ctx context.Context, r *config.Resolved, o source.FetchOptions,
 		return nil, err
 	}
 	if newLock.Version == oldLock.Version {
-		return nil, fmt.Errorf("%s already pins %s@%s: nothing to release (`%s generate` regenerates)", r.LockPath(), oldLock.Package, oldLock.Version, invocation())
+		return nil, fmt.Errorf("%s already pins %s@%s: %w", r.LockPath(), oldLock.Package, oldLock.Version, errNothingToRelease)
 	}
 	oldSide := schemadiff.Side{Label: oldLock.Version, Dir: oldDir}
 	newSide := schemadiff.Side{Label: newLock.Version, Dir: newDir}

@@ -91,12 +91,12 @@ func TestReleaseEndToEnd(t *testing.T) {
 			t.Errorf("want 2 entries, got %d", n)
 		}
 
-		// Moving to the release already pinned is refused, as an error.
+		// Moving to the release already pinned is a no-op that says so and
+		// succeeds (exit 0): a script may run release on every publication.
 		before := tree(t, dir)
-		_, err = runIn(t, dir, "release", "--to", "2.4.0")
-		var v verdictError
-		if err == nil || errors.As(err, &v) || !strings.Contains(err.Error(), "already pins @agentclientprotocol/sdk@2.4.0") {
-			t.Errorf("release to the pinned version: %v", err)
+		out, err = runIn(t, dir, "release", "--to", "2.4.0")
+		if err != nil || !strings.Contains(out, "already pins @agentclientprotocol/sdk@2.4.0: nothing to release") {
+			t.Errorf("release to the pinned version: %v\n%s", err, out)
 		}
 		if !maps.Equal(before, tree(t, dir)) {
 			t.Error("a refused release wrote files")
@@ -289,7 +289,7 @@ func TestReleaseUsage(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustContain(t, out, "--to VERSION", "--config", "--cache-dir", "--allow-major", "--changelog FILE", "--npm",
-		"Exit status: 0 released; 1 error; 3 a major release from v1 on without --allow-major.")
+		"Exit status: 0 released, or nothing to release; 1 error; 2 usage; 3 a major release from v1 on without --allow-major.")
 
 	dir, urlDir := t.TempDir(), t.TempDir()
 	releaseWrite(t, filepath.Join(urlDir, "acpgen.json"), `{"schema": {"url": "https://example.com/sdk.tgz"}, "channels": [{"name": "stable", "importPath": "example.com/sdk/acp"}]}`)

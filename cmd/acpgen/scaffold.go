@@ -46,7 +46,7 @@ func scaffoldCommand() *cli.Command {
 			},
 			Action: func(c *cli.Context) error {
 				if c.NArg() > 0 {
-					return fmt.Errorf("scaffold %s takes no arguments, got %q", kind, c.Args().Slice())
+					return usageErrorf(c, "scaffold %s takes no arguments, got %q", kind, c.Args().Slice())
 				}
 				return scaffold(c, kind)
 			},

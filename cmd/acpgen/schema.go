@@ -181,7 +181,7 @@ func overlayStates(file string, overlays []string) overlayResult {
 // schema cache (fetched into it when missing).
 func openSides(ctx context.Context, c *cli.Context) (old, new schemadiff.Side, err error) {
 	if c.NArg() != 2 {
-		return old, new, fmt.Errorf("want two arguments, OLD and NEW (each a version of %s or a schema folder), got %d", source.Package, c.NArg())
+		return old, new, usageErrorf(c, "want two arguments, OLD and NEW (each a version of %s or a schema folder), got %d", source.Package, c.NArg())
 	}
 	cache, err := source.CacheDir(c.String("cache-dir"))
 	if err != nil {

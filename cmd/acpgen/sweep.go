@@ -22,7 +22,7 @@ func sweepCommand() *cli.Command {
 			&cli.StringFlag{Name: "from", Usage: "first version to try (default: the oldest)"},
 			&cli.StringFlag{Name: "to", Usage: "last version to try (default: the newest)"},
 			&cli.StringSliceFlag{Name: "version", Usage: "try only this published version; repeatable (instead of --from and --to)"},
-			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "builds run at once (default: the number of CPUs)"},
+			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "builds run at once", DefaultText: "the number of CPUs"},
 			&cli.StringFlag{Name: "work", Usage: "scratch module folder, kept afterwards (default: a temporary folder, removed)"},
 			cacheFlag(),
 			&cli.StringFlag{Name: "npm", Value: "npm", Usage: "npm client to run"},

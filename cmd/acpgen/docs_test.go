@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// shellBlocks returns the command lines of the sh code blocks in the
+// section of the Markdown file that the heading starts, up to the next
+// heading: comments and blank lines dropped, VERSION replaced by version.
+func shellBlocks(t *testing.T, file, heading, version string) []string {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var lines []string
+	in, block := false, false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "#") && !block:
+			if in {
+				return lines
+			}
+			in = strings.TrimSpace(strings.TrimLeft(line, "#")) == heading
+		case in && line == "```sh":
+			block = true
+		case in && block && line == "```":
+			block = false
+		case in && block:
+			if cmd := strings.TrimSpace(stripComment(line)); cmd != "" {
+				lines = append(lines, strings.ReplaceAll(cmd, "@VERSION", "@"+version))
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) == 0 {
+		t.Fatalf("%s: no sh block under %q", file, heading)
+	}
+	return lines
+}
+
+// stripComment drops a trailing "# ..." comment that is outside quotes.
+func stripComment(line string) string {
+	quote := byte(0)
+	for i := 0; i < len(line); i++ {
+		switch c := line[i]; {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '#' && (i == 0 || line[i-1] == ' '):
+			return line[:i]
+		}
+	}
+	return line
+}
+
+// TestReadmeQuickStart runs the README's install and quick start as written,
+// as one bash script, in a new folder beside a link named acpgen to this
+// checkout, with empty module and schema caches: a command that fails, or
+// the conform run that finds a MUST failure, fails the test.
+func TestReadmeQuickStart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds modules with the go command and fetches their dependencies")
+	}
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash is not on the PATH")
+	}
+	repo := repoRoot(t)
+	cmds := shellBlocks(t, filepath.Join(repo, "README.md"), "Install and quick start", testVersion)
+	base := t.TempDir()
+	if err := os.Symlink(repo, filepath.Join(base, "acpgen")); err != nil {
+		t.Fatal(err)
+	}
+	d := newDownstream(t, repo)
+	script := "set -euo pipefail\n" + strings.Join(cmds, "\n") + "\n"
+	cmd := exec.Command("bash", "-c", script)
+	cmd.Dir, cmd.Env = base, d.env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("README quick start: %v\n%s", err, out)
+	}
+	mustContain(t, string(out), ", 0 fail,")
+	for _, f := range []string{"downstream/acp/types.go", "downstream/bin/my-agent", "my-client/go.mod"} {
+		if _, err := os.Stat(filepath.Join(base, f)); err != nil {
+			t.Errorf("after the quick start: %v", err)
+		}
+	}
+}
