@@ -50,6 +50,10 @@ type Config struct {
 	// the output root); "" writes none.
 	MetaDir  string
 	Channels []Channel
+	// GateOnly are configured channels not being generated (generate
+	// --channel): they are loaded only so that a gate row is judged stale
+	// over every configured channel, not only the emitted ones.
+	GateOnly []Channel
 	// Descriptions copies the schema's description text into doc comments.
 	Descriptions bool
 	// StrictGates makes a capability gate that matches nothing in any channel
@@ -152,10 +156,9 @@ func Generate(cfg Config) (map[string][]byte, error) {
 		for _, gap := range m.LifecycleGaps(protocol) {
 			lifecycle = append(lifecycle, ch.Name+": "+gap)
 		}
-		rows := append(append([]tables.Gate{}, tables.ForProtocol(protocol)...), merged.Gates...)
-		gates, skipped := m.ResolveGates(rows)
-		o.Gates = gates
-		resolved = append(resolved, ir.ChannelGates{Channel: ch.Name, Protocol: protocol, Gates: gates, Skipped: skipped})
+		cg := channelGates(ch.Name, protocol, m, merged)
+		o.Gates = cg.Gates
+		resolved = append(resolved, cg)
 		files, err := emit.Files(m, o)
 		if err != nil {
 			return nil, err
@@ -163,6 +166,13 @@ func Generate(cfg Config) (map[string][]byte, error) {
 		for name, b := range files {
 			out[path.Join(ch.OutDir, name)] = b
 		}
+	}
+	for _, ch := range cfg.GateOnly {
+		ld, err := LoadChannel(filepath.Join(cfg.SchemaDir, ch.SchemaFile), ch.Overlays, ch.Name)
+		if err != nil {
+			return nil, err
+		}
+		resolved = append(resolved, channelGates(ch.Name, max(ch.Protocol, 1), ld.Model, ld.Merged))
 	}
 	// A lifecycle fact a channel lacks, like a row that applies to no
 	// channel, is stale: against the pinned schema that is an error; against
@@ -188,6 +198,14 @@ func Generate(cfg Config) (map[string][]byte, error) {
 		}
 	}
 	return out, nil
+}
+
+// channelGates resolves the gate table of the channel's protocol and its
+// overlays' gates on its model.
+func channelGates(name string, protocol int, m *ir.Model, merged *overlay.Result) ir.ChannelGates {
+	rows := append(append([]tables.Gate{}, tables.ForProtocol(protocol)...), merged.Gates...)
+	gates, skipped := m.ResolveGates(rows)
+	return ir.ChannelGates{Channel: name, Protocol: protocol, Gates: gates, Skipped: skipped}
 }
 
 // metaFiles cross-checks a given meta file with the IR's methods and adds

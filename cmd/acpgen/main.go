@@ -163,7 +163,7 @@ func app() *cli.App {
 
 func configFlag() *cli.StringFlag {
 	// No backquotes: urfave/cli shows a quoted word as the value's name.
-	return &cli.StringFlag{Name: "config", Usage: "configuration file (default: " + config.FileName + " in the current folder, if present; see 'acpgen config schema')"}
+	return &cli.StringFlag{Name: "config", Usage: "configuration file (default: " + config.FileName + " in the current folder or the nearest folder above it within the module; see 'acpgen config schema')"}
 }
 
 func cacheFlag() *cli.StringFlag {

@@ -225,7 +225,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"nope"}, 2, `acpgen: no command "nope"; acpgen --help lists them`},
 		{[]string{"generate", "--config", cfg, "--schema-dir", bad, "--root", t.TempDir()}, 1, `schema.json#/$defs/A/if: unknown keyword "if"`},
 		{[]string{"generate", "--config", cfg, "--schema-dir", t.TempDir()}, 1, "schema.json: no such file"},
-		{[]string{"generate"}, 1, "no acpgen.json in this folder: run `acpgen init` to write a starter"},
+		{[]string{"generate"}, 1, "no acpgen.json in this folder or above it in its module: run `acpgen init` to write a starter"},
 	} {
 		cmd := exec.Command(bin, c.args...)
 		cmd.Dir = t.TempDir() // no acpgen.json in reach

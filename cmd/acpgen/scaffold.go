@@ -38,7 +38,7 @@ func scaffoldCommand() *cli.Command {
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "out", Required: true, Usage: "folder to write to; it must not exist or be empty (nothing is ever overwritten)"},
 				&cli.StringFlag{Name: "module", Usage: "make the starter a module of its own with this module path (default: join the module that holds --out, else a new module named after the folder)"},
-				&cli.StringFlag{Name: "import", Usage: "import path of the generated ACP package to build on (default: the package the " + config.FileName + " in the current folder generates, its stable channel or else its first v1 channel; the starters speak protocol v1; without one " + defaultImport + ")"},
+				&cli.StringFlag{Name: "import", Usage: "import path of the generated ACP package to build on (default: the package the nearest " + config.FileName + " (the current folder, else above it within the module) generates, its stable channel or else its first v1 channel; the starters speak protocol v1; without one " + defaultImport + ")"},
 				&cli.BoolFlag{Name: "unstable", Usage: "build on the unstable channel instead (the configuration's unstable channel; without one " + defaultImport + "/unstable)"},
 				&cli.StringFlag{Name: "acpgen-version", Usage: "version of " + acpgenModule + " a new go.mod requires (default: this acpgen's own version, or the replacement folder it was built from; else what the module in reach uses)"},
 				&cli.StringFlag{Name: "replace", Usage: "folder that a new go.mod replaces " + acpgenModule + " with (a local checkout)"},
@@ -157,7 +157,7 @@ type generatedPackage struct {
 }
 
 // importPath is the package to build on: --import, else the package the
-// configuration in the current folder generates (its stable channel, or the
+// nearest configuration (config.Find) generates (its stable channel, or the
 // first v1 channel; its unstable channel with --unstable), else this
 // repository's own generated package.
 func importPath(c *cli.Context) (generatedPackage, error) {

@@ -327,7 +327,8 @@ func TestConfigDrivesGenerate(t *testing.T) {
 }
 
 // TestRepoGenerateReadsConfig: in the repository root, generate without
-// flags reads acpgen.json, as the README's command and CI do.
+// flags reads acpgen.json, as the README's command and CI do; so does
+// generate in a subpackage, and --channel judges gates over every channel.
 func TestRepoGenerateReadsConfig(t *testing.T) {
 	t.Chdir(filepath.Join("..", ".."))
 	out, err := run(t, "config", "show")
@@ -337,6 +338,16 @@ func TestRepoGenerateReadsConfig(t *testing.T) {
 	mustContain(t, out, `"file": "acpgen.json"`, `"out": "gen/acp/unstable"`, `"importPath": "github.com/acpgen/acpgen/gen/acp"`)
 	if out, err := run(t, "generate", "--check"); err != nil {
 		t.Fatalf("%v\n%.3000s", err, out)
+	}
+	// One channel, with strict gates: a row for another configured channel
+	// is not stale.
+	if out, err := run(t, "generate", "--check", "--channel", "stable"); err != nil {
+		t.Fatalf("--channel stable: %v\n%.3000s", err, out)
+	}
+	// From a subpackage: the module's acpgen.json, its paths relative to it.
+	t.Chdir(filepath.Join("gen", "acp"))
+	if out, err := run(t, "generate", "--check", "--channel", "v2"); err != nil {
+		t.Fatalf("from gen/acp: %v\n%.3000s", err, out)
 	}
 }
 

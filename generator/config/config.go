@@ -199,7 +199,11 @@ func relativeSlashPath(p string) error {
 }
 
 // Find returns the configuration file to use: explicit if given (it must
-// exist), else FileName in the current folder if present, else "".
+// exist), else the FileName nearest the current folder, looking in it and
+// then up through its parents to the root of the Go module it is in (as the
+// go command finds go.mod), so that go generate in a subpackage finds the
+// module's configuration; outside any module, only the current folder. ""
+// when there is none.
 func Find(explicit string) (string, error) {
 	if explicit != "" {
 		if _, err := os.Stat(explicit); err != nil {
@@ -207,12 +211,23 @@ func Find(explicit string) (string, error) {
 		}
 		return explicit, nil
 	}
-	if _, err := os.Stat(FileName); err == nil {
-		return FileName, nil
-	} else if !errors.Is(err, fs.ErrNotExist) {
+	cwd, err := os.Getwd()
+	if err != nil {
 		return "", err
 	}
-	return "", nil
+	_, modDir := FindModule(cwd)
+	rel := FileName
+	for d := cwd; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, FileName)); err == nil {
+			return rel, nil
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+		if modDir == "" || d == modDir || filepath.Dir(d) == d {
+			return "", nil
+		}
+		rel = filepath.Join("..", rel)
+	}
 }
 
 // Overrides are command-line flags; each wins over the file. Map keys and
@@ -270,7 +285,7 @@ func DefaultChannel(name string) (generator.Channel, bool) {
 
 // ErrNoConfig is returned where a command needs a configuration and none
 // was found.
-var ErrNoConfig = errors.New("no " + FileName + " in this folder: run `acpgen init` to write a starter (or pass --config FILE)")
+var ErrNoConfig = errors.New("no " + FileName + " in this folder or above it in its module: run `acpgen init` to write a starter (or pass --config FILE)")
 
 // Resolve fills in defaults. file names the configuration in errors and is
 // the base of relative paths.
@@ -313,11 +328,18 @@ func Resolve(f *File, file string, o Overrides) (*Resolved, error) {
 	if err != nil {
 		return nil, err
 	}
+	configured := slices.Clone(entries)
 	if entries, err = o.apply(entries); err != nil {
 		return nil, err
 	}
 	if cfg.Channels, err = r.channels(entries, where); err != nil {
 		return nil, err
+	}
+	for _, e := range configured {
+		if !slices.ContainsFunc(entries, func(k entry) bool { return k.ch.Name == e.ch.Name }) {
+			e.ch.Overlays = slices.Concat(e.ch.Overlays, o.Overlays)
+			cfg.GateOnly = append(cfg.GateOnly, e.ch)
+		}
 	}
 	r.Config = cfg
 	return r, nil
@@ -658,7 +680,7 @@ func SetVersion(file, version string) (bool, error) {
 }
 
 // Setup is how every command that generates starts: find and load the
-// configuration (explicit, else acpgen.json in the current folder), resolve
+// configuration (explicit, else the nearest acpgen.json; see Find), resolve
 // it with the flags, and make its schema ready.
 func Setup(ctx context.Context, explicit string, o Overrides, stderr io.Writer) (*Resolved, error) {
 	r, err := Open(explicit, o)

@@ -192,3 +192,54 @@ func TestPinsChannels(t *testing.T) {
 		}
 	}
 }
+
+// Find looks in the current folder, then up to the module root and no
+// further; outside a module only the current folder counts.
+func TestFindWalksUpToTheModuleRoot(t *testing.T) {
+	top := t.TempDir()
+	mod := filepath.Join(top, "mod")
+	sub := filepath.Join(mod, "internal", "pkg")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(p string) {
+		t.Helper()
+		if err := os.WriteFile(p, []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A configuration above the module is never the module's.
+	write(filepath.Join(top, FileName))
+	write(filepath.Join(mod, "go.mod"))
+	find := func(dir string) string {
+		t.Helper()
+		t.Chdir(dir)
+		f, err := Find("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	if f := find(sub); f != "" {
+		t.Errorf("found %q above the module root", f)
+	}
+	write(filepath.Join(mod, FileName))
+	if f, want := find(sub), filepath.Join("..", "..", FileName); f != want {
+		t.Errorf("from a subpackage: %q, want %q", f, want)
+	}
+	if f := find(mod); f != FileName {
+		t.Errorf("at the module root: %q, want %q", f, FileName)
+	}
+	write(filepath.Join(sub, FileName))
+	if f := find(sub); f != FileName {
+		t.Errorf("the nearest one wins: %q", f)
+	}
+	// Outside any module: the current folder only.
+	loose := filepath.Join(top, "loose", "deeper")
+	if err := os.MkdirAll(loose, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if f := find(loose); f != "" {
+		t.Errorf("outside a module: found %q", f)
+	}
+}
