@@ -166,6 +166,10 @@ func configFlag() *cli.StringFlag {
 	return &cli.StringFlag{Name: "config", Usage: "configuration file (default: " + config.FileName + " in the current folder or the nearest folder above it within the module; see 'acpgen config schema')"}
 }
 
+func fromURLFlag() *cli.StringFlag {
+	return &cli.StringFlag{Name: "from-url", Usage: "when the pinned release is not cached, take its package tarball (or a single schema file) from this http(s) or file URL or path instead of running npm; verified against the lock; npm view @agentclientprotocol/sdk@VERSION dist.tarball prints the URL"}
+}
+
 func cacheFlag() *cli.StringFlag {
 	return &cli.StringFlag{Name: "cache-dir", Usage: "schema cache (default: $" + source.CacheEnv + ", else acpgen/ in the user's cache folder)"}
 }
@@ -180,6 +184,7 @@ func generateCommand() *cli.Command {
 			configFlag(),
 			&cli.StringFlag{Name: "schema-dir", Usage: "read the schema files from this folder instead of the pinned release (read-only: verified against its lock.json when it has one; meta files in it are cross-checked)"},
 			cacheFlag(),
+			fromURLFlag(),
 			&cli.StringFlag{Name: "root", Usage: "folder the output paths are relative to (default: the configuration file's folder, else the current folder)"},
 			&cli.BoolFlag{Name: "check", Usage: "generate in memory, print a unified diff of every stale, missing or extra file, exit 1 if any; write nothing"},
 			&cli.BoolFlag{Name: "descriptions", Usage: "copy the schema's description text into doc comments (off: comments are generated from structure only)"},
@@ -247,6 +252,7 @@ func generateCommand() *cli.Command {
 func generateOverrides(c *cli.Context) (config.Overrides, error) {
 	o := config.Overrides{
 		SchemaDir: c.String("schema-dir"), Root: c.String("root"), Cache: c.String("cache-dir"),
+		FromURL:  c.String("from-url"),
 		Channels: c.StringSlice("channel"), Overlays: c.StringSlice("overlay"),
 	}
 	if c.IsSet("descriptions") {

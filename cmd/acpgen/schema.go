@@ -31,7 +31,7 @@ func pullCommand() *cli.Command {
 			configFlag(),
 			cacheFlag(),
 			&cli.StringFlag{Name: "version", Usage: "package version to pin (default: the configuration's schema.version, else the lock's)"},
-			&cli.StringFlag{Name: "from-url", Usage: "fetch a package tarball or a single schema file from this URL instead of running npm; verified against the lock"},
+			fromURLFlag(),
 			&cli.StringFlag{Name: "npm", Value: "npm", Usage: "npm client to run"},
 		},
 		Action: func(c *cli.Context) error {

@@ -234,6 +234,7 @@ func Find(explicit string) (string, error) {
 // Channels name channels.
 type Overrides struct {
 	SchemaDir    string // a read-only folder of schema files, instead of the pinned release
+	FromURL      string // where to take the release from instead of npm (as schema.url)
 	Root         string
 	Cache        string // the schema cache (default: source.CacheDir)
 	Descriptions *bool
@@ -304,6 +305,9 @@ func Resolve(f *File, file string, o Overrides) (*Resolved, error) {
 			r.LockDir = under(base, f.Schema.Dir)
 		}
 		r.Version, r.URL = f.Schema.Version, f.Schema.URL
+	}
+	if o.FromURL != "" {
+		r.URL = o.FromURL
 	}
 	cache, err := source.CacheDir(o.Cache)
 	if err != nil {

@@ -247,13 +247,37 @@ func pullSingleFile(dir string, old *Lock, version, rawURL string, body []byte, 
 	return old, nil
 }
 
+// readLocal reads a tarball or schema file given as a path, bounded in size.
+func readLocal(given, path string) ([]byte, error) {
+	f, err := os.Open(filepath.FromSlash(path))
+	if err != nil {
+		return nil, fmt.Errorf("--from-url %s: %w", given, err)
+	}
+	defer f.Close()
+	body, err := io.ReadAll(io.LimitReader(f, maxDownload+1))
+	if err != nil {
+		return nil, fmt.Errorf("--from-url %s: %w", given, err)
+	}
+	if len(body) > maxDownload {
+		return nil, fmt.Errorf("--from-url %s: over the %d byte limit", given, maxDownload)
+	}
+	return body, nil
+}
+
 func isGzip(b []byte) bool { return len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b }
 
-// download GETs rawURL into memory, bounded in time and size.
+// download reads rawURL into memory, bounded in time and size: an http(s)
+// URL is fetched; a file:// URL or a plain path is read from disk, for a
+// tarball copied to a machine without npm or network.
 func download(ctx context.Context, rawURL string) ([]byte, error) {
 	u, err := url.Parse(rawURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%s: not an http(s) URL", rawURL)
+	switch {
+	case err == nil && u.Scheme == "file":
+		return readLocal(rawURL, u.Path)
+	case err != nil || u.Scheme == "" || len(u.Scheme) == 1: // a path, or a Windows drive letter
+		return readLocal(rawURL, rawURL)
+	case (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		return nil, fmt.Errorf("%s: not an http(s) or file URL, nor a path", rawURL)
 	}
 	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 	defer cancel()
@@ -306,7 +330,7 @@ func npmPack(ctx context.Context, npm, version string) (tgz []byte, integrity, r
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
-			return nil, "", "", fmt.Errorf("%s not found: install npm, or give the package tarball's URL with --from-url (schema.url in %s)", npm, "acpgen.json")
+			return nil, "", "", fmt.Errorf("%s not found: install npm, or give the package tarball (a URL or a path) with --from-url (schema.url in %s); on a machine with npm, `npm view %s dist.tarball` prints its URL", npm, "acpgen.json", spec)
 		}
 		return nil, "", "", fmt.Errorf("npm pack %s failed (%v): %s", spec, err, npmError(stdout.Bytes(), stderr.Bytes()))
 	}

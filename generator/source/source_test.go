@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -679,4 +680,34 @@ func TestVerifyPresent(t *testing.T) {
 	wantErr(t, VerifyPresent(dir, l, []string{StableFile, V2StableFile}), V2StableFile, "is missing")
 	os.WriteFile(filepath.Join(dir, UnstableFile), []byte("{}"), 0o644)
 	wantErr(t, VerifyPresent(dir, l, []string{StableFile}), UnstableFile, "it was edited")
+}
+
+// A tarball on disk, as a file:// URL or a plain path, is read like a
+// downloaded one: the lock is the same.
+func TestPullFromLocalTarball(t *testing.T) {
+	tgz := v1Tarball(t, "2.0.0")
+	file := filepath.Join(t.TempDir(), "sdk-2.0.0.tgz")
+	if err := os.WriteFile(file, tgz, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fileURL := (&url.URL{Scheme: "file", Path: filepath.ToSlash(file)}).String()
+	for _, from := range []string{fileURL, file} {
+		dir := filepath.Join(t.TempDir(), "schema")
+		l, err := Pull(context.Background(), PullOptions{Dir: dir, Version: "2.0.0", FromURL: from})
+		if err != nil {
+			t.Fatalf("%s: %v", from, err)
+		}
+		if l.Integrity != sri(tgz) || l.Files[StableFile] != fileHash(stableBody) {
+			t.Errorf("%s: lock = %+v", from, l)
+		}
+		wantFile(t, filepath.Join(dir, StableFile), stableBody)
+	}
+	_, err := Pull(context.Background(), PullOptions{Dir: t.TempDir(), Version: "2.0.0", FromURL: filepath.Join(t.TempDir(), "missing.tgz")})
+	if err == nil || !strings.Contains(err.Error(), "missing.tgz") {
+		t.Errorf("a missing file: %v", err)
+	}
+	_, err = Pull(context.Background(), PullOptions{Dir: t.TempDir(), Version: "2.0.0", FromURL: "ftp://example.com/x.tgz"})
+	if err == nil || !strings.Contains(err.Error(), "not an http(s) or file URL") {
+		t.Errorf("an ftp URL: %v", err)
+	}
 }
