@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 
 	"github.com/acpgen/acpgen/generator/config"
+	"github.com/acpgen/acpgen/generator/source"
 	"github.com/urfave/cli/v2"
+	"golang.org/x/mod/semver"
 )
 
 // schemaFileName is the configuration's JSON Schema, written beside it for
@@ -19,18 +21,29 @@ func initCommand() *cli.Command {
 		Name:  "init",
 		Usage: "write a starter " + config.FileName + " (and " + schemaFileName + " for editors) in the current folder",
 		Description: "Refuses to overwrite either file. The starter pins schema.version, generates the stable\n" +
-			"channel into --out, and keeps the lock in schema/. Then run `acpgen generate`.",
+			"channel into --out (the v1 unstable one for a release that ships only that, as releases before\n" +
+			"2.0.0 do; init reads the release from the schema cache, fetching it when missing), and keeps the\n" +
+			"lock in schema/. Then run `acpgen generate`.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "version", Value: config.TestedVersion, Usage: "version of @agentclientprotocol/sdk to pin"},
 			&cli.StringSliceFlag{Name: "channel", Usage: "channel to generate (stable, unstable, v2 or v2-unstable); repeatable (default: stable)"},
 			&cli.StringFlag{Name: "out", Value: "acp", Usage: "output folder of the first channel (the unstable channel goes to OUT/unstable when both are chosen)"},
 			&cli.StringFlag{Name: "package", Value: "acp", Usage: "Go package name of the first channel"},
+			cacheFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usageErrorf(c, "init takes no arguments, got %q", c.Args().Slice())
 			}
-			f := starter(c)
+			chans := c.StringSlice("channel")
+			if len(chans) == 0 {
+				ch, note := defaultChannel(c)
+				if note != "" {
+					fmt.Fprintln(c.App.ErrWriter, "acpgen:", note)
+				}
+				chans = []string{ch}
+			}
+			f := starter(c, chans)
 			data, err := json.MarshalIndent(f, "", "  ")
 			if err != nil {
 				return err
@@ -60,12 +73,31 @@ func initCommand() *cli.Command {
 	}
 }
 
-// starter is the configuration init writes.
-func starter(c *cli.Context) config.File {
-	chans := c.StringSlice("channel")
-	if len(chans) == 0 {
-		chans = []string{"stable"}
+// defaultChannel is the channel init configures without --channel: the
+// stable one when the release ships it, else the v1 unstable one (releases
+// before 2.0.0 ship only that). What the release ships is read from the
+// schema cache, fetching the release into it when it is missing; offline,
+// the rule by version decides, and the note says so.
+func defaultChannel(c *cli.Context) (channel, note string) {
+	v := c.String("version")
+	cache, err := source.CacheDir(c.String("cache-dir"))
+	if err == nil {
+		var l *source.Lock
+		if _, l, err = source.Fetch(c.Context, source.FetchOptions{Cache: cache, Stderr: c.App.ErrWriter}, nil, v); err == nil {
+			if _, ok := l.Files[source.StableFile]; ok {
+				return "stable", ""
+			}
+			return "unstable", fmt.Sprintf("%s@%s ships only the v1 unstable schema: the starter generates the unstable channel", source.Package, v)
+		}
 	}
+	if semver.IsValid("v"+v) && semver.Compare("v"+v, "v2.0.0") < 0 {
+		return "unstable", fmt.Sprintf("could not read %s@%s (%v); releases before 2.0.0 ship only the v1 unstable schema: the starter generates the unstable channel", source.Package, v, err)
+	}
+	return "stable", ""
+}
+
+// starter is the configuration init writes.
+func starter(c *cli.Context, chans []string) config.File {
 	f := config.File{
 		SchemaRef: "./" + schemaFileName,
 		Schema:    &config.Source{Dir: "schema", Version: c.String("version")},

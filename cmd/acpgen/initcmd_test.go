@@ -47,3 +47,37 @@ func TestInit(t *testing.T) {
 		t.Fatalf("bad channel: %v", err)
 	}
 }
+
+// init --version V without --channel configures a channel the release
+// ships: the v1 unstable one for a release before 2.0.0, read from the
+// schema cache, or by the version rule when the release cannot be read.
+func TestInitPicksAShippedChannel(t *testing.T) {
+	fetched(t, "1.5.0")
+	channel := func(args ...string) (string, string) {
+		t.Helper()
+		t.Chdir(t.TempDir())
+		out, err := run(t, append([]string{"init"}, args...)...)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		f, err := config.Load(config.FileName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f.Channels[0].Name, out
+	}
+	if ch, out := channel("--version", "1.5.0", "--cache-dir", testCache); ch != "unstable" || !strings.Contains(out, "1.5.0 ships only the v1 unstable schema") {
+		t.Errorf("1.5.0 from the cache: %s\n%s", ch, out)
+	}
+	if ch, _ := channel("--version", "2.4.0", "--cache-dir", testCache); ch != "stable" {
+		t.Errorf("2.4.0: %s", ch)
+	}
+	// Neither cached nor fetchable (no npm on the PATH): the rule by version.
+	t.Setenv("PATH", t.TempDir())
+	if ch, out := channel("--version", "1.4.0", "--cache-dir", t.TempDir()); ch != "unstable" || !strings.Contains(out, "releases before 2.0.0 ship only the v1 unstable schema") {
+		t.Errorf("1.4.0 offline: %s\n%s", ch, out)
+	}
+	if ch, _ := channel("--version", "1.4.0", "--channel", "stable", "--cache-dir", t.TempDir()); ch != "stable" {
+		t.Errorf("--channel wins: %s", ch)
+	}
+}
