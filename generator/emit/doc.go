@@ -140,8 +140,55 @@ func (e *emitter) packageDoc(f *jen.File) {
 		if e.exampleFile() != nil {
 			b.WriteString("Example (example_test.go) runs both in one process.\n")
 		}
+		e.handlerDoc(&b)
 	}
 	f.PackageComment(strings.TrimRight(commentText(b.String()), "\n"))
+}
+
+// handlerDoc adds the sections a handler author needs: reaching the
+// connection, cancellation (as the IR's turn says it works), decoding modes
+// and errors.
+func (e *emitter) handlerDoc(b *strings.Builder) {
+	pkg := e.o.Package
+	b.WriteString("\n# Reaching the connection\n\n")
+	b.WriteString("A handler method gets a context and the decoded params, nothing else. To call\n")
+	b.WriteString("the other side (a request, or a notification such as a session update), keep\n")
+	b.WriteString("the connection NewAgentConn or NewClientConn returns in the handler value\n")
+	b.WriteString("before calling Run:\n\n")
+	b.WriteString("\ta := &agent{}\n")
+	b.WriteString("\ta.conn = " + pkg + ".NewAgentConn(a, os.Stdin, os.Stdout, " + pkg + ".ConnOptions{})\n")
+	b.WriteString("\terr := a.conn.Run(ctx)\n\n")
+	b.WriteString("Handlers run concurrently; a handler may call the other side and wait for its\n")
+	b.WriteString("answer. Negotiated reports what both sides advertised in initialize.\n")
+	b.WriteString("\n# Cancellation\n\n")
+	b.WriteString("A handler's context ends when the peer cancels the request ($/cancel_request) or\n")
+	b.WriteString("the connection ends (Run's context, Close, or the peer closing its end); a handler\n")
+	b.WriteString("that then returns an error, such as ctx.Err(), is answered -32800 (request\n")
+	b.WriteString("cancelled).\n")
+	if t := e.turns(); t != nil {
+		fmt.Fprintf(b, "The %s notification also ends the context of every %s handler running\n", t.Cancel.Wire, t.Prompt.Wire)
+		b.WriteString("for that session; whatever the handler then returns, ctx.Err() or a partial\n")
+		fmt.Fprintf(b, "result, the request is answered with stopReason %q, as the protocol requires\n", t.Cancelled.String)
+		b.WriteString("of a cancelled turn. On the client side, when the context given to the\n")
+		fmt.Fprintf(b, "%s call ends first, the connection sends %s for its session and\n", t.Prompt.Wire, t.Cancel.Wire)
+		b.WriteString("returns the context's error.\n")
+	}
+	b.WriteString("\n# Decoding\n\n")
+	b.WriteString("Connections decode leniently by default, as the official SDKs do: where the schema\n")
+	b.WriteString("marks a member x-deserialize-default-on-error, -default-on-null or\n")
+	b.WriteString("-skip-invalid-items, a bad value becomes the default or is dropped instead of\n")
+	b.WriteString("failing the message. ConnOptions.Strict accepts only what the schema describes.\n")
+	b.WriteString("UnmarshalJSON is lenient; wire.Decode(data, v, wire.Strict) decodes strictly.\n")
+	b.WriteString("\n# Errors\n\n")
+	b.WriteString("Before the handler runs, params that do not decode or fail Validate are answered\n")
+	b.WriteString("-32602 with the offending JSON pointers, and a method (-32601) or member (-32602)\n")
+	b.WriteString("that needs a capability the receiver did not advertise is refused naming the\n")
+	b.WriteString("capability. A handler answers an error by returning an *RPCError (NewError and the\n")
+	b.WriteString("New...Error constructors, one per ErrorCode); any other error is answered -32603\n")
+	b.WriteString("with its text. A result that fails Validate or a gate is not sent: the request\n")
+	b.WriteString("is answered -32603 and the problem logged, since it is this side's bug. Calls to\n")
+	b.WriteString("the other side check params the same way before sending and return a\n")
+	b.WriteString("*wire.LocalError without sending anything.\n")
 }
 
 // commentText prefixes every line with //.

@@ -20,4 +20,45 @@
 //
 // A client implements ClientHandler and calls the agent through NewClientConn's
 // methods. Both ends decode, validate and capability-check every message.
+//
+// # Reaching the connection
+//
+// A handler method gets a context and the decoded params, nothing else. To call
+// the other side (a request, or a notification such as a session update), keep
+// the connection NewAgentConn or NewClientConn returns in the handler value
+// before calling Run:
+//
+//	a := &agent{}
+//	a.conn = unstable.NewAgentConn(a, os.Stdin, os.Stdout, unstable.ConnOptions{})
+//	err := a.conn.Run(ctx)
+//
+// Handlers run concurrently; a handler may call the other side and wait for its
+// answer. Negotiated reports what both sides advertised in initialize.
+//
+// # Cancellation
+//
+// A handler's context ends when the peer cancels the request ($/cancel_request) or
+// the connection ends (Run's context, Close, or the peer closing its end); a handler
+// that then returns an error, such as ctx.Err(), is answered -32800 (request
+// cancelled).
+//
+// # Decoding
+//
+// Connections decode leniently by default, as the official SDKs do: where the schema
+// marks a member x-deserialize-default-on-error, -default-on-null or
+// -skip-invalid-items, a bad value becomes the default or is dropped instead of
+// failing the message. ConnOptions.Strict accepts only what the schema describes.
+// UnmarshalJSON is lenient; wire.Decode(data, v, wire.Strict) decodes strictly.
+//
+// # Errors
+//
+// Before the handler runs, params that do not decode or fail Validate are answered
+// -32602 with the offending JSON pointers, and a method (-32601) or member (-32602)
+// that needs a capability the receiver did not advertise is refused naming the
+// capability. A handler answers an error by returning an *RPCError (NewError and the
+// New...Error constructors, one per ErrorCode); any other error is answered -32603
+// with its text. A result that fails Validate or a gate is not sent: the request
+// is answered -32603 and the problem logged, since it is this side's bug. Calls to
+// the other side check params the same way before sending and return a
+// *wire.LocalError without sending anything.
 package unstable
