@@ -24,7 +24,7 @@ import (
 //	extra -> extra-real   a root that is itself a link
 //	outside/secret.txt
 //	work2/x.txt           shares a prefix with work, outside every root
-func layout(t *testing.T) string {
+func layout(t testing.TB) string {
 	t.Helper()
 	tmp, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
