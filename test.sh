@@ -57,3 +57,6 @@ fuzz ./gen/acp/unstable FuzzUnions
 fuzz ./runtime/jsonrpc FuzzParse
 fuzz ./runtime/jsonrpc FuzzConn
 fuzz ./generator/overlay FuzzOverlay
+fuzz ./runtime/acphttp FuzzHandler
+fuzz ./runtime/router FuzzInitialize
+fuzz ./runtime/roots FuzzResolve

@@ -63,7 +63,9 @@ const (
 type session struct {
 	owner   string // the principal that created it (acphttp.PrincipalFrom)
 	roots   []string
-	history []acp.PromptRequest // as recorded for replay: no runtimeContext
+	history []acp.PromptRequest // as recorded for replay: no runtimeContext; bounded (record)
+	// historyBytes is the JSON size of history, bounded by maxHistoryBytes.
+	historyBytes int
 }
 
 // store holds the sessions of every connection.
@@ -158,7 +160,7 @@ func (a *agent) SessionPrompt(ctx context.Context, p *acp.PromptRequest) (*acp.P
 		return nil, err
 	}
 	a.mu.Lock()
-	s.history = append(s.history, p.ForHistory())
+	s.record(p.ForHistory())
 	a.mu.Unlock()
 
 	if len(p.RuntimeContext) > 0 {

@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"errors"
-	"io"
 	"os"
-	"strings"
 	"sync"
 
 	"github.com/acpgen/acpgen/gen/acp"
@@ -15,7 +13,10 @@ import (
 // The client serves fs/read_text_file and fs/write_text_file inside each
 // session's roots [cwd, ...additionalDirectories]: the RFD makes a client
 // that mediates file access enforce the session's effective root set.
-// runtime/roots resolves symlinks, so a link cannot lead out of a root.
+// runtime/roots resolves symlinks, so a link cannot lead out of a root; its
+// ReadText and WriteText also bound a read (roots.DefaultMaxRead), refuse a
+// directory, FIFO, device or socket without blocking on it, and take a
+// trailing slash on a file for ENOTDIR.
 
 // sessionRoots holds the root set of every session the client created.
 type sessionRoots struct {
@@ -44,7 +45,9 @@ func (s *sessionRoots) of(id acp.SessionID) (*roots.Set, error) {
 	return nil, acp.NewResourceNotFoundError(map[string]any{"sessionId": id})
 }
 
-// refused is the answer for a path the session may not reach.
+// refused is the answer for a path the session may not reach, or a file
+// that may not be read or written: a directory, FIFO, device or socket,
+// text over the read bound.
 func refused(path string, err error) error {
 	if errors.Is(err, os.ErrNotExist) {
 		return acp.NewResourceNotFoundError(map[string]any{"path": path})
@@ -53,33 +56,25 @@ func refused(path string, err error) error {
 }
 
 // FsReadTextFile returns the file's text, from line Line (1-based) for at
-// most Limit lines when they are given.
+// most Limit lines when they are given, within roots.DefaultMaxRead bytes.
 func (h *handler) FsReadTextFile(ctx context.Context, p *acp.ReadTextFileRequest) (*acp.ReadTextFileResponse, error) {
 	set, err := h.roots.of(p.SessionID)
 	if err != nil {
 		return nil, err
 	}
-	f, err := set.Open(p.Path)
+	var o roots.ReadOptions
+	if p.Line != nil {
+		o.Line = int(*p.Line)
+	}
+	if p.Limit != nil {
+		if *p.Limit == 0 {
+			return &acp.ReadTextFileResponse{}, nil
+		}
+		o.Limit = int(*p.Limit)
+	}
+	text, err := set.ReadText(ctx, p.Path, o)
 	if err != nil {
 		return nil, refused(p.Path, err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(f)
-	if err != nil {
-		return nil, refused(p.Path, err)
-	}
-	text := string(data)
-	if p.Line != nil || p.Limit != nil {
-		lines := strings.SplitAfter(text, "\n")
-		from := 0
-		if p.Line != nil && *p.Line > 0 {
-			from = min(int(*p.Line)-1, len(lines))
-		}
-		to := len(lines)
-		if p.Limit != nil {
-			to = min(from+int(*p.Limit), len(lines))
-		}
-		text = strings.Join(lines[from:to], "")
 	}
 	return &acp.ReadTextFileResponse{Content: text}, nil
 }
@@ -90,13 +85,8 @@ func (h *handler) FsWriteTextFile(ctx context.Context, p *acp.WriteTextFileReque
 	if err != nil {
 		return nil, err
 	}
-	f, err := set.OpenFile(p.Path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
+	if err := set.WriteText(p.Path, p.Content, 0o644); err != nil {
 		return nil, refused(p.Path, err)
 	}
-	if _, err := f.WriteString(p.Content); err != nil {
-		f.Close()
-		return nil, refused(p.Path, err)
-	}
-	return &acp.WriteTextFileResponse{}, f.Close()
+	return &acp.WriteTextFileResponse{}, nil
 }

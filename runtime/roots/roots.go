@@ -146,18 +146,39 @@ func (s *Set) Open(path string) (*os.File, error) {
 // OpenFile is Open with flags and permissions, as os.OpenFile; with
 // os.O_CREATE it creates files that do not exist yet inside the roots.
 func (s *Set) OpenFile(path string, flag int, perm fs.FileMode) (*os.File, error) {
-	i, rel, err := s.locate(path)
+	root, rel, err := s.at(path)
 	if err != nil {
 		return nil, err
 	}
-	if s.open == nil {
-		return nil, errors.New("roots: Set is closed")
-	}
-	f, err := s.open[i].OpenFile(rel, flag, perm)
+	f, err := root.OpenFile(rel, flag, perm)
 	if err != nil {
 		return nil, fmt.Errorf("roots: %w", err)
 	}
 	return f, nil
+}
+
+// at returns the open root containing path and the path relative to it. A
+// path ending in a separator or "/." keeps a trailing separator, so that the
+// open, like the kernel's, takes it for a directory only.
+func (s *Set) at(path string) (*os.Root, string, error) {
+	i, rel, err := s.locate(path)
+	if err != nil {
+		return nil, "", err
+	}
+	if s.open == nil {
+		return nil, "", errors.New("roots: Set is closed")
+	}
+	if namesDir(path) {
+		rel += string(filepath.Separator)
+	}
+	return s.open[i], rel, nil
+}
+
+// namesDir reports a path that can only name a directory: one ending in a
+// separator or in a "." component.
+func namesDir(p string) bool {
+	const sep = string(filepath.Separator)
+	return strings.HasSuffix(p, sep) || strings.HasSuffix(p, sep+".") || p == "."
 }
 
 // locate resolves path and returns the index of the first root containing it
@@ -180,7 +201,7 @@ func (s *Set) locate(path string) (int, string, error) {
 	}
 	real, err := resolve(path, nil)
 	if err != nil {
-		return 0, "", fmt.Errorf("roots: %q: %w: %v", path, ErrUnresolvable, err)
+		return 0, "", fmt.Errorf("roots: %q: %w: %w", path, ErrUnresolvable, err)
 	}
 	for i, r := range s.roots {
 		if rel, ok := within(r.Real, real); ok {
@@ -273,6 +294,10 @@ func resolve(path string, steps *int) (string, error) {
 		switch {
 		case missing && c == "..":
 			return "", errors.New(`".." after a component that does not exist`)
+		case c == ".":
+			// Only there to make the component before it a directory,
+			// which walking that one checked.
+			continue
 		case missing:
 			join(c)
 			continue
@@ -329,13 +354,14 @@ func resolve(path string, steps *int) (string, error) {
 	return string(real), nil
 }
 
-// components splits a path on separators, dropping empty and "." parts.
+// components splits a path on separators, dropping empty parts. A trailing
+// separator becomes a last "." component: like "." anywhere, it makes the
+// component before it a directory (ENOTDIR when it is a file, as in the
+// kernel's own walk).
 func components(p string) []string {
-	var out []string
-	for _, c := range strings.FieldsFunc(p, func(r rune) bool { return os.IsPathSeparator(uint8(r)) && r < 0x80 }) {
-		if c != "." {
-			out = append(out, c)
-		}
+	out := strings.FieldsFunc(p, func(r rune) bool { return os.IsPathSeparator(uint8(r)) && r < 0x80 })
+	if len(out) > 0 && os.IsPathSeparator(p[len(p)-1]) {
+		out = append(out, ".")
 	}
 	return out
 }

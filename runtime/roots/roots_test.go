@@ -24,7 +24,7 @@ import (
 //	extra -> extra-real   a root that is itself a link
 //	outside/secret.txt
 //	work2/x.txt           shares a prefix with work, outside every root
-func layout(t *testing.T) string {
+func layout(t testing.TB) string {
 	t.Helper()
 	tmp, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -113,6 +113,13 @@ func TestContains(t *testing.T) {
 		{name: "dangling link", path: j("work", "dangling"), unresolvable: true},
 		{name: "below a dangling link", path: j("work", "dangling", "x"), unresolvable: true},
 		{name: "below a regular file", path: j("work", "file.txt", "x"), unresolvable: true},
+		{name: "a file with a trailing slash", path: j("work", "file.txt") + "/", unresolvable: true},
+		{name: "a file followed by /.", path: j("work", "file.txt") + "/.", unresolvable: true},
+		{name: "a file followed by /./", path: j("work", "file.txt") + "/./", unresolvable: true},
+		{name: "a relative file with a trailing slash", path: "file.txt/", unresolvable: true},
+		{name: "a directory with a trailing slash", path: j("work", "sub") + "/", root: work},
+		{name: "a link to a directory with a trailing slash", path: j("work", "k1") + "/", root: work},
+		{name: "missing, with a trailing slash", path: j("work", "newdir") + "/", root: work},
 		{name: "empty path", path: "", unresolvable: true},
 		{name: "NUL byte", path: j("work", "a\x00b"), unresolvable: true},
 	} {

@@ -4,15 +4,25 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+
+	"github.com/acpgen/acpgen/runtime/wire"
 )
 
 // route decides what a frame read before initialize does: hand the
 // connection to version v with initFrame (the initialize request, rewritten
 // when a lower version was selected), send reply, or nothing (ignored).
 func (rt *Router) route(frame []byte) (v int, initFrame, reply []byte) {
+	// Judged as jsonrpc judges a frame after initialize: not JSON (nesting
+	// deeper than wire.MaxDepth included) is a parse error, JSON that is
+	// not an object an invalid request.
 	frame = bytes.TrimSpace(frame)
-	if frame[0] == '[' {
+	switch {
+	case !wire.Valid(frame):
+		return 0, nil, errorFrame(nil, codeParse, "Parse error", nil)
+	case frame[0] == '[':
 		return 0, nil, errorFrame(nil, codeInvalidReq, "JSON-RPC batches are not supported", nil)
+	case frame[0] != '{':
+		return 0, nil, errorFrame(nil, codeInvalidReq, "a message must be a JSON object", nil)
 	}
 	var msg map[string]json.RawMessage
 	if err := json.Unmarshal(frame, &msg); err != nil {

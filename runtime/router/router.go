@@ -40,11 +40,16 @@ type Serve func(ctx context.Context, r io.Reader, w io.Writer) error
 // before serving; a Router is then safe for concurrent connections.
 type Router struct {
 	versions map[int]Serve
-	// MaxFrame bounds one frame read before initialize (default 1 MiB);
-	// a longer frame ends the connection, since nothing legitimate that
-	// early is that large.
+	// MaxFrame bounds one frame read before initialize (default
+	// DefaultMaxFrame): a longer frame is skipped without being held whole
+	// and answered -32600 with id null, as jsonrpc answers one over its own
+	// bound, and the router goes on waiting for initialize.
 	MaxFrame int
 }
+
+// DefaultMaxFrame is the bound on a frame read before initialize when
+// Router.MaxFrame is not set: nothing legitimate that early is that large.
+const DefaultMaxFrame = 1 << 20
 
 // Maximum protocol version: the schema types it as uint16.
 const maxVersion = 0xffff
@@ -92,7 +97,7 @@ func (rt *Router) ServeConn(ctx context.Context, r io.Reader, w io.Writer) error
 	}
 	limit := rt.MaxFrame
 	if limit <= 0 {
-		limit = 1 << 20
+		limit = DefaultMaxFrame
 	}
 	var src source
 	if mr, ok := r.(jsonrpc.MessageReader); ok {
@@ -102,17 +107,23 @@ func (rt *Router) ServeConn(ctx context.Context, r io.Reader, w io.Writer) error
 	}
 	mw, _ := w.(jsonrpc.MessageWriter)
 	for {
-		frame, err := src.next()
+		frame, tooLong, err := src.next()
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return ErrClosed
 			}
 			return err
 		}
-		if len(bytes.TrimSpace(frame)) == 0 {
+		var v int
+		var initFrame, reply []byte
+		switch {
+		case tooLong:
+			reply = errorFrame(nil, codeInvalidReq, fmt.Sprintf("frame exceeds %d bytes", limit), nil)
+		case len(bytes.TrimSpace(frame)) == 0:
 			continue
+		default:
+			v, initFrame, reply = rt.route(frame)
 		}
-		v, initFrame, reply := rt.route(frame)
 		if reply != nil {
 			if mw != nil {
 				err = mw.WriteMessage(bytes.TrimSuffix(reply, []byte("\n")))
@@ -133,8 +144,10 @@ func (rt *Router) ServeConn(ctx context.Context, r io.Reader, w io.Writer) error
 
 // source is a connection's input before initialize.
 type source interface {
-	// next returns the next frame; io.EOF at the end of the input.
-	next() ([]byte, error)
+	// next returns the next frame, or reports one over the bound (tooLong,
+	// skipped); io.EOF at the end of the input. An end that comes with a
+	// frame is reported by the following call.
+	next() (frame []byte, tooLong bool, err error)
 	// handOff returns the implementation's reader: initFrame, then the
 	// input not read yet.
 	handOff(initFrame []byte) io.Reader
@@ -144,38 +157,42 @@ type source interface {
 type lines struct {
 	br    *bufio.Reader
 	limit int
+	end   error // the end, seen together with the last frame
 }
 
-func (l *lines) next() ([]byte, error) { return readFrame(l.br, l.limit) }
+func (l *lines) next() ([]byte, bool, error) {
+	if l.end != nil {
+		return nil, false, l.end
+	}
+	frame, tooLong, err := readFrame(l.br, l.limit)
+	if err != nil && (tooLong || errors.Is(err, io.EOF) && len(bytes.TrimSpace(frame)) > 0) {
+		l.end = err
+		return frame, tooLong, nil
+	}
+	return frame, tooLong, err
+}
 
 func (l *lines) handOff(initFrame []byte) io.Reader {
 	return io.MultiReader(bytes.NewReader(append(initFrame, '\n')), l.br)
 }
 
-// readFrame reads one line without its terminator, at most limit bytes.
-func readFrame(br *bufio.Reader, limit int) ([]byte, error) {
-	var frame []byte
+// readFrame reads one line without its terminator. A line over limit bytes
+// is read on chunk by chunk and dropped (tooLong), so it is never held
+// whole. A last line without a newline comes with io.EOF.
+func readFrame(br *bufio.Reader, limit int) (frame []byte, tooLong bool, err error) {
 	for {
 		chunk, err := br.ReadSlice('\n')
-		frame = append(frame, chunk...)
-		if len(frame) > limit+2 {
-			return nil, errTooLong(limit)
+		if !tooLong {
+			frame = append(frame, chunk...)
+			if len(bytes.TrimRight(frame, "\r\n")) > limit {
+				frame, tooLong = nil, true
+			}
 		}
-		switch {
-		case err == nil:
-			return bytes.TrimRight(frame, "\r\n"), nil
-		case errors.Is(err, bufio.ErrBufferFull):
+		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
-		case errors.Is(err, io.EOF) && len(bytes.TrimSpace(frame)) > 0:
-			return frame, nil // a last frame without a newline
-		default:
-			return nil, err
 		}
+		return bytes.TrimRight(frame, "\r\n"), tooLong, err
 	}
-}
-
-func errTooLong(limit int) error {
-	return fmt.Errorf("router: a frame before initialize is over %d bytes", limit)
 }
 
 // messages reads a transport that frames messages itself.
@@ -186,19 +203,20 @@ type messages struct {
 	eof   error // the end, seen together with a last message
 }
 
-func (m *messages) next() ([]byte, error) {
+func (m *messages) next() ([]byte, bool, error) {
 	if m.eof != nil {
-		return nil, m.eof
+		return nil, false, m.eof
 	}
 	msg, err := m.mr.ReadMessage()
-	if len(msg) > m.limit {
-		return nil, errTooLong(m.limit)
+	tooLong := len(msg) > m.limit
+	if tooLong {
+		msg = nil
 	}
-	if err != nil && len(bytes.TrimSpace(msg)) > 0 {
+	if err != nil && (tooLong || len(bytes.TrimSpace(msg)) > 0) {
 		m.eof = err
-		return msg, nil
+		return msg, tooLong, nil
 	}
-	return msg, err
+	return msg, tooLong, err
 }
 
 func (m *messages) handOff(initFrame []byte) io.Reader {
