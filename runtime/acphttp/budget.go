@@ -205,14 +205,14 @@ const chunkSize = 64 << 10
 // readChunked reads r to its end, admitting each chunk against the budget
 // before reading it (what is charged is the buffer's capacity, which grows
 // by a quarter at a time). deadline(d) bounds the next read to d from now
-// (0: no bound): the time spent reading, not waiting for room, is at most
-// timeout. It returns the message and what it charged, which the caller
+// (0: no bound, set once the message is read whole; after a failed read
+// the last deadline stays): the time spent reading, not waiting for room,
+// is at most timeout. It returns the message and what it charged, which the caller
 // gives back (also on error). The first wait for room counts as a POST's
 // when post.
 func (b *budget) readChunked(r io.Reader, done <-chan struct{}, timeout time.Duration, deadline func(time.Duration), post bool) (msg []byte, charged int64, err error) {
 	a := b.start()
 	defer b.end(a)
-	defer deadline(0)
 	left := timeout
 	for {
 		if cap(msg)-len(msg) < chunkSize {
@@ -236,6 +236,7 @@ func (b *budget) readChunked(r io.Reader, done <-chan struct{}, timeout time.Dur
 		left -= time.Since(start)
 		switch {
 		case err == io.EOF || err == io.ErrUnexpectedEOF:
+			deadline(0)
 			return msg, charged, nil
 		case err != nil:
 			return nil, charged, err

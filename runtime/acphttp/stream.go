@@ -408,14 +408,18 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) *inbound {
 		if in.charged, err = s.budget.take(done, n+postOverhead, true, nil, true); err == nil {
 			deadline(s.o.BodyTimeout)
 			in.msg = make([]byte, n)
-			_, err = io.ReadFull(body, in.msg)
-			deadline(0)
+			if _, err = io.ReadFull(body, in.msg); err == nil {
+				deadline(0)
+			}
 		}
 	} else {
 		in.msg, in.charged, err = s.budget.readChunked(body, done, s.o.BodyTimeout, deadline, true)
 	}
 	in.status = readStatus(err)
 	if err != nil {
+		// The deadline stays: the server must not read the rest of the
+		// body to reuse the connection.
+		w.Header().Set("Connection", "close")
 		in.msg = nil
 	}
 	return in
