@@ -50,7 +50,7 @@ func watchHeap() *heapWatch {
 			select {
 			case <-w.stop:
 				return
-			case <-time.After(5 * time.Millisecond):
+			case <-time.After(10 * time.Millisecond):
 			}
 		}
 	}()
@@ -220,14 +220,26 @@ func TestBudgetBoundsUnreadStreams(t *testing.T) {
 				}
 			})
 		}
+		wg.Go(func() { // output that outgrows what the agent holds of input
+			for i := 0; ctx.Err() == nil; i++ {
+				body := fmt.Sprintf(`{"jsonrpc":"2.0","id":"s%d","method":"stream","params":{"sessionId":"","n":5000}}`, i)
+				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set(HeaderConnectionID, id)
+				if resp, err := http.DefaultClient.Do(req); err == nil {
+					resp.Body.Close()
+				}
+			}
+		})
 	}
-	// The flood has filled the budget when output holds half of it; sample
-	// on for as long again as that took.
+	// The flood has filled the budget when three quarters of it are held
+	// (the rest are messages too large to fit); sample on for as long again
+	// as that took.
 	start := time.Now()
 	waitFor(t, "the budget to fill", func() bool {
 		s.budget.mu.Lock()
 		defer s.budget.mu.Unlock()
-		return s.budget.used-s.budget.in >= budget/2
+		return s.budget.used >= budget*3/4
 	})
 	time.Sleep(max(time.Since(start), time.Second))
 	w.check(t, budget+heapSlack)
