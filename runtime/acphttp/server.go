@@ -105,11 +105,15 @@ type Options struct {
 	// InitTimeout closes a connection not in use that long after it opened.
 	// Default DefaultInitTimeout.
 	InitTimeout time.Duration
-	// MaxServerBuffered bounds the bytes of client messages read and not
-	// yet taken by their connection's reader, and of Streamable HTTP output
-	// queued and not yet written, across all connections; at the bound
-	// POSTs, WebSocket reads and the agent's writes wait. See the package
-	// documentation's "Memory". Default DefaultMaxServerBuffered.
+	// MaxServerBuffered bounds, across all connections, the bytes of POST
+	// bodies admitted and not yet taken by their connection's jsonrpc
+	// reader (each plus 4 KiB), of WebSocket messages being read, and of
+	// Streamable HTTP output queued and not yet written (each plus 64
+	// bytes). Client messages may hold half of it. At the bound POSTs,
+	// WebSocket reads and the agent's writes wait; while anything waits,
+	// connections whose output nobody has taken for StallTimeout are
+	// closed. What a jsonrpc reader holds once it has taken a message is
+	// its own MaxBuffered's. Default DefaultMaxServerBuffered.
 	MaxServerBuffered int
 	// MaxWaitingPosts bounds the POSTs waiting for room under
 	// MaxServerBuffered; past it a POST is answered 503 with Retry-After,
