@@ -93,9 +93,37 @@ type Options struct {
 	// PingInterval is how often a WebSocket is pinged; a ping unanswered
 	// for as long closes it. Default DefaultPingInterval.
 	PingInterval time.Duration
-	// MaxConnections bounds the open connections of both profiles; past it
-	// new ones are answered 503. Default DefaultMaxConnections.
+	// MaxConnections bounds the open connections of both profiles that are
+	// in use (a WebSocket past initialize, a Streamable HTTP connection past
+	// its first request after initialize); past it new ones are answered
+	// 503. Default DefaultMaxConnections.
 	MaxConnections int
+	// MaxPendingConnections bounds the connections not in use yet, outside
+	// MaxConnections; past it the oldest is closed. Default
+	// DefaultMaxPendingConnections.
+	MaxPendingConnections int
+	// InitTimeout closes a connection not in use that long after it opened.
+	// Default DefaultInitTimeout.
+	InitTimeout time.Duration
+	// MaxServerBuffered bounds, across all connections, the bytes of POST
+	// bodies admitted and not yet taken by their connection's jsonrpc
+	// reader (each plus 4 KiB), of WebSocket messages being read, and of
+	// Streamable HTTP output queued and not yet written (each plus 64
+	// bytes). Client messages may hold half of it. At the bound POSTs,
+	// WebSocket reads and the agent's writes wait; while anything waits,
+	// connections whose output nobody has taken for StallTimeout are
+	// closed. What a jsonrpc reader holds once it has taken a message is
+	// its own MaxBuffered's. Default DefaultMaxServerBuffered.
+	MaxServerBuffered int
+	// MaxWaitingPosts bounds the POSTs waiting for room under
+	// MaxServerBuffered; past it a POST is answered 503 with Retry-After,
+	// its body unread. Default DefaultMaxWaitingPosts.
+	MaxWaitingPosts int
+	// BodyTimeout bounds the time spent reading one POST body or one
+	// WebSocket message (waits for room under MaxServerBuffered excepted);
+	// past it the request or the socket is closed. Default
+	// DefaultBodyTimeout.
+	BodyTimeout time.Duration
 	// Logger receives the transport's logs. Default: text on os.Stderr.
 	Logger *slog.Logger
 }
@@ -108,6 +136,18 @@ const (
 	DefaultIdleTimeout         = 5 * time.Minute
 	DefaultPingInterval        = 30 * time.Second
 	DefaultMaxConnections      = 1024
+	// DefaultMaxPendingConnections matches DefaultMaxConnections: a client
+	// is in the pool for the round trips between its upgrade or initialize
+	// and its first message or request.
+	DefaultMaxPendingConnections = 1024
+	DefaultInitTimeout           = 10 * time.Second
+	// DefaultMaxServerBuffered is 16 messages of DefaultMaxMessage: input
+	// may hold half of it, 8 of them, while output keeps the other half,
+	// twice a connection's default MaxBuffered.
+	DefaultMaxServerBuffered = 256 << 20
+	DefaultMaxWaitingPosts   = 1024
+	// DefaultBodyTimeout reads DefaultMaxMessage at about 560 KB/s.
+	DefaultBodyTimeout = 30 * time.Second
 )
 
 // keepAlive is how often an idle event stream gets an SSE comment, so that
@@ -136,6 +176,7 @@ func (o *Options) defaults() {
 	if o.MaxConnections <= 0 {
 		o.MaxConnections = DefaultMaxConnections
 	}
+	o.budgetDefaults()
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
@@ -154,6 +195,8 @@ type Server struct {
 	reaping  bool
 	wg       sync.WaitGroup // running ServeFuncs
 	shutdown chan struct{}  // closed by Close
+	pool     pool           // connections not in use yet
+	budget   *budget
 }
 
 // serverConn is one open connection as the Server tracks it.
@@ -162,12 +205,15 @@ type serverConn struct {
 	stream    *streamConn // nil for a WebSocket
 	kill      func()      // closes the transport at Close
 	cancel    context.CancelFunc
+	pooled    pooled
 }
 
 // NewServer returns a Server running serve for each connection.
 func NewServer(serve ServeFunc, o Options) *Server {
 	o.defaults()
-	return &Server{serve: serve, o: o, log: o.Logger, conns: map[string]*serverConn{}, shutdown: make(chan struct{})}
+	s := &Server{serve: serve, o: o, log: o.Logger, conns: map[string]*serverConn{}, shutdown: make(chan struct{})}
+	s.budget = newBudget(int64(o.MaxServerBuffered), o.MaxWaitingPosts, o.StallTimeout, s.shedStalled)
+	return s
 }
 
 // ServeHTTP routes a request: a WebSocket upgrade, or a Streamable HTTP
@@ -239,16 +285,18 @@ var errLimit = errors.New("acphttp: too many connections or shutting down")
 func (s *Server) full() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.closed || len(s.conns) >= s.o.MaxConnections
+	return s.closed || s.pool.active >= s.o.MaxConnections
 }
 
-// open registers a connection and starts its ServeFunc.
+// open registers a connection, in the pool of those not in use yet, and
+// starts its ServeFunc.
 func (s *Server) open(c *Conn, sc *serverConn) error {
 	s.mu.Lock()
-	if s.closed || len(s.conns) >= s.o.MaxConnections {
+	if s.closed {
 		s.mu.Unlock()
 		return errLimit
 	}
+	evicted := s.enterPool(sc)
 	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), principalKey{}, c.principal))
 	sc.cancel = cancel
 	s.conns[c.id] = sc
@@ -258,6 +306,9 @@ func (s *Server) open(c *Conn, sc *serverConn) error {
 		go s.reap()
 	}
 	s.mu.Unlock()
+	if evicted != nil {
+		go evicted.evict(errEvicted) // a WebSocket's close waits for its peer
+	}
 	go func() {
 		defer s.wg.Done()
 		defer cancel()
@@ -267,6 +318,7 @@ func (s *Server) open(c *Conn, sc *serverConn) error {
 		c.Close()
 		s.mu.Lock()
 		delete(s.conns, c.id)
+		s.leavePool(sc)
 		s.mu.Unlock()
 	}()
 	return nil

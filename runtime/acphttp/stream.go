@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -35,6 +36,8 @@ type streamConn struct {
 	routes   map[string]string // client request id -> session of its response ("" the connection)
 	back     map[string]string // agent request id -> session its response must name
 	buffered int               // bytes queued across outboxes
+	charged  int64             // what the queued output holds of the server's budget
+	since    time.Time         // when output was last taken, or the queue last filled from empty
 	progress chan struct{}     // closed and replaced when output is taken or the connection ends
 	initID   string
 	initResp chan []byte // the answer to initialize, taken by the POST that sent it
@@ -95,17 +98,25 @@ func (c *streamConn) read() ([]byte, error) {
 // connection's. It then waits while the connection holds MaxBuffered.
 func (c *streamConn) write(msg []byte) error {
 	p, _ := peekMessage(msg)
+	key := p.idKey()
+	c.mu.Lock()
+	if c.initResp != nil && p.isResponse() && key == c.initID && c.killed == nil && !c.finished {
+		c.initResp <- append([]byte(nil), msg...) // to its POST, which is waiting
+		c.initResp = nil
+		c.mu.Unlock()
+		return nil
+	}
+	c.mu.Unlock()
+	charge, err := c.s.budget.take(c.ended, int64(len(msg))+outputOverhead, false, nil, false)
+	if err != nil {
+		return errConnClosed
+	}
 	b := append([]byte(nil), msg...)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.killed != nil || c.finished {
+		c.s.budget.give(charge, false)
 		return errConnClosed
-	}
-	key := p.idKey()
-	if c.initResp != nil && p.isResponse() && key == c.initID {
-		c.initResp <- b
-		c.initResp = nil
-		return nil
 	}
 	route := p.session
 	if p.Method == nil {
@@ -120,9 +131,25 @@ func (c *streamConn) write(msg []byte) error {
 		return errTooManySessions
 	}
 	box.q = append(box.q, b)
+	if c.charged == 0 {
+		c.since = time.Now()
+	}
 	c.buffered += len(b)
+	c.charged += charge
 	box.signal()
 	return c.waitRoom(nil)
+}
+
+// outputOverhead is what each queued message counts against
+// Options.MaxServerBuffered on top of its length.
+const outputOverhead = 64
+
+// stalled reports whether the connection holds output nobody has taken for
+// StallTimeout.
+func (c *streamConn) stalled(now time.Time) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.killed == nil && c.charged > 0 && now.Sub(c.since) >= c.s.o.StallTimeout
 }
 
 // outboxFor returns the connection's outbox, or a session's, creating it
@@ -214,6 +241,8 @@ func (c *streamConn) shutLocked(err error) {
 		b.q = nil
 	}
 	c.buffered = 0
+	c.s.budget.give(c.charged, false)
+	c.charged = 0
 	c.wakeAll()
 	c.endOnce.Do(func() { close(c.ended) })
 	if c.sc.cancel != nil { // set by Server.open before anyone can reach c
@@ -262,16 +291,34 @@ func (s *Server) handlePost(w http.ResponseWriter, r *http.Request, principal st
 		http.Error(w, "Unsupported Media Type", http.StatusUnsupportedMediaType)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(s.o.MaxMessage)))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			http.Error(w, "Request Entity Too Large", http.StatusRequestEntityTooLarge)
-			return
-		}
-		http.Error(w, "Bad Request", http.StatusBadRequest)
+	if r.ContentLength > int64(s.o.MaxMessage) {
+		http.Error(w, "Request Entity Too Large", http.StatusRequestEntityTooLarge)
 		return
 	}
+	id := r.Header.Get(HeaderConnectionID)
+	var c *streamConn
+	if id != "" {
+		var status int
+		if c, status = s.use(id, principal); c == nil {
+			http.Error(w, refusal(status), status)
+			return
+		}
+		c.touch(1)
+		defer c.touch(-1)
+	}
+	in := s.readBody(w, r)
+	defer in.release()
+	if in.status != 0 {
+		if in.status == http.StatusServiceUnavailable {
+			w.Header().Set("Retry-After", "1")
+		}
+		http.Error(w, http.StatusText(in.status), in.status)
+		return
+	}
+	if in.msg == nil {
+		return // the client went away
+	}
+	body := in.msg
 	if !json.Valid(body) {
 		http.Error(w, "Invalid JSON", http.StatusBadRequest)
 		return
@@ -288,37 +335,110 @@ func (s *Server) handlePost(w http.ResponseWriter, r *http.Request, principal st
 		http.Error(w, "Invalid JSON-RPC message", http.StatusBadRequest)
 		return
 	}
-	id := r.Header.Get(HeaderConnectionID)
 	if p.isRequest() && p.method() == methodInitialize {
 		if id != "" {
 			http.Error(w, "Initialize not allowed on existing connection", http.StatusBadRequest)
 			return
 		}
-		s.initialize(w, r, principal, &p, body)
+		s.initialize(w, r, principal, &p, in)
 		return
 	}
 	if id == "" {
 		http.Error(w, "Missing Acp-Connection-Id", http.StatusBadRequest)
 		return
 	}
-	c := s.lookup(id, principal)
-	if c == nil {
-		http.Error(w, "Unknown Acp-Connection-Id", http.StatusNotFound)
-		return
-	}
-	c.touch(1)
-	defer c.touch(-1)
 	if status, msg := c.admit(r, &p); status != 0 {
 		http.Error(w, msg, status)
 		return
 	}
 	select {
 	case c.in <- body:
+		in.release()
 		w.WriteHeader(http.StatusAccepted)
 	case <-c.ended:
 		http.Error(w, "Unknown Acp-Connection-Id", http.StatusNotFound)
 	case <-r.Context().Done():
 	}
+}
+
+// refusal is the text of use's statuses, on POST and GET.
+func refusal(status int) string {
+	if status == http.StatusNotFound {
+		return "Unknown Acp-Connection-Id"
+	}
+	return http.StatusText(status)
+}
+
+// inbound is a POST body read under the server's budget.
+type inbound struct {
+	msg     []byte // nil if not read
+	status  int    // what to answer instead, or 0
+	b       *budget
+	charged int64
+}
+
+// release gives the body's charge back: once its connection's reader has
+// taken it, or the POST is over.
+func (in *inbound) release() {
+	in.b.give(in.charged, true)
+	in.charged = 0
+}
+
+// postOverhead is what each POST counts against Options.MaxServerBuffered
+// on top of its body: the request's bookkeeping.
+const postOverhead = 4 << 10
+
+// readBody waits for room for r's body under the server's budget, then
+// reads it within BodyTimeout: a body of known length is admitted whole, a
+// chunked one chunk by chunk.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) *inbound {
+	in := &inbound{b: s.budget}
+	rc := http.NewResponseController(w)
+	deadline := func(d time.Duration) {
+		if d == 0 {
+			rc.SetReadDeadline(time.Time{})
+		} else {
+			rc.SetReadDeadline(time.Now().Add(d))
+		}
+	}
+	body := http.MaxBytesReader(w, r.Body, int64(s.o.MaxMessage))
+	done := r.Context().Done()
+	var err error
+	if n := r.ContentLength; n >= 0 {
+		if in.charged, err = s.budget.take(done, n+postOverhead, true, nil, true); err == nil {
+			deadline(s.o.BodyTimeout)
+			in.msg = make([]byte, n)
+			if _, err = io.ReadFull(body, in.msg); err == nil {
+				deadline(0)
+			}
+		}
+	} else {
+		in.msg, in.charged, err = s.budget.readChunked(body, done, s.o.BodyTimeout, deadline, true)
+	}
+	in.status = readStatus(err)
+	if err != nil {
+		// The deadline stays: the server must not read the rest of the
+		// body to reuse the connection.
+		w.Header().Set("Connection", "close")
+		in.msg = nil
+	}
+	return in
+}
+
+// readStatus answers a failed body read: 0 when nobody is left to answer.
+func readStatus(err error) int {
+	var tooBig *http.MaxBytesError
+	switch {
+	case err == nil, errors.Is(err, errGone):
+		return 0
+	case errors.Is(err, errBusy):
+		return http.StatusServiceUnavailable
+	case errors.As(err, &tooBig):
+		return http.StatusRequestEntityTooLarge
+	case errors.Is(err, errSlowBody), errors.Is(err, os.ErrDeadlineExceeded):
+		return http.StatusRequestTimeout
+	}
+	return http.StatusBadRequest
 }
 
 // admit checks a POSTed message's Acp-Session-Id against its content,
@@ -363,7 +483,7 @@ func (c *streamConn) admit(r *http.Request, p *peek) (int, string) {
 
 // initialize opens a connection with the client's initialize request and
 // answers with the agent's response and the new Acp-Connection-Id.
-func (s *Server) initialize(w http.ResponseWriter, r *http.Request, principal string, p *peek, body []byte) {
+func (s *Server) initialize(w http.ResponseWriter, r *http.Request, principal string, p *peek, in *inbound) {
 	if s.full() {
 		http.Error(w, "Service Unavailable", http.StatusServiceUnavailable)
 		return
@@ -373,7 +493,7 @@ func (s *Server) initialize(w http.ResponseWriter, r *http.Request, principal st
 	c.initID = p.idKey()
 	resp := make(chan []byte, 1)
 	c.initResp = resp
-	c.sc = &serverConn{principal: principal, stream: c, kill: func() { c.shut(errServerClosed) }}
+	c.sc = &serverConn{principal: principal, stream: c, kill: func() { c.shut(errServerClosed) }, pooled: pooled{close: c.shut}}
 	if err := s.open(&Conn{l: c, profile: StreamableHTTP, id: id, principal: principal}, c.sc); err != nil {
 		http.Error(w, "Service Unavailable", http.StatusServiceUnavailable)
 		return
@@ -387,7 +507,8 @@ func (s *Server) initialize(w http.ResponseWriter, r *http.Request, principal st
 		w.Write(append(append([]byte(`{"jsonrpc":"2.0","id":`), p.ID...), `,"error":{"code":-32603,"message":"Initialize failed"}}`...))
 	}
 	select {
-	case c.in <- body:
+	case c.in <- in.msg:
+		in.release()
 	case <-c.ended:
 		fail()
 		return
@@ -419,9 +540,9 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, principal str
 		http.Error(w, "Missing Acp-Connection-Id", http.StatusBadRequest)
 		return
 	}
-	c := s.lookup(id, principal)
+	c, status := s.use(id, principal)
 	if c == nil {
-		http.Error(w, "Unknown Acp-Connection-Id", http.StatusNotFound)
+		http.Error(w, refusal(status), status)
 		return
 	}
 	session := r.Header.Get(HeaderSessionID)
@@ -495,30 +616,19 @@ func (c *streamConn) release(session string, box *outbox) {
 
 // pump writes box's messages as events until the connection ends or the
 // client goes away; each write waits for the client at most StallTimeout.
+// Output leaves the server's budget once written (or dropped).
 func (c *streamConn) pump(ctx context.Context, rc *http.ResponseController, w io.Writer, box *outbox) {
 	tick := time.NewTicker(keepAlive)
 	defer tick.Stop()
-	var buf []byte
 	for {
-		c.mu.Lock()
-		q, killed, finished := box.q, c.killed, c.finished
-		box.q = nil
-		for _, m := range q {
-			c.buffered -= len(m)
-		}
-		if len(q) > 0 {
-			c.notify()
-		}
-		c.mu.Unlock()
+		q, charge, killed, finished := c.take(box)
 		if killed != nil {
 			return
 		}
 		if len(q) > 0 {
-			buf = buf[:0]
-			for _, m := range q {
-				buf = append(append(append(buf, "data: "...), m...), "\n\n"...)
-			}
-			if !c.send(rc, w, buf) {
+			ok := c.sendAll(rc, w, q)
+			c.s.budget.give(charge, false)
+			if !ok {
 				return
 			}
 			continue
@@ -531,16 +641,51 @@ func (c *streamConn) pump(ctx context.Context, rc *http.ResponseController, w io
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			if !c.send(rc, w, []byte(":\n\n")) {
+			if !c.send(rc, func() error { _, err := io.WriteString(w, ":\n\n"); return err }) {
 				return
 			}
 		}
 	}
 }
 
-func (c *streamConn) send(rc *http.ResponseController, w io.Writer, b []byte) bool {
+// take empties box for its receiver and returns what the messages charged.
+func (c *streamConn) take(box *outbox) (q [][]byte, charge int64, killed error, finished bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	q, box.q = box.q, nil
+	for _, m := range q {
+		c.buffered -= len(m)
+		charge += int64(len(m)) + outputOverhead
+	}
+	c.charged -= charge
+	if len(q) > 0 {
+		c.since = time.Now()
+		c.notify()
+	}
+	return q, charge, c.killed, c.finished
+}
+
+// sendAll writes q as events, one message at a time (no copy of the batch).
+func (c *streamConn) sendAll(rc *http.ResponseController, w io.Writer, q [][]byte) bool {
+	return c.send(rc, func() error {
+		for _, m := range q {
+			if _, err := io.WriteString(w, "data: "); err != nil {
+				return err
+			}
+			if _, err := w.Write(m); err != nil {
+				return err
+			}
+			if _, err := io.WriteString(w, "\n\n"); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func (c *streamConn) send(rc *http.ResponseController, write func() error) bool {
 	rc.SetWriteDeadline(time.Now().Add(c.s.o.StallTimeout))
-	if _, err := w.Write(b); err != nil {
+	if write() != nil {
 		return false
 	}
 	return rc.Flush() == nil

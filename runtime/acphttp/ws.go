@@ -21,8 +21,13 @@ type wsLink struct {
 	writeTimeout time.Duration
 	log          *slog.Logger
 	// mustInit makes the first message an initialize request, as the
-	// server side of the profile requires.
+	// server side of the profile requires; onInit is then called with it.
 	mustInit bool
+	onInit   func() error
+	// budget, on the server side, charges messages while they are read,
+	// each within bodyTimeout once its first frame has arrived.
+	budget      *budget
+	bodyTimeout time.Duration
 	// goingAway makes close use 1001: the server is shutting down.
 	goingAway atomic.Bool
 	// closing is set before this side closes the socket: a read that then
@@ -66,7 +71,7 @@ func (l *wsLink) pinger(every time.Duration) {
 
 func (l *wsLink) read() ([]byte, error) {
 	for {
-		typ, b, err := l.c.Read(l.ctx)
+		typ, b, err := l.next()
 		if err != nil {
 			if l.ctx.Err() != nil || l.closing.Load() {
 				return nil, io.EOF
@@ -88,9 +93,51 @@ func (l *wsLink) read() ([]byte, error) {
 				l.cancel()
 				return nil, io.EOF
 			}
+			if err := l.onInit(); err != nil {
+				if err == errLimit {
+					l.c.Close(websocket.StatusTryAgainLater, "Server busy")
+				}
+				l.cancel()
+				return nil, io.EOF
+			}
 		}
 		return b, nil
 	}
+}
+
+// next reads one message. On the server side its bytes count against the
+// budget while it is read: they leave it when read returns them to the
+// jsonrpc reader, which takes them at once. A binary message is skipped
+// unread.
+func (l *wsLink) next() (websocket.MessageType, []byte, error) {
+	if l.budget == nil {
+		return l.c.Read(l.ctx)
+	}
+	ctx, cancel := context.WithCancel(l.ctx)
+	defer cancel()
+	typ, r, err := l.c.Reader(ctx)
+	if err != nil {
+		return 0, nil, err
+	}
+	if typ != websocket.MessageText {
+		_, err := io.Copy(io.Discard, r)
+		return typ, nil, err
+	}
+	var timer *time.Timer
+	deadline := func(d time.Duration) {
+		if timer != nil {
+			timer.Stop()
+		}
+		if d > 0 {
+			timer = time.AfterFunc(d, cancel) // the library closes the socket
+		}
+	}
+	b, charged, err := l.budget.readChunked(r, l.ctx.Done(), l.bodyTimeout, deadline, false)
+	l.budget.give(charged, true)
+	if err != nil && ctx.Err() != nil && l.ctx.Err() == nil {
+		err = errSlowBody
+	}
+	return typ, b, err
 }
 
 // write waits for the socket at most writeTimeout: a peer that reads none
@@ -139,8 +186,17 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request, principa
 	}
 	l := newWSLink(ws, s.o.MaxMessage, s.o.StallTimeout, s.o.PingInterval, s.log)
 	l.mustInit = true
+	l.budget, l.bodyTimeout = s.budget, s.o.BodyTimeout
 	c := &Conn{l: l, profile: WebSocket, id: id, principal: principal}
 	sc := &serverConn{principal: principal, kill: func() { l.goingAway.Store(true) }}
+	sc.pooled.close = func(err error) {
+		if err == errInitTimeout {
+			l.closeWith(websocket.StatusPolicyViolation, "No initialize in time")
+		} else {
+			l.closeWith(websocket.StatusTryAgainLater, "Too many connections waiting for initialize")
+		}
+	}
+	l.onInit = func() error { return s.promote(sc) }
 	if err := s.open(c, sc); err != nil {
 		ws.Close(websocket.StatusTryAgainLater, "Server busy")
 	}

@@ -1,0 +1,7 @@
+//go:build !race
+
+package acphttp
+
+// raceEnabled: the race detector multiplies memory and time, so the memory
+// tests skip under it.
+const raceEnabled = false
