@@ -1,8 +1,10 @@
 package acphttp
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -158,4 +160,60 @@ func TestTransportCloseEndsInputCleanly(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A POST answered 503 with Retry-After (the server's bound on POSTs waiting
+// for memory) is sent again after the delay: a notification and a request
+// refused once both arrive, and the request is answered.
+func TestDialRetriesServiceUnavailable(t *testing.T) {
+	notes := make(chan string, 4)
+	srv := NewServer(func(ctx context.Context, c *Conn) error {
+		a := &noteAgent{notes: notes}
+		a.conn = jsonrpc.NewConn(c, c, a, jsonrpc.Options{Logger: quiet()})
+		return a.conn.Run(ctx)
+	}, Options{Logger: quiet()})
+	var refused sync.Map // bodies refused once
+	mux := http.NewServeMux()
+	mux.HandleFunc("/acp", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.Header.Get(HeaderConnectionID) != "" {
+			body, _ := io.ReadAll(r.Body)
+			if _, again := refused.LoadOrStore(string(body), true); !again {
+				w.Header().Set("Retry-After", "0")
+				http.Error(w, "busy", http.StatusServiceUnavailable)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		srv.ServeHTTP(w, r)
+	})
+	ts := httptest.NewServer(mux)
+	defer ts.Close()
+	defer srv.Close()
+	rpc, _, _ := dialRPC(t, ts.URL+"/acp", DialOptions{Profile: StreamableHTTP})
+	ctx, cancel := context.WithTimeout(context.Background(), guard)
+	defer cancel()
+	if err := rpc.Notify(ctx, "note", wire.Raw(`{"n":1}`)); err != nil {
+		t.Fatalf("notification: %v", err)
+	}
+	select {
+	case n := <-notes:
+		if n != `{"n":1}` {
+			t.Errorf("notification params %s", n)
+		}
+	case <-ctx.Done():
+		t.Fatal("the refused notification never arrived")
+	}
+	if res, err := rpc.Call(ctx, "echo", wire.Raw(`[2]`)); err != nil || string(res) != "[2]" {
+		t.Errorf("request refused once: %s, %v", res, err)
+	}
+}
+
+// noteAgent is testAgent that also reports notifications.
+type noteAgent struct {
+	testAgent
+	notes chan string
+}
+
+func (a *noteAgent) HandleNotification(_ context.Context, _ string, params wire.Raw) {
+	a.notes <- string(params)
 }

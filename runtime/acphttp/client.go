@@ -11,6 +11,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -156,6 +158,46 @@ func (l *httpLink) post(id, session string, body []byte) (*http.Response, error)
 	return l.hc.Do(req)
 }
 
+// maxRetryWait bounds the time one message may spend waiting out 503
+// answers: a server past its bound of waiting POSTs refuses with Retry-After,
+// and a notification or response refused for good would be lost.
+const maxRetryWait = DefaultStallTimeout
+
+// postRetrying posts body, and again after the delay of each 503 answer that
+// carries Retry-After, until maxRetryWait has passed.
+func (l *httpLink) postRetrying(id, session string, body []byte) (*http.Response, error) {
+	deadline := time.Now().Add(maxRetryWait)
+	for {
+		resp, err := l.post(id, session, body)
+		if err != nil || resp.StatusCode != http.StatusServiceUnavailable {
+			return resp, err
+		}
+		wait, ok := retryAfter(resp.Header.Get("Retry-After"))
+		if !ok || time.Now().Add(wait).After(deadline) {
+			return resp, nil
+		}
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 8<<10))
+		resp.Body.Close()
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-l.ctx.Done():
+			t.Stop()
+			return nil, errConnClosed
+		}
+	}
+}
+
+// retryAfter reads a Retry-After header in seconds (an HTTP date is not
+// honoured: servers of this profile send seconds), at least 50 ms.
+func retryAfter(h string) (time.Duration, bool) {
+	n, err := strconv.Atoi(strings.TrimSpace(h))
+	if err != nil || n < 0 {
+		return 0, false
+	}
+	return max(time.Duration(n)*time.Second, 50*time.Millisecond), true
+}
+
 // connectionFailures are the POST statuses that mean the whole connection
 // is unusable, as the TypeScript SDK reads them.
 func connectionFailure(status int) bool {
@@ -195,7 +237,7 @@ func (l *httpLink) write(msg []byte) error {
 			l.mu.Unlock()
 		}
 	}
-	resp, err := l.post(id, session, body)
+	resp, err := l.postRetrying(id, session, body)
 	if err != nil {
 		l.fail(err)
 		return err
