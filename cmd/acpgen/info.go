@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"golang.org/x/mod/module"
 	"io"
 	"os"
 	"path/filepath"
@@ -21,6 +22,10 @@ import (
 type installed struct {
 	Version string
 	Replace string // a local folder, "" unless replaced by one
+	// Checkout is the checkout of acpgen this binary was built from as the
+	// main module (go build, go install or go run in it), when its source
+	// is still there; "" otherwise.
+	Checkout string
 }
 
 // ownInstall reads the build information. acpgen is the main module under
@@ -44,12 +49,35 @@ func ownInstall() installed {
 				in.Version = r.Version
 			}
 		}
+		if m == &bi.Main && (!strings.HasPrefix(in.Version, "v") || module.IsPseudoVersion(in.Version)) {
+			// A local build: its version, if any, was stamped from the
+			// checkout's VCS state and names nothing a proxy serves.
+			in.Version, in.Checkout = "", checkoutOf()
+		}
 		if !strings.HasPrefix(in.Version, "v") {
 			in.Version = "" // "(devel)"
 		}
 		return in
 	}
 	return installed{}
+}
+
+// checkoutOf finds the checkout of a local build; tests replace it.
+var checkoutOf = sourceCheckout
+
+// sourceCheckout is the folder of the module this file was compiled from, as
+// the compiler recorded its path (absent under -trimpath), when it is still
+// a checkout of acpgen.
+func sourceCheckout() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok || !filepath.IsAbs(file) {
+		return ""
+	}
+	dir := filepath.Dir(filepath.Dir(filepath.Dir(file))) // cmd/acpgen/info.go
+	if f := readGoMod(dir); f == nil || f.Module == nil || f.Module.Mod.Path != acpgenModule {
+		return ""
+	}
+	return dir
 }
 
 func buildVersion() string {

@@ -207,7 +207,7 @@ func importPath(c *cli.Context) (generatedPackage, error) {
 
 // acpgenRequirement is how a new go.mod requires acpgen, so that the
 // starter builds on the same acpgen as this command: the flags say, else
-// this binary's own version or replacement folder (ownInstall), else the
+// this binary's own version, replacement folder or checkout (ownInstall), else the
 // module in reach of the current folder (acpgen's own checkout, or a module
 // that requires or replaces acpgen). A zero Version means nothing tells.
 func acpgenRequirement(c *cli.Context) (templates.Requirement, error) {
@@ -251,6 +251,9 @@ func acpgenRequirement(c *cli.Context) (templates.Requirement, error) {
 		return req, nil
 	case in.Version != "":
 		req.Version = in.Version
+		return req, nil
+	case in.Checkout != "":
+		req.Version, req.Replace = anyVersion, goModString(in.Checkout)
 		return req, nil
 	}
 	return requirementInReach(cwd), nil

@@ -159,9 +159,10 @@ func TestScaffoldWithoutVersion(t *testing.T) {
 	mustContain(t, string(mod), "module c\n", "require github.com/acpgen/acpgen v1.2.3\n")
 }
 
-// Run from acpgen's checkout (`go run ./cmd/acpgen scaffold ...`), a starter
-// outside it requires acpgen through a replace directive for the checkout,
-// since this build has no version.
+// Run from acpgen's checkout (`go run ./cmd/acpgen scaffold ...`, here from
+// cmd/acpgen, below the checkout's acpgen.json), a starter outside it
+// requires acpgen through a replace directive for the checkout, since this
+// build has no version.
 func TestScaffoldFromCheckout(t *testing.T) {
 	repo := repoRoot(t)
 	dir := t.TempDir()
@@ -169,7 +170,7 @@ func TestScaffoldFromCheckout(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	mustContain(t, out, "on github.com/acpgen/acpgen/gen/acp\n", "its go.mod replaces github.com/acpgen/acpgen with "+repo, "cd "+filepath.Join(dir, "a")+"\n", "go mod tidy\n")
+	mustContain(t, out, "on github.com/acpgen/acpgen/gen/acp (from "+filepath.Join("..", "..", "acpgen.json")+")\n", "its go.mod replaces github.com/acpgen/acpgen with "+repo, "cd "+filepath.Join(dir, "a")+"\n", "go mod tidy\n")
 	mod, _ := os.ReadFile(filepath.Join(dir, "a", "go.mod"))
 	mustContain(t, string(mod), "require github.com/acpgen/acpgen v0.0.0\n", "replace github.com/acpgen/acpgen => "+repo+"\n")
 }
@@ -381,4 +382,35 @@ func (c *chunks) text() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.b.String()
+}
+
+// acpgen built in its checkout (go build or go install there) scaffolds a
+// starter outside any module whose go.mod replaces acpgen with that
+// checkout, as the replace route does: go mod tidy and go build work, where
+// a requirement of the build's own pseudo-version would name nothing a
+// module proxy serves.
+func TestScaffoldFromCheckoutBuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the starter with the go command")
+	}
+	bin := acpgenBinary(t)
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "scaffold", "agent", "--out", "my-agent")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	mod, _ := os.ReadFile(filepath.Join(dir, "my-agent", "go.mod"))
+	mustContain(t, string(mod), "replace github.com/acpgen/acpgen => "+repoRoot(t)+"\n")
+	mustLack(t, string(out), "go get")
+	for _, line := range []string{"go mod tidy", "go build -o my-agent ."} {
+		args := strings.Fields(line)
+		c := exec.Command(args[0], args[1:]...)
+		c.Dir = filepath.Join(dir, "my-agent")
+		c.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", line, err, out)
+		}
+	}
 }
