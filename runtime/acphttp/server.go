@@ -103,7 +103,9 @@ type Options struct {
 	// each "host" (any port) or "host:port", compared without case and
 	// without a trailing dot ("[::1]" for IPv6). Empty, only loopback names
 	// are accepted: localhost and loopback IP literals (127.0.0.0/8,
-	// [::1]), with any port. AnyHost turns the check off. Any other Host is
+	// [::1]), with any port; "localhost." too, the same reserved name in
+	// absolute form, which a rebinding page cannot send as its own. AnyHost
+	// turns the check off; a non-empty list replaces the loopback names. Any other Host is
 	// answered 403 before anything else: a web page that rebinds its own DNS
 	// name to the server's address still sends that name. Behind a reverse
 	// proxy that forwards the public Host, list the public names.
@@ -282,6 +284,9 @@ func (s *Server) originAllowed(r *http.Request) bool {
 		return true
 	}
 	for _, p := range s.o.OriginPatterns {
+		if strings.EqualFold(p, "null") {
+			continue
+		}
 		if pat, ok := parseOrigin(p, self); ok && pat.match(o) {
 			return true
 		}
