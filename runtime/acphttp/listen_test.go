@@ -179,3 +179,15 @@ func TestServeRefusesExposureWithoutAuth(t *testing.T) {
 	}
 	os.Remove(sock)
 }
+
+// Headers past MaxHeaderBytes are refused with 431.
+func TestServeBoundsHeaders(t *testing.T) {
+	url := serving(t, NewServer(serveTest, Options{Logger: quiet()}), ServeOptions{MaxHeaderBytes: 4 << 10})
+	big := map[string]string{"X-Pad": strings.Repeat("x", 32<<10)}
+	if st, _, _ := rawPost(t, url, initBody, big); st != http.StatusRequestHeaderFieldsTooLarge {
+		t.Errorf("32 KiB of headers: %d, want 431", st)
+	}
+	if st, _, _ := rawPost(t, url, initBody, nil); st != http.StatusOK {
+		t.Errorf("small headers: %d, want 200", st)
+	}
+}
