@@ -329,6 +329,10 @@ func TestScaffoldHTTPAgent(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	// Without -token it refuses an address reachable from the network.
+	if out, err := exec.CommandContext(ctx, filepath.Join(host, "net-agent.bin"), "-listen", "0.0.0.0:0").CombinedOutput(); err == nil || !strings.Contains(string(out), "refusing to serve without Options.Auth") {
+		t.Errorf("-listen 0.0.0.0:0 without -token: %v\n%s", err, out)
+	}
 	cmd := exec.CommandContext(ctx, filepath.Join(host, "net-agent.bin"), "-listen", "127.0.0.1:0", "-token", "t0k")
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {

@@ -25,10 +25,15 @@
 // With -listen ADDR it serves ACP over the network instead, at /acp, in both
 // profiles (WebSocket and Streamable HTTP, on HTTP/1.1 and h2c), printing
 // "listening on http://ADDR/acp" once it accepts connections; -token makes
-// every request need "Authorization: Bearer TOKEN". Each transport connection
-// is routed like stdio, to v1 or v2, and gets its own AgentConn; the v1
-// sessions are shared, and a session can only be loaded by the principal that
-// created it; a v2 agent's sessions belong to its connection.
+// every request need "Authorization: Bearer TOKEN". Without -token it serves
+// loopback addresses only, and each connection is a principal of its own.
+// Requests must name the server by a loopback name unless -allow-host lists
+// others. Each transport connection is routed like stdio, to v1 or v2, and
+// gets its own AgentConn; the v1 sessions are shared, and a session is only
+// reachable by the principal that created it (so a reconnect that loads one
+// needs -token); another principal's session is answered as an unknown one.
+// A v2 agent's sessions belong to its connection. Session ids are 128 random
+// bits.
 //
 // The interop tests drive this binary from the official TypeScript SDK and
 // from examples/client.
@@ -36,18 +41,18 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"strings"
 	"sync"
 	"syscall"
-	"time"
 
 	"github.com/acpgen/acpgen/gen/acp"
 	"github.com/acpgen/acpgen/runtime/acphttp"
@@ -71,7 +76,7 @@ type session struct {
 // store holds the sessions of every connection.
 type store struct {
 	mu       sync.Mutex
-	next     int
+	order    []acp.SessionID // oldest first
 	sessions map[acp.SessionID]*session
 }
 
@@ -109,9 +114,9 @@ func (a *agent) SessionNew(ctx context.Context, p *acp.NewSessionRequest) (*acp.
 	if err != nil {
 		return nil, err
 	}
+	id := acp.SessionID(newSessionID())
 	a.mu.Lock()
-	a.next++
-	id := sessionID(a.next)
+	a.order = append(a.order, id)
 	a.sessions[id] = &session{owner: acphttp.PrincipalFrom(ctx), roots: roots}
 	a.mu.Unlock()
 	a.log.Info("session created", "sessionId", id, "roots", roots)
@@ -127,8 +132,7 @@ func (a *agent) SessionList(ctx context.Context, p *acp.ListSessionsRequest) (*a
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	out := &acp.ListSessionsResponse{Sessions: []acp.SessionInfo{}}
-	for n := 1; n <= a.next; n++ {
-		id := sessionID(n)
+	for _, id := range a.order {
 		s := a.sessions[id]
 		if s == nil || s.owner != acphttp.PrincipalFrom(ctx) {
 			continue
@@ -142,8 +146,16 @@ func (a *agent) SessionList(ctx context.Context, p *acp.ListSessionsRequest) (*a
 	return out, nil
 }
 
-func sessionID(n int) acp.SessionID { return acp.SessionID(fmt.Sprintf("sess-%d", n)) }
+// newSessionID returns "sess-" and 128 random bits in hex: a session id
+// another client cannot guess or count its way to.
+func newSessionID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return "sess-" + hex.EncodeToString(b[:])
+}
 
+// session returns the caller's session id; another principal's is answered
+// exactly as an unknown one, so that ids cannot be probed.
 func (a *agent) session(ctx context.Context, id acp.SessionID) (*session, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -269,6 +281,11 @@ func (a *agent) ExtNotification(ctx context.Context, method string, params acp.R
 func main() {
 	listen := flag.String("listen", "", "serve ACP over the network at http://ADDR/acp instead of stdio")
 	token := flag.String("token", "", "with -listen: require \"Authorization: Bearer TOKEN\"")
+	var hosts []string
+	flag.Func("allow-host", "with -listen: accept requests naming the server HOST or HOST:PORT (repeatable; default loopback names only)", func(h string) error {
+		hosts = append(hosts, h)
+		return nil
+	})
 	flag.Parse()
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	if os.Getenv("ACPGEN_EXAMPLE_DEBUG") != "" {
@@ -278,7 +295,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *listen != "" {
-		if err := listenAndServe(ctx, *listen, *token, st, log); err != nil {
+		if err := listenAndServe(ctx, *listen, *token, hosts, st, log); err != nil {
 			log.Error("server failed", "err", err)
 			os.Exit(1)
 		}
@@ -293,33 +310,15 @@ func main() {
 // listenAndServe serves the agent over both network profiles at /acp until
 // ctx ends, then shuts down gracefully. Each transport connection is routed
 // like a stdio one: to the v1 agent or the v2 one by its initialize.
-func listenAndServe(ctx context.Context, addr, token string, st *store, log *slog.Logger) error {
-	o := acphttp.Options{Logger: log}
+func listenAndServe(ctx context.Context, addr, token string, hosts []string, st *store, log *slog.Logger) error {
+	o := acphttp.Options{Logger: log, AllowedHosts: hosts}
 	if token != "" {
 		o.Auth = acphttp.BearerToken(token)
 	}
 	srv := acphttp.NewServer(func(ctx context.Context, c *acphttp.Conn) error {
 		return serveConn(ctx, st, log.With("connection", c.ID(), "profile", c.Profile()), c, c)
 	}, o)
-	mux := http.NewServeMux()
-	mux.Handle("/acp", srv)
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, Protocols: new(http.Protocols)}
-	hs.Protocols.SetHTTP1(true)
-	hs.Protocols.SetUnencryptedHTTP2(true)
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("listening on http://%s/acp\n", ln.Addr())
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	srv.Shutdown(sctx)
-	return hs.Shutdown(sctx)
+	return acphttp.ListenAndServe(ctx, addr, srv, acphttp.ServeOptions{
+		Listening: func(a net.Addr) { fmt.Printf("listening on http://%s/acp\n", a) },
+	})
 }

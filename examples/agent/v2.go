@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -31,11 +33,12 @@ type agentV2 struct {
 	ctx context.Context
 
 	mu       sync.Mutex
-	next     int
+	next     int // creation order of sessions
 	sessions map[acp2.SessionID]*sessionV2
 }
 
 type sessionV2 struct {
+	n     int // creation order
 	roots []string
 	// turn holds one token while a turn runs: a prompt that arrives during
 	// a turn is held (not yet inserted) until that turn ends.
@@ -78,10 +81,10 @@ func (a *agentV2) SessionNew(ctx context.Context, p *acp2.NewSessionRequest) (*a
 	if err != nil {
 		return nil, err
 	}
+	id := acp2.SessionID(newSessionID())
 	a.mu.Lock()
 	a.next++
-	id := acp2.SessionID(fmt.Sprintf("sess-%d", a.next))
-	a.sessions[id] = &sessionV2{roots: roots, turn: make(chan struct{}, 1), cancelled: make(chan struct{})}
+	a.sessions[id] = &sessionV2{n: a.next, roots: roots, turn: make(chan struct{}, 1), cancelled: make(chan struct{})}
 	a.mu.Unlock()
 	a.log.Info("v2 session created", "sessionId", id, "roots", roots)
 	return &acp2.NewSessionResponse{SessionID: id, Meta: map[string]acp2.Raw{rootsMetaKey: rootsJSON}}, nil
@@ -93,10 +96,10 @@ func (a *agentV2) SessionList(ctx context.Context, p *acp2.ListSessionsRequest) 
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	out := &acp2.ListSessionsResponse{Sessions: []acp2.SessionInfo{}}
-	for n := 1; n <= a.next; n++ {
-		id := acp2.SessionID(fmt.Sprintf("sess-%d", n))
+	ids := slices.SortedFunc(maps.Keys(a.sessions), func(x, y acp2.SessionID) int { return a.sessions[x].n - a.sessions[y].n })
+	for _, id := range ids {
 		s := a.sessions[id]
-		if s == nil || (p.Cwd != nil && string(*p.Cwd) != s.roots[0]) {
+		if p.Cwd != nil && string(*p.Cwd) != s.roots[0] {
 			continue
 		}
 		info := acp2.SessionInfo{SessionID: id, Cwd: acp2.AbsolutePath(s.roots[0])}

@@ -59,8 +59,9 @@ func (c *Conn) ID() string {
 	return c.id
 }
 
-// Principal returns who the server's Auth hook said the client is ("" without
-// Auth, and on the client side).
+// Principal returns who the server's Auth hook said the client is; without
+// Auth, the connection's own principal (see PrincipalFrom); "" on the client
+// side.
 func (c *Conn) Principal() string { return c.principal }
 
 // ReadMessage returns the next message; io.EOF once the peer has closed.

@@ -12,7 +12,7 @@
 //		a.conn = acp.NewAgentConn(a, c, c, acp.ConnOptions{})
 //		return a.conn.Run(ctx)
 //	}, acphttp.Options{Auth: acphttp.BearerToken(token)})
-//	mux.Handle("/acp", srv)
+//	err := acphttp.ListenAndServe(ctx, addr, srv, acphttp.ServeOptions{}) // or mux.Handle("/acp", srv)
 //
 //	c, err := acphttp.Dial(ctx, "http://host/acp", acphttp.DialOptions{})
 //	conn := acp.NewClientConn(h, c, c, acp.ConnOptions{})

@@ -90,7 +90,7 @@ func TestOtherPrincipalsConnection(t *testing.T) {
 // Browser pages from other origins are refused on both profiles unless
 // listed; no CORS headers are sent.
 func TestOrigins(t *testing.T) {
-	url := startServer(t, NewServer(serveTest, Options{OriginPatterns: []string{"trusted.example"}, Logger: quiet()}))
+	url := startServer(t, NewServer(serveTest, Options{OriginPatterns: []string{"https://trusted.example"}, Logger: quiet()}))
 	host := strings.TrimPrefix(strings.TrimSuffix(url, "/acp"), "http://")
 	for origin, want := range map[string]int{
 		"http://evil.example":     http.StatusForbidden,

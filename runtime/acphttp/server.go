@@ -3,13 +3,16 @@ package acphttp
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
 	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -27,16 +30,41 @@ type ServeFunc func(ctx context.Context, c *Conn) error
 
 // AuthFunc checks a request's credentials and returns who made it. An error
 // answers 401; every request of every profile is checked, and a connection
-// is only reachable by the principal that opened it.
+// is only reachable by the principal that opened it. The principal names
+// whoever holds the credentials: an agent keys what outlives a connection
+// (sessions session/load finds) by it.
 type AuthFunc func(r *http.Request) (principal string, err error)
 
 // ErrUnauthorized is what BearerToken's and HeaderToken's checks return.
 var ErrUnauthorized = errors.New("acphttp: missing or invalid credentials")
 
-// BearerToken accepts requests with "Authorization: Bearer TOKEN"; the
-// principal is "bearer".
-func BearerToken(token string) AuthFunc {
-	return HeaderToken("Authorization", "Bearer "+token)
+// BearerToken accepts requests with "Authorization: Bearer TOKEN" for any of
+// tokens (empty ones are ignored; with none, every request is refused). Each
+// token is a principal of its own, named "bearer:" and the first 16 hex
+// digits of the token's SHA-256: stable across restarts and the order of
+// tokens, and it does not give the token away. The presented token is
+// compared with every one in constant time.
+func BearerToken(tokens ...string) AuthFunc {
+	var sums [][sha256.Size]byte
+	for _, t := range tokens {
+		if t != "" {
+			sums = append(sums, sha256.Sum256([]byte(t)))
+		}
+	}
+	return func(r *http.Request) (string, error) {
+		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		sum := sha256.Sum256([]byte(got))
+		found := -1
+		for i := range sums {
+			if subtle.ConstantTimeCompare(sum[:], sums[i][:]) == 1 {
+				found = i
+			}
+		}
+		if !ok || found < 0 {
+			return "", ErrUnauthorized
+		}
+		return "bearer:" + hex.EncodeToString(sums[found][:8]), nil
+	}
 }
 
 // HeaderToken accepts requests whose header name has exactly value; the
@@ -54,7 +82,11 @@ func HeaderToken(name, value string) AuthFunc {
 type principalKey struct{}
 
 // PrincipalFrom returns the principal of the connection whose ServeFunc
-// context (or a context derived from it, such as a handler's) is ctx.
+// context (or a context derived from it, such as a handler's) is ctx. With
+// Options.Auth it is what Auth returned. Without Auth, each transport
+// connection is a principal of its own, "connection:" and 32 hex digits
+// derived from its random connection id: another connection, a reconnect
+// included, is always another principal.
 func PrincipalFrom(ctx context.Context) string {
 	p, _ := ctx.Value(principalKey{}).(string)
 	return p
@@ -64,10 +96,30 @@ func PrincipalFrom(ctx context.Context) string {
 type Options struct {
 	// Auth, when set, must accept every request; see AuthFunc.
 	Auth AuthFunc
-	// OriginPatterns lists the other origins (host patterns as in
-	// path.Match, or scheme://host) whose browser pages may connect. A
-	// request with an Origin header naming another host than its own is
-	// refused with 403 otherwise. No CORS headers are ever sent.
+	// AllowUnauthenticated lets ListenAndServe and Serve serve without Auth
+	// on an address other than loopback, reachable by anyone on the network.
+	AllowUnauthenticated bool
+	// AllowedHosts lists the names a request's Host may give the server,
+	// each "host" (any port) or "host:port", compared without case and
+	// without a trailing dot ("[::1]" for IPv6). Empty, only loopback names
+	// are accepted: localhost and loopback IP literals (127.0.0.0/8,
+	// [::1]), with any port; "localhost." too, the same reserved name in
+	// absolute form, which a rebinding page cannot send as its own. AnyHost
+	// turns the check off; a non-empty list replaces the loopback names. Any other Host is
+	// answered 403 before anything else: a web page that rebinds its own DNS
+	// name to the server's address still sends that name. Behind a reverse
+	// proxy that forwards the public Host, list the public names.
+	AllowedHosts []string
+	// OriginPatterns lists the origins besides the server's own whose
+	// browser pages may connect: "scheme://host[:port]", or "host[:port]"
+	// for the server's own scheme; a missing port is the scheme's default;
+	// host and port may hold path.Match patterns ("https://*.example:*");
+	// "null" admits the opaque origin "null". Compared without case. A
+	// request whose Origin is neither the server's own (the scheme it is
+	// served with, r.TLS, and the request's Host, port included) nor listed
+	// is refused with 403; a request without Origin is not from a browser
+	// page and passes. Behind a TLS-terminating proxy, list the public
+	// "https://" origin. No CORS headers are ever sent.
 	OriginPatterns []string
 	// MaxMessage bounds one client message in bytes: a larger POST body is
 	// answered 413, a larger WebSocket message closes the socket with 1009.
@@ -219,6 +271,10 @@ func NewServer(serve ServeFunc, o Options) *Server {
 // ServeHTTP routes a request: a WebSocket upgrade, or a Streamable HTTP
 // POST, GET or DELETE.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !s.hostAllowed(r.Host) {
+		http.Error(w, "Forbidden host", http.StatusForbidden)
+		return
+	}
 	if !s.originAllowed(r) {
 		http.Error(w, "Forbidden origin", http.StatusForbidden)
 		return
@@ -253,29 +309,143 @@ func isUpgrade(r *http.Request) bool {
 }
 
 // originAllowed admits requests without Origin (not from a browser), from
-// the request's own host, or from an origin OriginPatterns lists.
+// the server's own origin, or from an origin OriginPatterns lists.
 func (s *Server) originAllowed(r *http.Request) bool {
 	origin := r.Header.Get("Origin")
 	if origin == "" {
 		return true
 	}
-	scheme, host, ok := strings.Cut(origin, "://")
+	self := "http"
+	if r.TLS != nil {
+		self = "https"
+	}
+	if strings.EqualFold(origin, "null") {
+		return slices.ContainsFunc(s.o.OriginPatterns, func(p string) bool { return strings.EqualFold(p, "null") })
+	}
+	o, ok := parseOrigin(origin, "")
 	if !ok {
 		return false
 	}
-	if strings.EqualFold(host, r.Host) {
+	if own, ok := parseOrigin(self+"://"+r.Host, ""); ok && o == own {
 		return true
 	}
 	for _, p := range s.o.OriginPatterns {
-		target := host
-		if strings.Contains(p, "://") {
-			target = scheme + "://" + host
+		if strings.EqualFold(p, "null") {
+			continue
 		}
-		if m, err := path.Match(strings.ToLower(p), strings.ToLower(target)); err == nil && m {
+		if pat, ok := parseOrigin(p, self); ok && pat.match(o) {
 			return true
 		}
 	}
 	return false
+}
+
+// AnyHost in Options.AllowedHosts accepts every Host.
+const AnyHost = "*"
+
+// hostAllowed reports whether a request's Host names the server by a name
+// Options.AllowedHosts accepts.
+func (s *Server) hostAllowed(hostport string) bool {
+	host, port, ok := splitHostPort(hostport)
+	if !ok || host == "" {
+		return false
+	}
+	host = canonicalHost(host)
+	if len(s.o.AllowedHosts) == 0 {
+		return isLoopbackName(host)
+	}
+	for _, e := range s.o.AllowedHosts {
+		if e == AnyHost {
+			return true
+		}
+		if eh, ep, ok := splitHostPort(e); ok && canonicalHost(eh) == host && (ep == "" || ep == port) {
+			return true
+		}
+	}
+	return false
+}
+
+// isLoopbackName reports whether a canonical host names this machine in a
+// way no DNS answer can change: "localhost" (resolved locally, never
+// delegated) or a loopback IP literal. Its absolute form "localhost." is
+// accepted too, as canonicalHost strips the dot: it names the same
+// reserved host, and a rebinding page can only send a name it controls.
+func isLoopbackName(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// canonicalHost lowercases a host and drops the trailing dot of an
+// absolute DNS name.
+func canonicalHost(h string) string {
+	return strings.TrimSuffix(strings.ToLower(h), ".")
+}
+
+// splitHostPort splits "host", "host:port", "[v6]" or "[v6]:port"; unlike
+// net.SplitHostPort the port is optional.
+func splitHostPort(hp string) (host, port string, ok bool) {
+	if strings.HasPrefix(hp, "[") {
+		end := strings.IndexByte(hp, ']')
+		if end < 0 {
+			return "", "", false
+		}
+		host, rest := hp[1:end], hp[end+1:]
+		if rest == "" {
+			return host, "", true
+		}
+		if rest[0] != ':' {
+			return "", "", false
+		}
+		return host, rest[1:], true
+	}
+	if strings.Count(hp, ":") > 1 {
+		return "", "", false // IPv6 without brackets
+	}
+	host, port, _ = strings.Cut(hp, ":")
+	return host, port, true
+}
+
+// origin is a serialized origin split for comparison, lowercased, the port
+// always given.
+type origin struct{ scheme, host, port string }
+
+// parseOrigin parses "scheme://host[:port]", or "host[:port]" with scheme
+// when it is not "". A missing port is the scheme's default.
+func parseOrigin(s, scheme string) (origin, bool) {
+	if sch, rest, ok := strings.Cut(s, "://"); ok {
+		scheme, s = sch, rest
+	}
+	host, port, ok := splitHostPort(s)
+	if !ok || scheme == "" || host == "" || strings.ContainsAny(s, "/?#@") {
+		return origin{}, false
+	}
+	scheme = strings.ToLower(scheme)
+	if port == "" {
+		switch scheme {
+		case "http", "ws":
+			port = "80"
+		case "https", "wss":
+			port = "443"
+		}
+	}
+	return origin{scheme, strings.ToLower(host), port}, true
+}
+
+// match reports whether o, a pattern, matches the origin x: the same
+// scheme, host and port matching as in path.Match.
+func (o origin) match(x origin) bool {
+	if o.scheme != x.scheme {
+		return false
+	}
+	h, err := path.Match(o.host, x.host)
+	if err != nil || !h {
+		return false
+	}
+	p, err := path.Match(o.port, x.port)
+	return err == nil && p
 }
 
 // errLimit refuses a connection past MaxConnections or after Close.
@@ -295,6 +465,10 @@ func (s *Server) open(c *Conn, sc *serverConn) error {
 	if s.closed {
 		s.mu.Unlock()
 		return errLimit
+	}
+	if s.o.Auth == nil {
+		c.principal = connectionPrincipal(c.id)
+		sc.principal = c.principal
 	}
 	evicted := s.enterPool(sc)
 	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), principalKey{}, c.principal))
@@ -326,12 +500,13 @@ func (s *Server) open(c *Conn, sc *serverConn) error {
 
 // lookup returns the Streamable HTTP connection id, if principal opened it.
 // Another principal's connection is reported as unknown, not forbidden, so
-// that ids cannot be probed.
+// that ids cannot be probed. Without Auth the connection is its own
+// principal and its unguessable id the credential.
 func (s *Server) lookup(id, principal string) *streamConn {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sc := s.conns[id]
-	if sc == nil || sc.stream == nil || sc.principal != principal {
+	if sc == nil || sc.stream == nil || (s.o.Auth != nil && sc.principal != principal) {
 		return nil
 	}
 	return sc.stream
@@ -406,4 +581,12 @@ func newConnectionID() string {
 	var b [16]byte
 	rand.Read(b[:])
 	return hex.EncodeToString(b[:])
+}
+
+// connectionPrincipal names an unauthenticated connection's principal after
+// its id, hashed: the principal may be logged, and the id of a Streamable
+// HTTP connection is what reaches it.
+func connectionPrincipal(id string) string {
+	sum := sha256.Sum256([]byte(id))
+	return "connection:" + hex.EncodeToString(sum[:16])
 }
