@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/acpgen/acpgen/runtime/internal/peerlog"
 	"github.com/coder/websocket"
 )
 
@@ -29,6 +30,9 @@ type wsLink struct {
 	// fails (the library reports the closed connection before close
 	// returns and the read's context is cancelled) is the end of input.
 	closing atomic.Bool
+	// nonText bounds the warnings about frames a client may send by the
+	// thousand.
+	nonText peerlog.Limiter
 }
 
 func newWSLink(c *websocket.Conn, maxMessage int, writeTimeout, ping time.Duration, log *slog.Logger) *wsLink {
@@ -55,7 +59,11 @@ func (l *wsLink) pinger(every time.Duration) {
 			err := l.c.Ping(ctx)
 			cancel()
 			if err != nil && l.ctx.Err() == nil {
-				l.log.Warn("acphttp: WebSocket ping failed, closing", "err", err)
+				level := slog.LevelWarn
+				if l.closing.Load() || peerGone(err) {
+					level = slog.LevelDebug
+				}
+				l.log.Log(context.Background(), level, "acphttp: WebSocket ping failed, closing", "err", err)
 				l.cancel()
 				l.c.CloseNow()
 				return
@@ -78,7 +86,7 @@ func (l *wsLink) read() ([]byte, error) {
 			return nil, err
 		}
 		if typ != websocket.MessageText {
-			l.log.Warn("acphttp: non-text WebSocket frame ignored")
+			l.nonText.Log(l.log, slog.LevelWarn, "acphttp: non-text WebSocket frame ignored")
 			continue
 		}
 		if l.mustInit {
@@ -140,7 +148,11 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request, principa
 	l := newWSLink(ws, s.o.MaxMessage, s.o.StallTimeout, s.o.PingInterval, s.log)
 	l.mustInit = true
 	c := &Conn{l: l, profile: WebSocket, id: id, principal: principal}
-	sc := &serverConn{principal: principal, kill: func() { l.goingAway.Store(true) }}
+	away := func() { l.goingAway.Store(true) }
+	// kill closes the socket itself: a ServeFunc may be reading it without
+	// watching its context (a router waiting for initialize).
+	kill := func() { away(); go c.Close() }
+	sc := &serverConn{principal: principal, kill: kill, away: away}
 	if err := s.open(c, sc); err != nil {
 		ws.Close(websocket.StatusTryAgainLater, "Server busy")
 	}
