@@ -30,6 +30,13 @@
 // sessions are shared, and a session can only be loaded by the principal that
 // created it; a v2 agent's sessions belong to its connection.
 //
+// On SIGTERM or SIGINT the agent drains, on stdio and over the network: a
+// request sent from then on is answered -32001 "Server shutting down" (a new
+// network connection gets 503), the requests and v2 turns in flight have
+// drainGrace (10 s) to finish, then are cancelled (a prompt answers
+// stopReason cancelled; a v2 turn reports idle with stopReason cancelled),
+// and the agent exits once the answers are written.
+//
 // The interop tests drive this binary from the official TypeScript SDK and
 // from examples/client.
 package main
@@ -282,7 +289,7 @@ func main() {
 		}
 		return
 	}
-	if err := serveConn(ctx, st, log, os.Stdin, os.Stdout); err != nil && ctx.Err() == nil {
+	if err := serveDrained(ctx, drainGrace, st, log, os.Stdin, os.Stdout); err != nil {
 		log.Error("connection failed", "err", err)
 		os.Exit(1)
 	}
@@ -316,8 +323,11 @@ func listenAndServe(ctx context.Context, addr, token string, st *store, log *slo
 		return err
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	// Drain, then let event streams deliver what the drain wrote.
+	sctx, cancel := context.WithTimeout(context.Background(), drainGrace)
 	defer cancel()
 	srv.Shutdown(sctx)
-	return hs.Shutdown(sctx)
+	hctx, hcancel := context.WithTimeout(context.Background(), acphttp.ShutdownCancelWait)
+	defer hcancel()
+	return hs.Shutdown(hctx)
 }
