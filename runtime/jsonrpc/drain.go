@@ -71,7 +71,7 @@ func DrainFrom(ctx context.Context) *Drain {
 // Start begins the drain; when ctx ends, what still runs is cancelled. It
 // does not wait, and reports whether a Run takes the drain: when none does
 // (none has started yet, or it has returned), the caller ends the
-// connection itself. Only the first call has an effect.
+// connection itself. The first call's ctx is the deadline.
 func (d *Drain) Start(ctx context.Context) (running bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
