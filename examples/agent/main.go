@@ -35,6 +35,13 @@
 // A v2 agent's sessions belong to its connection. Session ids are 128 random
 // bits.
 //
+// On SIGTERM or SIGINT the agent drains, on stdio and over the network: a
+// request sent from then on is answered -32001 "Server shutting down" (a new
+// network connection gets 503), the requests and v2 turns in flight have
+// drainGrace (10 s) to finish, then are cancelled (a prompt answers
+// stopReason cancelled; a v2 turn reports idle with stopReason cancelled),
+// and the agent exits once the answers are written.
+//
 // The interop tests drive this binary from the official TypeScript SDK and
 // from examples/client.
 package main
@@ -301,7 +308,7 @@ func main() {
 		}
 		return
 	}
-	if err := serveConn(ctx, st, log, os.Stdin, os.Stdout); err != nil && ctx.Err() == nil {
+	if err := serveDrained(ctx, drainGrace, st, log, os.Stdin, os.Stdout); err != nil {
 		log.Error("connection failed", "err", err)
 		os.Exit(1)
 	}
@@ -319,6 +326,7 @@ func listenAndServe(ctx context.Context, addr, token string, hosts []string, st 
 		return serveConn(ctx, st, log.With("connection", c.ID(), "profile", c.Profile()), c, c)
 	}, o)
 	return acphttp.ListenAndServe(ctx, addr, srv, acphttp.ServeOptions{
-		Listening: func(a net.Addr) { fmt.Printf("listening on http://%s/acp\n", a) },
+		Listening:    func(a net.Addr) { fmt.Printf("listening on http://%s/acp\n", a) },
+		DrainTimeout: drainGrace,
 	})
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,6 +13,7 @@ import (
 	"sync"
 
 	acp2 "github.com/acpgen/acpgen/gen/acp/v2"
+	"github.com/acpgen/acpgen/runtime/jsonrpc"
 	"github.com/acpgen/acpgen/runtime/router"
 )
 
@@ -21,7 +23,8 @@ import (
 // the response, reported by session/update notifications: the user message
 // echoed with that messageId, state running, one agent_message_chunk per
 // word, then state idle with a stop reason. A turn that says "wait" runs
-// until session/cancel, then reports idle with stopReason cancelled.
+// until session/cancel (or the end of a drain's grace), then reports idle
+// with stopReason cancelled.
 // capabilities.session grants v2's baseline session methods, so session/list,
 // session/resume and session/close work on the connection's sessions too.
 type agentV2 struct {
@@ -176,19 +179,27 @@ func (a *agentV2) SessionPrompt(ctx context.Context, p *acp2.PromptRequest) (*ac
 		<-s.turn
 		return nil, err
 	}
+	// A drain of the connection waits for the turn, and ends it at its
+	// deadline as session/cancel does.
+	release, expired := func() {}, (<-chan struct{})(nil)
+	if d := jsonrpc.DrainFrom(ctx); d != nil {
+		release, expired = d.Hold(), d.Expired()
+	}
 	go func() {
+		defer release()
 		defer func() { <-s.turn }()
-		stop := a.run(p, agentID, cancelled)
+		stop := a.run(p, agentID, cancelled, expired)
 		idle := acp2.IdleStateUpdate{StopReason: stop}
 		if err := a.update(p.SessionID, acp2.NewSessionUpdateStateUpdate(acp2.NewStateUpdateIdle(idle))); err != nil {
-			a.log.Warn("v2 turn: reporting idle failed", "err", err)
+			a.logSendFailure("v2 turn: reporting idle failed", err)
 		}
 	}()
 	return &acp2.PromptResponse{MessageID: userID}, nil
 }
 
-// run streams the prompt's words and returns the turn's stop reason.
-func (a *agentV2) run(p *acp2.PromptRequest, msg acp2.MessageID, cancelled <-chan struct{}) acp2.IdleStateUpdateStopReason {
+// run streams the prompt's words and returns the turn's stop reason:
+// cancelled once cancelled or expired (a drain's deadline) is closed.
+func (a *agentV2) run(p *acp2.PromptRequest, msg acp2.MessageID, cancelled, expired <-chan struct{}) acp2.IdleStateUpdateStopReason {
 	sep := ""
 	for _, b := range p.Prompt {
 		if b.Text == nil {
@@ -198,23 +209,36 @@ func (a *agentV2) run(p *acp2.PromptRequest, msg acp2.MessageID, cancelled <-cha
 			if w == waitWord {
 				select { // a long-running step, until session/cancel
 				case <-cancelled:
+				case <-expired:
 				case <-a.ctx.Done():
 				}
 			}
 			select {
 			case <-cancelled:
 				return acp2.NewIdleStateUpdateStopReasonCancelled(acp2.IdleStateUpdateStopReasonCancelled{})
+			case <-expired:
+				return acp2.NewIdleStateUpdateStopReasonCancelled(acp2.IdleStateUpdateStopReasonCancelled{})
 			default:
 			}
 			chunk := acp2.ContentChunk{MessageID: msg, Content: acp2.TextBlock(sep + w)}
 			if err := a.update(p.SessionID, acp2.NewSessionUpdateAgentMessageChunk(chunk)); err != nil {
-				a.log.Warn("v2 turn: streaming failed", "err", err)
+				a.logSendFailure("v2 turn: streaming failed", err)
 				return acp2.NewIdleStateUpdateStopReasonError(acp2.ErrorStopReason{})
 			}
 			sep = " "
 		}
 	}
 	return acp2.NewIdleStateUpdateStopReasonEndTurn(acp2.IdleStateUpdateStopReasonEndTurn{})
+}
+
+// logSendFailure logs a turn's failed send: a warning, unless the
+// connection has ended (the client left), which is ordinary.
+func (a *agentV2) logSendFailure(msg string, err error) {
+	level := slog.LevelWarn
+	if a.ctx.Err() != nil || errors.Is(err, jsonrpc.ErrClosed) {
+		level = slog.LevelDebug
+	}
+	a.log.Log(context.Background(), level, msg, "err", err)
 }
 
 func (a *agentV2) update(id acp2.SessionID, u acp2.SessionUpdate) error {

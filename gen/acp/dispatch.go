@@ -728,8 +728,9 @@ func (c *AgentConn) serveSessionPrompt(ctx context.Context, n *Negotiated, metho
 	ctx, t := c.startTurn(ctx, p.SessionID)
 	defer c.endTurn(p.SessionID, t)
 	res, err := c.h.SessionPrompt(ctx, &p)
-	// A turn ended by session/cancel answers stopReason "cancelled", not an error.
-	if t.cancelled.Load() && (err != nil || res == nil) {
+	// A turn ended by session/cancel, or by the end of a drain of the connection (see
+	// jsonrpc.Drain), answers stopReason "cancelled", not an error.
+	if (t.cancelled.Load() || jsonrpc.Drained(ctx)) && (err != nil || res == nil) {
 		res, err = &PromptResponse{StopReason: StopReasonCancelled}, nil
 	}
 	if err != nil {

@@ -399,8 +399,9 @@ func (e *emitter) inboundRequest(sd *side, m *ir.Method, turns *ir.Turn) []jen.C
 			jen.List(jen.Id("ctx"), jen.Id("t")).Op(":=").Id("c").Dot("startTurn").Call(jen.Id("ctx"), session.Clone()),
 			jen.Defer().Id("c").Dot("endTurn").Call(session.Clone(), jen.Id("t")),
 			call,
-			jen.Comment(fmt.Sprintf("A turn ended by %s answers %s %q, not an error.", turns.Cancel.Wire, turns.StopReason.JSON, turns.Cancelled.String)),
-			jen.If(jen.Id("t").Dot("cancelled").Dot("Load").Call().Op("&&").Parens(jen.Err().Op("!=").Nil().Op("||").Id("res").Op("==").Nil())).Block(
+			jen.Comment(fmt.Sprintf("A turn ended by %s, or by the end of a drain of the connection (see", turns.Cancel.Wire)),
+			jen.Comment(fmt.Sprintf("jsonrpc.Drain), answers %s %q, not an error.", turns.StopReason.JSON, turns.Cancelled.String)),
+			jen.If(jen.Parens(jen.Id("t").Dot("cancelled").Dot("Load").Call().Op("||").Qual(JSONRPCPath, "Drained").Call(jen.Id("ctx"))).Op("&&").Parens(jen.Err().Op("!=").Nil().Op("||").Id("res").Op("==").Nil())).Block(
 				jen.List(jen.Id("res"), jen.Err()).Op("=").List(jen.Op("&").Id(m.Result.Name).Values(jen.Dict{jen.Id(turns.StopReason.Name): jen.Id(turns.Cancelled.Name)}), jen.Nil())),
 		)
 	} else {

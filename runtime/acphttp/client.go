@@ -28,7 +28,8 @@ type httpLink struct {
 	log        *slog.Logger
 	ctx        context.Context // ends at close or on a connection failure
 	cancel     context.CancelFunc
-	in         chan []byte // to the jsonrpc reader
+	in         chan []byte    // to the jsonrpc reader
+	streams    sync.WaitGroup // running session event streams
 
 	mu         sync.Mutex
 	id         string
@@ -366,7 +367,11 @@ func (l *httpLink) openSession(session string, reattach bool) error {
 			s.err = <-ready
 			close(s.ready)
 		}()
-		go l.stream(session, ready)
+		l.streams.Add(1)
+		go func() {
+			defer l.streams.Done()
+			l.stream(session, ready)
+		}()
 	}
 	l.mu.Unlock()
 	select {
@@ -410,6 +415,7 @@ func (l *httpLink) stream(session string, ready chan<- error) {
 	if session == "" {
 		if err == nil {
 			err = io.EOF // the server ended the connection
+			l.awaitSessionStreams()
 		}
 		l.fail(err)
 		return
@@ -431,6 +437,26 @@ func (l *httpLink) stream(session string, ready chan<- error) {
 	// Answers to the session's requests can no longer arrive; the next
 	// message for it reopens the stream.
 	l.failPending(session, err)
+}
+
+// sessionStreamsEndWait bounds how long the end of the connection's event
+// stream waits for the session streams to deliver what the server sent
+// before it.
+const sessionStreamsEndWait = 5 * time.Second
+
+// awaitSessionStreams waits for the session streams to end, as they do
+// when the server ends the connection, so that their last messages (a
+// drained turn's answer) are read rather than cut off.
+func (l *httpLink) awaitSessionStreams() {
+	done := make(chan struct{})
+	go func() { l.streams.Wait(); close(done) }()
+	t := time.NewTimer(sessionStreamsEndWait)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	case <-l.ctx.Done():
+	}
 }
 
 func (l *httpLink) readStream(session string, ready chan<- error) error {

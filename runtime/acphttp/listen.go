@@ -27,8 +27,8 @@ type ServeOptions struct {
 	// MaxHeaderBytes bounds a request's headers. Default
 	// DefaultMaxHeaderBytes.
 	MaxHeaderBytes int
-	// DrainTimeout is how long Server.Shutdown and http.Server's Shutdown
-	// may take once ctx has ended. Default DefaultDrainTimeout.
+	// DrainTimeout is how long Server.Shutdown lets work in flight finish
+	// once ctx has ended, before it cancels it. Default DefaultDrainTimeout.
 	DrainTimeout time.Duration
 	// Listening, when set, is called with the bound address once the
 	// address has been accepted and before any request is served: a
@@ -90,8 +90,8 @@ func ListenAndServe(ctx context.Context, addr string, srv *Server, o ServeOption
 // Serve serves srv at o.Path on ln, over HTTP/1.1 and h2c, with the
 // timeouts of o and no write or whole-request timeout (event streams and
 // prompt turns last as long as they need), until ctx ends; then it calls
-// srv.Shutdown and the http.Server's Shutdown, together bounded by
-// o.DrainTimeout, and returns. It closes ln. Without Auth (and without
+// srv.Shutdown, bounded by o.DrainTimeout, and the http.Server's Shutdown,
+// bounded by ShutdownCancelWait, and returns. It closes ln. Without Auth (and without
 // Options.AllowUnauthenticated), a TCP listener on an address other than
 // loopback is refused with ErrUnauthenticatedExposure before anything is
 // served.
@@ -126,8 +126,17 @@ func Serve(ctx context.Context, ln net.Listener, srv *Server, o ServeOptions) er
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), o.DrainTimeout)
 	defer cancel()
 	// The Server first: its connections still need the HTTP server to
-	// carry the answers and client replies of the work they drain.
-	return errors.Join(err, srv.Shutdown(dctx), hs.Shutdown(dctx))
+	// carry the answers and client replies of the work they drain. Work
+	// cancelled at the drain's deadline is answered, not a failure.
+	derr := srv.Shutdown(dctx)
+	if errors.Is(derr, context.DeadlineExceeded) {
+		derr = nil
+	}
+	// Then event streams get a short while of their own to deliver what
+	// the drain wrote.
+	hctx, hcancel := context.WithTimeout(context.WithoutCancel(ctx), ShutdownCancelWait)
+	defer hcancel()
+	return errors.Join(err, derr, hs.Shutdown(hctx))
 }
 
 // mustStayLocal reports whether srv may only be served on loopback.

@@ -258,6 +258,10 @@ type serverConn struct {
 	kill      func()      // closes the transport at Close
 	cancel    context.CancelFunc
 	pooled    pooled
+	// away, when set, marks the transport as closing for a shutdown (a
+	// WebSocket closes with 1001), before it drains.
+	away  func()
+	drain *jsonrpc.Drain // taken by the Run the ServeFunc starts
 }
 
 // NewServer returns a Server running serve for each connection.
@@ -472,6 +476,7 @@ func (s *Server) open(c *Conn, sc *serverConn) error {
 	}
 	evicted := s.enterPool(sc)
 	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), principalKey{}, c.principal))
+	ctx, sc.drain = jsonrpc.WithDrain(ctx)
 	sc.cancel = cancel
 	s.conns[c.id] = sc
 	s.wg.Add(1)
@@ -486,9 +491,7 @@ func (s *Server) open(c *Conn, sc *serverConn) error {
 	go func() {
 		defer s.wg.Done()
 		defer cancel()
-		if err := s.serve(ctx, c); err != nil && ctx.Err() == nil {
-			s.log.Warn("acphttp: connection ended with an error", "connection", c.id, "err", err)
-		}
+		s.logEnd(c, s.serve(ctx, c), ctx)
 		c.Close()
 		s.mu.Lock()
 		delete(s.conns, c.id)
@@ -538,44 +541,6 @@ func (s *Server) reap() {
 }
 
 var errIdle = errors.New("acphttp: connection idle")
-
-// Close closes every connection at once: WebSockets with 1001 going away,
-// event streams ended. New connections are refused with 503. It does not
-// wait for the ServeFuncs; Shutdown does.
-func (s *Server) Close() error {
-	s.mu.Lock()
-	if !s.closed {
-		s.closed = true
-		close(s.shutdown)
-	}
-	conns := make([]*serverConn, 0, len(s.conns))
-	for _, sc := range s.conns {
-		conns = append(conns, sc)
-	}
-	s.mu.Unlock()
-	for _, sc := range conns {
-		sc.kill()
-		sc.cancel()
-	}
-	return nil
-}
-
-var errServerClosed = errors.New("acphttp: server closed")
-
-// Shutdown closes every connection as Close does, then waits for their
-// ServeFuncs to return or ctx to end. Call it alongside http.Server's
-// Shutdown, which neither closes hijacked WebSockets nor waits for them.
-func (s *Server) Shutdown(ctx context.Context) error {
-	s.Close()
-	done := make(chan struct{})
-	go func() { s.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
 
 func newConnectionID() string {
 	var b [16]byte

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/acpgen/acpgen/runtime/internal/peerlog"
 	"github.com/coder/websocket"
 )
 
@@ -34,6 +35,9 @@ type wsLink struct {
 	// fails (the library reports the closed connection before close
 	// returns and the read's context is cancelled) is the end of input.
 	closing atomic.Bool
+	// nonText bounds the warnings about frames a client may send by the
+	// thousand.
+	nonText peerlog.Limiter
 }
 
 func newWSLink(c *websocket.Conn, maxMessage int, writeTimeout, ping time.Duration, log *slog.Logger) *wsLink {
@@ -60,7 +64,11 @@ func (l *wsLink) pinger(every time.Duration) {
 			err := l.c.Ping(ctx)
 			cancel()
 			if err != nil && l.ctx.Err() == nil {
-				l.log.Warn("acphttp: WebSocket ping failed, closing", "err", err)
+				level := slog.LevelWarn
+				if l.closing.Load() || peerGone(err) {
+					level = slog.LevelDebug
+				}
+				l.log.Log(context.Background(), level, "acphttp: WebSocket ping failed, closing", "err", err)
 				l.cancel()
 				l.c.CloseNow()
 				return
@@ -83,7 +91,7 @@ func (l *wsLink) read() ([]byte, error) {
 			return nil, err
 		}
 		if typ != websocket.MessageText {
-			l.log.Warn("acphttp: non-text WebSocket frame ignored")
+			l.nonText.Log(l.log, slog.LevelWarn, "acphttp: non-text WebSocket frame ignored")
 			continue
 		}
 		if l.mustInit {
@@ -188,7 +196,11 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request, principa
 	l.mustInit = true
 	l.budget, l.bodyTimeout = s.budget, s.o.BodyTimeout
 	c := &Conn{l: l, profile: WebSocket, id: id, principal: principal}
-	sc := &serverConn{principal: principal, kill: func() { l.goingAway.Store(true) }}
+	away := func() { l.goingAway.Store(true) }
+	// kill closes the socket itself: a ServeFunc may be reading it without
+	// watching its context (a router waiting for initialize).
+	kill := func() { away(); go c.Close() }
+	sc := &serverConn{principal: principal, kill: kill, away: away}
 	sc.pooled.close = func(err error) {
 		if err == errInitTimeout {
 			l.closeWith(websocket.StatusPolicyViolation, "No initialize in time")

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/acpgen/acpgen/runtime/internal/peerlog"
 	"github.com/acpgen/acpgen/runtime/wire"
 )
 
@@ -133,7 +134,7 @@ type Conn struct {
 	started  bool
 	closed   bool
 	base     context.Context // parent of handler contexts, set by Run
-	stop     context.CancelFunc
+	stop     context.CancelCauseFunc
 	pending  map[int64]*pendingCall
 	inflight map[string]*inbound // by idKey; duplicates chained
 
@@ -164,6 +165,15 @@ type Conn struct {
 	closing  chan struct{}  // closed by Close
 	jobs     chan job       // unbuffered: hand-off to an idle worker
 	once     sync.Once
+
+	// Drain, guarded by mu; see Drain. drained is closed once a drain has
+	// nothing left to wait for.
+	drain     *Drain
+	draining  bool
+	drainDone bool
+	drained   chan struct{}
+
+	warns [numWarns]peerlog.Limiter // per-frame warnings, rate-limited
 }
 
 type pendingCall struct {
@@ -244,7 +254,8 @@ func NewConn(r io.Reader, w io.Writer, h Handler, o Options) *Conn {
 func (c *Conn) Done() <-chan struct{} { return c.done }
 
 // Run reads and dispatches frames until EOF (returns nil), until ctx ends
-// (returns ctx.Err()), until Close (returns nil) or a read error (returned).
+// (returns ctx.Err()), until Close (returns nil), until the drain ctx
+// carries has finished (returns nil; see Drain) or a read error (returned).
 // Handler contexts derive from ctx. Before returning, Run cancels in-flight
 // handlers and waits for them; see the package documentation on shutdown.
 // Run may be called once.
@@ -259,12 +270,18 @@ func (c *Conn) Run(ctx context.Context) error {
 		c.mu.Unlock()
 		return nil
 	}
-	c.base, c.stop = context.WithCancel(ctx)
+	c.base, c.stop = context.WithCancelCause(ctx)
 	c.readDone = make(chan error, 1) // buffered: an abandoned reader still exits
+	c.drained = make(chan struct{})
+	c.drain = DrainFrom(ctx)
 	c.wg.Add(1)
 	c.mu.Unlock()
 
 	go c.notificationLoop()
+	if c.drain != nil {
+		c.drain.attach(c)
+		defer c.drain.detach(c)
+	}
 	go c.read()
 
 	var err error
@@ -275,6 +292,7 @@ func (c *Conn) Run(ctx context.Context) error {
 	case <-ctx.Done():
 		err = ctx.Err()
 	case <-c.closing:
+	case <-c.drained:
 	}
 	select {
 	case <-c.closing:
@@ -311,7 +329,7 @@ func (c *Conn) shutdown(closeReader bool) error {
 
 	close(c.done) // wakes every Call still waiting
 	if stop != nil {
-		stop()
+		stop(nil)
 	}
 	c.notes.close()
 	if closeReader {
@@ -352,7 +370,7 @@ func (c *Conn) readLoop() error {
 		}
 		switch {
 		case tooBig:
-			c.log.Warn("jsonrpc: frame too large, skipped", "max", c.maxFrame)
+			c.warn(warnTooLarge, "jsonrpc: frame too large, skipped", "max", c.maxFrame)
 			c.replyError(nil, invalidRequest(fmt.Sprintf("frame exceeds %d bytes", c.maxFrame)).rpc())
 		case !blank(frame):
 			if !c.handleFrame(frame, c.mayInline(err)) {
@@ -464,7 +482,7 @@ func (c *Conn) handleFrame(frame []byte, mayInline bool) (reading bool) {
 	e := parse(&c.dec, frame, &m)
 	c.dec.Reset(nil, wire.Strict) // hold on to no frame between reads
 	if e != nil {
-		c.log.Warn("jsonrpc: rejected frame", "code", e.code, "reason", e.reason, "frame", preview(frame))
+		c.warn(warnRejected, "jsonrpc: rejected frame", "code", e.code, "reason", e.reason, "frame", preview(frame))
 		if m.kind == kindResponse && m.callID != 0 {
 			// Release the Call waiting for this answer rather than leave it hanging.
 			c.deliver(m.callID, m.id, callResult{err: fmt.Errorf("%w: %s", ErrMalformedResponse, e.reason)})
@@ -523,7 +541,7 @@ func (c *Conn) deliver(id int64, rawID wire.Raw, r callResult) {
 	c.mu.Unlock()
 	switch {
 	case p == nil:
-		c.log.Warn("jsonrpc: response to unknown id ignored", "id", string(rawID))
+		c.warn(warnUnknownID, "jsonrpc: response to unknown id ignored", "id", string(rawID))
 	case abandoned:
 		c.log.Debug("jsonrpc: late response to abandoned call ignored", "id", id, "method", p.method)
 	default:
@@ -533,10 +551,10 @@ func (c *Conn) deliver(id int64, rawID wire.Raw, r callResult) {
 
 func (c *Conn) logUnknownResponse(m *message) {
 	if m.rpcErr != nil {
-		c.log.Warn("jsonrpc: error response to unknown id ignored", "id", string(m.id), "code", m.rpcErr.Code, "message", m.rpcErr.Message)
+		c.warn(warnUnknownID, "jsonrpc: error response to unknown id ignored", "id", string(m.id), "code", m.rpcErr.Code, "message", m.rpcErr.Message)
 		return
 	}
-	c.log.Warn("jsonrpc: response to unknown id ignored", "id", string(m.id))
+	c.warn(warnUnknownID, "jsonrpc: response to unknown id ignored", "id", string(m.id))
 }
 
 // dropPending removes the pending call id and returns it (nil if none).
@@ -611,11 +629,11 @@ var errOverloaded = &wire.RPCError{Code: CodeOverloaded, Message: "Server overlo
 func (c *Conn) startRequest(m *message, cost int, mayInline bool) (reading bool) {
 	in := &inbound{key: idKey(m.id), cost: cost}
 	c.mu.Lock()
-	for !c.closed && !(c.requests < c.maxInFlight && (c.held+cost <= c.maxBuffered || c.held == 0)) {
+	for !c.closed && !c.draining && !(c.requests < c.maxInFlight && (c.held+cost <= c.maxBuffered || c.held == 0)) {
 		if !c.pauseSafe() {
 			n, held := c.requests, c.held
 			c.mu.Unlock()
-			c.log.Warn("jsonrpc: request refused, the connection is at its bounds", "method", m.method, "id", string(m.id),
+			c.warn(warnRefused, "jsonrpc: request refused, the connection is at its bounds", "method", m.method, "id", string(m.id),
 				"inFlight", n, "maxInFlight", c.maxInFlight, "held", held, "maxBuffered", c.maxBuffered)
 			c.replyError(m.id, errOverloaded)
 			return true
@@ -626,6 +644,12 @@ func (c *Conn) startRequest(m *message, cost int, mayInline bool) (reading bool)
 		// Read as the connection shut down (Close, end of Run's context).
 		c.mu.Unlock()
 		c.log.Debug("jsonrpc: request read during shutdown not handled", "method", m.method, "id", string(m.id))
+		return true
+	}
+	if c.draining {
+		c.mu.Unlock()
+		c.log.Debug("jsonrpc: request read while draining refused", "method", m.method, "id", string(m.id))
+		c.replyError(m.id, errShuttingDown)
 		return true
 	}
 	c.requests++
@@ -780,6 +804,7 @@ func (c *Conn) answered(in *inbound) {
 	c.requests--
 	c.held -= in.cost
 	c.wake()
+	c.checkDrained()
 	c.mu.Unlock()
 }
 
@@ -787,7 +812,7 @@ func (c *Conn) answered(in *inbound) {
 func (c *Conn) cancelInbound(params wire.Raw) {
 	id, ok := requestIDParam(params)
 	if !ok {
-		c.log.Warn("jsonrpc: malformed $/cancel_request ignored", "params", preview(params))
+		c.warn(warnBadCancel, "jsonrpc: malformed $/cancel_request ignored", "params", preview(params))
 		return
 	}
 	key := idKey(id)
@@ -1085,7 +1110,11 @@ func (c *Conn) write(ctx context.Context, b []byte) error {
 	}
 	if err != nil {
 		c.werr = fmt.Errorf("jsonrpc: write: %w", err)
-		c.log.Error("jsonrpc: write failed; later writes will fail", "err", err)
+		level := slog.LevelError
+		if c.ending() || peerlog.Gone(err) {
+			level = slog.LevelDebug // the peer has gone: an ordinary end
+		}
+		c.log.Log(context.Background(), level, "jsonrpc: write failed; later writes will fail", "err", err)
 		return c.werr
 	}
 	return nil

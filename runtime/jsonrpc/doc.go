@@ -133,7 +133,8 @@
 // # Shutdown
 //
 // Run returns when the reader reaches EOF (nil), when its context ends
-// (ctx.Err()), when [Conn.Close] is called (nil) or on a read error. In every
+// (ctx.Err()), when [Conn.Close] is called (nil), when a drain has finished
+// (nil; see "Drain") or on a read error. In every
 // case it first cancels the contexts of in-flight handlers, fails pending
 // Calls with [ErrClosed], lets the notification goroutine finish the
 // notifications already received (their context is cancelled), and waits for
@@ -155,6 +156,22 @@
 // Read returns. The writer is never closed: it belongs to the caller, who
 // may close it after Run returns to signal EOF to the peer.
 //
+// # Drain
+//
+// A [Drain] ends a connection gracefully: Run's context carries it
+// ([WithDrain]; a router or a generated connection hands the context on),
+// and [Drain.Start] makes Run answer requests read from then on with
+// [CodeOverloaded] ("Server shutting down") while notifications and
+// responses are still read, let the requests in flight (and the work held
+// with [Drain.Hold]) finish, cancel them with cause [ErrDrained] when
+// Start's context ends ([Drained] tells), write their answers, and return
+// nil. runtime/acphttp's Server.Shutdown drains every connection this way.
+//
 // Logs go to Options.Logger (by default a text handler on os.Stderr), never
-// to the protocol writer.
+// to the protocol writer. A warning the peer can trigger once per frame (a
+// rejected frame, an answer to an unknown id, a request refused at the
+// bounds) is rate-limited per connection: its first line, then one summary
+// line per 10 s while it repeats. A write that fails because the peer has
+// gone (EOF, a closed pipe or connection, a reset) or while the connection
+// shuts down is logged at Debug level; other write failures are errors.
 package jsonrpc
