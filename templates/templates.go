@@ -57,6 +57,14 @@ func Kinds() []string {
 	return []string{"agent", "client"}
 }
 
+// dotFiles names the outputs whose names start with a dot, which embed
+// leaves out of a folder: their templates are named without it.
+var dotFiles = map[string]string{"gitignore": ".gitignore"}
+
+// BinDir is the folder, inside the starter, that its printed build step
+// writes the binary into; the starter's .gitignore ignores it.
+const BinDir = "bin"
+
 // Render executes the templates of a kind and returns the files to write, by
 // slash-separated path relative to the output folder. Go files are gofmt'ed,
 // so template whitespace never reaches the output.
@@ -89,6 +97,9 @@ func Render(kind string, d Data) (map[string][]byte, error) {
 			return nil, err
 		}
 		file := strings.TrimSuffix(path.Base(name), ".tmpl")
+		if dot, ok := dotFiles[file]; ok {
+			file = dot
+		}
 		data := b.Bytes()
 		if strings.HasSuffix(file, ".go") {
 			if data, err = format.Source(data); err != nil {

@@ -17,8 +17,12 @@ func TestRender(t *testing.T) {
 			names = append(names, name)
 		}
 		slices.Sort(names)
-		if want := []string{kind + ".go", kind + "_test.go", "go.mod", "main.go"}; !slices.Equal(names, want) {
+		if want := []string{".gitignore", kind + ".go", kind + "_test.go", "go.mod", "main.go"}; !slices.Equal(names, want) {
 			t.Errorf("%s: files %v, want %v", kind, names, want)
+		}
+		// The printed build step writes the binary into BinDir, ignored.
+		if !strings.Contains(string(files[".gitignore"]), "\n/"+BinDir+"/\n") {
+			t.Errorf("%s: .gitignore does not ignore %s/:\n%s", kind, BinDir, files[".gitignore"])
 		}
 		if !strings.Contains(string(files["main.go"]), `acp "example.com/acp"`) {
 			t.Errorf("%s: main.go does not import the package:\n%s", kind, files["main.go"])

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -93,6 +94,10 @@ func TestReadmeQuickStart(t *testing.T) {
 		t.Fatalf("README quick start: %v\n%s", err, out)
 	}
 	mustContain(t, string(out), ", 0 fail,")
+	// The starter's turn lasts long enough for conform's cancel to end it.
+	if !regexp.MustCompile(`(?m)^session/cancel ends the turn .* pass$`).Match(out) {
+		t.Errorf("conform's cancel case did not pass on the scaffolded agent:\n%s", out)
+	}
 	for _, f := range []string{"downstream/acp/types.go", "downstream/bin/my-agent", "my-client/go.mod"} {
 		if _, err := os.Stat(filepath.Join(base, f)); err != nil {
 			t.Errorf("after the quick start: %v", err)

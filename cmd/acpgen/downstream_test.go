@@ -93,7 +93,7 @@ func TestDownstream(t *testing.T) {
 		// tidy acpgen may be an indirect requirement; its version must hold.
 		mustContain(t, string(gomod), "github.com/acpgen/acpgen "+testVersion, "replace example.com/downstream => "+mod+"\n")
 		d.must(mod, "go vet ./...")
-		out = d.must(clientDir, "./my-client -prompt ping "+filepath.Join(agentDir, "my-agent"))
+		out = d.must(clientDir, "./bin/my-client -prompt ping "+filepath.Join(agentDir, "bin", "my-agent"))
 		mustContain(t, out, "You said: ping", "stop reason: end_turn")
 	})
 

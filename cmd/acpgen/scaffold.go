@@ -330,8 +330,8 @@ func requiresAcpgen(dir string) bool {
 // runnable from the current folder.
 func printNextSteps(w io.Writer, kind, out, parent string, d templates.Data, pkg generatedPackage) {
 	where := fromHere(out)
-	names := make([]string, 0, 4)
-	for _, n := range []string{kind + ".go", kind + "_test.go", "go.mod", "main.go"} {
+	names := make([]string, 0, 5)
+	for _, n := range []string{".gitignore", kind + ".go", kind + "_test.go", "go.mod", "main.go"} {
 		if _, err := os.Stat(filepath.Join(out, n)); err == nil {
 			names = append(names, n)
 		}
@@ -365,10 +365,11 @@ func printNextSteps(w io.Writer, kind, out, parent string, d templates.Data, pkg
 	case d.Module != "":
 		fmt.Fprintf(w, "  go mod tidy\n")
 	}
+	bin := templates.BinDir + "/" + d.Name // ignored by the starter's .gitignore
 	if kind == "agent" {
-		fmt.Fprintf(w, "  go build -o %s . && ./%s   # speaks ACP on stdin/stdout\n", d.Name, d.Name)
+		fmt.Fprintf(w, "  go build -o %s . && ./%s   # speaks ACP on stdin/stdout\n", bin, bin)
 	} else {
-		fmt.Fprintf(w, "  go build -o %s . && ./%s -prompt 'Hello' AGENT [ARGS...]\n", d.Name, d.Name)
+		fmt.Fprintf(w, "  go build -o %s . && ./%s -prompt 'Hello' AGENT [ARGS...]\n", bin, bin)
 	}
 }
 

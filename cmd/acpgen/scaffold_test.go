@@ -197,8 +197,8 @@ func TestScaffoldImportFollowsConfiguration(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	mustContain(t, out, "in "+filepath.Join("cmd", "agent")+" (agent.go, agent_test.go, main.go) on example.com/host/sdk/v1 (from acpgen.json)",
-		"it joins the module at .", "cd "+filepath.Join("cmd", "agent")+"\n", "go build -o agent .")
+	mustContain(t, out, "in "+filepath.Join("cmd", "agent")+" (.gitignore, agent.go, agent_test.go, main.go) on example.com/host/sdk/v1 (from acpgen.json)",
+		"it joins the module at .", "cd "+filepath.Join("cmd", "agent")+"\n", "go build -o bin/agent . && ./bin/agent")
 	mustLack(t, out, "go get", "go mod tidy")
 	src, _ := os.ReadFile(filepath.Join(host, "cmd", "agent", "main.go"))
 	mustContain(t, string(src), `acp "example.com/host/sdk/v1"`)
