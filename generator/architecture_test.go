@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -94,6 +95,25 @@ func TestEmitReadsOnlyTheIR(t *testing.T) {
 			p := strings.Trim(imp.Path.Value, `"`)
 			if strings.HasPrefix(p, generator.Module+"/") && !allowed[p] {
 				t.Errorf("%s imports %s; emit reads the IR, not the stages before it", file, p)
+			}
+		}
+	}
+}
+
+// The runtime packages generated code imports stay free of package net: the
+// type-check of generated code before writing imports them from source, and
+// net would make it run cgo and write outside the outputs and the cache
+// (cmd/acpgen's TestWritesOnlyOutputsAndCache); agents built on them stay
+// smaller too.
+func TestGeneratedRuntimeAvoidsNet(t *testing.T) {
+	for _, pkg := range []string{"runtime/wire", "runtime/jsonrpc", "runtime/jsonpointer"} {
+		out, err := exec.Command("go", "list", "-deps", generator.Module+"/"+pkg).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			if dep == "net" || dep == "runtime/cgo" {
+				t.Errorf("%s depends on %s", pkg, dep)
 			}
 		}
 	}
