@@ -2,15 +2,19 @@ package acpgentest
 
 import (
 	"encoding/json"
-	"strings"
+	"slices"
 	"testing"
 
+	"github.com/acpgen/acpgen/runtime/jsonpointer"
 	"github.com/acpgen/acpgen/runtime/wire"
 )
 
 // Capability is one capability path of the table.
 type Capability struct {
-	Path     string // dotted, e.g. "agentCapabilities.promptCapabilities.image"
+	// Path is dotted, e.g. "agentCapabilities.promptCapabilities.image", or a
+	// JSON pointer when a token holds a dot:
+	// "/agentCapabilities/_meta/sandboxagent.dev/extensions/sessionMetadata".
+	Path     string
 	Bool     bool   // granted by true (else by an empty object)
 	List     []byte // granted by this one-item list (JSON), when the capability is a list
 	InResult bool   // in initialize's result (the agent's), else its params (the client's)
@@ -54,15 +58,16 @@ func negotiate(base Negotiation, caps []Capability, except string) Negotiation {
 	// Base is generated; a broken one fails the decode of every case.
 	_ = json.Unmarshal(base.Request, &req)
 	_ = json.Unmarshal(base.Response, &resp)
+	skip, _ := jsonpointer.SplitPath(except)
 	for _, c := range caps {
-		if c.Path == except || strings.HasPrefix(c.Path, except+".") {
+		parts, err := jsonpointer.SplitPath(c.Path)
+		if err != nil || (except != "" && len(parts) >= len(skip) && slices.Equal(parts[:len(skip)], skip)) {
 			continue
 		}
 		root := req
 		if c.InResult {
 			root = resp
 		}
-		parts := strings.Split(c.Path, ".")
 		m := root
 		for _, p := range parts[:len(parts)-1] {
 			next, ok := m[p].(map[string]any)

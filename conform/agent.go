@@ -342,8 +342,8 @@ func (r *agentRun) gated(m *ir.Method) (string, bool) { return r.withheld(m, "")
 // m's params ("" is the method itself).
 func (r *agentRun) withheld(m *ir.Method, path string) (string, bool) {
 	for _, g := range r.log.gates.gates {
-		if g.Method == m && g.Row.Path == path && !g.Row.Result && g.Cap.InResult && !capGranted(r.caps, g.Cap.Dotted) {
-			return g.Row.Capability, true
+		if g.Method == m && g.Row.Path == path && !g.Row.Result && g.Cap.InResult && !capGranted(r.caps, g.Cap.Tokens) {
+			return g.Cap.Path, true
 		}
 	}
 	return "", false

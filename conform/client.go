@@ -115,7 +115,7 @@ func (r *clientRun) initResult(all bool) (json.RawMessage, error) {
 	if all {
 		gates, _ := r.p.Model.ResolveGates(r.p.Gates)
 		for _, g := range gates {
-			toks := strings.Split(g.Cap.Dotted, ".")
+			toks := g.Cap.Tokens
 			if !g.Cap.InResult || len(toks) < 2 {
 				continue
 			}
@@ -129,12 +129,12 @@ func (r *clientRun) initResult(all bool) (json.RawMessage, error) {
 				obj = next
 			}
 			var leaf any = map[string]any{}
-			switch last := g.Cap.Fields[len(g.Cap.Fields)-1]; {
+			switch last := g.Cap.Leaf(); {
 			case g.Cap.Bool:
 				leaf = true
-			case g.Cap.List && last.Ref.Elem != nil && last.Ref.Elem.Type != nil:
+			case g.Cap.List && last.Elem != nil && last.Elem.Type != nil:
 				var item any
-				_ = json.Unmarshal(r.p.example(last.Ref.Elem.Type.Def), &item)
+				_ = json.Unmarshal(r.p.example(last.Elem.Type.Def), &item)
 				leaf = []any{item}
 			}
 			obj[toks[len(toks)-1]] = leaf

@@ -63,8 +63,8 @@ func (g *gateCheck) check(m *ir.Method, inResult bool, payload json.RawMessage) 
 		if gate.Cap.InResult != g.inResult {
 			continue
 		}
-		key := gate.Row.Capability
-		if capGranted(g.granted, gate.Cap.Dotted) {
+		key := gate.Cap.Path
+		if capGranted(g.granted, gate.Cap.Tokens) {
 			continue
 		}
 		for _, ptr := range uses(gate, doc) {
@@ -78,12 +78,12 @@ func (g *gateCheck) check(m *ir.Method, inResult bool, payload json.RawMessage) 
 // require records every place a require rule names that lacks its member,
 // once the peer advertised the rule's capability.
 func (g *gateCheck) require(gate *ir.Gate, doc any) {
-	if gate.Cap.InResult == g.inResult || !capGranted(g.advertised, gate.Cap.Dotted) {
+	if gate.Cap.InResult == g.inResult || !capGranted(g.advertised, gate.Cap.Tokens) {
 		return
 	}
 	i := strings.LastIndex(gate.Row.Path, "/")
 	parent, member := gate.Row.Path[:i], gate.Row.Path[i+1:]
-	key := gate.Row.Capability + " advertised, so " + member + " is required"
+	key := gate.Cap.Path + " advertised, so " + member + " is required"
 	walkPath(doc, parent, func(v any, at string) {
 		obj, ok := v.(map[string]any)
 		if _, has := obj[member]; !ok || has {
@@ -161,15 +161,15 @@ func hit(gate *ir.Gate, v any) bool {
 	return true
 }
 
-// capGranted reports whether the dotted capability (its first token is the
-// initialize message's member) is true, a present object or a non-empty list
-// in the message.
-func capGranted(params json.RawMessage, dotted string) bool {
+// capGranted reports whether the capability at path (the tokens of an
+// ir.CapabilityPath, the initialize message's member first) is true, a
+// present object or a non-empty list in the message.
+func capGranted(params json.RawMessage, path []string) bool {
 	var v any
 	if json.Unmarshal(params, &v) != nil {
 		return false
 	}
-	for _, tok := range strings.Split(dotted, ".") {
+	for _, tok := range path {
 		obj, ok := v.(map[string]any)
 		if !ok {
 			return false

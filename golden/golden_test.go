@@ -297,13 +297,21 @@ func TestNegativeOverlays(t *testing.T) {
 			[]string{"not a valid acpgen overlay:",
 				"golden/testdata/negative/schema-invalid.json#/changes/0: name is required",
 				"golden/testdata/negative/schema-invalid.json#/changes/1/codes/0: Additional property name is not allowed",
-				"golden/testdata/negative/schema-invalid.json#/changes/1/codes/0: title is required"}},
+				"golden/testdata/negative/schema-invalid.json#/changes/1/codes/0: title is required",
+				"golden/testdata/negative/schema-invalid.json#/changes/2: Additional property alias is not allowed",
+				"golden/testdata/negative/schema-invalid.json#/changes/2: aliases is required"}},
 		{"vendor codes into ErrorCode", []string{neg("vendor-error-code")},
 			[]string{"golden/testdata/negative/vendor-error-code.json#/changes/0/def: vendor error codes are a def of their own: ACP's ErrorCode gives the same numbers other meanings"}},
 		{"unknown keyword in a fragment", []string{neg("unknown-keyword")},
 			[]string{`golden/testdata/negative/unknown-keyword.json#/changes/0/schema/minLenght: unknown keyword "minLenght"`}},
 		{"two overlays change one member differently", []string{neg("differently-a"), neg("differently-b")},
 			[]string{`golden/testdata/negative/differently-b.json#/changes/0 (property PromptRequest.priority) against golden/testdata/base.json#/$defs/PromptRequest/properties/priority: overlay "differently-a" already changed it differently`}},
+		{"alias colliding with a member", []string{neg("alias-collides")},
+			[]string{`golden/testdata/negative/alias-collides.json#/changes/0/aliases/1: alias "mcpServers" of cwd collides with the member "mcpServers" of $defs/NewSessionRequest`}},
+		{"one alias for two members", []string{neg("alias-twice")},
+			[]string{`golden/testdata/negative/alias-twice.json#/changes/1/aliases/1: alias "dir" of additionalDirectories collides with an alias of member "cwd" of $defs/NewSessionRequest`}},
+		{"malformed capability pointer", []string{neg("malformed-pointer")},
+			[]string{`golden/testdata/negative/malformed-pointer.json#/changes/0/gate/capability: JSON pointer "/agentCapabilities/_meta/vendor~2dev/priority": token "vendor~2dev" has a ~ that is not ~0 or ~1`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := generator.Generate(baseConfig(channel("golden/testdata/negative", "negative", c.overlays)))

@@ -339,22 +339,75 @@ func decodeObjectBody(t *ir.Type, union bool, fallback *ir.Variant, holder *jen.
 	if union {
 		sink = jen.Id("v").Dot("unknownSink").Call()
 	}
-	return append(pre,
+	seen := jen.Id("seen").Index(jen.Empty(), jen.Empty())
+	decodeField := jen.Id("v").Dot("decodeField").Call(jen.Id("d"), jen.Id("key"), seen.Clone())
+	head := []jen.Code{
 		jen.If(jen.Err().Op(":=").Id("d").Dot("BeginObject").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 		jen.Var().Id("seen").Index(jen.Lit(seenDepth)).Uint64(),
-		jen.For().Block(
-			jen.List(jen.Id("key"), jen.Id("ok"), jen.Err()).Op(":=").Id("d").Dot("NextKey").Call(),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-			jen.If(jen.Op("!").Id("ok")).Block(jen.Break()),
-			jen.List(jen.Id("handled"), jen.Err()).Op(":=").Id("v").Dot("decodeField").Call(jen.Id("d"), jen.Id("key"), jen.Id("seen").Index(jen.Empty(), jen.Empty())),
-			jen.If(jen.Err().Op("==").Nil().Op("&&").Op("!").Id("handled")).Block(jen.Err().Op("=").Id("d").Dot("KeepUnknown").Call(jen.Id("key"), sink)),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-		),
-		jen.Return(jen.Id("v").Dot("checkRequired").Call(jen.Id("d"), jen.Id("seen").Index(jen.Empty(), jen.Empty()))),
+	}
+	var take, tail []jen.Code
+	take = append(take, jen.List(jen.Id("handled"), jen.Err()).Op(":=").Add(decodeField))
+	if n := len(aliasedFields(t)); n > 0 && !union {
+		// Aliases come first, so the member's own name is noted before decodeField reads it.
+		table, hits := jen.Id(aliasTable(t)), jen.Id("hits").Index(jen.Empty(), jen.Empty())
+		head = append(head, jen.Var().Id("hits").Index(jen.Lit(n)).Add(wq("AliasHit")))
+		take = []jen.Code{
+			jen.List(jen.Id("handled"), jen.Err()).Op(":=").Add(table.Clone()).Dot("Take").Call(jen.Id("d"), jen.Id("key"), hits.Clone()),
+			jen.If(jen.Err().Op("==").Nil().Op("&&").Op("!").Id("handled")).Block(jen.List(jen.Id("handled"), jen.Err()).Op("=").Add(decodeField)),
+		}
+		tail = append(tail, jen.If(jen.Err().Op(":=").Add(table).Dot("Resolve").Call(jen.Id("d"), hits,
+			jen.Func().Params(jen.Id("member").Index().Byte()).Params(jen.Bool(), jen.Error()).Block(
+				jen.Return(jen.Id("v").Dot("decodeField").Call(jen.Id("d"), jen.Id("member"), seen.Clone())))),
+			jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())))
+	}
+	loop := append([]jen.Code{
+		jen.List(jen.Id("key"), jen.Id("ok"), jen.Err()).Op(":=").Id("d").Dot("NextKey").Call(),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		jen.If(jen.Op("!").Id("ok")).Block(jen.Break()),
+	}, take...)
+	loop = append(loop,
+		jen.If(jen.Err().Op("==").Nil().Op("&&").Op("!").Id("handled")).Block(jen.Err().Op("=").Id("d").Dot("KeepUnknown").Call(jen.Id("key"), sink)),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 	)
+	out := append(pre, head...)
+	out = append(out, jen.For().Block(loop...))
+	out = append(out, tail...)
+	return append(out, jen.Return(jen.Id("v").Dot("checkRequired").Call(jen.Id("d"), seen)))
+}
+
+// aliasedFields are t's members that have other names.
+func aliasedFields(t *ir.Type) []*ir.Field {
+	var out []*ir.Field
+	for _, f := range t.Fields {
+		if len(f.Aliases) > 0 {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// aliasTable names the package variable holding t's alias table.
+func aliasTable(t *ir.Type) string { return "aliases" + t.Name }
+
+// aliasTableDecl declares t's alias table, when t has aliases: the runtime
+// reads the aliases with it, so decoding needs no per-alias code.
+func aliasTableDecl(f *jen.File, t *ir.Type) {
+	var rows []jen.Code
+	for _, fl := range aliasedFields(t) {
+		for _, a := range fl.Aliases {
+			rows = append(rows, wq("Alias").Values(jen.Id("Name").Op(":").Lit(a), jen.Id("Member").Op(":").Lit(fl.JSON)))
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	f.Comment(fmt.Sprintf("%s lists the other names of %s's members, in precedence order: lenient decoding", aliasTable(t), t.Name))
+	f.Comment("reads one when the member itself is absent; strict decoding refuses them; encoding writes the member's own name.")
+	f.Var().Id(aliasTable(t)).Op("=").Add(wq("NewAliases")).Custom(jen.Options{Open: "(", Close: ")", Separator: ",", Multi: true}, rows...)
 }
 
 func (e *emitter) structCodec(f *jen.File, t *ir.Type) {
+	aliasTableDecl(f, t)
 	e.objectEntry(f, t, false)
 	// decodeField
 	var cases []jen.Code

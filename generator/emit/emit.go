@@ -505,6 +505,9 @@ func (e *emitter) fieldDoc(f *ir.Field) string {
 	if f.Ephemeral {
 		parts = append(parts, "It applies to this turn only and is not part of durable history.")
 	}
+	if len(f.Aliases) > 0 {
+		parts = append(parts, fmt.Sprintf("Lenient decoding also reads it as %s (the member's own name wins, then the first listed); strict decoding refuses those names; encoding writes %q.", quoteList(f.Aliases, " or "), f.JSON))
+	}
 	if len(f.Overlay) > 0 {
 		parts = append(parts, e.provenance(f.Overlay))
 	}

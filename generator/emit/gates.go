@@ -31,8 +31,8 @@ func (e *emitter) capFuncs() ([]*ir.CapabilityPath, map[string]string) {
 	var caps []*ir.CapabilityPath
 	names := map[string]string{}
 	for _, g := range e.o.Gates {
-		if _, ok := names[g.Cap.Dotted]; !ok {
-			names[g.Cap.Dotted] = fmt.Sprintf("cap%d", len(caps))
+		if _, ok := names[g.Cap.Path]; !ok {
+			names[g.Cap.Path] = fmt.Sprintf("cap%d", len(caps))
 			caps = append(caps, g.Cap)
 		}
 	}
@@ -54,13 +54,14 @@ func (e *emitter) gates(f *jen.File) {
 	caps, names := e.capFuncs()
 	var cases []jen.Code
 	for _, c := range caps {
-		cases = append(cases, jen.Case(jen.Lit(c.Dotted)).Block(jen.Return(jen.Id("n").Dot(names[c.Dotted]).Call())))
+		cases = append(cases, jen.Case(jen.Lit(c.Path)).Block(jen.Return(jen.Id("n").Dot(names[c.Path]).Call())))
 	}
-	f.Comment("Allows reports whether the capability at the dotted path was advertised.")
+	f.Comment("Allows reports whether the capability at the path was advertised. The path is dotted")
+	f.Comment("(\"agentCapabilities.loadSession\"), or the JSON pointer when a member name holds a dot.")
 	f.Func().Params(jen.Id("n").Op("*").Id("Negotiated")).Id("Allows").Params(jen.Id("capability").String()).Bool().Block(
 		jen.Switch(jen.Id("capability")).Block(cases...), jen.Return(jen.False()))
 	for _, c := range caps {
-		f.Func().Params(jen.Id("n").Op("*").Id("Negotiated")).Id(names[c.Dotted]).Params().Bool().Block(e.capBody(c)...)
+		f.Func().Params(jen.Id("n").Op("*").Id("Negotiated")).Id(names[c.Path]).Params().Bool().Block(e.capBody(c)...)
 	}
 	// Method gates.
 	var mcases []jen.Code
@@ -71,7 +72,7 @@ func (e *emitter) gates(f *jen.File) {
 			if _, ok := methodCaps[g.Method.Wire]; !ok {
 				order = append(order, g.Method.Wire)
 			}
-			methodCaps[g.Method.Wire] = append(methodCaps[g.Method.Wire], g.Cap.Dotted)
+			methodCaps[g.Method.Wire] = append(methodCaps[g.Method.Wire], g.Cap.Path)
 		}
 	}
 	for _, w := range order {
@@ -90,7 +91,9 @@ func (e *emitter) gates(f *jen.File) {
 	e.checkFunc(f, true, names)
 }
 
-// capBody walks the initialize message to the capability, nil-safe.
+// capBody walks the initialize message to the capability, nil-safe; a
+// typed _meta namespace is decoded with its generated getter, and one that
+// is absent or does not decode grants nothing.
 func (e *emitter) capBody(c *ir.CapabilityPath) []jen.Code {
 	root := "Request"
 	if c.InResult {
@@ -100,9 +103,19 @@ func (e *emitter) capBody(c *ir.CapabilityPath) []jen.Code {
 		jen.If(jen.Id("n").Op("==").Nil().Op("||").Id("n").Dot(root).Op("==").Nil()).Block(jen.Return(jen.False())),
 		jen.Id("x0").Op(":=").Id("n").Dot(root),
 	}
-	for i, fl := range c.Fields {
+	for i, st := range c.Steps {
 		cur, next := fmt.Sprintf("x%d", i), fmt.Sprintf("x%d", i+1)
-		last := i == len(c.Fields)-1
+		last := i == len(c.Steps)-1
+		fl := st.Field
+		if st.Namespace != nil {
+			ok, err := fmt.Sprintf("ok%d", i), fmt.Sprintf("err%d", i)
+			out = append(out, jen.List(jen.Id(next), jen.Id(ok), jen.Id(err)).Op(":=").Id(cur).Dot(st.Namespace.Ref.Type.Name).Call())
+			if last {
+				return append(out, jen.Return(jen.Id(ok).Op("&&").Id(err).Op("==").Nil()))
+			}
+			out = append(out, jen.If(jen.Op("!").Id(ok).Op("||").Id(err).Op("!=").Nil()).Block(jen.Return(jen.False())))
+			continue
+		}
 		if last {
 			switch {
 			case c.Bool && fieldPtr(fl):
@@ -148,7 +161,7 @@ func (e *emitter) checkFunc(f *jen.File, result bool, names map[string]string) {
 			jen.If(jen.Op("!").Id("ok").Op("||").Id("p").Op("==").Nil()).Block(jen.Return(jen.Id("out"))),
 		}
 		for _, g := range gs {
-			body = append(body, e.gateWalk(g, names[g.Cap.Dotted], jen.Id("p"), namedRef(root), 0, "", nil)...)
+			body = append(body, e.gateWalk(g, names[g.Cap.Path], jen.Id("p"), namedRef(root), 0, "", nil)...)
 		}
 		cases = append(cases, jen.Case(jen.Lit(w)).Block(body...))
 	}
@@ -185,7 +198,7 @@ func gateViolation(g *ir.Gate, ptr string, args []jen.Code) jen.Code {
 	if len(args) > 0 {
 		p = jen.Qual("fmt", "Sprintf").Call(append([]jen.Code{jen.Lit(ptr)}, args...)...)
 	}
-	d := jen.Dict{jen.Id("Method"): jen.Id("method"), jen.Id("Pointer"): p, jen.Id("Variant"): jen.Lit(g.Row.Variant), jen.Id("Capability"): jen.Lit(g.Cap.Dotted)}
+	d := jen.Dict{jen.Id("Method"): jen.Id("method"), jen.Id("Pointer"): p, jen.Id("Variant"): jen.Lit(g.Row.Variant), jen.Id("Capability"): jen.Lit(g.Cap.Path)}
 	if g.Row.Require {
 		d[jen.Id("Required")] = jen.True()
 	}
@@ -300,10 +313,9 @@ func (e *emitter) gatesTest(f *jen.File) {
 	caps, _ := e.capFuncs()
 	var capRows []jen.Code
 	for _, c := range caps {
-		row := jen.Dict{jen.Id("Path"): jen.Lit(c.Dotted), jen.Id("Bool"): jen.Lit(c.Bool), jen.Id("InResult"): jen.Lit(c.InResult)}
+		row := jen.Dict{jen.Id("Path"): jen.Lit(c.Path), jen.Id("Bool"): jen.Lit(c.Bool), jen.Id("InResult"): jen.Lit(c.InResult)}
 		if c.List {
-			last := c.Fields[len(c.Fields)-1]
-			item, _ := json.Marshal([]any{minimalValue(last.Ref.Elem, 0)})
+			item, _ := json.Marshal([]any{minimalValue(c.Leaf().Elem, 0)})
 			row[jen.Id("List")] = jen.Index().Byte().Parens(jen.Lit(string(item)))
 		}
 		capRows = append(capRows, jen.Values(row))
@@ -321,7 +333,7 @@ func (e *emitter) gatesTest(f *jen.File) {
 		}
 		d := jen.Dict{
 			jen.Id("Gate"):       jen.Lit(ir.GateString(g.Row)),
-			jen.Id("Capability"): jen.Lit(g.Cap.Dotted),
+			jen.Id("Capability"): jen.Lit(g.Cap.Path),
 			jen.Id("Pointer"):    jen.Lit(ptr),
 			jen.Id("Require"):    jen.Lit(g.Row.Require),
 			jen.Id("Check"): jen.Func().Params(jen.Id("ng").Qual(TestPath, "Negotiation")).Params(jen.Index().Qual(WirePath, "GateViolation"), jen.Error()).Block(

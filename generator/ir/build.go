@@ -2,6 +2,7 @@ package ir
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -84,11 +85,46 @@ func Build(doc *load.Document, channel string) (*Model, error) {
 	if err := b.valueUnionKinds(); err != nil {
 		return nil, err
 	}
+	if err := b.memberAliases(); err != nil {
+		return nil, err
+	}
 	if err := b.methods(); err != nil {
 		return nil, err
 	}
 	b.m.lifecycle()
 	return b.m, nil
+}
+
+// memberAliases checks the other names of members: each names one member of
+// its struct, and only structs decoded as objects of their own have them
+// (a union reads its variants' members without the aliases).
+func (b *builder) memberAliases() error {
+	for _, t := range b.m.Types {
+		names := map[string]string{}
+		for _, f := range t.Fields {
+			names[f.JSON] = f.JSON
+		}
+		for _, f := range t.Fields {
+			for _, a := range f.Aliases {
+				if other, ok := names[a]; ok {
+					if other == a {
+						return b.errf(b.schemaOf(t), "alias %q of member %q is a member of %s", a, f.JSON, t.Name)
+					}
+					return b.errf(b.schemaOf(t), "alias %q of member %q is also an alias of %q", a, f.JSON, other)
+				}
+				names[a] = f.JSON
+			}
+		}
+		if t.Union == nil {
+			continue
+		}
+		for _, v := range t.Union.Variants {
+			if p := v.Payload; v.Object && p != nil && p.Type != nil && slices.ContainsFunc(p.Type.Fields, func(f *Field) bool { return len(f.Aliases) > 0 }) {
+				return b.errf(b.schemaOf(p.Type), "%s has member aliases but is a variant of %s, whose decoding does not read them", p.Type.Name, t.Name)
+			}
+		}
+	}
+	return nil
 }
 
 // valueUnionKinds requires every variant of a union told apart by JSON type
@@ -498,7 +534,7 @@ func (b *builder) structFields(t *Type, s *load.Schema, skip string) error {
 			JSON: p.Name, Name: GoName(p.Name), Required: s.IsRequired(p.Name), Pointer: p.Schema.Pointer,
 			Description: p.Schema.Description, Default: p.Schema.Default, Overlay: p.Schema.XOverlay,
 			DefaultOnError: p.Schema.XDefaultOnError, DefaultOnNull: p.Schema.XDefaultOnNull,
-			Ephemeral: p.Schema.XEphemeral,
+			Ephemeral: p.Schema.XEphemeral, Aliases: p.Schema.XAliases,
 		}
 		r, nullable, err := b.ref(t, p.Schema, f.Name)
 		if err != nil {

@@ -62,6 +62,12 @@ func TestBuildErrors(t *testing.T) {
 		{"inline enum of mixed types", `{"$defs": {"S": {"type": "object", "properties": {"a": {"enum": ["x", 1]}}}}}`, `enum values of several JSON types need a union`},
 		{"inline enum against its type", `{"$defs": {"S": {"type": "object", "properties": {"a": {"type": "string", "enum": [1]}}}}}`, `enum values do not match type string`},
 		{"required not declared", `{"$defs": {"S": {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["b"]}}}`, `required member "b" is not declared`},
+		{"alias that is a member", `{"$defs": {"S": {"type": "object", "properties": {"a": {"type": "string", "x-acpgen-aliases": ["b"]}, "b": {"type": "string"}}}}}`,
+			`x.json#/$defs/S: alias "b" of member "a" is a member of S`},
+		{"alias of two members", `{"$defs": {"S": {"type": "object", "properties": {"a": {"type": "string", "x-acpgen-aliases": ["c"]}, "b": {"type": "string", "x-acpgen-aliases": ["c"]}}}}}`,
+			`alias "c" of member "b" is also an alias of "a"`},
+		{"aliases on a union variant", `{"$defs": {"P": {"type": "object", "properties": {"k": {"type": "string", "const": "p"}, "a": {"type": "string", "x-acpgen-aliases": ["b"]}}, "required": ["k"]},
+			"U": {"discriminator": {"propertyName": "k"}, "oneOf": [{"$ref": "#/$defs/P"}]}}}`, `P has member aliases but is a variant of U`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := build(t, c.schema)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/acpgen/acpgen/generator/tables"
+	"github.com/acpgen/acpgen/runtime/jsonpointer"
 )
 
 // Gate is a capability gate resolved against a model: the typed route from a
@@ -51,14 +52,37 @@ type GateStep struct {
 
 // CapabilityPath is a capability resolved in the initialize messages.
 type CapabilityPath struct {
-	Dotted string
+	// Path names the capability in one canonical form: dotted when no token
+	// holds a ".", else the JSON pointer (jsonpointer.FormatPath). Generated
+	// code and gate violations carry it.
+	Path string
+	// Tokens are the path's member names, the initialize message's member
+	// first.
+	Tokens []string
 	// InResult says the path starts in initialize's result (the agent's
 	// advertisement), else in its params (the client's).
 	InResult bool
-	Fields   []*Field
+	Steps    []CapabilityStep
 	// Bool leaves are granted by true; List leaves (arrays) by holding an
 	// item; object leaves by being present.
 	Bool, List bool
+}
+
+// CapabilityStep is one move along a capability path: into a struct member,
+// or (Namespace set) through a _meta member Field into its typed namespace,
+// which takes two tokens.
+type CapabilityStep struct {
+	Field     *Field
+	Namespace *MetaNamespace
+}
+
+// Leaf is the shape of the capability's value.
+func (c *CapabilityPath) Leaf() *Ref {
+	last := c.Steps[len(c.Steps)-1]
+	if last.Namespace != nil {
+		return last.Namespace.Ref
+	}
+	return last.Field.Ref
 }
 
 // method returns the request (preferred) or notification with the wire name.
@@ -99,6 +123,9 @@ func (m *Model) ResolveGates(rows []tables.Gate) (gates []*Gate, skipped []Skipp
 	for _, row := range rows {
 		key := row
 		key.Source = ""
+		if toks, err := jsonpointer.SplitPath(row.Capability); err == nil {
+			key.Capability = jsonpointer.FormatPath(toks)
+		}
 		if seen[key] {
 			continue // the same gate from the table and an overlay
 		}
@@ -292,44 +319,74 @@ func advertisedByAgent(meth *Method, row tables.Gate) bool {
 	return sentByAgent == row.Require
 }
 
-// capability resolves a dotted capability path in the initialize message of
-// the advertising side: its result for the agent, its params for the client.
-// (v1 names the two roots agentCapabilities and clientCapabilities; v2 calls
-// both capabilities, so the root comes from the gate, not the name.)
-func (m *Model) capability(dotted string, byAgent bool) (*CapabilityPath, error) {
+// capability resolves a capability path (dotted, or a JSON pointer when a
+// token holds a dot) in the initialize message of the advertising side: its
+// result for the agent, its params for the client. A _meta member is
+// entered through its typed namespaces (overlay meta changes) only, so the
+// capability's shape is known. (v1 names the two roots agentCapabilities and
+// clientCapabilities; v2 calls both capabilities, so the root comes from
+// the gate, not the name.)
+func (m *Model) capability(path string, byAgent bool) (*CapabilityPath, error) {
 	init := m.Initialize()
 	if init == nil {
-		return nil, fmt.Errorf("capability %q: the schema has no initialize request and result", dotted)
+		return nil, fmt.Errorf("capability %q: the schema has no initialize request and result", path)
 	}
-	parts := strings.Split(dotted, ".")
-	c := &CapabilityPath{Dotted: dotted, InResult: byAgent}
+	parts, err := jsonpointer.SplitPath(path)
+	if err != nil {
+		return nil, fmt.Errorf("capability %q: %w", path, err)
+	}
+	c := &CapabilityPath{Path: jsonpointer.FormatPath(parts), Tokens: parts, InResult: byAgent}
 	cur, msg := init.Params, "params (the client's advertisement)"
 	if byAgent {
 		cur, msg = init.Result, "result (the agent's advertisement)"
 	}
 	if cur.Member(parts[0]) == nil {
-		return nil, fmt.Errorf("capability %q: initialize's %s has no member %q", dotted, msg, parts[0])
+		return nil, fmt.Errorf("capability %q: initialize's %s has no member %q", path, msg, parts[0])
 	}
-	for i, p := range parts {
-		field := cur.Member(p)
-		if field == nil {
-			return nil, fmt.Errorf("capability %q: no member %q", dotted, strings.Join(parts[:i+1], "."))
+	for i := 0; i < len(parts); i++ {
+		at := jsonpointer.FormatPath(parts[:i+1])
+		if cur == nil {
+			return nil, fmt.Errorf("capability %q: no member %q", path, at)
 		}
-		c.Fields = append(c.Fields, field)
-		cur = named(field.Ref)
+		field := cur.Member(parts[i])
+		if field == nil {
+			return nil, fmt.Errorf("capability %q: no member %q", path, at)
+		}
+		step := CapabilityStep{Field: field}
+		next := field.Ref
+		if field.Ref.Kind == Map && i+1 < len(parts) {
+			i++
+			ns := field.namespace(parts[i])
+			if ns == nil {
+				return nil, fmt.Errorf("capability %q: %q is no typed namespace of %s (an overlay meta change types it)", path, parts[i], at)
+			}
+			step.Namespace, next = ns, ns.Ref
+		}
+		c.Steps = append(c.Steps, step)
+		cur = named(next)
 		if cur != nil && cur.Kind != Struct {
 			cur = nil
 		}
 	}
-	last := c.Fields[len(c.Fields)-1]
+	leaf := c.Leaf()
 	switch {
-	case last.Ref.Kind == Bool:
+	case leaf.Kind == Bool:
 		c.Bool = true
-	case last.Ref.Kind == Array:
+	case leaf.Kind == Array:
 		c.List = true
-	case named(last.Ref) != nil && named(last.Ref).Kind == Struct:
+	case named(leaf) != nil && named(leaf).Kind == Struct:
 	default:
-		return nil, fmt.Errorf("capability %q is neither a boolean, a list nor an object", dotted)
+		return nil, fmt.Errorf("capability %q is neither a boolean, a list nor an object", path)
 	}
 	return c, nil
+}
+
+// namespace returns the typed namespace key of a _meta member, or nil.
+func (f *Field) namespace(key string) *MetaNamespace {
+	for i := range f.Meta {
+		if f.Meta[i].Key == key {
+			return &f.Meta[i]
+		}
+	}
+	return nil
 }

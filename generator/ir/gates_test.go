@@ -42,6 +42,10 @@ func TestGateMismatchesAreReported(t *testing.T) {
 		{tables.Gate{Method: "session/update", Path: "/update", Variant: "plan_update", Capability: "agentCapabilities.loadSession"}, `initialize's params (the client's advertisement) has no member "agentCapabilities"`},
 		{tables.Gate{Method: "session/prompt", Path: "/sessionId/*", Capability: "agentCapabilities.loadSession"}, `* needs an array or map`},
 		{tables.Gate{Method: "session/list", Result: true, Path: "/sessions/*", Require: true, Capability: "agentCapabilities.loadSession"}, `require gate must end at a member`},
+		// A _meta key is entered only through a namespace an overlay types.
+		{tables.Gate{Method: "session/prompt", Capability: "/agentCapabilities/_meta/vendor.dev/x"}, `"vendor.dev" is no typed namespace of agentCapabilities._meta`},
+		{tables.Gate{Method: "session/prompt", Capability: "/agentCapabilities/_meta/vendor~2dev"}, `has a ~ that is not ~0 or ~1`},
+		{tables.Gate{Method: "session/prompt", Capability: "agentCapabilities..loadSession"}, `empty token`},
 	} {
 		gates, skipped := m.ResolveGates([]tables.Gate{c.row})
 		if len(gates) != 0 || len(skipped) != 1 || !strings.Contains(skipped[0].Reason, c.want) {
@@ -69,5 +73,23 @@ func TestStaleGatesAreThoseNoChannelOfTheirProtocolUses(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("stale rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// A capability written as a JSON pointer is the same capability as its
+// dotted form, and is named dotted.
+func TestCapabilityPointerForm(t *testing.T) {
+	m := loadModel(t, "schema.json", "stable")
+	rows := []tables.Gate{
+		{Method: "session/load", Capability: "agentCapabilities.loadSession", Source: "table"},
+		{Method: "session/load", Capability: "/agentCapabilities/loadSession", Source: "overlay"},
+	}
+	gates, skipped := m.ResolveGates(rows)
+	if len(gates) != 1 || len(skipped) != 0 {
+		t.Fatalf("got %d gates, skipped %+v; want the two rows as one gate", len(gates), skipped)
+	}
+	c := gates[0].Cap
+	if c.Path != "agentCapabilities.loadSession" || !c.Bool || !c.InResult || strings.Join(c.Tokens, ",") != "agentCapabilities,loadSession" {
+		t.Errorf("capability %+v", c)
 	}
 }

@@ -92,6 +92,11 @@ type Field struct {
 	Ephemeral bool
 	// Meta types namespaces of a _meta map member: key -> value shape.
 	Meta []MetaNamespace
+	// Aliases are other JSON names of the member (overlay alias changes), in
+	// precedence order: lenient decoding reads the first one present when the
+	// member itself is absent; strict decoding refuses them; encoding never
+	// writes them.
+	Aliases []string
 
 	// Leniency hints, honoured by lenient decoding only.
 	DefaultOnError bool

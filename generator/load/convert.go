@@ -164,6 +164,8 @@ func (s *Schema) extension(k string, v *Node, c *converter) (ok bool, err error)
 		s.XMeta, err = c.schemaMap(k, v, "x-acpgen-meta must map namespace keys to schemas")
 	case "x-acpgen-overlay":
 		s.XOverlay, err = c.strings(k, v)
+	case "x-acpgen-aliases":
+		s.XAliases, err = c.strings(k, v)
 	default:
 		return false, nil
 	}

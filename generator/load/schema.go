@@ -70,6 +70,7 @@ type Schema struct {
 	XEphemeral        bool       // x-acpgen-ephemeral: used for this turn only, not part of durable history
 	XPatternName      string     // x-acpgen-pattern-name: what the pattern means, for error messages ("an absolute path")
 	XMeta             []Property // x-acpgen-meta: typed namespaces of a _meta object (key -> schema, usually a $ref)
+	XAliases          []string   // x-acpgen-aliases: other names of this member, accepted by lenient decoding only
 	SchemaURI         string     // "$schema", root only
 	Defs              []Def      // "$defs", root only
 	defsIndex         map[string]*Schema

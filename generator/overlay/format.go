@@ -69,6 +69,9 @@ type Change struct {
 	Primary    string `json:"primary"`
 	Additional string `json:"additional"`
 
+	// alias
+	Aliases []string `json:"aliases"`
+
 	// filter
 	Request string         `json:"request"`
 	Item    string         `json:"item"`
@@ -78,7 +81,8 @@ type Change struct {
 	schema, params, result *load.Node
 }
 
-// Capability names a capability by its dotted path in an initialize message.
+// Capability names a capability by its path in an initialize message: dotted,
+// or a JSON pointer when a member name holds a dot (jsonpointer.SplitPath).
 type Capability struct {
 	Capability string `json:"capability"`
 }
@@ -172,6 +176,17 @@ func Parse(file string, data []byte) (*Document, error) {
 		at := fmt.Sprintf("/changes/%d", i)
 		if c.Op == "errorCodes" && c.Def == "ErrorCode" {
 			return nil, &Error{file, at + "/def", "vendor error codes are a def of their own: ACP's ErrorCode gives the same numbers other meanings"}
+		}
+		for _, g := range []struct {
+			c   *Capability
+			ptr string
+		}{{c.Gate, at + "/gate/capability"}, {c.PresentWhen, at + "/presentWhen/capability"}} {
+			if g.c == nil {
+				continue
+			}
+			if _, err := jsonpointer.SplitPath(g.c.Capability); err != nil {
+				return nil, &Error{file, g.ptr, err.Error()}
+			}
 		}
 		for _, f := range []struct {
 			raw json.RawMessage

@@ -127,7 +127,7 @@ var docKeyword = map[string]bool{"description": true, "title": true, "$comment":
 var constraint = map[string]bool{"pattern": true, "minLength": true, "maxLength": true, "minimum": true, "maximum": true, "minItems": true, "maxItems": true}
 
 // annotation keywords carry acpgen meaning the base cannot have.
-var annotation = map[string]bool{"x-acpgen-ephemeral": true, "x-acpgen-meta": true, "x-acpgen-pattern-name": true}
+var annotation = map[string]bool{"x-acpgen-ephemeral": true, "x-acpgen-meta": true, "x-acpgen-pattern-name": true, "x-acpgen-aliases": true}
 
 func isHint(k string) bool { return strings.HasPrefix(k, "x-deserialize-") }
 

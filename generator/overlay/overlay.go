@@ -228,6 +228,8 @@ func (a *applier) apply(c *Change) error {
 		return a.roots(c)
 	case "filter":
 		return a.filter(c)
+	case "alias":
+		return a.alias(c)
 	}
 	return a.fail("unknown op %q", c.Op)
 }
@@ -322,6 +324,9 @@ func (a *applier) property(c *Change) error {
 			continue
 		}
 		ptr := load.DefPointer(def) + "/properties/" + jsonpointer.Escape(c.Name)
+		if of := aliasOwner(d, c.Name); of != "" {
+			return &Error{a.doc.File, a.at + "/name", fmt.Sprintf("member %q of $defs/%s is already another name of member %q", c.Name, def, of)}
+		}
 		want := clone(c.schema)
 		if c.Ephemeral {
 			set(want, "x-acpgen-ephemeral", &load.Node{Kind: load.Bool, Bool: true})
@@ -443,6 +448,77 @@ func (a *applier) remove(c *Change) error {
 		a.status(lbl, Removed, ptr, "")
 	}
 	return nil
+}
+
+// alias gives a member other names, which generated code accepts only when
+// decoding leniently. Each name must be free in the def: neither a member
+// nor another member's alias.
+func (a *applier) alias(c *Change) error {
+	for _, def := range c.Defs {
+		lbl := label(c, def)
+		if c.Label == "" {
+			lbl = "alias " + def + "." + c.Name
+		}
+		d, err := a.target(c, def, lbl)
+		if err != nil {
+			return err
+		}
+		if d == nil {
+			continue
+		}
+		prop := get(get(d, "properties"), c.Name)
+		if prop == nil {
+			return &Error{a.doc.File, a.at + "/name", fmt.Sprintf("$defs/%s has no member %q in %s", def, c.Name, a.baseFile)}
+		}
+		ptr := load.DefPointer(def) + "/properties/" + jsonpointer.Escape(c.Name) + "/x-acpgen-aliases"
+		list := get(prop, "x-acpgen-aliases")
+		added := 0
+		for i, name := range c.Aliases {
+			at := fmt.Sprintf("%s/aliases/%d", a.at, i)
+			if get(get(d, "properties"), name) != nil {
+				return &Error{a.doc.File, at, fmt.Sprintf("alias %q of %s collides with the member %q of $defs/%s", name, c.Name, name, def)}
+			}
+			switch of := aliasOwner(d, name); of {
+			case "":
+			case c.Name:
+				continue // declared before, for the same member
+			default:
+				return &Error{a.doc.File, at, fmt.Sprintf("alias %q of %s collides with an alias of member %q of $defs/%s", name, c.Name, of, def)}
+			}
+			if list == nil {
+				list = &load.Node{Kind: load.Array}
+				set(prop, "x-acpgen-aliases", list)
+			}
+			list.Items = append(list.Items, str(name))
+			added++
+		}
+		if added == 0 {
+			a.status(lbl, Upstream, ptr, "every alias is declared already")
+			continue
+		}
+		mark(prop, a.provID(c))
+		mark(d, a.provID(c))
+		a.status(lbl, Added, ptr, "")
+	}
+	return nil
+}
+
+// aliasOwner returns the member of def d that has name as an alias, or "".
+func aliasOwner(d *load.Node, name string) string {
+	props := get(d, "properties")
+	if props == nil {
+		return ""
+	}
+	for _, m := range props.Members {
+		if l := get(m.Value, "x-acpgen-aliases"); l != nil {
+			for _, it := range l.Items {
+				if it.String == name {
+					return m.Name
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // routing names the union that carries a method's params or result: unions

@@ -363,3 +363,24 @@ func TestMethodRouting(t *testing.T) {
 		t.Errorf("gates %v", gates)
 	}
 }
+
+func TestAliases(t *testing.T) {
+	f := overlayFile(t, "v", `{"op": "alias", "defs": ["Thing"], "name": "name", "aliases": ["title", "label"]}`)
+	r := apply(t, []byte(base), "base.json", f)
+	if s := r.Statuses[0]; s.State != "added" || s.Pointer != "/$defs/Thing/properties/name/x-acpgen-aliases" {
+		t.Errorf("alias: %+v", s)
+	}
+	for _, c := range []struct{ name, changes, want string }{
+		{"member absent", `{"op": "alias", "defs": ["Thing"], "name": "nope", "aliases": ["x"]}`, `#/changes/0/name: $defs/Thing has no member "nope"`},
+		{"property under an alias's name",
+			`{"op": "alias", "defs": ["Thing"], "name": "name", "aliases": ["title"]}, {"op": "property", "defs": ["Thing"], "name": "title", "schema": {"type": "string"}}`,
+			`#/changes/1/name: member "title" of $defs/Thing is already another name of member "name"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := overlay.ApplyFiles([]byte(base), "base.json", "", []string{overlayFile(t, "v", c.changes)})
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got %v, want %s", err, c.want)
+			}
+		})
+	}
+}

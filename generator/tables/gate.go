@@ -19,8 +19,10 @@ type Gate struct {
 	// Variant names the union variant (its tag value, or variant name for
 	// untagged ones) at Path that is gated, e.g. "image"; "" gates the member's presence.
 	Variant string `json:"variant,omitempty"`
-	// Capability is the dotted path of the capability in the other side's
-	// initialize message, e.g. "agentCapabilities.sessionCapabilities.additionalDirectories".
+	// Capability is the path of the capability in the other side's
+	// initialize message, e.g. "agentCapabilities.sessionCapabilities.additionalDirectories":
+	// dotted, or a JSON pointer when a member name holds a dot
+	// ("/agentCapabilities/_meta/sandboxagent.dev/extensions/sessionMetadata").
 	// It is granted by true, by the presence of a non-null object, or (a list
 	// such as authMethods) by a non-empty list.
 	Capability string `json:"capability"`

@@ -12,7 +12,7 @@ type GateViolation struct {
 	Method     string `json:"method"`
 	Pointer    string `json:"pointer"`           // JSON pointer in the params or result; "" for the method itself
 	Variant    string `json:"variant,omitempty"` // the gated variant or enum value, if any
-	Capability string `json:"capability"`        // dotted capability path in the initialize messages
+	Capability string `json:"capability"`        // capability path in the initialize messages: dotted, or a JSON pointer when a member name holds a dot
 	// Required marks the inverse rule: the capability was advertised, so the
 	// member at Pointer must be present, and it is not.
 	Required bool `json:"required,omitempty"`

@@ -17,7 +17,8 @@ type Negotiated struct {
 	Response *InitializeResponse
 }
 
-// Allows reports whether the capability at the dotted path was advertised.
+// Allows reports whether the capability at the path was advertised. The path is dotted
+// ("agentCapabilities.loadSession"), or the JSON pointer when a member name holds a dot.
 func (n *Negotiated) Allows(capability string) bool {
 	switch capability {
 	case "agentCapabilities.loadSession":

@@ -152,7 +152,8 @@ func (v *PromptRequest) ForHistory() PromptRequest {
 // added: Negotiated.cap4
 // changed: Negotiated.Allows, Negotiated.CheckParams
 
-// Allows reports whether the capability at the dotted path was advertised.
+// Allows reports whether the capability at the path was advertised. The path is dotted
+// ("agentCapabilities.loadSession"), or the JSON pointer when a member name holds a dot.
 func (n *Negotiated) Allows(capability string) bool {
 	switch capability {
 	// ... 4 unchanged cases

@@ -7,8 +7,13 @@ package sandboxagent_test
 // from the generated files and this one, and runs these tests.
 
 import (
+	"context"
+	"errors"
+	"io"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	sa "github.com/acpgen/acpgen/golden/testdata/sandbox-agent"
 	"github.com/acpgen/acpgen/runtime/wire"
@@ -116,5 +121,83 @@ func TestCarriesBothRFDs(t *testing.T) {
 	l := sa.ListSessionsRequest{AdditionalDirectories: []string{"relative"}}
 	if err := l.Validate(); err == nil {
 		t.Error("relative filter accepted")
+	}
+}
+
+// metadataAgent advertises the sessionMetadata extension when told to, and
+// counts the set_metadata calls that reach it.
+type metadataAgent struct {
+	sa.UnimplementedAgentHandler
+	advertise *bool
+	mu        sync.Mutex
+	calls     int
+}
+
+func (a *metadataAgent) Initialize(ctx context.Context, p *sa.InitializeRequest) (*sa.InitializeResponse, error) {
+	caps := &sa.AgentCapabilities{}
+	caps.SetSandboxAgentCapabilities(sa.SandboxAgentCapabilities{Extensions: &sa.SandboxAgentExtensions{SessionMetadata: a.advertise, RequestQuestion: ptr(true)}})
+	return &sa.InitializeResponse{AgentCapabilities: caps}, nil
+}
+
+func (a *metadataAgent) SandboxagentSessionSetMetadata(ctx context.Context, p *sa.SandboxAgentSetMetadataRequest) (*sa.SandboxAgentSetMetadataResponse, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.calls++
+	return &sa.SandboxAgentSetMetadataResponse{}, nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// _sandboxagent/session/set_metadata is gated on
+// agentCapabilities._meta["sandboxagent.dev"].extensions.sessionMetadata: the
+// client refuses to send it and the agent answers method not found unless
+// the agent advertised true.
+func TestSetMetadataGatedOnExtension(t *testing.T) {
+	const capability = "/agentCapabilities/_meta/sandboxagent.dev/extensions/sessionMetadata"
+	if c, ok := sa.MethodCapability(sa.MethodSandboxagentSessionSetMetadata); !ok || c != capability {
+		t.Fatalf("MethodCapability = %q, %v", c, ok)
+	}
+	for _, advertise := range []*bool{nil, ptr(false), ptr(true)} {
+		allowed := advertise != nil && *advertise
+		ar, cw := io.Pipe()
+		cr, aw := io.Pipe()
+		agent := &metadataAgent{advertise: advertise}
+		ac := sa.NewAgentConn(agent, ar, aw, sa.ConnOptions{})
+		cc := sa.NewClientConn(sa.UnimplementedClientHandler{}, cr, cw, sa.ConnOptions{})
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() { defer wg.Done(); ac.Run(ctx) }()
+		go func() { defer wg.Done(); cc.Run(ctx) }()
+		if _, err := cc.Initialize(ctx, &sa.InitializeRequest{}); err != nil {
+			t.Fatal(err)
+		}
+		params := &sa.SandboxAgentSetMetadataRequest{SessionID: "s", Metadata: sa.SandboxAgentSessionMeta{Title: ptr("t")}}
+		_, err := cc.SandboxagentSessionSetMetadata(ctx, params)
+		var ge *wire.GateError
+		switch {
+		case allowed && err != nil:
+			t.Errorf("advertised %v: %v", *advertise, err)
+		case !allowed && (!errors.As(err, &ge) || ge.Violations[0].Capability != capability):
+			t.Errorf("not advertised (%v): client sent it: %v", advertise, err)
+		}
+		// Sent raw, past the client's check: the agent refuses it itself.
+		_, err = cc.Send(ctx, sa.MethodSandboxagentSessionSetMetadata, wire.Raw(`{"sessionId":"s","metadata":{"title":"t"}}`))
+		var rpc *wire.RPCError
+		switch {
+		case allowed && err != nil:
+			t.Errorf("advertised: raw send: %v", err)
+		case !allowed && (!errors.As(err, &rpc) || rpc.Code != wire.CodeMethodNotFound || !strings.Contains(rpc.Message, capability)):
+			t.Errorf("not advertised (%v): agent answered %v", advertise, err)
+		}
+		agent.mu.Lock()
+		if want := map[bool]int{true: 2, false: 0}[allowed]; agent.calls != want {
+			t.Errorf("advertised %v: handler called %d times, want %d", advertise, agent.calls, want)
+		}
+		agent.mu.Unlock()
+		cancel()
+		cw.Close()
+		aw.Close()
+		wg.Wait()
 	}
 }

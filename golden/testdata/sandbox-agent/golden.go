@@ -537,6 +537,116 @@ func (v *NewSessionRequest) SetSandboxAgentSessionMeta(x SandboxAgentSessionMeta
 	v.Meta["sandboxagent.dev"] = x.AppendJSON(nil)
 }
 
+// ==== gates.go ====
+//
+// added: Negotiated.cap5
+// changed: Negotiated.Allows, MethodCapability, Negotiated.CheckParams
+
+// Allows reports whether the capability at the path was advertised. The path is dotted
+// ("agentCapabilities.loadSession"), or the JSON pointer when a member name holds a dot.
+func (n *Negotiated) Allows(capability string) bool {
+	switch capability {
+	// ... 5 unchanged cases
+	case "/agentCapabilities/_meta/sandboxagent.dev/extensions/sessionMetadata":
+		return n.cap5()
+	}
+	return false
+}
+
+func (n *Negotiated) cap5() bool {
+	if n == nil || n.Response == nil {
+		return false
+	}
+	x0 := n.Response
+	x1 := x0.AgentCapabilities
+	if x1 == nil {
+		return false
+	}
+	x2, ok1, err1 := x1.SandboxAgentCapabilities()
+	if !ok1 || err1 != nil {
+		return false
+	}
+	x3 := x2.Extensions
+	if x3 == nil {
+		return false
+	}
+	return x3.SessionMetadata != nil && *x3.SessionMetadata
+}
+
+// MethodCapability returns the capability a peer must have advertised before it may be sent method.
+func MethodCapability(method string) (string, bool) {
+	switch method {
+	// ... 3 unchanged cases
+	case "_sandboxagent/session/set_metadata":
+		return "/agentCapabilities/_meta/sandboxagent.dev/extensions/sessionMetadata", true
+	}
+	return "", false
+}
+
+// CheckParams returns every gated method, member or variant that the params of method (a pointer to
+// its generated type) uses without the capability that allows it; nil when all are allowed.
+func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation) {
+	switch method {
+	// ... 6 unchanged cases
+	case "_sandboxagent/session/set_metadata":
+		p, ok := v.(*SandboxAgentSetMetadataRequest)
+		if !ok || p == nil {
+			return out
+		}
+		if !n.cap5() {
+			out = append(out, wire.GateViolation{
+				Capability: "/agentCapabilities/_meta/sandboxagent.dev/extensions/sessionMetadata",
+				Method:     method,
+				Pointer:    "",
+				Variant:    "",
+			})
+		}
+	}
+	return out
+}
+
+// ==== gates_test.go ====
+//
+// changed: TestGates
+
+func TestGates(t *testing.T) {
+	acpgentest.Gates(t, acpgentest.GateTable{
+		// ... 1 unchanged element
+		Capabilities: []acpgentest.Capability{
+			// ... 5 unchanged elements
+			{
+				Bool:     true,
+				InResult: true,
+				Path:     "/agentCapabilities/_meta/sandboxagent.dev/extensions/sessionMetadata",
+			}},
+		Cases: []acpgentest.GateCase{
+			// ... 10 unchanged elements
+			{
+				Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
+					n, err := negotiated(ng)
+					if err != nil {
+						return false, "", err
+					}
+					ok, need := n.AllowsMethod(method)
+					return ok, need, nil
+				},
+				Capability: "/agentCapabilities/_meta/sandboxagent.dev/extensions/sessionMetadata",
+				Check: func(ng acpgentest.Negotiation) ([]wire.GateViolation, error) {
+					n, err := negotiated(ng)
+					if err != nil {
+						return nil, err
+					}
+					v := SandboxAgentSetMetadataRequest{}
+					return n.CheckParams("_sandboxagent/session/set_metadata", &v), nil
+				},
+				Gate:    "_sandboxagent/session/set_metadata params -> /agentCapabilities/_meta/sandboxagent.dev/extensions/sessionMetadata (sandbox-agent)",
+				Method:  "_sandboxagent/session/set_metadata",
+				Pointer: "",
+				Require: false,
+			}},
+	})
+}
+
 // ==== methods.go ====
 //
 // added: MethodSandboxagentSessionRequestQuestion, MethodSandboxagentSessionSetMetadata

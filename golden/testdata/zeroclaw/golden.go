@@ -14,7 +14,8 @@ package zeroclaw
 
 // ==== codec.go ====
 //
-// added: ZeroClawInitializeMeta.decodeField, ZeroClawInitializeMeta.appendFields,
+// added: aliasesNewSessionRequest, aliasesLoadSessionRequest, aliasesCancelNotification,
+//     ZeroClawInitializeMeta.decodeField, ZeroClawInitializeMeta.appendFields,
 //     ZeroClawStopSessionRequest.decodeField, ZeroClawStopSessionRequest.appendFields,
 //     ZeroClawStopSessionResponse.decodeField, ZeroClawStopSessionResponse.checkRequired,
 //     ZeroClawStopSessionResponse.appendFields
@@ -32,7 +33,39 @@ package zeroclaw
 //   DecodeJSON of ZeroClawErrorCode (as ErrorCode.DecodeJSON)
 //   AppendJSON of ZeroClawErrorCode (as ErrorCode.AppendJSON)
 //   MarshalJSON of ZeroClawErrorCode (as SessionID.MarshalJSON)
-// changed: NewSessionRequest.decodeField, NewSessionRequest.appendFields
+// changed: NewSessionRequest.DecodeJSON, NewSessionRequest.decodeField,
+//     NewSessionRequest.appendFields, LoadSessionRequest.DecodeJSON, CancelNotification.DecodeJSON
+
+// aliasesNewSessionRequest lists the other names of NewSessionRequest's members, in precedence order: lenient decoding
+// reads one when the member itself is absent; strict decoding refuses them; encoding writes the member's own name.
+var aliasesNewSessionRequest = wire.NewAliases(
+	wire.Alias{Name: "workspaceDir", Member: "cwd"},
+	wire.Alias{Name: "workspace_dir", Member: "cwd"},
+	wire.Alias{Name: "agent_alias", Member: "agentAlias"},
+	wire.Alias{Name: "agent", Member: "agentAlias"},
+)
+
+// DecodeJSON decodes one NewSessionRequest object, keeping unknown members.
+func (v *NewSessionRequest) DecodeJSON(d *wire.Decoder) error {
+	// ... 3 unchanged statements
+	var hits [2]wire.AliasHit
+	for {
+		// ... 3 unchanged statements
+		// removed:
+		//	handled, err := v.decodeField(d, key, seen[:])
+		handled, err := aliasesNewSessionRequest.Take(d, key, hits[:])
+		if err == nil && !handled {
+			handled, err = v.decodeField(d, key, seen[:])
+		}
+		// ... 2 unchanged statements
+	}
+	if err := aliasesNewSessionRequest.Resolve(d, hits[:], func(member []byte) (bool, error) {
+		return v.decodeField(d, member, seen[:])
+	}); err != nil {
+		return err
+	}
+	return v.checkRequired(d, seen[:])
+}
 
 // decodeField decodes the member named key; it reports false for a member it does not declare.
 func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
@@ -53,6 +86,62 @@ func (v *NewSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 		b = wire.AppendString(b, *v.AgentAlias)
 	}
 	return v.Unknown.AppendMembers(b, comma)
+}
+
+// aliasesLoadSessionRequest lists the other names of LoadSessionRequest's members, in precedence order: lenient decoding
+// reads one when the member itself is absent; strict decoding refuses them; encoding writes the member's own name.
+var aliasesLoadSessionRequest = wire.NewAliases(
+	wire.Alias{Name: "session_id", Member: "sessionId"},
+)
+
+// DecodeJSON decodes one LoadSessionRequest object, keeping unknown members.
+func (v *LoadSessionRequest) DecodeJSON(d *wire.Decoder) error {
+	// ... 3 unchanged statements
+	var hits [1]wire.AliasHit
+	for {
+		// ... 3 unchanged statements
+		// removed:
+		//	handled, err := v.decodeField(d, key, seen[:])
+		handled, err := aliasesLoadSessionRequest.Take(d, key, hits[:])
+		if err == nil && !handled {
+			handled, err = v.decodeField(d, key, seen[:])
+		}
+		// ... 2 unchanged statements
+	}
+	if err := aliasesLoadSessionRequest.Resolve(d, hits[:], func(member []byte) (bool, error) {
+		return v.decodeField(d, member, seen[:])
+	}); err != nil {
+		return err
+	}
+	return v.checkRequired(d, seen[:])
+}
+
+// aliasesCancelNotification lists the other names of CancelNotification's members, in precedence order: lenient decoding
+// reads one when the member itself is absent; strict decoding refuses them; encoding writes the member's own name.
+var aliasesCancelNotification = wire.NewAliases(
+	wire.Alias{Name: "session_id", Member: "sessionId"},
+)
+
+// DecodeJSON decodes one CancelNotification object, keeping unknown members.
+func (v *CancelNotification) DecodeJSON(d *wire.Decoder) error {
+	// ... 3 unchanged statements
+	var hits [1]wire.AliasHit
+	for {
+		// ... 3 unchanged statements
+		// removed:
+		//	handled, err := v.decodeField(d, key, seen[:])
+		handled, err := aliasesCancelNotification.Take(d, key, hits[:])
+		if err == nil && !handled {
+			handled, err = v.decodeField(d, key, seen[:])
+		}
+		// ... 2 unchanged statements
+	}
+	if err := aliasesCancelNotification.Resolve(d, hits[:], func(member []byte) (bool, error) {
+		return v.decodeField(d, member, seen[:])
+	}); err != nil {
+		return err
+	}
+	return v.checkRequired(d, seen[:])
 }
 
 // decodeField decodes the member named key; it reports false for a member it does not declare.
@@ -290,7 +379,8 @@ var Methods = []MethodInfo{
 // added: ZeroClawInitializeMeta, ZeroClawStopSessionRequest, ZeroClawStopSessionResponse,
 //     ZeroClawErrorCode, ZeroClawErrorCodeSessionNotFound, ZeroClawErrorCodeSessionLimitReached,
 //     ZeroClawErrorCodeSessionBusy
-// changed: InitializeResponse, NewSessionRequest, ClientRequest, AgentResponse, AgentResponseResult
+// changed: InitializeResponse, NewSessionRequest, LoadSessionRequest, CancelNotification,
+//     ClientRequest, AgentResponse, AgentResponseResult
 
 // InitializeResponse is an object. It is the result of initialize, a request handled by the agent side. Schema: $defs/InitializeResponse.
 type InitializeResponse struct {
@@ -306,6 +396,24 @@ type InitializeResponse struct {
 
 // NewSessionRequest is an object. It is the params of session/new, a request handled by the agent side. Schema: $defs/NewSessionRequest. Added or changed by "ZeroClaw ACP server" (vendor extension).
 type NewSessionRequest struct {
+	// Cwd is the required member "cwd". Lenient decoding also reads it as "workspaceDir" or "workspace_dir" (the member's own name wins, then the first listed); strict decoding refuses those names; encoding writes "cwd". Added or changed by "ZeroClaw ACP server" (vendor extension).
+	Cwd string `json:"cwd"`
+	// AdditionalDirectories is the optional member "additionalDirectories". nil means absent. Lenient decoding treats null as the default.
+	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
+	// MCPServers is the required member "mcpServers". Lenient decoding treats null as the default.
+	MCPServers []MCPServerStdio `json:"mcpServers"`
+	// Meta is the optional member "_meta"; null is allowed. nil means absent. Lenient decoding treats an invalid value as absent.
+	Meta map[string]wire.Raw `json:"_meta,omitempty"`
+	// AgentAlias is the optional member "agentAlias". nil means absent or null. Lenient decoding also reads it as "agent_alias" or "agent" (the member's own name wins, then the first listed); strict decoding refuses those names; encoding writes "agentAlias". Added or changed by "ZeroClaw ACP server" (vendor extension).
+	AgentAlias *string `json:"agentAlias,omitempty"`
+	// Unknown keeps members this version does not model, in input order, so they re-encode unchanged.
+	Unknown wire.Fields `json:"-"`
+}
+
+// LoadSessionRequest is an object. It is the params of session/load, a request handled by the agent side. Schema: $defs/LoadSessionRequest. Added or changed by "ZeroClaw ACP server" (vendor extension).
+type LoadSessionRequest struct {
+	// SessionID is the required member "sessionId". Lenient decoding also reads it as "session_id" (the member's own name wins, then the first listed); strict decoding refuses those names; encoding writes "sessionId". Added or changed by "ZeroClaw ACP server" (vendor extension).
+	SessionID SessionID `json:"sessionId"`
 	// Cwd is the required member "cwd".
 	Cwd string `json:"cwd"`
 	// AdditionalDirectories is the optional member "additionalDirectories". nil means absent. Lenient decoding treats null as the default.
@@ -314,8 +422,16 @@ type NewSessionRequest struct {
 	MCPServers []MCPServerStdio `json:"mcpServers"`
 	// Meta is the optional member "_meta"; null is allowed. nil means absent. Lenient decoding treats an invalid value as absent.
 	Meta map[string]wire.Raw `json:"_meta,omitempty"`
-	// AgentAlias is the optional member "agentAlias". nil means absent or null. Added or changed by "ZeroClaw ACP server" (vendor extension).
-	AgentAlias *string `json:"agentAlias,omitempty"`
+	// Unknown keeps members this version does not model, in input order, so they re-encode unchanged.
+	Unknown wire.Fields `json:"-"`
+}
+
+// CancelNotification is an object. It is the params of session/cancel, a notification handled by the agent side. Schema: $defs/CancelNotification. Added or changed by "ZeroClaw ACP server" (vendor extension).
+type CancelNotification struct {
+	// SessionID is the required member "sessionId". Lenient decoding also reads it as "session_id" (the member's own name wins, then the first listed); strict decoding refuses those names; encoding writes "sessionId". Added or changed by "ZeroClaw ACP server" (vendor extension).
+	SessionID SessionID `json:"sessionId"`
+	// Meta is the optional member "_meta"; null is allowed. nil means absent. Lenient decoding treats an invalid value as absent.
+	Meta map[string]wire.Raw `json:"_meta,omitempty"`
 	// Unknown keeps members this version does not model, in input order, so they re-encode unchanged.
 	Unknown wire.Fields `json:"-"`
 }
