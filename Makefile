@@ -1,4 +1,4 @@
-# make bench: every benchmark, then the tables recorded in the README.
+# make bench: every benchmark, then their tables written into docs/benchmarks.md.
 .PHONY: bench
 bench:
 	./bench/run.sh

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the benchmarks and prints the tables of docs/benchmarks.md.
+# Runs the benchmarks and writes their tables into docs/benchmarks.md.
 # Generation runs in the root module's bench package; the bench/peer module
 # compiles gen/acp and the leading Go peer in turn (compile time, compiler RSS),
 # builds the minimal agent on each (binary size), and runs every message and
@@ -22,4 +22,5 @@ go test ./bench -run '^$' -bench 'Generate$|FormatFloor|Scale|Typecheck' -benchm
 (cd bench/peer && go test -run '^$' -bench 'Compile' -benchtime 1x -count "${COMPILE_COUNT:-3}") | tee "$out/build.txt"
 (cd bench/peer && go test -run '^$' -bench 'Binary' -benchtime 1x -count 1) | tee -a "$out/build.txt"
 (cd bench/peer && go test -run '^$' -bench 'Messages|Interleaved|PingPong' -benchmem -benchtime 300ms -count "$count") | tee "$out/messages.txt"
-go run ./bench/benchtable "$out/generate.txt" "$out/messages.txt" "$out/build.txt"
+go run ./bench/benchtable -w docs/benchmarks.md "$out/generate.txt" "$out/messages.txt" "$out/build.txt"
+echo "bench: tables written into docs/benchmarks.md" >&2

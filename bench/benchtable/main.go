@@ -2,11 +2,16 @@
 // into the tables of docs/benchmarks.md: medians over -count runs, the ratios the targets
 // are stated in, and whether each target is met.
 //
-//	go run ./bench/benchtable generate.txt messages.txt
+//	go run ./bench/benchtable [-w docs/benchmarks.md] generate.txt messages.txt
+//
+// With -w the tables replace those of the file that have the same header
+// line, and the prose around them is kept; without it they are printed.
 package main
 
 import (
 	"bufio"
+	"bytes"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -25,9 +30,11 @@ type result struct {
 var line = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+(.*)$`)
 
 func main() {
+	into := flag.String("w", "", "write the tables into this Markdown file instead of printing them")
+	flag.Parse()
 	runs := map[string]map[string][]float64{} // name -> unit -> values
 	var header []string
-	for _, file := range os.Args[1:] {
+	for _, file := range flag.Args() {
 		f, err := os.Open(file)
 		if err != nil {
 			fail(err)
@@ -36,7 +43,7 @@ func main() {
 		f.Close()
 	}
 	if len(runs) == 0 {
-		fail(fmt.Errorf("no benchmark results in %v", os.Args[1:]))
+		fail(fmt.Errorf("no benchmark results in %v", flag.Args()))
 	}
 	res := map[string]result{}
 	for name, units := range runs {
@@ -54,14 +61,20 @@ func main() {
 		}
 		res[name] = r
 	}
-	w := bufio.NewWriter(os.Stdout)
-	defer w.Flush()
+	var b bytes.Buffer
 	slices.Sort(header)
-	fmt.Fprintf(w, "Machine: %s\n", strings.Join(slices.Compact(header), ", "))
-	messages(w, res)
-	pingPong(w, res)
-	cost(w, res)
-	generation(w, res)
+	fmt.Fprintf(&b, "Machine: %s\n", strings.Join(slices.Compact(header), ", "))
+	messages(&b, res)
+	pingPong(&b, res)
+	cost(&b, res)
+	generation(&b, res)
+	if *into != "" {
+		if err := writeInto(*into, b.Bytes()); err != nil {
+			fail(err)
+		}
+		return
+	}
+	os.Stdout.Write(b.Bytes())
 }
 
 // parse reads `go test -bench` output, collecting every value per unit.
