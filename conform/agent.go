@@ -70,6 +70,9 @@ func CheckAgent(ctx context.Context, p *Profile, o Options) (*Report, error) {
 		if err := r.fresh(r.main); err != nil {
 			return nil, err
 		}
+		if err := r.categories(); err != nil {
+			return nil, err
+		}
 	}
 	if r.wants("exit") {
 		if err := r.fresh(r.exit); err != nil {
@@ -87,7 +90,7 @@ func CheckAgent(ctx context.Context, p *Profile, o Options) (*Report, error) {
 	for _, ov := range p.Overlays {
 		name += " + " + ov.ID
 	}
-	return &Report{Profile: name, Command: o.Argv, Results: r.out}, nil
+	return &Report{Profile: name, Command: o.Argv, Results: r.out, Crashes: r.crashes}, nil
 }
 
 func contains(list []string, s string) bool {
@@ -103,6 +106,10 @@ func contains(list []string, s string) bool {
 type results struct {
 	categories []string // empty: every category
 	out        []Result
+	// pending is a peer's death not yet tied to a case: the next result
+	// is the case that killed it.
+	pending *Crash
+	crashes []Crash
 }
 
 func (r *results) wants(cats ...string) bool {
@@ -118,6 +125,13 @@ func (r *results) wants(cats ...string) bool {
 }
 
 func (r *results) add(res Result) {
+	if r.pending != nil {
+		r.pending.Category, r.pending.Case = res.Category, res.Case
+		if r.wants(res.Category) {
+			r.crashes = append(r.crashes, *r.pending)
+		}
+		r.pending = nil
+	}
 	if r.wants(res.Category) {
 		r.out = append(r.out, res)
 	}
@@ -131,8 +145,9 @@ func (r *agentRun) fresh(fn func(*proc)) error {
 	if err != nil {
 		return err
 	}
-	defer pe.kill()
-	fn(&proc{peer: pe, tag: tag, run: r})
+	c := &proc{peer: pe, tag: tag, run: r}
+	defer func() { c.peer.kill() }()
+	fn(c)
 	return nil
 }
 
@@ -146,22 +161,32 @@ func (r *agentRun) answer(f *frame) (any, *rpcError) {
 	return nil, &rpcError{Code: &code, Message: &msg}
 }
 
-// proc is one started agent.
+// proc is one started agent, restarted after a crash when restart is set.
 type proc struct {
 	*peer
 	tag string
 	run *agentRun
+	restart
 }
 
-// request sends a request, logging its method for result validation.
+// request sends a request, logging its method for result validation. On a
+// dead agent it restarts it first (see ensure); when the agent dies on this
+// request the error says how it exited.
 func (c *proc) request(method string, params json.RawMessage) (*frame, error) {
-	seq := c.seq()
-	id, err := c.send(method, params)
-	if err != nil {
+	if err := c.ensure(); err != nil {
 		return nil, err
 	}
-	c.run.log.expect(c.tag, id, method)
-	return c.response(c.run.ctx, c.run.o.Timeout, seq, id)
+	seq := c.seq()
+	id, err := c.send(method, params)
+	var f *frame
+	if err == nil {
+		c.run.log.expect(c.tag, id, method)
+		f, err = c.response(c.run.ctx, c.run.o.Timeout, seq, id)
+	}
+	if err != nil {
+		err = c.died(err)
+	}
+	return f, err
 }
 
 // initParams are the checker's initialize params: the def's minimal example
@@ -174,34 +199,8 @@ func (r *agentRun) initParams(version int) json.RawMessage {
 	return b
 }
 
-// deathNote says, when the agent has exited, how and the last line of its
-// stderr: why a run could not go on.
-func (c *proc) deathNote() string {
-	select {
-	case <-c.exited:
-	case <-time.After(100 * time.Millisecond):
-		return ""
-	}
-	note := "; the agent exited"
-	if st := c.state; st != nil {
-		note += " (" + st.String() + ")"
-	}
-	if e := strings.TrimSpace(c.stderr.String()); e != "" {
-		note += "; stderr: " + lastLine(e)
-	}
-	return note
-}
-
-// initialize runs the handshake; nil when it failed (a result is recorded).
-func (c *proc) initialize() *frame {
-	f, err := c.request("initialize", c.run.params)
-	if err != nil || f.Error != nil || f.Result == nil {
-		return nil
-	}
-	return f
-}
-
 func (r *agentRun) beforeInit(c *proc) {
+	c.restart.on = true // each case on an agent that has not crashed
 	m := r.p.Method("session/new")
 	if m != nil {
 		res := Result{Category: "before-initialize", Case: "session/new before initialize", Level: Should,
@@ -209,7 +208,7 @@ func (r *agentRun) beforeInit(c *proc) {
 		f, err := c.request("session/new", r.sessionParams())
 		switch {
 		case err != nil:
-			res.Observed, res.Verdict = err.Error()+c.deathNote(), Fail
+			res.Observed, res.Verdict = err.Error(), Fail
 		case f.Error != nil && codeIs(f, -32600):
 			res.Observed, res.Verdict = describe(f), Pass
 		case f.Error != nil:
@@ -228,9 +227,6 @@ func (r *agentRun) beforeInit(c *proc) {
 	res.Verdict, res.Observed = versionVerdict(f, err, func(v int) bool { return v >= 1 && v < 65535 })
 	if err == nil && f.Error != nil {
 		res.Verdict = Warn
-	}
-	if err != nil {
-		res.Observed += c.deathNote()
 	}
 	r.add(res)
 }
@@ -259,9 +255,6 @@ func (r *agentRun) main(c *proc) {
 		Source: "ACP initialization: version negotiation", Expected: fmt.Sprintf("result with protocolVersion %d, valid InitializeResponse (see frames)", r.p.Protocol)}
 	f, err := c.request("initialize", r.params)
 	res.Verdict, res.Observed = versionVerdict(f, err, func(v int) bool { return v == r.p.Protocol })
-	if res.Verdict != Pass {
-		res.Observed += c.deathNote()
-	}
 	r.add(res)
 	if res.Verdict != Pass {
 		cats := []string{"unknown-method", "methods", "order", "cancel", "malformed"}
@@ -274,31 +267,16 @@ func (r *agentRun) main(c *proc) {
 		return
 	}
 	r.caps = f.Result
-	if r.wants("unknown-method") {
-		r.unknownMethods(c)
-	}
-	if r.wants("methods", "order") {
-		r.methods(c)
-	}
-	if r.wants("cancel", "order") {
-		r.cancel(c)
-	}
-	if r.wants("malformed") {
-		r.malformed(c)
-	}
-	if r.wants("rfd") {
-		r.rfd(c)
-	}
 }
 
 func (r *agentRun) exit(c *proc) {
 	res := Result{Category: "exit", Case: "exits when stdin closes", Level: Should,
 		Source: "ACP transports: stdio", Expected: fmt.Sprintf("process exits within %s", r.o.Timeout)}
-	answered := c.initialize() != nil
+	f, err := c.request("initialize", r.params)
 	switch {
-	case !answered:
+	case err != nil || f.Error != nil || f.Result == nil:
 		// Exiting before initialize says nothing about the end of input.
-		res.Observed, res.Verdict = "not checked: initialize got no result"+c.deathNote(), Fail
+		res.Observed, res.Verdict = "not checked: initialize got no result: "+errOr(err, f), Fail
 		c.closeStdin(r.o.Timeout)
 	case c.closeStdin(r.o.Timeout):
 		res.Observed, res.Verdict = "exited", Pass

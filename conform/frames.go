@@ -76,6 +76,7 @@ func (l *frameLog) see(proc string, f *frame) {
 	var env struct {
 		JSONRPC *string `json:"jsonrpc"`
 	}
+	l.responseChecks(f)
 	if f.Bad != "" {
 		l.add("lines", "", f.Bad)
 		return
@@ -186,6 +187,8 @@ func (l *frameLog) frameResults() []Result {
 		case strings.HasSuffix(name, "of unknown methods"):
 			r.Expected = "only methods the " + l.checker + " handles, or _extensions"
 			r.Source = "schema x-side; ACP extensibility"
+		case frameRules[name][0] != "":
+			r.Expected, r.Source = frameRules[name][0], frameRules[name][1]
 		case strings.HasPrefix(name, "extension"):
 			r.Expected = "extension methods (not checked)"
 			r.Source = "ACP extensibility"

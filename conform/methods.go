@@ -3,6 +3,7 @@ package conform
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -183,12 +184,21 @@ func (r *agentRun) method(c *proc, m *ir.Method) {
 		r.add(res)
 		if t := r.p.Model.Turn; t != nil && m == t.Prompt && f != nil {
 			r.order(c, "session/prompt response follows its session/update", Should, session, f, seq)
+			r.turnSession(c, session, f, seq)
 		}
 	}
+	live, gen := session, c.gen
 	for _, mu := range r.mutants(m.Params, valid) {
 		res := Result{Category: "methods", Case: fmt.Sprintf("%s %s %s", m.Wire, orRoot(mu.Pointer), mu.Change), Level: Must,
 			Source: "JSON-RPC 2.0 §5.1; schema $defs/" + m.Params.Def, Expected: "error -32602"}
-		f, err := c.request(m.Wire, mu.JSON)
+		if c.ensure() == nil && c.gen != gen && session != "" {
+			// The agent was restarted: the mutants name a session of
+			// the dead one.
+			if s, _, err := r.newSession(c); err == nil {
+				live, gen = s, c.gen
+			}
+		}
+		f, err := c.request(m.Wire, swapSession(mu.JSON, session, live))
 		res.Verdict, res.Observed = codeVerdict(f, err, -32602)
 		if unimplemented && codeIs(f, -32601) {
 			// An agent without the method refuses every call alike.
@@ -363,14 +373,20 @@ func (r *agentRun) malformed(c *proc) {
 	} {
 		res := Result{Category: "malformed", Case: k.name, Level: Must, Source: "JSON-RPC 2.0 §5, §5.1",
 			Expected: fmt.Sprintf("error %d", k.code)}
+		if err := c.ensure(); err != nil {
+			res.Verdict, res.Observed = Fail, err.Error()
+			r.add(res)
+			continue
+		}
 		seq := c.seq()
 		_ = c.write([]byte(k.line))
 		ctx, stop := context.WithTimeout(r.ctx, r.o.Timeout)
-		f := c.wait(ctx, seq, func(f *frame) bool { return f.isResponse() })
+		// Any response counts, one without an id too: frames judges ids.
+		f := c.wait(ctx, seq, func(f *frame) bool { return f.Bad == "" && f.Method == "" })
 		stop()
 		res.Verdict, res.Observed = codeVerdict(f, nil, k.code)
 		if f == nil {
-			res.Verdict = Fail
+			res.Verdict, res.Observed = Fail, c.died(errors.New("no response")).Error()
 		}
 		r.add(res)
 	}

@@ -47,6 +47,12 @@ type peer struct {
 	state  *os.ProcessState // how it exited, once exited is closed
 	eof    chan struct{}    // closed when the peer's output ends
 	stderr *tailBuffer
+	// stderrDone is closed once everything the peer wrote on stderr is in
+	// stderr (its copier reached the end of the pipe).
+	stderrDone chan struct{}
+	// broken is set when a write failed: the peer closed its input,
+	// which a dying process does.
+	broken bool
 
 	mu      sync.Mutex
 	frames  []*frame
@@ -106,15 +112,29 @@ func newPeer(argv []string, onFrame func(*frame), onRequest func(*frame) (any, *
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	p := &peer{cmd: cmd, exited: make(chan struct{}), eof: make(chan struct{}), stderr: &tailBuffer{max: 4096},
-		changed: make(chan struct{}), onFrame: onFrame, onRequest: onRequest}
-	cmd.Stderr = p.stderr
+		stderrDone: make(chan struct{}), changed: make(chan struct{}), onFrame: onFrame, onRequest: onRequest}
 	return p, nil
 }
 
 func (p *peer) run() error {
-	if err := p.cmd.Start(); err != nil {
+	// The checker's own stderr pipe, not exec's copier: its end is seen
+	// here, so a report can wait for the dying peer's last line.
+	rd, wr, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	p.cmd.Stderr = wr
+	err = p.cmd.Start()
+	wr.Close()
+	if err != nil {
+		rd.Close()
 		return fmt.Errorf("starting %s: %w", p.cmd.Args[0], err)
 	}
+	go func() {
+		_, _ = io.Copy(p.stderr, rd)
+		rd.Close()
+		close(p.stderrDone)
+	}()
 	// Process.Wait, not cmd.Wait: exit is the process's own, even when
 	// something it started still holds its output open.
 	go func() {
@@ -178,6 +198,9 @@ func (p *peer) write(line []byte) error {
 		return errExited
 	}
 	_, err := p.stdin.Write(append(append([]byte(nil), line...), '\n'))
+	if err != nil {
+		p.broken = true
+	}
 	return err
 }
 
@@ -217,7 +240,9 @@ func (p *peer) wait(ctx context.Context, seq int, match func(*frame) bool) *fram
 		select {
 		case <-ch:
 		case <-p.exited:
-			// One more pass: frames read before the exit are in the log.
+			// One more pass once the output is read to its end: the
+			// peer may have written its answer just before exiting.
+			p.drained()
 			p.mu.Lock()
 			var hit *frame
 			for _, f := range p.frames[min(seq, len(p.frames)):] {
@@ -231,6 +256,18 @@ func (p *peer) wait(ctx context.Context, seq int, match func(*frame) bool) *fram
 		case <-ctx.Done():
 			return nil
 		}
+	}
+}
+
+// drainWait bounds the wait for a dead peer's output and stderr to end: a
+// process it started may still hold them open.
+const drainWait = 5 * time.Second
+
+// drained waits, once the peer exited, until its output was read to the end.
+func (p *peer) drained() {
+	select {
+	case <-p.eof:
+	case <-time.After(drainWait):
 	}
 }
 

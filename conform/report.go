@@ -42,6 +42,8 @@ type Report struct {
 	Profile string   `json:"profile"`
 	Command []string `json:"command"`
 	Results []Result `json:"results"`
+	// Crashes are the agent's deaths, each with the case it died on.
+	Crashes []Crash `json:"crashes,omitempty"`
 }
 
 // Failed reports whether a MUST case failed: the run's exit status.
@@ -96,6 +98,10 @@ func (r *Report) WriteTable(w io.Writer) error {
 		if err := tw.Flush(); err != nil {
 			return err
 		}
+	}
+	if len(r.Crashes) > 0 {
+		fmt.Fprintln(w)
+		writeCrashes(w, r.Crashes)
 	}
 	n := r.Counts()
 	_, err := fmt.Fprintf(w, "\n%d cases: %d pass, %d fail, %d warn, %d skipped-by-capability\n",

@@ -2,7 +2,8 @@
 // agents, for the conform tests: it answers invalid params with -32603 and
 // the validator's text as data, it accepts a text block without text, and it
 // does not exit when stdin closes. Everything else follows the protocol.
-// With -rfd it has four more, against the RFD overlays (rfd.go).
+// With -rfd it has four more, against the RFD overlays (rfd.go); the other
+// flags break one rule each (modes.go).
 package main
 
 import (
@@ -38,14 +39,18 @@ func send(v any) {
 }
 
 func reply(id json.RawMessage, result any) {
-	send(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
+	send(map[string]any{"jsonrpc": "2.0", "id": replyID(id), "result": result})
 }
 
 func fail(id json.RawMessage, code int, message string, data any) {
 	if id == nil {
 		id = json.RawMessage("null")
 	}
-	send(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": message, "data": data}})
+	msg := map[string]any{"jsonrpc": "2.0", "id": replyID(id), "error": map[string]any{"code": code, "message": message, "data": data}}
+	if resultAndError {
+		msg["result"] = nil
+	}
+	send(msg)
 }
 
 // check decodes and validates params like a conforming agent would, but
@@ -93,7 +98,7 @@ func main() {
 	for sc.Scan() {
 		var m msg
 		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			fail(nil, -32700, "Parse error", nil)
+			parseError()
 			continue
 		}
 		if m.JSONRPC != "2.0" || m.Method == "" {
@@ -120,6 +125,9 @@ func main() {
 			continue
 		}
 		if len(m.Params) > 0 && m.Params[0] != '{' && m.Params[0] != '[' {
+			if crashNonObject {
+				crash("params is not an object: " + string(m.Params))
+			}
 			fail(m.ID, -32600, "Invalid request", nil)
 			continue
 		}
@@ -137,8 +145,15 @@ func main() {
 			if p, ok := check[acp.NewSessionRequest](m.ID, absolutize(m.Params)); ok {
 				sessions++
 				sid := "s" + strings.Repeat("1", sessions)
+				if sameSession {
+					sid = "s1"
+				}
 				remember(sid, p)
-				reply(m.ID, map[string]any{"sessionId": sid})
+				res := map[string]any{"sessionId": sid}
+				if partialConfig {
+					res["configOptions"] = configOptions()
+				}
+				reply(m.ID, res)
 			}
 		case acp.MethodSessionPrompt:
 			if p, ok := check[acp.PromptRequest](m.ID, textless(m.Params)); ok {
@@ -153,6 +168,12 @@ func main() {
 			if _, ok := check[acp.ListSessionsRequest](m.ID, absolutize(m.Params)); ok && rfdMode {
 				list(m.ID)
 			}
+		case acp.MethodSessionSetConfigOption:
+			if !partialConfig {
+				fail(m.ID, -32601, "Method not found", m.Method)
+				break
+			}
+			setConfigOption(m.ID, m.Params)
 		default:
 			fail(m.ID, -32601, "Method not found", m.Method)
 		}
@@ -180,8 +201,12 @@ func prompt(id json.RawMessage, p *acp.PromptRequest) {
 		cancelled[sid] = ch
 		mu.Unlock()
 	}
-	send(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{
-		"sessionId": sid, "update": map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": "hello"}}}})
+	named := sid
+	if foreignUpdate {
+		named = sid + "-other"
+	}
+	sendUpdate(map[string]any{
+		"sessionId": named, "update": map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": "hello"}}})
 	if !wait {
 		reply(id, map[string]any{"stopReason": "end_turn"})
 		return

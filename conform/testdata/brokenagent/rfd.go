@@ -16,7 +16,7 @@ import (
 // replays it on session/load, and session/list ignores its filters and
 // leaves out an empty additionalDirectories, which it must send once
 // advertised.
-var rfdMode = len(os.Args) > 1 && os.Args[1] == "-rfd"
+var rfdMode = has("-rfd")
 
 type stored struct {
 	cwd   string
@@ -103,11 +103,16 @@ func load(id json.RawMessage, p *acp.LoadSessionRequest) {
 		fail(id, -32002, "Resource not found", nil)
 		return
 	}
+	if loadFirst {
+		reply(id, map[string]any{})
+	}
 	for _, t := range texts {
 		send(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{
 			"sessionId": p.SessionID, "update": map[string]any{"sessionUpdate": "user_message_chunk", "content": map[string]any{"type": "text", "text": t}}}})
 	}
-	reply(id, map[string]any{})
+	if !loadFirst {
+		reply(id, map[string]any{})
+	}
 }
 
 // list has the last two RFD defects: every session, whatever the filters

@@ -1,0 +1,265 @@
+package conform
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Checks on sessions and on every response the peer writes, beyond the
+// schema's shapes.
+
+// turnKinds are the session/update kinds that are a turn's (or a replayed
+// turn's) own output, as opposed to session-level state an agent may send at
+// any time.
+var turnKinds = map[string]bool{
+	"user_message_chunk": true, "agent_message_chunk": true, "agent_thought_chunk": true,
+	"tool_call": true, "tool_call_update": true, "plan": true,
+}
+
+// updateKind is a session/update's sessionUpdate discriminator.
+func updateKind(f *frame) string {
+	var p struct {
+		Update struct {
+			Kind string `json:"sessionUpdate"`
+		} `json:"update"`
+	}
+	_ = json.Unmarshal(f.Params, &p)
+	return p.Update.Kind
+}
+
+// turnSession checks that the turn output sent while a prompt ran names the
+// prompt's session.
+func (r *agentRun) turnSession(c *proc, session string, resp *frame, seq int) {
+	res := Result{Category: "order", Case: "session/prompt updates name the turn's session", Level: Should,
+		Source:   "schema $defs/SessionNotification: sessionId, the session the update pertains to",
+		Expected: "every turn update of the prompt with its sessionId"}
+	n, other := 0, ""
+	for _, f := range c.since(seq) {
+		if f.Seq > resp.Seq || f.Method != "session/update" || !turnKinds[updateKind(f)] {
+			continue
+		}
+		n++
+		if s := sessionOf(f); s != session && other == "" {
+			other = s
+		}
+	}
+	res.Verdict, res.Observed = Pass, plural(n, "update")+", all naming it"
+	if other != "" {
+		res.Verdict, res.Observed = Fail, fmt.Sprintf("an update naming session %q during a turn of %q", other, session)
+	}
+	r.add(res)
+}
+
+// sessionChecks runs the session cases of the methods category: two
+// session/new calls give two session ids, and session/set_config_option
+// answers with every option the session has.
+func (r *agentRun) sessionChecks(c *proc) {
+	if r.p.Method("session/new") == nil || !r.wants("methods") {
+		return
+	}
+	res := Result{Category: "methods", Case: "session/new gives a new sessionId each time", Level: Must,
+		Source: "ACP session setup: the Agent MUST respond with a unique Session ID", Expected: "two distinct sessionIds"}
+	a, created, errA := r.newSession(c)
+	b, _, errB := r.newSession(c)
+	switch {
+	case errA != nil || errB != nil:
+		res.Verdict, res.Observed = Fail, errOr(firstErr(errA, errB), nil)
+	case a == b:
+		res.Verdict, res.Observed = Fail, fmt.Sprintf("sessionId %q twice", a)
+	default:
+		res.Verdict, res.Observed = Pass, fmt.Sprintf("%q, %q", a, b)
+	}
+	r.add(res)
+	if errA == nil {
+		r.configOptions(c, a, created)
+	}
+}
+
+func firstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// configOption is what the checker reads of a SessionConfigOption.
+type configOption struct {
+	ID           string          `json:"id"`
+	Type         string          `json:"type"`
+	CurrentValue json.RawMessage `json:"currentValue"`
+}
+
+// configOptions sets the session's first advertised option to its current
+// value and expects the answer to list every option of the session.
+func (r *agentRun) configOptions(c *proc, session string, created json.RawMessage) {
+	m := r.p.Method("session/set_config_option")
+	if m == nil {
+		return
+	}
+	res := Result{Category: "methods", Case: "session/set_config_option answers every option", Level: Should,
+		Source:   "schema $defs/SetSessionConfigOptionResponse: configOptions, the full set of options",
+		Expected: "configOptions with every option id session/new listed"}
+	var listed struct {
+		ConfigOptions []configOption `json:"configOptions"`
+	}
+	_ = json.Unmarshal(created, &listed)
+	if len(listed.ConfigOptions) == 0 {
+		res.Verdict, res.Observed = Skipped, "not checked: session/new listed no configOptions"
+		r.add(res)
+		return
+	}
+	opt := listed.ConfigOptions[0]
+	params := map[string]any{"sessionId": session, "configId": opt.ID, "value": opt.CurrentValue}
+	if opt.Type == "boolean" {
+		params["type"] = "boolean"
+	}
+	b, _ := json.Marshal(params)
+	f, err := c.request(m.Wire, b)
+	if err != nil || f.Error != nil {
+		res.Verdict, res.Observed = Fail, errOr(err, f)
+		r.add(res)
+		return
+	}
+	var got struct {
+		ConfigOptions []configOption `json:"configOptions"`
+	}
+	_ = json.Unmarshal(f.Result, &got)
+	have := map[string]bool{}
+	for _, o := range got.ConfigOptions {
+		have[o.ID] = true
+	}
+	var missing []string
+	for _, o := range listed.ConfigOptions {
+		if !have[o.ID] {
+			missing = append(missing, o.ID)
+		}
+	}
+	res.Verdict, res.Observed = Pass, fmt.Sprintf("%d of %d options", len(got.ConfigOptions), len(listed.ConfigOptions))
+	if len(missing) > 0 {
+		res.Verdict, res.Observed = Fail, "missing "+strings.Join(missing, ", ")
+	}
+	r.add(res)
+}
+
+// loadReplay gives a session history (one prompt), loads it, and expects
+// the replay of that history before the session/load response.
+func (r *agentRun) loadReplay(c *proc) {
+	load, pm := r.p.Method(replayMethod), r.p.Method("session/prompt")
+	if load == nil || pm == nil || !endsInResponse(r.p.Model.Turn) {
+		return
+	}
+	res := Result{Category: "order", Case: "session/load replays the history before its response", Level: Must,
+		Source:   "ACP session setup: loading sessions (replay every entry, then respond)",
+		Expected: "the prompt's history as session/update before the response"}
+	if cap, gated := r.gated(load); gated {
+		res.Verdict, res.Observed = Skipped, "the agent does not advertise "+cap
+		r.add(res)
+		return
+	}
+	session, _, err := r.newSession(c)
+	var f *frame
+	if err == nil {
+		f, err = c.request(pm.Wire, r.fill(pm.Params, r.p.example(pm.Params.Def), session, promptText))
+	}
+	if err != nil || f.Error != nil {
+		res.Verdict, res.Observed = Fail, "no history to load: "+errOr(err, f)
+		r.add(res)
+		return
+	}
+	seq := c.seq()
+	f, err = c.request(load.Wire, r.fill(load.Params, r.p.example(load.Params.Def), session, ""))
+	if err != nil || f.Error != nil {
+		res.Verdict, res.Observed = Fail, errOr(err, f)
+		r.add(res)
+		return
+	}
+	before, after := 0, 0
+	for _, u := range c.since(seq) {
+		if u.Method != "session/update" || sessionOf(u) != session || !turnKinds[updateKind(u)] {
+			continue
+		}
+		if u.Seq < f.Seq {
+			before++
+		} else {
+			after++
+		}
+	}
+	res.Observed = plural(before, "update") + " replayed before the response"
+	if after > 0 {
+		res.Observed += fmt.Sprintf(", %d after it", after)
+	}
+	res.Verdict = Pass
+	if before == 0 {
+		res.Verdict = Fail
+	}
+	r.add(res)
+}
+
+// frameRules are the frames cases on every response, by kind: what they
+// expect and the rule they rest on.
+var frameRules = map[string][2]string{
+	"lines in UTF-8":            {"every line valid UTF-8", "RFC 8259 §8.1 (JSON text MUST be UTF-8)"},
+	"response ids":              {"an id on every response: the request's number, null only on an error (always on a parse error)", "JSON-RPC 2.0 §5: id"},
+	"responses result or error": {"exactly one of result and error", "JSON-RPC 2.0 §5: result, error"},
+}
+
+// responseChecks judges the bytes and envelope of one line: UTF-8, and for
+// a response its id and its result or error. The checker's requests all
+// carry number ids.
+func (l *frameLog) responseChecks(f *frame) {
+	if utf8.Valid(f.Raw) {
+		l.add("lines in UTF-8", "")
+	} else {
+		l.add("lines in UTF-8", "", "invalid UTF-8: "+quote(f.Raw))
+	}
+	if f.Bad != "" || f.Method != "" {
+		return
+	}
+	var env map[string]json.RawMessage
+	if json.Unmarshal(f.Raw, &env) != nil {
+		return
+	}
+	id, hasID := env["id"]
+	_, hasResult := env["result"]
+	_, hasError := env["error"]
+	l.add("response ids", "", idProblems(id, hasID, hasError, f)...)
+	switch {
+	case hasResult && hasError:
+		l.add("responses result or error", "", "both: "+quote(f.Raw))
+	case !hasResult && !hasError:
+		l.add("responses result or error", "", "neither: "+quote(f.Raw))
+	default:
+		l.add("responses result or error", "")
+	}
+}
+
+func idProblems(id json.RawMessage, hasID, hasError bool, f *frame) []string {
+	id = bytes.TrimSpace(id)
+	switch {
+	case !hasID:
+		return []string{"no id: " + quote(f.Raw)}
+	case string(id) == "null" && !hasError:
+		return []string{"a result with id null: " + quote(f.Raw)}
+	case codeIs(f, -32700) && string(id) != "null":
+		return []string{"a parse error with id " + string(id) + " (JSON-RPC: null): " + quote(f.Raw)}
+	case string(id) != "null" && !isNumber(id):
+		return []string{"id " + string(id) + " is not a number, as the request's was: " + quote(f.Raw)}
+	}
+	return nil
+}
+
+func isNumber(b []byte) bool {
+	var n json.Number
+	return len(b) > 0 && b[0] != '"' && json.Unmarshal(b, &n) == nil
+}
+
+// quote shows a line in a report: valid UTF-8, at most 120 bytes.
+func quote(b []byte) string {
+	s := strings.ToValidUTF8(string(b[:min(len(b), 120)]), "\ufffd")
+	return fmt.Sprintf("%q", s)
+}

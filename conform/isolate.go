@@ -1,0 +1,186 @@
+package conform
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// Isolation: each group of categories runs on its own agent process, and an
+// agent that dies within a group is restarted (and initialized again) before
+// the next case, so a crash fails the case that caused it and no other.
+
+// Crash is an agent death: the case it died on, how it exited and the last
+// line of its stderr.
+type Crash struct {
+	Category string `json:"category"`
+	Case     string `json:"case"`
+	Exit     string `json:"exit"`
+	Stderr   string `json:"stderr,omitempty"`
+}
+
+// restart is what a proc does when its agent has died.
+type restart struct {
+	on     bool  // start it again before the next request
+	reinit bool  // and initialize it
+	gen    int   // how many times it was restarted
+	down   error // set when a restart failed: the group's later cases are not run
+	noted  string
+}
+
+// phase is a group of categories that share one agent process.
+type phase struct {
+	cats []string
+	run  func(*proc)
+}
+
+// categories runs each group of the main categories on a fresh agent,
+// initialized first; the initialize case itself ran in main.
+func (r *agentRun) categories() error {
+	if r.caps == nil {
+		return nil
+	}
+	for _, ph := range []phase{
+		{[]string{"unknown-method"}, r.unknownMethods},
+		{[]string{"methods", "order"}, func(c *proc) { r.methods(c); r.sessionChecks(c) }},
+		{[]string{"cancel", "order"}, func(c *proc) { r.cancel(c); r.loadReplay(c) }},
+		{[]string{"malformed"}, r.malformed},
+		{[]string{"rfd"}, r.rfd},
+	} {
+		if !r.wants(ph.cats...) || (ph.cats[0] == "rfd" && len(r.p.Overlays) == 0) {
+			continue
+		}
+		if err := r.fresh(func(c *proc) { r.initialized(c, ph) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// initialized initializes c, then runs the group's cases on it, restarting
+// it after a crash.
+func (r *agentRun) initialized(c *proc, ph phase) {
+	c.restart = restart{on: true, reinit: true}
+	f, err := c.request("initialize", r.params)
+	if err != nil || f.Error != nil || f.Result == nil {
+		r.add(Result{Category: ph.cats[0], Case: "(all)", Level: Must, Source: "ACP initialization", Expected: "an initialized connection",
+			Observed: "not run: initialize gave " + errOr(err, f), Verdict: Fail})
+		return
+	}
+	ph.run(c)
+}
+
+// dying reports whether the agent exited or closed its input.
+func (c *proc) dying() bool {
+	c.mu.Lock()
+	broken := c.broken
+	c.mu.Unlock()
+	return broken || isClosed(c.exited)
+}
+
+// ensure restarts a dead agent when the proc restarts them; an error means
+// the case cannot run (the restarted agent did not initialize).
+func (c *proc) ensure() error {
+	if c.down != nil {
+		return c.down
+	}
+	if !c.on || !c.dying() {
+		return nil
+	}
+	c.peer.kill()
+	r := c.run
+	r.procs++
+	tag := fmt.Sprint(r.procs)
+	pe, err := start(r.o.Argv, func(f *frame) { r.log.see(tag, f) }, r.answer)
+	if err != nil {
+		c.down = err
+		return err
+	}
+	c.peer, c.tag = pe, tag
+	c.gen++
+	if !c.reinit {
+		return nil
+	}
+	seq := c.seq()
+	id, err := c.send("initialize", r.params)
+	var f *frame
+	if err == nil {
+		r.log.expect(tag, id, "initialize")
+		f, err = c.response(r.ctx, r.o.Timeout, seq, id)
+	}
+	if err != nil || f.Error != nil || f.Result == nil {
+		c.down = fmt.Errorf("not run: the agent, restarted after a crash, did not initialize: %s%s", errOr(err, f), c.deathNote())
+		return c.down
+	}
+	return nil
+}
+
+// died adds to a failed request's error how the agent exited, if it did,
+// and records its death once, for the case that reports this error.
+func (c *proc) died(err error) error {
+	note := c.deathNote()
+	if note == "" {
+		return err
+	}
+	if c.noted != c.tag {
+		c.noted = c.tag
+		crash := &Crash{Exit: "closed its input"}
+		if st := c.state; isClosed(c.exited) && st != nil {
+			crash.Exit = st.String()
+		}
+		if e := strings.TrimSpace(c.stderr.String()); e != "" {
+			crash.Stderr = lastLine(e)
+		}
+		c.run.pending = crash
+	}
+	return fmt.Errorf("%w%s", err, note)
+}
+
+// deathNote says, when the agent is dying, how it exited and the last line
+// of its stderr. It waits for the exit and for stderr to be read to its end
+// rather than for a fixed time, so a loaded machine loses neither.
+func (c *proc) deathNote() string {
+	if !c.dying() {
+		return ""
+	}
+	select {
+	case <-c.exited:
+	case <-time.After(c.run.o.Timeout):
+		return "; the agent closed its input"
+	}
+	select {
+	case <-c.stderrDone:
+	case <-time.After(drainWait):
+	}
+	note := "; the agent exited"
+	if st := c.state; st != nil {
+		note += " (" + st.String() + ")"
+	}
+	if e := strings.TrimSpace(c.stderr.String()); e != "" {
+		note += "; stderr: " + lastLine(e)
+	}
+	return note
+}
+
+// writeCrashes lists the agent deaths under the tables.
+func writeCrashes(w io.Writer, crashes []Crash) {
+	for _, k := range crashes {
+		line := fmt.Sprintf("agent died on %s case %q: %s", k.Category, k.Case, k.Exit)
+		if k.Stderr != "" {
+			line += "; stderr: " + k.Stderr
+		}
+		fmt.Fprintln(w, line)
+	}
+}
+
+// swapSession replaces a session id in params made for another process.
+func swapSession(params json.RawMessage, from, to string) json.RawMessage {
+	if from == "" || from == to {
+		return params
+	}
+	old, _ := json.Marshal(from)
+	repl, _ := json.Marshal(to)
+	return json.RawMessage(strings.ReplaceAll(string(params), string(old), string(repl)))
+}

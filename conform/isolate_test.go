@@ -1,0 +1,145 @@
+package conform
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// verdicts maps category/case to verdict; frames cases lose their line
+// counts, which differ between runs.
+func verdicts(rep *Report) map[string]Verdict {
+	count := regexp.MustCompile(` \(\d+\)$`)
+	out := map[string]Verdict{}
+	for _, r := range rep.Results {
+		out[r.Category+"/"+count.ReplaceAllString(r.Case, "")] = r.Verdict
+	}
+	return out
+}
+
+// changed lists the cases whose verdict differs between two runs; a case
+// only got has is listed unless it passes.
+func changed(base, got map[string]Verdict) []string {
+	var out []string
+	for k, v := range got {
+		if _, ok := base[k]; !ok && v == Pass {
+			continue
+		}
+		if base[k] != v {
+			out = append(out, k+": "+string(base[k])+" -> "+string(v))
+		}
+	}
+	for k, v := range base {
+		if _, ok := got[k]; !ok {
+			out = append(out, k+": "+string(v)+" -> (not run)")
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// every category but exit, which the broken agent fails after a full timeout.
+var noExit = slices.DeleteFunc(slices.Clone(Categories), func(c string) bool { return c == "exit" })
+
+// An agent that crashes on params that are not an object fails those cases
+// only: it is restarted after each, every other case (later methods, later
+// categories) has the verdict it has without the crash, and the report
+// names each case that killed it, how it exited and its last stderr line.
+func TestCrashFailsItsOwnCase(t *testing.T) {
+	bin := buildCmd(t, "./conform/testdata/brokenagent")
+	base := verdicts(checkArgs(t, []string{bin}, noExit...))
+	rep := checkArgs(t, []string{bin, "-crash-on-nonobject-params"}, noExit...)
+	var killers []string
+	for _, r := range rep.Results {
+		if r.Category == "methods" && r.Expected == "error -32602 or -32600" {
+			killers = append(killers, "methods/"+r.Case)
+			if r.Verdict != Fail || !strings.Contains(r.Observed, "the agent exited (exit status 2); stderr: panic: params is not an object") {
+				t.Errorf("%s: %s, observed %s", r.Case, r.Verdict, r.Observed)
+			}
+		}
+	}
+	if len(killers) < 3 {
+		t.Fatalf("%d cases with params that are not an object, want one per implemented method", len(killers))
+	}
+	got := verdicts(rep)
+	for _, k := range killers {
+		delete(got, k)
+		delete(base, k)
+	}
+	if diff := changed(base, got); len(diff) > 0 {
+		t.Errorf("cases changed by the crashes:\n%s", strings.Join(diff, "\n"))
+	}
+	if got["cancel/session/cancel ends the turn"] != Pass || got["malformed/connection survives malformed lines"] != Pass {
+		t.Errorf("later categories: cancel %s, malformed %s", got["cancel/session/cancel ends the turn"], got["malformed/connection survives malformed lines"])
+	}
+	var named []string
+	for _, k := range rep.Crashes {
+		named = append(named, k.Category+"/"+k.Case)
+		if k.Exit != "exit status 2" || !strings.HasPrefix(k.Stderr, "panic: params is not an object") {
+			t.Errorf("crash on %s: exit %q, stderr %q", k.Case, k.Exit, k.Stderr)
+		}
+	}
+	if !slices.Equal(named, killers) {
+		t.Errorf("crashes named %q, want %q", named, killers)
+	}
+	var b strings.Builder
+	first := rep.Crashes[0]
+	if err := rep.WriteTable(&b); err != nil || !strings.Contains(b.String(), "agent died on methods case \""+first.Case+"\": exit status 2; stderr: panic:") {
+		t.Errorf("table does not name the crash: %v", err)
+	}
+}
+
+// Each mode of the broken agent breaks one rule: against the same agent
+// without it, exactly that rule's case changes, to fail.
+func TestBrokenAgentModes(t *testing.T) {
+	bin := buildCmd(t, "./conform/testdata/brokenagent")
+	bases := map[string]map[string]Verdict{}
+	for _, m := range []struct {
+		base, flag, want string
+	}{
+		{"", "-string-ids", "frames/response ids"},
+		{"", "-parse-error-id", "frames/response ids"},
+		{"", "-parse-error-without-id", "frames/response ids"},
+		{"", "-result-and-error", "frames/responses result or error"},
+		{"", "-bad-utf8", "frames/lines in UTF-8"},
+		{"", "-duplicate-sessions", "methods/session/new gives a new sessionId each time"},
+		{"", "-foreign-session-update", "order/session/prompt updates name the turn's session"},
+		{"", "-partial-config-options", "methods/session/set_config_option answers every option"},
+		{"-rfd", "-load-answer-first", "order/session/load replays the history before its response"},
+	} {
+		t.Run(m.flag, func(t *testing.T) {
+			args := []string{bin}
+			if m.base != "" {
+				args = append(args, m.base)
+			}
+			if bases[m.base] == nil {
+				bases[m.base] = verdicts(checkArgs(t, args, noExit...))
+			}
+			base := maps(bases[m.base])
+			got := verdicts(checkArgs(t, append(args, m.flag), noExit...))
+			if got[m.want] != Fail {
+				t.Errorf("%s: %s, want fail", m.want, got[m.want])
+			}
+			delete(got, m.want)
+			delete(base, m.want)
+			if m.flag == "-load-answer-first" {
+				// The runtimeContext case reads the replay sent before
+				// the response; answered first, there is none to read.
+				delete(got, "rfd/session/prompt /runtimeContext stays out of session/load replay")
+				delete(base, "rfd/session/prompt /runtimeContext stays out of session/load replay")
+			}
+			if diff := changed(base, got); len(diff) > 0 {
+				t.Errorf("other cases changed:\n%s", strings.Join(diff, "\n"))
+			}
+		})
+	}
+}
+
+func maps(m map[string]Verdict) map[string]Verdict {
+	out := make(map[string]Verdict, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
