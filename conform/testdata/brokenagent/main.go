@@ -2,7 +2,8 @@
 // agents, for the conform tests: it answers invalid params with -32603 and
 // the validator's text as data, it accepts a text block without text, and it
 // does not exit when stdin closes. Everything else follows the protocol.
-// With -rfd it has four more, against the RFD overlays (rfd.go).
+// With -rfd it has four more, against the RFD overlays (rfd.go); modes.go
+// lists the other modes.
 package main
 
 import (
@@ -125,21 +126,24 @@ func main() {
 		}
 		switch m.Method {
 		case acp.MethodInitialize:
-			if _, ok := check[acp.InitializeRequest](m.ID, m.Params); ok {
+			if p, ok := check[acp.InitializeRequest](m.ID, m.Params); ok {
 				initialized = true
-				reply(m.ID, map[string]any{"protocolVersion": 1, "agentCapabilities": capabilities()})
+				reply(m.ID, initResult(int(p.ProtocolVersion)))
 			}
 		case acp.MethodAuthenticate:
-			if _, ok := check[acp.AuthenticateRequest](m.ID, m.Params); ok {
+			if p, ok := check[acp.AuthenticateRequest](m.ID, m.Params); ok {
+				login(string(p.MethodID))
 				reply(m.ID, map[string]any{})
 			}
 		case acp.MethodSessionNew:
-			if p, ok := check[acp.NewSessionRequest](m.ID, absolutize(m.Params)); ok {
+			if p, ok := check[acp.NewSessionRequest](m.ID, absolutize(m.Params)); ok && !refused(m.ID) {
 				sessions++
 				sid := "s" + strings.Repeat("1", sessions)
 				remember(sid, p)
-				reply(m.ID, map[string]any{"sessionId": sid})
+				reply(m.ID, sessionState(map[string]any{"sessionId": sid}))
 			}
+		case acp.MethodSessionSetMode, acp.MethodSessionSetConfigOption:
+			setState(m.ID, m.Method, m.Params)
 		case acp.MethodSessionPrompt:
 			if p, ok := check[acp.PromptRequest](m.ID, textless(m.Params)); ok {
 				record(p)
@@ -184,8 +188,10 @@ func prompt(id json.RawMessage, p *acp.PromptRequest) {
 		"sessionId": sid, "update": map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": "hello"}}}})
 	if !wait {
 		reply(id, map[string]any{"stopReason": "end_turn"})
+		afterTurn(sid)
 		return
 	}
 	<-ch
 	reply(id, map[string]any{"stopReason": "cancelled"})
+	afterTurn(sid)
 }
