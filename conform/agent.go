@@ -21,6 +21,12 @@ type Options struct {
 	// MutantsPerMethod bounds the invalid params sent per method beyond the
 	// dropped required members.
 	MutantsPerMethod int
+	// Overlays is OverlaysStrict to judge the rules the profile's overlays
+	// add; otherwise they are informational.
+	Overlays string
+	// AuthMethod, when set, is the id the checker authenticates with right
+	// after initialize (v1 authenticate, v2 auth/login).
+	AuthMethod string
 }
 
 // Categories lists the agent checks in the order they run.
@@ -38,6 +44,7 @@ type agentRun struct {
 	caps   json.RawMessage // the agent's initialize result
 	ctx    context.Context
 	params json.RawMessage // the checker's initialize params
+	auth   authState
 }
 
 // CheckAgent starts the agent (once per group of cases) and checks it.
@@ -61,6 +68,7 @@ func CheckAgent(ctx context.Context, p *Profile, o Options) (*Report, error) {
 	r := &agentRun{p: p, o: o, log: newFrameLog(p), results: results{categories: o.Categories}, cwd: cwd, ctx: ctx}
 	r.params = r.initParams(p.Protocol)
 	r.log.gates.grant(r.params)
+	r.log.gates.overlay = func(id string) (Level, string) { return r.overlayLevel(), r.overlaySource(id) }
 	if r.wants("before-initialize") || r.wants("initialize") {
 		if err := r.fresh(r.beforeInit); err != nil {
 			return nil, err
@@ -82,7 +90,7 @@ func CheckAgent(ctx context.Context, p *Profile, o Options) (*Report, error) {
 	if r.wants("frames") || r.wants("gates") {
 		for _, res := range r.log.results() {
 			if r.wants(res.Category) {
-				r.out = append(r.out, res)
+				r.out = append(r.out, r.judge(res))
 			}
 		}
 	}
@@ -90,7 +98,7 @@ func CheckAgent(ctx context.Context, p *Profile, o Options) (*Report, error) {
 	for _, ov := range p.Overlays {
 		name += " + " + ov.ID
 	}
-	return &Report{Profile: name, Command: o.Argv, Results: r.out, Crashes: r.crashes}, nil
+	return &Report{Profile: name, Command: o.Argv, Results: r.out, Crashes: r.crashes, Hint: r.hint()}, nil
 }
 
 func contains(list []string, s string) bool {
@@ -176,13 +184,7 @@ func (c *proc) request(method string, params json.RawMessage) (*frame, error) {
 	if err := c.ensure(); err != nil {
 		return nil, err
 	}
-	seq := c.seq()
-	id, err := c.send(method, params)
-	var f *frame
-	if err == nil {
-		c.run.log.expect(c.tag, id, method)
-		f, err = c.response(c.run.ctx, c.run.o.Timeout, seq, id)
-	}
+	f, err := c.roundTrip(method, params)
 	if err != nil {
 		err = c.died(err)
 	}
@@ -203,8 +205,10 @@ func (r *agentRun) beforeInit(c *proc) {
 	c.restart.on = true // each case on an agent that has not crashed
 	m := r.p.Method("session/new")
 	if m != nil {
-		res := Result{Category: "before-initialize", Case: "session/new before initialize", Level: Should,
-			Source: "ACP initialization: clients MUST initialize first; JSON-RPC 2.0 §5", Expected: "error response (-32600)"}
+		// The spec's MUST binds the client (initialize first); what an agent
+		// answers to a client breaking it is the agent's choice.
+		res := Result{Category: "before-initialize", Case: "session/new before initialize", Level: Info,
+			Source: srcInit + " (binds the client)", Expected: "error response (-32600)"}
 		f, err := c.request("session/new", r.sessionParams())
 		switch {
 		case err != nil:
@@ -218,11 +222,12 @@ func (r *agentRun) beforeInit(c *proc) {
 		}
 		r.add(res)
 	}
-	// SHOULD, not the spec's MUST: the v1 params the checker sends are not
-	// a v2 initialize, and routers (runtime/router, the TypeScript SDK's)
-	// hand every version from 2 up to a v2 agent, which may refuse them.
-	res := Result{Category: "initialize", Case: "protocolVersion 65535 (unsupported) negotiates down", Level: Should,
-		Source: "ACP initialization: version negotiation", Expected: "result with the latest version the agent supports (< 65535)"}
+	// MUST as the spec words it (answer the latest version supported); an
+	// error only warns: the v1 params the checker sends are not a v2
+	// initialize, and routers (runtime/router, the TypeScript SDK's) hand
+	// every version from 2 up to a v2 agent, which may refuse them.
+	res := Result{Category: "initialize", Case: "protocolVersion 65535 (unsupported) negotiates down", Level: Must,
+		Source: srcVersion, Expected: "result with the latest version the agent supports (< 65535)"}
 	f, err := c.request("initialize", r.initParams(65535))
 	res.Verdict, res.Observed = versionVerdict(f, err, func(v int) bool { return v >= 1 && v < 65535 })
 	if err == nil && f.Error != nil {
@@ -252,7 +257,7 @@ func versionVerdict(f *frame, err error, ok func(int) bool) (Verdict, string) {
 
 func (r *agentRun) main(c *proc) {
 	res := Result{Category: "initialize", Case: fmt.Sprintf("protocolVersion %d is answered with %d", r.p.Protocol, r.p.Protocol), Level: Must,
-		Source: "ACP initialization: version negotiation", Expected: fmt.Sprintf("result with protocolVersion %d, valid InitializeResponse (see frames)", r.p.Protocol)}
+		Source: srcVersion, Expected: fmt.Sprintf("result with protocolVersion %d, valid InitializeResponse (see frames)", r.p.Protocol)}
 	f, err := c.request("initialize", r.params)
 	res.Verdict, res.Observed = versionVerdict(f, err, func(v int) bool { return v == r.p.Protocol })
 	r.add(res)
@@ -262,16 +267,18 @@ func (r *agentRun) main(c *proc) {
 			cats = append(cats, "rfd")
 		}
 		for _, cat := range cats {
-			r.add(Result{Category: cat, Case: "(all)", Level: Must, Source: "ACP initialization", Expected: "an initialized connection", Observed: "not run: initialize gave " + res.Observed, Verdict: Fail})
+			r.add(Result{Category: cat, Case: "(all)", Level: Must, Source: srcInit, Expected: "an initialized connection", Observed: "not run: initialize gave " + res.Observed, Verdict: Fail})
 		}
 		return
 	}
 	r.caps = f.Result
+	r.authenticate(c)
 }
 
 func (r *agentRun) exit(c *proc) {
-	res := Result{Category: "exit", Case: "exits when stdin closes", Level: Should,
-		Source: "ACP transports: stdio", Expected: fmt.Sprintf("process exits within %s", r.o.Timeout)}
+	// ACP's stdio transport says nothing of the end of input: recorded.
+	res := Result{Category: "exit", Case: "exits when stdin closes", Level: Info,
+		Source: srcStdio + " (silent)", Expected: fmt.Sprintf("process exits within %s", r.o.Timeout)}
 	f, err := c.request("initialize", r.params)
 	switch {
 	case err != nil || f.Error != nil || f.Result == nil:

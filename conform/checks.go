@@ -11,12 +11,10 @@ import (
 // Checks on sessions and on every response the peer writes, beyond the
 // schema's shapes.
 
-// turnKinds are the session/update kinds that are a turn's (or a replayed
-// turn's) own output, as opposed to session-level state an agent may send at
-// any time.
-var turnKinds = map[string]bool{
-	"user_message_chunk": true, "agent_message_chunk": true, "agent_thought_chunk": true,
-	"tool_call": true, "tool_call_update": true, "plan": true,
+// historyKind reports whether a session/update kind is a turn's own output
+// or a replayed turn's (the user's message chunks included).
+func historyKind(kind string) bool {
+	return turnKinds[kind] || kind == "user_message_chunk"
 }
 
 // updateKind is a session/update's sessionUpdate discriminator.
@@ -34,11 +32,11 @@ func updateKind(f *frame) string {
 // prompt's session.
 func (r *agentRun) turnSession(c *proc, session string, resp *frame, seq int) {
 	res := Result{Category: "order", Case: "session/prompt updates name the turn's session", Level: Should,
-		Source:   "schema $defs/SessionNotification: sessionId, the session the update pertains to",
+		Source:   srcUpdateSession,
 		Expected: "every turn update of the prompt with its sessionId"}
 	n, other := 0, ""
 	for _, f := range c.since(seq) {
-		if f.Seq > resp.Seq || f.Method != "session/update" || !turnKinds[updateKind(f)] {
+		if f.Seq > resp.Seq || f.Method != "session/update" || !historyKind(updateKind(f)) {
 			continue
 		}
 		n++
@@ -61,7 +59,7 @@ func (r *agentRun) sessionChecks(c *proc) {
 		return
 	}
 	res := Result{Category: "methods", Case: "session/new gives a new sessionId each time", Level: Must,
-		Source: "ACP session setup: the Agent MUST respond with a unique Session ID", Expected: "two distinct sessionIds"}
+		Source: srcSessionID, Expected: "two distinct sessionIds"}
 	a, created, errA := r.newSession(c)
 	b, _, errB := r.newSession(c)
 	switch {
@@ -102,7 +100,7 @@ func (r *agentRun) configOptions(c *proc, session string, created json.RawMessag
 		return
 	}
 	res := Result{Category: "methods", Case: "session/set_config_option answers every option", Level: Should,
-		Source:   "schema $defs/SetSessionConfigOptionResponse: configOptions, the full set of options",
+		Source:   srcConfigSet,
 		Expected: "configOptions with every option id session/new listed"}
 	var listed struct {
 		ConfigOptions []configOption `json:"configOptions"`
@@ -154,7 +152,7 @@ func (r *agentRun) loadReplay(c *proc) {
 		return
 	}
 	res := Result{Category: "order", Case: "session/load replays the history before its response", Level: Must,
-		Source:   "ACP session setup: loading sessions (replay every entry, then respond)",
+		Source:   srcLoadReplay,
 		Expected: "the prompt's history as session/update before the response"}
 	if cap, gated := r.gated(load); gated {
 		res.Verdict, res.Observed = Skipped, "the agent does not advertise "+cap
@@ -180,7 +178,7 @@ func (r *agentRun) loadReplay(c *proc) {
 	}
 	before, after := 0, 0
 	for _, u := range c.since(seq) {
-		if u.Method != "session/update" || sessionOf(u) != session || !turnKinds[updateKind(u)] {
+		if u.Method != "session/update" || sessionOf(u) != session || !historyKind(updateKind(u)) {
 			continue
 		}
 		if u.Seq < f.Seq {
@@ -203,9 +201,9 @@ func (r *agentRun) loadReplay(c *proc) {
 // frameRules are the frames cases on every response, by kind: what they
 // expect and the rule they rest on.
 var frameRules = map[string][2]string{
-	"lines in UTF-8":            {"every line valid UTF-8", "RFC 8259 §8.1 (JSON text MUST be UTF-8)"},
-	"response ids":              {"an id on every response: the request's number, null only on an error (always on a parse error)", "JSON-RPC 2.0 §5: id"},
-	"responses result or error": {"exactly one of result and error", "JSON-RPC 2.0 §5: result, error"},
+	"lines in UTF-8":            {"every line valid UTF-8", srcUTF8},
+	"response ids":              {"an id on every response: the request's number, null only on an error (always on a parse error)", srcRPCResponse},
+	"responses result or error": {"exactly one of result and error", srcRPCResponse},
 }
 
 // responseChecks judges the bytes and envelope of one line: UTF-8, and for

@@ -27,6 +27,8 @@ type frameLog struct {
 	// procGates, when set, are the gates of one process (by tag), for runs
 	// whose processes were granted different capabilities.
 	procGates map[string]*gateCheck
+	// versions holds the protocol version each process negotiated.
+	versions map[string]int
 }
 
 type frameKind struct {
@@ -107,8 +109,12 @@ func (l *frameLog) see(proc string, f *frame) {
 		if m == nil || m.Result == nil {
 			return // a reply to a frame the checker sent on purpose
 		}
-		l.validate("result of "+method, m.Result.Def, f.Result, "/result")
-		l.gatesOf(proc).check(m, true, f.Result)
+		if method == "initialize" {
+			l.negotiate(proc, f.Result)
+		}
+		if l.validate(proc, "result of "+method, m.Result.Def, f.Result, "/result") {
+			l.gatesOf(proc).check(m, true, f.Result)
+		}
 	}
 }
 
@@ -126,25 +132,34 @@ func (l *frameLog) peerMessage(proc string, f *frame) {
 	case m.Side != l.checker:
 		l.add(kind+" of unknown methods", "", fmt.Sprintf("%s: handled by the %s, not the %s", f.Method, m.Side, l.checker))
 	default:
-		l.validate("params of "+f.Method, m.Params.Def, f.Params, "/params")
-		l.gatesOf(proc).check(m, false, f.Params)
+		if l.validate(proc, "params of "+f.Method, m.Params.Def, f.Params, "/params") {
+			l.gatesOf(proc).check(m, false, f.Params)
+		}
 	}
 }
 
-func (l *frameLog) validate(kind, def string, payload json.RawMessage, at string) {
+// validate checks payload against def in the schema of the protocol version
+// proc negotiated; false when that is not the profile's (its gates do not
+// apply).
+func (l *frameLog) validate(proc, kind, def string, payload json.RawMessage, at string) bool {
 	if len(payload) == 0 {
 		payload = json.RawMessage("null")
 	}
-	vs, err := l.p.Violations(def, payload)
+	ref, suffix := l.schemaOf(proc)
+	if ref == nil {
+		return false
+	}
+	vs, err := ref.Violations(def, payload)
 	if err != nil {
-		l.add(kind, def, fmt.Sprintf("%s: cannot judge: %v", at, err))
-		return
+		l.add(kind+suffix, def, fmt.Sprintf("%s: cannot judge: %v", at, err))
+		return suffix == ""
 	}
 	var probs []string
 	for _, v := range vs {
 		probs = append(probs, fmt.Sprintf("%s%s: %s", at, v.Pointer, v.Reason))
 	}
-	l.add(kind, def, probs...)
+	l.add(kind+suffix, def, probs...)
+	return suffix == ""
 }
 
 // results turns the log into one case per kind of frame seen, then the
@@ -177,24 +192,28 @@ func (l *frameLog) frameResults() []Result {
 	for _, name := range names {
 		k := l.kinds[name]
 		r := Result{Category: "frames", Case: fmt.Sprintf("%s (%d)", name, k.n), Level: Must,
-			Source: "JSON-RPC 2.0 §4-5; schema", Verdict: Pass, Observed: "all valid"}
+			Source: "JSON-RPC 2.0 §4-5", Verdict: Pass, Observed: "all valid"}
 		switch {
+		case strings.HasPrefix(name, mismatchKind):
+			r.Case, r.Level, r.Source = name, Info, srcVersion
+			r.Expected = "a protocol version this release has a schema for"
 		case name == "lines":
 			r.Expected = "every line a JSON-RPC 2.0 message"
+			r.Source = srcStdio
 		case name == "error responses":
 			r.Expected = "error objects with integer code and string message"
-			r.Source = "JSON-RPC 2.0 §5.1"
+			r.Source = srcRPCError
 		case strings.HasSuffix(name, "of unknown methods"):
 			r.Expected = "only methods the " + l.checker + " handles, or _extensions"
-			r.Source = "schema x-side; ACP extensibility"
+			r.Source = srcXSide
 		case frameRules[name][0] != "":
 			r.Expected, r.Source = frameRules[name][0], frameRules[name][1]
 		case strings.HasPrefix(name, "extension"):
 			r.Expected = "extension methods (not checked)"
-			r.Source = "ACP extensibility"
+			r.Source = srcExtension
 		default:
 			r.Expected = "valid " + k.def
-			r.Source = "schema $defs/" + k.def
+			r.Source = srcRequired
 		}
 		if len(k.violations) > 0 {
 			r.Verdict, r.Observed = Fail, strings.Join(k.violations, "; ")

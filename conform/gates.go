@@ -25,11 +25,16 @@ type gateCheck struct {
 	// the agent); the gates whose capability lies there bind the peer.
 	inResult bool
 	label    string // what the run granted, for the case name
+	// overlay, when set, reports the gates an overlay adds in cases of
+	// their own, at the level and source it gives for the overlay's id.
+	overlay func(id string) (Level, string)
+	// origin maps a violation key to the overlay its gate comes from.
+	origin map[string]string
 }
 
 func newGateCheck(p *Profile, inResult bool) *gateCheck {
 	gates, _ := p.Model.ResolveGates(p.Gates)
-	return &gateCheck{gates: gates, violations: map[string][]string{}, missing: map[string][]string{}, inResult: inResult}
+	return &gateCheck{gates: gates, violations: map[string][]string{}, missing: map[string][]string{}, inResult: inResult, origin: map[string]string{}}
 }
 
 func (g *gateCheck) grant(initParams json.RawMessage) {
@@ -67,6 +72,7 @@ func (g *gateCheck) check(m *ir.Method, inResult bool, payload json.RawMessage) 
 		if capGranted(g.granted, gate.Cap.Tokens) {
 			continue
 		}
+		g.noteOrigin(key, gate)
 		for _, ptr := range uses(gate, doc) {
 			if len(g.violations[key]) < 4 {
 				g.violations[key] = append(g.violations[key], fmt.Sprintf("%s%s", m.Wire, ptr))
@@ -84,6 +90,7 @@ func (g *gateCheck) require(gate *ir.Gate, doc any) {
 	i := strings.LastIndex(gate.Row.Path, "/")
 	parent, member := gate.Row.Path[:i], gate.Row.Path[i+1:]
 	key := gate.Cap.Path + " advertised, so " + member + " is required"
+	g.noteOrigin(key, gate)
 	walkPath(doc, parent, func(v any, at string) {
 		obj, ok := v.(map[string]any)
 		if _, has := obj[member]; !ok || has {
@@ -192,23 +199,60 @@ func capGranted(params json.RawMessage, path []string) bool {
 func (g *gateCheck) results(label string) []Result {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	name := fmt.Sprintf("peer uses only granted capabilities, sends what it advertised (%d gates)", len(g.gates))
-	if label != "" {
-		name += ": " + label
-	}
-	r := Result{Category: "gates", Case: name, Level: Must,
-		Source: "ACP initialization (capabilities); generator/tables and overlays", Expected: "no gated method, member or variant without its capability; required members present",
-		Observed: "none used", Verdict: Pass}
-	var probs []string
+	probs := map[string][]string{} // by overlay id, "" for the base gates
 	for c, v := range g.violations {
-		probs = append(probs, fmt.Sprintf("%s not granted: %s", c, strings.Join(v, ", ")))
+		probs[g.origin[c]] = append(probs[g.origin[c]], fmt.Sprintf("%s not granted: %s", c, strings.Join(v, ", ")))
 	}
 	for c, v := range g.missing {
-		probs = append(probs, fmt.Sprintf("%s: %s", c, strings.Join(v, ", ")))
+		probs[g.origin[c]] = append(probs[g.origin[c]], fmt.Sprintf("%s: %s", c, strings.Join(v, ", ")))
 	}
-	sort.Strings(probs)
-	if len(probs) > 0 {
-		r.Verdict, r.Observed = Fail, strings.Join(probs, "; ")
+	counts := map[string]int{}
+	for _, gate := range g.gates {
+		counts[g.originOf(gate)]++
 	}
-	return []Result{r}
+	ids := []string{""}
+	for id := range counts {
+		if id != "" {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids[1:])
+	var out []Result
+	for _, id := range ids {
+		name := fmt.Sprintf("peer uses only granted capabilities, sends what it advertised (%d gates)", counts[id])
+		level, src := Must, "spec: capabilities; schema gates"
+		if id == "" && g.overlay == nil {
+			name = fmt.Sprintf("peer uses only granted capabilities, sends what it advertised (%d gates)", len(g.gates))
+			src = "spec: capabilities; gate tables and overlays"
+		}
+		if id != "" {
+			name = fmt.Sprintf("peer follows the gates an overlay adds (%d gates)", counts[id])
+			level, src = g.overlay(id)
+		}
+		if label != "" {
+			name += ": " + label
+		}
+		r := Result{Category: "gates", Case: name, Level: level, Source: src,
+			Expected: "no gated method, member or variant without its capability; required members present",
+			Observed: "none used", Verdict: Pass}
+		sort.Strings(probs[id])
+		if len(probs[id]) > 0 {
+			r.Verdict, r.Observed = Fail, strings.Join(probs[id], "; ")
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// originOf is the overlay a gate comes from, "" for the base gates (and for
+// every gate when overlays are not reported apart).
+func (g *gateCheck) originOf(gate *ir.Gate) string {
+	if g.overlay == nil || gate.Row.Source == "" || gate.Row.Source == "table" {
+		return ""
+	}
+	return gate.Row.Source
+}
+
+func (g *gateCheck) noteOrigin(key string, gate *ir.Gate) {
+	g.origin[key] = g.originOf(gate)
 }

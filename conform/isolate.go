@@ -65,10 +65,11 @@ func (r *agentRun) initialized(c *proc, ph phase) {
 	c.restart = restart{on: true, reinit: true}
 	f, err := c.request("initialize", r.params)
 	if err != nil || f.Error != nil || f.Result == nil {
-		r.add(Result{Category: ph.cats[0], Case: "(all)", Level: Must, Source: "ACP initialization", Expected: "an initialized connection",
+		r.add(Result{Category: ph.cats[0], Case: "(all)", Level: Must, Source: srcInit, Expected: "an initialized connection",
 			Observed: "not run: initialize gave " + errOr(err, f), Verdict: Fail})
 		return
 	}
+	c.login()
 	ph.run(c)
 }
 
@@ -103,18 +104,24 @@ func (c *proc) ensure() error {
 	if !c.reinit {
 		return nil
 	}
-	seq := c.seq()
-	id, err := c.send("initialize", r.params)
-	var f *frame
-	if err == nil {
-		r.log.expect(tag, id, "initialize")
-		f, err = c.response(r.ctx, r.o.Timeout, seq, id)
-	}
+	f, err := c.roundTrip("initialize", r.params)
 	if err != nil || f.Error != nil || f.Result == nil {
 		c.down = fmt.Errorf("not run: the agent, restarted after a crash, did not initialize: %s%s", errOr(err, f), c.deathNote())
 		return c.down
 	}
+	c.login()
 	return nil
+}
+
+// roundTrip sends a request and waits for its response, on the agent as it
+// is (no restart).
+func (c *proc) roundTrip(method string, params json.RawMessage) (*frame, error) {
+	seq := c.seq()
+	id, err := c.sendLogged(method, params, func(id string) { c.run.log.expect(c.tag, id, method) })
+	if err != nil {
+		return nil, err
+	}
+	return c.response(c.run.ctx, c.run.o.Timeout, seq, id)
 }
 
 // died adds to a failed request's error how the agent exited, if it did,

@@ -105,7 +105,7 @@ func TestBrokenAgentModes(t *testing.T) {
 		{"", "-bad-utf8", "frames/lines in UTF-8"},
 		{"", "-duplicate-sessions", "methods/session/new gives a new sessionId each time"},
 		{"", "-foreign-session-update", "order/session/prompt updates name the turn's session"},
-		{"", "-partial-config-options", "methods/session/set_config_option answers every option"},
+		{"-modes", "-partial-config-options", "methods/session/set_config_option answers every option"},
 		{"-rfd", "-load-answer-first", "order/session/load replays the history before its response"},
 	} {
 		t.Run(m.flag, func(t *testing.T) {
@@ -142,4 +142,31 @@ func maps(m map[string]Verdict) map[string]Verdict {
 		out[k] = v
 	}
 	return out
+}
+
+// An agent that refuses sessions until login and crashes on params that are
+// not an object is logged in again after each restart: with --auth-method
+// no case is blocked, and only the crashing cases differ from the same
+// agent without the crash.
+func TestCrashRestartAuthenticates(t *testing.T) {
+	bin := buildCmd(t, "./conform/testdata/brokenagent")
+	run := func(argv ...string) *Report {
+		return checkOpts(t, "", Options{Argv: argv, Categories: []string{"methods", "order", "cancel"}, AuthMethod: "conform-key"})
+	}
+	base := verdicts(run(bin, "-auth"))
+	rep := run(bin, "-auth", "-crash-on-nonobject-params")
+	if len(rep.Crashes) == 0 {
+		t.Fatal("no crash recorded")
+	}
+	got := verdicts(rep)
+	for _, k := range rep.Crashes {
+		delete(got, k.Category+"/"+k.Case)
+		delete(base, k.Category+"/"+k.Case)
+	}
+	if diff := changed(base, got); len(diff) > 0 {
+		t.Errorf("cases changed by the crashes:\n%s", strings.Join(diff, "\n"))
+	}
+	if rep.Blocked() || rep.Hint != "" {
+		t.Errorf("Blocked() %v, hint %q after restarts", rep.Blocked(), rep.Hint)
+	}
 }

@@ -57,6 +57,7 @@ func (r *agentRun) newSession(c *proc) (string, json.RawMessage, error) {
 		return "", nil, err
 	}
 	if f.Error != nil {
+		r.refusedSession(f)
 		return "", nil, fmt.Errorf("session/new: %s", describe(f))
 	}
 	var res struct {
@@ -76,8 +77,8 @@ func (r *results) unknownRequests(request func(string, json.RawMessage) (*frame,
 		level  Level
 		source string
 	}{
-		{"acpgen/conform_unknown", Must, "JSON-RPC 2.0 §5.1"},
-		{"_acpgen/conform_unknown", Should, "ACP extensibility: unrecognised _ methods"},
+		{"acpgen/conform_unknown", Must, srcRPCError},
+		{"_acpgen/conform_unknown", Should, srcExtension},
 	} {
 		res := Result{Category: "unknown-method", Case: "request " + k.method, Level: k.level, Source: k.source, Expected: "error -32601"}
 		f, err := request(k.method, json.RawMessage(`{}`))
@@ -88,7 +89,7 @@ func (r *results) unknownRequests(request func(string, json.RawMessage) (*frame,
 
 func (r *agentRun) unknownMethods(c *proc) {
 	r.unknownRequests(c.request)
-	res := Result{Category: "unknown-method", Case: "notification _acpgen/conform_note", Level: Must, Source: "JSON-RPC 2.0 §4.1",
+	res := Result{Category: "unknown-method", Case: "notification _acpgen/conform_note", Level: Must, Source: srcRPCNotify,
 		Expected: "no reply; the connection keeps working"}
 	seq := c.seq()
 	_ = c.notify("_acpgen/conform_note", json.RawMessage(`{}`))
@@ -118,17 +119,17 @@ func codeVerdict(f *frame, err error, code int) (Verdict, string) {
 // methods checks every request method the agent handles and advertises:
 // valid params give a result (validated in frames), each mutant -32602.
 func (r *agentRun) methods(c *proc) {
-	for _, m := range r.p.Model.Methods {
+	for _, m := range lifecycle(r.p.Model.Methods) {
 		if m.Side != "agent" || m.Notification || m.Wire == "initialize" {
 			continue
 		}
 		if cap, ok := r.gated(m); ok {
-			r.add(Result{Category: "methods", Case: m.Wire, Level: Must, Source: "capability " + cap,
+			r.add(Result{Category: "methods", Case: m.Wire, Level: Must, Source: srcCapability + " " + cap,
 				Expected: "not called: the agent does not advertise it", Observed: "-", Verdict: Skipped})
 			continue
 		}
 		if list, ok := advertisedIn[m.Wire]; ok && !capGranted(r.caps, []string{list}) {
-			r.add(Result{Category: "methods", Case: m.Wire, Level: Must, Source: "initialize result " + list,
+			r.add(Result{Category: "methods", Case: m.Wire, Level: Must, Source: srcInit + " " + list,
 				Expected: "not called: the agent lists none", Observed: "-", Verdict: Skipped})
 			continue
 		}
@@ -148,14 +149,21 @@ var advertisedIn = map[string]string{"authenticate": "authMethods"}
 var sideEffects = map[string]bool{"authenticate": true, "logout": true, "auth/login": true, "auth/logout": true}
 
 func (r *agentRun) method(c *proc, m *ir.Method) {
-	session, _, err := r.newSession(c)
+	// Methods outside a session (authenticate, logout) need none: an agent
+	// that refuses sessions until login still gets them.
+	var session string
+	var created json.RawMessage
+	var err error
+	if m.Params.Member("sessionId") != nil || m.Wire == "session/new" {
+		session, created, err = r.newSession(c)
+	}
 	if err != nil && m.Wire != "session/new" {
-		r.add(Result{Category: "methods", Case: m.Wire + " valid params", Level: Must, Source: "schema $defs/" + m.Params.Def,
+		r.add(Result{Category: "methods", Case: m.Wire + " valid params", Level: Must, Source: srcResultDef,
 			Expected: "a live session to call it on", Observed: err.Error(), Verdict: Fail})
 		return
 	}
-	valid := r.fill(m.Params, r.p.example(m.Params.Def), session, promptText)
-	src := "schema $defs/" + m.Params.Def + ", " + m.Result.Def
+	valid := r.advertised(m, r.fill(m.Params, r.p.example(m.Params.Def), session, promptText), created)
+	src := srcResultDef
 	unimplemented := false
 	if sideEffects[m.Wire] {
 		r.add(Result{Category: "methods", Case: m.Wire + " valid params", Level: Should, Source: src,
@@ -186,11 +194,16 @@ func (r *agentRun) method(c *proc, m *ir.Method) {
 			r.order(c, "session/prompt response follows its session/update", Should, session, f, seq)
 			r.turnSession(c, session, f, seq)
 		}
+		if t := r.p.Model.Turn; t != nil && m == t.Prompt && r.p.Protocol >= 2 {
+			r.unsupportedBlock(c, m, valid)
+		}
 	}
 	live, gen := session, c.gen
 	for _, mu := range r.mutants(m.Params, valid) {
-		res := Result{Category: "methods", Case: fmt.Sprintf("%s %s %s", m.Wire, orRoot(mu.Pointer), mu.Change), Level: Must,
-			Source: "JSON-RPC 2.0 §5.1; schema $defs/" + m.Params.Def, Expected: "error -32602"}
+		// The schema's required lists bind the sender; JSON-RPC 2.0 names
+		// -32602 for invalid params without making a receiver use it.
+		res := Result{Category: "methods", Case: fmt.Sprintf("%s %s %s", m.Wire, orRoot(mu.Pointer), mu.Change), Level: Should,
+			Source: srcRPCParams, Expected: "error -32602"}
 		if c.ensure() == nil && c.gen != gen && session != "" {
 			// The agent was restarted: the mutants name a session of
 			// the dead one.
@@ -242,8 +255,8 @@ func orRoot(p string) string {
 // order checks that no session/update of the session arrives after the
 // prompt's response (within a short grace period).
 func (r *agentRun) order(c *proc, name string, level Level, session string, resp *frame, seq int) {
-	res := Result{Category: "order", Case: name, Level: level, Source: "ACP prompt turn",
-		Expected: "every session/update of the turn before the response"}
+	res := Result{Category: "order", Case: name, Level: level, Source: srcPromptTurn,
+		Expected: "every update of the turn's own output (message, thought, tool call, plan) before the response"}
 	if !endsInResponse(r.p.Model.Turn) {
 		res.Verdict, res.Observed = Skipped, noTurnEnd
 		r.add(res)
@@ -252,13 +265,13 @@ func (r *agentRun) order(c *proc, name string, level Level, session string, resp
 	time.Sleep(200 * time.Millisecond)
 	late := 0
 	for _, f := range c.since(resp.Seq + 1) {
-		if f.Method == "session/update" && sessionOf(f) == session {
+		if turnOutput(f, session) {
 			late++
 		}
 	}
 	before := 0
 	for _, f := range c.since(seq) {
-		if f.Seq < resp.Seq && f.Method == "session/update" && sessionOf(f) == session {
+		if f.Seq < resp.Seq && turnOutput(f, session) {
 			before++
 		}
 	}
@@ -300,7 +313,7 @@ func (r *agentRun) cancel(c *proc) {
 	if t == nil {
 		return
 	}
-	res := Result{Category: "cancel", Case: "session/cancel ends the turn", Level: Must, Source: "ACP prompt turn: cancellation",
+	res := Result{Category: "cancel", Case: "session/cancel ends the turn", Level: Must, Source: srcCancel,
 		Expected: "prompt response with stopReason cancelled"}
 	if !t.Cancellable() {
 		res.Verdict, res.Observed = Skipped, noTurnEnd
@@ -315,10 +328,10 @@ func (r *agentRun) cancel(c *proc) {
 		return
 	}
 	seq := c.seq()
-	id, err := c.send("session/prompt", r.fill(pm.Params, r.p.example(pm.Params.Def), session, cancelText))
+	id, err := c.sendLogged("session/prompt", r.fill(pm.Params, r.p.example(pm.Params.Def), session, cancelText),
+		func(id string) { c.run.log.expect(c.tag, id, "session/prompt") })
 	sent := 0 // frames seen when the cancel went out
 	if err == nil {
-		c.run.log.expect(c.tag, id, "session/prompt")
 		// Let the turn start before cancelling it, and a turn that ends at
 		// once end: a response before the cancel leaves nothing to cancel.
 		ctx, stop := context.WithTimeout(r.ctx, 100*time.Millisecond)
@@ -371,7 +384,9 @@ func (r *agentRun) malformed(c *proc) {
 		{"request without method", `{"jsonrpc":"2.0","id":901}`, -32600},
 		{"jsonrpc 1.0", `{"jsonrpc":"1.0","id":902,"method":"session/new","params":{}}`, -32600},
 	} {
-		res := Result{Category: "malformed", Case: k.name, Level: Must, Source: "JSON-RPC 2.0 §5, §5.1",
+		// ACP adopts JSON-RPC 2.0 but says nothing of lines that are not
+		// messages; JSON-RPC 2.0 names the codes, implementations differ.
+		res := Result{Category: "malformed", Case: k.name, Level: Should, Source: srcRPCError,
 			Expected: fmt.Sprintf("error %d", k.code)}
 		if err := c.ensure(); err != nil {
 			res.Verdict, res.Observed = Fail, err.Error()
@@ -390,7 +405,7 @@ func (r *agentRun) malformed(c *proc) {
 		}
 		r.add(res)
 	}
-	res := Result{Category: "malformed", Case: "connection survives malformed lines", Level: Should, Source: "JSON-RPC 2.0 §5",
+	res := Result{Category: "malformed", Case: "connection survives malformed lines", Level: Should, Source: srcRPCReply,
 		Expected: "error -32601 for the next unknown request"}
 	f, err := c.request("acpgen/conform_unknown", json.RawMessage(`{}`))
 	res.Verdict, res.Observed = codeVerdict(f, err, -32601)

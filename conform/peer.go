@@ -163,6 +163,11 @@ func (p *peer) read(r io.Reader) {
 			line = line[:min(len(line), 512)] // what a report quotes of it
 		}
 		f.Raw = append([]byte(nil), line...)
+		// Judged before it is published: a case that has seen the frame
+		// finds it in the log (the run's last answer included).
+		if p.onFrame != nil {
+			p.onFrame(f)
+		}
 		p.mu.Lock()
 		f.Seq = len(p.frames)
 		if f.Seq < maxFrames {
@@ -173,9 +178,6 @@ func (p *peer) read(r io.Reader) {
 			p.changed = make(chan struct{})
 		}
 		p.mu.Unlock()
-		if p.onFrame != nil {
-			p.onFrame(f)
-		}
 		if f.Bad == "" && f.Method != "" && len(f.ID) > 0 && p.onRequest != nil {
 			res, rerr := p.onRequest(f)
 			_ = p.write(replyFrame(f.ID, res, rerr))
@@ -206,10 +208,19 @@ func (p *peer) write(line []byte) error {
 
 // send writes a request and returns its id.
 func (p *peer) send(method string, params json.RawMessage) (string, error) {
+	return p.sendLogged(method, params, nil)
+}
+
+// sendLogged is send that hands the id to logged before the request goes
+// out, so that a response read at once finds its method recorded.
+func (p *peer) sendLogged(method string, params json.RawMessage, logged func(id string)) (string, error) {
 	p.mu.Lock()
 	p.nextID++
 	id := strconv.Itoa(p.nextID)
 	p.mu.Unlock()
+	if logged != nil {
+		logged(id)
+	}
 	msg := map[string]any{"jsonrpc": "2.0", "id": p.nextID, "method": method}
 	if params != nil {
 		msg["params"] = params

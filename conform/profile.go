@@ -35,6 +35,7 @@ type Profile struct {
 	// examples holds the generated examples of every def, by def and label.
 	examples map[string]map[string][]byte
 	ref      *refschema.Validator
+	versions versionSchemas // other protocol versions' schemas, by need
 }
 
 // ProfileOptions choose the profile.
@@ -43,6 +44,9 @@ type ProfileOptions struct {
 	Channel string // "" is stable
 	Cache   string // schema cache folder; "" is the default
 	Stderr  io.Writer
+	// BaseOnly leaves the configured overlays out: the released schema
+	// alone, with neither the overlays' rules nor their gates.
+	BaseOnly bool
 }
 
 // LoadProfile reads the configuration (acpgen.json, else the release this
@@ -73,7 +77,11 @@ func LoadProfile(ctx context.Context, o ProfileOptions) (*Profile, error) {
 	if r.Lock != nil {
 		src = r.Lock.Package + "@" + r.Lock.Version + " " + ch.SchemaFile
 	}
-	return build(filepath.Join(r.Config.SchemaDir, ch.SchemaFile), ch.Overlays, ch.Name, ch.Protocol, src)
+	overlays := ch.Overlays
+	if o.BaseOnly {
+		overlays = nil
+	}
+	return build(filepath.Join(r.Config.SchemaDir, ch.SchemaFile), overlays, ch.Name, ch.Protocol, src)
 }
 
 // profileChannel picks the channel to check against (see LoadProfile).
@@ -135,6 +143,7 @@ func build(file string, overlays []string, channel string, protocol int, src str
 		Gates:    append(append([]tables.Gate{}, tables.ForProtocol(protocol)...), merged.Gates...),
 		examples: map[string]map[string][]byte{},
 	}
+	p.versions.dir = filepath.Dir(file)
 	for _, ex := range exs {
 		if p.examples[ex.Def] == nil {
 			p.examples[ex.Def] = map[string][]byte{}

@@ -16,6 +16,12 @@ const (
 	Fail    Verdict = "fail"
 	Warn    Verdict = "warn"
 	Skipped Verdict = "skipped-by-capability"
+	// Noted is an informational case whose observation differs from what
+	// it describes: recorded, never judged.
+	Noted Verdict = "noted"
+	// Blocked is a case that could not run: the agent refused to create a
+	// session until the client authenticates (-32000).
+	Blocked Verdict = "blocked"
 )
 
 // Level is the requirement level of a case, as its source words it.
@@ -24,6 +30,9 @@ type Level string
 const (
 	Must   Level = "MUST"
 	Should Level = "SHOULD"
+	// Info is a case the spec does not rule on (ACP silent, or a rule of an
+	// overlay not judged): reported, never judged.
+	Info Level = "INFO"
 )
 
 // Result is one case's outcome.
@@ -44,6 +53,8 @@ type Report struct {
 	Results []Result `json:"results"`
 	// Crashes are the agent's deaths, each with the case it died on.
 	Crashes []Crash `json:"crashes,omitempty"`
+	// Hint says how to unblock blocked cases ("" when none is blocked).
+	Hint string `json:"hint,omitempty"`
 }
 
 // Failed reports whether a MUST case failed: the run's exit status.
@@ -55,6 +66,10 @@ func (r *Report) Failed() bool {
 	}
 	return false
 }
+
+// Blocked reports whether a case was blocked (exit status 4 when no MUST
+// case failed).
+func (r *Report) Blocked() bool { return r.Counts()[Blocked] > 0 }
 
 // Counts tallies the verdicts.
 func (r *Report) Counts() map[Verdict]int {
@@ -72,9 +87,10 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(struct {
 		*Report
-		Counts map[Verdict]int `json:"counts"`
-		Failed bool            `json:"failed"`
-	}{r, r.Counts(), r.Failed()})
+		Counts  map[Verdict]int `json:"counts"`
+		Failed  bool            `json:"failed"`
+		Blocked bool            `json:"blocked"`
+	}{r, r.Counts(), r.Failed(), r.Blocked()})
 }
 
 // WriteTable writes one table per category, in the order cases ran.
@@ -91,9 +107,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 	for _, cat := range order {
 		fmt.Fprintf(w, "\n== %s\n", cat)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "case\tlevel\texpected\tobserved\tverdict")
+		fmt.Fprintln(tw, "case\tlevel\tsource\texpected\tobserved\tverdict")
 		for _, c := range by[cat] {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", c.Case, c.Level, cell(c.Expected), cell(c.Observed), c.Verdict)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.Case, c.Level, c.Source, cell(c.Expected), cell(c.Observed), c.Verdict)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -104,8 +120,11 @@ func (r *Report) WriteTable(w io.Writer) error {
 		writeCrashes(w, r.Crashes)
 	}
 	n := r.Counts()
-	_, err := fmt.Fprintf(w, "\n%d cases: %d pass, %d fail, %d warn, %d skipped-by-capability\n",
-		len(r.Results), n[Pass], n[Fail], n[Warn], n[Skipped])
+	_, err := fmt.Fprintf(w, "\n%d cases: %d pass, %d fail, %d warn, %d skipped-by-capability, %d noted, %d blocked\n",
+		len(r.Results), n[Pass], n[Fail], n[Warn], n[Skipped], n[Noted], n[Blocked])
+	if err == nil && r.Hint != "" {
+		_, err = fmt.Fprintf(w, "blocked: %s\n", r.Hint)
+	}
 	return err
 }
 

@@ -51,19 +51,17 @@ func (r *agentRun) rfd(c *proc) {
 }
 
 // source names the overlay a member comes from, for the report.
-func (r *agentRun) source(f *ir.Field, rule string) string {
-	for _, ov := range r.p.Overlays {
-		if len(f.Overlay) > 0 && ov.ID == f.Overlay[0] {
-			return "RFD " + ov.ID + ": " + rule
-		}
+func (r *agentRun) source(f *ir.Field) string {
+	if len(f.Overlay) > 0 {
+		return r.overlaySource(f.Overlay[0])
 	}
-	return "overlay: " + rule
+	return "overlay"
 }
 
 // skip records that a case was not run because the agent withholds what it
 // needs.
 func (r *agentRun) skip(name, src, why string) {
-	r.add(Result{Category: "rfd", Case: name, Level: Must, Source: src, Expected: "-", Observed: why, Verdict: Skipped})
+	r.add(Result{Category: "rfd", Case: name, Level: r.overlayLevel(), Source: src, Expected: "-", Observed: why, Verdict: Skipped})
 }
 
 // stringRules sends, for a string member (or array of strings) the overlay
@@ -78,7 +76,7 @@ func (r *agentRun) stringRules(c *proc, m *ir.Method, f *ir.Field) {
 	if ref == nil || ref.Kind != ir.String || (ref.Pattern == "" && ref.MinLength == nil) {
 		return
 	}
-	src := r.source(f, "validation of "+f.JSON)
+	src := r.source(f)
 	for _, bad := range breaking(ref) {
 		name := fmt.Sprintf("%s %s %s", m.Wire, ptr, bad.what)
 		if cap, ok := r.gated(m); ok {
@@ -91,14 +89,14 @@ func (r *agentRun) stringRules(c *proc, m *ir.Method, f *ir.Field) {
 		}
 		valid, err := r.liveParams(c, m)
 		if err != nil {
-			r.add(Result{Category: "rfd", Case: name, Level: Must, Source: src, Expected: "a live session", Observed: err.Error(), Verdict: Fail})
+			r.add(Result{Category: "rfd", Case: name, Level: r.overlayLevel(), Source: src, Expected: "a live session", Observed: err.Error(), Verdict: Fail})
 			continue
 		}
 		params := withMember(valid, f, ptr != "/"+f.JSON, bad.value)
 		if ok, err := r.p.ref.Valid(m.Params.Def, params); err != nil || ok {
 			continue // the schema lets it through: not this rule's case
 		}
-		res := Result{Category: "rfd", Case: name, Level: Must, Source: src, Expected: "error (-32602 recommended)"}
+		res := Result{Category: "rfd", Case: name, Level: r.overlayLevel(), Source: src, Expected: "error (-32602 recommended)"}
 		resp, err := c.request(m.Wire, params)
 		switch {
 		case err != nil:
@@ -172,7 +170,7 @@ func withMember(params json.RawMessage, f *ir.Field, list bool, value any) json.
 // every string, then replays the session and expects no trace of it.
 func (r *agentRun) ephemeral(c *proc, m *ir.Method, f *ir.Field) {
 	name := fmt.Sprintf("%s /%s stays out of %s replay", m.Wire, f.JSON, replayMethod)
-	src := r.source(f, f.JSON+" is not part of durable history or session replay")
+	src := r.source(f)
 	load := r.p.Method(replayMethod)
 	switch cap, gated := r.withheld(m, "/"+f.JSON); {
 	case gated:
@@ -186,7 +184,7 @@ func (r *agentRun) ephemeral(c *proc, m *ir.Method, f *ir.Field) {
 		r.skip(name, src, "the agent does not advertise "+cap)
 		return
 	}
-	res := Result{Category: "rfd", Case: name, Level: Must, Source: src, Expected: "no session/update of the replay carries the member's text"}
+	res := Result{Category: "rfd", Case: name, Level: r.overlayLevel(), Source: src, Expected: "no session/update of the replay carries the member's text"}
 	defer func() { r.add(res) }()
 	session, _, err := r.newSession(c)
 	if err != nil {
@@ -277,12 +275,12 @@ func (r *agentRun) filter(c *proc, flt ir.Filter) {
 		return
 	}
 	name := fmt.Sprintf("%s filters %s by %s", list.Wire, flt.Item, memberNames(flt))
-	src := "RFD " + flt.Source + ": " + list.Wire + " filtering"
+	src := r.overlaySource(flt.Source)
 	if cap, gated := r.gated(list); gated {
 		r.skip(name, src, "the agent does not advertise "+cap)
 		return
 	}
-	res := Result{Category: "rfd", Case: name, Level: Must, Source: src, Expected: "only matching items, the matching session among them"}
+	res := Result{Category: "rfd", Case: name, Level: r.overlayLevel(), Source: src, Expected: "only matching items, the matching session among them"}
 	defer func() { r.add(res) }()
 	want, err := r.filterSessions(c, list, create, flt)
 	if err != nil {

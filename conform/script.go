@@ -431,11 +431,11 @@ func (s *script) probeFile(session string) string {
 
 func (s *script) request(method string, params json.RawMessage) (*frame, error) {
 	seq := s.pe.seq()
-	id, err := s.pe.send(method, params)
+	// Logged before it goes out: a response read at once finds its method.
+	id, err := s.pe.sendLogged(method, params, func(id string) { s.run.log.expect(s.tag, id, method) })
 	if err != nil {
 		return nil, err
 	}
-	s.run.log.expect(s.tag, id, method)
 	return s.pe.response(s.run.ctx, s.run.o.Timeout, seq, id)
 }
 

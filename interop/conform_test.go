@@ -28,14 +28,15 @@ var tsAgentDifferences = []string{
 }
 
 // The TypeScript SDK agent passes every conform case of this repository's
-// stable profile apart from the documented differences.
+// stable profile apart from the documented differences (the overlays' rules
+// judged: --overlays strict).
 func TestConformTypeScriptAgent(t *testing.T) {
 	requireSDK(t)
 	p, err := conform.LoadProfile(context.Background(), conform.ProfileOptions{Config: "../acpgen.json"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := conform.CheckAgent(context.Background(), p, conform.Options{Argv: []string{"node", "ts-agent.mjs"}, Timeout: 5 * time.Second})
+	rep, err := conform.CheckAgent(context.Background(), p, conform.Options{Argv: []string{"node", "ts-agent.mjs"}, Timeout: 5 * time.Second, Overlays: conform.OverlaysStrict})
 	if err != nil {
 		t.Fatal(err)
 	}

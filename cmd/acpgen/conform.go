@@ -18,7 +18,7 @@ func conformCommand() *cli.Command {
 			Usage:     "start an agent and check it: initialize, every advertised method with valid and invalid params, unknown methods, malformed frames, cancellation, the overlays' RFD rules, every frame it writes, exit on EOF",
 			ArgsUsage: "-- CMD [ARGS]",
 			Description: "The schema is the configured one (acpgen.json, else the release this acpgen was tested with), read at run time.\n" +
-				"Exit status 3 when a MUST case fails.",
+				"Exit status 3 when a MUST case fails; else 4 when cases were blocked (the agent wants authentication: --auth-method).",
 			Flags: []cli.Flag{
 				configFlag(),
 				cacheFlag(),
@@ -27,22 +27,30 @@ func conformCommand() *cli.Command {
 				&cli.DurationFlag{Name: "timeout", Value: 10 * time.Second, Usage: "per case: how long to wait for a response or an exit"},
 				&cli.IntFlag{Name: "mutants", Value: 6, Usage: "invalid params per method beyond the dropped required members"},
 				&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
+				&cli.StringFlag{Name: "overlays", Usage: "strict: judge the rules the configured overlays add at their level (by default they are informational)"},
+				&cli.BoolFlag{Name: "base-only", Usage: "check against the released schema alone, without the configured overlays"},
+				&cli.StringFlag{Name: "auth-method", Usage: "authenticate with this method id right after initialize (v1 authenticate, v2 auth/login)"},
 			},
 			Action: func(c *cli.Context) error {
 				if c.NArg() == 0 {
 					return usageErrorf(c, "no command given: %s conform agent [flags] -- CMD [ARGS]", invocation())
+				}
+				if o := c.String("overlays"); o != "" && o != conform.OverlaysStrict {
+					return usageErrorf(c, "--overlays %q: the only mode is %s (without it, overlay rules are informational)", o, conform.OverlaysStrict)
 				}
 				if c.Duration("timeout") <= 0 {
 					return fmt.Errorf("--timeout %s: a case needs a positive time limit", c.Duration("timeout"))
 				}
 				p, err := conform.LoadProfile(c.Context, conform.ProfileOptions{
 					Config: c.String("config"), Channel: c.String("channel"), Cache: c.String("cache-dir"), Stderr: c.App.ErrWriter,
+					BaseOnly: c.Bool("base-only"),
 				})
 				if err != nil {
 					return err
 				}
 				rep, err := conform.CheckAgent(c.Context, p, conform.Options{
 					Argv: c.Args().Slice(), Timeout: c.Duration("timeout"), Categories: c.StringSlice("category"), MutantsPerMethod: c.Int("mutants"),
+					Overlays: c.String("overlays"), AuthMethod: c.String("auth-method"),
 				})
 				if err != nil {
 					return err
@@ -116,5 +124,17 @@ func writeReport(c *cli.Context, rep *conform.Report) error {
 	if rep.Failed() {
 		return verdictError{"a MUST case failed"}
 	}
+	if rep.Blocked() {
+		return blockedError{"cases were blocked: " + rep.Hint}
+	}
 	return nil
 }
+
+// ExitStatusBlocked is conform's exit status when no MUST case failed but
+// cases could not run (the agent wants authentication first).
+const ExitStatusBlocked = 4
+
+// blockedError is conform's verdict that cases were blocked.
+type blockedError struct{ msg string }
+
+func (e blockedError) Error() string { return e.msg }

@@ -8,9 +8,11 @@ import (
 	"testing"
 )
 
-// TestConformExitStatus runs the command as a user does: JSON output, and
-// status 3 exactly when a MUST case fails (the broken agent's mutants), 0 on
-// the example agent.
+// TestConformExitStatus runs the command as a user does: JSON output;
+// status 3 exactly when a MUST case fails (the broken agent's overlay rules
+// under --overlays strict), 4 when cases were blocked by an authentication
+// refusal and none failed, 0 on the example agent, on the broken agent's
+// SHOULD defects, and once --auth-method unblocks it.
 func TestConformExitStatus(t *testing.T) {
 	bin := acpgenBinary(t)
 	root, _ := filepath.Abs("../..")
@@ -24,10 +26,23 @@ func TestConformExitStatus(t *testing.T) {
 	}
 	for _, c := range []struct {
 		agent string
+		flags []string
+		args  []string
 		code  int
-	}{{"agent", 0}, {"brokenagent", ExitStatusVerdict}} {
-		cmd := exec.Command(bin, "conform", "agent", "--config", filepath.Join(root, "acpgen.json"), "--json",
-			"--category", "methods", "--timeout", "3s", "--", filepath.Join(agents, c.agent))
+	}{
+		{"agent", nil, nil, 0},
+		{"brokenagent", nil, nil, 0},
+		{"brokenagent", []string{"--overlays", "strict"}, []string{"-rfd"}, ExitStatusVerdict},
+		{"brokenagent", nil, []string{"-auth"}, ExitStatusBlocked},
+		{"brokenagent", []string{"--auth-method", "conform-key"}, []string{"-auth"}, 0},
+	} {
+		args := append([]string{"conform", "agent", "--config", filepath.Join(root, "acpgen.json"), "--json",
+			"--category", "methods", "--timeout", "3s"}, c.flags...)
+		if len(c.args) > 0 && c.args[0] == "-rfd" {
+			args = append(args, "--category", "rfd")
+		}
+		args = append(append(args, "--", filepath.Join(agents, c.agent)), c.args...)
+		cmd := exec.Command(bin, args...)
 		cmd.Dir = t.TempDir()
 		out, err := cmd.Output()
 		code := 0
@@ -37,7 +52,7 @@ func TestConformExitStatus(t *testing.T) {
 			t.Fatal(err)
 		}
 		if code != c.code {
-			t.Errorf("%s: exit %d, want %d", c.agent, code, c.code)
+			t.Errorf("%s %v %v: exit %d, want %d", c.agent, c.flags, c.args, code, c.code)
 		}
 		var rep struct {
 			Results []struct{ Category, Verdict string }
@@ -46,7 +61,7 @@ func TestConformExitStatus(t *testing.T) {
 			t.Fatalf("%s: not a JSON report (%v): %.200s", c.agent, err, out)
 		}
 		for _, r := range rep.Results {
-			if r.Category != "methods" {
+			if r.Category != "methods" && r.Category != "rfd" && r.Category != "initialize" {
 				t.Errorf("%s: category %s outside --category methods", c.agent, r.Category)
 			}
 		}
@@ -58,6 +73,7 @@ func TestConformExitStatus(t *testing.T) {
 		{[]string{"conform", "agent"}, "no command given: acpgen conform agent"},
 		{[]string{"conform", "agent", "--timeout", "0s", "--", "true"}, "--timeout 0s: a case needs a positive time limit"},
 		{[]string{"conform", "nope"}, `acpgen: no command "nope"; acpgen --help lists them`},
+		{[]string{"conform", "agent", "--overlays", "loose", "--", "true"}, `--overlays "loose": the only mode is strict`},
 	} {
 		cmd := exec.Command(bin, c.args...)
 		cmd.Dir = t.TempDir() // no module: hints name plain acpgen

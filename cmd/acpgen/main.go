@@ -50,12 +50,15 @@ const (
 // exitStatus maps an error to the process's exit status.
 func exitStatus(ctx context.Context, err error) int {
 	var v verdictError
+	var b blockedError
 	var u usageError
 	switch {
 	case ctx.Err() != nil: // the error is how the interrupted step ended
 		return ExitStatusInterrupted
 	case errors.As(err, &v):
 		return ExitStatusVerdict
+	case errors.As(err, &b):
+		return ExitStatusBlocked
 	case errors.As(err, &u):
 		return ExitStatusUsage
 	}

@@ -155,6 +155,13 @@ func (a *agentV2) SessionPrompt(ctx context.Context, p *acp2.PromptRequest) (*ac
 	if s == nil {
 		return nil, acp2.NewResourceNotFoundError(map[string]any{"sessionId": p.SessionID})
 	}
+	// The v2 schema: a content block type the agent does not support is
+	// refused with -32602, before the prompt is inserted.
+	for i, b := range p.Prompt {
+		if b.Other != nil {
+			return nil, acp2.NewInvalidParamsError(map[string]any{"pointer": fmt.Sprintf("/prompt/%d/type", i), "unsupported": b.Other.Type})
+		}
+	}
 	select {
 	case s.turn <- struct{}{}:
 	case <-cancelled:

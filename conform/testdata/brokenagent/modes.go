@@ -6,9 +6,138 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 )
 
-// Modes: each flag breaks one more rule conform checks, and nothing else.
+// Modes beside the defects, each a correct behaviour conform must not fail:
+//
+//	-auth        lists the auth method "conform-key" and answers session/new
+//	             with -32000 (authentication required) until authenticate
+//	             names it
+//	-chatty      sends session_info_update and available_commands_update
+//	             after every prompt's response (session-level updates)
+//	-late        sends an agent_message_chunk after the prompt's response
+//	             (turn output after the turn: a defect)
+//	-modes       advertises the modes "ask" and "code" and the config option
+//	             "effort" in session/new; set_mode and set_config_option
+//	             accept those and answer -32602 for anything else (the
+//	             defect -partial-config-options, below, builds on it)
+//	-negotiate=N answers an initialize asking for more than 1 with version
+//	             N and a v2 InitializeResponse body (invalid under v1)
+var (
+	authMode   = has("-auth")
+	chattyMode = has("-chatty")
+	lateMode   = has("-late")
+	modesMode  = has("-modes")
+	negotiate  = argValue("-negotiate=")
+)
+
+var authenticated bool
+
+func argValue(prefix string) string {
+	for _, a := range os.Args[1:] {
+		if v, ok := strings.CutPrefix(a, prefix); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// initResult is the initialize result for the requested version.
+func initResult(requested int) any {
+	if negotiate != "" && requested > 1 {
+		var v int
+		_ = json.Unmarshal([]byte(negotiate), &v)
+		return map[string]any{"protocolVersion": v, "info": map[string]any{"name": "brokenagent", "version": "0"},
+			"capabilities": map[string]any{}, "authMethods": []any{map[string]any{"type": "agent", "methodId": "conform-key", "name": "Key"}}}
+	}
+	res := map[string]any{"protocolVersion": 1, "agentCapabilities": capabilities()}
+	if authMode {
+		res["authMethods"] = []any{map[string]any{"id": "conform-key", "name": "Key"}}
+	}
+	return res
+}
+
+// login handles authenticate's method id.
+func login(methodID string) {
+	if methodID == "conform-key" {
+		authenticated = true
+	}
+}
+
+// refused answers a session/new the agent will not serve yet.
+func refused(id json.RawMessage) bool {
+	if authMode && !authenticated {
+		fail(id, -32000, "Authentication required", nil)
+		return true
+	}
+	return false
+}
+
+// sessionState is what session/new's result advertises besides the id.
+func sessionState(res map[string]any) map[string]any {
+	if modesMode {
+		res["modes"] = map[string]any{"currentModeId": "ask", "availableModes": []any{
+			map[string]any{"id": "ask", "name": "Ask"}, map[string]any{"id": "code", "name": "Code"}}}
+		res["configOptions"] = configOptions()
+	}
+	return res
+}
+
+// configOptions are the options a session lists with -modes: "effort", and
+// "model" after it with -partial-config-options.
+func configOptions() []any {
+	opt := func(id, current, other string) any {
+		return map[string]any{"id": id, "name": id, "type": "select", "currentValue": current,
+			"options": []any{map[string]any{"value": current, "name": current}, map[string]any{"value": other, "name": other}}}
+	}
+	opts := []any{opt("effort", "low", "high")}
+	if partialConfig {
+		opts = append(opts, opt("model", "fast", "deep"))
+	}
+	return opts
+}
+
+// setState answers set_mode and set_config_option: known ids succeed.
+func setState(id json.RawMessage, method string, params json.RawMessage) {
+	var p struct {
+		ModeID   string `json:"modeId"`
+		ConfigID string `json:"configId"`
+		Value    string `json:"value"`
+	}
+	_ = json.Unmarshal(params, &p)
+	switch {
+	case !modesMode:
+		fail(id, -32601, "Method not found", method)
+	case method == "session/set_mode" && (p.ModeID == "ask" || p.ModeID == "code"):
+		reply(id, map[string]any{})
+	case method == "session/set_config_option" && p.ConfigID == "effort" && (p.Value == "low" || p.Value == "high"):
+		opts := configOptions()
+		if partialConfig {
+			opts = opts[:1] // the changed option only: the defect
+		}
+		reply(id, map[string]any{"configOptions": opts})
+	default:
+		fail(id, -32602, "Invalid params", "unknown id")
+	}
+}
+
+// afterTurn sends what the modes add once a prompt has been answered.
+func afterTurn(sid string) {
+	if chattyMode {
+		update(sid, map[string]any{"sessionUpdate": "session_info_update", "title": "conformance"})
+		update(sid, map[string]any{"sessionUpdate": "available_commands_update", "availableCommands": []any{}})
+	}
+	if lateMode {
+		update(sid, map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": "late"}})
+	}
+}
+
+func update(sid string, u map[string]any) {
+	send(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{"sessionId": sid, "update": u}})
+}
+
+// Defects: each flag breaks one more rule conform checks, and nothing else.
 var (
 	// crashNonObject exits on params that are neither object nor array.
 	crashNonObject = has("-crash-on-nonobject-params")
@@ -28,8 +157,8 @@ var (
 	foreignUpdate = has("-foreign-session-update")
 	// loadFirst answers session/load before replaying (with -rfd).
 	loadFirst = has("-load-answer-first")
-	// partialConfig lists two config options and answers
-	// session/set_config_option with the changed one only.
+	// partialConfig (with -modes) lists a second config option and
+	// answers session/set_config_option with the changed one only.
 	partialConfig = has("-partial-config-options")
 )
 
@@ -79,34 +208,4 @@ func sendUpdate(params map[string]any) {
 	outMu.Lock()
 	defer outMu.Unlock()
 	_, _ = os.Stdout.Write(append(b, '\n'))
-}
-
-// configOptions are the options a session lists with partialConfig.
-func configOptions() []any {
-	opt := func(id string) map[string]any {
-		return map[string]any{"id": id, "name": id, "type": "select", "currentValue": "a",
-			"options": []any{map[string]any{"value": "a", "name": "A"}, map[string]any{"value": "b", "name": "B"}}}
-	}
-	return []any{opt("model"), opt("effort")}
-}
-
-// setConfigOption answers with the changed option only: the defect.
-// Invalid params get -32602, so no other case changes.
-func setConfigOption(id, params json.RawMessage) {
-	var p struct {
-		SessionID string `json:"sessionId"`
-		ConfigID  string `json:"configId"`
-		Value     any    `json:"value"`
-	}
-	if json.Unmarshal(params, &p) != nil || p.SessionID == "" || p.ConfigID == "" || p.Value == nil {
-		fail(id, -32602, "Invalid params", nil)
-		return
-	}
-	for _, o := range configOptions() {
-		if o.(map[string]any)["id"] == p.ConfigID {
-			reply(id, map[string]any{"configOptions": []any{o}})
-			return
-		}
-	}
-	fail(id, -32602, "Invalid params", "unknown configId")
 }

@@ -1,0 +1,104 @@
+package conform
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// authRequired is the schema's "Authentication required" error code: an
+// agent answers it to session creation until the client authenticates.
+const authRequired = -32000
+
+// authState is what the run learnt about the agent's authentication.
+type authState struct {
+	// refused is the agent's answer to session/new when it was -32000.
+	refused string
+}
+
+// loginMethod is the method that authenticates: v1's authenticate, v2's
+// auth/login.
+func (r *agentRun) loginMethod() string {
+	for _, w := range []string{"auth/login", "authenticate"} {
+		if r.p.Method(w) != nil {
+			return w
+		}
+	}
+	return ""
+}
+
+// authenticate runs the login the user chose (--auth-method) right after
+// initialize, so that session-dependent cases can run. Its case is
+// informational: an agent may need a login the checker cannot complete.
+func (r *agentRun) authenticate(c *proc) {
+	if r.o.AuthMethod == "" {
+		return
+	}
+	method := r.loginMethod()
+	res := Result{Category: "initialize", Case: "authenticates with --auth-method " + r.o.AuthMethod, Level: Info,
+		Source: srcAuth, Expected: "a result from " + method}
+	if method == "" {
+		res.Verdict, res.Observed = Noted, "this profile has no authentication method"
+		r.add(res)
+		return
+	}
+	f, err := c.request(method, r.loginParams())
+	switch {
+	case err != nil:
+		res.Verdict, res.Observed = Fail, err.Error()
+	case f.Error != nil:
+		res.Verdict, res.Observed = Fail, describe(f)
+	default:
+		res.Verdict, res.Observed = Pass, describe(f)
+	}
+	r.add(res)
+}
+
+func (r *agentRun) loginParams() json.RawMessage {
+	params, _ := json.Marshal(map[string]string{"methodId": r.o.AuthMethod})
+	return params
+}
+
+// login authenticates an agent process started for a group of cases or
+// restarted after a crash, as authenticate did the first; its outcome is
+// authenticate's case, and a refusal shows as blocked cases.
+func (c *proc) login() {
+	if method := c.run.loginMethod(); c.run.o.AuthMethod != "" && method != "" {
+		_, _ = c.roundTrip(method, c.run.loginParams())
+	}
+}
+
+// refusedSession notes a -32000 answer to session creation: every case that
+// needs a session is blocked from then on.
+func (r *agentRun) refusedSession(f *frame) {
+	if codeIs(f, authRequired) && r.auth.refused == "" {
+		r.auth.refused = describe(f)
+	}
+}
+
+// hint says how to unblock the run: authenticate first, with one of the
+// methods the agent listed in its initialize result.
+func (r *agentRun) hint() string {
+	if r.auth.refused == "" {
+		return ""
+	}
+	var res struct {
+		AuthMethods []struct {
+			ID       string `json:"id"`       // v1
+			MethodID string `json:"methodId"` // v2
+		} `json:"authMethods"`
+	}
+	_ = json.Unmarshal(r.caps, &res)
+	var ids []string
+	for _, m := range res.AuthMethods {
+		ids = append(ids, m.ID+m.MethodID)
+	}
+	lists := "the agent lists no authMethods"
+	if len(ids) > 0 {
+		lists = fmt.Sprintf("the agent lists authMethods [%s]", strings.Join(ids, ", "))
+	}
+	if r.o.AuthMethod != "" {
+		return fmt.Sprintf("session/new answered %s after --auth-method %s; %s", r.auth.refused, r.o.AuthMethod, lists)
+	}
+	return fmt.Sprintf("session/new answered %s: authenticate first: --auth-method ID; %s", r.auth.refused, lists)
+}

@@ -1,0 +1,192 @@
+package conform
+
+import (
+	"strings"
+	"testing"
+)
+
+// Every case names the rule it rests on, at a level that rule gives: the
+// table prints the source column, the JSON carries it.
+func TestCasesNameTheirSource(t *testing.T) {
+	rep := check(t, buildCmd(t, "./examples/agent"), "before-initialize", "initialize", "unknown-method", "methods", "order", "malformed", "exit", "frames")
+	levels := map[string]Level{}
+	// The checks on sessions and on every response, by case name prefix:
+	// the level and source their rule gives.
+	rules := map[string]struct {
+		level  Level
+		source string
+	}{
+		"frames/response ids":                                        {Must, srcRPCResponse},
+		"frames/responses result or error":                           {Must, srcRPCResponse},
+		"frames/lines in UTF-8":                                      {Must, srcUTF8},
+		"methods/session/new gives a new sessionId each time":        {Must, srcSessionID},
+		"methods/session/set_config_option answers every option":     {Should, srcConfigSet},
+		"order/session/prompt updates name the turn's session":       {Should, srcUpdateSession},
+		"order/session/load replays the history before its response": {Must, srcLoadReplay},
+	}
+	seen := map[string]bool{}
+	for _, r := range rep.Results {
+		if r.Source == "" || (r.Level != Must && r.Level != Should && r.Level != Info) {
+			t.Errorf("%s: %s: level %q, source %q", r.Category, r.Case, r.Level, r.Source)
+		}
+		for name, want := range rules {
+			if strings.HasPrefix(r.Category+"/"+r.Case, name) {
+				seen[name] = true
+				if r.Level != want.level || r.Source != want.source {
+					t.Errorf("%s: level %s, source %q; want %s, %q", name, r.Level, r.Source, want.level, want.source)
+				}
+			}
+		}
+		switch {
+		case r.Category == "methods" && r.Expected == "error -32602":
+			levels["mutant"] = r.Level
+		case r.Category == "malformed" || r.Category == "exit" || r.Category == "before-initialize":
+			levels[r.Category] = r.Level
+		}
+	}
+	for k, want := range map[string]Level{"mutant": Should, "malformed": Should, "exit": Info, "before-initialize": Info} {
+		if levels[k] != want {
+			t.Errorf("%s cases: level %q, want %s", k, levels[k], want)
+		}
+	}
+	for name := range rules {
+		if !seen[name] {
+			t.Errorf("no case %s", name)
+		}
+	}
+	var b strings.Builder
+	if err := rep.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"case  ", "source", srcRPCParams, srcRPCNotify} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q", want)
+		}
+	}
+}
+
+// An agent that answers session/new with -32000 (authentication required):
+// the session-dependent cases are blocked with a hint naming its auth
+// methods, not failed; with AuthMethod the checker authenticates first and
+// they run.
+func TestAuthRefusalBlocks(t *testing.T) {
+	bin := buildCmd(t, "./conform/testdata/brokenagent")
+	cats := []string{"initialize", "methods", "cancel", "order"}
+	rep := checkOpts(t, "", Options{Argv: []string{bin, "-auth"}, Categories: cats})
+	blocked := map[string]bool{}
+	for _, r := range rep.Results {
+		if r.Verdict == Blocked {
+			blocked[r.Category+"/"+r.Case] = true
+		}
+		if r.Verdict == Fail && r.Level == Must {
+			t.Errorf("%s: %s: MUST failure, observed %s", r.Category, r.Case, r.Observed)
+		}
+	}
+	for _, want := range []string{"methods/session/new valid params", "methods/session/prompt valid params", "cancel/session/cancel ends the turn"} {
+		if !blocked[want] {
+			t.Errorf("%s not blocked (blocked: %v)", want, blocked)
+		}
+	}
+	if rep.Failed() || !rep.Blocked() {
+		t.Errorf("Failed() %v, Blocked() %v; want false, true", rep.Failed(), rep.Blocked())
+	}
+	if want := "authenticate first: --auth-method ID; the agent lists authMethods [conform-key]"; !strings.Contains(rep.Hint, want) {
+		t.Errorf("hint %q, want it to contain %q", rep.Hint, want)
+	}
+
+	rep = checkOpts(t, "", Options{Argv: []string{bin, "-auth"}, Categories: cats, AuthMethod: "conform-key"})
+	ran := map[string]Verdict{}
+	for _, r := range rep.Results {
+		ran[r.Category+"/"+r.Case] = r.Verdict
+		if r.Verdict == Blocked {
+			t.Errorf("%s: %s: blocked after authenticating", r.Category, r.Case)
+		}
+	}
+	for _, c := range []string{"initialize/authenticates with --auth-method conform-key", "methods/session/new valid params", "cancel/session/cancel ends the turn"} {
+		if ran[c] != Pass {
+			t.Errorf("%s: %q, want pass", c, ran[c])
+		}
+	}
+	if rep.Failed() || rep.Blocked() || rep.Hint != "" {
+		t.Errorf("Failed() %v, Blocked() %v, hint %q after authenticating", rep.Failed(), rep.Blocked(), rep.Hint)
+	}
+}
+
+// Session-level updates after a turn's response (session_info_update,
+// available_commands_update) are not late turn output; an
+// agent_message_chunk after it is.
+func TestSessionUpdatesAfterTurn(t *testing.T) {
+	bin := buildCmd(t, "./conform/testdata/brokenagent")
+	for _, c := range []struct {
+		mode string
+		want Verdict
+	}{{"-chatty", Pass}, {"-late", Fail}} {
+		rep := checkArgs(t, []string{bin, c.mode}, "order")
+		var ordering []Result
+		for _, r := range rep.Results {
+			if r.Source == srcPromptTurn {
+				ordering = append(ordering, r)
+			}
+		}
+		if len(ordering) != 2 {
+			t.Fatalf("%s: %d turn ordering cases, want 2", c.mode, len(ordering))
+		}
+		for _, r := range ordering {
+			if r.Verdict != c.want {
+				t.Errorf("%s: %s: %s (observed %s), want %s", c.mode, r.Case, r.Verdict, r.Observed, c.want)
+			}
+		}
+	}
+}
+
+// The set_mode and set_config_option probes use the modes and options the
+// agent advertised in session/new's result.
+func TestProbesUseAdvertisedIDs(t *testing.T) {
+	rep := checkArgs(t, []string{buildCmd(t, "./conform/testdata/brokenagent"), "-modes"}, "methods")
+	seen := 0
+	for _, r := range rep.Results {
+		if r.Case == "session/set_mode valid params" || r.Case == "session/set_config_option valid params" {
+			seen++
+			if r.Verdict != Pass {
+				t.Errorf("%s: %s, observed %s", r.Case, r.Verdict, r.Observed)
+			}
+		}
+	}
+	if seen != 2 {
+		t.Errorf("%d set_mode/set_config_option valid params cases, want 2", seen)
+	}
+}
+
+// An agent that negotiates 65535 down to 2 has its initialize result
+// validated against the v2 schema, not v1's; one that negotiates a version
+// this release has no schema of is noted once, with no schema failure.
+func TestNegotiatedVersionPicksSchema(t *testing.T) {
+	bin := buildCmd(t, "./conform/testdata/brokenagent")
+	rep := checkArgs(t, []string{bin, "-negotiate=2"}, "initialize", "frames")
+	v2 := false
+	for _, r := range rep.Results {
+		if r.Verdict == Fail {
+			t.Errorf("-negotiate=2: %s: %s failed: %s", r.Category, r.Case, r.Observed)
+		}
+		v2 = v2 || strings.HasPrefix(r.Case, "result of initialize (protocol 2)")
+	}
+	if !v2 {
+		t.Error("-negotiate=2: no frames case validated against protocol 2")
+	}
+	rep = checkArgs(t, []string{bin, "-negotiate=3"}, "initialize", "frames")
+	mismatch := 0
+	for _, r := range rep.Results {
+		if r.Verdict == Fail {
+			t.Errorf("-negotiate=3: %s failed: %s", r.Case, r.Observed)
+		}
+		if strings.HasPrefix(r.Case, mismatchKind+" 3") {
+			mismatch++
+			if r.Level != Info || r.Verdict != Noted {
+				t.Errorf("%s: %s %s, want INFO noted", r.Case, r.Level, r.Verdict)
+			}
+		}
+	}
+	if mismatch != 1 {
+		t.Errorf("%d version mismatch cases, want 1", mismatch)
+	}
+}

@@ -1,0 +1,133 @@
+package conform
+
+import (
+	"encoding/json"
+	"sort"
+
+	"github.com/acpgen/acpgen/generator/ir"
+)
+
+// turnKinds are the session/update kinds that are a prompt turn's own
+// output. The others (session_info_update, available_commands_update,
+// current_mode_update, config option and usage updates) describe the
+// session and may come whenever the schema allows them, after a turn's
+// response too, so the ordering cases do not count them.
+var turnKinds = map[string]bool{
+	"agent_message_chunk": true,
+	"agent_thought_chunk": true,
+	"tool_call":           true,
+	"tool_call_update":    true,
+	"plan":                true,
+}
+
+// turnOutput reports whether f is a session/update of session that is turn
+// output.
+func turnOutput(f *frame, session string) bool {
+	if f.Method != "session/update" || sessionOf(f) != session {
+		return false
+	}
+	var p struct {
+		Update struct {
+			SessionUpdate string `json:"sessionUpdate"`
+		} `json:"update"`
+	}
+	_ = json.Unmarshal(f.Params, &p)
+	return turnKinds[p.Update.SessionUpdate]
+}
+
+// advertised fills the ids a method's params name agent state with what the
+// agent advertised in session/new's result (created): a mode for modeId, a
+// config option and one of its values for configId and value. Without them
+// the def's example ids name nothing the agent has.
+func (r *agentRun) advertised(m *ir.Method, params, created json.RawMessage) json.RawMessage {
+	var obj map[string]json.RawMessage
+	if m.Params == nil || json.Unmarshal(params, &obj) != nil {
+		return params
+	}
+	var state struct {
+		Modes *struct {
+			AvailableModes []struct {
+				ID json.RawMessage `json:"id"`
+			} `json:"availableModes"`
+		} `json:"modes"`
+		ConfigOptions []map[string]json.RawMessage `json:"configOptions"`
+	}
+	if json.Unmarshal(created, &state) != nil {
+		return params
+	}
+	changed := false
+	if m.Params.Member("modeId") != nil && state.Modes != nil && len(state.Modes.AvailableModes) > 0 {
+		obj["modeId"], changed = state.Modes.AvailableModes[0].ID, true
+	}
+	if m.Params.Member("configId") != nil && len(state.ConfigOptions) > 0 {
+		opt := state.ConfigOptions[0]
+		id := opt["id"] // v1
+		if id == nil {
+			id = opt["configId"] // v2
+		}
+		if id != nil {
+			obj["configId"], changed = id, true
+			if v := opt["currentValue"]; v != nil {
+				// Setting the current value is valid and changes nothing.
+				obj["value"] = v
+				if t := opt["type"]; string(t) == `"boolean"` {
+					obj["type"] = t
+				}
+			}
+		}
+	}
+	if !changed {
+		return params
+	}
+	b, _ := json.Marshal(obj)
+	return b
+}
+
+// lifecycle orders the methods the way a client calls them: logging in
+// first, the methods that end a session or the login last, the rest in
+// schema order.
+func lifecycle(methods []*ir.Method) []*ir.Method {
+	rank := func(m *ir.Method) int {
+		switch m.Wire {
+		case "authenticate", "auth/login":
+			return 0
+		case "session/close", "session/delete":
+			return 2
+		case "logout", "auth/logout":
+			return 3
+		}
+		return 1
+	}
+	out := append([]*ir.Method(nil), methods...)
+	sort.SliceStable(out, func(i, j int) bool { return rank(out[i]) < rank(out[j]) })
+	return out
+}
+
+// unsupportedBlockType is a content block type no agent supports: v2
+// reserves unknown types without "_" for future variants.
+const unsupportedBlockType = "acpgen_conform_unsupported"
+
+// unsupportedBlock sends a prompt with a content block of a type the agent
+// cannot support; the v2 schema states the answer: -32602.
+func (r *agentRun) unsupportedBlock(c *proc, m *ir.Method, valid json.RawMessage) {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(valid, &obj) != nil {
+		return
+	}
+	for _, f := range m.Params.Fields {
+		if f.Ref == nil || f.Ref.Elem == nil || f.Ref.Elem.Type == nil || f.Ref.Elem.Type.Def != "ContentBlock" {
+			continue
+		}
+		obj[f.JSON], _ = json.Marshal([]any{
+			map[string]any{"type": "text", "text": promptText},
+			map[string]any{"type": unsupportedBlockType, "text": promptText},
+		})
+		params, _ := json.Marshal(obj)
+		res := Result{Category: "methods", Case: m.Wire + " /" + f.JSON + " unsupported content block type", Level: Must,
+			Source: srcV2BlockType, Expected: "error -32602"}
+		resp, err := c.request(m.Wire, params)
+		res.Verdict, res.Observed = codeVerdict(resp, err, -32602)
+		r.add(res)
+		return
+	}
+}
