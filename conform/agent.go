@@ -133,15 +133,32 @@ func (r *results) wants(cats ...string) bool {
 }
 
 func (r *results) add(res Result) {
-	if r.pending != nil {
-		r.pending.Category, r.pending.Case = res.Category, res.Case
-		if r.wants(res.Category) {
-			r.crashes = append(r.crashes, *r.pending)
-		}
-		r.pending = nil
+	crash := r.pending
+	r.pending = nil
+	if !r.wants(res.Category) {
+		return
 	}
-	if r.wants(res.Category) {
-		r.out = append(r.out, res)
+	r.out = append(r.out, res)
+	if crash != nil {
+		crash.Category, crash.Case = res.Category, res.Case
+		r.crashes = append(r.crashes, *crash)
+		if res.Category != "exit" { // there, exiting is what is asked
+			r.out = append(r.out, survives(*crash))
+		}
+	}
+}
+
+// survives is the MUST case a death fails, whatever the level of the case
+// that caused it: a peer that exits answers none of the requests it holds
+// or is sent later.
+func survives(k Crash) Result {
+	obs := "exited (" + k.Exit + ")"
+	if k.Stderr != "" {
+		obs += "; stderr: " + k.Stderr
+	}
+	return Result{
+		Category: k.Category, Case: "keeps running after: " + k.Case, Level: Must, Source: srcRPCReply,
+		Expected: "an answer, and the process still running", Observed: obs, Verdict: Fail,
 	}
 }
 

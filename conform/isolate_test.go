@@ -66,6 +66,13 @@ func TestCrashFailsItsOwnCase(t *testing.T) {
 	for _, k := range killers {
 		delete(got, k)
 		delete(base, k)
+		// Each death also fails the MUST case of staying up, whatever the
+		// killing case's level.
+		cat, name, _ := strings.Cut(k, "/")
+		if v := got[cat+"/keeps running after: "+name]; v != Fail {
+			t.Errorf("%s: keeps-running case %s, want fail", k, v)
+		}
+		delete(got, cat+"/keeps running after: "+name)
 	}
 	if diff := changed(base, got); len(diff) > 0 {
 		t.Errorf("cases changed by the crashes:\n%s", strings.Join(diff, "\n"))
@@ -162,6 +169,7 @@ func TestCrashRestartAuthenticates(t *testing.T) {
 	for _, k := range rep.Crashes {
 		delete(got, k.Category+"/"+k.Case)
 		delete(base, k.Category+"/"+k.Case)
+		delete(got, k.Category+"/keeps running after: "+k.Case)
 	}
 	if diff := changed(base, got); len(diff) > 0 {
 		t.Errorf("cases changed by the crashes:\n%s", strings.Join(diff, "\n"))
