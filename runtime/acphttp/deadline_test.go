@@ -79,11 +79,7 @@ func TestSlowWebSocketMessageClosed(t *testing.T) {
 	url := startServer(t, NewServer(serveTest, Options{BodyTimeout: 300 * time.Millisecond, Logger: quiet()}))
 	ctx, cancel := context.WithTimeout(context.Background(), guard)
 	defer cancel()
-	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(url, "http"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.CloseNow()
+	ws := rawWebSocket(t, ctx, url)
 	ws.Write(ctx, websocket.MessageText, []byte(initBody))
 	if _, _, err := ws.Read(ctx); err != nil {
 		t.Fatal(err)

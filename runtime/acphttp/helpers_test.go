@@ -15,6 +15,7 @@ import (
 
 	"github.com/acpgen/acpgen/runtime/jsonrpc"
 	"github.com/acpgen/acpgen/runtime/wire"
+	"github.com/coder/websocket"
 )
 
 // guard bounds every wait so that a bug fails the test instead of hanging it.
@@ -102,6 +103,17 @@ func startServer(t testing.TB, s *Server) string {
 		ts.Close()
 	})
 	return ts.URL + "/acp"
+}
+
+// rawWebSocket opens a raw WebSocket to url, closed when the test ends.
+func rawWebSocket(t *testing.T, ctx context.Context, url string) *websocket.Conn {
+	t.Helper()
+	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(url, "http"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.CloseNow() })
+	return ws
 }
 
 // dialRPC dials url and runs a jsonrpc.Conn on the connection, initialized.

@@ -52,11 +52,7 @@ func TestNonTextFrameWarningsRateLimited(t *testing.T) {
 	url := startServer(t, NewServer(serveTest, Options{Logger: logs.logger()}))
 	ctx, cancel := context.WithTimeout(context.Background(), guard)
 	defer cancel()
-	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(url, "http"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.CloseNow()
+	ws := rawWebSocket(t, ctx, url)
 	const n = 10000
 	for range n {
 		if err := ws.Write(ctx, websocket.MessageBinary, []byte{0}); err != nil {

@@ -95,11 +95,7 @@ func TestInitTimeout(t *testing.T) {
 	url := startServer(t, NewServer(serveTest, Options{InitTimeout: 200 * time.Millisecond, Logger: quiet()}))
 	ctx, cancel := context.WithTimeout(context.Background(), guard)
 	defer cancel()
-	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(url, "http"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.CloseNow()
+	ws := rawWebSocket(t, ctx, url)
 	if _, _, err := ws.Read(ctx); websocket.CloseStatus(err) != websocket.StatusPolicyViolation {
 		t.Errorf("WebSocket without initialize: %v, want close 1008", err)
 	}

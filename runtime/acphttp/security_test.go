@@ -129,15 +129,11 @@ func TestMessageSizeLimit(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), guard)
 	defer cancel()
-	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(url, "http"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.CloseNow()
+	ws := rawWebSocket(t, ctx, url)
 	if err := ws.Write(ctx, websocket.MessageText, []byte(big)); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = ws.Read(ctx)
+	_, _, err := ws.Read(ctx)
 	if st := websocket.CloseStatus(err); st != websocket.StatusMessageTooBig {
 		t.Errorf("big WebSocket message: %v, want close 1009", err)
 	}
@@ -149,11 +145,7 @@ func TestProtocolRefusals(t *testing.T) {
 	url := startServer(t, NewServer(serveTest, Options{Logger: quiet()}))
 	ctx, cancel := context.WithTimeout(context.Background(), guard)
 	defer cancel()
-	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(url, "http"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.CloseNow()
+	ws := rawWebSocket(t, ctx, url)
 	ws.Write(ctx, websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":1,"method":"echo","params":{}}`))
 	if _, _, err := ws.Read(ctx); websocket.CloseStatus(err) != websocket.StatusProtocolError {
 		t.Errorf("echo before initialize: %v, want close 1002", err)
@@ -277,11 +269,7 @@ func TestShutdown(t *testing.T) {
 	url := startServer(t, s)
 	ctx, cancel := context.WithTimeout(context.Background(), guard)
 	defer cancel()
-	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(url, "http"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.CloseNow()
+	ws := rawWebSocket(t, ctx, url)
 	ws.Write(ctx, websocket.MessageText, []byte(initBody))
 	if _, _, err := ws.Read(ctx); err != nil {
 		t.Fatal(err)

@@ -178,11 +178,7 @@ func dialInitialized(t *testing.T, url string) *websocket.Conn {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), guard)
 	defer cancel()
-	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(url, "http"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.CloseNow() })
+	ws := rawWebSocket(t, ctx, url)
 	if err := ws.Write(ctx, websocket.MessageText, []byte(initBody)); err != nil {
 		t.Fatal(err)
 	}
@@ -205,11 +201,7 @@ func TestShutdownClosesConnectionsBeforeInitialize(t *testing.T) {
 	url := startServer(t, s)
 	ctx, cancel := context.WithTimeout(context.Background(), guard)
 	defer cancel()
-	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(url, "http"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.CloseNow()
+	ws := rawWebSocket(t, ctx, url)
 	receive(t, reading, "the ServeFunc")
 	wsErr := make(chan error, 1)
 	go func() { _, _, err := ws.Read(ctx); wsErr <- err }() // reading answers the close handshake
