@@ -156,10 +156,9 @@ func survives(k Crash) Result {
 	if k.Stderr != "" {
 		obs += "; stderr: " + k.Stderr
 	}
-	return Result{
-		Category: k.Category, Case: "keeps running after: " + k.Case, Level: Must, Source: srcRPCReply,
-		Expected: "an answer, and the process still running", Observed: obs, Verdict: Fail,
-	}
+	res := mustCase(kindKeepsRunning, k.Category, "keeps running after: "+k.Case, "an answer, and the process still running")
+	res.Observed, res.Verdict = obs, Fail
+	return res
 }
 
 // fresh runs fn on a newly started agent and kills its process group after.
@@ -243,8 +242,8 @@ func (r *agentRun) beforeInit(c *proc) {
 	// error only warns: the v1 params the checker sends are not a v2
 	// initialize, and routers (runtime/router, the TypeScript SDK's) hand
 	// every version from 2 up to a v2 agent, which may refuse them.
-	res := Result{Category: "initialize", Case: "protocolVersion 65535 (unsupported) negotiates down", Level: Must,
-		Source: srcVersion, Expected: "result with the latest version the agent supports (< 65535)"}
+	res := mustCase(kindNegotiates, "", "protocolVersion 65535 (unsupported) negotiates down",
+		"result with the latest version the agent supports (< 65535)")
 	f, err := c.request("initialize", r.initParams(65535))
 	res.Verdict, res.Observed = versionVerdict(f, err, func(v int) bool { return v >= 1 && v < 65535 })
 	if err == nil && f.Error != nil {
@@ -273,8 +272,8 @@ func versionVerdict(f *frame, err error, ok func(int) bool) (Verdict, string) {
 }
 
 func (r *agentRun) main(c *proc) {
-	res := Result{Category: "initialize", Case: fmt.Sprintf("protocolVersion %d is answered with %d", r.p.Protocol, r.p.Protocol), Level: Must,
-		Source: srcVersion, Expected: fmt.Sprintf("result with protocolVersion %d, valid InitializeResponse (see frames)", r.p.Protocol)}
+	res := mustCase(kindVersion, "", fmt.Sprintf("protocolVersion %d is answered with %d", r.p.Protocol, r.p.Protocol),
+		fmt.Sprintf("result with protocolVersion %d, valid InitializeResponse (see frames)", r.p.Protocol))
 	f, err := c.request("initialize", r.params)
 	res.Verdict, res.Observed = versionVerdict(f, err, func(v int) bool { return v == r.p.Protocol })
 	r.add(res)
@@ -284,7 +283,9 @@ func (r *agentRun) main(c *proc) {
 			cats = append(cats, "rfd")
 		}
 		for _, cat := range cats {
-			r.add(Result{Category: cat, Case: "(all)", Level: Must, Source: srcInit, Expected: "an initialized connection", Observed: "not run: initialize gave " + res.Observed, Verdict: Fail})
+			all := mustCase(kindInitialized, cat, "(all)", "an initialized connection")
+			all.Observed, all.Verdict = "not run: initialize gave "+res.Observed, Fail
+			r.add(all)
 		}
 		return
 	}

@@ -58,8 +58,7 @@ func (r *agentRun) sessionChecks(c *proc) {
 	if r.p.Method("session/new") == nil || !r.wants("methods") {
 		return
 	}
-	res := Result{Category: "methods", Case: "session/new gives a new sessionId each time", Level: Must,
-		Source: srcSessionID, Expected: "two distinct sessionIds"}
+	res := mustCase(kindSessionIDs, "", "session/new gives a new sessionId each time", "two distinct sessionIds")
 	a, created, errA := r.newSession(c)
 	b, _, errB := r.newSession(c)
 	switch {
@@ -151,9 +150,8 @@ func (r *agentRun) loadReplay(c *proc) {
 	if load == nil || pm == nil || !endsInResponse(r.p.Model.Turn) {
 		return
 	}
-	res := Result{Category: "order", Case: "session/load replays the history before its response", Level: Must,
-		Source:   srcLoadReplay,
-		Expected: "the prompt's history as session/update before the response"}
+	res := mustCase(kindLoadReplay, "", "session/load replays the history before its response",
+		"the prompt's history as session/update before the response")
 	if cap, gated := r.gated(load); gated {
 		res.Verdict, res.Observed = Skipped, "the agent does not advertise "+cap
 		r.add(res)
@@ -199,11 +197,11 @@ func (r *agentRun) loadReplay(c *proc) {
 }
 
 // frameRules are the frames cases on every response, by kind: what they
-// expect and the rule they rest on.
-var frameRules = map[string][2]string{
-	"lines in UTF-8":            {"every line valid UTF-8", srcUTF8},
-	"response ids":              {"an id on every response: the request's number, null only on an error (always on a parse error)", srcRPCResponse},
-	"responses result or error": {"exactly one of result and error", srcRPCResponse},
+// expect (frameKind names the rule they rest on).
+var frameRules = map[string]string{
+	"lines in UTF-8":            "every line valid UTF-8",
+	"response ids":              "an id on every response: the request's number, null only on an error (always on a parse error)",
+	"responses result or error": "exactly one of result and error",
 }
 
 // responseChecks judges the bytes and envelope of one line: UTF-8, and for

@@ -191,30 +191,26 @@ func (l *frameLog) frameResults() []Result {
 	var out []Result
 	for _, name := range names {
 		k := l.kinds[name]
-		r := Result{Category: "frames", Case: fmt.Sprintf("%s (%d)", name, k.n), Level: Must,
-			Source: "JSON-RPC 2.0 §4-5", Verdict: Pass, Observed: "all valid"}
+		kind, expected := frameMustKind(name), "valid "+k.def
 		switch {
 		case strings.HasPrefix(name, mismatchKind):
-			r.Case, r.Level, r.Source = name, Info, srcVersion
-			r.Expected = "a protocol version this release has a schema for"
+			expected = "a protocol version this release has a schema for"
 		case name == "lines":
-			r.Expected = "every line a JSON-RPC 2.0 message"
-			r.Source = srcStdio
+			expected = "every line a JSON-RPC 2.0 message"
 		case name == "error responses":
-			r.Expected = "error objects with integer code and string message"
-			r.Source = srcRPCError
+			expected = "error objects with integer code and string message"
 		case strings.HasSuffix(name, "of unknown methods"):
-			r.Expected = "only methods the " + l.checker + " handles, or _extensions"
-			r.Source = srcXSide
-		case frameRules[name][0] != "":
-			r.Expected, r.Source = frameRules[name][0], frameRules[name][1]
+			expected = "only methods the " + l.checker + " handles, or _extensions"
+		case frameRules[name] != "":
+			expected = frameRules[name]
 		case strings.HasPrefix(name, "extension"):
-			r.Expected = "extension methods (not checked)"
-			r.Source = srcExtension
-		default:
-			r.Expected = "valid " + k.def
-			r.Source = srcRequired
+			expected = "extension methods (not checked)"
 		}
+		r := Result{Category: "frames", Case: name, Level: Info, Source: srcVersion, Expected: expected}
+		if kind != "" {
+			r = mustCase(kind, "", fmt.Sprintf("%s (%d)", name, k.n), expected)
+		}
+		r.Verdict, r.Observed = Pass, "all valid"
 		if len(k.violations) > 0 {
 			r.Verdict, r.Observed = Fail, strings.Join(k.violations, "; ")
 		}

@@ -220,7 +220,7 @@ func (g *gateCheck) results(label string) []Result {
 	var out []Result
 	for _, id := range ids {
 		name := fmt.Sprintf("peer uses only granted capabilities, sends what it advertised (%d gates)", counts[id])
-		level, src := Must, "spec: capabilities; schema gates"
+		level, src, kind := Must, mustKinds[kindGates].Source, kindGates
 		if id == "" && g.overlay == nil {
 			name = fmt.Sprintf("peer uses only granted capabilities, sends what it advertised (%d gates)", len(g.gates))
 			src = "spec: capabilities; gate tables and overlays"
@@ -228,11 +228,12 @@ func (g *gateCheck) results(label string) []Result {
 		if id != "" {
 			name = fmt.Sprintf("peer follows the gates an overlay adds (%d gates)", counts[id])
 			level, src = g.overlay(id)
+			kind = ""
 		}
 		if label != "" {
 			name += ": " + label
 		}
-		r := Result{Category: "gates", Case: name, Level: level, Source: src,
+		r := Result{Category: "gates", Case: name, Level: level, Source: src, kind: kind,
 			Expected: "no gated method, member or variant without its capability; required members present",
 			Observed: "none used", Verdict: Pass}
 		sort.Strings(probs[id])

@@ -65,8 +65,9 @@ func (r *agentRun) initialized(c *proc, ph phase) {
 	c.restart = restart{on: true, reinit: true}
 	f, err := c.request("initialize", r.params)
 	if err != nil || f.Error != nil || f.Result == nil {
-		r.add(Result{Category: ph.cats[0], Case: "(all)", Level: Must, Source: srcInit, Expected: "an initialized connection",
-			Observed: "not run: initialize gave " + errOr(err, f), Verdict: Fail})
+		all := mustCase(kindInitialized, ph.cats[0], "(all)", "an initialized connection")
+		all.Observed, all.Verdict = "not run: initialize gave "+errOr(err, f), Fail
+		r.add(all)
 		return
 	}
 	c.login()

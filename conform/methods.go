@@ -77,10 +77,13 @@ func (r *results) unknownRequests(request func(string, json.RawMessage) (*frame,
 		level  Level
 		source string
 	}{
-		{"acpgen/conform_unknown", Must, srcRPCError},
+		{"acpgen/conform_unknown", Must, ""},
 		{"_acpgen/conform_unknown", Should, srcExtension},
 	} {
 		res := Result{Category: "unknown-method", Case: "request " + k.method, Level: k.level, Source: k.source, Expected: "error -32601"}
+		if k.level == Must {
+			res = mustCase(kindUnknownReq, "", res.Case, res.Expected)
+		}
 		f, err := request(k.method, json.RawMessage(`{}`))
 		res.Verdict, res.Observed = codeVerdict(f, err, -32601)
 		r.add(res)
@@ -89,8 +92,7 @@ func (r *results) unknownRequests(request func(string, json.RawMessage) (*frame,
 
 func (r *agentRun) unknownMethods(c *proc) {
 	r.unknownRequests(c.request)
-	res := Result{Category: "unknown-method", Case: "notification _acpgen/conform_note", Level: Must, Source: srcRPCNotify,
-		Expected: "no reply; the connection keeps working"}
+	res := mustCase(kindUnknownNote, "", "notification _acpgen/conform_note", "no reply; the connection keeps working")
 	seq := c.seq()
 	_ = c.notify("_acpgen/conform_note", json.RawMessage(`{}`))
 	f, err := c.request("acpgen/conform_unknown", json.RawMessage(`{}`))
@@ -158,8 +160,9 @@ func (r *agentRun) method(c *proc, m *ir.Method) {
 		session, created, err = r.newSession(c)
 	}
 	if err != nil && m.Wire != "session/new" {
-		r.add(Result{Category: "methods", Case: m.Wire + " valid params", Level: Must, Source: srcResultDef,
-			Expected: "a live session to call it on", Observed: err.Error(), Verdict: Fail})
+		res := mustCase(kindValidParams, "", m.Wire+" valid params", "a live session to call it on")
+		res.Observed, res.Verdict = err.Error(), Fail
+		r.add(res)
 		return
 	}
 	valid := r.advertised(m, r.fill(m.Params, r.p.example(m.Params.Def), session, promptText), created)
@@ -169,8 +172,7 @@ func (r *agentRun) method(c *proc, m *ir.Method) {
 		r.add(Result{Category: "methods", Case: m.Wire + " valid params", Level: Should, Source: src,
 			Expected: "result", Observed: "not sent: changes the agent's login", Verdict: Skipped})
 	} else {
-		res := Result{Category: "methods", Case: m.Wire + " valid params", Source: src, Level: Must,
-			Expected: "result valid against " + m.Result.Def}
+		res := mustCase(kindValidParams, "", m.Wire+" valid params", "result valid against "+m.Result.Def)
 		seq := c.seq()
 		f, err := c.request(m.Wire, valid)
 		switch {
@@ -257,6 +259,9 @@ func orRoot(p string) string {
 func (r *agentRun) order(c *proc, name string, level Level, session string, resp *frame, seq int) {
 	res := Result{Category: "order", Case: name, Level: level, Source: srcPromptTurn,
 		Expected: "every update of the turn's own output (message, thought, tool call, plan) before the response"}
+	if level == Must { // the cancelled turn's: after a cancel the spec's MUST
+		res = mustCase(kindCancelOrder, "", name, res.Expected)
+	}
 	if !endsInResponse(r.p.Model.Turn) {
 		res.Verdict, res.Observed = Skipped, noTurnEnd
 		r.add(res)
@@ -313,8 +318,7 @@ func (r *agentRun) cancel(c *proc) {
 	if t == nil {
 		return
 	}
-	res := Result{Category: "cancel", Case: "session/cancel ends the turn", Level: Must, Source: srcCancel,
-		Expected: "prompt response with stopReason cancelled"}
+	res := mustCase(kindCancelEnds, "", "session/cancel ends the turn", "prompt response with stopReason cancelled")
 	if !t.Cancellable() {
 		res.Verdict, res.Observed = Skipped, noTurnEnd
 		r.add(res)

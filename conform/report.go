@@ -44,6 +44,8 @@ type Result struct {
 	Expected string  `json:"expected"`
 	Observed string  `json:"observed"`
 	Verdict  Verdict `json:"verdict"`
+
+	kind string // the MUST kind (mustKinds) a MUST case judges
 }
 
 // Report is one run.

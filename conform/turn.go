@@ -123,8 +123,7 @@ func (r *agentRun) unsupportedBlock(c *proc, m *ir.Method, valid json.RawMessage
 			map[string]any{"type": unsupportedBlockType, "text": promptText},
 		})
 		params, _ := json.Marshal(obj)
-		res := Result{Category: "methods", Case: m.Wire + " /" + f.JSON + " unsupported content block type", Level: Must,
-			Source: srcV2BlockType, Expected: "error -32602"}
+		res := mustCase(kindBlockType, "", m.Wire+" /"+f.JSON+" unsupported content block type", "error -32602")
 		resp, err := c.request(m.Wire, params)
 		res.Verdict, res.Observed = codeVerdict(resp, err, -32602)
 		r.add(res)

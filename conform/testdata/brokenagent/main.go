@@ -24,6 +24,8 @@ type msg struct {
 	ID      json.RawMessage `json:"id,omitempty"`
 	Method  string          `json:"method,omitempty"`
 	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   json.RawMessage `json:"error,omitempty"`
 }
 
 var (
@@ -47,7 +49,11 @@ func fail(id json.RawMessage, code int, message string, data any) {
 	if id == nil {
 		id = json.RawMessage("null")
 	}
-	msg := map[string]any{"jsonrpc": "2.0", "id": replyID(id), "error": map[string]any{"code": code, "message": message, "data": data}}
+	obj := map[string]any{"code": code, "message": message, "data": data}
+	if noMessage {
+		delete(obj, "message")
+	}
+	msg := map[string]any{"jsonrpc": "2.0", "id": replyID(id), "error": obj}
 	if resultAndError {
 		msg["result"] = nil
 	}
@@ -102,6 +108,9 @@ func main() {
 			parseError()
 			continue
 		}
+		if m.Method == "" && (m.Result != nil || m.Error != nil) {
+			continue // the client's answer to a request of duringTurn
+		}
 		if m.JSONRPC != "2.0" || m.Method == "" {
 			fail(m.ID, -32600, "Invalid request", nil)
 			continue
@@ -118,6 +127,8 @@ func main() {
 					delete(cancelled, p.SessionID)
 				}
 				mu.Unlock()
+			} else {
+				notification(m.Method)
 			}
 			continue
 		}
@@ -137,6 +148,7 @@ func main() {
 			if p, ok := check[acp.InitializeRequest](m.ID, m.Params); ok {
 				initialized = true
 				reply(m.ID, initResult(int(p.ProtocolVersion)))
+				afterInit()
 			}
 		case acp.MethodAuthenticate:
 			if p, ok := check[acp.AuthenticateRequest](m.ID, m.Params); ok {
@@ -169,7 +181,7 @@ func main() {
 				list(m.ID)
 			}
 		default:
-			fail(m.ID, -32601, "Method not found", m.Method)
+			unknownMethod(m.ID, m.Method)
 		}
 	}
 	for { // the third defect: stdin closed, still running
@@ -200,13 +212,20 @@ func prompt(id json.RawMessage, p *acp.PromptRequest) {
 		named = sid + "-other"
 	}
 	sendUpdate(map[string]any{
-		"sessionId": named, "update": map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": "hello"}}})
+		"sessionId": named, "update": map[string]any{"sessionUpdate": "agent_message_chunk", "content": chunkContent()}})
+	duringTurn(sid)
 	if !wait {
+		if promptError {
+			fail(id, -32603, "Internal error", "prompt failed")
+			return
+		}
 		reply(id, map[string]any{"stopReason": "end_turn"})
 		afterTurn(sid)
+		afterTurnNote()
 		return
 	}
 	<-ch
-	reply(id, map[string]any{"stopReason": "cancelled"})
+	reply(id, map[string]any{"stopReason": cancelledReason()})
 	afterTurn(sid)
+	afterTurnNote()
 }

@@ -51,7 +51,7 @@ func initResult(requested int) any {
 		return map[string]any{"protocolVersion": v, "info": map[string]any{"name": "brokenagent", "version": "0"},
 			"capabilities": map[string]any{}, "authMethods": []any{map[string]any{"type": "agent", "methodId": "conform-key", "name": "Key"}}}
 	}
-	res := map[string]any{"protocolVersion": 1, "agentCapabilities": capabilities()}
+	res := map[string]any{"protocolVersion": answeredVersion(requested), "agentCapabilities": capabilities()}
 	if authMode {
 		res["authMethods"] = []any{map[string]any{"id": "conform-key", "name": "Key"}}
 	}

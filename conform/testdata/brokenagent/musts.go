@@ -1,0 +1,109 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"time"
+)
+
+// Defects of the MUST kinds no other mode breaks (conform's
+// TestEveryMustKindHasAFixture names the kind of each).
+var (
+	// echoVersion answers initialize with the version asked for, 65535
+	// included.
+	echoVersion = has("-echo-version")
+	// versionZero answers an initialize asking for 1 with version 0.
+	versionZero = has("-version-zero")
+	// unknownInternal answers an unknown method (not _-prefixed) with
+	// -32603 instead of -32601.
+	unknownInternal = has("-unknown-method-internal")
+	// answerNotes answers every notification but session/cancel with an
+	// error.
+	answerNotes = has("-answer-notifications")
+	// promptError answers a prompt that does not wait with -32603.
+	promptError = has("-prompt-error")
+	// ignoreCancel ends a cancelled turn a second after the cancel, with
+	// end_turn.
+	ignoreCancel = has("-ignore-cancel")
+	// garbageLine writes a line that is not JSON after initialize's answer.
+	garbageLine = has("-garbage-line")
+	// noMessage leaves the message out of every error object.
+	noMessage = has("-error-without-message")
+	// unknownNote sends a notification no schema defines after each turn.
+	unknownNote = has("-unknown-notification")
+	// textlessChunk sends the prompt's chunk as a text block without text.
+	textlessChunk = has("-textless-chunk")
+	// ungatedRead asks the client to read a file during each turn, though
+	// the client granted no fs capability.
+	ungatedRead = has("-ungated-read")
+)
+
+// answeredVersion is the protocolVersion initialize answers when asked for
+// requested.
+func answeredVersion(requested int) int {
+	switch {
+	case echoVersion:
+		return requested
+	case versionZero && requested == 1:
+		return 0
+	}
+	return 1
+}
+
+// afterInit sends what the modes add after initialize's answer.
+func afterInit() {
+	if garbageLine {
+		outMu.Lock()
+		defer outMu.Unlock()
+		_, _ = os.Stdout.Write([]byte("not json\n"))
+	}
+}
+
+// unknownMethod answers a request for a method the agent does not know.
+func unknownMethod(id json.RawMessage, method string) {
+	if unknownInternal && method != "" && method[0] != '_' {
+		fail(id, -32603, "Internal error", method)
+		return
+	}
+	fail(id, -32601, "Method not found", method)
+}
+
+// notification handles a notification other than session/cancel.
+func notification(method string) {
+	if answerNotes {
+		fail(nil, -32601, "Method not found", method)
+	}
+}
+
+// duringTurn sends what the modes add while a turn runs.
+func duringTurn(sid string) {
+	if ungatedRead {
+		send(map[string]any{"jsonrpc": "2.0", "id": "read-1", "method": "fs/read_text_file",
+			"params": map[string]any{"sessionId": sid, "path": "/etc/hostname"}})
+	}
+}
+
+// chunkContent is the prompt's chunk content.
+func chunkContent() map[string]any {
+	if textlessChunk {
+		return map[string]any{"type": "text"}
+	}
+	return map[string]any{"type": "text", "text": "hello"}
+}
+
+// cancelledReason is how a cancelled turn ends: after the cancel, it
+// returns cancelled; with ignoreCancel a second later, end_turn.
+func cancelledReason() string {
+	if ignoreCancel {
+		time.Sleep(time.Second)
+		return "end_turn"
+	}
+	return "cancelled"
+}
+
+// afterTurnNote sends the unknown notification of unknownNote.
+func afterTurnNote() {
+	if unknownNote {
+		send(map[string]any{"jsonrpc": "2.0", "method": "conform/not_a_method", "params": map[string]any{}})
+	}
+}
