@@ -98,9 +98,10 @@ func TestExampleAgentPasses(t *testing.T) {
 }
 
 // On the v2 channel examples/agent (its v2 side, through the router) fails
-// nothing; the prompt turn's order and cancel cases are not checked (v2 ends
-// a turn with a state update), and the three methods it does not implement
-// warn.
+// nothing: its turns report running, output, then idle with a stop reason,
+// and a cancelled one idle with stopReason cancelled. tool_call/cancel and
+// terminal/cancel are not sent (it advertises no cancellable tool call or
+// terminal), and set_config_option, which it does not implement, warns.
 func TestExampleAgentPassesV2(t *testing.T) {
 	rep := checkChannel(t, "v2", []string{buildCmd(t, "./examples/agent")})
 	if !strings.Contains(rep.Profile, "schema.v2.json (v2)") {
@@ -117,12 +118,17 @@ func TestExampleAgentPassesV2(t *testing.T) {
 			skipped = append(skipped, r.Category+"/"+r.Case)
 		}
 	}
-	if got, want := strings.Join(warned, "|"), "tool_call/cancel valid params|terminal/cancel valid params|session/set_config_option valid params"; got != want {
+	if got, want := strings.Join(warned, "|"), "session/set_config_option valid params"; got != want {
 		t.Errorf("warnings %s, want %s", got, want)
 	}
-	for _, want := range []string{"order/session/prompt response follows its session/update", "cancel/session/cancel ends the turn", "methods/auth/login"} {
+	for _, want := range []string{"methods/tool_call/cancel", "methods/terminal/cancel", "methods/auth/login"} {
 		if !slices.Contains(skipped, want) {
 			t.Errorf("%s not skipped (skipped: %q)", want, skipped)
+		}
+	}
+	for _, want := range v2TurnCases {
+		if r := find(rep, want); r == nil || r.Verdict != Pass {
+			t.Errorf("%s: %+v, want a pass", want, r)
 		}
 	}
 	if n := rep.Counts()[Pass]; n < 60 {
@@ -373,5 +379,69 @@ func TestFloodIsBounded(t *testing.T) {
 	}
 	if n := p.seq(); n != maxFrames {
 		t.Errorf("%d lines kept, want %d", n, maxFrames)
+	}
+}
+
+// v2TurnCases are the v2 prompt turn and cancel cases.
+var v2TurnCases = []string{
+	"v2 prompt turn: running, its output, then idle",
+	"v2 prompt turn's idle carries a stopReason",
+	"v2 prompt turn: none of its output after idle",
+	"v2 session/cancel ends the turn: idle with stopReason cancelled",
+	"v2 cancelled turn's updates precede its idle",
+}
+
+func find(rep *Report, name string) *Result {
+	for i := range rep.Results {
+		if rep.Results[i].Case == name {
+			return &rep.Results[i]
+		}
+	}
+	return nil
+}
+
+// examples/agent behind v2filter, which alters its v2 turns, fails the v2
+// turn case of each defect, and passes the others.
+func TestV2TurnDefects(t *testing.T) {
+	agent, filter := buildCmd(t, "./examples/agent"), buildCmd(t, "./conform/testdata/v2filter")
+	for _, tc := range []struct {
+		mode string
+		fail []string
+	}{
+		// No idle: neither the turn nor the cancelled turn ends.
+		{"-no-idle", []string{v2TurnCases[0], v2TurnCases[3]}},
+		{"-late", []string{v2TurnCases[2], v2TurnCases[4]}},
+		{"-cancel-end-turn", []string{v2TurnCases[3]}},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			rep := checkChannel(t, "v2", []string{filter, tc.mode, agent}, "order", "cancel")
+			for _, name := range v2TurnCases {
+				r := find(rep, name)
+				want := Pass
+				if slices.Contains(tc.fail, name) {
+					want = Fail
+				}
+				switch {
+				case r == nil && want == Fail:
+					t.Errorf("%s: no result", name)
+				case r != nil && r.Verdict != want:
+					t.Errorf("%s: %s (%s), want %s", name, r.Verdict, r.Observed, want)
+				}
+			}
+		})
+	}
+}
+
+// A tool call that advertises capabilities.cancel is the one
+// tool_call/cancel is sent for, in its own session; terminal/cancel, with
+// no terminal advertised, is still not sent.
+func TestV2CancelOnlyWhenAdvertised(t *testing.T) {
+	agent, filter := buildCmd(t, "./examples/agent"), buildCmd(t, "./conform/testdata/v2filter")
+	rep := checkChannel(t, "v2", []string{filter, "-tool-cancel", agent}, "methods")
+	if res := find(rep, "tool_call/cancel valid params"); res == nil || !strings.Contains(res.Expected, `"v2filter-tool"`) || res.Verdict == Skipped {
+		t.Errorf("tool_call/cancel: %+v, want it sent for the advertised tool call", res)
+	}
+	if res := find(rep, "terminal/cancel"); res == nil || res.Verdict != Skipped {
+		t.Errorf("terminal/cancel: %+v, want skipped", res)
 	}
 }

@@ -39,8 +39,11 @@ var mustFixtures = []struct {
 
 // mustExceptions are the MUST kinds no broken-agent mode can break, and why.
 var mustExceptions = map[string]string{
-	kindBlockType: "v2 only: the broken agent speaks v1",
-	kindExtension: "never fails: extension messages are recorded, not judged",
+	kindBlockType:     "v2 only: the broken agent speaks v1",
+	kindV2Turn:        "v2 only: TestV2TurnDefects breaks it with conform/testdata/v2filter -no-idle",
+	kindV2CancelEnds:  "v2 only: TestV2TurnDefects breaks it with conform/testdata/v2filter -cancel-end-turn",
+	kindV2CancelOrder: "v2 only: TestV2TurnDefects breaks it with conform/testdata/v2filter modes",
+	kindExtension:     "never fails: extension messages are recorded, not judged",
 }
 
 // mustFailures lists the failed MUST cases of rep by kind; a MUST case

@@ -135,7 +135,17 @@ func (r *agentRun) methods(c *proc) {
 				Expected: "not called: the agent lists none", Observed: "-", Verdict: Skipped})
 			continue
 		}
-		r.method(c, m)
+		if t, ok := cancelTargets[m.Wire]; ok && r.p.Protocol >= 2 {
+			at, ok := c.cancellable(t)
+			if !ok {
+				r.add(Result{Category: "methods", Case: m.Wire, Level: Must, Source: t.source,
+					Expected: "not sent: nothing the agent sent advertises capabilities.cancel", Observed: "-", Verdict: Skipped})
+				continue
+			}
+			r.method(c, m, &at)
+			continue
+		}
+		r.method(c, m, nil)
 	}
 }
 
@@ -150,13 +160,18 @@ var advertisedIn = map[string]string{"authenticate": "authMethods"}
 // checker's own sessions (the agent's login): only their mutants are sent.
 var sideEffects = map[string]bool{"authenticate": true, "logout": true, "auth/login": true, "auth/logout": true}
 
-func (r *agentRun) method(c *proc, m *ir.Method) {
+// method checks m; at, when set, is the advertised object m is sent for,
+// in its own session.
+func (r *agentRun) method(c *proc, m *ir.Method, at *advertisedObject) {
 	// Methods outside a session (authenticate, logout) need none: an agent
 	// that refuses sessions until login still gets them.
 	var session string
 	var created json.RawMessage
 	var err error
-	if m.Params.Member("sessionId") != nil || m.Wire == "session/new" {
+	switch {
+	case at != nil:
+		session = at.session
+	case m.Params.Member("sessionId") != nil || m.Wire == "session/new":
 		session, created, err = r.newSession(c)
 	}
 	if err != nil && m.Wire != "session/new" {
@@ -166,6 +181,9 @@ func (r *agentRun) method(c *proc, m *ir.Method) {
 		return
 	}
 	valid := r.advertised(m, r.fill(m.Params, r.p.example(m.Params.Def), session, promptText), created)
+	if at != nil {
+		valid = withRaw(valid, cancelTargets[m.Wire].member, at.id)
+	}
 	src := srcResultDef
 	unimplemented := false
 	if sideEffects[m.Wire] {
@@ -173,6 +191,9 @@ func (r *agentRun) method(c *proc, m *ir.Method) {
 			Expected: "result", Observed: "not sent: changes the agent's login", Verdict: Skipped})
 	} else {
 		res := mustCase(kindValidParams, "", m.Wire+" valid params", "result valid against "+m.Result.Def)
+		if at != nil {
+			res.Expected += " (for the advertised " + string(at.id) + ")"
+		}
 		seq := c.seq()
 		f, err := c.request(m.Wire, valid)
 		switch {
@@ -193,12 +214,21 @@ func (r *agentRun) method(c *proc, m *ir.Method) {
 		unimplemented = codeIs(f, -32601)
 		r.add(res)
 		if t := r.p.Model.Turn; t != nil && m == t.Prompt && f != nil {
-			r.order(c, "session/prompt response follows its session/update", Should, session, f, seq)
+			if f.Error == nil && r.v2Turn() {
+				r.promptTurnV2(c, session, f, seq)
+			} else {
+				r.order(c, "session/prompt response follows its session/update", Should, session, f, seq)
+			}
 			r.turnSession(c, session, f, seq)
 		}
 		if t := r.p.Model.Turn; t != nil && m == t.Prompt && r.p.Protocol >= 2 {
 			r.unsupportedBlock(c, m, valid)
 		}
+	}
+	if at != nil {
+		// Each mutant names no object, or another than the advertised one:
+		// a request the schema forbids sending.
+		return
 	}
 	live, gen := session, c.gen
 	for _, mu := range r.mutants(m.Params, valid) {
@@ -229,6 +259,17 @@ func (r *agentRun) method(c *proc, m *ir.Method) {
 		}
 		r.add(res)
 	}
+}
+
+// withRaw sets member of the params object to v.
+func withRaw(params json.RawMessage, member string, v json.RawMessage) json.RawMessage {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(params, &obj) != nil {
+		return params
+	}
+	obj[member] = v
+	b, _ := json.Marshal(obj)
+	return b
 }
 
 func structured(b []byte) bool {
@@ -301,6 +342,12 @@ func sessionOf(f *frame) string {
 // response and ends with a state update, which the checker does not follow.
 func endsInResponse(t *ir.Turn) bool { return t != nil && t.StopReason != nil }
 
+// v2Turn reports whether the profile's turn ends with v2's idle state
+// update: a prompt response without a stop reason, and session/cancel.
+func (r *agentRun) v2Turn() bool {
+	return r.p.Protocol >= 2 && !endsInResponse(r.p.Model.Turn) && r.p.Method("session/prompt") != nil && r.p.Method("session/cancel") != nil
+}
+
 const noTurnEnd = "not checked: this profile's prompt response does not end the turn (v2 ends it with a state update)"
 
 // cancelGrace is how long the checker waits after a turn's first update
@@ -319,6 +366,10 @@ func (r *agentRun) cancel(c *proc) {
 		return
 	}
 	res := mustCase(kindCancelEnds, "", "session/cancel ends the turn", "prompt response with stopReason cancelled")
+	if !t.Cancellable() && r.v2Turn() {
+		r.cancelV2(c)
+		return
+	}
 	if !t.Cancellable() {
 		res.Verdict, res.Observed = Skipped, noTurnEnd
 		r.add(res)

@@ -35,30 +35,37 @@ const (
 	kindExtension    = "frames: extension messages"
 	kindSchema       = "frames: messages valid against the schema"
 	kindGates        = "gates: granted capabilities"
+	// v2 profiles only.
+	kindV2Turn        = "order: v2 prompt turn running then idle"
+	kindV2CancelEnds  = "cancel: v2 session/cancel ends the turn"
+	kindV2CancelOrder = "cancel: v2 cancelled turn's updates precede its idle"
 )
 
 var mustKinds = map[string]mustKind{
-	kindNegotiates:   {"initialize", srcVersion},
-	kindVersion:      {"initialize", srcVersion},
-	kindInitialized:  {"", srcInit},
-	kindKeepsRunning: {"", srcRPCReply},
-	kindUnknownReq:   {"unknown-method", srcRPCError},
-	kindUnknownNote:  {"unknown-method", srcRPCNotify},
-	kindValidParams:  {"methods", srcResultDef},
-	kindSessionIDs:   {"methods", srcSessionID},
-	kindBlockType:    {"methods", srcV2BlockType},
-	kindLoadReplay:   {"order", srcLoadReplay},
-	kindCancelEnds:   {"cancel", srcCancel},
-	kindCancelOrder:  {"order", srcPromptTurn},
-	kindLines:        {"frames", srcStdio},
-	kindUTF8:         {"frames", srcUTF8},
-	kindResponseIDs:  {"frames", srcRPCResponse},
-	kindResultOrErr:  {"frames", srcRPCResponse},
-	kindErrorObjects: {"frames", srcRPCError},
-	kindUnknownSent:  {"frames", srcXSide},
-	kindExtension:    {"frames", srcExtension},
-	kindSchema:       {"frames", srcRequired},
-	kindGates:        {"gates", srcGates},
+	kindNegotiates:    {"initialize", srcVersion},
+	kindVersion:       {"initialize", srcVersion},
+	kindInitialized:   {"", srcInit},
+	kindKeepsRunning:  {"", srcRPCReply},
+	kindUnknownReq:    {"unknown-method", srcRPCError},
+	kindUnknownNote:   {"unknown-method", srcRPCNotify},
+	kindValidParams:   {"methods", srcResultDef},
+	kindSessionIDs:    {"methods", srcSessionID},
+	kindBlockType:     {"methods", srcV2BlockType},
+	kindLoadReplay:    {"order", srcLoadReplay},
+	kindCancelEnds:    {"cancel", srcCancel},
+	kindCancelOrder:   {"order", srcPromptTurn},
+	kindLines:         {"frames", srcStdio},
+	kindUTF8:          {"frames", srcUTF8},
+	kindResponseIDs:   {"frames", srcRPCResponse},
+	kindResultOrErr:   {"frames", srcRPCResponse},
+	kindErrorObjects:  {"frames", srcRPCError},
+	kindUnknownSent:   {"frames", srcXSide},
+	kindExtension:     {"frames", srcExtension},
+	kindSchema:        {"frames", srcRequired},
+	kindGates:         {"gates", srcGates},
+	kindV2Turn:        {"order", srcV2State},
+	kindV2CancelEnds:  {"cancel", srcV2Cancel},
+	kindV2CancelOrder: {"cancel", srcV2Cancel},
 }
 
 const srcGates = "spec: capabilities; schema gates"

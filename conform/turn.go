@@ -18,6 +18,12 @@ var turnKinds = map[string]bool{
 	"tool_call":           true,
 	"tool_call_update":    true,
 	"plan":                true,
+	// v2's
+	"agent_message":           true,
+	"agent_thought":           true,
+	"tool_call_content_chunk": true,
+	"plan_update":             true,
+	"terminal_output_chunk":   true,
 }
 
 // turnOutput reports whether f is a session/update of session that is turn
@@ -92,9 +98,12 @@ func lifecycle(methods []*ir.Method) []*ir.Method {
 		case "authenticate", "auth/login":
 			return 0
 		case "session/close", "session/delete":
-			return 2
-		case "logout", "auth/logout":
 			return 3
+		case "logout", "auth/logout":
+			return 4
+		}
+		if _, ok := cancelTargets[m.Wire]; ok {
+			return 2 // after the prompt turn that may advertise their objects
 		}
 		return 1
 	}
