@@ -162,7 +162,7 @@ func planRelease(ctx context.Context, r *config.Resolved, o source.FetchOptions,
 	var base release.Version
 	base, pl.tagged = release.Latest(tags)
 	pl.p = release.Propose(base, pl.api.Level())
-	pl.module = modulePathAt(pl.repo)
+	pl.module, _ = config.FindModule(pl.repo)
 	if pl.p.Major && pl.module != "" {
 		pl.newModule = release.MajorPath(pl.module, pl.p.Next.Major)
 	}
@@ -325,24 +325,6 @@ func releaseTags(ctx context.Context, dir string) ([]string, error) {
 		return nil, fmt.Errorf("the next version is proposed from the repository's release tags, but `git -C %s tag --list 'v*'` failed: %s", dir, msg)
 	}
 	return strings.Split(strings.TrimSpace(string(out)), "\n"), nil
-}
-
-// modulePathAt is the module path of the go.mod in or above dir, "" when none.
-func modulePathAt(dir string) string {
-	d, err := filepath.Abs(dir)
-	if err != nil {
-		return ""
-	}
-	for {
-		if data, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil {
-			return release.ModulePath(data)
-		}
-		up := filepath.Dir(d)
-		if up == d {
-			return ""
-		}
-		d = up
-	}
 }
 
 type regenerated struct {
