@@ -15,11 +15,7 @@ func namedType(r *ir.Ref) *ir.Type {
 	if r == nil || r.Kind != ir.Named {
 		return nil
 	}
-	t := r.Type
-	for t.Kind == ir.Alias && t.Target.Kind == ir.Named {
-		t = t.Target.Type
-	}
-	return t
+	return r.Type.Underlying()
 }
 
 func (e *emitter) hasGates() bool {

@@ -174,12 +174,7 @@ func JSONKind(r *Ref) string {
 	case Map:
 		return "object"
 	case Named:
-		seen := map[*Type]bool{}
-		t := r.Type
-		for t.Kind == Alias && t.Target.Kind == Named && !seen[t] {
-			seen[t] = true
-			t = t.Target.Type
-		}
+		t := r.Type.Underlying()
 		switch t.Kind {
 		case Struct, ObjectUnion:
 			return "object"
@@ -199,12 +194,8 @@ func JSONKind(r *Ref) string {
 // through an object's members are recursive types and fine.
 func (b *builder) aliasCycles() error {
 	for _, t := range b.m.Types {
-		seen := map[*Type]bool{}
-		for x := t; x.Kind == Alias && x.Target.Kind == Named; x = x.Target.Type {
-			if seen[x] {
-				return b.errf(b.schema[t], "$ref cycle with no object in between: %s refers back to itself", t.Def)
-			}
-			seen[x] = true
+		if t.Underlying().namesType() {
+			return b.errf(b.schema[t], "$ref cycle with no object in between: %s refers back to itself", t.Def)
 		}
 	}
 	return nil
@@ -1055,10 +1046,10 @@ func (b *builder) inlineStruct(t *Type, name string, br *load.Schema, skip strin
 // isAnyValue reports a shape that accepts any JSON value, directly or
 // through named aliases.
 func isAnyValue(r *Ref) bool {
-	seen := map[*Type]bool{}
-	for r.Kind == Named && r.Type.Kind == Alias && !seen[r.Type] {
-		seen[r.Type] = true
-		r = r.Type.Target
+	if r.Kind == Named {
+		if t := r.Type.Underlying(); t.Kind == Alias {
+			r = t.Target
+		}
 	}
 	return r.Kind == Raw
 }

@@ -196,11 +196,7 @@ func named(r *Ref) *Type {
 	if r == nil || r.Kind != Named {
 		return nil
 	}
-	t := r.Type
-	for t.Kind == Alias && t.Target.Kind == Named {
-		t = t.Target.Type
-	}
-	return t
+	return r.Type.Underlying()
 }
 
 func (m *Model) resolveGate(row tables.Gate) (*Gate, bool, error) {

@@ -70,6 +70,27 @@ type Type struct {
 	Uses []MethodUse
 }
 
+// Underlying follows a chain of aliases that name other named types
+// (A = B = C) to the type at its end: t itself when t is not such an alias.
+// An alias of a scalar, array, map or free-form value ends the chain. On a
+// $ref cycle (which Build rejects) it stops at an alias inside the cycle.
+func (t *Type) Underlying() *Type {
+	slow := t
+	for t.namesType() {
+		if t = t.Target.Type; !t.namesType() {
+			break
+		}
+		t, slow = t.Target.Type, slow.Target.Type
+		if t == slow {
+			break
+		}
+	}
+	return t
+}
+
+// namesType reports an alias whose target is another named type.
+func (t *Type) namesType() bool { return t.Kind == Alias && t.Target.Kind == Named }
+
 // MethodUse ties a type to a method it carries.
 type MethodUse struct {
 	Method *Method
