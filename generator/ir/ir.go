@@ -6,9 +6,9 @@ package ir
 
 import "github.com/acpgen/acpgen/generator/load"
 
-// Model is one channel (stable or unstable) of the protocol.
+// Model is one channel of the protocol: stable, unstable, v2 or v2-unstable.
 type Model struct {
-	Channel string // "stable" or "unstable"
+	Channel string // "stable", "unstable", "v2" or "v2-unstable"
 	File    string
 	Types   []*Type // named ($defs) types in schema order, each followed by its inline types
 	Methods []*Method
