@@ -88,6 +88,15 @@ func (t *Type) Underlying() *Type {
 	return t
 }
 
+// NamedType is the type a Named ref resolves to through aliases (see
+// Underlying); nil for a nil ref or any other shape.
+func (r *Ref) NamedType() *Type {
+	if r == nil || r.Kind != Named {
+		return nil
+	}
+	return r.Type.Underlying()
+}
+
 // namesType reports an alias whose target is another named type.
 func (t *Type) namesType() bool { return t.Kind == Alias && t.Target.Kind == Named }
 

@@ -33,3 +33,20 @@ func TestUnderlying(t *testing.T) {
 		}
 	}
 }
+
+// TestNamedType: a Named ref resolves through aliases; any other ref, or
+// none, has no named type.
+func TestNamedType(t *testing.T) {
+	obj := &Type{Name: "Obj", Kind: Struct}
+	a := &Type{Name: "A", Kind: Alias, Target: &Ref{Kind: Named, Type: obj}}
+	var none *Ref
+	if got := (&Ref{Kind: Named, Type: a}).NamedType(); got != obj {
+		t.Errorf("NamedType of A = %v, want Obj", got)
+	}
+	if got := none.NamedType(); got != nil {
+		t.Errorf("NamedType of nil = %v", got)
+	}
+	if got := (&Ref{Kind: Array, Elem: &Ref{Kind: Named, Type: a}}).NamedType(); got != nil {
+		t.Errorf("NamedType of an array = %v", got)
+	}
+}
