@@ -18,7 +18,7 @@ import (
 	"github.com/acpgen/acpgen/generator/release"
 	"github.com/acpgen/acpgen/generator/schemadiff"
 	"github.com/acpgen/acpgen/generator/source"
-	"github.com/google/renameio/v2"
+	"github.com/acpgen/acpgen/internal/atomicfile"
 	"github.com/urfave/cli/v2"
 )
 
@@ -398,5 +398,5 @@ func keepForRestore(paths ...string) (func() error, error) {
 // it, so a reader never sees it half written; it keeps an existing file's
 // mode, else takes perm.
 func writeFileReplacing(path string, data []byte, perm fs.FileMode) error {
-	return renameio.WriteFile(path, data, perm, renameio.WithTempDir(filepath.Dir(path)))
+	return atomicfile.Write(path, data, perm)
 }

@@ -17,7 +17,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/google/renameio/v2"
+	"github.com/acpgen/acpgen/internal/atomicfile"
 )
 
 // Package is the npm package that publishes the ACP schemas.
@@ -130,5 +130,5 @@ func writeAtomic(path string, data []byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return renameio.WriteFile(path, data, 0o644, renameio.WithTempDir(dir))
+	return atomicfile.Write(path, data, 0o644)
 }

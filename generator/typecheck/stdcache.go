@@ -18,7 +18,7 @@ import (
 	"strings"
 
 	"github.com/acpgen/acpgen/generator/source"
-	"github.com/google/renameio/v2"
+	"github.com/acpgen/acpgen/internal/atomicfile"
 	"golang.org/x/tools/go/gcexportdata"
 )
 
@@ -217,7 +217,7 @@ func writeEntry(file, path string, data []byte) error {
 	}
 	sum := sha256.Sum256(data)
 	entry := fmt.Appendf(nil, "%s %s %s\n", entryFormat, path, hex.EncodeToString(sum[:]))
-	return renameio.WriteFile(file, append(entry, data...), 0o600, renameio.WithTempDir(dir))
+	return atomicfile.Write(file, append(entry, data...), 0o600)
 }
 
 // cacheDir is the folder of this toolchain's entries, "" when acpgen has
