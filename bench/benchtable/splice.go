@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/google/renameio/v2"
+	"github.com/acpgen/acpgen/internal/atomicfile"
 )
 
 // tables returns the Markdown tables in text: each a run of lines starting
@@ -73,5 +73,5 @@ func writeInto(file string, fresh []byte) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}
-	return renameio.WriteFile(file, out, 0o644)
+	return atomicfile.Write(file, out, 0o644)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"golang.org/x/mod/module"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,6 +13,8 @@ import (
 	"github.com/acpgen/acpgen/generator/config"
 	"github.com/acpgen/acpgen/generator/source"
 	"github.com/urfave/cli/v2"
+	"golang.org/x/mod/modfile"
+	"golang.org/x/mod/module"
 )
 
 // installed says how this binary's copy of acpgen was obtained: its module
@@ -130,22 +131,16 @@ func invocation() string {
 	if mod == acpgenModule {
 		return "go run ./cmd/acpgen"
 	}
-	if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && toolDirective(string(data)) {
+	if f := readGoMod(dir); f != nil && listsAcpgenTool(f) {
 		return "go tool acpgen"
 	}
 	return "acpgen"
 }
 
-// toolDirective reports whether go.mod text lists acpgen as a tool, on its
-// own line or in a tool block.
-func toolDirective(gomod string) bool {
-	for _, line := range strings.Split(gomod, "\n") {
-		f := strings.Fields(line)
-		if slices.Contains(f, acpgenModule+"/cmd/acpgen") && (f[0] == "tool" || len(f) == 1) {
-			return true
-		}
-	}
-	return false
+// listsAcpgenTool reports whether a go.mod lists acpgen as a tool, on its own
+// line or in a tool block.
+func listsAcpgenTool(f *modfile.File) bool {
+	return slices.ContainsFunc(f.Tool, func(t *modfile.Tool) bool { return t.Path == acpgenModule+"/cmd/acpgen" })
 }
 
 // rerun is the command line the user ran, as invocation() spells it,

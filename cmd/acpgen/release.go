@@ -18,6 +18,7 @@ import (
 	"github.com/acpgen/acpgen/generator/release"
 	"github.com/acpgen/acpgen/generator/schemadiff"
 	"github.com/acpgen/acpgen/generator/source"
+	"github.com/acpgen/acpgen/internal/atomicfile"
 	"github.com/urfave/cli/v2"
 )
 
@@ -102,7 +103,7 @@ func runRelease(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileReplacing(clPath, changelog); err != nil {
+	if err := writeFileReplacing(clPath, changelog, 0o644); err != nil {
 		return fmt.Errorf("the release is pinned and generated, but the changelog is not written: %w", err)
 	}
 	pl.printWritten(w, r, versionSet, gen, clPath)
@@ -162,7 +163,7 @@ func planRelease(ctx context.Context, r *config.Resolved, o source.FetchOptions,
 	var base release.Version
 	base, pl.tagged = release.Latest(tags)
 	pl.p = release.Propose(base, pl.api.Level())
-	pl.module = modulePathAt(pl.repo)
+	pl.module, _ = config.FindModule(pl.repo)
 	if pl.p.Major && pl.module != "" {
 		pl.newModule = release.MajorPath(pl.module, pl.p.Next.Major)
 	}
@@ -327,24 +328,6 @@ func releaseTags(ctx context.Context, dir string) ([]string, error) {
 	return strings.Split(strings.TrimSpace(string(out)), "\n"), nil
 }
 
-// modulePathAt is the module path of the go.mod in or above dir, "" when none.
-func modulePathAt(dir string) string {
-	d, err := filepath.Abs(dir)
-	if err != nil {
-		return ""
-	}
-	for {
-		if data, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil {
-			return release.ModulePath(data)
-		}
-		up := filepath.Dir(d)
-		if up == d {
-			return ""
-		}
-		d = up
-	}
-}
-
 type regenerated struct {
 	root    string
 	changes []output.Change
@@ -411,32 +394,9 @@ func keepForRestore(paths ...string) (func() error, error) {
 	}, nil
 }
 
-// writeFileReplacing writes a file through a temporary file beside it, so a
-// reader never sees it half written; it keeps an existing file's mode, else
-// takes mode (0644 when not given).
-func writeFileReplacing(path string, data []byte, mode ...fs.FileMode) error {
-	perm := fs.FileMode(0o644)
-	if len(mode) > 0 {
-		perm = mode[0]
-	} else if fi, err := os.Stat(path); err == nil {
-		perm = fi.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".acpgen-*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), perm)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
+// writeFileReplacing replaces path with data through a temporary file beside
+// it, so a reader never sees it half written; it keeps an existing file's
+// mode, else takes perm.
+func writeFileReplacing(path string, data []byte, perm fs.FileMode) error {
+	return atomicfile.Write(path, data, perm)
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/acpgen/acpgen/generator/source"
 	"github.com/acpgen/acpgen/generator/typecheck"
 	"github.com/xeipuuv/gojsonschema"
+	"golang.org/x/mod/modfile"
 )
 
 // Schema is the JSON Schema of the configuration file, published in the
@@ -489,7 +490,7 @@ func FindModule(dir string) (mod, modDir string) {
 	for {
 		data, err := os.ReadFile(filepath.Join(d, "go.mod"))
 		if err == nil {
-			return modulePath(data), d
+			return modfile.ModulePath(data), d
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
@@ -497,20 +498,6 @@ func FindModule(dir string) (mod, modDir string) {
 		}
 		d = parent
 	}
-}
-
-// modulePath reads the module directive of a go.mod file.
-func modulePath(gomod []byte) string {
-	for _, line := range strings.Split(string(gomod), "\n") {
-		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "module"); ok && rest != "" && (rest[0] == ' ' || rest[0] == '\t') {
-			rest = strings.TrimSpace(rest)
-			if u, err := strconv.Unquote(rest); err == nil {
-				rest = u
-			}
-			return rest
-		}
-	}
-	return ""
 }
 
 // LockPath is the lock of the configured schema folder.

@@ -243,3 +243,27 @@ func TestFindWalksUpToTheModuleRoot(t *testing.T) {
 		t.Errorf("outside a module: found %q", f)
 	}
 }
+
+// TestFindModuleReadsTheModuleDirective: the module path is the go.mod's
+// module directive as the go command reads it (quoted, commented, or after
+// other lines), found in the nearest folder at or above dir.
+func TestFindModuleReadsTheModuleDirective(t *testing.T) {
+	for gomod, want := range map[string]string{
+		"module example.com/sdk\n\ngo 1.26.0\n":                   "example.com/sdk",
+		"// modules: one\nmodule \"example.com/q\" // trailing\n": "example.com/q",
+		"go 1.26\n\nmodule\texample.com/tab\n":                    "example.com/tab",
+		"go 1.26\n":                                               "",
+		"module\n":                                                "",
+		"modules x\n":                                             "",
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sub := filepath.Join(dir, "a", "b")
+		mod, modDir := FindModule(sub)
+		if mod != want || modDir != dir {
+			t.Errorf("FindModule under go.mod %q = %q, %q; want %q, %q", gomod, mod, modDir, want, dir)
+		}
+	}
+}

@@ -250,10 +250,7 @@ func nilable(r *ir.Ref) bool {
 	case ir.Array, ir.Map, ir.Raw, ir.Routed:
 		return true
 	case ir.Named:
-		t := r.Type
-		for t.Kind == ir.Alias && t.Target.Kind == ir.Named {
-			t = t.Target.Type
-		}
+		t := r.Type.Underlying()
 		return t.Kind == ir.Alias && nilable(t.Target)
 	}
 	return false

@@ -10,18 +10,6 @@ import (
 	"github.com/acpgen/acpgen/runtime/jsonpointer"
 )
 
-// namedType resolves aliases of a named shape.
-func namedType(r *ir.Ref) *ir.Type {
-	if r == nil || r.Kind != ir.Named {
-		return nil
-	}
-	t := r.Type
-	for t.Kind == ir.Alias && t.Target.Kind == ir.Named {
-		t = t.Target.Type
-	}
-	return t
-}
-
 func (e *emitter) hasGates() bool {
 	return e.m.Initialize() != nil
 }
@@ -209,7 +197,7 @@ func gateViolation(g *ir.Gate, ptr string, args []jen.Code) jen.Code {
 // shape cur: a variant set, an enum value, or (neither) its presence.
 func gateEnd(g *ir.Gate, capFn string, expr *jen.Statement, cur *ir.Ref, ptr string, args []jen.Code) []jen.Code {
 	denied := jen.Op("!").Id("n").Dot(capFn).Call()
-	t := namedType(cur)
+	t := cur.NamedType()
 	switch {
 	case g.Variant != nil:
 		holder := expr.Clone()
@@ -228,7 +216,7 @@ func gateEnd(g *ir.Gate, capFn string, expr *jen.Statement, cur *ir.Ref, ptr str
 func (e *emitter) gateWalkElems(g *ir.Gate, capFn string, expr *jen.Statement, cur *ir.Ref, i int, ptr string, args []jen.Code) []jen.Code {
 	st := g.Steps[i]
 	elemPtr := cur.ElemNullable && pointerable(cur.Elem)
-	if t := namedType(cur); t != nil && t.Kind == ir.Alias {
+	if t := cur.NamedType(); t != nil && t.Kind == ir.Alias {
 		elemPtr = t.Target.ElemNullable && pointerable(t.Target.Elem)
 	}
 	iv := jen.Id(fmt.Sprintf("i%d", i))
@@ -263,7 +251,7 @@ func (e *emitter) gateWalkMember(g *ir.Gate, capFn string, expr *jen.Statement, 
 	if st.Union != nil {
 		bases, guards = nil, nil
 		holder := expr.Clone()
-		if t := namedType(cur); t != nil && t.Kind == ir.Struct {
+		if t := cur.NamedType(); t != nil && t.Kind == ir.Struct {
 			holder = holder.Dot(st.Union.FieldName())
 		}
 		for _, v := range st.Via {
@@ -280,7 +268,7 @@ func (e *emitter) gateWalkMember(g *ir.Gate, capFn string, expr *jen.Statement, 
 		switch {
 		case fieldPtr(st.Field):
 			guard = val.Clone().Op("!=").Nil()
-			if namedType(st.Field.Ref) == nil || (g.EnumValue != nil && i == len(g.Steps)-1) {
+			if st.Field.Ref.NamedType() == nil || (g.EnumValue != nil && i == len(g.Steps)-1) {
 				next = jen.Op("*").Add(val.Clone())
 			}
 		case nilable(st.Field.Ref) && !st.Field.Required:
@@ -382,7 +370,7 @@ func (e *emitter) gatesTest(f *jen.File) {
 // gateValue builds a Go expression of shape cur whose value reaches the gated
 // thing from step i, and the JSON pointer the violation will carry.
 func (e *emitter) gateValue(g *ir.Gate, cur *ir.Ref, i int) (*jen.Statement, string) {
-	t := namedType(cur)
+	t := cur.NamedType()
 	if i == len(g.Steps) {
 		switch {
 		case g.Variant != nil:
@@ -442,7 +430,7 @@ func (e *emitter) zeroValue(r *ir.Ref) *jen.Statement {
 	case ir.Raw, ir.Routed:
 		return jen.Qual(WirePath, "Raw").Call(jen.Lit("{}"))
 	}
-	t := namedType(r)
+	t := r.NamedType()
 	if t.Kind == ir.Alias && nilable(t.Target) {
 		return jen.Id(r.Type.Name).Values()
 	}

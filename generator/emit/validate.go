@@ -220,13 +220,10 @@ func (e *emitter) elemValidate(r *ir.Ref, elem *jen.Statement) []jen.Code {
 // needsValidate reports whether a named type has anything to check; every
 // generated type has a validate method, so this only trims calls.
 func needsValidate(t *ir.Type) bool {
-	switch t.Kind {
+	switch t = t.Underlying(); t.Kind {
 	case ir.Enum:
 		return !t.EnumOpen
 	case ir.Alias:
-		if t.Target.Kind == ir.Named {
-			return needsValidate(t.Target.Type)
-		}
 		return t.Target.Kind != ir.String || len((&emitter{}).checksOf(t.Target, jen.Id("x"), "")) > 0
 	}
 	return true

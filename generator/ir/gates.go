@@ -192,17 +192,6 @@ func GateString(row tables.Gate) string {
 	return s + " -> " + row.Capability + " (" + row.Source + ")"
 }
 
-func named(r *Ref) *Type {
-	if r == nil || r.Kind != Named {
-		return nil
-	}
-	t := r.Type
-	for t.Kind == Alias && t.Target.Kind == Named {
-		t = t.Target.Type
-	}
-	return t
-}
-
 func (m *Model) resolveGate(row tables.Gate) (*Gate, bool, error) {
 	meth := m.method(row.Method)
 	if meth == nil {
@@ -230,7 +219,7 @@ func (m *Model) resolveGate(row tables.Gate) (*Gate, bool, error) {
 		}
 	}
 	if row.Variant != "" {
-		t := named(cur)
+		t := cur.NamedType()
 		switch {
 		case t != nil && t.Kind == Enum:
 			for _, v := range t.EnumValues {
@@ -268,12 +257,12 @@ func (m *Model) step(cur *Ref, seg string) (GateStep, error) {
 		case Map:
 			return GateStep{Kind: StepValues, Ref: cur.Elem}, nil
 		}
-		if t := named(cur); t != nil && t.Kind == Alias && (t.Target.Kind == Array || t.Target.Kind == Map) {
+		if t := cur.NamedType(); t != nil && t.Kind == Alias && (t.Target.Kind == Array || t.Target.Kind == Map) {
 			return m.step(t.Target, seg)
 		}
 		return GateStep{}, fmt.Errorf("* needs an array or map, found %s", kindOf(cur))
 	}
-	t := named(cur)
+	t := cur.NamedType()
 	if t == nil {
 		return GateStep{}, fmt.Errorf("member %q of a %s", seg, kindOf(cur))
 	}
@@ -302,7 +291,7 @@ func (m *Model) step(cur *Ref, seg string) (GateStep, error) {
 }
 
 func kindOf(r *Ref) string {
-	if t := named(r); t != nil {
+	if t := r.NamedType(); t != nil {
 		return t.Name
 	}
 	return [...]string{"string", "boolean", "integer", "number", "raw JSON value", "array", "map", "named", "routed payload"}[r.Kind]
@@ -363,7 +352,7 @@ func (m *Model) capability(path string, byAgent bool) (*CapabilityPath, error) {
 			step.Namespace, next = ns, ns.Ref
 		}
 		c.Steps = append(c.Steps, step)
-		cur = named(next)
+		cur = next.NamedType()
 		if cur != nil && cur.Kind != Struct {
 			cur = nil
 		}
@@ -374,7 +363,7 @@ func (m *Model) capability(path string, byAgent bool) (*CapabilityPath, error) {
 		c.Bool = true
 	case leaf.Kind == Array:
 		c.List = true
-	case named(leaf) != nil && named(leaf).Kind == Struct:
+	case leaf.NamedType() != nil && leaf.NamedType().Kind == Struct:
 	default:
 		return nil, fmt.Errorf("capability %q is neither a boolean, a list nor an object", path)
 	}

@@ -6,9 +6,9 @@ package ir
 
 import "github.com/acpgen/acpgen/generator/load"
 
-// Model is one channel (stable or unstable) of the protocol.
+// Model is one channel of the protocol: stable, unstable, v2 or v2-unstable.
 type Model struct {
-	Channel string // "stable" or "unstable"
+	Channel string // "stable", "unstable", "v2" or "v2-unstable"
 	File    string
 	Types   []*Type // named ($defs) types in schema order, each followed by its inline types
 	Methods []*Method
@@ -69,6 +69,36 @@ type Type struct {
 	// Methods whose params or result this type is.
 	Uses []MethodUse
 }
+
+// Underlying follows a chain of aliases that name other named types
+// (A = B = C) to the type at its end: t itself when t is not such an alias.
+// An alias of a scalar, array, map or free-form value ends the chain. On a
+// $ref cycle (which Build rejects) it stops at an alias inside the cycle.
+func (t *Type) Underlying() *Type {
+	slow := t
+	for t.namesType() {
+		if t = t.Target.Type; !t.namesType() {
+			break
+		}
+		t, slow = t.Target.Type, slow.Target.Type
+		if t == slow {
+			break
+		}
+	}
+	return t
+}
+
+// NamedType is the type a Named ref resolves to through aliases (see
+// Underlying); nil for a nil ref or any other shape.
+func (r *Ref) NamedType() *Type {
+	if r == nil || r.Kind != Named {
+		return nil
+	}
+	return r.Type.Underlying()
+}
+
+// namesType reports an alias whose target is another named type.
+func (t *Type) namesType() bool { return t.Kind == Alias && t.Target.Kind == Named }
 
 // MethodUse ties a type to a method it carries.
 type MethodUse struct {

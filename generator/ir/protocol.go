@@ -76,7 +76,7 @@ func (m *Model) lifecycle() {
 			cancelled = v
 		}
 	}
-	if stop := m.Turn.StopReason; cancelled == nil || stop == nil || named(stop.Ref) != sr {
+	if stop := m.Turn.StopReason; cancelled == nil || stop == nil || stop.Ref.NamedType() != sr {
 		return
 	}
 	t := m.Turn

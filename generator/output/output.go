@@ -113,6 +113,13 @@ const tempMarker = ".acpgen-"
 // left. Generated files in the owned folders that files no longer contains
 // are removed afterwards, as are temporary files a killed run left behind;
 // both only when they carry Header.
+//
+// The temporary files are written here rather than through renameio, the
+// module's single-file atomic writer: the commit is all-or-nothing over
+// many files, so every file is staged and closed before the first rename
+// (renameio's pending files would hold one descriptor open per file until
+// then), and the staged names carry tempMarker so a killed run's leftovers
+// are found and removed.
 func WriteContext(ctx context.Context, root string, files map[string][]byte, owned []string) (sum Summary, err error) {
 	type pending struct{ tmp, dst string }
 	var todo []pending

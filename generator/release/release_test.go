@@ -211,16 +211,3 @@ func TestPrepend(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
-
-func TestModulePath(t *testing.T) {
-	for gomod, want := range map[string]string{
-		"module example.com/sdk\n\ngo 1.26.0\n":              "example.com/sdk",
-		"// comment\nmodule \"example.com/q\" // trailing\n": "example.com/q",
-		"go 1.26\n": "",
-		"module\n":  "",
-	} {
-		if got := ModulePath([]byte(gomod)); got != want {
-			t.Errorf("ModulePath(%q) = %q, want %q", gomod, got, want)
-		}
-	}
-}

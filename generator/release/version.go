@@ -124,19 +124,3 @@ func MajorPath(module string, major int) string {
 	}
 	return module + "/v" + strconv.Itoa(major)
 }
-
-// ModulePath reads the module directive of a go.mod file ("" when there is
-// none).
-func ModulePath(gomod []byte) string {
-	for _, line := range strings.Split(string(gomod), "\n") {
-		line, _, _ = strings.Cut(line, "//")
-		f := strings.Fields(line)
-		if len(f) == 2 && f[0] == "module" {
-			if u, err := strconv.Unquote(f[1]); err == nil {
-				return u
-			}
-			return f[1]
-		}
-	}
-	return ""
-}

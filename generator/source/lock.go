@@ -16,6 +16,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/acpgen/acpgen/internal/atomicfile"
 )
 
 // Package is the npm package that publishes the ACP schemas.
@@ -121,35 +123,12 @@ func (l *Lock) Marshal() ([]byte, error) {
 	return append(data, '\n'), nil
 }
 
-// writeAtomic writes data to a temporary file beside path and renames it into
-// place, so readers see either the old or the new content, never a mix.
-func writeAtomic(path string, data []byte) (err error) {
+// writeAtomic replaces path with data through a temporary file beside it, so
+// readers see either the old or the new content, never a mix.
+func writeAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Chmod(tmp, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return atomicfile.Write(path, data, 0o644)
 }

@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/acpgen/acpgen/generator/source"
+	"github.com/acpgen/acpgen/internal/atomicfile"
 	"golang.org/x/tools/go/gcexportdata"
 )
 
@@ -209,33 +210,14 @@ func readEntry(file, path string) ([]byte, error) {
 // writeEntry replaces the entry file atomically: a temporary file beside
 // it, renamed over it, so that a concurrent reader sees the old entry, the
 // new one or none.
-func writeEntry(file, path string, data []byte) (err error) {
+func writeEntry(file, path string, data []byte) error {
 	dir := filepath.Dir(file)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			os.Remove(tmp.Name())
-		}
-	}()
 	sum := sha256.Sum256(data)
-	if _, err := fmt.Fprintf(tmp, "%s %s %s\n", entryFormat, path, hex.EncodeToString(sum[:])); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), file)
+	entry := fmt.Appendf(nil, "%s %s %s\n", entryFormat, path, hex.EncodeToString(sum[:]))
+	return atomicfile.Write(file, append(entry, data...), 0o600)
 }
 
 // cacheDir is the folder of this toolchain's entries, "" when acpgen has

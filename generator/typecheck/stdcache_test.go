@@ -267,7 +267,7 @@ func TestCacheConcurrentWrites(t *testing.T) {
 	if _, err := readEntry(file, "p"); err != nil {
 		t.Fatal(err)
 	}
-	if tmps, _ := filepath.Glob(filepath.Join(filepath.Dir(file), ".tmp-*")); len(tmps) > 0 {
-		t.Errorf("temporary files left: %v", tmps)
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(file), "*")); len(left) != 1 {
+		t.Errorf("temporary files left: %v", left)
 	}
 }

@@ -1,9 +1,11 @@
 // Package jsonpointer escapes and unescapes the reference tokens of RFC 6901
 // JSON pointers: the one copy shared by the runtime, the generator and the
-// test helpers. It lives under runtime/ because runtime packages may import
-// only the standard library and each other (generated code is type-checked
-// against them alone); it imports only the standard library, so the
-// generator can use it without depending on the wire codec. It also reads
+// test helpers. It lives under runtime/ because the runtime packages that
+// generated code imports (wire, jsonrpc) may import only the standard library
+// and each other (generated code is type-checked against them alone; acphttp,
+// which generated code does not import, also uses coder/websocket); it
+// imports only the standard library, so the generator can use it without
+// depending on the wire codec. It also reads
 // the paths that name capabilities (SplitPath): one parser for the
 // generator, conform and the test helpers.
 package jsonpointer

@@ -1,0 +1,232 @@
+package jsonrpc
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/acpgen/acpgen/runtime/wire"
+)
+
+// read holds the reading role: one goroutine at a time runs it, first the
+// one Run starts, then each one handOff starts.
+func (c *Conn) read() {
+	if err := c.readLoop(); err != errHandedOff {
+		c.readDone <- err
+	}
+}
+
+// errHandedOff ends a readLoop whose reading role passed to another goroutine
+// while it ran a request inline.
+var errHandedOff = errors.New("jsonrpc: reading handed off")
+
+// readLoop reads frames until EOF, a read error or handOff.
+func (c *Conn) readLoop() error {
+	for {
+		frame, tooBig, err := c.next()
+		if c.isClosed() {
+			return nil
+		}
+		switch {
+		case tooBig:
+			c.warn(warnTooLarge, "jsonrpc: frame too large, skipped", "max", c.maxFrame)
+			c.replyError(nil, invalidRequest(fmt.Sprintf("frame exceeds %d bytes", c.maxFrame)).rpc())
+		case !blank(frame):
+			if !c.handleFrame(frame, c.mayInline(err)) {
+				return errHandedOff
+			}
+		}
+		if err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return fmt.Errorf("jsonrpc: read: %w", err)
+		}
+	}
+}
+
+// mayInline reports whether a request just read may run inline (see
+// runInline): only when the next frame has not arrived yet, so that the
+// reader would wait anyway. Frames already buffered (a peer pipelining
+// requests) go to workers, and the reader reads on while they run. A frame
+// read with the input's end never runs inline: the goroutine taking over
+// would read past the end again.
+func (c *Conn) mayInline(err error) bool {
+	return err == nil && (c.br == nil || c.br.Buffered() == 0)
+}
+
+// next returns the next frame: a message of a MessageReader, or a line.
+func (c *Conn) next() (frame []byte, tooBig bool, err error) {
+	if c.mr == nil {
+		return c.readFrame()
+	}
+	frame, err = c.mr.ReadMessage()
+	if len(frame) > c.maxFrame {
+		return nil, true, err
+	}
+	return frame, false, err
+}
+
+// readFrame returns the next line without its terminator. A line longer than
+// maxFrame is consumed chunk by chunk and dropped (tooBig). A final line
+// without a newline is returned together with io.EOF.
+//
+// A line longer than the read buffer is kept in parts and assembled once at
+// its end, so reading it allocates twice its length (not the several times
+// that growing one slice would).
+func (c *Conn) readFrame() (frame []byte, tooBig bool, err error) {
+	limit := c.maxFrame + 2 // room for "\r\n", checked exactly below
+	var parts [][]byte
+	size := 0
+	for {
+		chunk, err := c.br.ReadSlice('\n')
+		if !tooBig {
+			switch {
+			case size+len(chunk) > limit:
+				tooBig, parts = true, nil
+			case size == 0 && err != bufio.ErrBufferFull:
+				// The usual case: the whole line was buffered. Copy it, as
+				// handlers keep slices of it after the next read.
+				frame = append(make([]byte, 0, len(chunk)), chunk...)
+			default:
+				parts = append(parts, append(make([]byte, 0, len(chunk)), chunk...))
+				size += len(chunk)
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if tooBig {
+			return nil, true, err
+		}
+		if parts != nil {
+			frame = make([]byte, 0, size)
+			for i, p := range parts {
+				frame = append(frame, p...)
+				parts[i] = nil // collectable as soon as copied
+			}
+		}
+		frame = trimEOL(frame)
+		if len(frame) > c.maxFrame {
+			return nil, true, err
+		}
+		return frame, false, err
+	}
+}
+
+func trimEOL(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		b = b[:n-1]
+	}
+	if n := len(b); n > 0 && b[n-1] == '\r' {
+		b = b[:n-1]
+	}
+	return b
+}
+
+func blank(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return false
+		}
+	}
+	return true
+}
+
+// handleFrame classifies one frame and dispatches it, on the reader goroutine.
+// It reports whether this goroutine still holds the reading role; mayInline
+// lets a request run on it (see runInline).
+func (c *Conn) handleFrame(frame []byte, mayInline bool) (reading bool) {
+	var m message
+	e := parse(&c.dec, frame, &m)
+	c.dec.Reset(nil, wire.Strict) // hold on to no frame between reads
+	if e != nil {
+		c.warn(warnRejected, "jsonrpc: rejected frame", "code", e.code, "reason", e.reason, "frame", preview(frame))
+		if m.kind == kindResponse && m.callID != 0 {
+			// Release the Call waiting for this answer rather than leave it hanging.
+			c.deliver(m.callID, m.id, callResult{err: fmt.Errorf("%w: %s", ErrMalformedResponse, e.reason)})
+		}
+		c.replyError(m.replyID, e.rpc())
+		return true
+	}
+	switch m.kind {
+	case kindRequest:
+		return c.startRequest(&m, len(frame)+FrameOverhead, mayInline)
+	case kindNotification:
+		if m.method == CancelRequestMethod {
+			c.cancelInbound(m.params)
+			return true
+		}
+		c.queueNotification(note{method: m.method, params: m.params, cost: len(frame) + FrameOverhead})
+	case kindResponse:
+		if m.callID == 0 {
+			c.logUnknownResponse(&m)
+			return true
+		}
+		var r callResult
+		if m.rpcErr != nil {
+			r.err = m.rpcErr
+		} else {
+			r.result = m.result
+		}
+		// A response must not overtake the notifications read before it: the
+		// caller may rely on their effects (ACP: a turn's session/update
+		// notifications precede its session/prompt response).
+		if !c.isDirect(m.callID) {
+			id, rawID := m.callID, append(wire.Raw(nil), m.id...)
+			if c.notes.pushIfBusy(note{then: func() { c.deliver(id, rawID, r) }}) {
+				return true
+			}
+		}
+		c.deliver(m.callID, m.id, r)
+	}
+	return true
+}
+
+// wake tells a reader waiting for room that the state it waits on changed.
+// Called with mu held.
+func (c *Conn) wake() {
+	if c.waiting {
+		c.flow.Signal()
+	}
+}
+
+// wait blocks the reader until wake. Called with mu held.
+func (c *Conn) wait() {
+	c.waiting = true
+	c.flow.Wait()
+	c.waiting = false
+}
+
+// pauseSafe reports whether the reader may stop reading until a request
+// finishes without risking a deadlock: no Call of ours waits for an answer
+// (it may be behind the frames not read yet) and no handler said it awaits
+// a later message (AwaitingInput). Called with mu held.
+func (c *Conn) pauseSafe() bool {
+	return len(c.pending) == 0 && c.awaiting == 0
+}
+
+// AwaitingInput tells the Conn that a handler may wait for a later inbound
+// message other than the answer to its own Call (which the Conn knows of):
+// an ACP prompt turn runs until session/cancel, say. Until done is called,
+// the reader never pauses for room (see "Flow control" in the package
+// documentation): a request past the bounds is refused with CodeOverloaded
+// instead, so that the awaited message is still read. done may be called more
+// than once.
+func (c *Conn) AwaitingInput() (done func()) {
+	c.mu.Lock()
+	c.awaiting++
+	c.wake()
+	c.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			c.mu.Lock()
+			c.awaiting--
+			c.wake()
+			c.mu.Unlock()
+		})
+	}
+}

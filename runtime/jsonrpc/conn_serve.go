@@ -1,0 +1,340 @@
+package jsonrpc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	"github.com/acpgen/acpgen/runtime/wire"
+)
+
+// Replies the runtime makes itself. They are shared, never mutated.
+var errOverloaded = &wire.RPCError{Code: CodeOverloaded, Message: "Server overloaded: too many requests in flight; retry later"}
+
+// startRequest admits an inbound request, once there is room for it, and
+// runs it inline (see runInline) or hands it to a worker; past the bounds,
+// when pausing is not safe, it refuses the request with CodeOverloaded. cost
+// is what the frame counts against MaxBuffered. It reports whether this
+// goroutine still holds the reading role.
+func (c *Conn) startRequest(m *message, cost int, mayInline bool) (reading bool) {
+	in := &inbound{key: idKey(m.id), cost: cost}
+	c.mu.Lock()
+	for !c.closed && !c.draining && !(c.requests < c.maxInFlight && (c.held+cost <= c.maxBuffered || c.held == 0)) {
+		if !c.pauseSafe() {
+			n, held := c.requests, c.held
+			c.mu.Unlock()
+			c.warn(warnRefused, "jsonrpc: request refused, the connection is at its bounds", "method", m.method, "id", string(m.id),
+				"inFlight", n, "maxInFlight", c.maxInFlight, "held", held, "maxBuffered", c.maxBuffered)
+			c.replyError(m.id, errOverloaded)
+			return true
+		}
+		c.wait()
+	}
+	if c.closed {
+		// Read as the connection shut down (Close, end of Run's context).
+		c.mu.Unlock()
+		c.log.Debug("jsonrpc: request read during shutdown not handled", "method", m.method, "id", string(m.id))
+		return true
+	}
+	if c.draining {
+		c.mu.Unlock()
+		c.log.Debug("jsonrpc: request read while draining refused", "method", m.method, "id", string(m.id))
+		c.replyError(m.id, errShuttingDown)
+		return true
+	}
+	c.requests++
+	c.held += cost
+	ctx, cancel := context.WithCancelCause(c.base)
+	in.cancel = cancel
+	in.next = c.inflight[in.key]
+	c.inflight[in.key] = in
+	c.wg.Add(1) // under mu, so it happens before shutdown's Wait
+	// Inline only when the reader could pause anyway (no answer or later
+	// message awaited) and a handler slot is free at once.
+	inline := mayInline && c.pauseSafe() && c.trySlot()
+	if inline {
+		c.inlining = true
+		c.runs++
+		if !c.ticking {
+			c.ticking, c.watched = true, c.runs
+			c.watchdog.Reset(inlineSlice)
+		}
+	}
+	c.mu.Unlock()
+	j := job{ctx, in, m.id, m.method, m.params}
+	if inline {
+		return c.runInline(j)
+	}
+	select {
+	case c.jobs <- j: // an idle worker takes it
+	default:
+		c.wg.Add(1)
+		go c.worker(j)
+	}
+	return true
+}
+
+// trySlot takes a handler slot if one is free.
+func (c *Conn) trySlot() bool {
+	select {
+	case c.sem <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
+// inlineSlice is the watchdog's period: a request runs inline, answer
+// written included, for one to two periods before the reading role passes to
+// a new goroutine.
+const inlineSlice = 200 * time.Microsecond
+
+// runInline runs a request on the goroutine holding the reading role, with a
+// slot already taken: no hand-off to a worker and back (two goroutine
+// switches and a wake-up per request). The reader stops meanwhile, so the
+// role passes to a new goroutine (handOff) as soon as anything makes a Call,
+// whose answer the reader must read, or once the request has run for one to
+// two inlineSlice periods (tick), as it may be waiting for anything (a
+// $/cancel_request, a later request, the peer to read our writes). It reports
+// whether this goroutine still holds the role.
+func (c *Conn) runInline(j job) (reading bool) {
+	c.answer(j, true)
+	c.mu.Lock()
+	reading = c.inlining
+	c.inlining = false
+	c.mu.Unlock()
+	c.wg.Done()
+	return reading
+}
+
+// tick is the watchdog: it hands the reading role off from a request that has
+// run inline since the last tick, and ticks again while requests run inline.
+// A watchdog rather than a timer per request: arming and stopping a timer for
+// every request would cost a good part of what running inline saves.
+func (c *Conn) tick() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.inlining {
+		c.ticking = false
+		return
+	}
+	if c.runs == c.watched {
+		c.handOff()
+		c.ticking = false
+		return
+	}
+	c.watched = c.runs
+	c.watchdog.Reset(inlineSlice)
+}
+
+// handOff passes the reading role from a request running inline to a new
+// goroutine. After shutdown nothing more is read, so none starts. Called with
+// mu held.
+func (c *Conn) handOff() {
+	if !c.inlining {
+		return
+	}
+	c.inlining = false
+	if !c.closed {
+		go c.read()
+	}
+}
+
+// job is one inbound request for a worker.
+type job struct {
+	ctx    context.Context
+	in     *inbound
+	id     wire.Raw
+	method string
+	params wire.Raw
+}
+
+// worker serves requests until shutdown. Workers are reused rather than one
+// goroutine started per request: a fresh goroutine's small stack grows (and
+// is copied) on every request deep in decoding; a warm one has grown already.
+// There are never more workers than requests were once in flight together.
+func (c *Conn) worker(j job) {
+	defer c.wg.Done()
+	for {
+		c.serve(j)
+		select {
+		case j = <-c.jobs:
+		case <-c.done:
+			return
+		}
+	}
+}
+
+// untrack forgets a request whose handler has returned (or will not run)
+// for $/cancel_request and cancels its context.
+func (c *Conn) untrack(in *inbound) {
+	c.mu.Lock()
+	head := c.inflight[in.key]
+	if head == in {
+		if in.next == nil {
+			delete(c.inflight, in.key)
+		} else {
+			c.inflight[in.key] = in.next
+		}
+	} else {
+		for p := head; p != nil; p = p.next {
+			if p.next == in {
+				p.next = in.next
+				break
+			}
+		}
+	}
+	c.mu.Unlock()
+	in.cancel(nil)
+}
+
+// answered releases what an answered request held.
+func (c *Conn) answered(in *inbound) {
+	c.mu.Lock()
+	c.requests--
+	c.held -= in.cost
+	c.wake()
+	c.checkDrained()
+	c.mu.Unlock()
+}
+
+// cancelInbound handles $/cancel_request.
+func (c *Conn) cancelInbound(params wire.Raw) {
+	id, ok := requestIDParam(params)
+	if !ok {
+		c.warn(warnBadCancel, "jsonrpc: malformed $/cancel_request ignored", "params", preview(params))
+		return
+	}
+	key := idKey(id)
+	c.mu.Lock()
+	in := c.inflight[key]
+	for p := in; p != nil; p = p.next {
+		p.cancel(errPeerCancelled)
+	}
+	c.mu.Unlock()
+	if in == nil {
+		c.log.Debug("jsonrpc: $/cancel_request for unknown id", "id", string(id))
+	}
+}
+
+// Replies the runtime makes itself. They are shared, never mutated.
+var (
+	errPanic     = &wire.RPCError{Code: wire.CodeInternalError, Message: "Internal error"}
+	errCancelled = &wire.RPCError{Code: wire.CodeCancelled, Message: "Request cancelled"}
+)
+
+// serve waits for a handler slot, then runs the request's handler and
+// answers it. The handler runs unless the peer cancelled the request before
+// it started; shutdown does not keep it from running (its context is then
+// already cancelled), so every request read before EOF is handled the same
+// way whatever the timing.
+func (c *Conn) serve(j job) {
+	defer c.wg.Done()
+	slot := true
+	select {
+	case c.sem <- struct{}{}:
+	case <-j.ctx.Done():
+		if slot = !peerCancelled(j.ctx); slot {
+			c.sem <- struct{}{} // shutdown: the handler still runs
+		}
+	}
+	c.answer(j, slot)
+}
+
+func peerCancelled(ctx context.Context) bool {
+	return errors.Is(context.Cause(ctx), errPeerCancelled)
+}
+
+// answer runs the handler, unless the peer has cancelled the request, and
+// answers the request. slot says whether a handler slot is held for it; it is
+// released as the handler returns.
+func (c *Conn) answer(j job, slot bool) {
+	ctx, in, id, method := j.ctx, j.in, j.id, j.method
+	var (
+		res      wire.Raw
+		rerr     *wire.RPCError
+		panicked bool
+	)
+	if peerCancelled(ctx) {
+		// Cancelled by the peer before it started: the handler never runs.
+		rerr = errCancelled
+	} else {
+		res, rerr, panicked = c.callHandler(ctx, id, method, j.params)
+	}
+	if slot {
+		<-c.sem
+	}
+	cancelled := ctx.Err() != nil // before untrack, which cancels ctx
+	c.untrack(in)
+	switch {
+	case rerr == nil:
+		c.replyResult(id, method, res)
+	case cancelled && !panicked:
+		c.replyError(id, errCancelled)
+	default:
+		c.replyError(id, rerr)
+	}
+	c.answered(in)
+}
+
+// callHandler runs the handler and converts its error, both under recover:
+// an error's Error or RPCError method is user code too.
+func (c *Conn) callHandler(ctx context.Context, id wire.Raw, method string, params wire.Raw) (res wire.Raw, rerr *wire.RPCError, panicked bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			c.log.Error("jsonrpc: request handler panicked", "method", method, "id", string(id), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			res, rerr, panicked = nil, errPanic, true
+		}
+	}()
+	res, err := c.h.HandleRequest(ctx, method, params)
+	if err != nil {
+		rerr = toRPCError(err)
+		c.log.Debug("jsonrpc: request failed", "method", method, "id", string(id), "code", rerr.Code, "err", rerr.Message)
+		return nil, rerr, false
+	}
+	return res, nil, false
+}
+
+// rpcErrorer is what wire.ValidationError and wire.GateError implement.
+type rpcErrorer interface{ RPCError() *wire.RPCError }
+
+func toRPCError(err error) *wire.RPCError {
+	var re *wire.RPCError
+	if errors.As(err, &re) {
+		if re != nil {
+			return re
+		}
+		return errPanic // a typed nil *RPCError: nothing to report but failure
+	}
+	var conv rpcErrorer
+	if errors.As(err, &conv) {
+		if re := conv.RPCError(); re != nil {
+			return re
+		}
+	}
+	return &wire.RPCError{Code: wire.CodeInternalError, Message: err.Error()}
+}
+
+func (c *Conn) replyResult(id wire.Raw, method string, res wire.Raw) {
+	buf := getBuf()
+	b, err := appendResult(*buf, id, res)
+	if err != nil {
+		c.log.Error("jsonrpc: handler returned invalid result JSON", "method", method, "id", string(id), "err", err)
+		b = appendError((*buf)[:0], id, &wire.RPCError{Code: wire.CodeInternalError, Message: "Internal error: invalid result JSON"}, c.log)
+	}
+	c.writeReply(b)
+	putBuf(buf, b)
+}
+
+func (c *Conn) replyError(id wire.Raw, e *wire.RPCError) {
+	buf := getBuf()
+	b := appendError(*buf, id, e, c.log)
+	c.writeReply(b)
+	putBuf(buf, b)
+}
+
+// writeReply writes a response; replies are owed even during shutdown, so it
+// ignores the closed state. Failures are logged by write.
+func (c *Conn) writeReply(b []byte) { _ = c.write(context.Background(), b) }
