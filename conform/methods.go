@@ -382,20 +382,10 @@ func (r *agentRun) cancel(c *proc) {
 		r.add(res)
 		return
 	}
-	seq := c.seq()
-	id, err := c.sendLogged("session/prompt", r.fill(pm.Params, r.p.example(pm.Params.Def), session, cancelText),
-		func(id string) { c.run.log.expect(c.tag, id, "session/prompt") })
-	sent := 0 // frames seen when the cancel went out
-	if err == nil {
-		// Let the turn start before cancelling it, and a turn that ends at
-		// once end: a response before the cancel leaves nothing to cancel.
-		ctx, stop := context.WithTimeout(r.ctx, 100*time.Millisecond)
-		c.wait(ctx, seq, func(f *frame) bool { return f.Method == "session/update" })
-		stop()
-		time.Sleep(cancelGrace)
-		sent = c.seq()
-		err = c.notify("session/cancel", r.fill(cm.Params, r.p.example(cm.Params.Def), session, ""))
-	}
+	// Let the turn start before cancelling it, and a turn that ends at once
+	// end: a response before the cancel leaves nothing to cancel.
+	id, seq, sent, err := r.promptThenCancel(c, pm, cm, session, 100*time.Millisecond, cancelGrace,
+		func(f *frame) bool { return f.Method == "session/update" })
 	cancelled := time.Now()
 	var f *frame
 	if err == nil {
@@ -465,4 +455,23 @@ func (r *agentRun) malformed(c *proc) {
 	f, err := c.request("acpgen/conform_unknown", json.RawMessage(`{}`))
 	res.Verdict, res.Observed = codeVerdict(f, err, -32601)
 	r.add(res)
+}
+
+// promptThenCancel starts a turn that lasts until cancelled (cancelText),
+// waits up to wait for started to see it begin, holds for hold, then sends
+// the cancel. seq is the frame count before the prompt, sent when the
+// cancel went out (0 if the prompt could not be sent).
+func (r *agentRun) promptThenCancel(c *proc, pm, cm *ir.Method, session string, wait, hold time.Duration, started func(*frame) bool) (id string, seq, sent int, err error) {
+	seq = c.seq()
+	id, err = c.sendLogged(pm.Wire, r.fill(pm.Params, r.p.example(pm.Params.Def), session, cancelText),
+		func(id string) { c.run.log.expect(c.tag, id, pm.Wire) })
+	if err != nil {
+		return id, seq, 0, err
+	}
+	ctx, stop := context.WithTimeout(r.ctx, wait)
+	c.wait(ctx, seq, started)
+	stop()
+	time.Sleep(hold)
+	sent = c.seq()
+	return id, seq, sent, c.notify(cm.Wire, r.fill(cm.Params, r.p.example(cm.Params.Def), session, ""))
 }

@@ -167,20 +167,10 @@ func (r *agentRun) cancelV2(c *proc) {
 		r.add(res)
 		return
 	}
-	seq := c.seq()
-	id, err := c.sendLogged(pm.Wire, r.fill(pm.Params, r.p.example(pm.Params.Def), session, cancelText),
-		func(id string) { c.run.log.expect(c.tag, id, pm.Wire) })
-	sent := 0
-	if err == nil {
-		// Let the turn start (v2: running) and run a while before
-		// cancelling it: a turn that ends on its own ends before the cancel.
-		ctx, stop := context.WithTimeout(r.ctx, r.o.Timeout)
-		c.wait(ctx, seq, func(f *frame) bool { s, ok := stateOf(f, session); return ok && s.State == "running" })
-		stop()
-		time.Sleep(cancelHold)
-		sent = c.seq()
-		err = c.notify(cm.Wire, r.fill(cm.Params, r.p.example(cm.Params.Def), session, ""))
-	}
+	// Let the turn start (v2: running) and run a while before cancelling
+	// it: a turn that ends on its own ends before the cancel.
+	id, seq, sent, err := r.promptThenCancel(c, pm, cm, session, r.o.Timeout, cancelHold,
+		func(f *frame) bool { s, ok := stateOf(f, session); return ok && s.State == "running" })
 	if err != nil {
 		res.Verdict, res.Observed = Fail, c.died(err).Error()
 		r.add(res)
