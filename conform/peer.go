@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -110,7 +109,7 @@ func newPeer(argv []string, onFrame func(*frame), onRequest func(*frame) (any, *
 		return nil, errors.New("no command given: acpgen conform agent|client -- CMD [ARGS]")
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	inGroup(cmd)
 	p := &peer{cmd: cmd, exited: make(chan struct{}), eof: make(chan struct{}), stderr: &tailBuffer{max: 4096},
 		stderrDone: make(chan struct{}), changed: make(chan struct{}), onFrame: onFrame, onRequest: onRequest}
 	return p, nil
@@ -329,7 +328,7 @@ func idIs(raw json.RawMessage, id string) bool {
 func (p *peer) kill() {
 	p.closeInput()
 	if p.cmd.Process != nil {
-		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		killGroup(p.cmd)
 	}
 	select {
 	case <-p.exited:
