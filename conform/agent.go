@@ -30,7 +30,7 @@ type Options struct {
 }
 
 // Categories lists the agent checks in the order they run.
-var Categories = []string{"before-initialize", "initialize", "unknown-method", "methods", "order", "cancel", "malformed", "rfd", "exit", "frames", "gates"}
+var Categories = []string{"before-initialize", "initialize", "unknown-method", "methods", "order", "cancel", "malformed", "batch", "rfd", "exit", "frames", "gates"}
 
 // agentRun is one check of an agent: the profile, the options, the log of
 // every frame, and the results so far.
@@ -74,7 +74,7 @@ func CheckAgent(ctx context.Context, p *Profile, o Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	if r.wants("initialize", "unknown-method", "methods", "order", "cancel", "malformed", "rfd", "frames", "gates") {
+	if r.wants("initialize", "unknown-method", "methods", "order", "cancel", "malformed", "batch", "rfd", "frames", "gates") {
 		if err := r.fresh(r.main); err != nil {
 			return nil, err
 		}
@@ -278,7 +278,7 @@ func (r *agentRun) main(c *proc) {
 	res.Verdict, res.Observed = versionVerdict(f, err, func(v int) bool { return v == r.p.Protocol })
 	r.add(res)
 	if res.Verdict != Pass {
-		cats := []string{"unknown-method", "methods", "order", "cancel", "malformed"}
+		cats := []string{"unknown-method", "methods", "order", "cancel", "malformed", "batch"}
 		if len(r.p.Overlays) > 0 {
 			cats = append(cats, "rfd")
 		}
