@@ -341,6 +341,24 @@ func describe(f *frame) string {
 // gated reports whether the agent withheld the capability that gates m.
 func (r *agentRun) gated(m *ir.Method) (string, bool) { return r.withheld(m, "") }
 
+// skipWithheld records res as skipped when the agent withheld the
+// capability of one of the methods its probe sends, and reports whether it
+// did.
+func (r *agentRun) skipWithheld(res *Result, methods ...string) bool {
+	for _, w := range methods {
+		if m := r.p.Method(w); m != nil {
+			if cap, ok := r.gated(m); ok {
+				res.Verdict, res.Observed = Skipped, "not sent: the agent does not advertise "+cap
+				r.add(*res)
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (r *agentRun) isGated(m *ir.Method) bool { _, ok := r.gated(m); return ok }
+
 // withheld returns the agent capability, not granted, that gates path in
 // m's params ("" is the method itself).
 func (r *agentRun) withheld(m *ir.Method, path string) (string, bool) {

@@ -62,11 +62,16 @@ func (r *agentRun) batches(c *proc) {
 	r.batchNotifications(c)
 }
 
-// mixedBatch is two requests (a valid session/new and an unknown method)
-// and a notification.
+// mixedBatch is two requests (a valid session/new, or a second unknown
+// method when the agent withholds session/new, and an unknown method) and a
+// notification.
 func (r *agentRun) mixedBatch() []batchItem {
+	first := batchItem{"session/new", r.sessionParams(), true}
+	if m := r.p.Method("session/new"); m == nil || r.isGated(m) {
+		first = batchItem{"acpgen/conform_unknown", json.RawMessage(`{}`), true}
+	}
 	return []batchItem{
-		{"session/new", r.sessionParams(), true},
+		first,
 		{"acpgen/conform_unknown", json.RawMessage(`{}`), true},
 		{"_acpgen/conform_note", json.RawMessage(`{}`), false},
 	}

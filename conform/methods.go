@@ -366,6 +366,9 @@ func (r *agentRun) cancel(c *proc) {
 		return
 	}
 	res := mustCase(kindCancelEnds, "", "session/cancel ends the turn", "prompt response with stopReason cancelled")
+	if r.skipWithheld(&res, "session/new", t.Prompt.Wire, "session/cancel") {
+		return
+	}
 	if !t.Cancellable() && r.v2Turn() {
 		r.cancelV2(c)
 		return

@@ -12,6 +12,8 @@
 //	                  updates and idle)
 //	-accept-any-cursor    turns a session/resume's replayFrom of any type but
 //	                  start into start, so an unsupported cursor is accepted
+//	-no-session-caps  removes capabilities.session from the initialize
+//	                  answer: the agent advertises no session method
 //	-drop-unknown-blocks  removes prompt content blocks of a type v2 does not
 //	                  define, so a prompt with one is accepted
 //	-batch-empty-parse-error  answers an empty batch [] itself with -32700
@@ -164,6 +166,23 @@ func (o *output) locked(line string) {
 	o.write([]byte(line))
 }
 
+// withoutSessionCaps drops capabilities.session from an initialize answer
+// (a result with a protocolVersion).
+func withoutSessionCaps(line []byte) []byte {
+	var msg map[string]json.RawMessage
+	var res map[string]json.RawMessage
+	var caps map[string]json.RawMessage
+	if json.Unmarshal(line, &msg) != nil || json.Unmarshal(msg["result"], &res) != nil ||
+		res["protocolVersion"] == nil || json.Unmarshal(res["capabilities"], &caps) != nil {
+		return line
+	}
+	delete(caps, "session")
+	res["capabilities"], _ = json.Marshal(caps)
+	msg["result"], _ = json.Marshal(res)
+	out, _ := json.Marshal(msg)
+	return out
+}
+
 // knownBlocks keeps the content blocks of the types v2 defines.
 func knownBlocks(prompt json.RawMessage) json.RawMessage {
 	var blocks []map[string]json.RawMessage
@@ -210,6 +229,9 @@ type update struct {
 // filter returns the lines to write for one line of the agent's.
 func filter(mode string, line []byte, last map[string][]byte) [][]byte {
 	var u update
+	if mode == "-no-session-caps" {
+		return [][]byte{withoutSessionCaps(line)}
+	}
 	if json.Unmarshal(line, &u) != nil || u.Method != "session/update" {
 		return [][]byte{line}
 	}
