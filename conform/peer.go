@@ -26,6 +26,9 @@ type frame struct {
 	Error  *rpcError       `json:"error"`
 	// Bad says why the line is not a JSON-RPC message ("" when it is one).
 	Bad string
+	// Batch holds the entries of a line that is a JSON array (a JSON-RPC
+	// 2.0 batch), each a frame of its own; nil for any other line.
+	Batch []*frame
 }
 
 type rpcError struct {
@@ -157,7 +160,7 @@ func (p *peer) read(r io.Reader) {
 			continue
 		}
 		f := &frame{}
-		if err := json.Unmarshal(line, f); err != nil {
+		if err := parseFrame(line, f); err != nil {
 			f.Bad = "not JSON-RPC: " + err.Error()
 			line = line[:min(len(line), 512)] // what a report quotes of it
 		}
@@ -182,6 +185,26 @@ func (p *peer) read(r io.Reader) {
 			_ = p.write(replyFrame(f.ID, res, rerr))
 		}
 	}
+}
+
+// parseFrame reads one line: a message, or a batch of them.
+func parseFrame(line []byte, f *frame) error {
+	if line[0] != '[' {
+		return json.Unmarshal(line, f)
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(line, &items); err != nil {
+		return err
+	}
+	f.Batch = []*frame{}
+	for _, it := range items {
+		g := &frame{Raw: it}
+		if err := json.Unmarshal(it, g); err != nil {
+			g.Bad = "not JSON-RPC: " + err.Error()
+		}
+		f.Batch = append(f.Batch, g)
+	}
+	return nil
 }
 
 // maxFrames bounds the lines a run keeps: a conforming peer writes a few
