@@ -220,6 +220,9 @@ func (r *clientRun) fresh(s *script) error {
 	pe.attach(conn)
 	s.drive()
 	_ = conn.Close()
+	// With the connection closed, what the script still sends fails at
+	// once, and its turns end (they wait for the connection's end too).
+	s.busy.Wait()
 	select {
 	case <-pe.exited:
 	case <-time.After(r.o.Timeout):

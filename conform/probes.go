@@ -127,8 +127,10 @@ func (s *script) requests(session string, granted json.RawMessage) {
 			continue
 		}
 		res := mustCase(kindClientResults, "", m.Wire, "result valid against "+m.Result.Def)
-		if terminal == "" && m.Params.Member("terminalId") != nil {
-			res.Verdict, res.Observed = Skipped, "not sent: terminal/create gave no terminal"
+		var missing string
+		params, missing = s.declared(m, params, session, terminal)
+		if missing != "" {
+			res.Verdict, res.Observed = Skipped, "not sent: "+missing
 			r.add(res)
 			continue
 		}
@@ -143,6 +145,27 @@ func (s *script) requests(session string, granted json.RawMessage) {
 		}
 		r.add(res)
 	}
+}
+
+// declared fills the members of a request that must name something the
+// client created or declared: a terminal (terminal/create's), an
+// ACP-transport MCP server (mcp/message: one the session's mcpServers
+// declare). It says what is missing when there is nothing to name.
+func (s *script) declared(m *ir.Method, params json.RawMessage, session, terminal string) (json.RawMessage, string) {
+	if m.Params.Member("terminalId") != nil && terminal == "" {
+		return params, "terminal/create gave no terminal"
+	}
+	if m.Params.Member("serverId") != nil {
+		s.mu.Lock()
+		servers := s.mcpACP[session]
+		s.mu.Unlock()
+		if len(servers) == 0 {
+			return params, "the session declares no ACP-transport MCP server (mcpServers type acp)"
+		}
+		id, _ := json.Marshal(servers[0])
+		params = withRaw(params, "serverId", id)
+	}
+	return params, ""
 }
 
 // resultVerdict judges a client's answer to a request it granted: a result

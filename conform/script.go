@@ -30,14 +30,19 @@ type script struct {
 	conn      net.Conn
 
 	active atomic.Int32 // requests being answered, turns running
+	// busy holds them too, so that a run is judged only once the probes
+	// have recorded their cases (a client that dies ends the run early).
+	busy   sync.WaitGroup
 	mu     sync.Mutex
 	first  *frame          // the client's first request
 	initRq *frame          // its first initialize request
 	client json.RawMessage // the client's initialize params
-	// sessions counts session/new; cwds holds each session's cwd;
+	// sessions counts session/new; cwds holds each session's cwd and
+	// mcpACP the serverId of each ACP-transport MCP server it declares;
 	// cancels holds each running turn's; messages counts v2 prompts.
 	sessions int
 	cwds     map[string]string
+	mcpACP   map[string][]string
 	cancels  map[string]chan struct{}
 	messages int
 	probed   bool
@@ -68,7 +73,9 @@ func (s *script) onFrame(f *frame) {
 	}
 	s.mu.Unlock()
 	s.active.Add(1)
+	s.busy.Add(1)
 	go func() {
+		defer s.busy.Done()
 		defer s.active.Add(-1)
 		res, rerr, then := s.answer(f)
 		_ = s.pe.write(replyFrame(f.ID, res, rerr))
@@ -131,13 +138,22 @@ func (s *script) newSession(f *frame) any {
 	s.sessions++
 	id := fmt.Sprintf("conform-%s-%d", s.tag, s.sessions)
 	var np struct {
-		Cwd string `json:"cwd"`
+		Cwd        string `json:"cwd"`
+		MCPServers []struct {
+			Type     string `json:"type"`
+			ServerID string `json:"serverId"`
+		} `json:"mcpServers"`
 	}
 	_ = json.Unmarshal(f.Params, &np)
 	if s.cwds == nil {
-		s.cwds = map[string]string{}
+		s.cwds, s.mcpACP = map[string]string{}, map[string][]string{}
 	}
 	s.cwds[id] = np.Cwd
+	for _, srv := range np.MCPServers {
+		if srv.Type == "acp" && srv.ServerID != "" {
+			s.mcpACP[id] = append(s.mcpACP[id], srv.ServerID)
+		}
+	}
 	s.mu.Unlock()
 	var res map[string]any
 	_ = json.Unmarshal(s.run.p.example(s.run.p.Method("session/new").Result.Def), &res)
