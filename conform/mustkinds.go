@@ -85,6 +85,9 @@ const srcGates = "spec: capabilities; schema gates"
 func mustCase(kind, category, name, expected string) Result {
 	k, ok := mustKinds[kind]
 	if !ok {
+		k, ok = clientMustKinds[kind]
+	}
+	if !ok {
 		panic("conform: no MUST kind " + kind)
 	}
 	if k.Category != "" {
