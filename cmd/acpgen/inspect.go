@@ -51,7 +51,7 @@ func inspectCommand() *cli.Command {
 			}
 			return nil
 		},
-		// REPORT
+		Subcommands: []*cli.Command{inspectReportCommand()},
 	}
 }
 
@@ -59,3 +59,20 @@ func inspectCommand() *cli.Command {
 type agentExit struct{ status int }
 
 func (e agentExit) Error() string { return fmt.Sprintf("the agent exited with status %d", e.status) }
+
+func inspectReportCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "report",
+		Usage:     "write a self-contained HTML page of a trace: a timeline per session, findings with their rule, filters, raw frames",
+		ArgsUsage: "TRACE",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "o", Usage: "the HTML file to write (default: TRACE with .html instead of its extension)"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErrorf(c, "want one trace file: %s inspect report TRACE [-o FILE]", invocation())
+			}
+			return inspect.Report(c.Args().First(), c.String("o"))
+		},
+	}
+}
