@@ -15,6 +15,16 @@ if [ -n "$unformatted" ]; then
 	echo "test.sh: not gofmt-clean (run gofmt -w):" $unformatted >&2
 	exit 1
 fi
+# inspect's report test renders its page in headless Chromium (Debian's
+# package). Installed when missing and this user may (root, or sudo without
+# a password); otherwise that test skips, and fails under CI=true.
+if ! command -v chromium >/dev/null 2>&1; then
+	if [ "$(id -u)" -eq 0 ]; then
+		apt-get update -q && apt-get install -y -q chromium
+	elif sudo -n true 2>/dev/null; then
+		sudo -n apt-get update -q && sudo -n apt-get install -y -q chromium
+	fi
+fi
 # The interop tests run the official TypeScript SDK, pinned by interop/package-lock.json.
 npm ci --prefix interop --ignore-scripts --no-audit --no-fund --loglevel=error
 go test -count=1 -timeout 30m ./...

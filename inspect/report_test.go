@@ -92,7 +92,7 @@ func TestReportSelfContained(t *testing.T) {
 }
 
 // chromium finds Debian's Chromium; without it the browser test is skipped,
-// unless CI=true, where .ci/run installs it.
+// unless CI=true (test.sh installs it where it may).
 func chromium(t *testing.T) string {
 	for _, name := range []string{"chromium", "chromium-browser"} {
 		if p, err := exec.LookPath(name); err == nil {
@@ -100,7 +100,7 @@ func chromium(t *testing.T) string {
 		}
 	}
 	if os.Getenv("CI") == "true" {
-		t.Fatal("no chromium on PATH: .ci/run installs it (apt-get install chromium)")
+		t.Fatal("no chromium on PATH: test.sh installs it as root or with sudo (apt-get install chromium)")
 	}
 	t.Skip("no chromium on PATH")
 	return ""
