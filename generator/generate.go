@@ -11,12 +11,12 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/acpgen/acpgen/generator/emit"
 	"github.com/acpgen/acpgen/generator/ir"
-	"github.com/acpgen/acpgen/generator/load"
 	"github.com/acpgen/acpgen/generator/meta"
 	"github.com/acpgen/acpgen/generator/overlay"
 	"github.com/acpgen/acpgen/generator/source"
@@ -75,39 +75,39 @@ func (cfg Config) Owned() []string {
 // Module is this repository's module path.
 const Module = "github.com/acpgen/acpgen"
 
-// Loaded is one channel's schema file with its overlays applied, and the IR
-// of the result.
+// Loaded is one channel's schema file with its overlays applied, the IR of
+// the result, and the overlays' gate rows bound to its methods.
 type Loaded struct {
 	Data   []byte          // the schema file as read (its hash is the provenance)
-	Merged *overlay.Result // the merged schema, the overlays' gates and semantics
+	Merged *overlay.Result // the merged schema, the overlays' declarations and semantics
 	Model  *ir.Model
+	// Gates are the overlays' rows: declared on methods, and bound from
+	// their declarations on defs.
+	Gates []tables.Gate
 }
 
-// LoadChannel reads a schema file, applies the overlays and builds the IR of
-// the merged schema, loading and building each once: the overlay step hands
-// over the document and model (built for channel) it made when it needed them.
+// LoadChannel reads a schema file, applies the overlays, builds the IR of
+// the merged schema (loaded once, by the overlay step) and binds the
+// overlays' gates on it.
 func LoadChannel(file string, overlays []string, channel string) (*Loaded, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, fmt.Errorf("%s channel: %w", channel, err)
 	}
-	merged, err := overlay.ApplyFiles(data, file, channel, overlays)
+	merged, err := overlay.ApplyFiles(data, file, overlays)
 	if err != nil {
 		return nil, err
 	}
-	m := merged.Model
-	if m == nil {
-		doc := merged.Doc
-		if doc == nil {
-			if doc, err = load.Load(file, merged.Schema); err != nil {
-				return nil, err
-			}
-		}
-		if m, err = ir.Build(doc, channel); err != nil {
-			return nil, err
-		}
+	m, err := ir.Build(merged.Doc, channel)
+	if err != nil {
+		return nil, err
 	}
-	return &Loaded{Data: data, Merged: merged, Model: m}, nil
+	bound, err := m.BindGates(merged.DefGates)
+	if err != nil {
+		return nil, err
+	}
+	gates := append(slices.Clone(merged.Gates), bound...)
+	return &Loaded{Data: data, Merged: merged, Model: m, Gates: gates}, nil
 }
 
 // Generate produces every output file in memory: slash-separated path -> bytes.
@@ -156,7 +156,7 @@ func Generate(cfg Config) (map[string][]byte, error) {
 		for _, gap := range m.LifecycleGaps(protocol) {
 			lifecycle = append(lifecycle, ch.Name+": "+gap)
 		}
-		cg := channelGates(ch.Name, protocol, m, merged)
+		cg := channelGates(ch.Name, protocol, ld)
 		o.Gates = cg.Gates
 		resolved = append(resolved, cg)
 		files, err := emit.Files(m, o)
@@ -172,7 +172,7 @@ func Generate(cfg Config) (map[string][]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		resolved = append(resolved, channelGates(ch.Name, max(ch.Protocol, 1), ld.Model, ld.Merged))
+		resolved = append(resolved, channelGates(ch.Name, max(ch.Protocol, 1), ld))
 	}
 	// A lifecycle fact a channel lacks, like a row that applies to no
 	// channel, is stale: against the pinned schema that is an error; against
@@ -202,9 +202,9 @@ func Generate(cfg Config) (map[string][]byte, error) {
 
 // channelGates resolves the gate table of the channel's protocol and its
 // overlays' gates on its model.
-func channelGates(name string, protocol int, m *ir.Model, merged *overlay.Result) ir.ChannelGates {
-	rows := append(append([]tables.Gate{}, tables.ForProtocol(protocol)...), merged.Gates...)
-	gates, skipped := m.ResolveGates(rows)
+func channelGates(name string, protocol int, ld *Loaded) ir.ChannelGates {
+	rows := append(slices.Clone(tables.ForProtocol(protocol)), ld.Gates...)
+	gates, skipped := ld.Model.ResolveGates(rows)
 	return ir.ChannelGates{Channel: name, Protocol: protocol, Gates: gates, Skipped: skipped}
 }
 
