@@ -11,21 +11,18 @@ import (
 // public, so they compile in any module.
 const TestPath = "github.com/acpgen/acpgen/acpgentest"
 
-// MethodConst is the Go constant name of a wire method name.
-func MethodConst(wire string) string { return "Method" + ir.GoName(wire) }
+// MethodConst is ir.MethodConst, the one naming rule of method constants.
+func MethodConst(wire string) string { return ir.MethodConst(wire) }
 
 func (e *emitter) methodsFile(f *jen.File) {
 	var consts []jen.Code
-	seen := map[string]string{}
+	seen := map[string]bool{}
 	for _, m := range e.m.Methods {
 		name := MethodConst(m.Wire)
-		if prev, ok := seen[name]; ok {
-			if prev != m.Wire {
-				panic(fmt.Sprintf("method names %q and %q both map to %s", prev, m.Wire, name))
-			}
-			continue
+		if seen[name] {
+			continue // a wire name that is both a request and a notification
 		}
-		seen[name] = m.Wire
+		seen[name] = true
 		consts = append(consts, jen.Comment(fmt.Sprintf("%s is the wire name of %s.", name, m.Wire)), jen.Id(name).Op("=").Lit(m.Wire))
 	}
 	f.Comment("Method wire names.")
