@@ -99,6 +99,37 @@ func TestOverlayMakesData(t *testing.T) {
 	}
 }
 
+// TestGeneratedTestsAreHermetic keeps the generated tests' support package
+// off the generator: acpgentest imports no generator package, so the tests
+// read the schema the package was generated from beside it and never apply
+// overlays or fetch a release. Through internal/corpus and
+// internal/refschema it reaches generator/load, the strict JSON reader both
+// parse with, which reads bytes only; nothing else under generator/.
+func TestGeneratedTestsAreHermetic(t *testing.T) {
+	for _, imp := range moduleImports(t, filepath.Join("..", "acpgentest")) {
+		if strings.HasPrefix(imp.path, generator.Module+"/generator/") {
+			t.Errorf("%s imports %s; the generated tests' support reads only what generate wrote beside the package", imp.file, imp.path)
+		}
+	}
+	out, err := exec.Command("go", "list", "-deps", generator.Module+"/acpgentest").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps: %v\n%s", err, out)
+	}
+	allowed := map[string]bool{generator.Module + "/generator/load": false}
+	for _, dep := range strings.Fields(string(out)) {
+		if _, ok := allowed[dep]; ok {
+			allowed[dep] = true
+		} else if strings.HasPrefix(dep, generator.Module+"/generator/") {
+			t.Errorf("acpgentest depends on %s", dep)
+		}
+	}
+	for dep, used := range allowed {
+		if !used {
+			t.Errorf("%s is allowed but acpgentest no longer depends on it: drop it from the list", dep)
+		}
+	}
+}
+
 type sourceImport struct{ file, path string }
 
 // moduleImports lists the imports of this module's packages in the non-test

@@ -149,7 +149,13 @@ func Generate(cfg Config) (map[string][]byte, error) {
 			o.SchemaPackage, o.SchemaVersion = lock.Package, lock.Version
 			src = lock.Package + "@" + lock.Version
 		}
-		o.SchemaPath, o.OverlayFiles, o.NoSchema = testSchema(cfg, ch, o.SchemaVersion != "")
+		ts, err := testSchema(merged.Doc)
+		if err != nil {
+			return nil, err
+		}
+		tsum := sha256.Sum256(ts)
+		o.TestSchemaSHA256 = hex.EncodeToString(tsum[:])
+		out[path.Join(ch.OutDir, emit.TestSchemaFile)] = ts
 		o.Provenance = []string{
 			fmt.Sprintf("Source: %s, %s (%s channel, protocol v%d), sha256 %s.", src, ch.SchemaFile, ch.Name, protocol, o.SchemaSHA256),
 		}
@@ -234,45 +240,6 @@ func metaFiles(cfg Config, ch Channel, m *ir.Model, protocol int, out map[string
 		out[path.Join(cfg.MetaDir, ch.MetaFile)] = table.MarshalMeta()
 	}
 	return nil
-}
-
-// testSchema says where the generated tests find the channel's schema and
-// overlays: paths relative to the package folder, where go test runs them.
-// A release (pinned) needs no path, the tests read it from acpgen's schema
-// cache. A file in the cache that no lock pins is no release the tests could
-// name, and its path would hold only on this machine: why says so, and the
-// tests fail with it.
-func testSchema(cfg Config, ch Channel, pinned bool) (schema string, overlays []string, why string) {
-	pkg, err := filepath.Abs(filepath.Join(cfg.Root, filepath.FromSlash(ch.OutDir)))
-	if err != nil {
-		return "", nil, fmt.Sprintf("the package folder has no absolute path: %v", err)
-	}
-	rel := func(p string) (string, bool) {
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			return "", false
-		}
-		r, err := filepath.Rel(pkg, abs)
-		return filepath.ToSlash(r), err == nil
-	}
-	for _, f := range ch.Overlays {
-		r, ok := rel(f)
-		if !ok {
-			return "", nil, fmt.Sprintf("overlay %s has no path relative to the package folder", filepath.Base(f))
-		}
-		overlays = append(overlays, r)
-	}
-	if pinned {
-		return "", overlays, ""
-	}
-	dir, err := filepath.Abs(cfg.SchemaDir)
-	if cache, cerr := source.CacheDir(""); err == nil && cerr == nil && source.Inside(cache, dir) {
-		return "", overlays, fmt.Sprintf("%s was read from acpgen's schema cache, but no lock.json there pins it; generate from a pinned release or from a schema folder outside the cache", ch.SchemaFile)
-	}
-	if schema, ok := rel(filepath.Join(cfg.SchemaDir, ch.SchemaFile)); ok {
-		return schema, overlays, ""
-	}
-	return "", overlays, fmt.Sprintf("%s has no path relative to the package folder", ch.SchemaFile)
 }
 
 // Paths returns the output paths in order.

@@ -37,14 +37,9 @@ type Config struct {
 	Gates []*ir.Gate
 	// Semantics are the overlays' typed meanings behind the helpers of extras.go.
 	Semantics tables.Semantics
-	// Where the generated tests find the schema (see acpgentest.Schema):
-	// a release (SchemaVersion set), else SchemaPath, the schema file
-	// relative to the package folder; NoSchema, when neither applies, says
-	// why, and the tests fail with it. OverlayFiles are the overlays applied,
-	// relative to the package folder. All slash-separated.
-	SchemaPath   string
-	OverlayFiles []string
-	NoSchema     string
+	// TestSchemaSHA256 is the hex sha256 of the package's TestSchemaFile,
+	// which the generated tests check before they read it.
+	TestSchemaSHA256 string
 }
 
 // provenance says which overlays added or changed a node.
