@@ -10,6 +10,7 @@ import (
 
 	"github.com/acpgen/acpgen/generator"
 	"github.com/acpgen/acpgen/generator/ir"
+	"github.com/acpgen/acpgen/generator/output"
 )
 
 // The golden base schema has no session/delete, so the table's row for it
@@ -105,5 +106,42 @@ func TestLifecycleGaps(t *testing.T) {
 	}
 	if !strings.Contains(report.String(), "lifecycle not handled: "+gap+"\n") {
 		t.Errorf("lenient report lacks %q:\n%s", gap, report.String())
+	}
+}
+
+// Generated output is owned per configured folder: generate rewrites the Go
+// files and testdata/schema.json there and leaves other testdata alone; a
+// channel dropped from the configuration keeps its whole folder.
+func TestDroppedChannelKeepsItsFolder(t *testing.T) {
+	t.Chdir("..")
+	root := t.TempDir()
+	ch := func(name, dir string) generator.Channel {
+		return generator.Channel{Name: name, SchemaFile: "base.json", OutDir: dir, Package: "x", ImportPath: "example.com/m/" + dir}
+	}
+	write := func(cfg generator.Config) {
+		t.Helper()
+		files, err := generator.Generate(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := output.WriteContext(t.Context(), root, files, cfg.Owned()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := generator.Config{Root: root, SchemaDir: "golden/testdata", Channels: []generator.Channel{ch("unstable", "a"), ch("unstable", "b")}}
+	write(cfg)
+	corpus := filepath.Join(root, "a", "testdata", "fuzz", "FuzzX", "seed")
+	if err := os.MkdirAll(filepath.Dir(corpus), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(corpus, []byte("go test fuzz v1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Channels = cfg.Channels[:1]
+	write(cfg)
+	for _, f := range []string{"a/testdata/schema.json", "a/testdata/fuzz/FuzzX/seed", "b/testdata/schema.json", "b/types.go", "b/defs_test.go"} {
+		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(f))); err != nil {
+			t.Error(err)
+		}
 	}
 }
