@@ -341,15 +341,12 @@ var defs = map[string]acpgentest.Def{
 	// ... 10 unchanged elements
 }
 
-// schema is the schema this package was generated from
-// (a file, relative to this folder).
-// The tests apply the overlays as generation did.
+// schema is the merged schema (overlays applied, descriptions left out) this
+// package was generated from, which acpgen generate writes beside it.
 var schema = acpgentest.Schema{
-	Channel:  "unstable",
-	File:     SchemaFile,
-	Overlays: []string{"../../../overlays/additional-directories.json", "../../../overlays/runtime-context.json", "../../../overlays/vendor/sandbox-agent.json"},
-	Path:     "../base.json",
-	SHA256:   SchemaSHA256,
+	Channel: "unstable",
+	Path:    "testdata/schema.json",
+	SHA256:  "02249989bfd7dd9b8db390cbda74839397d8be32073131835902879e8de03da9",
 }
 
 // ==== dispatch.go ====
@@ -540,17 +537,37 @@ func (v *NewSessionRequest) SetSandboxAgentSessionMeta(x SandboxAgentSessionMeta
 // ==== gates.go ====
 //
 // added: Negotiated.cap5
-// changed: Negotiated.Allows, MethodCapability, Negotiated.CheckParams
+// changed: Negotiated.Allows, Negotiated.cap4, MethodCapability, Negotiated.CheckParams
 
 // Allows reports whether the capability at the path was advertised. The path is dotted
 // ("agentCapabilities.loadSession"), or the JSON pointer when a member name holds a dot.
 func (n *Negotiated) Allows(capability string) bool {
 	switch capability {
-	// ... 5 unchanged cases
+	// ... 4 unchanged cases
 	case "/agentCapabilities/_meta/sandboxagent.dev/extensions/sessionMetadata":
+		return n.cap4()
+	case "agentCapabilities.sessionCapabilities.runtimeContext":
 		return n.cap5()
 	}
 	return false
+}
+
+func (n *Negotiated) cap4() bool {
+	// ... 4 unchanged statements
+	// removed:
+	//	x2 := x1.SessionCapabilities
+	//	if x2 == nil {
+	//		return false
+	//	}
+	x2, ok1, err1 := x1.SandboxAgentCapabilities()
+	if !ok1 || err1 != nil {
+		return false
+	}
+	x3 := x2.Extensions
+	if x3 == nil {
+		return false
+	}
+	return x3.SessionMetadata != nil && *x3.SessionMetadata
 }
 
 func (n *Negotiated) cap5() bool {
@@ -562,15 +579,11 @@ func (n *Negotiated) cap5() bool {
 	if x1 == nil {
 		return false
 	}
-	x2, ok1, err1 := x1.SandboxAgentCapabilities()
-	if !ok1 || err1 != nil {
+	x2 := x1.SessionCapabilities
+	if x2 == nil {
 		return false
 	}
-	x3 := x2.Extensions
-	if x3 == nil {
-		return false
-	}
-	return x3.SessionMetadata != nil && *x3.SessionMetadata
+	return x2.RuntimeContext != nil
 }
 
 // MethodCapability returns the capability a peer must have advertised before it may be sent method.
@@ -587,19 +600,40 @@ func MethodCapability(method string) (string, bool) {
 // its generated type) uses without the capability that allows it; nil when all are allowed.
 func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation) {
 	switch method {
-	// ... 6 unchanged cases
+	// ... 5 unchanged cases
 	case "_sandboxagent/session/set_metadata":
 		p, ok := v.(*SandboxAgentSetMetadataRequest)
 		if !ok || p == nil {
 			return out
 		}
-		if !n.cap5() {
+		if !n.cap4() {
 			out = append(out, wire.GateViolation{
 				Capability: "/agentCapabilities/_meta/sandboxagent.dev/extensions/sessionMetadata",
 				Method:     method,
 				Pointer:    "",
 				Variant:    "",
 			})
+		}
+	case "session/prompt":
+		// ... 2 unchanged statements
+		if p.RuntimeContext != nil {
+			// removed:
+			//	if !n.cap4() {
+			//		out = append(out, wire.GateViolation{
+			//			Capability: "agentCapabilities.sessionCapabilities.runtimeContext",
+			//			Method:     method,
+			//			Pointer:    "/runtimeContext",
+			//			Variant:    "",
+			//		})
+			//	}
+			if !n.cap5() {
+				out = append(out, wire.GateViolation{
+					Capability: "agentCapabilities.sessionCapabilities.runtimeContext",
+					Method:     method,
+					Pointer:    "/runtimeContext",
+					Variant:    "",
+				})
+			}
 		}
 	}
 	return out
@@ -613,14 +647,16 @@ func TestGates(t *testing.T) {
 	acpgentest.Gates(t, acpgentest.GateTable{
 		// ... 1 unchanged element
 		Capabilities: []acpgentest.Capability{
-			// ... 5 unchanged elements
+			// ... 4 unchanged elements
 			{
 				Bool:     true,
 				InResult: true,
 				Path:     "/agentCapabilities/_meta/sandboxagent.dev/extensions/sessionMetadata",
-			}},
+			},
+			// ... 1 unchanged element
+		},
 		Cases: []acpgentest.GateCase{
-			// ... 10 unchanged elements
+			// ... 7 unchanged elements
 			{
 				Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 					n, err := negotiated(ng)
@@ -643,7 +679,9 @@ func TestGates(t *testing.T) {
 				Method:  "_sandboxagent/session/set_metadata",
 				Pointer: "",
 				Require: false,
-			}},
+			},
+			// ... 3 unchanged elements
+		},
 	})
 }
 
