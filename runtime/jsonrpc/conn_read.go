@@ -1,7 +1,6 @@
 package jsonrpc
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -32,7 +31,7 @@ func (c *Conn) readLoop() error {
 		switch {
 		case tooBig:
 			c.warn(warnTooLarge, "jsonrpc: frame too large, skipped", "max", c.maxFrame)
-			c.replyError(nil, invalidRequest(fmt.Sprintf("frame exceeds %d bytes", c.maxFrame)).rpc())
+			c.replyError(nil, invalidRequest(fmt.Sprintf("frame exceeds %d bytes", c.maxFrame)).RPCError())
 		case !blank(frame):
 			if !c.handleFrame(frame, c.mayInline(err)) {
 				return errHandedOff
@@ -60,70 +59,13 @@ func (c *Conn) mayInline(err error) bool {
 // next returns the next frame: a message of a MessageReader, or a line.
 func (c *Conn) next() (frame []byte, tooBig bool, err error) {
 	if c.mr == nil {
-		return c.readFrame()
+		return ReadFrame(c.br, c.maxFrame)
 	}
 	frame, err = c.mr.ReadMessage()
 	if len(frame) > c.maxFrame {
 		return nil, true, err
 	}
 	return frame, false, err
-}
-
-// readFrame returns the next line without its terminator. A line longer than
-// maxFrame is consumed chunk by chunk and dropped (tooBig). A final line
-// without a newline is returned together with io.EOF.
-//
-// A line longer than the read buffer is kept in parts and assembled once at
-// its end, so reading it allocates twice its length (not the several times
-// that growing one slice would).
-func (c *Conn) readFrame() (frame []byte, tooBig bool, err error) {
-	limit := c.maxFrame + 2 // room for "\r\n", checked exactly below
-	var parts [][]byte
-	size := 0
-	for {
-		chunk, err := c.br.ReadSlice('\n')
-		if !tooBig {
-			switch {
-			case size+len(chunk) > limit:
-				tooBig, parts = true, nil
-			case size == 0 && err != bufio.ErrBufferFull:
-				// The usual case: the whole line was buffered. Copy it, as
-				// handlers keep slices of it after the next read.
-				frame = append(make([]byte, 0, len(chunk)), chunk...)
-			default:
-				parts = append(parts, append(make([]byte, 0, len(chunk)), chunk...))
-				size += len(chunk)
-			}
-		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if tooBig {
-			return nil, true, err
-		}
-		if parts != nil {
-			frame = make([]byte, 0, size)
-			for i, p := range parts {
-				frame = append(frame, p...)
-				parts[i] = nil // collectable as soon as copied
-			}
-		}
-		frame = trimEOL(frame)
-		if len(frame) > c.maxFrame {
-			return nil, true, err
-		}
-		return frame, false, err
-	}
-}
-
-func trimEOL(b []byte) []byte {
-	if n := len(b); n > 0 && b[n-1] == '\n' {
-		b = b[:n-1]
-	}
-	if n := len(b); n > 0 && b[n-1] == '\r' {
-		b = b[:n-1]
-	}
-	return b
 }
 
 func blank(b []byte) bool {
@@ -143,12 +85,12 @@ func (c *Conn) handleFrame(frame []byte, mayInline bool) (reading bool) {
 	e := parse(&c.dec, frame, &m)
 	c.dec.Reset(nil, wire.Strict) // hold on to no frame between reads
 	if e != nil {
-		c.warn(warnRejected, "jsonrpc: rejected frame", "code", e.code, "reason", e.reason, "frame", preview(frame))
+		c.warn(warnRejected, "jsonrpc: rejected frame", "code", e.Code, "reason", e.Reason, "frame", preview(frame))
 		if m.kind == kindResponse && m.callID != 0 {
 			// Release the Call waiting for this answer rather than leave it hanging.
-			c.deliver(m.callID, m.id, callResult{err: fmt.Errorf("%w: %s", ErrMalformedResponse, e.reason)})
+			c.deliver(m.callID, m.id, callResult{err: fmt.Errorf("%w: %s", ErrMalformedResponse, e.Reason)})
 		}
-		c.replyError(m.replyID, e.rpc())
+		c.replyError(m.replyID, e.RPCError())
 		return true
 	}
 	switch m.kind {

@@ -41,7 +41,7 @@ func FuzzParse(f *testing.F) {
 		var d wire.Decoder
 		var m message
 		if e := parse(&d, frame, &m); e != nil {
-			r := e.rpc()
+			r := e.RPCError()
 			if r.Code != wire.CodeParseError && r.Code != wire.CodeInvalidRequest {
 				t.Fatalf("%q: reply code %d", frame, r.Code)
 			}

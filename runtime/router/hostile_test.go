@@ -111,7 +111,7 @@ func TestLongLineNotHeldWhole(t *testing.T) {
 
 // Hostile frames before initialize get the code and id jsonrpc gives the same
 // frame after it: nesting deeper than wire.MaxDepth, JSON that is not an
-// object, a frame over the bound.
+// object, a frame over the bound, a method that is not a string.
 func TestHostileFramesAnsweredAsAfterInitialize(t *testing.T) {
 	const limit = 1 << 16
 	deep := wire.MaxDepth + 1
@@ -130,6 +130,8 @@ func TestHostileFramesAnsweredAsAfterInitialize(t *testing.T) {
 		"trailing garbage":   initV2 + ` x`,
 		"two values":         initV2 + initV2,
 		"unterminated array": `[1,2`,
+		"method null":        `{"jsonrpc":"2.0","method":null}`,
+		"method a number":    `{"jsonrpc":"2.0","method":1}`,
 	}
 	for name, frame := range frames {
 		t.Run(name, func(t *testing.T) {
