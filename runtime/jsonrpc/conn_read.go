@@ -81,50 +81,68 @@ func blank(b []byte) bool {
 // It reports whether this goroutine still holds the reading role; mayInline
 // lets a request run on it (see runInline).
 func (c *Conn) handleFrame(frame []byte, mayInline bool) (reading bool) {
+	c.dec.Reset(frame, wire.Strict)
+	if c.dec.Peek() == wire.KindArray {
+		c.dec.Reset(nil, wire.Strict)
+		c.handleBatch(frame)
+		return true
+	}
 	var m message
 	e := parse(&c.dec, frame, &m)
 	c.dec.Reset(nil, wire.Strict) // hold on to no frame between reads
 	if e != nil {
-		c.warn(warnRejected, "jsonrpc: rejected frame", "code", e.Code, "reason", e.Reason, "frame", preview(frame))
-		if m.kind == kindResponse && m.callID != 0 {
-			// Release the Call waiting for this answer rather than leave it hanging.
-			c.deliver(m.callID, m.id, callResult{err: fmt.Errorf("%w: %s", ErrMalformedResponse, e.Reason)})
-		}
+		c.rejected(frame, &m, e)
 		c.replyError(m.replyID, e.RPCError())
 		return true
 	}
-	switch m.kind {
-	case kindRequest:
+	if m.kind == kindRequest {
 		return c.startRequest(&m, len(frame)+FrameOverhead, mayInline)
-	case kindNotification:
+	}
+	c.handleOther(&m, len(frame)+FrameOverhead)
+	return true
+}
+
+// rejected logs a frame that is not a valid message. A Call the frame was
+// meant to answer is released with ErrMalformedResponse rather than left
+// hanging.
+func (c *Conn) rejected(frame []byte, m *message, e *FrameError) {
+	c.warn(warnRejected, "jsonrpc: rejected frame", "code", e.Code, "reason", e.Reason, "frame", preview(frame))
+	if m.kind == kindResponse && m.callID != 0 {
+		c.deliver(m.callID, m.id, callResult{err: fmt.Errorf("%w: %s", ErrMalformedResponse, e.Reason)})
+	}
+}
+
+// handleOther handles a notification or a response; cost is what a
+// notification counts against MaxBuffered.
+func (c *Conn) handleOther(m *message, cost int) {
+	if m.kind == kindNotification {
 		if m.method == CancelRequestMethod {
 			c.cancelInbound(m.params)
-			return true
+			return
 		}
-		c.queueNotification(note{method: m.method, params: m.params, cost: len(frame) + FrameOverhead})
-	case kindResponse:
-		if m.callID == 0 {
-			c.logUnknownResponse(&m)
-			return true
-		}
-		var r callResult
-		if m.rpcErr != nil {
-			r.err = m.rpcErr
-		} else {
-			r.result = m.result
-		}
-		// A response must not overtake the notifications read before it: the
-		// caller may rely on their effects (ACP: a turn's session/update
-		// notifications precede its session/prompt response).
-		if !c.isDirect(m.callID) {
-			id, rawID := m.callID, append(wire.Raw(nil), m.id...)
-			if c.notes.pushIfBusy(note{then: func() { c.deliver(id, rawID, r) }}) {
-				return true
-			}
-		}
-		c.deliver(m.callID, m.id, r)
+		c.queueNotification(note{method: m.method, params: m.params, cost: cost})
+		return
 	}
-	return true
+	if m.callID == 0 {
+		c.logUnknownResponse(m)
+		return
+	}
+	var r callResult
+	if m.rpcErr != nil {
+		r.err = m.rpcErr
+	} else {
+		r.result = m.result
+	}
+	// A response must not overtake the notifications read before it: the
+	// caller may rely on their effects (ACP: a turn's session/update
+	// notifications precede its session/prompt response).
+	if !c.isDirect(m.callID) {
+		id, rawID := m.callID, append(wire.Raw(nil), m.id...)
+		if c.notes.pushIfBusy(note{then: func() { c.deliver(id, rawID, r) }}) {
+			return
+		}
+	}
+	c.deliver(m.callID, m.id, r)
 }
 
 // wake tells a reader waiting for room that the state it waits on changed.

@@ -63,7 +63,8 @@ func invalidRequest(reason string) *FrameError {
 // JSON-RPC members. The whole frame is checked to be JSON (as strictly as
 // a Conn reads it); the error is a *FrameError: CodeParseError when frame
 // is not JSON, CodeInvalidRequest when it is JSON but not an object (an
-// array is a batch, which JSON-RPC over ACP does not allow).
+// array is a batch: several messages, which a Conn splits into its entries
+// before reading each).
 func PeekEnvelope(frame []byte) (Envelope, error) {
 	var d wire.Decoder
 	var e Envelope
@@ -90,7 +91,7 @@ func beginObject(d *wire.Decoder, frame []byte) *FrameError {
 		if !wire.Valid(frame) {
 			return parseError(errOf(frame))
 		}
-		return invalidRequest("batch requests are not supported")
+		return invalidRequest("a message must be a JSON object, not an array")
 	default:
 		if !wire.Valid(frame) {
 			return parseError(errOf(frame))

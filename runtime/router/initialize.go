@@ -55,7 +55,9 @@ func notMessage(frame []byte, err error) []byte {
 	case errors.As(err, &fe) && fe.Code == wire.CodeParseError:
 		return errorFrame(nil, wire.CodeParseError, "Parse error", nil)
 	case frame[0] == '[':
-		return errorFrame(nil, wire.CodeInvalidRequest, "JSON-RPC batches are not supported", nil)
+		// The version is chosen from one initialize request: a batch holds
+		// other messages, which no implementation chosen yet could answer.
+		return errorFrame(nil, wire.CodeInvalidRequest, "a batch cannot come before initialize", nil)
 	}
 	return errorFrame(nil, wire.CodeInvalidRequest, "a message must be a JSON object", nil)
 }

@@ -78,7 +78,10 @@ var ErrClosed = errors.New("router: connection closed before initialize")
 // implementation on the connection. Before that, notifications and
 // responses are ignored and every other message is answered with an error
 // on w without closing the connection, so the client may send initialize
-// again.
+// again. A batch (a JSON array) before initialize is one such message: it
+// is answered with one -32600 error, id null, and none of its entries is
+// handled; after initialize the implementation's jsonrpc.Conn answers
+// batches.
 //
 // As with jsonrpc.NewConn, r and w carry newline-delimited JSON unless r is
 // a [jsonrpc.MessageReader] or w a [jsonrpc.MessageWriter] (a network
