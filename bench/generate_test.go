@@ -36,8 +36,8 @@ func repoConfig(b *testing.B) generator.Config {
 // generate` pulls it). Generation reads paths relative to the repository
 // root, hence the Chdir.
 
-// BenchmarkGenerate is the repository's whole generation in-process: both
-// channels, the RFD overlays, validators, gates, dispatch, meta tables; the
+// BenchmarkGenerate is the repository's whole generation in-process: every
+// channel acpgen.json configures, the RFD overlays, validators, gates, dispatch, meta tables; the
 // output formatted with go/format as emitted. Each run is followed, outside
 // the timing, by go/format alone on the same output (format-ms/op), so the
 // ratio x-format is taken under the same machine conditions; peak-heap-MB is

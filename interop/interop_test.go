@@ -246,7 +246,7 @@ var acceptCases = []acceptCase{
 	{Name: "unknown method", Side: "agent", Init: true, Frame: req("session/telepathy", `{}`), Go: "error -32601", TS: "error -32601"},
 	{Name: "unknown extension method", Side: "agent", Init: true, Frame: req("_vendor/thing", `{}`), Go: "error -32601", TS: "error -32601"},
 	{Name: "not JSON", Side: "agent", Init: true, Frame: `{"jsonrpc":"2.0",`, Go: "error -32700", TS: "error -32700"},
-	{Name: "batch", Side: "agent", Init: true, Frame: `[` + req("session/new", `{"cwd":"/w","mcpServers":[]}`) + `]`, Go: "error -32600", TS: "error -32600"},
+	{Name: "batch", Side: "agent", Init: true, Frame: `[` + req("session/new", `{"cwd":"/w","mcpServers":[]}`) + `]`, Go: "array [ok]", TS: "error -32600"},
 	{Name: "session/cancel valid", Side: "agent", Init: true, Frame: note("session/cancel", `{"sessionId":"s"}`), Go: "handled", TS: "handled"},
 	{Name: "session/cancel without sessionId", Side: "agent", Init: true, Frame: note("session/cancel", `{}`), Go: "dropped", TS: "dropped"},
 	{Name: "session/cancel before initialize", Side: "agent", Frame: note("session/cancel", `{"sessionId":"s"}`), Go: "dropped", TS: "handled"},
@@ -392,7 +392,7 @@ func acceptGo(t *testing.T, c acceptCase) acceptResult {
 	defer toConn.Close()
 	defer out.Close()
 	lines := bufio.NewReader(fromConn)
-	readLine := func() map[string]any {
+	readRaw := func() []byte {
 		type line struct {
 			b   []byte
 			err error
@@ -404,15 +404,22 @@ func acceptGo(t *testing.T, c acceptCase) acceptResult {
 		}()
 		select {
 		case l := <-got:
-			var m map[string]any
-			if l.err != nil || json.Unmarshal(l.b, &m) != nil {
+			if l.err != nil {
 				t.Fatalf("%s: reading a frame: %q %v", c.Name, l.b, l.err)
 			}
-			return m
+			return l.b
 		case <-ctx.Done():
 			t.Fatalf("%s: no frame from the Go dispatcher", c.Name)
 			return nil
 		}
+	}
+	readLine := func() map[string]any {
+		b := readRaw()
+		var m map[string]any
+		if json.Unmarshal(b, &m) != nil {
+			t.Fatalf("%s: a frame that is not a JSON object: %q", c.Name, b)
+		}
+		return m
 	}
 	write := func(frame string) {
 		if _, err := io.WriteString(toConn, frame+"\n"); err != nil {
@@ -481,13 +488,32 @@ func acceptGo(t *testing.T, c acceptCase) acceptResult {
 		}
 		return res
 	}
-	m := readLine()
-	res.Verdict = "ok"
-	if e, ok := m["error"].(map[string]any); ok {
-		res.Verdict = fmt.Sprintf("error %v", e["code"])
+	raw := readRaw()
+	var batch []map[string]any
+	if json.Unmarshal(raw, &batch) == nil {
+		// A batch's answer: the verdict on each response, in order.
+		verdicts := make([]string, len(batch))
+		for i, m := range batch {
+			verdicts[i] = verdictOf(m)
+		}
+		res.Verdict = "array [" + strings.Join(verdicts, ", ") + "]"
+	} else {
+		var m map[string]any
+		if json.Unmarshal(raw, &m) != nil {
+			t.Fatalf("%s: a frame that is not JSON-RPC: %q", c.Name, raw)
+		}
+		res.Verdict = verdictOf(m)
 	}
 	_, res.Seen = rec.result()
 	return res
+}
+
+// verdictOf is "ok" for a response with a result, "error CODE" for an error.
+func verdictOf(m map[string]any) string {
+	if e, ok := m["error"].(map[string]any); ok {
+		return fmt.Sprintf("error %v", e["code"])
+	}
+	return "ok"
 }
 
 func hasKey(m map[string]any, k string) bool {

@@ -226,7 +226,7 @@ func generation(w io.Writer, res map[string]result) {
 	}
 	f := res["BenchmarkFormatFloor"]
 	p := res["BenchmarkGenerateProcess"]
-	fmt.Fprintln(w, "\nGeneration (both channels, RFD overlays, validators, gates, dispatch), medians:")
+	fmt.Fprintln(w, "\nGeneration (every configured channel, RFD overlays, validators, gates, dispatch), medians:")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| measure | value | target |")
 	fmt.Fprintln(w, "|---|---|---|")

@@ -11,38 +11,27 @@ import (
 	"strings"
 
 	"github.com/acpgen/acpgen/generator/config"
+	"github.com/acpgen/acpgen/generator/scaffold"
 	"github.com/acpgen/acpgen/generator/source"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/mod/modfile"
 	"golang.org/x/mod/module"
 )
 
-// installed says how this binary's copy of acpgen was obtained: its module
-// version ("" for a build inside acpgen's own checkout) and, when a replace
-// directive provided it, the replacement folder.
-type installed struct {
-	Version string
-	Replace string // a local folder, "" unless replaced by one
-	// Checkout is the checkout of acpgen this binary was built from as the
-	// main module (go build, go install or go run in it), when its source
-	// is still there; "" otherwise.
-	Checkout string
-}
-
 // ownInstall reads the build information. acpgen is the main module under
 // `go install` and `go run` in its checkout, and a dependency under
 // `go tool` in another module.
-func ownInstall() installed {
+func ownInstall() scaffold.Install {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
-		return installed{}
+		return scaffold.Install{}
 	}
 	mods := append([]*debug.Module{&bi.Main}, bi.Deps...)
 	for _, m := range mods {
 		if m.Path != acpgenModule {
 			continue
 		}
-		in := installed{Version: m.Version}
+		in := scaffold.Install{Version: m.Version}
 		if r := m.Replace; r != nil {
 			if r.Version == "" || r.Version == "(devel)" {
 				in.Replace = r.Path
@@ -60,7 +49,7 @@ func ownInstall() installed {
 		}
 		return in
 	}
-	return installed{}
+	return scaffold.Install{}
 }
 
 // checkoutOf finds the checkout of a local build; tests replace it.
@@ -75,7 +64,7 @@ func sourceCheckout() string {
 		return ""
 	}
 	dir := filepath.Dir(filepath.Dir(filepath.Dir(file))) // cmd/acpgen/info.go
-	if f := readGoMod(dir); f == nil || f.Module == nil || f.Module.Mod.Path != acpgenModule {
+	if f := config.ReadGoMod(dir); f == nil || f.Module == nil || f.Module.Mod.Path != acpgenModule {
 		return ""
 	}
 	return dir
@@ -131,7 +120,7 @@ func invocation() string {
 	if mod == acpgenModule {
 		return "go run ./cmd/acpgen"
 	}
-	if f := readGoMod(dir); f != nil && listsAcpgenTool(f) {
+	if f := config.ReadGoMod(dir); f != nil && listsAcpgenTool(f) {
 		return "go tool acpgen"
 	}
 	return "acpgen"

@@ -212,47 +212,42 @@ func generateCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			r, err := config.Setup(c.Context, c.String("config"), o, c.App.ErrWriter)
-			if err != nil {
-				return err
-			}
+			run := config.Run{Config: c.String("config"), Overrides: o, Check: c.Bool("check"), Stderr: c.App.ErrWriter}
 			if c.Bool("verbose") {
 				// Off by default: a schema other than the pinned one, or a
 				// subset of the channels, skips many gates by design.
-				r.Config.Report = c.App.ErrWriter
+				run.Report = c.App.ErrWriter
 			}
-			files, err := r.Generate()
+			out, err := run.Do(c.Context)
 			if err != nil {
 				return err
 			}
-			owned := r.Config.Owned()
-			if c.Bool("check") {
-				changes, err := output.Compare(r.Root, files, owned)
-				if err != nil {
-					return err
-				}
-				for _, ch := range changes {
-					fmt.Fprint(c.App.Writer, output.Unified(ch))
-				}
-				if len(changes) > 0 {
-					return staleError()
-				}
-				if !c.Bool("quiet") {
-					fmt.Fprintf(c.App.ErrWriter, "acpgen: %s: %d files up to date (%s, %s)\n", channelNames(r), len(files), schemaName(r), elapsed(start))
-				}
-				return nil
-			}
-			sum, err := output.WriteContext(c.Context, r.Root, files, owned)
-			if err != nil {
-				return err
-			}
-			if !c.Bool("quiet") {
-				fmt.Fprintf(c.App.ErrWriter, "acpgen: %s: %d files: %d written, %d unchanged, %d removed (%s, %s)\n",
-					channelNames(r), sum.Written+sum.Unchanged, sum.Written, sum.Unchanged, sum.Removed, schemaName(r), elapsed(start))
-			}
-			return nil
+			return generated(c, out, start)
 		},
 	}
+}
+
+// generated reports a generation: the diff and the stale error of --check,
+// else the summary line.
+func generated(c *cli.Context, out *config.Outcome, start time.Time) error {
+	r := out.Resolved
+	if c.Bool("check") {
+		for _, ch := range out.Changes {
+			fmt.Fprint(c.App.Writer, output.Unified(ch))
+		}
+		if len(out.Changes) > 0 {
+			return staleError()
+		}
+		if !c.Bool("quiet") {
+			fmt.Fprintf(c.App.ErrWriter, "acpgen: %s: %d files up to date (%s, %s)\n", channelNames(r), out.Files, schemaName(r), elapsed(start))
+		}
+		return nil
+	}
+	if sum := out.Summary; !c.Bool("quiet") {
+		fmt.Fprintf(c.App.ErrWriter, "acpgen: %s: %d files: %d written, %d unchanged, %d removed (%s, %s)\n",
+			channelNames(r), sum.Written+sum.Unchanged, sum.Written, sum.Unchanged, sum.Removed, schemaName(r), elapsed(start))
+	}
+	return nil
 }
 
 // generateOverrides reads generate's flags.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/acpgen/acpgen/gen/acp"
+	"github.com/acpgen/acpgen/generator/scaffold"
 	"github.com/acpgen/acpgen/runtime/acphttp"
 )
 
@@ -58,7 +59,7 @@ func TestScaffoldStartersBuildAndRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mustContain(t, string(mod), "module my-"+kind+"\n", "go "+starterGoVersion, "require github.com/acpgen/acpgen v0.0.0", "replace github.com/acpgen/acpgen => "+repo)
+		mustContain(t, string(mod), "module my-"+kind+"\n", "go "+scaffold.GoVersion, "require github.com/acpgen/acpgen v0.0.0", "replace github.com/acpgen/acpgen => "+repo)
 		src, _ := os.ReadFile(filepath.Join(dir, "my-"+kind, kind+".go"))
 		mustContain(t, string(src), "acp.Unimplemented"+strings.ToUpper(kind[:1])+kind[1:]+"Handler")
 		goIn(t, filepath.Join(dir, "my-"+kind), "build", "-o", kind, ".")
@@ -148,7 +149,7 @@ func TestScaffoldWithoutVersion(t *testing.T) {
 	}
 	mustContain(t, out, "go get github.com/acpgen/acpgen@latest")
 	mod, _ := os.ReadFile(filepath.Join(dir, "a", "go.mod"))
-	if string(mod) != "module example.com/a\n\ngo "+starterGoVersion+"\n" {
+	if string(mod) != "module example.com/a\n\ngo "+scaffold.GoVersion+"\n" {
 		t.Errorf("go.mod:\n%s", mod)
 	}
 	out, err = run(t, "scaffold", "client", "--out", filepath.Join(dir, "c"), "--acpgen-version", "v1.2.3")

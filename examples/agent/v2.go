@@ -62,8 +62,7 @@ func serveV2(log *slog.Logger) router.Serve {
 		ctx, cancel := context.WithCancel(ctx) // ends held turns with the connection
 		defer cancel()
 		a := &agentV2{log: log, ctx: ctx, sessions: map[acp2.SessionID]*sessionV2{}}
-		br, bw := newBatchIO(r, w)
-		a.conn = acp2.NewAgentConn(a, br, bw, acp2.ConnOptions{RPC: acp2.RPCOptions{Logger: log}})
+		a.conn = acp2.NewAgentConn(a, r, w, acp2.ConnOptions{RPC: acp2.RPCOptions{Logger: log}})
 		return a.conn.Run(ctx)
 	}
 }

@@ -175,6 +175,20 @@ func TestDispatchFrames(t *testing.T) {
 		}
 		return m
 	}
+	sendBatch := func(frame string) []map[string]any {
+		t.Helper()
+		if _, err := io.WriteString(toAgent, frame+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		if !lines.Scan() {
+			t.Fatal("no reply")
+		}
+		var m []map[string]any
+		if err := json.Unmarshal(lines.Bytes(), &m); err != nil {
+			t.Fatalf("%s: %v", lines.Bytes(), err)
+		}
+		return m
+	}
 	code := func(m map[string]any) float64 {
 		e, _ := m["error"].(map[string]any)
 		c, _ := e["code"].(float64)
@@ -183,7 +197,8 @@ func TestDispatchFrames(t *testing.T) {
 	if m := send(`{not json`); code(m) != -32700 || m["id"] != nil {
 		t.Fatalf("parse error: %v", m)
 	}
-	if m := send(`[{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}]`); code(m) != -32600 {
+	// A batch: each entry answered as a frame of its own, in one array.
+	if m := sendBatch(`[{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}]`); len(m) != 1 || code(m[0]) != -32600 || m[0]["id"] != 1.0 {
 		t.Fatalf("batch: %v", m)
 	}
 	if m := send(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}`); code(m) != -32600 {

@@ -158,7 +158,8 @@ func FuzzElicitation(f *testing.F) {
 // FuzzDispatch feeds whole frames, after a completed initialize, to both
 // ends of a connection: the agent (AgentConn) and the client (ClientConn).
 // Every line they write must be a JSON-RPC response (a result, or an error
-// with an integer code); nothing may panic (the runtime recovers handler
+// with an integer code), a non-empty array of them (a batch's answer), or a
+// message of their own; nothing may panic (the runtime recovers handler
 // panics and logs them at error level, which fails the test) or hang.
 func FuzzDispatch(f *testing.F) {
 	addSeeds(f,
@@ -268,26 +269,46 @@ func runSide(t *testing.T, data []byte, client bool) string {
 	s := bufio.NewScanner(&out.buf)
 	s.Buffer(nil, 1<<20)
 	for s.Scan() {
-		var m struct {
-			JSONRPC string          `json:"jsonrpc"`
-			ID      json.RawMessage `json:"id"`
-			Method  *string         `json:"method"`
-			Result  json.RawMessage `json:"result"`
-			Error   *struct {
-				Code *int64 `json:"code"`
-			} `json:"error"`
-		}
-		if err := json.Unmarshal(s.Bytes(), &m); err != nil || m.JSONRPC != "2.0" {
-			t.Fatalf("wrote a line that is not JSON-RPC (%v): %s\ninput %q", err, s.Bytes(), data)
-		}
-		if m.Method != nil {
-			continue // a request or notification of its own (e.g. $/cancel_request)
-		}
-		if (m.Result == nil) == (m.Error == nil) || (m.Error != nil && m.Error.Code == nil) {
-			t.Fatalf("malformed response %s\ninput %q", s.Bytes(), data)
+		if !jsonrpcLine(s.Bytes()) {
+			t.Fatalf("wrote a line that is not JSON-RPC: %s\ninput %q", s.Bytes(), data)
 		}
 	}
 	return written
+}
+
+// jsonrpcLine reports a line holding one JSON-RPC message, or a non-empty
+// array of responses (a batch's answer). A message that is not a response
+// is a request or notification of this side's own (e.g. $/cancel_request);
+// a response carries a result or an error with an integer code.
+func jsonrpcLine(line []byte) bool {
+	var items []json.RawMessage
+	if json.Unmarshal(line, &items) != nil {
+		return jsonrpcMessage(line, false)
+	}
+	for _, it := range items {
+		if !jsonrpcMessage(it, true) {
+			return false
+		}
+	}
+	return len(items) > 0
+}
+
+func jsonrpcMessage(b []byte, responseOnly bool) bool {
+	var m struct {
+		JSONRPC string          `json:"jsonrpc"`
+		Method  *string         `json:"method"`
+		Result  json.RawMessage `json:"result"`
+		Error   *struct {
+			Code *int64 `json:"code"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil || m.JSONRPC != "2.0" {
+		return false
+	}
+	if m.Method != nil {
+		return !responseOnly
+	}
+	return (m.Result == nil) != (m.Error == nil) && (m.Error == nil || m.Error.Code != nil)
 }
 
 // TestDispatchHarness checks that FuzzDispatch's harness reaches the handlers.

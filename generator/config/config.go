@@ -501,6 +501,24 @@ func FindModule(dir string) (mod, modDir string) {
 	}
 }
 
+// ReadGoMod parses the go.mod in dir, nil when there is none or it does not
+// parse (the go command reports that better).
+func ReadGoMod(dir string) *modfile.File {
+	if dir == "" {
+		return nil
+	}
+	p := filepath.Join(dir, "go.mod")
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil
+	}
+	f, err := modfile.Parse(p, data, nil)
+	if err != nil {
+		return nil
+	}
+	return f
+}
+
 // LockPath is the lock of the configured schema folder.
 func (r *Resolved) LockPath() string { return filepath.Join(r.LockDir, source.LockFile) }
 

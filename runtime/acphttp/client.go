@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/acpgen/acpgen/runtime/wire"
 )
 
 // httpLink is the client side of a Streamable HTTP connection: messages are
@@ -288,16 +290,16 @@ func (l *httpLink) answerLocally(p *peek, err error) {
 	if !p.isRequest() {
 		return
 	}
-	e := map[string]any{"code": -32603, "message": err.Error()}
+	var data any
 	var he *HTTPError
 	if errors.As(err, &he) {
 		var body any = he.Body
 		if json.Valid([]byte(he.Body)) {
 			body = json.RawMessage(he.Body)
 		}
-		e["data"] = map[string]any{"status": he.Status, "body": body}
+		data = map[string]any{"status": he.Status, "body": body}
 	}
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": p.ID, "error": e})
+	b := errorMessage(wire.Raw(p.ID), wire.CodeInternalError, err.Error(), data)
 	go l.push(b) // not on the writer: the reader may be waiting for room
 }
 

@@ -3,31 +3,61 @@ package acphttp
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"slices"
+
+	"github.com/acpgen/acpgen/runtime/jsonrpc"
+	"github.com/acpgen/acpgen/runtime/wire"
 )
 
 // peek is what routing needs to know of a message, read without decoding
 // the rest of it.
 type peek struct {
-	ID      json.RawMessage `json:"id"`
-	Method  *string         `json:"method"`
-	Params  json.RawMessage `json:"params"`
-	Result  json.RawMessage `json:"result"`
-	Error   json.RawMessage `json:"error"`
-	session string          // params.sessionId, or result.sessionId of a response
+	ID      json.RawMessage // a copy: it outlives the message
+	Method  *string
+	Result  wire.Raw
+	Error   wire.Raw
+	session string // params.sessionId, or result.sessionId of a response
 }
 
-// peekMessage reads msg's shape; ok is false unless msg is one JSON object.
+// peekMessage reads msg's shape; ok is false unless msg is one JSON-RPC
+// envelope whose method, if any, is a string or null.
 func peekMessage(msg []byte) (p peek, ok bool) {
-	t := bytes.TrimLeft(msg, " \t\r\n")
-	if len(t) == 0 || t[0] != '{' || json.Unmarshal(msg, &p) != nil {
-		return peek{}, false
+	p, err := peekFrame(msg)
+	return p, err == nil
+}
+
+// errMethodKind refuses a method that is neither a string nor null.
+var errMethodKind = errors.New("acphttp: method must be a string")
+
+// peekFrame is peekMessage with the reason msg is refused: a
+// *jsonrpc.FrameError, or errMethodKind.
+func peekFrame(msg []byte) (peek, error) {
+	env, err := jsonrpc.PeekEnvelope(msg)
+	if err != nil {
+		return peek{}, err
 	}
-	if p.Method != nil {
-		p.session = sessionIDOf(p.Params)
+	if env.Method != nil && !env.MethodIsString() && env.Method.Kind() != wire.KindNull {
+		return peek{}, errMethodKind
+	}
+	p := peek{Result: env.Result, Error: env.Error}
+	if env.ID != nil {
+		p.ID = append(json.RawMessage(nil), env.ID...)
+	}
+	if env.MethodIsString() {
+		p.Method = &env.Name
+		p.session = sessionIDOf(json.RawMessage(env.Params))
 	} else {
-		p.session = sessionIDOf(p.Result)
+		p.session = sessionIDOf(json.RawMessage(env.Result))
 	}
-	return p, true
+	return p, nil
+}
+
+// errorMessage is a JSON-RPC error response as one message (no line
+// terminator); a nil id is written as null.
+func errorMessage(id wire.Raw, code wire.ErrorCode, msg string, data any) []byte {
+	b, _ := jsonrpc.AppendError(nil, id, &wire.RPCError{Code: code, Message: msg, Data: data})
+	return b[:len(b)-1]
 }
 
 func sessionIDOf(obj json.RawMessage) string {
@@ -62,13 +92,21 @@ func (p *peek) method() string {
 // idKey is a request id as a map key: its JSON text, which tells 1 from "1".
 func (p *peek) idKey() string { return string(bytes.TrimSpace(p.ID)) }
 
-// sessionScoped lists the client methods whose POST must carry
-// Acp-Session-Id, as the TypeScript SDK does.
-var sessionScoped = map[string]bool{
-	"session/cancel": true, "session/close": true, "session/delete": true, "session/fork": true,
-	"session/load": true, "session/prompt": true, "session/resume": true,
-	"session/set_config_option": true, "session/set_mode": true, "session/set_model": true,
+// defaultSessionMethods are the client-to-agent methods whose params
+// require a sessionId, in every channel generated from the pinned schema
+// (TestDefaultSessionMethods derives them from the schema's IR).
+var defaultSessionMethods = []string{
+	"session/archive", "session/cancel", "session/close", "session/delete", "session/fork",
+	"session/load", "session/prompt", "session/resume", "session/set_config_option",
+	"session/set_mode", "session/set_title", "session/status", "session/unarchive",
+	"terminal/cancel", "tool_call/cancel",
 }
+
+// DefaultSessionMethods returns the methods Options.SessionMethods defaults
+// to: the client-to-agent methods whose params require a sessionId, over
+// the channels of the pinned schema release (v1 and v2, stable and
+// unstable).
+func DefaultSessionMethods() []string { return slices.Clone(defaultSessionMethods) }
 
 const (
 	methodInitialize  = "initialize"

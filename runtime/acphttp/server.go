@@ -176,6 +176,12 @@ type Options struct {
 	// past it the request or the socket is closed. Default
 	// DefaultBodyTimeout.
 	BodyTimeout time.Duration
+	// SessionMethods lists the client methods whose Streamable HTTP POST
+	// must carry Acp-Session-Id even when its params name no sessionId (one
+	// whose params do name a sessionId always must): without it, the POST
+	// is answered 400. Nil means DefaultSessionMethods(); an empty list,
+	// none.
+	SessionMethods []string
 	// Logger receives the transport's logs. Default: text on os.Stderr.
 	Logger *slog.Logger
 }
@@ -229,6 +235,9 @@ func (o *Options) defaults() {
 		o.MaxConnections = DefaultMaxConnections
 	}
 	o.budgetDefaults()
+	if o.SessionMethods == nil {
+		o.SessionMethods = defaultSessionMethods
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
@@ -249,6 +258,8 @@ type Server struct {
 	shutdown chan struct{}  // closed by Close
 	pool     pool           // connections not in use yet
 	budget   *budget
+	// sessionScoped is Options.SessionMethods as a set.
+	sessionScoped map[string]bool
 }
 
 // serverConn is one open connection as the Server tracks it.
@@ -267,7 +278,10 @@ type serverConn struct {
 // NewServer returns a Server running serve for each connection.
 func NewServer(serve ServeFunc, o Options) *Server {
 	o.defaults()
-	s := &Server{serve: serve, o: o, log: o.Logger, conns: map[string]*serverConn{}, shutdown: make(chan struct{})}
+	s := &Server{serve: serve, o: o, log: o.Logger, conns: map[string]*serverConn{}, shutdown: make(chan struct{}), sessionScoped: map[string]bool{}}
+	for _, m := range o.SessionMethods {
+		s.sessionScoped[m] = true
+	}
 	s.budget = newBudget(int64(o.MaxServerBuffered), o.MaxWaitingPosts, o.StallTimeout, s.shedStalled)
 	return s
 }

@@ -3,7 +3,6 @@ package acphttp
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"mime"
@@ -12,6 +11,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/acpgen/acpgen/runtime/jsonrpc"
+	"github.com/acpgen/acpgen/runtime/wire"
 )
 
 // streamConn is the server side of one Streamable HTTP connection: POSTed
@@ -319,20 +321,9 @@ func (s *Server) handlePost(w http.ResponseWriter, r *http.Request, principal st
 		return // the client went away
 	}
 	body := in.msg
-	if !json.Valid(body) {
-		http.Error(w, "Invalid JSON", http.StatusBadRequest)
-		return
-	}
-	if t := bytes.TrimLeft(body, " \t\r\n"); t[0] == '[' {
-		// ACP has no batches: one error for the array, its entries unread.
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusBadRequest)
-		io.WriteString(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request: JSON-RPC batches are not supported"}}`)
-		return
-	}
-	p, ok := peekMessage(body)
-	if !ok {
-		http.Error(w, "Invalid JSON-RPC message", http.StatusBadRequest)
+	p, err := peekFrame(body)
+	if err != nil {
+		refuseBody(w, body, err)
 		return
 	}
 	if p.isRequest() && p.method() == methodInitialize {
@@ -358,6 +349,22 @@ func (s *Server) handlePost(w http.ResponseWriter, r *http.Request, principal st
 	case <-c.ended:
 		http.Error(w, "Unknown Acp-Connection-Id", http.StatusNotFound)
 	case <-r.Context().Done():
+	}
+}
+
+// refuseBody answers a POST whose body is not one JSON-RPC message: 400,
+// with a JSON-RPC error for a batch (its entries unread: ACP has none).
+func refuseBody(w http.ResponseWriter, body []byte, err error) {
+	var fe *jsonrpc.FrameError
+	switch {
+	case errors.As(err, &fe) && fe.Code == wire.CodeParseError:
+		http.Error(w, "Invalid JSON", http.StatusBadRequest)
+	case bytes.TrimLeft(body, " \t\r\n")[0] == '[':
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		w.Write(errorMessage(nil, wire.CodeInvalidRequest, "Invalid request: JSON-RPC batches are not supported", nil))
+	default:
+		http.Error(w, "Invalid JSON-RPC message", http.StatusBadRequest)
 	}
 }
 
@@ -461,7 +468,7 @@ func (c *streamConn) admit(r *http.Request, p *peek) (int, string) {
 		delete(c.back, key)
 		return 0, ""
 	}
-	if (sessionScoped[p.method()] || p.session != "") && header == "" {
+	if (c.s.sessionScoped[p.method()] || p.session != "") && header == "" {
 		return http.StatusBadRequest, "Missing Acp-Session-Id"
 	}
 	if header != "" && p.session != "" && header != p.session {
@@ -504,7 +511,7 @@ func (s *Server) initialize(w http.ResponseWriter, r *http.Request, principal st
 		c.shut(errConnClosed)
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusInternalServerError)
-		w.Write(append(append([]byte(`{"jsonrpc":"2.0","id":`), p.ID...), `,"error":{"code":-32603,"message":"Initialize failed"}}`...))
+		w.Write(errorMessage(wire.Raw(p.ID), wire.CodeInternalError, "Initialize failed", nil))
 	}
 	select {
 	case c.in <- in.msg:

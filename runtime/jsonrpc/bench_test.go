@@ -37,7 +37,7 @@ func BenchmarkParse(b *testing.B) {
 	for b.Loop() {
 		var m message
 		if e := parse(&d, frame, &m); e != nil {
-			b.Fatal(e.reason)
+			b.Fatal(e.Reason)
 		}
 	}
 }

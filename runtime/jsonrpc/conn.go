@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"math"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -208,7 +207,6 @@ func NewConn(r io.Reader, w io.Writer, h Handler, o Options) *Conn {
 	if o.MaxFrame <= 0 {
 		o.MaxFrame = DefaultMaxFrame
 	}
-	o.MaxFrame = min(o.MaxFrame, math.MaxInt-2) // readFrame adds 2
 	if o.MaxConcurrent <= 0 {
 		o.MaxConcurrent = DefaultMaxConcurrent
 	}

@@ -1,7 +1,6 @@
 package jsonrpc
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -32,7 +31,7 @@ func (c *Conn) readLoop() error {
 		switch {
 		case tooBig:
 			c.warn(warnTooLarge, "jsonrpc: frame too large, skipped", "max", c.maxFrame)
-			c.replyError(nil, invalidRequest(fmt.Sprintf("frame exceeds %d bytes", c.maxFrame)).rpc())
+			c.replyError(nil, invalidRequest(fmt.Sprintf("frame exceeds %d bytes", c.maxFrame)).RPCError())
 		case !blank(frame):
 			if !c.handleFrame(frame, c.mayInline(err)) {
 				return errHandedOff
@@ -60,70 +59,13 @@ func (c *Conn) mayInline(err error) bool {
 // next returns the next frame: a message of a MessageReader, or a line.
 func (c *Conn) next() (frame []byte, tooBig bool, err error) {
 	if c.mr == nil {
-		return c.readFrame()
+		return ReadFrame(c.br, c.maxFrame)
 	}
 	frame, err = c.mr.ReadMessage()
 	if len(frame) > c.maxFrame {
 		return nil, true, err
 	}
 	return frame, false, err
-}
-
-// readFrame returns the next line without its terminator. A line longer than
-// maxFrame is consumed chunk by chunk and dropped (tooBig). A final line
-// without a newline is returned together with io.EOF.
-//
-// A line longer than the read buffer is kept in parts and assembled once at
-// its end, so reading it allocates twice its length (not the several times
-// that growing one slice would).
-func (c *Conn) readFrame() (frame []byte, tooBig bool, err error) {
-	limit := c.maxFrame + 2 // room for "\r\n", checked exactly below
-	var parts [][]byte
-	size := 0
-	for {
-		chunk, err := c.br.ReadSlice('\n')
-		if !tooBig {
-			switch {
-			case size+len(chunk) > limit:
-				tooBig, parts = true, nil
-			case size == 0 && err != bufio.ErrBufferFull:
-				// The usual case: the whole line was buffered. Copy it, as
-				// handlers keep slices of it after the next read.
-				frame = append(make([]byte, 0, len(chunk)), chunk...)
-			default:
-				parts = append(parts, append(make([]byte, 0, len(chunk)), chunk...))
-				size += len(chunk)
-			}
-		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if tooBig {
-			return nil, true, err
-		}
-		if parts != nil {
-			frame = make([]byte, 0, size)
-			for i, p := range parts {
-				frame = append(frame, p...)
-				parts[i] = nil // collectable as soon as copied
-			}
-		}
-		frame = trimEOL(frame)
-		if len(frame) > c.maxFrame {
-			return nil, true, err
-		}
-		return frame, false, err
-	}
-}
-
-func trimEOL(b []byte) []byte {
-	if n := len(b); n > 0 && b[n-1] == '\n' {
-		b = b[:n-1]
-	}
-	if n := len(b); n > 0 && b[n-1] == '\r' {
-		b = b[:n-1]
-	}
-	return b
 }
 
 func blank(b []byte) bool {
@@ -139,50 +81,68 @@ func blank(b []byte) bool {
 // It reports whether this goroutine still holds the reading role; mayInline
 // lets a request run on it (see runInline).
 func (c *Conn) handleFrame(frame []byte, mayInline bool) (reading bool) {
+	c.dec.Reset(frame, wire.Strict)
+	if c.dec.Peek() == wire.KindArray {
+		c.dec.Reset(nil, wire.Strict)
+		c.handleBatch(frame)
+		return true
+	}
 	var m message
 	e := parse(&c.dec, frame, &m)
 	c.dec.Reset(nil, wire.Strict) // hold on to no frame between reads
 	if e != nil {
-		c.warn(warnRejected, "jsonrpc: rejected frame", "code", e.code, "reason", e.reason, "frame", preview(frame))
-		if m.kind == kindResponse && m.callID != 0 {
-			// Release the Call waiting for this answer rather than leave it hanging.
-			c.deliver(m.callID, m.id, callResult{err: fmt.Errorf("%w: %s", ErrMalformedResponse, e.reason)})
-		}
-		c.replyError(m.replyID, e.rpc())
+		c.rejected(frame, &m, e)
+		c.replyError(m.replyID, e.RPCError())
 		return true
 	}
-	switch m.kind {
-	case kindRequest:
+	if m.kind == kindRequest {
 		return c.startRequest(&m, len(frame)+FrameOverhead, mayInline)
-	case kindNotification:
+	}
+	c.handleOther(&m, len(frame)+FrameOverhead)
+	return true
+}
+
+// rejected logs a frame that is not a valid message. A Call the frame was
+// meant to answer is released with ErrMalformedResponse rather than left
+// hanging.
+func (c *Conn) rejected(frame []byte, m *message, e *FrameError) {
+	c.warn(warnRejected, "jsonrpc: rejected frame", "code", e.Code, "reason", e.Reason, "frame", preview(frame))
+	if m.kind == kindResponse && m.callID != 0 {
+		c.deliver(m.callID, m.id, callResult{err: fmt.Errorf("%w: %s", ErrMalformedResponse, e.Reason)})
+	}
+}
+
+// handleOther handles a notification or a response; cost is what a
+// notification counts against MaxBuffered.
+func (c *Conn) handleOther(m *message, cost int) {
+	if m.kind == kindNotification {
 		if m.method == CancelRequestMethod {
 			c.cancelInbound(m.params)
-			return true
+			return
 		}
-		c.queueNotification(note{method: m.method, params: m.params, cost: len(frame) + FrameOverhead})
-	case kindResponse:
-		if m.callID == 0 {
-			c.logUnknownResponse(&m)
-			return true
-		}
-		var r callResult
-		if m.rpcErr != nil {
-			r.err = m.rpcErr
-		} else {
-			r.result = m.result
-		}
-		// A response must not overtake the notifications read before it: the
-		// caller may rely on their effects (ACP: a turn's session/update
-		// notifications precede its session/prompt response).
-		if !c.isDirect(m.callID) {
-			id, rawID := m.callID, append(wire.Raw(nil), m.id...)
-			if c.notes.pushIfBusy(note{then: func() { c.deliver(id, rawID, r) }}) {
-				return true
-			}
-		}
-		c.deliver(m.callID, m.id, r)
+		c.queueNotification(note{method: m.method, params: m.params, cost: cost})
+		return
 	}
-	return true
+	if m.callID == 0 {
+		c.logUnknownResponse(m)
+		return
+	}
+	var r callResult
+	if m.rpcErr != nil {
+		r.err = m.rpcErr
+	} else {
+		r.result = m.result
+	}
+	// A response must not overtake the notifications read before it: the
+	// caller may rely on their effects (ACP: a turn's session/update
+	// notifications precede its session/prompt response).
+	if !c.isDirect(m.callID) {
+		id, rawID := m.callID, append(wire.Raw(nil), m.id...)
+		if c.notes.pushIfBusy(note{then: func() { c.deliver(id, rawID, r) }}) {
+			return
+		}
+	}
+	c.deliver(m.callID, m.id, r)
 }
 
 // wake tells a reader waiting for room that the state it waits on changed.

@@ -19,38 +19,24 @@ var errOverloaded = &wire.RPCError{Code: CodeOverloaded, Message: "Server overlo
 // is what the frame counts against MaxBuffered. It reports whether this
 // goroutine still holds the reading role.
 func (c *Conn) startRequest(m *message, cost int, mayInline bool) (reading bool) {
-	in := &inbound{key: idKey(m.id), cost: cost}
 	c.mu.Lock()
-	for !c.closed && !c.draining && !(c.requests < c.maxInFlight && (c.held+cost <= c.maxBuffered || c.held == 0)) {
-		if !c.pauseSafe() {
-			n, held := c.requests, c.held
-			c.mu.Unlock()
-			c.warn(warnRefused, "jsonrpc: request refused, the connection is at its bounds", "method", m.method, "id", string(m.id),
-				"inFlight", n, "maxInFlight", c.maxInFlight, "held", held, "maxBuffered", c.maxBuffered)
-			c.replyError(m.id, errOverloaded)
-			return true
-		}
-		c.wait()
-	}
-	if c.closed {
-		// Read as the connection shut down (Close, end of Run's context).
+	switch c.admit(1, cost) {
+	case refused:
+		c.mu.Unlock()
+		c.refuse(m)
+		c.replyError(m.id, errOverloaded)
+		return true
+	case shutDown:
 		c.mu.Unlock()
 		c.log.Debug("jsonrpc: request read during shutdown not handled", "method", m.method, "id", string(m.id))
 		return true
-	}
-	if c.draining {
+	case draining:
 		c.mu.Unlock()
 		c.log.Debug("jsonrpc: request read while draining refused", "method", m.method, "id", string(m.id))
 		c.replyError(m.id, errShuttingDown)
 		return true
 	}
-	c.requests++
-	c.held += cost
-	ctx, cancel := context.WithCancelCause(c.base)
-	in.cancel = cancel
-	in.next = c.inflight[in.key]
-	c.inflight[in.key] = in
-	c.wg.Add(1) // under mu, so it happens before shutdown's Wait
+	j := c.track(m, cost)
 	// Inline only when the reader could pause anyway (no answer or later
 	// message awaited) and a handler slot is free at once.
 	inline := mayInline && c.pauseSafe() && c.trySlot()
@@ -63,17 +49,73 @@ func (c *Conn) startRequest(m *message, cost int, mayInline bool) (reading bool)
 		}
 	}
 	c.mu.Unlock()
-	j := job{ctx, in, m.id, m.method, m.params}
 	if inline {
 		return c.runInline(j)
 	}
+	c.dispatch(j)
+	return true
+}
+
+// admission is what admit decided.
+type admission uint8
+
+const (
+	admitted admission = iota
+	refused            // past the bounds, and pausing could deadlock
+	shutDown           // read as the connection shut down (Close, end of Run's context)
+	draining           // read while a Drain runs
+)
+
+// admit waits until n requests whose frames cost cost fit within the
+// bounds, and counts them, unless pausing could deadlock (refused) or the
+// connection stops taking requests. Called with mu held.
+func (c *Conn) admit(n, cost int) admission {
+	for !c.closed && !c.draining && !(c.requests+n <= c.maxInFlight && (c.held+cost <= c.maxBuffered || c.held == 0)) {
+		if !c.pauseSafe() {
+			return refused
+		}
+		c.wait()
+	}
+	switch {
+	case c.closed:
+		return shutDown
+	case c.draining:
+		return draining
+	}
+	c.requests += n
+	c.held += cost
+	return admitted
+}
+
+// refuse logs a request refused at the bounds.
+func (c *Conn) refuse(m *message) {
+	c.mu.Lock()
+	n, held := c.requests, c.held
+	c.mu.Unlock()
+	c.warn(warnRefused, "jsonrpc: request refused, the connection is at its bounds", "method", m.method, "id", string(m.id),
+		"inFlight", n, "maxInFlight", c.maxInFlight, "held", held, "maxBuffered", c.maxBuffered)
+}
+
+// track registers an admitted request for $/cancel_request and shutdown
+// and returns its job. Called with mu held, the connection not closed.
+func (c *Conn) track(m *message, cost int) job {
+	in := &inbound{key: idKey(m.id), cost: cost}
+	ctx, cancel := context.WithCancelCause(c.base)
+	in.cancel = cancel
+	in.next = c.inflight[in.key]
+	c.inflight[in.key] = in
+	c.wg.Add(1) // under mu, so it happens before shutdown's Wait
+	return job{ctx: ctx, in: in, id: m.id, method: m.method, params: m.params}
+}
+
+// dispatch hands a job to an idle worker, or to a new one.
+func (c *Conn) dispatch(j job) {
 	select {
 	case c.jobs <- j: // an idle worker takes it
 	default:
 		c.wg.Add(1)
 		go c.worker(j)
 	}
-	return true
 }
 
 // trySlot takes a handler slot if one is free.
@@ -149,6 +191,7 @@ type job struct {
 	id     wire.Raw
 	method string
 	params wire.Raw
+	batch  *batchReply // the batch the request came in, nil for a single one
 }
 
 // worker serves requests until shutdown. Workers are reused rather than one
@@ -268,14 +311,14 @@ func (c *Conn) answer(j job, slot bool) {
 	}
 	cancelled := ctx.Err() != nil // before untrack, which cancels ctx
 	c.untrack(in)
-	switch {
-	case rerr == nil:
-		c.replyResult(id, method, res)
-	case cancelled && !panicked:
-		c.replyError(id, errCancelled)
-	default:
-		c.replyError(id, rerr)
+	if rerr != nil && cancelled && !panicked {
+		rerr = errCancelled
 	}
+	if j.batch != nil {
+		c.collect(j.batch, id, method, res, rerr)
+		return
+	}
+	c.reply(id, method, res, rerr)
 	c.answered(in)
 }
 
@@ -317,22 +360,29 @@ func toRPCError(err error) *wire.RPCError {
 	return &wire.RPCError{Code: wire.CodeInternalError, Message: err.Error()}
 }
 
-func (c *Conn) replyResult(id wire.Raw, method string, res wire.Raw) {
+// reply writes the answer to request id: res, or rerr when not nil.
+func (c *Conn) reply(id wire.Raw, method string, res wire.Raw, rerr *wire.RPCError) {
 	buf := getBuf()
-	b, err := appendResult(*buf, id, res)
-	if err != nil {
-		c.log.Error("jsonrpc: handler returned invalid result JSON", "method", method, "id", string(id), "err", err)
-		b = appendError((*buf)[:0], id, &wire.RPCError{Code: wire.CodeInternalError, Message: "Internal error: invalid result JSON"}, c.log)
-	}
+	b := c.appendReply(*buf, id, method, res, rerr)
 	c.writeReply(b)
 	putBuf(buf, b)
 }
 
-func (c *Conn) replyError(id wire.Raw, e *wire.RPCError) {
-	buf := getBuf()
-	b := appendError(*buf, id, e, c.log)
-	c.writeReply(b)
-	putBuf(buf, b)
+func (c *Conn) replyError(id wire.Raw, e *wire.RPCError) { c.reply(id, "", nil, e) }
+
+// appendReply appends the answer to request id, newline-terminated: res, or
+// rerr when not nil.
+func (c *Conn) appendReply(b []byte, id wire.Raw, method string, res wire.Raw, rerr *wire.RPCError) []byte {
+	if rerr != nil {
+		return appendError(b, id, rerr, c.log)
+	}
+	mark := len(b)
+	b, err := appendResult(b, id, res)
+	if err != nil {
+		c.log.Error("jsonrpc: handler returned invalid result JSON", "method", method, "id", string(id), "err", err)
+		b = appendError(b[:mark], id, &wire.RPCError{Code: wire.CodeInternalError, Message: "Internal error: invalid result JSON"}, c.log)
+	}
+	return b
 }
 
 // writeReply writes a response; replies are owed even during shutdown, so it

@@ -59,28 +59,6 @@ func TestParseErrorAnsweredWithNullID(t *testing.T) {
 	wantResult(t, p.recvFrame(), `1`, `{"a":1}`)
 }
 
-func TestBatchIsInvalidRequest(t *testing.T) {
-	var rec recorder
-	p := newPeer(t, recordingEcho(&rec), Options{})
-	for _, tc := range []struct {
-		line string
-		code wire.ErrorCode
-	}{
-		{`[{"jsonrpc":"2.0","id":1,"method":"echo"}]`, wire.CodeInvalidRequest},
-		{`[{"jsonrpc":"2.0","method":"note"}]`, wire.CodeInvalidRequest},
-		{`[]`, wire.CodeInvalidRequest},
-		{`[{"jsonrpc":"2.0","id":1,"method":"echo"}`, wire.CodeParseError},
-	} {
-		p.send(tc.line)
-		wantError(t, p.recvFrame(), "null", tc.code)
-	}
-	p.send(`{"jsonrpc":"2.0","id":"sentinel","method":"sentinel"}`)
-	wantResult(t, p.recvFrame(), `"sentinel"`, `{}`)
-	if got := rec.list(); !slices.Equal(got, []string{"sentinel"}) {
-		t.Fatalf("handler saw %v", got)
-	}
-}
-
 func TestMalformedEnvelopes(t *testing.T) {
 	var rec recorder
 	p := newPeer(t, recordingEcho(&rec), Options{})

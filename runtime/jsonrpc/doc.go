@@ -63,7 +63,7 @@
 // # Errors answered by the runtime
 //
 //   - A line that is not JSON: -32700 parse error, id null.
-//   - A batch (a JSON array), a value that is not an object, or a malformed
+//   - A value that is not an object or an array, or a malformed
 //     envelope ("jsonrpc" not "2.0", method not a string, id not a string,
 //     number or null, params not an object or array, a request carrying
 //     result or error, a response without exactly one of result and error or
@@ -73,6 +73,8 @@
 //     the peer would take for the answer to one of its requests).
 //   - A line longer than Options.MaxFrame: -32600 with id null; the line is
 //     skipped without being buffered whole and reading goes on.
+//   - An empty batch "[]", or a batch with more entries to answer than
+//     Options.MaxInFlight: one -32600 with id null (see "Batches").
 //   - A request past the bounds when pausing could deadlock: [CodeOverloaded]
 //     (see "Flow control"); its handler does not run.
 //   - A handler panic: -32603, logged with its stack.
@@ -83,6 +85,44 @@
 // Unknown methods are the Handler's business (the dispatcher answers
 // -32601). A response whose id matches no outbound call is logged and
 // ignored. Empty lines are ignored and a line may end in "\r\n".
+//
+// # Batches
+//
+// A frame holding a JSON array is a JSON-RPC 2.0 batch (§6), and a Conn
+// always handles it as that section says, with no option to turn it off:
+// JSON-RPC 2.0 defines batches, ACP v2's transports text adopts its batch
+// rules, and ACP v1, silent on them, gives a v1 peer no reason to send one,
+// so handling them costs a v1 peer nothing and answers a batch with what its
+// sender waits for (a refusal would leave its requests unanswered).
+//
+//   - Each entry is handled as a frame of its own would be (a copy of it,
+//     counted against the bounds as one), in order: a request like a single
+//     one (handlers run concurrently, never inline), a notification queued
+//     behind the ones before it, "$/cancel_request" (which also cancels a
+//     request earlier in the same batch), a response delivered to its Call.
+//   - The answers (a response to each request, and a -32600 error for each
+//     invalid entry, with the id echoed as for a single frame) are written
+//     together as one array line once the last request is answered, in the
+//     order they came. A batch of notifications and responses only gets no
+//     reply. Notifications that handlers send before returning are written
+//     before the array.
+//   - A frame that is not JSON is one -32700 error, an empty array one
+//     -32600 error (id null, not an array); either way no entry is handled.
+//   - The batch's requests are admitted together: they count as that many
+//     requests in flight, and their entries against Options.MaxBuffered,
+//     from the read until the array is written; each answer collected
+//     counts too, by its length, until then. Admitting some while the
+//     others waited for room could wait forever, since none is answered
+//     before all are. A batch that does not fit waits for room or, when
+//     pausing could deadlock (see "Flow control"), has each of its requests
+//     answered CodeOverloaded in its array, their handlers not run; its
+//     notifications and responses are handled either way. A batch with more
+//     requests and invalid entries than Options.MaxInFlight could never fit:
+//     it is refused whole with one -32600 error, id null, and none of its
+//     entries is handled.
+//   - As no answer leaves before the last, a slow request holds its batch's
+//     answers: an ACP prompt turn sent in a batch delays the answers to its
+//     siblings until the turn ends.
 //
 // # Flow control
 //

@@ -79,9 +79,10 @@ func appendResult(b []byte, id wire.Raw, result wire.Raw) ([]byte, error) {
 	return append(b, "}\n"...), nil
 }
 
-// appendError appends an error response; a nil id is written as null. Data
-// that cannot be encoded is dropped (and logged) rather than losing the reply.
-func appendError(b []byte, id wire.Raw, e *wire.RPCError, log *slog.Logger) []byte {
+// AppendError appends a JSON-RPC error response frame to b, terminated by a
+// newline; a nil id is written as null. Data that cannot be encoded is left
+// out rather than losing the reply, and err says why.
+func AppendError(b []byte, id wire.Raw, e *wire.RPCError) (_ []byte, err error) {
 	b = append(b, head+`,"id":`...)
 	b = wire.AppendRaw(b, id)
 	b = append(b, `,"error":{"code":`...)
@@ -90,13 +91,20 @@ func appendError(b []byte, id wire.Raw, e *wire.RPCError, log *slog.Logger) []by
 	b = wire.AppendString(b, e.Message)
 	if e.Data != nil {
 		mark := len(b)
-		var err error
 		if b, err = appendData(append(b, `,"data":`...), e.Data); err != nil {
-			log.Error("jsonrpc: error data not encodable, dropped", "code", e.Code, "err", err)
 			b = b[:mark]
 		}
 	}
-	return append(b, "}}\n"...)
+	return append(b, "}}\n"...), err
+}
+
+// appendError is AppendError, logging data it had to drop.
+func appendError(b []byte, id wire.Raw, e *wire.RPCError, log *slog.Logger) []byte {
+	b, err := AppendError(b, id, e)
+	if err != nil {
+		log.Error("jsonrpc: error data not encodable, dropped", "code", e.Code, "err", err)
+	}
+	return b
 }
 
 func appendData(b []byte, data any) ([]byte, error) {

@@ -27,6 +27,9 @@ var fuzzFrames = []string{
 	`[{"jsonrpc":"2.0","id":1,"method":"m"}]`, `[]`, `"x"`, `null`, `{`, `not json`, "\xff",
 	`{"jsonrpc":"2.0","id":9223372036854775808,"result":{}}`, `{"jsonrpc":"2.0","id":-1,"result":{}}`,
 	`{"jsonrpc":"2.0","jsonrpc":"2.0","id":1,"method":"m","method":"n"}`,
+	`[{"jsonrpc":"2.0","id":1,"method":"m"},{"jsonrpc":"2.0","method":"n"},1,[],{"jsonrpc":"2.0","id":2,"result":{}}]`,
+	`[{"jsonrpc":"2.0","method":"n"},{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":1}}]`,
+	`[{"jsonrpc":"2.0","id":1,"method":"m"},{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":1}}]`,
 }
 
 // FuzzParse: classifying any frame never panics; a rejected frame gets a
@@ -41,7 +44,7 @@ func FuzzParse(f *testing.F) {
 		var d wire.Decoder
 		var m message
 		if e := parse(&d, frame, &m); e != nil {
-			r := e.rpc()
+			r := e.RPCError()
 			if r.Code != wire.CodeParseError && r.Code != wire.CodeInvalidRequest {
 				t.Fatalf("%q: reply code %d", frame, r.Code)
 			}
@@ -79,8 +82,9 @@ func FuzzParse(f *testing.F) {
 }
 
 // FuzzConn feeds a stream of frames to a Conn whose handler echoes params:
-// every line it writes must be one JSON-RPC response, it must never log at
-// error level (panics, invalid result JSON) and it must stop at EOF.
+// every line it writes must be one JSON-RPC response or a non-empty array of
+// them (a batch's answer), it must never log at error level (panics, invalid
+// result JSON) and it must stop at EOF.
 func FuzzConn(f *testing.F) {
 	for _, s := range fuzzFrames {
 		f.Add([]byte(s))
@@ -107,16 +111,37 @@ func FuzzConn(f *testing.F) {
 		s := bufio.NewScanner(bytes.NewReader([]byte(out.String())))
 		s.Buffer(nil, 1<<20)
 		for s.Scan() {
-			var m struct {
-				JSONRPC string          `json:"jsonrpc"`
-				Result  json.RawMessage `json:"result"`
-				Error   *struct {
-					Code *int64 `json:"code"`
-				} `json:"error"`
-			}
-			if err := json.Unmarshal(s.Bytes(), &m); err != nil || m.JSONRPC != "2.0" || (m.Result == nil) == (m.Error == nil) || (m.Error != nil && m.Error.Code == nil) {
-				t.Fatalf("wrote %q (%v) for %q", s.Bytes(), err, stream)
+			if !responses(s.Bytes()) {
+				t.Fatalf("wrote %q for %q", s.Bytes(), stream)
 			}
 		}
 	})
+}
+
+// responses reports a line holding one JSON-RPC response or a non-empty
+// array of them.
+func responses(line []byte) bool {
+	var items []json.RawMessage
+	if err := json.Unmarshal(line, &items); err != nil {
+		return response1(line)
+	}
+	for _, it := range items {
+		if !response1(it) {
+			return false
+		}
+	}
+	return len(items) > 0
+}
+
+func response1(b []byte) bool {
+	var m struct {
+		JSONRPC string          `json:"jsonrpc"`
+		Method  *string         `json:"method"`
+		Result  json.RawMessage `json:"result"`
+		Error   *struct {
+			Code *int64 `json:"code"`
+		} `json:"error"`
+	}
+	err := json.Unmarshal(b, &m)
+	return err == nil && m.JSONRPC == "2.0" && m.Method == nil && (m.Result == nil) != (m.Error == nil) && (m.Error == nil || m.Error.Code != nil)
 }

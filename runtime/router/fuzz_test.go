@@ -117,14 +117,15 @@ func checkFrame(t *testing.T, line string, run fuzzRun, limit int) {
 	}
 	r := run.replies[0]
 	e, _ := r["error"].(map[string]any)
-	code, _ := e["code"].(float64)
-	codes := map[float64]bool{codeParse: true, codeInvalidReq: true, codeInvalidArgs: true, codeUnsupported: true}
+	f, _ := e["code"].(float64)
+	code := wire.ErrorCode(f)
+	codes := map[wire.ErrorCode]bool{wire.CodeParseError: true, wire.CodeInvalidRequest: true, wire.CodeInvalidParams: true, codeUnsupported: true}
 	switch {
 	case r["jsonrpc"] != "2.0" || !codes[code] || len(r) != 3:
 		t.Fatalf("frame %q answered %v", line, r)
-	case long && (code != codeInvalidReq || r["id"] != nil):
+	case long && (code != wire.CodeInvalidRequest || r["id"] != nil):
 		t.Fatalf("a frame over the bound answered %v", r)
-	case !long && valid == (code == codeParse):
+	case !long && valid == (code == wire.CodeParseError):
 		t.Fatalf("frame %q (valid JSON: %v) answered %v", line, valid, r)
 	}
 }

@@ -3,8 +3,10 @@ package router
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strconv"
 
+	"github.com/acpgen/acpgen/runtime/jsonrpc"
 	"github.com/acpgen/acpgen/runtime/wire"
 )
 
@@ -16,44 +18,21 @@ func (rt *Router) route(frame []byte) (v int, initFrame, reply []byte) {
 	// deeper than wire.MaxDepth included) is a parse error, JSON that is
 	// not an object an invalid request.
 	frame = bytes.TrimSpace(frame)
-	switch {
-	case !wire.Valid(frame):
-		return 0, nil, errorFrame(nil, codeParse, "Parse error", nil)
-	case frame[0] == '[':
-		return 0, nil, errorFrame(nil, codeInvalidReq, "JSON-RPC batches are not supported", nil)
-	case frame[0] != '{':
-		return 0, nil, errorFrame(nil, codeInvalidReq, "a message must be a JSON object", nil)
+	env, err := jsonrpc.PeekEnvelope(frame)
+	if err != nil {
+		return 0, nil, notMessage(frame, err)
 	}
-	var msg map[string]json.RawMessage
-	if err := json.Unmarshal(frame, &msg); err != nil {
-		return 0, nil, errorFrame(nil, codeParse, "Parse error", nil)
-	}
-	id, hasID := msg["id"]
-	rawMethod, hasMethod := msg["method"]
-	_, hasResult := msg["result"]
-	_, hasError := msg["error"]
-	var method string
-	switch {
-	case hasMethod && json.Unmarshal(rawMethod, &method) != nil:
-		return 0, nil, errorFrame(nil, codeInvalidReq, "method must be a string", nil)
-	case hasMethod && !validEnvelope(msg["jsonrpc"], id, hasID):
-		// The implementation would refuse it too, but only after the router
-		// had bound the connection to it: refused here, initialize may follow.
-		return 0, nil, errorFrame(nil, codeInvalidReq, `"jsonrpc" must be "2.0" and id a string, a number or null`, nil)
-	case hasMethod && !hasID, !hasMethod && hasID && (hasResult || hasError):
-		return 0, nil, nil // nothing awaits a response before initialize
-	case !hasMethod:
-		return 0, nil, errorFrame(nil, codeInvalidReq, "the first ACP message must be an initialize request", nil)
-	case method != "initialize":
-		return 0, nil, errorFrame(id, codeInvalidReq, "the first ACP request must be initialize", nil)
+	id := env.ID
+	if reply, done := firstMessage(&env); done {
+		return 0, nil, reply
 	}
 	var params map[string]json.RawMessage
-	if json.Unmarshal(msg["params"], &params) != nil || params == nil {
-		return 0, nil, errorFrame(id, codeInvalidArgs, "initialize params must be an object with a protocolVersion", nil)
+	if json.Unmarshal(env.Params, &params) != nil || params == nil {
+		return 0, nil, errorFrame(id, wire.CodeInvalidParams, "initialize params must be an object with a protocolVersion", nil)
 	}
 	requested, ok := protocolVersion(params["protocolVersion"])
 	if !ok {
-		return 0, nil, errorFrame(id, codeInvalidArgs, "initialize.protocolVersion must be an integer from 0 to 65535", nil)
+		return 0, nil, errorFrame(id, wire.CodeInvalidParams, "initialize.protocolVersion must be an integer from 0 to 65535", nil)
 	}
 	v = rt.selectVersion(requested)
 	if v == 0 {
@@ -61,11 +40,52 @@ func (rt *Router) route(frame []byte) (v int, initFrame, reply []byte) {
 		return 0, nil, errorFrame(id, codeUnsupported, "Unsupported protocol version", data)
 	}
 	if v >= 2 && !stringOrIntegerID(id) {
-		return 0, nil, errorFrame(nil, codeInvalidReq, "ACP v2 request ids must be strings or integers", nil)
+		return 0, nil, errorFrame(nil, wire.CodeInvalidRequest, "ACP v2 request ids must be strings or integers", nil)
 	}
 	if requested == v {
 		return v, frame, nil
 	}
+	return v, withVersion(frame, params, requested, v), nil
+}
+
+// notMessage answers a frame that PeekEnvelope refused.
+func notMessage(frame []byte, err error) []byte {
+	var fe *jsonrpc.FrameError
+	switch {
+	case errors.As(err, &fe) && fe.Code == wire.CodeParseError:
+		return errorFrame(nil, wire.CodeParseError, "Parse error", nil)
+	case frame[0] == '[':
+		// The version is chosen from one initialize request: a batch holds
+		// other messages, which no implementation chosen yet could answer.
+		return errorFrame(nil, wire.CodeInvalidRequest, "a batch cannot come before initialize", nil)
+	}
+	return errorFrame(nil, wire.CodeInvalidRequest, "a message must be a JSON object", nil)
+}
+
+// firstMessage judges a message that is not an initialize request: done
+// with reply, or with none (ignored); not done for an initialize request.
+func firstMessage(env *jsonrpc.Envelope) (reply []byte, done bool) {
+	hasMethod, hasID := env.Method != nil, env.ID != nil
+	switch {
+	case hasMethod && !env.MethodIsString():
+		return errorFrame(nil, wire.CodeInvalidRequest, "method must be a string", nil), true
+	case hasMethod && !(env.V2 && env.IDValid()):
+		// The implementation would refuse it too, but only after the router
+		// had bound the connection to it: refused here, initialize may follow.
+		return errorFrame(nil, wire.CodeInvalidRequest, `"jsonrpc" must be "2.0" and id a string, a number or null`, nil), true
+	case hasMethod && !hasID, !hasMethod && hasID && (env.Result != nil || env.Error != nil):
+		return nil, true // nothing awaits a response before initialize
+	case !hasMethod:
+		return errorFrame(nil, wire.CodeInvalidRequest, "the first ACP message must be an initialize request", nil), true
+	case env.Name != "initialize":
+		return errorFrame(env.ID, wire.CodeInvalidRequest, "the first ACP request must be initialize", nil), true
+	}
+	return nil, false
+}
+
+// withVersion rewrites the initialize request frame for version v, lower
+// than the requested one.
+func withVersion(frame []byte, params map[string]json.RawMessage, requested, v int) []byte {
 	switch {
 	case v == 1 && requested >= 2:
 		params = v2ToV1(params)
@@ -76,9 +96,11 @@ func (rt *Router) route(frame []byte) (v int, initFrame, reply []byte) {
 		params["info"] = json.RawMessage(`{"name":"unknown","version":"unknown"}`)
 	}
 	params["protocolVersion"] = json.RawMessage(strconv.Itoa(v))
+	var msg map[string]json.RawMessage
+	_ = json.Unmarshal(frame, &msg) // a JSON object: PeekEnvelope read it
 	msg["params"], _ = json.Marshal(params)
 	out, _ := json.Marshal(msg)
-	return v, out, nil
+	return out
 }
 
 // protocolVersion reads an integer protocol version in 0..65535.
@@ -87,18 +109,8 @@ func protocolVersion(raw json.RawMessage) (int, bool) {
 	return int(n), err == nil
 }
 
-// validEnvelope reports a JSON-RPC 2.0 request or notification envelope:
-// jsonrpc "2.0" and, when present, an id that is a string, number or null.
-func validEnvelope(version, id json.RawMessage, hasID bool) bool {
-	var v string
-	if json.Unmarshal(version, &v) != nil || v != "2.0" {
-		return false
-	}
-	return !hasID || id[0] == '"' || id[0] == 'n' || id[0] == '-' || (id[0] >= '0' && id[0] <= '9')
-}
-
 // stringOrIntegerID reports a JSON-RPC id that v2 accepts.
-func stringOrIntegerID(id json.RawMessage) bool {
+func stringOrIntegerID(id wire.Raw) bool {
 	if len(id) > 0 && id[0] == '"' {
 		var s string
 		return json.Unmarshal(id, &s) == nil

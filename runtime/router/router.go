@@ -20,7 +20,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -28,6 +27,7 @@ import (
 	"slices"
 
 	"github.com/acpgen/acpgen/runtime/jsonrpc"
+	"github.com/acpgen/acpgen/runtime/wire"
 )
 
 // Serve runs one protocol version's implementation on a connection. r yields
@@ -54,16 +54,10 @@ const DefaultMaxFrame = 1 << 20
 // Maximum protocol version: the schema types it as uint16.
 const maxVersion = 0xffff
 
-// Error codes the router answers with.
-const (
-	codeParse       = -32700
-	codeInvalidReq  = -32600
-	codeInvalidArgs = -32602
-	// codeUnsupported reports a protocolVersion no configured implementation
-	// can serve, with the requested and supported versions as data. It is the
-	// code the official TypeScript SDK's router uses.
-	codeUnsupported = -32022
-)
+// codeUnsupported reports a protocolVersion no configured implementation can
+// serve, with the requested and supported versions as data. It is the code
+// the official TypeScript SDK's router uses.
+const codeUnsupported wire.ErrorCode = -32022
 
 // New returns a router with no implementations.
 func New() *Router { return &Router{versions: map[int]Serve{}} }
@@ -84,7 +78,10 @@ var ErrClosed = errors.New("router: connection closed before initialize")
 // implementation on the connection. Before that, notifications and
 // responses are ignored and every other message is answered with an error
 // on w without closing the connection, so the client may send initialize
-// again.
+// again. A batch (a JSON array) before initialize is one such message: it
+// is answered with one -32600 error, id null, and none of its entries is
+// handled; after initialize the implementation's jsonrpc.Conn answers
+// batches.
 //
 // As with jsonrpc.NewConn, r and w carry newline-delimited JSON unless r is
 // a [jsonrpc.MessageReader] or w a [jsonrpc.MessageWriter] (a network
@@ -118,7 +115,7 @@ func (rt *Router) ServeConn(ctx context.Context, r io.Reader, w io.Writer) error
 		var initFrame, reply []byte
 		switch {
 		case tooLong:
-			reply = errorFrame(nil, codeInvalidReq, fmt.Sprintf("frame exceeds %d bytes", limit), nil)
+			reply = errorFrame(nil, wire.CodeInvalidRequest, fmt.Sprintf("frame exceeds %d bytes", limit), nil)
 		case len(bytes.TrimSpace(frame)) == 0:
 			continue
 		default:
@@ -164,7 +161,7 @@ func (l *lines) next() ([]byte, bool, error) {
 	if l.end != nil {
 		return nil, false, l.end
 	}
-	frame, tooLong, err := readFrame(l.br, l.limit)
+	frame, tooLong, err := jsonrpc.ReadFrame(l.br, l.limit)
 	if err != nil && (tooLong || errors.Is(err, io.EOF) && len(bytes.TrimSpace(frame)) > 0) {
 		l.end = err
 		return frame, tooLong, nil
@@ -174,25 +171,6 @@ func (l *lines) next() ([]byte, bool, error) {
 
 func (l *lines) handOff(initFrame []byte) io.Reader {
 	return io.MultiReader(bytes.NewReader(append(initFrame, '\n')), l.br)
-}
-
-// readFrame reads one line without its terminator. A line over limit bytes
-// is read on chunk by chunk and dropped (tooLong), so it is never held
-// whole. A last line without a newline comes with io.EOF.
-func readFrame(br *bufio.Reader, limit int) (frame []byte, tooLong bool, err error) {
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if !tooLong {
-			frame = append(frame, chunk...)
-			if len(bytes.TrimRight(frame, "\r\n")) > limit {
-				frame, tooLong = nil, true
-			}
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		return bytes.TrimRight(frame, "\r\n"), tooLong, err
-	}
 }
 
 // messages reads a transport that frames messages itself.
@@ -274,15 +252,9 @@ func (rt *Router) selectVersion(requested int) int {
 	return best
 }
 
-// errorFrame is a JSON-RPC error response frame, newline-terminated.
-func errorFrame(id json.RawMessage, code int, msg string, data any) []byte {
-	if len(id) == 0 {
-		id = json.RawMessage("null")
-	}
-	e := map[string]any{"code": code, "message": msg}
-	if data != nil {
-		e["data"] = data
-	}
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": e})
-	return append(b, '\n')
+// errorFrame is a JSON-RPC error response frame, newline-terminated; a nil
+// id is written as null.
+func errorFrame(id wire.Raw, code wire.ErrorCode, msg string, data any) []byte {
+	b, _ := jsonrpc.AppendError(nil, id, &wire.RPCError{Code: code, Message: msg, Data: data})
+	return b
 }

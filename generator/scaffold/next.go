@@ -1,0 +1,81 @@
+package scaffold
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/acpgen/acpgen/generator"
+	"github.com/acpgen/acpgen/templates"
+)
+
+// PrintNextSteps prints what was written and the commands that build it,
+// runnable from the current folder.
+func (st *Starter) PrintNextSteps(w io.Writer) {
+	d, kind := st.Data, st.Kind
+	where := fromHere(st.Out)
+	names := make([]string, 0, 5)
+	for _, n := range []string{".gitignore", kind + ".go", kind + "_test.go", "go.mod", "main.go"} {
+		if _, err := os.Stat(filepath.Join(st.Out, n)); err == nil {
+			names = append(names, n)
+		}
+	}
+	fmt.Fprintf(w, "wrote a starter ACP %s in %s (%s) on %s", kind, where, strings.Join(names, ", "), d.Import)
+	if st.Package.From != "" {
+		fmt.Fprintf(w, " (from %s)", st.Package.From)
+	}
+	fmt.Fprintln(w)
+	if d.Module == "" {
+		fmt.Fprintf(w, "it joins the module at %s\n", fromHere(st.Parent))
+	}
+	for _, r := range d.Require {
+		if r.Replace != "" {
+			fmt.Fprintf(w, "its go.mod replaces %s with %s\n", r.Path, r.Replace)
+		}
+	}
+	fmt.Fprintln(w, "next:")
+	if where != "." {
+		fmt.Fprintf(w, "  cd %s\n", where)
+	}
+	st.printModuleSteps(w)
+	bin := templates.BinDir + "/" + d.Name // ignored by the starter's .gitignore
+	if kind == "agent" {
+		fmt.Fprintf(w, "  go build -o %s . && ./%s   # speaks ACP on stdin/stdout\n", bin, bin)
+	} else {
+		fmt.Fprintf(w, "  go build -o %s . && ./%s -prompt 'Hello' AGENT [ARGS...]\n", bin, bin)
+	}
+}
+
+// printModuleSteps prints the go commands that give the starter's module
+// its requirement of acpgen.
+func (st *Starter) printModuleSteps(w io.Writer) {
+	d := st.Data
+	switch {
+	case d.Module == "" && !requiresAcpgen(st.Parent):
+		v := st.Install.Version
+		if v == "" {
+			v = "latest"
+		}
+		fmt.Fprintf(w, "  go get %s@%s\n", generator.Module, v)
+	case d.Module != "" && len(d.Require) == 0:
+		fmt.Fprintf(w, "  go get %s@latest\n  go mod tidy\n", generator.Module)
+	case d.Module != "":
+		fmt.Fprintf(w, "  go mod tidy\n")
+	}
+}
+
+// fromHere spells a folder for a command run in the current folder: "." for
+// it, a relative path below it, else the absolute path.
+func fromHere(dir string) string {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return dir
+	}
+	rel, err := filepath.Rel(cwd, dir)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return dir
+	}
+	return rel
+}

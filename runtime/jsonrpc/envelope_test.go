@@ -1,0 +1,82 @@
+package jsonrpc
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/acpgen/acpgen/runtime/wire"
+)
+
+// PeekEnvelope returns each JSON-RPC member exactly as sent, the method's
+// name when it is a string, and whether jsonrpc is "2.0".
+func TestPeekEnvelope(t *testing.T) {
+	for _, tc := range []struct {
+		frame                              string
+		id, method, params, result, errRaw string // "" is absent
+		name                               string
+		v2, methodIsString, idValid        bool
+	}{
+		{frame: `{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":[1]}}`,
+			id: `1`, method: `"m"`, params: `{"a":[1]}`, name: "m", v2: true, methodIsString: true, idValid: true},
+		{frame: ` { "id" : "x" , "method" : "a\u002fb" , "jsonrpc" : "2\u002e0" , "extra" : [1, {}] } `,
+			id: `"x"`, method: `"a\u002fb"`, name: "a/b", v2: true, methodIsString: true, idValid: true},
+		{frame: `{"jsonrpc":"2.0","id":7,"result":null}`, id: `7`, result: `null`, v2: true, idValid: true},
+		{frame: `{"jsonrpc":"2.0","id":null,"error":{"code":1}}`, id: `null`, errRaw: `{"code":1}`, v2: true, idValid: true},
+		{frame: `{"jsonrpc":"1.0","method":null,"params":null}`, method: `null`, params: `null`, idValid: true},
+		{frame: `{"jsonrpc":2,"id":{},"method":1}`, id: `{}`, method: `1`},
+		{frame: `{"jsonrpc":"2.0","method":"a","method":"b","id":1,"id":"2"}`,
+			id: `"2"`, method: `"b"`, name: "b", v2: true, methodIsString: true, idValid: true},
+		{frame: `{"jsonrpc":"2.0","jsonrpc":"1.0"}`, idValid: true},
+		{frame: `{}`, idValid: true},
+	} {
+		e, err := PeekEnvelope([]byte(tc.frame))
+		if err != nil {
+			t.Errorf("%s: %v", tc.frame, err)
+			continue
+		}
+		for _, m := range []struct {
+			name string
+			got  wire.Raw
+			want string
+		}{{"id", e.ID, tc.id}, {"method", e.Method, tc.method}, {"params", e.Params, tc.params}, {"result", e.Result, tc.result}, {"error", e.Error, tc.errRaw}} {
+			if string(m.got) != m.want || (m.got == nil) != (m.want == "") {
+				t.Errorf("%s: %s = %q, want %q", tc.frame, m.name, m.got, m.want)
+			}
+		}
+		if e.Name != tc.name || e.V2 != tc.v2 || e.MethodIsString() != tc.methodIsString || e.IDValid() != tc.idValid {
+			t.Errorf("%s: name %q v2 %v method string %v id valid %v", tc.frame, e.Name, e.V2, e.MethodIsString(), e.IDValid())
+		}
+	}
+}
+
+// A frame that is not JSON is a parse error, JSON that is not an object an
+// invalid request; either way the reply is the frame error's RPCError.
+func TestPeekEnvelopeRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		frame string
+		code  wire.ErrorCode
+	}{
+		{`{"jsonrpc":"2.0",`, wire.CodeParseError},
+		{`{"id":1} x`, wire.CodeParseError},
+		{`[1,`, wire.CodeParseError},
+		{"{\"method\":\"\xff\"}", wire.CodeParseError},
+		{strings.Repeat("[", wire.MaxDepth+1) + strings.Repeat("]", wire.MaxDepth+1), wire.CodeParseError},
+		{``, wire.CodeParseError},
+		{`[{"jsonrpc":"2.0","id":1,"method":"m"}]`, wire.CodeInvalidRequest},
+		{`"x"`, wire.CodeInvalidRequest},
+		{`null`, wire.CodeInvalidRequest},
+	} {
+		_, err := PeekEnvelope([]byte(tc.frame))
+		var fe *FrameError
+		if !errors.As(err, &fe) || fe.Code != tc.code || fe.Error() == "" {
+			t.Errorf("%.40q: %v, want a frame error %d", tc.frame, err, tc.code)
+			continue
+		}
+		r := fe.RPCError()
+		want := map[wire.ErrorCode]string{wire.CodeParseError: "Parse error", wire.CodeInvalidRequest: "Invalid request"}[tc.code]
+		if r.Code != tc.code || r.Message != want || string(r.Data.(wire.Raw)) != string(wire.AppendString([]byte(`{"details":`), fe.Reason))+"}" {
+			t.Errorf("%.40q: reply %+v", tc.frame, r)
+		}
+	}
+}
