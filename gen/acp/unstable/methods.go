@@ -3,6 +3,8 @@
 
 package unstable
 
+import dispatch "github.com/acpgen/acpgen/runtime/dispatch"
+
 // Method wire names.
 const (
 	// MethodFsWriteTextFile is the wire name of fs/write_text_file.
@@ -109,220 +111,259 @@ type MethodInfo struct {
 	// Params and Result name the Go types of the params and of the result (requests only).
 	Params string
 	Result string
+	// Descriptor is the method's entry in AgentMethods or ClientMethods; nil for a method
+	// neither side handles.
+	Descriptor dispatch.Descriptor
 }
 
 // Methods lists every method of this channel, in schema order.
 var Methods = []MethodInfo{{
+	Descriptor:   ClientMethods.FsWriteTextFile,
 	Notification: false,
 	Params:       "WriteTextFileRequest",
 	Result:       "WriteTextFileResponse",
 	Side:         "client",
 	Wire:         MethodFsWriteTextFile,
 }, {
+	Descriptor:   ClientMethods.FsReadTextFile,
 	Notification: false,
 	Params:       "ReadTextFileRequest",
 	Result:       "ReadTextFileResponse",
 	Side:         "client",
 	Wire:         MethodFsReadTextFile,
 }, {
+	Descriptor:   ClientMethods.SessionRequestPermission,
 	Notification: false,
 	Params:       "RequestPermissionRequest",
 	Result:       "RequestPermissionResponse",
 	Side:         "client",
 	Wire:         MethodSessionRequestPermission,
 }, {
+	Descriptor:   ClientMethods.TerminalCreate,
 	Notification: false,
 	Params:       "CreateTerminalRequest",
 	Result:       "CreateTerminalResponse",
 	Side:         "client",
 	Wire:         MethodTerminalCreate,
 }, {
+	Descriptor:   ClientMethods.TerminalOutput,
 	Notification: false,
 	Params:       "TerminalOutputRequest",
 	Result:       "TerminalOutputResponse",
 	Side:         "client",
 	Wire:         MethodTerminalOutput,
 }, {
+	Descriptor:   ClientMethods.TerminalRelease,
 	Notification: false,
 	Params:       "ReleaseTerminalRequest",
 	Result:       "ReleaseTerminalResponse",
 	Side:         "client",
 	Wire:         MethodTerminalRelease,
 }, {
+	Descriptor:   ClientMethods.TerminalWaitForExit,
 	Notification: false,
 	Params:       "WaitForTerminalExitRequest",
 	Result:       "WaitForTerminalExitResponse",
 	Side:         "client",
 	Wire:         MethodTerminalWaitForExit,
 }, {
+	Descriptor:   ClientMethods.TerminalKill,
 	Notification: false,
 	Params:       "KillTerminalRequest",
 	Result:       "KillTerminalResponse",
 	Side:         "client",
 	Wire:         MethodTerminalKill,
 }, {
+	Descriptor:   ClientMethods.ElicitationCreate,
 	Notification: false,
 	Params:       "CreateElicitationRequest",
 	Result:       "CreateElicitationResponse",
 	Side:         "client",
 	Wire:         MethodElicitationCreate,
 }, {
+	Descriptor:   ClientMethods.MCPMessage,
 	Notification: false,
 	Params:       "MessageMCPRequest",
 	Result:       "MessageMCPResponse",
 	Side:         "client",
 	Wire:         MethodMCPMessage,
 }, {
+	Descriptor:   ClientMethods.SessionUpdate,
 	Notification: true,
 	Params:       "SessionNotification",
 	Result:       "",
 	Side:         "client",
 	Wire:         MethodSessionUpdate,
 }, {
+	Descriptor:   ClientMethods.ElicitationComplete,
 	Notification: true,
 	Params:       "CompleteElicitationNotification",
 	Result:       "",
 	Side:         "client",
 	Wire:         MethodElicitationComplete,
 }, {
+	Descriptor:   ClientMethods.AuthStatusUpdate,
 	Notification: true,
 	Params:       "AuthStatusUpdateNotification",
 	Result:       "",
 	Side:         "client",
 	Wire:         MethodAuthStatusUpdate,
 }, {
+	Descriptor:   AgentMethods.Initialize,
 	Notification: false,
 	Params:       "InitializeRequest",
 	Result:       "InitializeResponse",
 	Side:         "agent",
 	Wire:         MethodInitialize,
 }, {
+	Descriptor:   AgentMethods.Authenticate,
 	Notification: false,
 	Params:       "AuthenticateRequest",
 	Result:       "AuthenticateResponse",
 	Side:         "agent",
 	Wire:         MethodAuthenticate,
 }, {
+	Descriptor:   AgentMethods.ProvidersList,
 	Notification: false,
 	Params:       "ListProvidersRequest",
 	Result:       "ListProvidersResponse",
 	Side:         "agent",
 	Wire:         MethodProvidersList,
 }, {
+	Descriptor:   AgentMethods.ProvidersSet,
 	Notification: false,
 	Params:       "SetProviderRequest",
 	Result:       "SetProviderResponse",
 	Side:         "agent",
 	Wire:         MethodProvidersSet,
 }, {
+	Descriptor:   AgentMethods.ProvidersDisable,
 	Notification: false,
 	Params:       "DisableProviderRequest",
 	Result:       "DisableProviderResponse",
 	Side:         "agent",
 	Wire:         MethodProvidersDisable,
 }, {
+	Descriptor:   AgentMethods.Logout,
 	Notification: false,
 	Params:       "LogoutRequest",
 	Result:       "LogoutResponse",
 	Side:         "agent",
 	Wire:         MethodLogout,
 }, {
+	Descriptor:   AgentMethods.AuthStatus,
 	Notification: false,
 	Params:       "AuthStatusRequest",
 	Result:       "AuthStatusResponse",
 	Side:         "agent",
 	Wire:         MethodAuthStatus,
 }, {
+	Descriptor:   AgentMethods.SessionNew,
 	Notification: false,
 	Params:       "NewSessionRequest",
 	Result:       "NewSessionResponse",
 	Side:         "agent",
 	Wire:         MethodSessionNew,
 }, {
+	Descriptor:   AgentMethods.SessionLoad,
 	Notification: false,
 	Params:       "LoadSessionRequest",
 	Result:       "LoadSessionResponse",
 	Side:         "agent",
 	Wire:         MethodSessionLoad,
 }, {
+	Descriptor:   AgentMethods.SessionList,
 	Notification: false,
 	Params:       "ListSessionsRequest",
 	Result:       "ListSessionsResponse",
 	Side:         "agent",
 	Wire:         MethodSessionList,
 }, {
+	Descriptor:   AgentMethods.SessionDelete,
 	Notification: false,
 	Params:       "DeleteSessionRequest",
 	Result:       "DeleteSessionResponse",
 	Side:         "agent",
 	Wire:         MethodSessionDelete,
 }, {
+	Descriptor:   AgentMethods.SessionFork,
 	Notification: false,
 	Params:       "ForkSessionRequest",
 	Result:       "ForkSessionResponse",
 	Side:         "agent",
 	Wire:         MethodSessionFork,
 }, {
+	Descriptor:   AgentMethods.SessionArchive,
 	Notification: false,
 	Params:       "ArchiveSessionRequest",
 	Result:       "ArchiveSessionResponse",
 	Side:         "agent",
 	Wire:         MethodSessionArchive,
 }, {
+	Descriptor:   AgentMethods.SessionUnarchive,
 	Notification: false,
 	Params:       "UnarchiveSessionRequest",
 	Result:       "UnarchiveSessionResponse",
 	Side:         "agent",
 	Wire:         MethodSessionUnarchive,
 }, {
+	Descriptor:   AgentMethods.SessionStatus,
 	Notification: false,
 	Params:       "SessionStatusRequest",
 	Result:       "SessionStatusResponse",
 	Side:         "agent",
 	Wire:         MethodSessionStatus,
 }, {
+	Descriptor:   AgentMethods.SessionSetTitle,
 	Notification: false,
 	Params:       "SetSessionTitleRequest",
 	Result:       "SetSessionTitleResponse",
 	Side:         "agent",
 	Wire:         MethodSessionSetTitle,
 }, {
+	Descriptor:   AgentMethods.SessionResume,
 	Notification: false,
 	Params:       "ResumeSessionRequest",
 	Result:       "ResumeSessionResponse",
 	Side:         "agent",
 	Wire:         MethodSessionResume,
 }, {
+	Descriptor:   AgentMethods.SessionClose,
 	Notification: false,
 	Params:       "CloseSessionRequest",
 	Result:       "CloseSessionResponse",
 	Side:         "agent",
 	Wire:         MethodSessionClose,
 }, {
+	Descriptor:   AgentMethods.SessionSetMode,
 	Notification: false,
 	Params:       "SetSessionModeRequest",
 	Result:       "SetSessionModeResponse",
 	Side:         "agent",
 	Wire:         MethodSessionSetMode,
 }, {
+	Descriptor:   AgentMethods.SessionSetConfigOption,
 	Notification: false,
 	Params:       "SetSessionConfigOptionRequest",
 	Result:       "SetSessionConfigOptionResponse",
 	Side:         "agent",
 	Wire:         MethodSessionSetConfigOption,
 }, {
+	Descriptor:   AgentMethods.SessionPrompt,
 	Notification: false,
 	Params:       "PromptRequest",
 	Result:       "PromptResponse",
 	Side:         "agent",
 	Wire:         MethodSessionPrompt,
 }, {
+	Descriptor:   AgentMethods.SessionCancel,
 	Notification: true,
 	Params:       "CancelNotification",
 	Result:       "",
 	Side:         "agent",
 	Wire:         MethodSessionCancel,
 }, {
+	Descriptor:   AgentMethods.MCPMessage,
 	Notification: true,
 	Params:       "MessageMCPNotification",
 	Result:       "",

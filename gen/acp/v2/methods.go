@@ -3,6 +3,8 @@
 
 package acp
 
+import dispatch "github.com/acpgen/acpgen/runtime/dispatch"
+
 // Method wire names.
 const (
 	// MethodSessionRequestPermission is the wire name of session/request_permission.
@@ -69,106 +71,126 @@ type MethodInfo struct {
 	// Params and Result name the Go types of the params and of the result (requests only).
 	Params string
 	Result string
+	// Descriptor is the method's entry in AgentMethods or ClientMethods; nil for a method
+	// neither side handles.
+	Descriptor dispatch.Descriptor
 }
 
 // Methods lists every method of this channel, in schema order.
 var Methods = []MethodInfo{{
+	Descriptor:   ClientMethods.SessionRequestPermission,
 	Notification: false,
 	Params:       "RequestPermissionRequest",
 	Result:       "RequestPermissionResponse",
 	Side:         "client",
 	Wire:         MethodSessionRequestPermission,
 }, {
+	Descriptor:   ClientMethods.ElicitationCreate,
 	Notification: false,
 	Params:       "CreateElicitationRequest",
 	Result:       "CreateElicitationResponse",
 	Side:         "client",
 	Wire:         MethodElicitationCreate,
 }, {
+	Descriptor:   ClientMethods.SessionUpdate,
 	Notification: true,
 	Params:       "UpdateSessionNotification",
 	Result:       "",
 	Side:         "client",
 	Wire:         MethodSessionUpdate,
 }, {
+	Descriptor:   ClientMethods.ElicitationComplete,
 	Notification: true,
 	Params:       "CompleteElicitationNotification",
 	Result:       "",
 	Side:         "client",
 	Wire:         MethodElicitationComplete,
 }, {
+	Descriptor:   AgentMethods.Initialize,
 	Notification: false,
 	Params:       "InitializeRequest",
 	Result:       "InitializeResponse",
 	Side:         "agent",
 	Wire:         MethodInitialize,
 }, {
+	Descriptor:   AgentMethods.AuthLogin,
 	Notification: false,
 	Params:       "LoginAuthRequest",
 	Result:       "LoginAuthResponse",
 	Side:         "agent",
 	Wire:         MethodAuthLogin,
 }, {
+	Descriptor:   AgentMethods.AuthLogout,
 	Notification: false,
 	Params:       "LogoutAuthRequest",
 	Result:       "LogoutAuthResponse",
 	Side:         "agent",
 	Wire:         MethodAuthLogout,
 }, {
+	Descriptor:   AgentMethods.SessionNew,
 	Notification: false,
 	Params:       "NewSessionRequest",
 	Result:       "NewSessionResponse",
 	Side:         "agent",
 	Wire:         MethodSessionNew,
 }, {
+	Descriptor:   AgentMethods.SessionList,
 	Notification: false,
 	Params:       "ListSessionsRequest",
 	Result:       "ListSessionsResponse",
 	Side:         "agent",
 	Wire:         MethodSessionList,
 }, {
+	Descriptor:   AgentMethods.SessionDelete,
 	Notification: false,
 	Params:       "DeleteSessionRequest",
 	Result:       "DeleteSessionResponse",
 	Side:         "agent",
 	Wire:         MethodSessionDelete,
 }, {
+	Descriptor:   AgentMethods.SessionResume,
 	Notification: false,
 	Params:       "ResumeSessionRequest",
 	Result:       "ResumeSessionResponse",
 	Side:         "agent",
 	Wire:         MethodSessionResume,
 }, {
+	Descriptor:   AgentMethods.SessionClose,
 	Notification: false,
 	Params:       "CloseSessionRequest",
 	Result:       "CloseSessionResponse",
 	Side:         "agent",
 	Wire:         MethodSessionClose,
 }, {
+	Descriptor:   AgentMethods.ToolCallCancel,
 	Notification: false,
 	Params:       "CancelToolCallRequest",
 	Result:       "CancelToolCallResponse",
 	Side:         "agent",
 	Wire:         MethodToolCallCancel,
 }, {
+	Descriptor:   AgentMethods.TerminalCancel,
 	Notification: false,
 	Params:       "CancelTerminalRequest",
 	Result:       "CancelTerminalResponse",
 	Side:         "agent",
 	Wire:         MethodTerminalCancel,
 }, {
+	Descriptor:   AgentMethods.SessionSetConfigOption,
 	Notification: false,
 	Params:       "SetSessionConfigOptionRequest",
 	Result:       "SetSessionConfigOptionResponse",
 	Side:         "agent",
 	Wire:         MethodSessionSetConfigOption,
 }, {
+	Descriptor:   AgentMethods.SessionPrompt,
 	Notification: false,
 	Params:       "PromptRequest",
 	Result:       "PromptResponse",
 	Side:         "agent",
 	Wire:         MethodSessionPrompt,
 }, {
+	Descriptor:   AgentMethods.SessionCancel,
 	Notification: true,
 	Params:       "CancelSessionNotification",
 	Result:       "",

@@ -358,7 +358,57 @@ var schema = acpgentest.Schema{
 //     AgentConn.SandboxagentSessionRequestQuestion,
 //     UnimplementedClientHandler.SandboxagentSessionRequestQuestion,
 //     ClientConn.SandboxagentSessionSetMetadata
-// changed: AgentHandler, agentInbound.HandleRequest, ClientHandler, clientInbound.HandleRequest
+// changed: AgentMethods, ClientMethods, AgentHandler, agentRoutes, ClientHandler, clientRoutes
+
+// AgentMethods describes each method the agent handles (see package runtime/dispatch): its
+// wire name, its params and result types and how they are decoded and checked. The
+// connections route and call through it; a proxy can intercept any method with it.
+var AgentMethods = struct {
+	// Initialize is the request initialize.
+	Initialize *dispatch.Request[*InitializeRequest, *InitializeResponse]
+	// SessionNew is the request session/new.
+	SessionNew *dispatch.Request[*NewSessionRequest, *NewSessionResponse]
+	// SessionLoad is the request session/load.
+	SessionLoad *dispatch.Request[*LoadSessionRequest, *LoadSessionResponse]
+	// SessionResume is the request session/resume.
+	SessionResume *dispatch.Request[*ResumeSessionRequest, *ResumeSessionResponse]
+	// SessionFork is the request session/fork.
+	SessionFork *dispatch.Request[*ForkSessionRequest, *ForkSessionResponse]
+	// SessionList is the request session/list.
+	SessionList *dispatch.Request[*ListSessionsRequest, *ListSessionsResponse]
+	// SessionPrompt is the request session/prompt.
+	SessionPrompt *dispatch.Request[*PromptRequest, *PromptResponse]
+	// SessionCancel is the notification session/cancel.
+	SessionCancel *dispatch.Notification[*CancelNotification]
+	// SandboxagentSessionSetMetadata is the request _sandboxagent/session/set_metadata.
+	SandboxagentSessionSetMetadata *dispatch.Request[*SandboxAgentSetMetadataRequest, *SandboxAgentSetMetadataResponse]
+}{
+	Initialize:                     dispatch.NewRequest(dispatch.Method{Wire: MethodInitialize, Side: "agent"}, (*InitializeRequest).validate, (*InitializeResponse).validate),
+	SessionNew:                     dispatch.NewRequest(dispatch.Method{Wire: MethodSessionNew, Side: "agent"}, (*NewSessionRequest).validate, (*NewSessionResponse).validate),
+	SessionLoad:                    dispatch.NewRequest(dispatch.Method{Wire: MethodSessionLoad, Side: "agent", SessionScoped: true}, (*LoadSessionRequest).validate, (*LoadSessionResponse).validate),
+	SessionResume:                  dispatch.NewRequest(dispatch.Method{Wire: MethodSessionResume, Side: "agent", SessionScoped: true}, (*ResumeSessionRequest).validate, (*ResumeSessionResponse).validate),
+	SessionFork:                    dispatch.NewRequest(dispatch.Method{Wire: MethodSessionFork, Side: "agent", SessionScoped: true}, (*ForkSessionRequest).validate, (*ForkSessionResponse).validate),
+	SessionList:                    dispatch.NewRequest(dispatch.Method{Wire: MethodSessionList, Side: "agent"}, (*ListSessionsRequest).validate, (*ListSessionsResponse).validate),
+	SessionPrompt:                  dispatch.NewRequest(dispatch.Method{Wire: MethodSessionPrompt, Side: "agent", SessionScoped: true}, (*PromptRequest).validate, (*PromptResponse).validate),
+	SessionCancel:                  dispatch.NewNotification(dispatch.Method{Wire: MethodSessionCancel, Side: "agent", Notification: true, SessionScoped: true}, (*CancelNotification).validate),
+	SandboxagentSessionSetMetadata: dispatch.NewRequest(dispatch.Method{Wire: MethodSandboxagentSessionSetMetadata, Side: "agent", SessionScoped: true}, (*SandboxAgentSetMetadataRequest).validate, (*SandboxAgentSetMetadataResponse).validate),
+}
+
+// ClientMethods describes each method the client handles (see package runtime/dispatch): its
+// wire name, its params and result types and how they are decoded and checked. The
+// connections route and call through it; a proxy can intercept any method with it.
+var ClientMethods = struct {
+	// SessionUpdate is the notification session/update.
+	SessionUpdate *dispatch.Notification[*SessionNotification]
+	// FsReadTextFile is the request fs/read_text_file.
+	FsReadTextFile *dispatch.Request[*ReadTextFileRequest, *ReadTextFileResponse]
+	// SandboxagentSessionRequestQuestion is the request _sandboxagent/session/request_question.
+	SandboxagentSessionRequestQuestion *dispatch.Request[*SandboxAgentRequestQuestionRequest, *SandboxAgentRequestQuestionResponse]
+}{
+	SessionUpdate:                      dispatch.NewNotification(dispatch.Method{Wire: MethodSessionUpdate, Side: "client", Notification: true, SessionScoped: true}, (*SessionNotification).validate),
+	FsReadTextFile:                     dispatch.NewRequest(dispatch.Method{Wire: MethodFsReadTextFile, Side: "client", SessionScoped: true}, (*ReadTextFileRequest).validate, (*ReadTextFileResponse).validate),
+	SandboxagentSessionRequestQuestion: dispatch.NewRequest(dispatch.Method{Wire: MethodSandboxagentSessionRequestQuestion, Side: "client", SessionScoped: true}, (*SandboxAgentRequestQuestionRequest).validate, (*SandboxAgentRequestQuestionResponse).validate),
+}
 
 // AgentHandler is implemented by the agent side: one method per method the agent handles. Embed
 // UnimplementedAgentHandler so an implementation compiles unchanged when upstream adds methods.
@@ -385,48 +435,27 @@ type AgentHandler interface {
 
 // SandboxagentSessionSetMetadata answers method-not-found.
 func (UnimplementedAgentHandler) SandboxagentSessionSetMetadata(context.Context, *SandboxAgentSetMetadataRequest) (*SandboxAgentSetMetadataResponse, error) {
-	return nil, errMethodNotFound(MethodSandboxagentSessionSetMetadata)
+	return nil, dispatch.MethodNotFound(MethodSandboxagentSessionSetMetadata)
 }
 
 // SandboxagentSessionRequestQuestion calls _sandboxagent/session/request_question on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) SandboxagentSessionRequestQuestion(ctx context.Context, params *SandboxAgentRequestQuestionRequest) (*SandboxAgentRequestQuestionResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("_sandboxagent/session/request_question: initialize first")
-	}
-	if err := outbound(n, MethodSandboxagentSessionRequestQuestion, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodSandboxagentSessionRequestQuestion, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(SandboxAgentRequestQuestionResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("_sandboxagent/session/request_question: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("_sandboxagent/session/request_question: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodSandboxagentSessionRequestQuestion, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, ClientMethods.SandboxagentSessionRequestQuestion, params)
 }
 
-func (a agentInbound) HandleRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
-	// ... 4 unchanged statements
-	switch method {
-	// ... 7 unchanged cases
-	case MethodSandboxagentSessionSetMetadata:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.SandboxagentSessionSetMetadata)
-	default:
-		// ... 2 unchanged statements
-	}
-}
+// agentRoutes routes the messages a AgentConn receives to its handler.
+var agentRoutes = dispatch.NewRoutes(MethodInitialize,
+	dispatch.Serve(AgentMethods.Initialize, AgentHandler.Initialize),
+	dispatch.Serve(AgentMethods.SessionNew, AgentHandler.SessionNew),
+	dispatch.Serve(AgentMethods.SessionLoad, AgentHandler.SessionLoad),
+	dispatch.Serve(AgentMethods.SessionResume, AgentHandler.SessionResume),
+	dispatch.Serve(AgentMethods.SessionFork, AgentHandler.SessionFork),
+	dispatch.Serve(AgentMethods.SessionList, AgentHandler.SessionList),
+	dispatch.Serve(AgentMethods.SessionPrompt, AgentHandler.SessionPrompt),
+	dispatch.Receive(AgentMethods.SessionCancel, AgentHandler.SessionCancel),
+	dispatch.Serve(AgentMethods.SandboxagentSessionSetMetadata, AgentHandler.SandboxagentSessionSetMetadata),
+)
 
 // ClientHandler is implemented by the client side: one method per method the client handles. Embed
 // UnimplementedClientHandler so an implementation compiles unchanged when upstream adds methods.
@@ -441,49 +470,21 @@ type ClientHandler interface {
 
 // SandboxagentSessionRequestQuestion answers method-not-found.
 func (UnimplementedClientHandler) SandboxagentSessionRequestQuestion(context.Context, *SandboxAgentRequestQuestionRequest) (*SandboxAgentRequestQuestionResponse, error) {
-	return nil, errMethodNotFound(MethodSandboxagentSessionRequestQuestion)
+	return nil, dispatch.MethodNotFound(MethodSandboxagentSessionRequestQuestion)
 }
 
 // SandboxagentSessionSetMetadata calls _sandboxagent/session/set_metadata on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SandboxagentSessionSetMetadata(ctx context.Context, params *SandboxAgentSetMetadataRequest) (*SandboxAgentSetMetadataResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("_sandboxagent/session/set_metadata: initialize first")
-	}
-	if err := outbound(n, MethodSandboxagentSessionSetMetadata, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodSandboxagentSessionSetMetadata, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(SandboxAgentSetMetadataResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("_sandboxagent/session/set_metadata: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("_sandboxagent/session/set_metadata: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodSandboxagentSessionSetMetadata, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, AgentMethods.SandboxagentSessionSetMetadata, params)
 }
 
-func (a clientInbound) HandleRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
-	// ... 4 unchanged statements
-	switch method {
-	case MethodFsReadTextFile:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.FsReadTextFile)
-	case MethodSandboxagentSessionRequestQuestion:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.SandboxagentSessionRequestQuestion)
-	default:
-		// ... 2 unchanged statements
-	}
-}
+// clientRoutes routes the messages a ClientConn receives to its handler.
+var clientRoutes = dispatch.NewRoutes(MethodInitialize,
+	dispatch.Receive(ClientMethods.SessionUpdate, ClientHandler.SessionUpdate),
+	dispatch.Serve(ClientMethods.FsReadTextFile, ClientHandler.FsReadTextFile),
+	dispatch.Serve(ClientMethods.SandboxagentSessionRequestQuestion, ClientHandler.SandboxagentSessionRequestQuestion),
+)
 
 // ==== extras.go ====
 //
@@ -539,71 +540,39 @@ func (v *NewSessionRequest) SetSandboxAgentSessionMeta(x SandboxAgentSessionMeta
 
 // ==== gates.go ====
 //
-// added: Negotiated.cap5
-// changed: Negotiated.Allows, MethodCapability, Negotiated.CheckParams
+// changed: gates
 
-// Allows reports whether the capability at the path was advertised. The path is dotted
-// ("agentCapabilities.loadSession"), or the JSON pointer when a member name holds a dot.
-func (n *Negotiated) Allows(capability string) bool {
-	switch capability {
-	// ... 5 unchanged cases
-	case "/agentCapabilities/_meta/sandboxagent.dev/extensions/sessionMetadata":
-		return n.cap5()
-	}
-	return false
-}
-
-func (n *Negotiated) cap5() bool {
-	if n == nil || n.Response == nil {
-		return false
-	}
-	x0 := n.Response
-	x1 := x0.AgentCapabilities
-	if x1 == nil {
-		return false
-	}
-	x2, ok1, err1 := x1.SandboxAgentCapabilities()
-	if !ok1 || err1 != nil {
-		return false
-	}
-	x3 := x2.Extensions
-	if x3 == nil {
-		return false
-	}
-	return x3.SessionMetadata != nil && *x3.SessionMetadata
-}
-
-// MethodCapability returns the capability a peer must have advertised before it may be sent method.
-func MethodCapability(method string) (string, bool) {
-	switch method {
-	// ... 3 unchanged cases
-	case "_sandboxagent/session/set_metadata":
-		return "/agentCapabilities/_meta/sandboxagent.dev/extensions/sessionMetadata", true
-	}
-	return "", false
-}
-
-// CheckParams returns every gated method, member or variant that the params of method (a pointer to
-// its generated type) uses without the capability that allows it; nil when all are allowed.
-func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation) {
-	switch method {
-	// ... 6 unchanged cases
-	case "_sandboxagent/session/set_metadata":
-		p, ok := v.(*SandboxAgentSetMetadataRequest)
-		if !ok || p == nil {
-			return out
-		}
-		if !n.cap5() {
-			out = append(out, wire.GateViolation{
-				Capability: "/agentCapabilities/_meta/sandboxagent.dev/extensions/sessionMetadata",
-				Method:     method,
-				Pointer:    "",
-				Variant:    "",
-			})
-		}
-	}
-	return out
-}
+// gates is this package's gate table: each capability with how to read it, and each gated
+// method, member, variant or value with where a message uses it (see runtime/dispatch).
+var gates = dispatch.NewGates([]dispatch.Capability[*Negotiated]{
+	// ... 5 unchanged elements
+	{
+		Path: "/agentCapabilities/_meta/sandboxagent.dev/extensions/sessionMetadata",
+		Allowed: func(n *Negotiated) bool {
+			if n.Response == nil {
+				return false
+			}
+			x0 := n.Response
+			x1 := x0.AgentCapabilities
+			if x1 == nil {
+				return false
+			}
+			x2, ok1, err1 := x1.SandboxAgentCapabilities()
+			if !ok1 || err1 != nil {
+				return false
+			}
+			x3 := x2.Extensions
+			if x3 == nil {
+				return false
+			}
+			return x3.SessionMetadata != nil && *x3.SessionMetadata
+		},
+	}}, []dispatch.Gate{
+	// ... 10 unchanged elements
+	{
+		Method:     "_sandboxagent/session/set_metadata",
+		Capability: "/agentCapabilities/_meta/sandboxagent.dev/extensions/sessionMetadata",
+	}})
 
 // ==== gates_test.go ====
 //
@@ -662,12 +631,14 @@ const MethodSandboxagentSessionSetMetadata = "_sandboxagent/session/set_metadata
 var Methods = []MethodInfo{
 	// ... 10 unchanged elements
 	{
+		Descriptor:   ClientMethods.SandboxagentSessionRequestQuestion,
 		Notification: false,
 		Params:       "SandboxAgentRequestQuestionRequest",
 		Result:       "SandboxAgentRequestQuestionResponse",
 		Side:         "client",
 		Wire:         MethodSandboxagentSessionRequestQuestion,
 	}, {
+		Descriptor:   AgentMethods.SandboxagentSessionSetMetadata,
 		Notification: false,
 		Params:       "SandboxAgentSetMetadataRequest",
 		Result:       "SandboxAgentSetMetadataResponse",

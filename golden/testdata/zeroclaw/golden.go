@@ -254,7 +254,34 @@ var schema = acpgentest.Schema{
 // ==== dispatch.go ====
 //
 // added: UnimplementedAgentHandler.SessionStop, ClientConn.SessionStop
-// changed: AgentHandler, agentInbound.HandleRequest
+// changed: AgentMethods, AgentHandler, agentRoutes
+
+// AgentMethods describes each method the agent handles (see package runtime/dispatch): its
+// wire name, its params and result types and how they are decoded and checked. The
+// connections route and call through it; a proxy can intercept any method with it.
+var AgentMethods = struct {
+	// Initialize is the request initialize.
+	Initialize *dispatch.Request[*InitializeRequest, *InitializeResponse]
+	// SessionNew is the request session/new.
+	SessionNew *dispatch.Request[*NewSessionRequest, *NewSessionResponse]
+	// SessionLoad is the request session/load.
+	SessionLoad *dispatch.Request[*LoadSessionRequest, *LoadSessionResponse]
+	// SessionResume is the request session/resume.
+	SessionResume *dispatch.Request[*ResumeSessionRequest, *ResumeSessionResponse]
+	// SessionFork is the request session/fork.
+	SessionFork *dispatch.Request[*ForkSessionRequest, *ForkSessionResponse]
+	// SessionList is the request session/list.
+	SessionList *dispatch.Request[*ListSessionsRequest, *ListSessionsResponse]
+	// SessionPrompt is the request session/prompt.
+	SessionPrompt *dispatch.Request[*PromptRequest, *PromptResponse]
+	// SessionCancel is the notification session/cancel.
+	SessionCancel *dispatch.Notification[*CancelNotification]
+	// SessionStop is the request session/stop.
+	SessionStop *dispatch.Request[*ZeroClawStopSessionRequest, *ZeroClawStopSessionResponse]
+}{
+	// ... 8 unchanged elements
+	SessionStop: dispatch.NewRequest(dispatch.Method{Wire: MethodSessionStop, Side: "agent", SessionScoped: true}, (*ZeroClawStopSessionRequest).validate, (*ZeroClawStopSessionResponse).validate),
+}
 
 // AgentHandler is implemented by the agent side: one method per method the agent handles. Embed
 // UnimplementedAgentHandler so an implementation compiles unchanged when upstream adds methods.
@@ -281,47 +308,26 @@ type AgentHandler interface {
 
 // SessionStop answers method-not-found.
 func (UnimplementedAgentHandler) SessionStop(context.Context, *ZeroClawStopSessionRequest) (*ZeroClawStopSessionResponse, error) {
-	return nil, errMethodNotFound(MethodSessionStop)
+	return nil, dispatch.MethodNotFound(MethodSessionStop)
 }
 
-func (a agentInbound) HandleRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
-	// ... 4 unchanged statements
-	switch method {
-	// ... 7 unchanged cases
-	case MethodSessionStop:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.SessionStop)
-	default:
-		// ... 2 unchanged statements
-	}
-}
+// agentRoutes routes the messages a AgentConn receives to its handler.
+var agentRoutes = dispatch.NewRoutes(MethodInitialize,
+	dispatch.Serve(AgentMethods.Initialize, AgentHandler.Initialize),
+	dispatch.Serve(AgentMethods.SessionNew, AgentHandler.SessionNew),
+	dispatch.Serve(AgentMethods.SessionLoad, AgentHandler.SessionLoad),
+	dispatch.Serve(AgentMethods.SessionResume, AgentHandler.SessionResume),
+	dispatch.Serve(AgentMethods.SessionFork, AgentHandler.SessionFork),
+	dispatch.Serve(AgentMethods.SessionList, AgentHandler.SessionList),
+	dispatch.Serve(AgentMethods.SessionPrompt, AgentHandler.SessionPrompt),
+	dispatch.Receive(AgentMethods.SessionCancel, AgentHandler.SessionCancel),
+	dispatch.Serve(AgentMethods.SessionStop, AgentHandler.SessionStop),
+)
 
 // SessionStop calls session/stop on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionStop(ctx context.Context, params *ZeroClawStopSessionRequest) (*ZeroClawStopSessionResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("session/stop: initialize first")
-	}
-	if err := outbound(n, MethodSessionStop, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodSessionStop, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(ZeroClawStopSessionResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("session/stop: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("session/stop: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodSessionStop, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, AgentMethods.SessionStop, params)
 }
 
 // ==== extras.go ====
@@ -367,6 +373,7 @@ const MethodSessionStop = "session/stop"
 var Methods = []MethodInfo{
 	// ... 10 unchanged elements
 	{
+		Descriptor:   AgentMethods.SessionStop,
 		Notification: false,
 		Params:       "ZeroClawStopSessionRequest",
 		Result:       "ZeroClawStopSessionResponse",

@@ -3,6 +3,8 @@
 
 package unstable
 
+import dispatch "github.com/acpgen/acpgen/runtime/dispatch"
+
 // Method wire names.
 const (
 	// MethodSessionRequestPermission is the wire name of session/request_permission.
@@ -95,178 +97,210 @@ type MethodInfo struct {
 	// Params and Result name the Go types of the params and of the result (requests only).
 	Params string
 	Result string
+	// Descriptor is the method's entry in AgentMethods or ClientMethods; nil for a method
+	// neither side handles.
+	Descriptor dispatch.Descriptor
 }
 
 // Methods lists every method of this channel, in schema order.
 var Methods = []MethodInfo{{
+	Descriptor:   ClientMethods.SessionRequestPermission,
 	Notification: false,
 	Params:       "RequestPermissionRequest",
 	Result:       "RequestPermissionResponse",
 	Side:         "client",
 	Wire:         MethodSessionRequestPermission,
 }, {
+	Descriptor:   ClientMethods.ElicitationCreate,
 	Notification: false,
 	Params:       "CreateElicitationRequest",
 	Result:       "CreateElicitationResponse",
 	Side:         "client",
 	Wire:         MethodElicitationCreate,
 }, {
+	Descriptor:   ClientMethods.MCPMessage,
 	Notification: false,
 	Params:       "MessageMCPRequest",
 	Result:       "MessageMCPResponse",
 	Side:         "client",
 	Wire:         MethodMCPMessage,
 }, {
+	Descriptor:   ClientMethods.SessionUpdate,
 	Notification: true,
 	Params:       "UpdateSessionNotification",
 	Result:       "",
 	Side:         "client",
 	Wire:         MethodSessionUpdate,
 }, {
+	Descriptor:   ClientMethods.ElicitationComplete,
 	Notification: true,
 	Params:       "CompleteElicitationNotification",
 	Result:       "",
 	Side:         "client",
 	Wire:         MethodElicitationComplete,
 }, {
+	Descriptor:   ClientMethods.AuthStatusUpdate,
 	Notification: true,
 	Params:       "AuthStatusUpdateNotification",
 	Result:       "",
 	Side:         "client",
 	Wire:         MethodAuthStatusUpdate,
 }, {
+	Descriptor:   AgentMethods.Initialize,
 	Notification: false,
 	Params:       "InitializeRequest",
 	Result:       "InitializeResponse",
 	Side:         "agent",
 	Wire:         MethodInitialize,
 }, {
+	Descriptor:   AgentMethods.AuthLogin,
 	Notification: false,
 	Params:       "LoginAuthRequest",
 	Result:       "LoginAuthResponse",
 	Side:         "agent",
 	Wire:         MethodAuthLogin,
 }, {
+	Descriptor:   AgentMethods.ProvidersList,
 	Notification: false,
 	Params:       "ListProvidersRequest",
 	Result:       "ListProvidersResponse",
 	Side:         "agent",
 	Wire:         MethodProvidersList,
 }, {
+	Descriptor:   AgentMethods.ProvidersSet,
 	Notification: false,
 	Params:       "SetProviderRequest",
 	Result:       "SetProviderResponse",
 	Side:         "agent",
 	Wire:         MethodProvidersSet,
 }, {
+	Descriptor:   AgentMethods.ProvidersDisable,
 	Notification: false,
 	Params:       "DisableProviderRequest",
 	Result:       "DisableProviderResponse",
 	Side:         "agent",
 	Wire:         MethodProvidersDisable,
 }, {
+	Descriptor:   AgentMethods.AuthLogout,
 	Notification: false,
 	Params:       "LogoutAuthRequest",
 	Result:       "LogoutAuthResponse",
 	Side:         "agent",
 	Wire:         MethodAuthLogout,
 }, {
+	Descriptor:   AgentMethods.AuthStatus,
 	Notification: false,
 	Params:       "AuthStatusRequest",
 	Result:       "AuthStatusResponse",
 	Side:         "agent",
 	Wire:         MethodAuthStatus,
 }, {
+	Descriptor:   AgentMethods.SessionNew,
 	Notification: false,
 	Params:       "NewSessionRequest",
 	Result:       "NewSessionResponse",
 	Side:         "agent",
 	Wire:         MethodSessionNew,
 }, {
+	Descriptor:   AgentMethods.SessionList,
 	Notification: false,
 	Params:       "ListSessionsRequest",
 	Result:       "ListSessionsResponse",
 	Side:         "agent",
 	Wire:         MethodSessionList,
 }, {
+	Descriptor:   AgentMethods.SessionDelete,
 	Notification: false,
 	Params:       "DeleteSessionRequest",
 	Result:       "DeleteSessionResponse",
 	Side:         "agent",
 	Wire:         MethodSessionDelete,
 }, {
+	Descriptor:   AgentMethods.SessionFork,
 	Notification: false,
 	Params:       "ForkSessionRequest",
 	Result:       "ForkSessionResponse",
 	Side:         "agent",
 	Wire:         MethodSessionFork,
 }, {
+	Descriptor:   AgentMethods.SessionArchive,
 	Notification: false,
 	Params:       "ArchiveSessionRequest",
 	Result:       "ArchiveSessionResponse",
 	Side:         "agent",
 	Wire:         MethodSessionArchive,
 }, {
+	Descriptor:   AgentMethods.SessionUnarchive,
 	Notification: false,
 	Params:       "UnarchiveSessionRequest",
 	Result:       "UnarchiveSessionResponse",
 	Side:         "agent",
 	Wire:         MethodSessionUnarchive,
 }, {
+	Descriptor:   AgentMethods.SessionStatus,
 	Notification: false,
 	Params:       "SessionStatusRequest",
 	Result:       "SessionStatusResponse",
 	Side:         "agent",
 	Wire:         MethodSessionStatus,
 }, {
+	Descriptor:   AgentMethods.SessionSetTitle,
 	Notification: false,
 	Params:       "SetSessionTitleRequest",
 	Result:       "SetSessionTitleResponse",
 	Side:         "agent",
 	Wire:         MethodSessionSetTitle,
 }, {
+	Descriptor:   AgentMethods.SessionResume,
 	Notification: false,
 	Params:       "ResumeSessionRequest",
 	Result:       "ResumeSessionResponse",
 	Side:         "agent",
 	Wire:         MethodSessionResume,
 }, {
+	Descriptor:   AgentMethods.SessionClose,
 	Notification: false,
 	Params:       "CloseSessionRequest",
 	Result:       "CloseSessionResponse",
 	Side:         "agent",
 	Wire:         MethodSessionClose,
 }, {
+	Descriptor:   AgentMethods.ToolCallCancel,
 	Notification: false,
 	Params:       "CancelToolCallRequest",
 	Result:       "CancelToolCallResponse",
 	Side:         "agent",
 	Wire:         MethodToolCallCancel,
 }, {
+	Descriptor:   AgentMethods.TerminalCancel,
 	Notification: false,
 	Params:       "CancelTerminalRequest",
 	Result:       "CancelTerminalResponse",
 	Side:         "agent",
 	Wire:         MethodTerminalCancel,
 }, {
+	Descriptor:   AgentMethods.SessionSetConfigOption,
 	Notification: false,
 	Params:       "SetSessionConfigOptionRequest",
 	Result:       "SetSessionConfigOptionResponse",
 	Side:         "agent",
 	Wire:         MethodSessionSetConfigOption,
 }, {
+	Descriptor:   AgentMethods.SessionPrompt,
 	Notification: false,
 	Params:       "PromptRequest",
 	Result:       "PromptResponse",
 	Side:         "agent",
 	Wire:         MethodSessionPrompt,
 }, {
+	Descriptor:   AgentMethods.SessionCancel,
 	Notification: true,
 	Params:       "CancelSessionNotification",
 	Result:       "",
 	Side:         "agent",
 	Wire:         MethodSessionCancel,
 }, {
+	Descriptor:   AgentMethods.MCPMessage,
 	Notification: true,
 	Params:       "MessageMCPNotification",
 	Result:       "",
