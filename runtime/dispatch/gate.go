@@ -35,13 +35,12 @@ type Gate struct {
 	Uses func(v any, at []string) []string
 }
 
-// Walk adapts a walk over the generated type P to Gate.Uses: a v of another
-// type, or nil, uses nothing.
-func Walk[P comparable](walk func(p P, at []string) []string) func(any, []string) []string {
+// Walk adapts a walk over the generated type T to Gate.Uses: a v of
+// another type, or a nil *T, uses nothing.
+func Walk[T any](walk func(p *T, at []string) []string) func(any, []string) []string {
 	return func(v any, at []string) []string {
-		var zero P
-		p, ok := v.(P)
-		if !ok || p == zero {
+		p, ok := v.(*T)
+		if !ok || p == nil {
 			return at
 		}
 		return walk(p, at)

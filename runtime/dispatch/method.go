@@ -6,22 +6,43 @@ import (
 	"github.com/acpgen/acpgen/runtime/wire"
 )
 
-// Message is what dispatch needs of a generated message type: a pointer to
-// a generated struct, union or alias, which decodes, encodes and validates
-// itself. Generated packages pass pointer types, so the generic code here
-// is compiled once per package, not once per method.
-type Message interface {
-	comparable
+// message is what dispatch calls on a generated message: a pointer to a
+// generated struct, union or alias, which decodes, encodes and validates
+// itself.
+type message interface {
 	wire.Decodable
 	wire.Appender
 	Validate() error
 }
 
-// pointer is a Message that is a pointer to T: what lets NewRequest and
-// NewNotification allocate a T.
+// pointer is a message that is a pointer to T.
 type pointer[T any] interface {
 	*T
-	Message
+	message
+}
+
+// codec is how dispatch handles messages of type T, a pointer to a
+// generated type: the generic code here takes its type parameters
+// unconstrained, so Go compiles one body of it for all the methods of all
+// the generated packages instead of one per method; only allocating a T
+// needs code of T's own.
+type codec[T any] struct {
+	new      func() T
+	validate func(T, *wire.Validator)
+}
+
+func codecOf[T any, PT pointer[T]](validate func(PT, *wire.Validator)) codec[PT] {
+	return codec[PT]{new: func() PT { return new(T) }, validate: validate}
+}
+
+// msg returns v, a pointer to a generated type, as a message; nil for a
+// nil pointer.
+func msg[T any](v T) message {
+	var zero T
+	if any(v) == any(zero) {
+		return nil
+	}
+	return any(v).(message)
 }
 
 // Method is what every method's descriptor says whatever its types.
@@ -47,20 +68,18 @@ type Descriptor interface {
 }
 
 // Request describes a request whose params are P and whose result is R,
-// both pointers to generated types.
-type Request[P, R Message] struct {
+// pointers to generated types.
+type Request[P, R any] struct {
 	Method
-	newParams      func() P
-	newResult      func() R
-	validateParams func(P, *wire.Validator)
-	validateResult func(R, *wire.Validator)
+	params codec[P]
+	result codec[R]
 }
 
-// Notification describes a notification whose params are P.
-type Notification[P Message] struct {
+// Notification describes a notification whose params are P, a pointer to
+// a generated type.
+type Notification[P any] struct {
 	Method
-	newParams      func() P
-	validateParams func(P, *wire.Validator)
+	params codec[P]
 }
 
 // NewRequest describes a request method. vp and vr are the params and
@@ -68,25 +87,19 @@ type Notification[P Message] struct {
 // so a received message may be checked leniently (wire.Validator's
 // AcceptUnknown).
 func NewRequest[P, R any, PP pointer[P], RP pointer[R]](m Method, vp func(PP, *wire.Validator), vr func(RP, *wire.Validator)) *Request[PP, RP] {
-	return &Request[PP, RP]{
-		Method:         m,
-		newParams:      func() PP { return new(P) },
-		newResult:      func() RP { return new(R) },
-		validateParams: vp,
-		validateResult: vr,
-	}
+	return &Request[PP, RP]{Method: m, params: codecOf[P](vp), result: codecOf[R](vr)}
 }
 
 // NewNotification describes a notification method; vp is as NewRequest's.
 func NewNotification[P any, PP pointer[P]](m Method, vp func(PP, *wire.Validator)) *Notification[PP] {
-	return &Notification[PP]{Method: m, newParams: func() PP { return new(P) }, validateParams: vp}
+	return &Notification[PP]{Method: m, params: codecOf[P](vp)}
 }
 
 // DecodeParams decodes and validates received params: a message that does
 // not decode is a *wire.RPCError -32602 naming the offending pointer; one
 // that does not validate is a *wire.ValidationError (-32602 as well).
 func (m *Request[P, R]) DecodeParams(params wire.Raw, mode wire.Mode) (P, error) {
-	p, decErr, err := received(m.newParams(), m.validateParams, params, mode)
+	p, decErr, err := received(m.params, params, mode)
 	if decErr != nil {
 		return p, invalidParams(decErr)
 	}
@@ -95,7 +108,7 @@ func (m *Request[P, R]) DecodeParams(params wire.Raw, mode wire.Mode) (P, error)
 
 // DecodeResult decodes and validates a received result.
 func (m *Request[P, R]) DecodeResult(result wire.Raw, mode wire.Mode) (R, error) {
-	res, decErr, err := received(m.newResult(), m.validateResult, result, mode)
+	res, decErr, err := received(m.result, result, mode)
 	if decErr != nil {
 		err = decErr
 	}
@@ -108,7 +121,7 @@ func (m *Request[P, R]) DecodeResult(result wire.Raw, mode wire.Mode) (R, error)
 // DecodeParams decodes and validates received params; the error is the
 // decoder's or a *wire.ValidationError.
 func (m *Notification[P]) DecodeParams(params wire.Raw, mode wire.Mode) (P, error) {
-	p, decErr, err := received(m.newParams(), m.validateParams, params, mode)
+	p, decErr, err := received(m.params, params, mode)
 	if decErr != nil {
 		return p, decErr
 	}
@@ -119,12 +132,13 @@ func (m *Notification[P]) DecodeParams(params wire.Raw, mode wire.Mode) (P, erro
 // closed union's variant this version does not know, so a newer peer's
 // additions reach the handler. On failure v is the zero P and decErr or err
 // is set.
-func received[T Message](v T, vf func(T, *wire.Validator), data wire.Raw, mode wire.Mode) (_ T, decErr, err error) {
+func received[T any](c codec[T], data wire.Raw, mode wire.Mode) (_ T, decErr, err error) {
 	var zero T
-	if err := wire.Decode(data, v, mode); err != nil {
+	v := c.new()
+	if err := wire.Decode(data, msg(v), mode); err != nil {
 		return zero, err, nil
 	}
-	if err := wire.Check(mode == wire.Lenient, func(vd *wire.Validator) { vf(v, vd) }); err != nil {
+	if err := wire.Check(mode == wire.Lenient, func(vd *wire.Validator) { c.validate(v, vd) }); err != nil {
 		return zero, nil, err
 	}
 	return v, nil, nil

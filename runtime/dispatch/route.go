@@ -21,51 +21,60 @@ type Route[H any] struct {
 // type (AgentHandler.SessionNew): the params are decoded, validated and
 // gate-checked first, and the result is checked (a failure is this side's
 // bug, answered -32603) and encoded.
-func Serve[H any, P, R Message](m *Request[P, R], handle func(H, context.Context, P) (R, error)) Route[H] {
+func Serve[H, P, R any](m *Request[P, R], handle func(H, context.Context, P) (R, error)) Route[H] {
+	// The closure only binds m and handle: serve's one body serves every method.
 	return Route[H]{Method: m, request: func(ctx context.Context, e *End, g Gates, h H, params wire.Raw) (wire.Raw, error) {
-		p, err := m.DecodeParams(params, e.mode)
-		if err != nil {
-			return nil, err
-		}
-		if err := inbound(g, m.Wire, p); err != nil {
-			return nil, err
-		}
-		res, err := handle(h, ctx, p)
-		if err != nil {
-			return nil, err
-		}
-		var zero R
-		if res == zero {
-			return nil, fmt.Errorf("%s handler returned no result", m.Wire)
-		}
-		if err := res.Validate(); err != nil {
-			return nil, refused(e.log, local(m.Wire, "result", err))
-		}
-		if g != nil {
-			if vs := g.CheckResult(m.Wire, res); len(vs) > 0 {
-				return nil, refused(e.log, local(m.Wire, "result", &wire.GateError{Violations: vs}))
-			}
-		}
-		return res.AppendJSON(nil), nil
+		return serve(ctx, e, g, h, params, m, handle)
 	}}
+}
+
+func serve[H, P, R any](ctx context.Context, e *End, g Gates, h H, params wire.Raw, m *Request[P, R], handle func(H, context.Context, P) (R, error)) (wire.Raw, error) {
+	p, err := m.DecodeParams(params, e.mode)
+	if err != nil {
+		return nil, err
+	}
+	if err := inbound(g, m.Wire, msg(p)); err != nil {
+		return nil, err
+	}
+	res, err := handle(h, ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	rm := msg(res)
+	if rm == nil {
+		return nil, fmt.Errorf("%s handler returned no result", m.Wire)
+	}
+	if err := rm.Validate(); err != nil {
+		return nil, refused(e.log, local(m.Wire, "result", err))
+	}
+	if g != nil {
+		if vs := g.CheckResult(m.Wire, rm); len(vs) > 0 {
+			return nil, refused(e.log, local(m.Wire, "result", &wire.GateError{Violations: vs}))
+		}
+	}
+	return rm.AppendJSON(nil), nil
 }
 
 // Receive routes m's notifications to handle after decoding, validating
 // and gate-checking them; one that fails goes to the connection's OnDrop (a
 // notification cannot be answered).
-func Receive[H any, P Message](m *Notification[P], handle func(H, context.Context, P)) Route[H] {
+func Receive[H, P any](m *Notification[P], handle func(H, context.Context, P)) Route[H] {
 	return Route[H]{Method: m, notify: func(ctx context.Context, e *End, g Gates, h H, params wire.Raw) {
-		p, err := m.DecodeParams(params, e.mode)
-		if err != nil {
-			e.onDrop(m.Wire, err)
-			return
-		}
-		if vs := g.CheckParams(m.Wire, p); len(vs) > 0 {
-			e.onDrop(m.Wire, &wire.GateError{Violations: vs})
-			return
-		}
-		handle(h, ctx, p)
+		receive(ctx, e, g, h, params, m, handle)
 	}}
+}
+
+func receive[H, P any](ctx context.Context, e *End, g Gates, h H, params wire.Raw, m *Notification[P], handle func(H, context.Context, P)) {
+	p, err := m.DecodeParams(params, e.mode)
+	if err != nil {
+		e.onDrop(m.Wire, err)
+		return
+	}
+	if vs := g.CheckParams(m.Wire, msg(p)); len(vs) > 0 {
+		e.onDrop(m.Wire, &wire.GateError{Violations: vs})
+		return
+	}
+	handle(h, ctx, p)
 }
 
 // inbound gate-checks received params: the method, then what they use. g
