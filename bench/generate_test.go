@@ -10,7 +10,6 @@ import (
 	"runtime/metrics"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -148,9 +147,7 @@ func BenchmarkGenerateProcess(b *testing.B) {
 		if out, err := cmd.CombinedOutput(); err != nil {
 			b.Fatalf("%v\n%s", err, out)
 		}
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			maxRSS = max(maxRSS, int64(ru.Maxrss)) // KiB on Linux
-		}
+		maxRSS = max(maxRSS, peakRSSKiB(cmd.ProcessState))
 		b.StopTimer()
 		floor += formatAll(b, readTree(b, root))
 		b.StartTimer()

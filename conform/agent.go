@@ -30,7 +30,7 @@ type Options struct {
 }
 
 // Categories lists the agent checks in the order they run.
-var Categories = []string{"before-initialize", "initialize", "unknown-method", "methods", "order", "cancel", "malformed", "rfd", "exit", "frames", "gates"}
+var Categories = []string{"before-initialize", "initialize", "unknown-method", "methods", "order", "cancel", "malformed", "batch", "rfd", "exit", "frames", "gates"}
 
 // agentRun is one check of an agent: the profile, the options, the log of
 // every frame, and the results so far.
@@ -74,7 +74,7 @@ func CheckAgent(ctx context.Context, p *Profile, o Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	if r.wants("initialize", "unknown-method", "methods", "order", "cancel", "malformed", "rfd", "frames", "gates") {
+	if r.wants("initialize", "unknown-method", "methods", "order", "cancel", "malformed", "batch", "rfd", "frames", "gates") {
 		if err := r.fresh(r.main); err != nil {
 			return nil, err
 		}
@@ -278,7 +278,7 @@ func (r *agentRun) main(c *proc) {
 	res.Verdict, res.Observed = versionVerdict(f, err, func(v int) bool { return v == r.p.Protocol })
 	r.add(res)
 	if res.Verdict != Pass {
-		cats := []string{"unknown-method", "methods", "order", "cancel", "malformed"}
+		cats := []string{"unknown-method", "methods", "order", "cancel", "malformed", "batch"}
 		if len(r.p.Overlays) > 0 {
 			cats = append(cats, "rfd")
 		}
@@ -340,6 +340,24 @@ func describe(f *frame) string {
 
 // gated reports whether the agent withheld the capability that gates m.
 func (r *agentRun) gated(m *ir.Method) (string, bool) { return r.withheld(m, "") }
+
+// skipWithheld records res as skipped when the agent withheld the
+// capability of one of the methods its probe sends, and reports whether it
+// did.
+func (r *agentRun) skipWithheld(res *Result, methods ...string) bool {
+	for _, w := range methods {
+		if m := r.p.Method(w); m != nil {
+			if cap, ok := r.gated(m); ok {
+				res.Verdict, res.Observed = Skipped, "not sent: the agent does not advertise "+cap
+				r.add(*res)
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (r *agentRun) isGated(m *ir.Method) bool { _, ok := r.gated(m); return ok }
 
 // withheld returns the agent capability, not granted, that gates path in
 // m's params ("" is the method itself).

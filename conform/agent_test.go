@@ -445,3 +445,24 @@ func TestV2CancelOnlyWhenAdvertised(t *testing.T) {
 		t.Errorf("terminal/cancel: %+v, want skipped", res)
 	}
 }
+
+// An agent that advertises no capabilities.session is sent no session
+// method: the probes that need one are skipped, and its batch holds no
+// session/new.
+func TestV2ProbesOnlyWhenAdvertised(t *testing.T) {
+	agent, filter := buildCmd(t, "./examples/agent"), buildCmd(t, "./conform/testdata/v2filter")
+	rep := checkChannel(t, "v2", []string{filter, "-no-session-caps", agent}, "methods", "order", "cancel", "batch")
+	for _, name := range []string{"session/new gives a new sessionId each time", "session/cancel ends the turn",
+		"v2 session/resume: replay, then state_update, then the response", "v2 session/close during a turn: its final updates and idle before the response",
+		"session/new", "session/prompt"} {
+		if r := find(rep, name); r == nil || r.Verdict != Skipped {
+			t.Errorf("%s: %+v, want skipped", name, r)
+		}
+	}
+	if r := find(rep, "batch of two requests and a notification"); r == nil || strings.Contains(r.Observed, "result") {
+		t.Errorf("batch: %+v, want no session/new in it", r)
+	}
+	if fails := mustFailures(rep); len(fails) > 0 {
+		t.Errorf("MUST failures %v", fails)
+	}
+}

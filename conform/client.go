@@ -1,6 +1,7 @@
 package conform
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -45,11 +46,6 @@ func CheckClient(ctx context.Context, p *Profile, o ClientOptions) (*Report, err
 	if o.Timeout <= 0 {
 		o.Timeout = 10 * time.Second
 	}
-	if p.Protocol != 1 {
-		// The scripted agent plays the v1 prompt turn (stopReason in the
-		// response); a v2 turn ends with a state update.
-		return nil, fmt.Errorf("conform client checks v1 profiles (--channel stable or unstable), not %s", p.Channel)
-	}
 	for _, c := range o.Categories {
 		if !contains(ClientCategories, c) {
 			return nil, fmt.Errorf("--category %q: not one of %s", c, strings.Join(ClientCategories, ", "))
@@ -71,12 +67,16 @@ func CheckClient(ctx context.Context, p *Profile, o ClientOptions) (*Report, err
 	if err != nil {
 		return nil, err
 	}
+	bareLabel := "agent advertises no capabilities"
+	if !bytes.Equal(bare, r.plainInit()) {
+		bareLabel = "agent advertises only the session baseline"
+	}
 	full, err := r.initResult(true)
 	if err != nil {
 		return nil, err
 	}
 	if r.wants("initialize", "frames", "gates") {
-		if err := r.fresh(&script{label: "agent advertises no capabilities", init: bare, judgeInit: true}); err != nil {
+		if err := r.fresh(&script{label: bareLabel, init: bare, judgeInit: true}); err != nil {
 			return nil, err
 		}
 	}
@@ -104,40 +104,42 @@ func profileName(p *Profile) string {
 	return name
 }
 
-// initResult is the scripted agent's initialize result: the def's minimal
-// example with the profile's protocol version and, with all set, every agent
-// capability a gate of the profile names (under whichever member the
-// schema's gates root them: agentCapabilities in v1, capabilities in v2).
-func (r *clientRun) initResult(all bool) (json.RawMessage, error) {
+// add records a client case: an informational case that does not match is
+// noted, not failed.
+func (r *clientRun) add(res Result) {
+	if res.Level == Info && (res.Verdict == Fail || res.Verdict == Warn) {
+		res.Verdict = Noted
+	}
+	r.results.add(res)
+}
+
+// baseline are the methods one prompt turn needs: the run that advertises
+// nothing else still grants the capabilities that gate them (v2:
+// capabilities.session grants the baseline session methods).
+var baseline = map[string]bool{"session/new": true, "session/prompt": true, "session/cancel": true}
+
+// plainInit is the def's minimal initialize result with the profile's
+// protocol version.
+func (r *clientRun) plainInit() json.RawMessage {
 	res := map[string]any{}
 	_ = json.Unmarshal(r.p.example("InitializeResponse"), &res)
 	res["protocolVersion"] = r.p.Protocol
-	if all {
-		gates, _ := r.p.Model.ResolveGates(r.p.Gates)
-		for _, g := range gates {
-			toks := g.Cap.Tokens
-			if !g.Cap.InResult || len(toks) < 2 {
-				continue
-			}
-			obj := res
-			for _, t := range toks[:len(toks)-1] {
-				next, ok := obj[t].(map[string]any)
-				if !ok {
-					next = map[string]any{}
-					obj[t] = next
-				}
-				obj = next
-			}
-			var leaf any = map[string]any{}
-			switch last := g.Cap.Leaf(); {
-			case g.Cap.Bool:
-				leaf = true
-			case g.Cap.List && last.Elem != nil && last.Elem.Type != nil:
-				var item any
-				_ = json.Unmarshal(r.p.example(last.Elem.Type.Def), &item)
-				leaf = []any{item}
-			}
-			obj[toks[len(toks)-1]] = leaf
+	b, _ := json.Marshal(res)
+	return b
+}
+
+// initResult is the scripted agent's initialize result: the def's minimal
+// example with the profile's protocol version and the capabilities gating
+// the baseline methods; with all set, every agent capability a gate of the
+// profile names (under whichever member the schema's gates root them:
+// agentCapabilities in v1, capabilities in v2).
+func (r *clientRun) initResult(all bool) (json.RawMessage, error) {
+	res := map[string]any{}
+	_ = json.Unmarshal(r.plainInit(), &res)
+	gates, _ := r.p.Model.ResolveGates(r.p.Gates)
+	for _, g := range gates {
+		if g.Cap.InResult && len(g.Cap.Tokens) >= 2 && (all || baseline[g.Method.Wire] && g.Row.Path == "") {
+			r.grantIn(res, g)
 		}
 	}
 	b, _ := json.Marshal(res)
@@ -145,6 +147,33 @@ func (r *clientRun) initResult(all bool) (json.RawMessage, error) {
 		return nil, fmt.Errorf("the scripted agent's initialize result is not valid against this schema: %v %v", vs, err)
 	}
 	return b, nil
+}
+
+// grantIn sets gate g's capability in the initialize result res: true, an
+// object, or a list of one example item.
+func (r *clientRun) grantIn(res map[string]any, g *ir.Gate) {
+	toks := g.Cap.Tokens
+	obj := res
+	for _, t := range toks[:len(toks)-1] {
+		next, ok := obj[t].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			obj[t] = next
+		}
+		obj = next
+	}
+	var leaf any = map[string]any{}
+	switch last := g.Cap.Leaf(); {
+	case g.Cap.Bool:
+		leaf = true
+	case g.Cap.List && last.Elem != nil && last.Elem.Type != nil:
+		var item any
+		_ = json.Unmarshal(r.p.example(last.Elem.Type.Def), &item)
+		leaf = []any{item}
+	}
+	if _, nested := obj[toks[len(toks)-1]].(map[string]any); !nested {
+		obj[toks[len(toks)-1]] = leaf // an object keeps what deeper gates put in it
+	}
 }
 
 // fresh starts the client with the relay in place of {agent}, waits for
@@ -182,14 +211,18 @@ func (r *clientRun) fresh(s *script) error {
 	s.pe = pe
 	conn := accept(ln, r.o.Timeout, pe.exited)
 	if conn == nil {
-		r.add(Result{Category: "initialize", Case: "starts the agent (" + s.label + ")", Level: Must, Source: "ACP transports: stdio",
-			Expected: "the command given as " + AgentToken + " is started", Observed: "not started; stderr: " + pe.stderr.String(), Verdict: Fail})
+		res := mustCase(kindClientStarts, "", "starts the agent ("+s.label+")", "the command given as "+AgentToken+" is started")
+		res.Observed, res.Verdict = "not started; stderr: "+lastLine(pe.stderr.String()), Fail
+		r.add(res)
 		return nil
 	}
 	s.conn = conn
 	pe.attach(conn)
 	s.drive()
 	_ = conn.Close()
+	// With the connection closed, what the script still sends fails at
+	// once, and its turns end (they wait for the connection's end too).
+	s.busy.Wait()
 	select {
 	case <-pe.exited:
 	case <-time.After(r.o.Timeout):

@@ -37,13 +37,30 @@ var mustFixtures = []struct {
 	{[]string{"-ungated-read"}, []string{"methods", "gates"}, []string{kindGates}},
 }
 
-// mustExceptions are the MUST kinds no broken-agent mode can break, and why.
+// v2Fixtures give the v2 MUST kinds their defect: a mode of
+// conform/testdata/v2filter, which alters examples/agent's v2 side, on the
+// v2 channel. A turn that never ends also fails the cases that wait for
+// its end.
+var v2Fixtures = []struct {
+	mode  string
+	cats  []string
+	kinds []string
+}{
+	{"-no-idle", []string{"order", "cancel"}, []string{kindV2Turn, kindV2CancelEnds, kindV2ResumeState, kindV2CloseFinal}},
+	// The close cancels the turn: its idle says end_turn too.
+	{"-cancel-end-turn", []string{"cancel"}, []string{kindV2CancelEnds, kindV2CloseFinal}},
+	{"-late", []string{"cancel"}, []string{kindV2CancelOrder}},
+	{"-resume-answer-first", []string{"order"}, []string{kindV2ResumeState}},
+	{"-accept-any-cursor", []string{"order"}, []string{kindV2Cursor}},
+	{"-close-answer-first", []string{"cancel"}, []string{kindV2CloseFinal}},
+	{"-drop-unknown-blocks", []string{"methods"}, []string{kindBlockType}},
+	{"-batch-empty-parse-error", []string{"batch"}, []string{kindV2BatchEmpty}},
+	{"-batch-answer-notifications", []string{"batch"}, []string{kindV2BatchNotify}},
+}
+
+// mustExceptions are the MUST kinds no fixture mode can break, and why.
 var mustExceptions = map[string]string{
-	kindBlockType:     "v2 only: the broken agent speaks v1",
-	kindV2Turn:        "v2 only: TestV2TurnDefects breaks it with conform/testdata/v2filter -no-idle",
-	kindV2CancelEnds:  "v2 only: TestV2TurnDefects breaks it with conform/testdata/v2filter -cancel-end-turn",
-	kindV2CancelOrder: "v2 only: TestV2TurnDefects breaks it with conform/testdata/v2filter modes",
-	kindExtension:     "never fails: extension messages are recorded, not judged",
+	kindExtension: "never fails: extension messages are recorded, not judged",
 }
 
 // mustFailures lists the failed MUST cases of rep by kind; a MUST case
@@ -66,10 +83,17 @@ func TestEveryMustKindHasAFixture(t *testing.T) {
 	covered := map[string]bool{}
 	for _, f := range mustFixtures {
 		for _, k := range f.kinds {
-			if _, ok := mustKinds[k]; !ok {
-				t.Errorf("fixture %v: no MUST kind %q", f.flags, k)
-			}
 			covered[k] = true
+		}
+	}
+	for _, f := range v2Fixtures {
+		for _, k := range f.kinds {
+			covered[k] = true
+		}
+	}
+	for k := range covered {
+		if _, ok := mustKinds[k]; !ok {
+			t.Errorf("a fixture names no MUST kind %q", k)
 		}
 	}
 	for k := range mustKinds {
@@ -84,34 +108,49 @@ func TestEveryMustKindHasAFixture(t *testing.T) {
 		}
 	}
 
-	bin := buildCmd(t, "./conform/testdata/brokenagent")
+	bin, agent := buildCmd(t, "./conform/testdata/brokenagent"), buildCmd(t, "./examples/agent")
+	filter := buildCmd(t, "./conform/testdata/v2filter")
 	t.Run("correct", func(t *testing.T) {
-		for _, argv := range [][]string{{bin}, {buildCmd(t, "./examples/agent")}} {
-			rep := checkArgs(t, argv, noExit...)
+		for _, run := range []struct {
+			channel string
+			argv    []string
+		}{{"", []string{bin}}, {"", []string{agent}}, {"v2", []string{agent}}} {
+			rep := checkChannel(t, run.channel, run.argv, noExit...)
 			if fails := mustFailures(rep); len(fails) > 0 {
-				t.Errorf("%s: MUST failures %v", argv[0], fails)
+				t.Errorf("%s %s: MUST failures %v", run.channel, run.argv[0], fails)
 			}
 			for _, r := range rep.Results {
 				if r.Level == Must && r.Verdict != Skipped && r.kind == "" {
-					t.Errorf("%s: MUST case %s/%s names no kind", argv[0], r.Category, r.Case)
+					t.Errorf("%s %s: MUST case %s/%s names no kind", run.channel, run.argv[0], r.Category, r.Case)
 				}
 			}
 		}
 	})
 	for _, f := range mustFixtures {
 		t.Run(strings.Join(f.flags, " "), func(t *testing.T) {
-			rep := checkArgs(t, append([]string{bin}, f.flags...), f.cats...)
-			fails := mustFailures(rep)
-			for _, k := range f.kinds {
-				if len(fails[k]) == 0 {
-					t.Errorf("%s: no failed case", k)
-				}
-			}
-			for k, cases := range fails {
-				if !slices.Contains(f.kinds, k) {
-					t.Errorf("other MUST kind %q failed: %s", k, strings.Join(cases, "; "))
-				}
-			}
+			onlyKinds(t, checkArgs(t, append([]string{bin}, f.flags...), f.cats...), f.kinds)
 		})
+	}
+	for _, f := range v2Fixtures {
+		t.Run("v2"+f.mode, func(t *testing.T) {
+			onlyKinds(t, checkChannel(t, "v2", []string{filter, f.mode, agent}, f.cats...), f.kinds)
+		})
+	}
+}
+
+// onlyKinds expects rep to fail a case of each of kinds and no other MUST
+// case.
+func onlyKinds(t *testing.T, rep *Report, kinds []string) {
+	t.Helper()
+	fails := mustFailures(rep)
+	for _, k := range kinds {
+		if len(fails[k]) == 0 {
+			t.Errorf("%s: no failed case", k)
+		}
+	}
+	for k, cases := range fails {
+		if !slices.Contains(kinds, k) {
+			t.Errorf("other MUST kind %q failed: %s", k, strings.Join(cases, "; "))
+		}
 	}
 }

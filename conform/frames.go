@@ -29,6 +29,8 @@ type frameLog struct {
 	procGates map[string]*gateCheck
 	// versions holds the protocol version each process negotiated.
 	versions map[string]int
+	// keys judges the ids keyed session updates name.
+	keys *keyedIDs
 }
 
 type frameKind struct {
@@ -38,7 +40,7 @@ type frameKind struct {
 }
 
 func newFrameLog(p *Profile) *frameLog {
-	return &frameLog{p: p, sent: map[string]string{}, kinds: map[string]*frameKind{}, gates: newGateCheck(p, false), checker: "client"}
+	return &frameLog{p: p, sent: map[string]string{}, kinds: map[string]*frameKind{}, gates: newGateCheck(p, false), checker: "client", keys: newKeyedIDs()}
 }
 
 func (l *frameLog) gatesOf(proc string) *gateCheck {
@@ -77,6 +79,10 @@ func (l *frameLog) add(kind, def string, problems ...string) {
 func (l *frameLog) see(proc string, f *frame) {
 	var env struct {
 		JSONRPC *string `json:"jsonrpc"`
+	}
+	if f.Batch != nil {
+		l.seeBatch(proc, f)
+		return
 	}
 	l.responseChecks(f)
 	if f.Bad != "" {
@@ -118,6 +124,18 @@ func (l *frameLog) see(proc string, f *frame) {
 	}
 }
 
+// seeBatch judges a batch line entry by entry. JSON-RPC 2.0 §6: a batch's
+// answer is never an empty array.
+func (l *frameLog) seeBatch(proc string, f *frame) {
+	if len(f.Batch) == 0 {
+		l.add("lines", "", "an empty array (JSON-RPC 2.0 §6: never an empty array)")
+		return
+	}
+	for _, g := range f.Batch {
+		l.see(proc, g)
+	}
+}
+
 func (l *frameLog) peerMessage(proc string, f *frame) {
 	m := l.p.Method(f.Method)
 	kind := "requests"
@@ -134,6 +152,9 @@ func (l *frameLog) peerMessage(proc string, f *frame) {
 	default:
 		if l.validate(proc, "params of "+f.Method, m.Params.Def, f.Params, "/params") {
 			l.gatesOf(proc).check(m, false, f.Params)
+		}
+		if f.Method == "session/update" {
+			l.keys.see(proc, l.versionOf(proc), f)
 		}
 	}
 }
@@ -165,7 +186,7 @@ func (l *frameLog) validate(proc, kind, def string, payload json.RawMessage, at 
 // results turns the log into one case per kind of frame seen, then the
 // gates' cases.
 func (l *frameLog) results() []Result {
-	out := l.frameResults()
+	out := append(l.frameResults(), l.keys.results()...)
 	if l.procGates == nil {
 		return append(out, l.gates.results("")...)
 	}

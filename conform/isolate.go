@@ -45,8 +45,9 @@ func (r *agentRun) categories() error {
 	for _, ph := range []phase{
 		{[]string{"unknown-method"}, r.unknownMethods},
 		{[]string{"methods", "order"}, func(c *proc) { r.methods(c); r.sessionChecks(c) }},
-		{[]string{"cancel", "order"}, func(c *proc) { r.cancel(c); r.loadReplay(c) }},
+		{[]string{"cancel", "order"}, func(c *proc) { r.cancel(c); r.loadReplay(c); r.resumeReplay(c); r.closeTurn(c) }},
 		{[]string{"malformed"}, r.malformed},
+		{[]string{"batch"}, r.batches},
 		{[]string{"rfd"}, r.rfd},
 	} {
 		if !r.wants(ph.cats...) || (ph.cats[0] == "rfd" && len(r.p.Overlays) == 0) {
@@ -117,6 +118,9 @@ func (c *proc) ensure() error {
 // roundTrip sends a request and waits for its response, on the agent as it
 // is (no restart).
 func (c *proc) roundTrip(method string, params json.RawMessage) (*frame, error) {
+	if method == replayMethod || method == "session/resume" {
+		c.run.log.keys.reset(c.tag, sessionOf(&frame{Params: params}))
+	}
 	seq := c.seq()
 	id, err := c.sendLogged(method, params, func(id string) { c.run.log.expect(c.tag, id, method) })
 	if err != nil {

@@ -98,7 +98,8 @@ func TestCrashFailsItsOwnCase(t *testing.T) {
 }
 
 // Each mode of the broken agent breaks one rule: against the same agent
-// without it, exactly that rule's case changes, to fail.
+// without it, where the rule's case passes, exactly that case changes, to
+// fail.
 func TestBrokenAgentModes(t *testing.T) {
 	bin := buildCmd(t, "./conform/testdata/brokenagent")
 	bases := map[string]map[string]Verdict{}
@@ -114,6 +115,8 @@ func TestBrokenAgentModes(t *testing.T) {
 		{"", "-foreign-session-update", "order/session/prompt updates name the turn's session"},
 		{"-modes", "-partial-config-options", "methods/session/set_config_option answers every option"},
 		{"-rfd", "-load-answer-first", "order/session/load replays the history before its response"},
+		{"-keyed", "-orphan-tool-update", "frames/tool_call_update names an id its session's tool_call introduced"},
+		{"-keyed", "-chunk-id-returns", "frames/" + chunkCase},
 	} {
 		t.Run(m.flag, func(t *testing.T) {
 			args := []string{bin}
@@ -124,6 +127,9 @@ func TestBrokenAgentModes(t *testing.T) {
 				bases[m.base] = verdicts(checkArgs(t, args, noExit...))
 			}
 			base := maps(bases[m.base])
+			if base[m.want] != Pass {
+				t.Errorf("%s without %s: %q, want pass", m.want, m.flag, base[m.want])
+			}
 			got := verdicts(checkArgs(t, append(args, m.flag), noExit...))
 			if got[m.want] != Fail {
 				t.Errorf("%s: %s, want fail", m.want, got[m.want])

@@ -8,14 +8,12 @@ import (
 // Every case names the rule it rests on, at a level that rule gives: the
 // table prints the source column, the JSON carries it.
 func TestCasesNameTheirSource(t *testing.T) {
-	rep := check(t, buildCmd(t, "./examples/agent"), "before-initialize", "initialize", "unknown-method", "methods", "order", "malformed", "exit", "frames")
+	rep := check(t, buildCmd(t, "./examples/agent"), "before-initialize", "initialize", "unknown-method", "methods", "order", "malformed", "batch", "exit", "frames")
 	levels := map[string]Level{}
 	// The checks on sessions and on every response, by case name prefix:
 	// the level and source their rule gives.
-	rules := map[string]struct {
-		level  Level
-		source string
-	}{
+	rules := map[string]levelSource{
+		"batch/batch of two requests and a notification":             {Info, srcV1Batch},
 		"frames/response ids":                                        {Must, srcRPCResponse},
 		"frames/responses result or error":                           {Must, srcRPCResponse},
 		"frames/lines in UTF-8":                                      {Must, srcUTF8},
@@ -24,6 +22,41 @@ func TestCasesNameTheirSource(t *testing.T) {
 		"order/session/prompt updates name the turn's session":       {Should, srcUpdateSession},
 		"order/session/load replays the history before its response": {Must, srcLoadReplay},
 	}
+	nameRules(t, rep, rules)
+	for _, r := range rep.Results {
+		switch {
+		case r.Category == "methods" && r.Expected == "error -32602":
+			levels["mutant"] = r.Level
+		case r.Category == "malformed" || r.Category == "exit" || r.Category == "before-initialize":
+			levels[r.Category] = r.Level
+		}
+	}
+	for k, want := range map[string]Level{"mutant": Should, "malformed": Should, "exit": Info, "before-initialize": Info} {
+		if levels[k] != want {
+			t.Errorf("%s cases: level %q, want %s", k, levels[k], want)
+		}
+	}
+	var b strings.Builder
+	if err := rep.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"case  ", "source", srcRPCParams, srcRPCNotify} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q", want)
+		}
+	}
+}
+
+type levelSource struct {
+	level  Level
+	source string
+}
+
+// nameRules checks that every case has a level and a source, and that the
+// cases whose category/case starts with a key of rules have its level and
+// source, one case at least for each.
+func nameRules(t *testing.T, rep *Report, rules map[string]levelSource) {
+	t.Helper()
 	seen := map[string]bool{}
 	for _, r := range rep.Results {
 		if r.Source == "" || (r.Level != Must && r.Level != Should && r.Level != Info) {
@@ -37,32 +70,31 @@ func TestCasesNameTheirSource(t *testing.T) {
 				}
 			}
 		}
-		switch {
-		case r.Category == "methods" && r.Expected == "error -32602":
-			levels["mutant"] = r.Level
-		case r.Category == "malformed" || r.Category == "exit" || r.Category == "before-initialize":
-			levels[r.Category] = r.Level
-		}
-	}
-	for k, want := range map[string]Level{"mutant": Should, "malformed": Should, "exit": Info, "before-initialize": Info} {
-		if levels[k] != want {
-			t.Errorf("%s cases: level %q, want %s", k, levels[k], want)
-		}
 	}
 	for name := range rules {
 		if !seen[name] {
 			t.Errorf("no case %s", name)
 		}
 	}
-	var b strings.Builder
-	if err := rep.WriteTable(&b); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"case  ", "source", srcRPCParams, srcRPCNotify} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("table lacks %q", want)
-		}
-	}
+}
+
+// The v2 cases of resume, close, batches and message ids name the v2
+// schema's or transports page's sentence, at its level.
+func TestV2CasesNameTheirSource(t *testing.T) {
+	rep := checkChannel(t, "v2", []string{buildCmd(t, "./examples/agent")}, "order", "cancel", "batch")
+	nameRules(t, rep, map[string]levelSource{
+		"order/v2 session/resume: replay, then state_update":      {Must, srcV2ResumeState},
+		"order/v2 session/resume replays the history":             {Should, srcV2ReplayOrder},
+		"order/v2 session/resume /replayFrom unsupported cursor":  {Must, srcV2Cursor},
+		"order/v2 prompts of one session get distinct messageIds": {Should, srcV2MessageIDs},
+		"order/v2 prompt's user message update carries":           {Should, srcV2Echo},
+		"cancel/v2 session/close during a turn":                   {Must, srcV2CloseFinal},
+		"cancel/v2 no message for a session after its close":      {Should, srcV2Closed},
+		"batch/batch of two requests and a notification":          {Should, srcV2BatchArray},
+		"batch/batch: no response item for its notification":      {Must, srcV2BatchNotify},
+		"batch/batch of notifications only":                       {Must, srcV2BatchNotify},
+		"batch/empty batch []":                                    {Must, srcV2BatchEmpty},
+	})
 }
 
 // An agent that answers session/new with -32000 (authentication required):

@@ -366,6 +366,9 @@ func (r *agentRun) cancel(c *proc) {
 		return
 	}
 	res := mustCase(kindCancelEnds, "", "session/cancel ends the turn", "prompt response with stopReason cancelled")
+	if r.skipWithheld(&res, "session/new", t.Prompt.Wire, "session/cancel") {
+		return
+	}
 	if !t.Cancellable() && r.v2Turn() {
 		r.cancelV2(c)
 		return
@@ -457,11 +460,21 @@ func (r *agentRun) malformed(c *proc) {
 	r.add(res)
 }
 
-// promptThenCancel starts a turn that lasts until cancelled (cancelText),
-// waits up to wait for started to see it begin, holds for hold, then sends
-// the cancel. seq is the frame count before the prompt, sent when the
-// cancel went out (0 if the prompt could not be sent).
+// promptThenCancel starts a turn that lasts until cancelled (cancelText)
+// with promptAndHold, then sends the cancel.
 func (r *agentRun) promptThenCancel(c *proc, pm, cm *ir.Method, session string, wait, hold time.Duration, started func(*frame) bool) (id string, seq, sent int, err error) {
+	id, seq, sent, err = r.promptAndHold(c, pm, session, wait, hold, started)
+	if err != nil {
+		return id, seq, sent, err
+	}
+	return id, seq, sent, c.notify(cm.Wire, r.fill(cm.Params, r.p.example(cm.Params.Def), session, ""))
+}
+
+// promptAndHold starts a turn that lasts until cancelled (cancelText),
+// waits up to wait for started to see it begin, and holds for hold. seq is
+// the frame count before the prompt, sent the count once held (0 if the
+// prompt could not be sent): what the caller sends next goes out then.
+func (r *agentRun) promptAndHold(c *proc, pm *ir.Method, session string, wait, hold time.Duration, started func(*frame) bool) (id string, seq, sent int, err error) {
 	seq = c.seq()
 	id, err = c.sendLogged(pm.Wire, r.fill(pm.Params, r.p.example(pm.Params.Def), session, cancelText),
 		func(id string) { c.run.log.expect(c.tag, id, pm.Wire) })
@@ -472,6 +485,5 @@ func (r *agentRun) promptThenCancel(c *proc, pm, cm *ir.Method, session string, 
 	c.wait(ctx, seq, started)
 	stop()
 	time.Sleep(hold)
-	sent = c.seq()
-	return id, seq, sent, c.notify(cm.Wire, r.fill(cm.Params, r.p.example(cm.Params.Def), session, ""))
+	return id, seq, c.seq(), nil
 }

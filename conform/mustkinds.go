@@ -39,6 +39,11 @@ const (
 	kindV2Turn        = "order: v2 prompt turn running then idle"
 	kindV2CancelEnds  = "cancel: v2 session/cancel ends the turn"
 	kindV2CancelOrder = "cancel: v2 cancelled turn's updates precede its idle"
+	kindV2ResumeState = "order: v2 session/resume sends state_update after its replay, before its response"
+	kindV2Cursor      = "order: v2 unsupported replayFrom cursor -32602"
+	kindV2CloseFinal  = "cancel: v2 session/close sends the turn's final updates and idle before its response"
+	kindV2BatchEmpty  = "batch: v2 empty batch answered by one -32600"
+	kindV2BatchNotify = "batch: v2 no reply to a batch's notifications"
 )
 
 var mustKinds = map[string]mustKind{
@@ -66,6 +71,11 @@ var mustKinds = map[string]mustKind{
 	kindV2Turn:        {"order", srcV2State},
 	kindV2CancelEnds:  {"cancel", srcV2Cancel},
 	kindV2CancelOrder: {"cancel", srcV2Cancel},
+	kindV2ResumeState: {"order", srcV2ResumeState},
+	kindV2Cursor:      {"order", srcV2Cursor},
+	kindV2CloseFinal:  {"cancel", srcV2CloseFinal},
+	kindV2BatchEmpty:  {"batch", srcV2BatchEmpty},
+	kindV2BatchNotify: {"batch", srcV2BatchNotify},
 }
 
 const srcGates = "spec: capabilities; schema gates"
@@ -74,6 +84,9 @@ const srcGates = "spec: capabilities; schema gates"
 // it has none).
 func mustCase(kind, category, name, expected string) Result {
 	k, ok := mustKinds[kind]
+	if !ok {
+		k, ok = clientMustKinds[kind]
+	}
 	if !ok {
 		panic("conform: no MUST kind " + kind)
 	}

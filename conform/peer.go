@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -27,6 +26,9 @@ type frame struct {
 	Error  *rpcError       `json:"error"`
 	// Bad says why the line is not a JSON-RPC message ("" when it is one).
 	Bad string
+	// Batch holds the entries of a line that is a JSON array (a JSON-RPC
+	// 2.0 batch), each a frame of its own; nil for any other line.
+	Batch []*frame
 }
 
 type rpcError struct {
@@ -110,7 +112,7 @@ func newPeer(argv []string, onFrame func(*frame), onRequest func(*frame) (any, *
 		return nil, errors.New("no command given: acpgen conform agent|client -- CMD [ARGS]")
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	inGroup(cmd)
 	p := &peer{cmd: cmd, exited: make(chan struct{}), eof: make(chan struct{}), stderr: &tailBuffer{max: 4096},
 		stderrDone: make(chan struct{}), changed: make(chan struct{}), onFrame: onFrame, onRequest: onRequest}
 	return p, nil
@@ -158,7 +160,7 @@ func (p *peer) read(r io.Reader) {
 			continue
 		}
 		f := &frame{}
-		if err := json.Unmarshal(line, f); err != nil {
+		if err := parseFrame(line, f); err != nil {
 			f.Bad = "not JSON-RPC: " + err.Error()
 			line = line[:min(len(line), 512)] // what a report quotes of it
 		}
@@ -183,6 +185,26 @@ func (p *peer) read(r io.Reader) {
 			_ = p.write(replyFrame(f.ID, res, rerr))
 		}
 	}
+}
+
+// parseFrame reads one line: a message, or a batch of them.
+func parseFrame(line []byte, f *frame) error {
+	if line[0] != '[' {
+		return json.Unmarshal(line, f)
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(line, &items); err != nil {
+		return err
+	}
+	f.Batch = []*frame{}
+	for _, it := range items {
+		g := &frame{Raw: it}
+		if err := json.Unmarshal(it, g); err != nil {
+			g.Bad = "not JSON-RPC: " + err.Error()
+		}
+		f.Batch = append(f.Batch, g)
+	}
+	return nil
 }
 
 // maxFrames bounds the lines a run keeps: a conforming peer writes a few
@@ -329,7 +351,7 @@ func idIs(raw json.RawMessage, id string) bool {
 func (p *peer) kill() {
 	p.closeInput()
 	if p.cmd.Process != nil {
-		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		killGroup(p.cmd)
 	}
 	select {
 	case <-p.exited:

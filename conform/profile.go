@@ -27,11 +27,11 @@ type Profile struct {
 	Channel  string // "stable", "unstable", "v2" or "v2-unstable"
 	Protocol int
 	Source   string // release and file, for the report
-	Overlays []ir.OverlayInfo
+	Overlays []tables.OverlayInfo
 	Model    *ir.Model
 	Gates    []tables.Gate
 	// Semantics are the overlays' rules beyond the schema (list filters).
-	Semantics ir.Semantics
+	Semantics tables.Semantics
 	// examples holds the generated examples of every def, by def and label.
 	examples map[string]map[string][]byte
 	ref      *refschema.Validator
@@ -140,7 +140,7 @@ func build(file string, overlays []string, channel string, protocol int, src str
 	}
 	p := &Profile{
 		Channel: channel, Protocol: protocol, Source: src, Overlays: merged.Overlays, Semantics: merged.Semantics, Model: m, ref: ref,
-		Gates:    append(append([]tables.Gate{}, tables.ForProtocol(protocol)...), merged.Gates...),
+		Gates:    append(append([]tables.Gate{}, tables.ForProtocol(protocol)...), ld.Gates...),
 		examples: map[string]map[string][]byte{},
 	}
 	p.versions.dir = filepath.Dir(file)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/acpgen/acpgen/generator/ir"
+	"github.com/acpgen/acpgen/generator/tables"
 )
 
 // The rfd category checks what the profile's overlays say beyond the schema's
@@ -263,7 +264,7 @@ func markStrings(v any) any {
 // filter makes two sessions that differ in every filtering member, lists
 // with the first one's values, and expects only matching items, including
 // the first session unless the list is paged.
-func (r *agentRun) filter(c *proc, flt ir.Filter) {
+func (r *agentRun) filter(c *proc, flt tables.Filter) {
 	var list, create *ir.Method
 	for _, m := range r.p.Model.Methods {
 		if m.Side == "agent" && !m.Notification && m.Params != nil && m.Params.Def == flt.Request {
@@ -295,7 +296,7 @@ func (r *agentRun) filter(c *proc, flt ir.Filter) {
 	res.Verdict, res.Observed = judgeList(resp.Result, flt, want)
 }
 
-func memberNames(flt ir.Filter) string {
+func memberNames(flt tables.Filter) string {
 	var names []string
 	for _, m := range flt.Members {
 		names = append(names, m.Name)
@@ -312,7 +313,7 @@ type wanted struct {
 
 // filterSessions creates the matching session and one that differs in
 // every filtering member the agent accepts, and returns the list params.
-func (r *agentRun) filterSessions(c *proc, list, create *ir.Method, flt ir.Filter) (*wanted, error) {
+func (r *agentRun) filterSessions(c *proc, list, create *ir.Method, flt tables.Filter) (*wanted, error) {
 	w := &wanted{values: map[string]json.RawMessage{}}
 	for i, tag := range []string{"match", "other"} {
 		dir := filepath.Join(r.cwd, tag)
@@ -371,7 +372,7 @@ func (r *agentRun) filterSessions(c *proc, list, create *ir.Method, flt ir.Filte
 
 // judgeList checks every listed item against the filter values and looks for
 // the matching session.
-func judgeList(result json.RawMessage, flt ir.Filter, w *wanted) (Verdict, string) {
+func judgeList(result json.RawMessage, flt tables.Filter, w *wanted) (Verdict, string) {
 	var out struct {
 		Sessions   []map[string]json.RawMessage `json:"sessions"`
 		NextCursor *string                      `json:"nextCursor"`

@@ -4,9 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,7 +14,10 @@ import (
 // requests from the schema's examples, echoes prompts as agent_message_chunk
 // updates (a prompt word "wait" holds the turn until session/cancel, as
 // examples/agent does), and in the probing run sends the client its own
-// requests and every kind of session/update during the first turn.
+// requests and every kind of session/update during the first turn. A v1
+// turn ends with the prompt's response (its stopReason); a v2 turn runs on
+// after the response (which says the prompt was inserted) and ends with a
+// state_update idle carrying the stop reason.
 type script struct {
 	run       *clientRun
 	tag       string
@@ -29,15 +29,22 @@ type script struct {
 	pe        *peer
 	conn      net.Conn
 
-	active atomic.Int32 // requests being answered
+	active atomic.Int32 // requests being answered, turns running
+	// busy holds them too, so that a run is judged only once the probes
+	// have recorded their cases (a client that dies ends the run early).
+	busy   sync.WaitGroup
 	mu     sync.Mutex
 	first  *frame          // the client's first request
+	initRq *frame          // its first initialize request
 	client json.RawMessage // the client's initialize params
-	// sessions counts session/new; cwds holds each session's cwd;
-	// cancels holds each waiting turn.
+	// sessions counts session/new; cwds holds each session's cwd and
+	// mcpACP the serverId of each ACP-transport MCP server it declares;
+	// cancels holds each running turn's; messages counts v2 prompts.
 	sessions int
 	cwds     map[string]string
+	mcpACP   map[string][]string
 	cancels  map[string]chan struct{}
+	messages int
 	probed   bool
 	hung     bool
 }
@@ -61,12 +68,20 @@ func (s *script) onFrame(f *frame) {
 	if s.first == nil {
 		s.first = f
 	}
+	if s.initRq == nil && f.Method == "initialize" {
+		s.initRq = f
+	}
 	s.mu.Unlock()
 	s.active.Add(1)
+	s.busy.Add(1)
 	go func() {
+		defer s.busy.Done()
 		defer s.active.Add(-1)
-		res, rerr := s.answer(f)
+		res, rerr, then := s.answer(f)
 		_ = s.pe.write(replyFrame(f.ID, res, rerr))
+		if then != nil {
+			then() // a v2 turn, after its response
+		}
 		if s.hangup && f.Method == "initialize" {
 			s.mu.Lock()
 			s.hung = true
@@ -78,14 +93,16 @@ func (s *script) onFrame(f *frame) {
 
 func rpcErr(code int, msg string) *rpcError { return &rpcError{Code: &code, Message: &msg} }
 
-func (s *script) answer(f *frame) (any, *rpcError) {
+// answer is the scripted agent's response to a request, and what it does
+// once the response is out (a v2 turn), if anything.
+func (s *script) answer(f *frame) (any, *rpcError, func()) {
 	p := s.run.p
 	m := p.Method(f.Method)
 	if m == nil || m.Side != "agent" || m.Notification {
-		return nil, rpcErr(-32601, "method not found: "+f.Method)
+		return nil, rpcErr(-32601, "method not found: "+f.Method), nil
 	}
 	if c := gatedFor(p, m, true, s.init, json.RawMessage(`{}`)); c != "" {
-		return nil, rpcErr(-32601, f.Method+": not offered without "+c)
+		return nil, rpcErr(-32601, f.Method+": not offered without "+c), nil
 	}
 	params := f.Params
 	if len(params) == 0 {
@@ -96,48 +113,88 @@ func (s *script) answer(f *frame) (any, *rpcError) {
 		if len(vs) > 0 {
 			msg += ": /params" + vs[0].Pointer + ": " + vs[0].Reason
 		}
-		return nil, rpcErr(-32602, msg)
+		return nil, rpcErr(-32602, msg), nil
 	}
 	switch f.Method {
 	case "initialize":
 		s.mu.Lock()
 		s.client = f.Params
 		s.mu.Unlock()
-		return s.init, nil
+		return s.init, nil, nil
 	case "session/new":
-		s.mu.Lock()
-		s.sessions++
-		id := fmt.Sprintf("conform-%s-%d", s.tag, s.sessions)
-		var np struct {
-			Cwd string `json:"cwd"`
-		}
-		_ = json.Unmarshal(f.Params, &np)
-		if s.cwds == nil {
-			s.cwds = map[string]string{}
-		}
-		s.cwds[id] = np.Cwd
-		s.mu.Unlock()
-		var res map[string]any
-		_ = json.Unmarshal(p.example(m.Result.Def), &res)
-		res["sessionId"] = id
-		return res, nil
+		return s.newSession(f), nil, nil
 	case "session/prompt":
-		return s.prompt(f), nil
+		if endsInResponse(p.Model.Turn) {
+			return map[string]any{"stopReason": s.turn(f, "")}, nil, nil
+		}
+		res, turn := s.promptV2(f)
+		return res, nil, turn
 	}
-	return json.RawMessage(p.example(m.Result.Def)), nil
+	return json.RawMessage(p.example(m.Result.Def)), nil, nil
 }
 
-// prompt runs one turn: probes first (once), then the echo.
-func (s *script) prompt(f *frame) any {
-	var pr struct {
-		SessionID string `json:"sessionId"`
-		Prompt    []struct {
-			Text string `json:"text"`
-		} `json:"prompt"`
-		RuntimeContext []struct {
-			Title *string `json:"title"`
-		} `json:"runtimeContext"`
+func (s *script) newSession(f *frame) any {
+	s.mu.Lock()
+	s.sessions++
+	id := fmt.Sprintf("conform-%s-%d", s.tag, s.sessions)
+	var np struct {
+		Cwd        string `json:"cwd"`
+		MCPServers []struct {
+			Type     string `json:"type"`
+			ServerID string `json:"serverId"`
+		} `json:"mcpServers"`
 	}
+	_ = json.Unmarshal(f.Params, &np)
+	if s.cwds == nil {
+		s.cwds, s.mcpACP = map[string]string{}, map[string][]string{}
+	}
+	s.cwds[id] = np.Cwd
+	for _, srv := range np.MCPServers {
+		if srv.Type == "acp" && srv.ServerID != "" {
+			s.mcpACP[id] = append(s.mcpACP[id], srv.ServerID)
+		}
+	}
+	s.mu.Unlock()
+	var res map[string]any
+	_ = json.Unmarshal(s.run.p.example(s.run.p.Method("session/new").Result.Def), &res)
+	res["sessionId"] = id
+	return res
+}
+
+// promptParams is what the script reads of a session/prompt.
+type promptParams struct {
+	SessionID string            `json:"sessionId"`
+	Prompt    []json.RawMessage `json:"prompt"`
+	Context   []struct {
+		Title *string `json:"title"`
+	} `json:"runtimeContext"`
+}
+
+// promptV2 answers a v2 prompt as inserted (its messageId) and returns the
+// turn to run after the response: the user message echoed with that id,
+// running, the turn, then idle with its stop reason.
+func (s *script) promptV2(f *frame) (any, func()) {
+	var pr promptParams
+	_ = json.Unmarshal(f.Params, &pr)
+	s.mu.Lock()
+	s.messages++
+	user, agent := fmt.Sprintf("conform-user-%s-%d", s.tag, s.messages), fmt.Sprintf("conform-agent-%s-%d", s.tag, s.messages)
+	s.mu.Unlock()
+	var res map[string]any
+	_ = json.Unmarshal(s.run.p.example(s.run.p.Model.Turn.Prompt.Result.Def), &res)
+	res["messageId"] = user
+	return res, func() {
+		s.update(pr.SessionID, map[string]any{"sessionUpdate": "user_message", "messageId": user, "content": pr.Prompt})
+		s.update(pr.SessionID, map[string]any{"sessionUpdate": "state_update", "state": "running"})
+		stop := s.turn(f, agent)
+		s.update(pr.SessionID, map[string]any{"sessionUpdate": "state_update", "state": "idle", "stopReason": stop})
+	}
+}
+
+// turn runs one prompt turn and returns its stop reason: probes first (once
+// per run), then the echo; messageID names the agent's message (v2).
+func (s *script) turn(f *frame, messageID string) string {
+	var pr promptParams
 	_ = json.Unmarshal(f.Params, &pr)
 	cancel := make(chan struct{})
 	s.mu.Lock()
@@ -148,38 +205,51 @@ func (s *script) prompt(f *frame) any {
 	if probe {
 		s.probes(pr.SessionID)
 	}
-	if len(pr.RuntimeContext) > 0 {
-		titles := make([]string, len(pr.RuntimeContext))
-		for i, c := range pr.RuntimeContext {
+	say := func(text string) { s.chunk(pr.SessionID, messageID, text) }
+	if len(pr.Context) > 0 {
+		titles := make([]string, len(pr.Context))
+		for i, c := range pr.Context {
 			titles[i] = "untitled"
 			if c.Title != nil {
 				titles[i] = *c.Title
 			}
 		}
-		s.chunk(pr.SessionID, "context: "+strings.Join(titles, ", ")+"\n")
+		say("context: " + strings.Join(titles, ", ") + "\n")
 	}
 	sep := ""
-	for _, b := range pr.Prompt {
+	for _, raw := range pr.Prompt {
+		var b struct {
+			Text string `json:"text"`
+		}
+		_ = json.Unmarshal(raw, &b)
 		for _, w := range strings.Fields(b.Text) {
 			if w == "wait" {
 				select {
 				case <-cancel:
-					return map[string]any{"stopReason": "cancelled"}
+					return "cancelled"
 				case <-s.pe.eof:
 				case <-time.After(s.run.o.Timeout):
 				}
-				return map[string]any{"stopReason": "end_turn"}
+				return "end_turn"
 			}
-			s.chunk(pr.SessionID, sep+w)
+			say(sep + w)
 			sep = " "
 		}
 	}
-	return map[string]any{"stopReason": "end_turn"}
+	return "end_turn"
 }
 
-func (s *script) chunk(session, text string) {
-	b, _ := json.Marshal(map[string]any{"sessionId": session,
-		"update": map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": text}}})
+// chunk streams text as an agent_message_chunk (v2: of message messageID).
+func (s *script) chunk(session, messageID, text string) {
+	u := map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": text}}
+	if messageID != "" {
+		u["messageId"] = messageID
+	}
+	s.update(session, u)
+}
+
+func (s *script) update(session string, u map[string]any) {
+	b, _ := json.Marshal(map[string]any{"sessionId": session, "update": u})
 	_ = s.pe.notify("session/update", b)
 }
 
@@ -206,36 +276,41 @@ func (s *script) drive() {
 
 // judge records the cases this run owns once it is over.
 func (s *script) judge() {
-	r := s.run
 	if s.judgeInit {
-		r.add(s.initFirst())
-		r.add(s.initValid())
+		s.run.add(s.initFirst())
+		s.run.add(s.initValid())
 	}
 	if s.hangup {
-		res := Result{Category: "exit", Case: "exits when the agent's stdout ends", Level: Should, Source: "ACP transports: stdio",
-			Expected: fmt.Sprintf("process exits within %s, without a crash", r.o.Timeout)}
-		s.mu.Lock()
-		hung := s.hung
-		s.mu.Unlock()
-		select {
-		case <-s.pe.exited:
-			res.Observed, res.Verdict = "exited", Pass
-			if e := s.pe.stderr.String(); strings.Contains(e, "panic:") || strings.Contains(e, "fatal error:") {
-				res.Observed, res.Verdict = "crashed: "+lastLine(e), Fail
-			}
-		default:
-			res.Observed, res.Verdict = "still running (process group killed)", Fail
-		}
-		if !hung {
-			res.Observed, res.Verdict = "the client sent no initialize to answer", Fail
-		}
-		r.add(res)
+		s.run.add(s.exitCase())
 	}
 }
 
+// exitCase: ACP says nothing of a client whose agent's stdout ends, so the
+// case is informational.
+func (s *script) exitCase() Result {
+	r := s.run
+	res := Result{Category: "exit", Case: "exits when the agent's stdout ends", Level: Info, Source: srcStdio + " (silent)",
+		Expected: fmt.Sprintf("process exits within %s, without a crash", r.o.Timeout)}
+	s.mu.Lock()
+	hung := s.hung
+	s.mu.Unlock()
+	select {
+	case <-s.pe.exited:
+		res.Observed, res.Verdict = "exited", Pass
+		if e := s.pe.stderr.String(); strings.Contains(e, "panic:") || strings.Contains(e, "fatal error:") {
+			res.Observed, res.Verdict = "crashed: "+lastLine(e), Fail
+		}
+	default:
+		res.Observed, res.Verdict = "still running (process group killed)", Fail
+	}
+	if !hung {
+		res.Observed, res.Verdict = "the client sent no initialize to answer", Fail
+	}
+	return res
+}
+
 func (s *script) initFirst() Result {
-	res := Result{Category: "initialize", Case: "initialize is the first request", Level: Must, Source: "ACP initialization",
-		Expected: "initialize before any other request"}
+	res := mustCase(kindClientInitFirst, "", "initialize is the first request", "initialize before any other request")
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
@@ -250,21 +325,24 @@ func (s *script) initFirst() Result {
 }
 
 func (s *script) initValid() Result {
-	res := Result{Category: "initialize", Case: "initialize offers a protocolVersion", Level: Must,
-		Source:   "ACP initialization: version negotiation; schema $defs/InitializeRequest",
-		Expected: fmt.Sprintf("valid InitializeRequest with an integer protocolVersion (this profile: %d)", s.run.p.Protocol)}
+	res := mustCase(kindClientInitParams, "", "initialize offers a protocolVersion",
+		fmt.Sprintf("valid InitializeRequest with an integer protocolVersion (this profile: %d)", s.run.p.Protocol))
 	s.mu.Lock()
-	first := s.first
+	rq := s.initRq
 	s.mu.Unlock()
-	if first == nil || first.Method != "initialize" {
+	if rq == nil {
 		res.Observed, res.Verdict = "no initialize", Fail
 		return res
 	}
 	var v struct {
 		ProtocolVersion *json.Number `json:"protocolVersion"`
 	}
-	_ = json.Unmarshal(first.Params, &v)
-	vs, err := s.run.p.Violations("InitializeRequest", first.Params)
+	_ = json.Unmarshal(rq.Params, &v)
+	params := rq.Params
+	if len(params) == 0 {
+		params = json.RawMessage("null")
+	}
+	vs, err := s.run.p.Violations("InitializeRequest", params)
 	switch {
 	case err != nil:
 		res.Observed, res.Verdict = err.Error(), Fail
@@ -276,38 +354,6 @@ func (s *script) initValid() Result {
 		res.Observed, res.Verdict = "protocolVersion "+v.ProtocolVersion.String(), Pass
 	}
 	return res
-}
-
-// probes runs during the first turn of the probing run: every kind of
-// session/update the client granted, an unknown variant and an extension
-// notification, then every agent->client request, then unknown methods.
-// The client answering those requests shows it survived the notifications.
-func (s *script) probes(session string) {
-	r := s.run
-	s.mu.Lock()
-	granted := s.client
-	s.mu.Unlock()
-	sent := s.notifications(session, granted)
-	seq := s.pe.seq()
-	s.requests(session, granted)
-	res := Result{Category: "notifications", Case: fmt.Sprintf("accepts %d session/update kinds, an unknown variant, an _ notification", sent),
-		Level: Must, Source: "ACP prompt turn; ACP extensibility; schema $defs/SessionNotification",
-		Expected: "no failure: the next requests are answered"}
-	answered := 0
-	for _, f := range s.pe.since(seq) {
-		if f.isResponse() {
-			answered++
-		}
-	}
-	switch {
-	case answered > 0:
-		res.Observed, res.Verdict = fmt.Sprintf("%d later requests answered", answered), Pass
-	case isClosed(s.pe.exited):
-		res.Observed, res.Verdict = "the client exited: "+lastLine(s.pe.stderr.String()), Fail
-	default:
-		res.Observed, res.Verdict = "no later request answered", Fail
-	}
-	r.add(res)
 }
 
 func isClosed(ch <-chan struct{}) bool {
@@ -322,143 +368,4 @@ func isClosed(ch <-chan struct{}) bool {
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return lines[len(lines)-1]
-}
-
-// notifications sends one session/update per variant (its full example,
-// else its minimal one, whichever the client's capabilities allow), apart
-// from agent_message_chunk, which the echo sends. It returns how many.
-func (s *script) notifications(session string, granted json.RawMessage) int {
-	p := s.run.p
-	m := p.Method("session/update")
-	if m == nil {
-		return 0
-	}
-	exs := p.examples["SessionUpdate"]
-	var names []string
-	for n := range exs {
-		if strings.HasPrefix(n, "variant:") && !strings.HasSuffix(n, "/minimal") && n != "variant:agent_message_chunk" {
-			names = append(names, n)
-		}
-	}
-	sort.Strings(names)
-	sent := 0
-	for _, n := range names {
-		for _, ex := range [][]byte{exs[n], exs[n+"/minimal"]} {
-			b, _ := json.Marshal(map[string]any{"sessionId": session, "update": json.RawMessage(ex)})
-			if gatedFor(p, m, false, granted, b) != "" {
-				continue
-			}
-			if vs, err := p.Violations(m.Params.Def, b); err != nil || len(vs) > 0 {
-				continue
-			}
-			_ = s.pe.notify("session/update", b)
-			sent++
-			break
-		}
-	}
-	unknown, _ := json.Marshal(map[string]any{"sessionId": session,
-		"update": map[string]any{"sessionUpdate": "acpgen_conform_unknown", "note": "a variant of a later schema"}})
-	_ = s.pe.notify("session/update", unknown)
-	_ = s.pe.notify("_acpgen/conform_note", json.RawMessage(`{}`))
-	return sent
-}
-
-// requests sends every agent->client request whose capability the client
-// granted, its example filled in, and checks the answers.
-func (s *script) requests(session string, granted json.RawMessage) {
-	r := s.run
-	file := s.probeFile(session)
-	defer os.Remove(file)
-	terminal := ""
-	for _, m := range r.p.Model.Methods {
-		if m.Side != "client" || m.Notification {
-			continue
-		}
-		params := fillClient(r.p.example(m.Params.Def), session, file, terminal)
-		src := "schema $defs/" + m.Params.Def + ", " + m.Result.Def
-		if c := gatedFor(r.p, m, false, granted, params); c != "" {
-			r.add(Result{Category: "requests", Case: m.Wire, Level: Must, Source: "capability " + c,
-				Expected: "not sent: the client does not advertise it", Observed: "-", Verdict: Skipped})
-			continue
-		}
-		res := Result{Category: "requests", Case: m.Wire, Level: Must, Source: src,
-			Expected: "result valid against " + m.Result.Def}
-		f, err := s.request(m.Wire, params)
-		switch {
-		case err != nil:
-			res.Observed, res.Verdict = err.Error(), Fail
-		case codeIs(f, -32601):
-			res.Observed, res.Verdict = describe(f)+" (the method is the client's, and granted)", Fail
-		case f.Error != nil:
-			// A refusal (a path outside the workspace, a denied
-			// command) is the client's to make.
-			res.Observed, res.Verdict = describe(f), Warn
-		default:
-			res.Observed, res.Verdict = describe(f), Pass
-			if vs, _ := r.p.Violations(m.Result.Def, f.Result); len(vs) > 0 {
-				res.Observed, res.Verdict = fmt.Sprintf("/result%s: %s", vs[0].Pointer, vs[0].Reason), Fail
-			}
-			var t struct {
-				TerminalID string `json:"terminalId"`
-			}
-			if m.Wire == "terminal/create" && json.Unmarshal(f.Result, &t) == nil {
-				terminal = t.TerminalID
-			}
-		}
-		r.add(res)
-	}
-	r.unknownRequests(s.request)
-}
-
-// probeFile writes the file the fs requests name: in the session's cwd, so
-// that a client enforcing the session's roots may serve it (removed after
-// the probes), else in the checker's own folder.
-func (s *script) probeFile(session string) string {
-	s.mu.Lock()
-	cwd := s.cwds[session]
-	s.mu.Unlock()
-	text := []byte("conformance check\n")
-	if st, err := os.Stat(cwd); err == nil && st.IsDir() && filepath.IsAbs(cwd) {
-		file := filepath.Join(cwd, ".acpgen-conform-"+s.tag+".txt")
-		if os.WriteFile(file, text, 0o644) == nil {
-			return file
-		}
-	}
-	file := filepath.Join(s.run.dir, "conform.txt")
-	_ = os.WriteFile(file, text, 0o644)
-	return file
-}
-
-func (s *script) request(method string, params json.RawMessage) (*frame, error) {
-	seq := s.pe.seq()
-	// Logged before it goes out: a response read at once finds its method.
-	id, err := s.pe.sendLogged(method, params, func(id string) { s.run.log.expect(s.tag, id, method) })
-	if err != nil {
-		return nil, err
-	}
-	return s.pe.response(s.run.ctx, s.run.o.Timeout, seq, id)
-}
-
-// fillClient makes an agent->client example usable: the live session, a
-// file the checker wrote, the terminal the client created.
-func fillClient(example []byte, session, file, terminal string) json.RawMessage {
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(example, &obj) != nil {
-		return example
-	}
-	set := func(k, v string) {
-		if _, ok := obj[k]; ok {
-			obj[k], _ = json.Marshal(v)
-		}
-	}
-	set("sessionId", session)
-	set("path", file)
-	if terminal != "" {
-		set("terminalId", terminal)
-	}
-	if _, ok := obj["command"]; ok {
-		obj["command"], _ = json.Marshal("true")
-	}
-	b, _ := json.Marshal(obj)
-	return b
 }

@@ -13,6 +13,7 @@ const (
 	srcV2Stop   = "schema v2: IdleStateUpdate stopReason"
 	srcV2Idle   = "schema v2: StateUpdate (idle: no foreground work)"
 	srcV2Cancel = "schema v2: CancelSessionNotification"
+	srcV2Echo   = "schema v2: PromptResponse messageId (the user-message update carries it)"
 )
 
 // cancelHold is how long a v2 turn runs before the checker cancels it. A
@@ -144,6 +145,7 @@ func (r *agentRun) promptTurnV2(c *proc, session string, resp *frame, seq int) {
 		stop.Verdict, stop.Observed = Fail, "idle without a stopReason"
 	}
 	r.add(stop)
+	r.userEcho(c, session, resp, seq, t.idle)
 	after := Result{Category: "order", Case: "v2 prompt turn: none of its output after idle", Level: Should, Source: srcV2Idle,
 		Expected: "no message, thought, tool or plan update of the session after its idle state_update"}
 	n := r.late(c, session, t.idle)
@@ -152,6 +154,25 @@ func (r *agentRun) promptTurnV2(c *proc, session string, resp *frame, seq int) {
 		after.Verdict, after.Observed = Fail, fmt.Sprintf("%d after idle", n)
 	}
 	r.add(after)
+}
+
+// userEcho expects a user message update of the session, before the turn's
+// idle, with the messageId the prompt's response carries.
+func (r *agentRun) userEcho(c *proc, session string, resp *frame, seq int, idle *frame) {
+	var out struct {
+		MessageID string `json:"messageId"`
+	}
+	_ = json.Unmarshal(resp.Result, &out)
+	res := Result{Category: "order", Case: "v2 prompt's user message update carries the response's messageId", Level: Should,
+		Source: srcV2Echo, Expected: "a user_message or user_message_chunk update with messageId " + out.MessageID}
+	res.Verdict, res.Observed = Fail, "none of the turn's user message updates has it"
+	for _, f := range c.since(seq) {
+		if f.Seq < idle.Seq && sessionOf(f) == session && messageKey(f) == "user:"+out.MessageID {
+			res.Verdict, res.Observed = Pass, "user message "+out.MessageID
+			break
+		}
+	}
+	r.add(res)
 }
 
 // cancelV2 starts a turn that holds until cancelled, cancels it, and

@@ -71,18 +71,76 @@ func TestArchitectureListsEveryPackage(t *testing.T) {
 
 // TestEmitReadsOnlyTheIR keeps the pipeline load -> IR -> emit: emit's
 // source imports from this module only the IR, the load.Node values the IR
-// carries (constants, enum values) and pointer escaping, so whatever emit
-// needs from overlays or the protocol arrives as IR data.
+// carries (constants, enum values), the plain data of generator/tables
+// (what overlays declare beyond the schema) and pointer escaping, so
+// whatever emit needs from overlays or the protocol arrives as data.
 func TestEmitReadsOnlyTheIR(t *testing.T) {
 	allowed := map[string]bool{
 		generator.Module + "/generator/ir":        true,
 		generator.Module + "/generator/load":      true,
+		generator.Module + "/generator/tables":    true,
 		generator.Module + "/runtime/jsonpointer": true,
 	}
-	files, err := filepath.Glob(filepath.Join("emit", "*.go"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no emit sources: %v", err)
+	for _, imp := range moduleImports(t, "emit") {
+		if !allowed[imp.path] {
+			t.Errorf("%s imports %s; emit reads the IR, not the stages before it", imp.file, imp.path)
+		}
 	}
+}
+
+// TestOverlayMakesData keeps overlays a stage before the IR: the overlay
+// engine returns its merged tree and unbound declarations, and ir binds
+// them, so overlay never builds or reads a model.
+func TestOverlayMakesData(t *testing.T) {
+	for _, imp := range moduleImports(t, "overlay") {
+		if imp.path == generator.Module+"/generator/ir" {
+			t.Errorf("%s imports %s; overlays return data for ir to bind", imp.file, imp.path)
+		}
+	}
+}
+
+// TestGeneratedTestsAreHermetic keeps the generated tests' support package
+// off the generator: acpgentest imports no generator package, so the tests
+// read the schema the package was generated from beside it and never apply
+// overlays or fetch a release. Through internal/corpus and
+// internal/refschema it reaches generator/load, the strict JSON reader both
+// parse with, which reads bytes only; nothing else under generator/.
+func TestGeneratedTestsAreHermetic(t *testing.T) {
+	for _, imp := range moduleImports(t, filepath.Join("..", "acpgentest")) {
+		if strings.HasPrefix(imp.path, generator.Module+"/generator/") {
+			t.Errorf("%s imports %s; the generated tests' support reads only what generate wrote beside the package", imp.file, imp.path)
+		}
+	}
+	out, err := exec.Command("go", "list", "-deps", generator.Module+"/acpgentest").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps: %v\n%s", err, out)
+	}
+	allowed := map[string]bool{generator.Module + "/generator/load": false}
+	for _, dep := range strings.Fields(string(out)) {
+		if _, ok := allowed[dep]; ok {
+			allowed[dep] = true
+		} else if strings.HasPrefix(dep, generator.Module+"/generator/") {
+			t.Errorf("acpgentest depends on %s", dep)
+		}
+	}
+	for dep, used := range allowed {
+		if !used {
+			t.Errorf("%s is allowed but acpgentest no longer depends on it: drop it from the list", dep)
+		}
+	}
+}
+
+type sourceImport struct{ file, path string }
+
+// moduleImports lists the imports of this module's packages in the non-test
+// sources of dir (relative to generator/).
+func moduleImports(t *testing.T, dir string) []sourceImport {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no sources in %s: %v", dir, err)
+	}
+	var out []sourceImport
 	for _, file := range files {
 		if strings.HasSuffix(file, "_test.go") {
 			continue
@@ -92,12 +150,12 @@ func TestEmitReadsOnlyTheIR(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, imp := range f.Imports {
-			p := strings.Trim(imp.Path.Value, `"`)
-			if strings.HasPrefix(p, generator.Module+"/") && !allowed[p] {
-				t.Errorf("%s imports %s; emit reads the IR, not the stages before it", file, p)
+			if p := strings.Trim(imp.Path.Value, `"`); strings.HasPrefix(p, generator.Module+"/") {
+				out = append(out, sourceImport{file, p})
 			}
 		}
 	}
+	return out
 }
 
 // The runtime packages generated code imports stay free of package net: the

@@ -11,12 +11,12 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/acpgen/acpgen/generator/emit"
 	"github.com/acpgen/acpgen/generator/ir"
-	"github.com/acpgen/acpgen/generator/load"
 	"github.com/acpgen/acpgen/generator/meta"
 	"github.com/acpgen/acpgen/generator/overlay"
 	"github.com/acpgen/acpgen/generator/source"
@@ -75,39 +75,39 @@ func (cfg Config) Owned() []string {
 // Module is this repository's module path.
 const Module = "github.com/acpgen/acpgen"
 
-// Loaded is one channel's schema file with its overlays applied, and the IR
-// of the result.
+// Loaded is one channel's schema file with its overlays applied, the IR of
+// the result, and the overlays' gate rows bound to its methods.
 type Loaded struct {
 	Data   []byte          // the schema file as read (its hash is the provenance)
-	Merged *overlay.Result // the merged schema, the overlays' gates and semantics
+	Merged *overlay.Result // the merged schema, the overlays' declarations and semantics
 	Model  *ir.Model
+	// Gates are the overlays' rows: declared on methods, and bound from
+	// their declarations on defs.
+	Gates []tables.Gate
 }
 
-// LoadChannel reads a schema file, applies the overlays and builds the IR of
-// the merged schema, loading and building each once: the overlay step hands
-// over the document and model (built for channel) it made when it needed them.
+// LoadChannel reads a schema file, applies the overlays, builds the IR of
+// the merged schema (loaded once, by the overlay step) and binds the
+// overlays' gates on it.
 func LoadChannel(file string, overlays []string, channel string) (*Loaded, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, fmt.Errorf("%s channel: %w", channel, err)
 	}
-	merged, err := overlay.ApplyFiles(data, file, channel, overlays)
+	merged, err := overlay.ApplyFiles(data, file, overlays)
 	if err != nil {
 		return nil, err
 	}
-	m := merged.Model
-	if m == nil {
-		doc := merged.Doc
-		if doc == nil {
-			if doc, err = load.Load(file, merged.Schema); err != nil {
-				return nil, err
-			}
-		}
-		if m, err = ir.Build(doc, channel); err != nil {
-			return nil, err
-		}
+	m, err := ir.Build(merged.Doc, channel)
+	if err != nil {
+		return nil, err
 	}
-	return &Loaded{Data: data, Merged: merged, Model: m}, nil
+	bound, err := m.BindGates(merged.DefGates)
+	if err != nil {
+		return nil, err
+	}
+	gates := append(slices.Clone(merged.Gates), bound...)
+	return &Loaded{Data: data, Merged: merged, Model: m, Gates: gates}, nil
 }
 
 // Generate produces every output file in memory: slash-separated path -> bytes.
@@ -149,14 +149,20 @@ func Generate(cfg Config) (map[string][]byte, error) {
 			o.SchemaPackage, o.SchemaVersion = lock.Package, lock.Version
 			src = lock.Package + "@" + lock.Version
 		}
-		o.SchemaPath, o.OverlayFiles, o.NoSchema = testSchema(cfg, ch, o.SchemaVersion != "")
+		ts, err := testSchema(merged.Doc)
+		if err != nil {
+			return nil, err
+		}
+		tsum := sha256.Sum256(ts)
+		o.TestSchemaSHA256 = hex.EncodeToString(tsum[:])
+		out[path.Join(ch.OutDir, emit.TestSchemaFile)] = ts
 		o.Provenance = []string{
 			fmt.Sprintf("Source: %s, %s (%s channel, protocol v%d), sha256 %s.", src, ch.SchemaFile, ch.Name, protocol, o.SchemaSHA256),
 		}
 		for _, gap := range m.LifecycleGaps(protocol) {
 			lifecycle = append(lifecycle, ch.Name+": "+gap)
 		}
-		cg := channelGates(ch.Name, protocol, m, merged)
+		cg := channelGates(ch.Name, protocol, ld)
 		o.Gates = cg.Gates
 		resolved = append(resolved, cg)
 		files, err := emit.Files(m, o)
@@ -172,7 +178,7 @@ func Generate(cfg Config) (map[string][]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		resolved = append(resolved, channelGates(ch.Name, max(ch.Protocol, 1), ld.Model, ld.Merged))
+		resolved = append(resolved, channelGates(ch.Name, max(ch.Protocol, 1), ld))
 	}
 	// A lifecycle fact a channel lacks, like a row that applies to no
 	// channel, is stale: against the pinned schema that is an error; against
@@ -202,9 +208,9 @@ func Generate(cfg Config) (map[string][]byte, error) {
 
 // channelGates resolves the gate table of the channel's protocol and its
 // overlays' gates on its model.
-func channelGates(name string, protocol int, m *ir.Model, merged *overlay.Result) ir.ChannelGates {
-	rows := append(append([]tables.Gate{}, tables.ForProtocol(protocol)...), merged.Gates...)
-	gates, skipped := m.ResolveGates(rows)
+func channelGates(name string, protocol int, ld *Loaded) ir.ChannelGates {
+	rows := append(slices.Clone(tables.ForProtocol(protocol)), ld.Gates...)
+	gates, skipped := ld.Model.ResolveGates(rows)
 	return ir.ChannelGates{Channel: name, Protocol: protocol, Gates: gates, Skipped: skipped}
 }
 
@@ -234,45 +240,6 @@ func metaFiles(cfg Config, ch Channel, m *ir.Model, protocol int, out map[string
 		out[path.Join(cfg.MetaDir, ch.MetaFile)] = table.MarshalMeta()
 	}
 	return nil
-}
-
-// testSchema says where the generated tests find the channel's schema and
-// overlays: paths relative to the package folder, where go test runs them.
-// A release (pinned) needs no path, the tests read it from acpgen's schema
-// cache. A file in the cache that no lock pins is no release the tests could
-// name, and its path would hold only on this machine: why says so, and the
-// tests fail with it.
-func testSchema(cfg Config, ch Channel, pinned bool) (schema string, overlays []string, why string) {
-	pkg, err := filepath.Abs(filepath.Join(cfg.Root, filepath.FromSlash(ch.OutDir)))
-	if err != nil {
-		return "", nil, fmt.Sprintf("the package folder has no absolute path: %v", err)
-	}
-	rel := func(p string) (string, bool) {
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			return "", false
-		}
-		r, err := filepath.Rel(pkg, abs)
-		return filepath.ToSlash(r), err == nil
-	}
-	for _, f := range ch.Overlays {
-		r, ok := rel(f)
-		if !ok {
-			return "", nil, fmt.Sprintf("overlay %s has no path relative to the package folder", filepath.Base(f))
-		}
-		overlays = append(overlays, r)
-	}
-	if pinned {
-		return "", overlays, ""
-	}
-	dir, err := filepath.Abs(cfg.SchemaDir)
-	if cache, cerr := source.CacheDir(""); err == nil && cerr == nil && source.Inside(cache, dir) {
-		return "", overlays, fmt.Sprintf("%s was read from acpgen's schema cache, but no lock.json there pins it; generate from a pinned release or from a schema folder outside the cache", ch.SchemaFile)
-	}
-	if schema, ok := rel(filepath.Join(cfg.SchemaDir, ch.SchemaFile)); ok {
-		return schema, overlays, ""
-	}
-	return "", overlays, fmt.Sprintf("%s has no path relative to the package folder", ch.SchemaFile)
 }
 
 // Paths returns the output paths in order.

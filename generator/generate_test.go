@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/acpgen/acpgen/generator"
+	"github.com/acpgen/acpgen/generator/ir"
+	"github.com/acpgen/acpgen/generator/output"
 )
 
 // The golden base schema has no session/delete, so the table's row for it
@@ -33,19 +36,45 @@ func TestStaleTableRows(t *testing.T) {
 	}
 }
 
-// The overlay step builds the model when it binds gates; the model it hands
-// over is the channel's.
-func TestLoadChannelModelNamesTheChannel(t *testing.T) {
+// LoadChannel builds the channel's model once and binds the overlays' def
+// gates on it: a gate on a member of SessionInfo becomes a presence row on
+// session/list's result, where SessionInfo sits in an array.
+func TestLoadChannelBindsOverlayGates(t *testing.T) {
 	t.Chdir("..")
 	ld, err := generator.LoadChannel("golden/testdata/base.json", []string{"overlays/additional-directories.json"}, "unstable")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ld.Merged.Model == nil || ld.Model != ld.Merged.Model {
-		t.Fatal("the overlay step built no model, or LoadChannel built another")
-	}
 	if ld.Model.Channel != "unstable" {
 		t.Errorf("model channel %q, want unstable", ld.Model.Channel)
+	}
+	var rows []string
+	for _, g := range ld.Gates {
+		rows = append(rows, ir.GateString(g))
+	}
+	for _, want := range []string{
+		"session/list result/sessions/*/additionalDirectories required by agentCapabilities.sessionCapabilities.additionalDirectories (additional-directories)",
+		"session/new params/additionalDirectories -> agentCapabilities.sessionCapabilities.additionalDirectories (additional-directories)",
+	} {
+		if !slices.Contains(rows, want) {
+			t.Errorf("no row %q in\n%s", want, strings.Join(rows, "\n"))
+		}
+	}
+}
+
+// A gate an overlay declares on a def no method carries is an error naming
+// the overlay file and change.
+func TestOverlayGateOnUnusedDef(t *testing.T) {
+	dir := t.TempDir()
+	ov := filepath.Join(dir, "g.json")
+	err := os.WriteFile(ov, []byte(`{"acpgenOverlay": 1, "id": "g", "title": "G", "status": "draft", "kind": "rfd", "changes": [
+		{"op": "property", "defs": ["TextContent"], "name": "n", "schema": {"type": "integer"}, "gate": {"capability": "agentCapabilities.n"}}]}`), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = generator.LoadChannel("../golden/testdata/base.json", []string{ov}, "unstable")
+	if err == nil || !strings.Contains(err.Error(), ov+"#/changes/0: gate on $defs/TextContent, which is the params or result of no method") {
+		t.Fatalf("got %v", err)
 	}
 }
 
@@ -77,5 +106,42 @@ func TestLifecycleGaps(t *testing.T) {
 	}
 	if !strings.Contains(report.String(), "lifecycle not handled: "+gap+"\n") {
 		t.Errorf("lenient report lacks %q:\n%s", gap, report.String())
+	}
+}
+
+// Generated output is owned per configured folder: generate rewrites the Go
+// files and testdata/schema.json there and leaves other testdata alone; a
+// channel dropped from the configuration keeps its whole folder.
+func TestDroppedChannelKeepsItsFolder(t *testing.T) {
+	t.Chdir("..")
+	root := t.TempDir()
+	ch := func(name, dir string) generator.Channel {
+		return generator.Channel{Name: name, SchemaFile: "base.json", OutDir: dir, Package: "x", ImportPath: "example.com/m/" + dir}
+	}
+	write := func(cfg generator.Config) {
+		t.Helper()
+		files, err := generator.Generate(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := output.WriteContext(t.Context(), root, files, cfg.Owned()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := generator.Config{Root: root, SchemaDir: "golden/testdata", Channels: []generator.Channel{ch("unstable", "a"), ch("unstable", "b")}}
+	write(cfg)
+	corpus := filepath.Join(root, "a", "testdata", "fuzz", "FuzzX", "seed")
+	if err := os.MkdirAll(filepath.Dir(corpus), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(corpus, []byte("go test fuzz v1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Channels = cfg.Channels[:1]
+	write(cfg)
+	for _, f := range []string{"a/testdata/schema.json", "a/testdata/fuzz/FuzzX/seed", "b/testdata/schema.json", "b/types.go", "b/defs_test.go"} {
+		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(f))); err != nil {
+			t.Error(err)
+		}
 	}
 }

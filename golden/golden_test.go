@@ -42,6 +42,7 @@ import (
 	"testing"
 
 	"github.com/acpgen/acpgen/generator"
+	"github.com/acpgen/acpgen/generator/emit"
 	"github.com/acpgen/acpgen/generator/output"
 	"github.com/acpgen/acpgen/generator/source"
 	"github.com/acpgen/acpgen/internal/pinned"
@@ -141,7 +142,10 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			files := map[string][]byte{c.golden(): src}
+			// The package's tests read the schema it was generated from
+			// beside it, so TestGeneratedPackages needs it on disk.
+			schema := c.dir() + "/" + emit.TestSchemaFile
+			files := map[string][]byte{c.golden(): src, schema: after[schema]}
 			if *update {
 				if _, err := output.WriteContext(t.Context(), ".", files, nil); err != nil {
 					t.Fatal(err)

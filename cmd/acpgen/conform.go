@@ -67,7 +67,7 @@ func conformCommand() *cli.Command {
 			Flags: []cli.Flag{
 				configFlag(),
 				cacheFlag(),
-				&cli.StringFlag{Name: "channel", Usage: "schema channel: stable or unstable (the scripted agent speaks v1); default as for conform agent"},
+				&cli.StringFlag{Name: "channel", Usage: "schema channel: stable, unstable, v2 or v2-unstable (the scripted agent speaks that channel's protocol version); default as for conform agent"},
 				&cli.StringSliceFlag{Name: "category", Usage: "run only this category (repeatable): " + fmt.Sprint(conform.ClientCategories)},
 				&cli.DurationFlag{Name: "timeout", Value: 10 * time.Second, Usage: "per case: how long to wait for a request, a response or an exit"},
 				&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},

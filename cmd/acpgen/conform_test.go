@@ -87,7 +87,7 @@ func TestConformExitStatus(t *testing.T) {
 // TestConformClientExitStatus: the client side as a user runs it, with the
 // acpgen binary as the scripted agent's relay: status 3 exactly when a MUST
 // case fails (the broken client's unknown-method answers), 0 on the example
-// client.
+// client and on v2's correct client.
 func TestConformClientExitStatus(t *testing.T) {
 	bin := acpgenBinary(t)
 	root, _ := filepath.Abs("../..")
@@ -100,14 +100,18 @@ func TestConformClientExitStatus(t *testing.T) {
 		}
 	}
 	for _, c := range []struct {
-		argv []string
-		code int
+		channel string
+		argv    []string
+		code    int
 	}{
-		{[]string{filepath.Join(clients, "client"), "-valid-only", "{agent}"}, 0},
-		{[]string{filepath.Join(clients, "brokenclient"), "{agent}"}, ExitStatusVerdict},
+		{"stable", []string{filepath.Join(clients, "client"), "-valid-only", "{agent}"}, 0},
+		{"stable", []string{filepath.Join(clients, "brokenclient"), "-break", "unknown-result", "{agent}"}, ExitStatusVerdict},
+		{"v2", []string{filepath.Join(clients, "brokenclient"), "-v2", "{agent}"}, 0},
+		{"v2", []string{filepath.Join(clients, "brokenclient"), "-v2", "-break", "unknown-result", "{agent}"}, ExitStatusVerdict},
 	} {
-		args := append([]string{"conform", "client", "--config", filepath.Join(root, "acpgen.json"), "--json",
-			"--category", "unknown-method", "--timeout", "3s", "--"}, c.argv...)
+		args := append([]string{"conform", "client", "--config", filepath.Join(root, "acpgen.json"), "--json", "--channel", c.channel,
+			"--category", "unknown-method", "--timeout", "10s", "--"}, c.argv...)
+		name := c.channel + ": " + strings.Join(c.argv[1:], " ")
 		cmd := exec.Command(bin, args...)
 		cmd.Dir = t.TempDir()
 		out, err := cmd.Output()
@@ -118,17 +122,17 @@ func TestConformClientExitStatus(t *testing.T) {
 			t.Fatal(err)
 		}
 		if code != c.code {
-			t.Errorf("%s: exit %d, want %d", c.argv[0], code, c.code)
+			t.Errorf("%s: exit %d, want %d", name, code, c.code)
 		}
 		var rep struct {
 			Results []struct{ Category, Verdict string }
 		}
 		if err := json.Unmarshal(out, &rep); err != nil || len(rep.Results) != 2 {
-			t.Fatalf("%s: not a JSON report of 2 cases (%v): %.300s", c.argv[0], err, out)
+			t.Fatalf("%s: not a JSON report of 2 cases (%v): %.300s", name, err, out)
 		}
 		for _, r := range rep.Results {
 			if r.Category != "unknown-method" {
-				t.Errorf("%s: category %s outside --category unknown-method", c.argv[0], r.Category)
+				t.Errorf("%s: category %s outside --category unknown-method", name, r.Category)
 			}
 		}
 	}

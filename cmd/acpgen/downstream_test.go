@@ -45,6 +45,12 @@ func TestDownstream(t *testing.T) {
 	d.must(mod, "go vet ./...")
 	out = d.must(mod, "go test ./...")
 	mustContain(t, out, "ok  \texample.com/downstream/acp")
+	// The generated tests are hermetic: they pass with npm off the PATH and
+	// an empty schema cache, reading only what generate wrote.
+	h, untouched := d.hermetic()
+	out = h.must(mod, "go test -count=1 ./...")
+	mustContain(t, out, "ok  \texample.com/downstream/acp")
+	untouched()
 	for _, name := range []string{"types.go", "defs_test.go", "gates_test.go"} {
 		if _, err := os.Stat(filepath.Join(mod, "acp", name)); err != nil {
 			t.Errorf("generated package: %v", err)

@@ -52,9 +52,12 @@ func exitStatus(ctx context.Context, err error) int {
 	var v verdictError
 	var b blockedError
 	var u usageError
+	var a agentExit
 	switch {
 	case ctx.Err() != nil: // the error is how the interrupted step ended
 		return ExitStatusInterrupted
+	case errors.As(err, &a):
+		return a.status
 	case errors.As(err, &v):
 		return ExitStatusVerdict
 	case errors.As(err, &b):
@@ -157,6 +160,7 @@ func app() *cli.App {
 			initCommand(),
 			scaffoldCommand(),
 			conformCommand(),
+			inspectCommand(),
 			versionCommand(),
 		},
 	}

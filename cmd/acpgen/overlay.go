@@ -49,7 +49,7 @@ func overlayCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
-					res, err := overlay.ApplyFiles(data, run.base, "", run.overlays)
+					res, err := overlay.ApplyFiles(data, run.base, run.overlays)
 					var ce *overlay.ConflictError
 					if err != nil && !errors.As(err, &ce) {
 						return err
@@ -147,8 +147,8 @@ func retirement(id string, counts map[string]int, res *overlay.Result) string {
 			kept++
 		}
 	}
-	for _, p := range res.Presence {
-		if p.Source == id {
+	for _, d := range res.DefGates {
+		if d.Source == id {
 			kept++
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -144,6 +145,29 @@ func newDownstream(t *testing.T, repo string) *downstream {
 		"GOTOOLCHAIN=local",
 		"ACPGEN_CACHE="+schemaCache,
 	)}
+}
+
+// hermetic is d with npm shadowed on the PATH by a command that records
+// the call and fails, and an empty schema cache; check fails the test when
+// either was touched.
+func (d *downstream) hermetic() (h *downstream, check func()) {
+	d.t.Helper()
+	bin, cache := d.t.TempDir(), d.t.TempDir()
+	called := filepath.Join(bin, "npm-called")
+	stub := "#!/bin/sh\necho \"$@\" >> " + called + "\necho npm is off the PATH in this test >&2\nexit 127\n"
+	if err := os.WriteFile(filepath.Join(bin, "npm"), []byte(stub), 0o755); err != nil {
+		d.t.Fatal(err)
+	}
+	env := append(slices.Clone(d.env), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), source.CacheEnv+"="+cache)
+	return &downstream{t: d.t, env: env, ran: d.ran}, func() {
+		d.t.Helper()
+		if args, err := os.ReadFile(called); err == nil {
+			d.t.Errorf("npm was called: %s", args)
+		}
+		if entries, _ := os.ReadDir(cache); len(entries) > 0 {
+			d.t.Errorf("the schema cache was written: %v", entries)
+		}
+	}
 }
 
 // seedSchemaCache copies releases from the schema caches on this machine

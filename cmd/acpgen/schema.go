@@ -159,7 +159,7 @@ func overlayStates(file string, overlays []string) overlayResult {
 		}
 		return out
 	}
-	res, err := overlay.ApplyFiles(data, file, "", overlays)
+	res, err := overlay.ApplyFiles(data, file, overlays)
 	var conflict *overlay.ConflictError
 	if err != nil && !errors.As(err, &conflict) {
 		out.err = err

@@ -51,6 +51,9 @@ type sessionV2 struct {
 	// after the cancel is not affected.
 	cancelled chan struct{}
 	messages  int
+	// history is the session's messages as sent (the user messages echoed,
+	// the agent's chunks), replayed in that order by session/resume.
+	history []acp2.SessionUpdate
 }
 
 // serveV2 runs the v2 agent on one connection.
@@ -59,7 +62,8 @@ func serveV2(log *slog.Logger) router.Serve {
 		ctx, cancel := context.WithCancel(ctx) // ends held turns with the connection
 		defer cancel()
 		a := &agentV2{log: log, ctx: ctx, sessions: map[acp2.SessionID]*sessionV2{}}
-		a.conn = acp2.NewAgentConn(a, r, w, acp2.ConnOptions{RPC: acp2.RPCOptions{Logger: log}})
+		br, bw := newBatchIO(r, w)
+		a.conn = acp2.NewAgentConn(a, br, bw, acp2.ConnOptions{RPC: acp2.RPCOptions{Logger: log}})
 		return a.conn.Run(ctx)
 	}
 }
@@ -115,32 +119,62 @@ func (a *agentV2) SessionList(ctx context.Context, p *acp2.ListSessionsRequest) 
 }
 
 // SessionResume makes an open session of this connection current again
-// with the request's roots; there is no history to replay.
+// with the request's roots. With replayFrom start it replays the session's
+// history; then, as the v2 schema requires, it reports the session's
+// current state before answering. Another cursor type is refused (-32602).
 func (a *agentV2) SessionResume(ctx context.Context, p *acp2.ResumeSessionRequest) (*acp2.ResumeSessionResponse, error) {
 	a.mu.Lock()
-	defer a.mu.Unlock()
 	s := a.sessions[p.SessionID]
 	if s == nil {
+		a.mu.Unlock()
 		return nil, acp2.NewResourceNotFoundError(map[string]any{"sessionId": p.SessionID})
+	}
+	if p.ReplayFrom != nil && p.ReplayFrom.Start == nil {
+		a.mu.Unlock()
+		return nil, acp2.NewInvalidParamsError(map[string]any{"pointer": "/replayFrom/type", "unsupported": p.ReplayFrom.Kind()})
 	}
 	s.roots = []string{string(p.Cwd)}
 	for _, d := range p.AdditionalDirectories {
 		s.roots = append(s.roots, string(d))
 	}
+	var replay []acp2.SessionUpdate
+	if p.ReplayFrom != nil {
+		replay = slices.Clone(s.history)
+	}
+	state := acp2.NewStateUpdateIdle(acp2.IdleStateUpdate{StopReason: acp2.NewIdleStateUpdateStopReasonNone(acp2.IdleStateUpdateStopReasonNone{})})
+	if len(s.turn) > 0 {
+		state = acp2.RunningUpdate()
+	}
+	a.mu.Unlock()
+	for _, u := range append(replay, acp2.NewSessionUpdateStateUpdate(state)) {
+		if err := a.update(p.SessionID, u); err != nil {
+			return nil, err
+		}
+	}
 	return &acp2.ResumeSessionResponse{}, nil
 }
 
 // SessionClose ends the session's running turn, as session/cancel does,
-// and forgets the session.
+// and forgets the session. It answers once the turn has sent its last
+// updates and its idle: after the close response nothing names the session.
 func (a *agentV2) SessionClose(ctx context.Context, p *acp2.CloseSessionRequest) (*acp2.CloseSessionResponse, error) {
 	a.mu.Lock()
-	defer a.mu.Unlock()
 	s := a.sessions[p.SessionID]
 	if s == nil {
+		a.mu.Unlock()
 		return nil, acp2.NewResourceNotFoundError(map[string]any{"sessionId": p.SessionID})
 	}
 	close(s.cancelled)
+	s.cancelled = make(chan struct{})
 	delete(a.sessions, p.SessionID)
+	a.mu.Unlock()
+	// The turn's token comes back once the turn has reported idle; kept, it
+	// also keeps any later turn of the session from starting.
+	select {
+	case s.turn <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 	return &acp2.CloseSessionResponse{}, nil
 }
 
@@ -178,7 +212,7 @@ func (a *agentV2) SessionPrompt(ctx context.Context, p *acp2.PromptRequest) (*ac
 	// Inserted: echo the user message, report running, answer, and run the
 	// turn after the response.
 	echo := acp2.UserMessage{MessageID: userID, Content: p.Prompt}
-	if err := a.update(p.SessionID, acp2.NewSessionUpdateUserMessage(echo)); err != nil {
+	if err := a.record(s, p.SessionID, acp2.NewSessionUpdateUserMessage(echo)); err != nil {
 		<-s.turn
 		return nil, err
 	}
@@ -195,7 +229,7 @@ func (a *agentV2) SessionPrompt(ctx context.Context, p *acp2.PromptRequest) (*ac
 	go func() {
 		defer release()
 		defer func() { <-s.turn }()
-		stop := a.run(p, agentID, cancelled, expired)
+		stop := a.run(s, p, agentID, cancelled, expired)
 		idle := acp2.IdleStateUpdate{StopReason: stop}
 		if err := a.update(p.SessionID, acp2.NewSessionUpdateStateUpdate(acp2.NewStateUpdateIdle(idle))); err != nil {
 			a.logSendFailure("v2 turn: reporting idle failed", err)
@@ -206,7 +240,7 @@ func (a *agentV2) SessionPrompt(ctx context.Context, p *acp2.PromptRequest) (*ac
 
 // run streams the prompt's words and returns the turn's stop reason:
 // cancelled once cancelled or expired (a drain's deadline) is closed.
-func (a *agentV2) run(p *acp2.PromptRequest, msg acp2.MessageID, cancelled, expired <-chan struct{}) acp2.IdleStateUpdateStopReason {
+func (a *agentV2) run(s *sessionV2, p *acp2.PromptRequest, msg acp2.MessageID, cancelled, expired <-chan struct{}) acp2.IdleStateUpdateStopReason {
 	sep := ""
 	for _, b := range p.Prompt {
 		if b.Text == nil {
@@ -228,7 +262,7 @@ func (a *agentV2) run(p *acp2.PromptRequest, msg acp2.MessageID, cancelled, expi
 			default:
 			}
 			chunk := acp2.ContentChunk{MessageID: msg, Content: acp2.TextBlock(sep + w)}
-			if err := a.update(p.SessionID, acp2.NewSessionUpdateAgentMessageChunk(chunk)); err != nil {
+			if err := a.record(s, p.SessionID, acp2.NewSessionUpdateAgentMessageChunk(chunk)); err != nil {
 				a.logSendFailure("v2 turn: streaming failed", err)
 				return acp2.NewIdleStateUpdateStopReasonError(acp2.ErrorStopReason{})
 			}
@@ -246,6 +280,14 @@ func (a *agentV2) logSendFailure(msg string, err error) {
 		level = slog.LevelDebug
 	}
 	a.log.Log(context.Background(), level, msg, "err", err)
+}
+
+// record sends a message update of session s and keeps it in s's history.
+func (a *agentV2) record(s *sessionV2, id acp2.SessionID, u acp2.SessionUpdate) error {
+	a.mu.Lock()
+	s.history = append(s.history, u)
+	a.mu.Unlock()
+	return a.update(id, u)
 }
 
 func (a *agentV2) update(id acp2.SessionID, u acp2.SessionUpdate) error {

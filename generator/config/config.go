@@ -24,6 +24,7 @@ import (
 	"github.com/acpgen/acpgen/generator"
 	"github.com/acpgen/acpgen/generator/source"
 	"github.com/acpgen/acpgen/generator/typecheck"
+	"github.com/acpgen/acpgen/internal/atomicfile"
 	"github.com/xeipuuv/gojsonschema"
 	"golang.org/x/mod/modfile"
 )
@@ -667,7 +668,7 @@ func SetVersion(file, version string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return true, os.WriteFile(file, out, fi.Mode().Perm())
+	return true, atomicfile.Write(file, out, fi.Mode().Perm())
 }
 
 // Setup is how every command that generates starts: find and load the

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/acpgen/acpgen/generator/ir"
+	"github.com/acpgen/acpgen/generator/tables"
 	"github.com/dave/jennifer/jen"
 )
 
@@ -31,19 +32,14 @@ type Config struct {
 	// ProtocolVersion is the wire protocol version of the schema (v1 files: 1).
 	ProtocolVersion int
 	// Overlays describes the overlays applied, for provenance in doc comments.
-	Overlays []ir.OverlayInfo
+	Overlays []tables.OverlayInfo
 	// Gates are the capability gates resolved against this model.
 	Gates []*ir.Gate
 	// Semantics are the overlays' typed meanings behind the helpers of extras.go.
-	Semantics ir.Semantics
-	// Where the generated tests find the schema (see acpgentest.Schema):
-	// a release (SchemaVersion set), else SchemaPath, the schema file
-	// relative to the package folder; NoSchema, when neither applies, says
-	// why, and the tests fail with it. OverlayFiles are the overlays applied,
-	// relative to the package folder. All slash-separated.
-	SchemaPath   string
-	OverlayFiles []string
-	NoSchema     string
+	Semantics tables.Semantics
+	// TestSchemaSHA256 is the hex sha256 of the package's TestSchemaFile,
+	// which the generated tests check before they read it.
+	TestSchemaSHA256 string
 }
 
 // provenance says which overlays added or changed a node.

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/acpgen/acpgen/generator/ir"
+	"github.com/acpgen/acpgen/generator/tables"
 	"github.com/dave/jennifer/jen"
 )
 
@@ -177,7 +178,7 @@ func (e *emitter) metaAccessors(f *jen.File, t *ir.Type, fl *ir.Field, ns ir.Met
 	f.Line()
 }
 
-func (e *emitter) rootsHelpers(f *jen.File, t *ir.Type, r ir.Roots) {
+func (e *emitter) rootsHelpers(f *jen.File, t *ir.Type, r tables.Roots) {
 	p, a := t.Member(r.Primary), t.Member(r.Additional)
 	primary := jen.Id("v").Dot(p.Name)
 	if fieldPtr(p) {
@@ -207,7 +208,7 @@ func (e *emitter) rootsHelpers(f *jen.File, t *ir.Type, r ir.Roots) {
 	f.Line()
 }
 
-func (e *emitter) filterHelper(f *jen.File, req, item *ir.Type, flt ir.Filter) {
+func (e *emitter) filterHelper(f *jen.File, req, item *ir.Type, flt tables.Filter) {
 	var body []jen.Code
 	var doc []string
 	for _, m := range flt.Members {

@@ -11,21 +11,22 @@ import (
 // public, so they compile in any module.
 const TestPath = "github.com/acpgen/acpgen/acpgentest"
 
-// MethodConst is the Go constant name of a wire method name.
-func MethodConst(wire string) string { return "Method" + ir.GoName(wire) }
+// TestSchemaFile is where, relative to a generated package, the generator
+// writes the merged schema the package was generated from, for its tests.
+const TestSchemaFile = "testdata/schema.json"
+
+// MethodConst is ir.MethodConst, the one naming rule of method constants.
+func MethodConst(wire string) string { return ir.MethodConst(wire) }
 
 func (e *emitter) methodsFile(f *jen.File) {
 	var consts []jen.Code
-	seen := map[string]string{}
+	seen := map[string]bool{}
 	for _, m := range e.m.Methods {
 		name := MethodConst(m.Wire)
-		if prev, ok := seen[name]; ok {
-			if prev != m.Wire {
-				panic(fmt.Sprintf("method names %q and %q both map to %s", prev, m.Wire, name))
-			}
-			continue
+		if seen[name] {
+			continue // a wire name that is both a request and a notification
 		}
-		seen[name] = m.Wire
+		seen[name] = true
 		consts = append(consts, jen.Comment(fmt.Sprintf("%s is the wire name of %s.", name, m.Wire)), jen.Id(name).Op("=").Lit(m.Wire))
 	}
 	f.Comment("Method wire names.")
@@ -101,33 +102,11 @@ func (e *emitter) defsTest(f *jen.File) {
 	f.Line()
 	schema := jen.Dict{
 		jen.Id("Channel"): jen.Lit(e.m.Channel),
-		jen.Id("File"):    jen.Id("SchemaFile"),
-		jen.Id("SHA256"):  jen.Id("SchemaSHA256"),
+		jen.Id("Path"):    jen.Lit(TestSchemaFile),
+		jen.Id("SHA256"):  jen.Lit(e.o.TestSchemaSHA256),
 	}
-	comment := []string{"schema is the schema this package was generated from"}
-	switch {
-	case e.o.NoSchema != "":
-		schema[jen.Id("Unavailable")] = jen.Lit(e.o.NoSchema)
-		comment = append(comment, "(the generator could not say where it is, so the tests fail).")
-	case e.o.SchemaVersion != "":
-		schema[jen.Id("Package")] = jen.Id("SchemaPackage")
-		schema[jen.Id("Version")] = jen.Id("SchemaVersion")
-		comment = append(comment, "(a published release, read from acpgen's schema cache).")
-	default:
-		schema[jen.Id("Path")] = jen.Lit(e.o.SchemaPath)
-		comment = append(comment, "(a file, relative to this folder).")
-	}
-	if len(e.o.OverlayFiles) > 0 {
-		var files []jen.Code
-		for _, f := range e.o.OverlayFiles {
-			files = append(files, jen.Lit(f))
-		}
-		schema[jen.Id("Overlays")] = jen.Index().String().Values(files...)
-		comment = append(comment, "The tests apply the overlays as generation did.")
-	}
-	for _, c := range comment {
-		f.Comment(c)
-	}
+	f.Comment("schema is the merged schema (overlays applied, descriptions left out) this")
+	f.Comment("package was generated from, which acpgen generate writes beside it.")
 	f.Var().Id("schema").Op("=").Qual(TestPath, "Schema").Values(schema)
 	f.Line()
 	cfg := jen.Qual(TestPath, "Config").Values(jen.Dict{jen.Id("Schema"): jen.Id("schema"), jen.Id("Defs"): jen.Id("defs")})

@@ -1,8 +1,10 @@
 package emit_test
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"go/parser"
 	"go/token"
 	"os"
@@ -14,7 +16,6 @@ import (
 
 	"github.com/acpgen/acpgen/generator"
 	"github.com/acpgen/acpgen/generator/emit"
-	"github.com/acpgen/acpgen/generator/source"
 )
 
 // testFiles generates the golden base with the runtime-context overlay from
@@ -53,88 +54,74 @@ func testFiles(t *testing.T, root, schemaDir, schemaFile string) map[string]stri
 	return tests
 }
 
-func sum(t *testing.T, file string) string {
-	t.Helper()
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := sha256.Sum256(data)
-	return hex.EncodeToString(s[:])
-}
-
-func copyFile(t *testing.T, from, to string) {
-	t.Helper()
-	data, err := os.ReadFile(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(to, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// The generated tests name the schema by where it came from: a local
-// folder by a path relative to the package, a release by its version, and
-// a file in the schema cache that no lock pins by a failure.
-func TestGeneratedTestsLocateTheSchema(t *testing.T) {
+// The generated tests carry their schema: the merged schema (the overlay's
+// member in it, no description text) beside the package, named by a path
+// relative to it and checked by its hash; the same bytes on every run,
+// wherever the base schema was read from.
+func TestGeneratedTestsCarryTheirSchema(t *testing.T) {
 	t.Chdir(filepath.Join("..", ".."))
-	base := filepath.Join("golden", "testdata", "base.json")
-	cache := t.TempDir()
-	t.Setenv(source.CacheEnv, cache)
-
-	t.Run("local folder", func(t *testing.T) {
-		root := t.TempDir()
-		wd, _ := os.Getwd()
-		rel, err := filepath.Rel(filepath.Join(root, "pkg", "x"), wd)
+	// The base, with description text on a def and on a member named
+	// "description" (a member, kept; its description text, left out).
+	base, err := os.ReadFile(filepath.Join("golden", "testdata", "base.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	described := strings.Replace(string(base), `"text": {`, `"description": {"type": "string", "description": "words"}, "text": {`, 1)
+	described = strings.Replace(described, `"$schema"`, `"description": "the base", "$schema"`, 1)
+	if described == string(base) {
+		t.Fatal("the base changed shape")
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "base.json"), []byte(described), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gen := func(root string) map[string][]byte {
+		files, err := generator.Generate(generator.Config{Root: root, SchemaDir: dir, Channels: []generator.Channel{{
+			Name: "unstable", SchemaFile: "base.json", OutDir: "pkg/x", Package: "x", ImportPath: "example.com/m/pkg/x",
+			Overlays: []string{filepath.Join("overlays", "runtime-context.json")},
+		}}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		rel = filepath.ToSlash(rel)
-		defs := testFiles(t, root, filepath.Dir(base), "base.json")["defs_test.go"]
-		for _, want := range []string{
-			`Path:     "` + rel + `/golden/testdata/base.json"`,
-			`Overlays: []string{"` + rel + `/overlays/runtime-context.json"}`,
-			`SHA256:   SchemaSHA256`,
-		} {
-			if !strings.Contains(defs, want) {
-				t.Errorf("defs_test.go lacks %s:\n%s", want, defs[strings.Index(defs, "var schema"):])
-			}
-		}
-		if strings.Contains(defs, "Version:") || strings.Contains(defs, "Unavailable:") {
-			t.Error("a local schema is named as something else")
-		}
-	})
-	t.Run("release", func(t *testing.T) {
-		dir := t.TempDir()
-		copyFile(t, base, filepath.Join(dir, source.UnstableFile))
-		l := &source.Lock{Package: source.Package, Version: "9.9.9", Integrity: "sha512-" + strings.Repeat("A", 86) + "==",
-			Files: map[string]string{source.UnstableFile: "sha256:" + sum(t, base)}}
-		if err := l.Write(filepath.Join(dir, source.LockFile)); err != nil {
-			t.Fatal(err)
-		}
-		defs := testFiles(t, t.TempDir(), dir, source.UnstableFile)["defs_test.go"]
-		for _, want := range []string{"Version:  SchemaVersion", "Package:  SchemaPackage", "Overlays: []string{"} {
-			if !strings.Contains(defs, want) {
-				t.Errorf("defs_test.go lacks %s", want)
-			}
-		}
-		if strings.Contains(defs, "Path:") || strings.Contains(defs, "Unavailable:") {
-			t.Error("a release is named as something else")
-		}
-	})
-	t.Run("cache without a lock", func(t *testing.T) {
-		dir := filepath.Join(cache, "somewhere")
-		copyFile(t, base, filepath.Join(dir, "base.json"))
-		defs := testFiles(t, t.TempDir(), dir, "base.json")["defs_test.go"]
-		if !strings.Contains(defs, `Unavailable: "base.json was read from acpgen's schema cache, but no lock.json there pins it`) {
-			t.Errorf("defs_test.go does not fail:\n%s", defs[strings.Index(defs, "var schema"):])
-		}
-		if strings.Contains(defs, "Path:") || strings.Contains(defs, cache) {
-			t.Error("the generated test names a path into the cache")
-		}
-	})
+		return files
+	}
+	testFiles(t, t.TempDir(), filepath.Join("golden", "testdata"), "base.json")
+	files := gen(t.TempDir())
+	schema := files["pkg/x/"+emit.TestSchemaFile]
+	if schema == nil {
+		t.Fatalf("no %s among %v", emit.TestSchemaFile, generator.Paths(files))
+	}
+	sum := sha256.Sum256(schema)
+	defs := string(files["pkg/x/defs_test.go"])
+	want := `var schema = acpgentest.Schema{
+	Channel: "unstable",
+	Path:    "testdata/schema.json",
+	SHA256:  "` + hex.EncodeToString(sum[:]) + `",
+}`
+	if !strings.Contains(defs, want) {
+		t.Errorf("defs_test.go lacks\n%s\nin\n%s", want, defs[strings.Index(defs, "var schema"):])
+	}
+	var doc struct {
+		Defs map[string]struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(schema, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := doc.Defs["PromptRequest"].Properties["runtimeContext"]; !ok {
+		t.Error("the overlay's member is not in the test schema")
+	}
+	if m := doc.Defs["TextContent"].Properties["description"]; string(bytes.Join(bytes.Fields(m), nil)) != `{"type":"string"}` {
+		t.Errorf("the member named description: %s", m)
+	}
+	if bytes.Contains(schema, []byte(`"description": "`)) {
+		t.Error("the test schema keeps description text")
+	}
+	if !bytes.HasPrefix(schema, []byte("{\n  \"")) || !bytes.HasSuffix(schema, []byte("}\n")) {
+		t.Errorf("not indented: %.40q", schema)
+	}
+	if again := gen(t.TempDir())["pkg/x/"+emit.TestSchemaFile]; !bytes.Equal(again, schema) {
+		t.Error("a second run writes other bytes")
+	}
 }

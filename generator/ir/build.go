@@ -45,9 +45,15 @@ func Build(doc *load.Document, channel string) (*Model, error) {
 	for n := range reservedDecls {
 		b.decls[n] = true
 	}
+	wires := map[string]string{} // method constant -> wire name
 	for _, d := range doc.Root.Defs {
-		if d.Schema.XMethod != "" {
-			b.decls["Method"+GoName(d.Schema.XMethod)] = true
+		if w := d.Schema.XMethod; w != "" {
+			c := MethodConst(w)
+			if prev, ok := wires[c]; ok && prev != w {
+				return nil, b.errf(d.Schema, "methods %q and %q both have the Go constant %s", prev, w, c)
+			}
+			wires[c] = w
+			b.decls[c] = true
 		}
 	}
 	// Declare every def first so references (and recursion) resolve to one *Type.

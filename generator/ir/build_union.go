@@ -83,7 +83,7 @@ func (b *builder) union(t *Type, s *load.Schema, branches []*load.Schema, exclus
 		u.Name = ut.Name
 	}
 	for _, br := range branches {
-		v := &Variant{Title: br.Title, Pointer: br.Pointer, titled: true}
+		v := &Variant{Title: br.Title, Description: br.Description, Pointer: br.Pointer, titled: true}
 		if err := b.variant(t, u, v, br, branches); err != nil {
 			return nil, err
 		}

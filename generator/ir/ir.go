@@ -222,12 +222,14 @@ const (
 
 // Variant is one alternative of a union.
 type Variant struct {
-	Name    string // Go name of the variant field
-	Tag     string // Tagged: the discriminator value
-	Role    Role
-	Title   string
-	Pointer string
-	Payload *Ref // a Named struct for object variants; any shape for value unions; nil for a null variant
+	Name  string // Go name of the variant field
+	Tag   string // Tagged: the discriminator value
+	Role  Role
+	Title string
+	// Description is the branch's own text (its payload's is the payload type's).
+	Description string
+	Pointer     string
+	Payload     *Ref // a Named struct for object variants; any shape for value unions; nil for a null variant
 	// Object marks a variant whose JSON is an object (its Payload is a struct).
 	Object bool
 	// Null marks the variant of a ValueUnion that is the JSON null.

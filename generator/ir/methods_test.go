@@ -353,3 +353,13 @@ func TestMethodsPinned(t *testing.T) {
 		})
 	}
 }
+
+// Two wire names with one Go constant (MethodConst) are an error naming
+// both and the def, not two constants of one name in the generated code.
+func TestMethodConstClash(t *testing.T) {
+	defs := baseDefs()
+	defs["ReadRequest"] = methodDef("session_new", "client")
+	defs["ReadResponse"] = methodDef("session_new", "client")
+	_, err := buildDoc("clash.json", acpDoc(t, defs))
+	wantErr(t, err, "clash.json#/$defs/", `"session/new" and "session_new" both have the Go constant MethodSessionNew`)
+}

@@ -51,6 +51,11 @@ func words(s string) []string {
 	return out
 }
 
+// MethodConst is the Go constant that holds a method's wire name:
+// "session/set_mode" -> MethodSessionSetMode. Build rejects a schema in which
+// two wire names share one.
+func MethodConst(wire string) string { return "Method" + GoName(wire) }
+
 // GoName turns a schema or wire name into an exported Go identifier.
 func GoName(s string) string {
 	var b strings.Builder

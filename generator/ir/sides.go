@@ -50,3 +50,14 @@ func handlingSides(xSide string) []string {
 	}
 	return []string{xSide}
 }
+
+// IsRoutingUnion reports whether the named def is a routing union: its
+// content is the method table, not a message type.
+func IsRoutingUnion(def string) bool {
+	for _, r := range routingUnions {
+		if r.Union == def {
+			return true
+		}
+	}
+	return false
+}

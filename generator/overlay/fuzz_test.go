@@ -33,7 +33,7 @@ func FuzzOverlay(f *testing.F) {
 			}
 			return
 		}
-		res, err := overlay.Apply(base, "base.json", "", []*overlay.Document{doc})
+		res, err := overlay.Apply(base, "base.json", []*overlay.Document{doc})
 		if err != nil {
 			if err.Error() == "" {
 				t.Fatal("empty error")

@@ -7,14 +7,11 @@
 package overlay
 
 import (
-	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
-	"github.com/acpgen/acpgen/generator/ir"
 	"github.com/acpgen/acpgen/generator/load"
 	"github.com/acpgen/acpgen/generator/tables"
 	"github.com/acpgen/acpgen/runtime/jsonpointer"
@@ -39,30 +36,23 @@ type Status struct {
 	Detail  string
 }
 
-// Result is the outcome of applying overlays to one base schema.
+// Result is the outcome of applying overlays to one base schema: data for
+// the later stages, which bind and read it.
 type Result struct {
 	Schema   []byte // the merged schema document
-	Overlays []ir.OverlayInfo
+	Overlays []tables.OverlayInfo
 	Statuses []Status
-	Gates    []tables.Gate
-	// Presence lists members a sender must include once it advertised a
-	// capability; checked on outbound messages, not by Validate.
-	Presence []Presence
+	// Gates are the rows overlays declare on methods.
+	Gates []tables.Gate
+	// DefGates are the gates and presence rules overlays declare on a def's
+	// member; the merged schema's IR binds them to methods.
+	DefGates []tables.DefGate
 	// Semantics drives generated helpers.
-	Semantics ir.Semantics
+	Semantics tables.Semantics
 	// AddedDefs are the defs the overlays added to the base, in order.
 	AddedDefs []string
-	// Doc is Schema loaded, when overlays were applied (nil otherwise).
+	// Doc is Schema loaded.
 	Doc *load.Document
-	// Model is the IR of Doc for the channel given to Apply, when binding
-	// gates needed it (nil otherwise).
-	Model *ir.Model
-}
-
-// Presence: Def's Member must be present (an empty list when there is
-// nothing) in every message of a sender that advertised Capability.
-type Presence struct {
-	Def, Member, Capability, Source string
 }
 
 // ConflictError lists every conflict of an application; the Result beside it
@@ -73,12 +63,16 @@ func (e *ConflictError) Error() string {
 	return fmt.Sprintf("%d overlay conflict(s):\n  %s", len(e.Conflicts), strings.Join(e.Conflicts, "\n  "))
 }
 
-// ApplyFiles applies the overlay files in order to base (read from baseFile),
-// the schema of channel ("" when no package is generated from the result).
-// On conflicts it returns the full Result and a *ConflictError.
-func ApplyFiles(base []byte, baseFile, channel string, files []string) (*Result, error) {
+// ApplyFiles applies the overlay files in order to base (read from
+// baseFile); with none, the Result is base loaded. On conflicts it returns
+// the full Result and a *ConflictError.
+func ApplyFiles(base []byte, baseFile string, files []string) (*Result, error) {
 	if len(files) == 0 {
-		return &Result{Schema: base}, nil
+		doc, err := load.Load(baseFile, base)
+		if err != nil {
+			return nil, err
+		}
+		return &Result{Schema: base, Doc: doc}, nil
 	}
 	var docs []*Document
 	for _, f := range files {
@@ -88,11 +82,11 @@ func ApplyFiles(base []byte, baseFile, channel string, files []string) (*Result,
 		}
 		docs = append(docs, d)
 	}
-	return Apply(base, baseFile, channel, docs)
+	return Apply(base, baseFile, docs)
 }
 
-// Apply applies parsed overlays in order to base, the schema of channel.
-func Apply(base []byte, baseFile, channel string, docs []*Document) (*Result, error) {
+// Apply applies parsed overlays in order to base.
+func Apply(base []byte, baseFile string, docs []*Document) (*Result, error) {
 	root, err := load.Parse(base)
 	if err != nil {
 		return nil, fmt.Errorf("%s: invalid JSON: %w", baseFile, err)
@@ -101,16 +95,16 @@ func Apply(base []byte, baseFile, channel string, docs []*Document) (*Result, er
 	if defs == nil || defs.Kind != load.Object {
 		return nil, fmt.Errorf("%s: no $defs object", baseFile)
 	}
-	a := &applier{root: root, defs: defs, baseFile: baseFile, channel: channel, res: &Result{}, touched: map[string]touch{}}
+	a := &applier{root: root, defs: defs, baseFile: baseFile, res: &Result{}, touched: map[string]touch{}}
 	ids := map[string]string{}
 	for _, d := range docs {
 		if prev, ok := ids[d.ID]; ok {
 			return nil, fmt.Errorf("%s: overlay id %q is also the id of %s", d.File, d.ID, prev)
 		}
 		ids[d.ID] = d.File
-		a.res.Overlays = append(a.res.Overlays, ir.OverlayInfo{ID: d.ID, Title: d.Title, URL: d.URL, Status: d.Status})
+		a.res.Overlays = append(a.res.Overlays, tables.OverlayInfo{ID: d.ID, Title: d.Title, URL: d.URL, Status: d.Status})
 		if slices.ContainsFunc(d.Changes, func(c Change) bool { return c.Illustrative }) {
-			a.res.Overlays = append(a.res.Overlays, ir.OverlayInfo{ID: d.ID + illustrative, Title: d.Title, URL: d.URL, Status: d.Status + "; illustrative shape: the source names it but defines none"})
+			a.res.Overlays = append(a.res.Overlays, tables.OverlayInfo{ID: d.ID + illustrative, Title: d.Title, URL: d.URL, Status: d.Status + "; illustrative shape: the source names it but defines none"})
 		}
 	}
 	for _, d := range docs {
@@ -129,9 +123,6 @@ func Apply(base []byte, baseFile, channel string, docs []*Document) (*Result, er
 		return nil, err
 	}
 	a.res.Doc = doc
-	if err := a.resolveGates(); err != nil {
-		return nil, err
-	}
 	if len(a.conflicts) > 0 {
 		return a.res, &ConflictError{a.conflicts}
 	}
@@ -143,21 +134,14 @@ const illustrative = "#illustrative"
 
 type touch struct{ overlay, canon string }
 
-type pendingGate struct {
-	def, member, capability, source, where string
-	method                                 string // for method gates
-}
-
 type applier struct {
 	root, defs *load.Node
 	baseFile   string
-	channel    string // the Model's
 	res        *Result
 	doc        *Document
 	at         string // pointer of the current change in its overlay file
 	touched    map[string]touch
 	conflicts  []string
-	gates      []pendingGate
 }
 
 func (a *applier) fail(format string, args ...any) error {
@@ -332,10 +316,10 @@ func (a *applier) property(c *Change) error {
 			set(want, "x-acpgen-ephemeral", &load.Node{Kind: load.Bool, Bool: true})
 		}
 		if c.Gate != nil {
-			a.gates = append(a.gates, pendingGate{def: def, member: c.Name, capability: c.Gate.Capability, source: a.doc.ID, where: a.doc.File + "#" + a.at})
+			a.res.DefGates = append(a.res.DefGates, tables.DefGate{Def: def, Member: c.Name, Capability: c.Gate.Capability, Source: a.doc.ID, Where: a.doc.File + "#" + a.at})
 		}
 		if c.PresentWhen != nil {
-			a.res.Presence = append(a.res.Presence, Presence{Def: def, Member: c.Name, Capability: c.PresentWhen.Capability, Source: a.doc.ID})
+			a.res.DefGates = append(a.res.DefGates, tables.DefGate{Def: def, Member: c.Name, Capability: c.PresentWhen.Capability, Require: true, Source: a.doc.ID, Where: a.doc.File + "#" + a.at})
 		}
 		if same, msg := a.claim(ptr, want); msg != "" {
 			a.status(lbl, Conflict, ptr, msg)
@@ -581,7 +565,7 @@ func (a *applier) method(c *Change) error {
 		}
 	}
 	if c.Gate != nil {
-		a.gates = append(a.gates, pendingGate{method: c.Method, capability: c.Gate.Capability, source: a.doc.ID, where: a.doc.File + "#" + a.at})
+		a.res.Gates = append(a.res.Gates, tables.Gate{Method: c.Method, Capability: c.Gate.Capability, Source: a.doc.ID})
 	}
 	return nil
 }
@@ -756,7 +740,7 @@ func (a *applier) roots(c *Change) error {
 				return a.fail("roots: $defs/%s has no member %q in %s", def, m, a.baseFile)
 			}
 		}
-		a.res.Semantics.Roots = append(a.res.Semantics.Roots, ir.Roots{Def: def, Primary: c.Primary, Additional: c.Additional, Source: a.doc.ID})
+		a.res.Semantics.Roots = append(a.res.Semantics.Roots, tables.Roots{Def: def, Primary: c.Primary, Additional: c.Additional, Source: a.doc.ID})
 	}
 	return nil
 }
@@ -773,140 +757,16 @@ func (a *applier) filter(c *Change) error {
 			}
 		}
 	}
-	a.res.Semantics.Filters = append(a.res.Semantics.Filters, ir.Filter{Request: c.Request, Item: c.Item, Members: filterMembers(c.Members), Source: a.doc.ID})
+	a.res.Semantics.Filters = append(a.res.Semantics.Filters, tables.Filter{Request: c.Request, Item: c.Item, Members: filterMembers(c.Members), Source: a.doc.ID})
 	return nil
-}
-
-// occurrences appends the gate paths ("/sessions/*") at which def target
-// sits inside s, the schema of def name.
-func occurrences(doc *load.Document, s *load.Schema, name, target, path string, seen map[string]bool, out *[]string) {
-	if s == nil {
-		return
-	}
-	if name == target {
-		*out = append(*out, path)
-		return
-	}
-	if seen[name] {
-		return
-	}
-	seen[name] = true
-	defer delete(seen, name)
-	var walk func(s *load.Schema, path string)
-	walk = func(s *load.Schema, path string) {
-		if s == nil {
-			return
-		}
-		if s.Ref != "" {
-			if d, n, err := doc.Resolve(s); err == nil {
-				occurrences(doc, d, n, target, path, seen, out)
-			}
-		}
-		for _, p := range s.Properties {
-			walk(p.Schema, path+"/"+p.Name)
-		}
-		walk(s.Items, path+"/*")
-		if ap := s.AdditionalProperties; ap != nil && !ap.IsBool {
-			walk(ap, path+"/*")
-		}
-		for _, l := range [][]*load.Schema{s.AllOf, s.AnyOf, s.OneOf} {
-			for _, x := range l {
-				walk(x, path)
-			}
-		}
-	}
-	walk(s, path)
 }
 
 func jsonInt(i int64) json.Number { return json.Number(fmt.Sprint(i)) }
 
-// resolveGates binds member gates to the methods whose params or result the
-// def is, as the merged schema's IR says, and presence rules to every place
-// their def occurs inside a method's params or result.
-func (a *applier) resolveGates() error {
-	if len(a.gates) == 0 && len(a.res.Presence) == 0 {
-		return nil
-	}
-	m, err := ir.Build(a.res.Doc, a.channel)
-	if err != nil {
-		return err
-	}
-	a.res.Model = m
-	doc := a.res.Doc
-	methods := byWire(m.Methods)
-	for _, p := range a.res.Presence {
-		for _, m := range methods {
-			for _, role := range roles(m) {
-				var at []string
-				occurrences(doc, doc.Def(role.def), role.def, p.Def, "", map[string]bool{}, &at)
-				for _, path := range at {
-					a.res.Gates = append(a.res.Gates, tables.Gate{Method: m.Wire, Path: path + "/" + p.Member, Result: role.result, Capability: p.Capability, Require: true, Source: p.Source})
-				}
-			}
-		}
-	}
-	for _, g := range a.gates {
-		if g.method != "" {
-			a.res.Gates = append(a.res.Gates, tables.Gate{Method: g.method, Capability: g.capability, Source: g.source})
-			continue
-		}
-		n := 0
-		for _, m := range methods {
-			for _, role := range roles(m) {
-				if role.def == g.def {
-					a.res.Gates = append(a.res.Gates, tables.Gate{Method: m.Wire, Path: "/" + g.member, Result: role.result, Capability: g.capability, Source: g.source})
-					n++
-				}
-			}
-		}
-		if n == 0 {
-			return errors.New(g.where + ": gate on $defs/" + g.def + ", which is the params or result of no method")
-		}
-	}
-	return nil
-}
-
-// byWire orders methods by side, wire name and kind (notifications first),
-// so the gate rows come out in one order whatever the schema's def order.
-func byWire(ms []*ir.Method) []*ir.Method {
-	out := slices.Clone(ms)
-	slices.SortStableFunc(out, func(a, b *ir.Method) int {
-		if c := strings.Compare(a.Side, b.Side); c != 0 {
-			return c
-		}
-		if c := strings.Compare(a.Wire, b.Wire); c != 0 {
-			return c
-		}
-		return cmp.Compare(boolInt(!a.Notification), boolInt(!b.Notification))
-	})
-	return out
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-type role struct {
-	def    string
-	result bool
-}
-
-// roles are the defs a method carries: its params, and its result if any.
-func roles(m *ir.Method) []role {
-	out := []role{{m.Params.Def, false}}
-	if m.Result != nil {
-		out = append(out, role{m.Result.Def, true})
-	}
-	return out
-}
-
-func filterMembers(ms []FilterMember) []ir.FilterMember {
-	out := make([]ir.FilterMember, len(ms))
+func filterMembers(ms []FilterMember) []tables.FilterMember {
+	out := make([]tables.FilterMember, len(ms))
 	for i, m := range ms {
-		out[i] = ir.FilterMember{Name: m.Name, Match: m.Match}
+		out[i] = tables.FilterMember{Name: m.Name, Match: m.Match}
 	}
 	return out
 }

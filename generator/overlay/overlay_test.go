@@ -7,12 +7,15 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/acpgen/acpgen/generator"
+	"github.com/acpgen/acpgen/generator/ir"
 	"github.com/acpgen/acpgen/generator/overlay"
 	"github.com/acpgen/acpgen/generator/source"
+	"github.com/acpgen/acpgen/generator/tables"
 	"github.com/acpgen/acpgen/internal/pinned"
 	"github.com/xeipuuv/gojsonschema"
 )
@@ -34,11 +37,25 @@ func states(r *overlay.Result) map[string]string {
 
 func apply(t *testing.T, base []byte, file string, files ...string) *overlay.Result {
 	t.Helper()
-	r, err := overlay.ApplyFiles(base, file, "", files)
+	r, err := overlay.ApplyFiles(base, file, files)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// bind binds the result's def gates on its IR, as generator.LoadChannel does.
+func bind(t *testing.T, r *overlay.Result) []tables.Gate {
+	t.Helper()
+	m, err := ir.Build(r.Doc, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bound, err := m.BindGates(r.DefGates)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(slices.Clone(r.Gates), bound...)
 }
 
 func TestRepoOverlaysAreValid(t *testing.T) {
@@ -135,8 +152,12 @@ func TestPinnedBase(t *testing.T) {
 					}
 				}
 			}
+			ld, err := generator.LoadChannel(file, rfds, "")
+			if err != nil {
+				t.Fatal(err)
+			}
 			gates := map[string]bool{}
-			for _, g := range r.Gates {
+			for _, g := range ld.Gates {
 				gates[g.Method+" "+g.Path+" "+g.Capability] = true
 			}
 			for _, m := range []string{"session/new", "session/load", "session/resume", "session/list"} {
@@ -148,7 +169,7 @@ func TestPinnedBase(t *testing.T) {
 				t.Error("no runtimeContext gate")
 			}
 			required := 0
-			for _, g := range r.Gates {
+			for _, g := range ld.Gates {
 				if g.Require {
 					required++
 					if g.Method != "session/list" || !g.Result || g.Path != "/sessions/*/additionalDirectories" {
@@ -159,8 +180,14 @@ func TestPinnedBase(t *testing.T) {
 			if required != 1 {
 				t.Errorf("%d presence gates, want 1", required)
 			}
-			if len(r.Presence) != 1 || r.Presence[0].Def != "SessionInfo" {
-				t.Errorf("presence rules %v", r.Presence)
+			var presence []tables.DefGate
+			for _, d := range r.DefGates {
+				if d.Require {
+					presence = append(presence, d)
+				}
+			}
+			if len(presence) != 1 || presence[0].Def != "SessionInfo" {
+				t.Errorf("presence rules %v", presence)
 			}
 			checkMerged(t, r.Schema)
 		})
@@ -297,7 +324,7 @@ func TestEquivalence(t *testing.T) {
 		{"optional target absent", `{"op": "property", "defs": ["Thing", "Fork"], "skipIfAbsent": ["Fork"], "name": "extra", "schema": {"type": "string"}}`, "skipped", "no $defs/Fork"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r, err := overlay.ApplyFiles([]byte(base), "base.json", "", []string{overlayFile(t, "t", c.change)})
+			r, err := overlay.ApplyFiles([]byte(base), "base.json", []string{overlayFile(t, "t", c.change)})
 			var ce *overlay.ConflictError
 			if err != nil && !errors.As(err, &ce) {
 				t.Fatal(err)
@@ -321,11 +348,11 @@ func TestTwoOverlays(t *testing.T) {
 	if s := r.Statuses[1]; s.State != "upstream" || !strings.Contains(s.Detail, `overlay "a"`) {
 		t.Errorf("same change twice: %+v", s)
 	}
-	_, err := overlay.ApplyFiles([]byte(base), "base.json", "", []string{a, other})
+	_, err := overlay.ApplyFiles([]byte(base), "base.json", []string{a, other})
 	if err == nil || !strings.Contains(err.Error(), `overlay "a" already changed it differently`) {
 		t.Errorf("two overlays changing one member differently: %v", err)
 	}
-	if _, err := overlay.ApplyFiles([]byte(base), "base.json", "", []string{a, a}); err == nil || !strings.Contains(err.Error(), `overlay id "a"`) {
+	if _, err := overlay.ApplyFiles([]byte(base), "base.json", []string{a, a}); err == nil || !strings.Contains(err.Error(), `overlay id "a"`) {
 		t.Errorf("duplicate id: %v", err)
 	}
 }
@@ -355,8 +382,11 @@ func TestMethodRouting(t *testing.T) {
 	if strings.Join(titles, ",") != "Thing,PingRequest,Ext" {
 		t.Errorf("params branches %v", titles)
 	}
+	if len(r.Gates) != 1 || len(r.DefGates) != 1 || r.DefGates[0].Def != "ThingResponse" {
+		t.Errorf("declared: method gates %v, def gates %v", r.Gates, r.DefGates)
+	}
 	var gates []string
-	for _, g := range r.Gates {
+	for _, g := range bind(t, r) {
 		gates = append(gates, g.Method+" "+g.Path+" "+g.Capability+" "+map[bool]string{true: "result", false: "params"}[g.Result])
 	}
 	if strings.Join(gates, "|") != "_v/ping  agentCapabilities.ping params|thing/do /n agentCapabilities.n result" {
@@ -377,7 +407,7 @@ func TestAliases(t *testing.T) {
 			`#/changes/1/name: member "title" of $defs/Thing is already another name of member "name"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := overlay.ApplyFiles([]byte(base), "base.json", "", []string{overlayFile(t, "v", c.changes)})
+			_, err := overlay.ApplyFiles([]byte(base), "base.json", []string{overlayFile(t, "v", c.changes)})
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("got %v, want %s", err, c.want)
 			}

@@ -205,7 +205,7 @@ func compareUnion(a, b *Type) []Change {
 			note := "closed union: SDKs built from the old schema reject it"
 			if a.Open {
 				note = "open union: SDKs built from the old schema keep it as an unknown variant"
-			} else if y.Role == "untagged" || y.Role == "null" {
+			} else if y.Role != "tagged" && y.Role != "catch-all" {
 				note = "told apart by shape: SDKs built from the old schema may decode it as another variant"
 			}
 			out = append(out, chg("variant", "added", subject, fmt.Sprintf("payload %s; %s", y.Payload, note), Additive))

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acpgen/acpgen/generator/ir"
 	"github.com/acpgen/acpgen/generator/load"
 )
 
@@ -47,11 +48,11 @@ func surface(t *testing.T, defs string) *Surface {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := Extract(doc)
+	m, err := ir.Build(doc, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s
+	return Extract(m)
 }
 
 const oldDefs = `
@@ -267,13 +268,12 @@ func TestGoNames(t *testing.T) {
 		t.Errorf("want 9 changes, got %d: %v", len(got), got)
 	}
 
-	// The variants of a new union, and inline types by path.
+	// The variants of a new union, and inline types by path, named as the IR
+	// names them.
 	n := goNamer{new, old}
 	for path, want := range map[string]string{
 		"McpServer[http]":        "MCPServerHTTP",
 		"NewSessionRequest.meta": "NewSessionRequestMeta",
-		"Foo.bar[]":              "FooBarItem",
-		"Foo.bar{}":              "FooBarValue",
 		"Elicit[url]":            "ElicitModeURL",
 	} {
 		if got := n.typeName(path); got != want {

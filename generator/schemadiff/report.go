@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/acpgen/acpgen/generator/ir"
 	"github.com/acpgen/acpgen/generator/load"
 	"github.com/acpgen/acpgen/generator/source"
 )
@@ -123,7 +124,11 @@ func read(dir, file string) (*Surface, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Extract(doc)
+	m, err := ir.Build(doc, "")
+	if err != nil {
+		return nil, err
+	}
+	return Extract(m), nil
 }
 
 // Text writes the report for a terminal.

@@ -2,20 +2,20 @@
 // classifies every change as additive or breaking for a Go SDK generated from
 // it, for release notes and for deciding the next SDK version.
 //
-// It reads types with the strict loader, closer to the schema text than the
-// IR's Go shapes, and takes the methods from the IR, so a revision compares
-// only when acpgen can build it (every published release can: see the sweep).
+// It compares the IRs of the two revisions (ir.Model): the shapes, unions,
+// enums, methods and Go names are the ones acpgen generates from, so a
+// revision compares only when acpgen can build it (every published release
+// can: see the sweep). Subjects are spelled as the schema spells them
+// (McpServer, SessionInfo.archived); each change also carries the Go
+// identifier the IR names it by (MCPServer, SessionInfo.Archived).
 package schemadiff
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/acpgen/acpgen/generator/ir"
-	"github.com/acpgen/acpgen/generator/load"
 )
 
 // Surface is what an SDK generated from one schema file exposes: its methods
@@ -28,6 +28,7 @@ type Surface struct {
 
 // Method is one JSON-RPC method.
 type Method struct {
+	Go     string // its Go constant (ir.MethodConst)
 	Wire   string
 	Kind   string // "request" or "notification"
 	Side   string // the side that handles it
@@ -51,6 +52,7 @@ const (
 // named by its path from the def ("SessionUpdate[plan]", "Foo.bar").
 type Type struct {
 	Name   string
+	Go     string // the Go type the IR names it by
 	Def    string // the $defs entry it is, or is inside of
 	Inline bool
 	Kind   string
@@ -62,6 +64,10 @@ type Type struct {
 	// Open: a union with a catch-all variant, or an enum that takes any value.
 	Open   bool
 	Values []string // Enum: the constants as JSON
+	// ValueGo is each value's Go constant, by its JSON; UnionGo the Go type
+	// of the union (for a struct with an embedded union, the union's own).
+	ValueGo map[string]string
+	UnionGo string
 
 	Target string // Alias: the shape it names
 
@@ -76,6 +82,7 @@ func (t *Type) Capability() bool { return strings.HasSuffix(t.Def, "Capabilities
 // Field is one object member.
 type Field struct {
 	Name     string
+	Go       string // the Go field
 	Shape    string // the value's shape: string, int64, []ContentBlock, map[string]string, a def name, ...
 	Required bool
 	Nullable bool
@@ -87,440 +94,222 @@ type Field struct {
 
 // Variant is one alternative of a union.
 type Variant struct {
-	Key     string // the tag value, else the payload's def name, title or JSON kind
-	Role    string // "tagged", "untagged", "catch-all", "null"
+	Key     string // the tag value, else the payload's def name, title or shape
+	Role    string // "tagged", "fallback", "catch-all", "absent", "shape" or "null"
 	Payload string // shape of the variant's value
-	// Go is the name of the variant's field in the generated union (and the
-	// suffix of its inline payload type): the tag or title through
-	// ir.GoName, else the key's.
+	// Go is the variant's field in the generated union.
 	Go string
 }
 
-// Extract reduces a loaded schema to its surface.
-func Extract(doc *load.Document) (*Surface, error) {
-	x := &extractor{doc: doc, s: &Surface{File: doc.File, Methods: map[string]*Method{}, Types: map[string]*Type{}}}
-	for _, d := range doc.Root.Defs {
-		if d.Schema.XDocsIgnore {
-			// The routing unions (AgentRequest, ...): their content is the
-			// method list, compared as methods.
+// Extract reduces a channel's IR to its surface.
+func Extract(m *ir.Model) *Surface {
+	x := &extractor{s: &Surface{File: m.File, Methods: map[string]*Method{}, Types: map[string]*Type{}}, docs: map[string][]string{}}
+	for _, t := range m.Types {
+		if t.Def == "" || ir.IsRoutingUnion(t.Def) {
+			// Inline types are reached from their def; the routing unions'
+			// content is the method list, compared as methods.
 			continue
 		}
-		t := x.typ(d.Name, d.Name, false, d.Schema)
-		t.Docs = docs(d.Schema)
+		x.typ(t.Def, t.Def, false, t)
 	}
-	if err := x.methods(); err != nil {
-		return nil, err
+	for name, texts := range x.docs {
+		slices.Sort(texts)
+		x.s.Types[name].Docs = strings.Join(texts, "\x00")
 	}
-	return x.s, nil
+	x.methods(m)
+	return x.s
 }
 
 type extractor struct {
-	doc *load.Document
-	s   *Surface
+	s *Surface
+	// docs collects the description texts in each def, inline types
+	// included: as a sorted set, it changes when a revision rewords the
+	// documentation, not when a member without description is added.
+	docs map[string][]string
 }
 
-// refName returns the def a schema only refers to: {$ref} or {allOf: [{$ref}]}.
-func refName(s *load.Schema) string {
-	if s == nil || s.IsBool {
-		return ""
+func (x *extractor) doc(def, text string) {
+	if text != "" {
+		x.docs[def] = append(x.docs[def], text)
 	}
-	ref := s.Ref
-	if ref == "" && len(s.AllOf) == 1 && len(s.Properties) == 0 && len(s.AnyOf) == 0 && len(s.OneOf) == 0 {
-		ref = s.AllOf[0].Ref
-	}
-	name, _ := load.RefName(ref)
-	return name
 }
 
-func isNull(s *load.Schema) bool {
-	return s != nil && !s.IsBool && len(s.Types) == 1 && s.Types[0] == "null"
-}
-
-// nonNull splits "T or null" written either as type: [T, "null"] or as
-// anyOf/oneOf [T, {type: null}].
-func nonNull(s *load.Schema) (*load.Schema, bool) {
-	for _, l := range [][]*load.Schema{s.AnyOf, s.OneOf} {
-		if len(l) == 2 && len(s.Properties) == 0 {
-			if isNull(l[1]) {
-				return l[0], true
+// typ records t under the path name; def is the $defs entry it belongs to.
+func (x *extractor) typ(name, def string, inline bool, t *ir.Type) {
+	st := &Type{Name: name, Go: t.Name, Def: def, Inline: inline}
+	x.s.Types[name] = st
+	x.doc(def, t.Description)
+	switch t.Kind {
+	case ir.Enum:
+		st.Kind, st.Open, st.ValueGo = Enum, t.EnumOpen, map[string]string{}
+		for _, v := range t.EnumValues {
+			val := fmt.Sprint(v.Int)
+			if t.EnumBase == nil || t.EnumBase.Kind == ir.String {
+				val = fmt.Sprintf("%q", v.String)
 			}
-			if isNull(l[0]) {
-				return l[1], true
-			}
+			st.Values = append(st.Values, val)
+			st.ValueGo[val] = v.Name
+			x.doc(def, v.Description)
 		}
-	}
-	if len(s.Types) == 2 && slices.Contains(s.Types, "null") {
-		c := *s
-		c.Types = slices.DeleteFunc(slices.Clone(s.Types), func(t string) bool { return t == "null" })
-		return &c, true
-	}
-	return s, false
-}
-
-// isEnum reports whether branches are scalar constants, plus at most free
-// scalars of the same kind (an open enum).
-func isEnum(branches []*load.Schema) (values []string, open, ok bool) {
-	for _, b := range branches {
-		switch {
-		case b.IsBool || len(b.Properties) > 0 || b.Ref != "" || len(b.AllOf) > 0 || len(b.AnyOf) > 0 || len(b.OneOf) > 0:
-			return nil, false, false
-		case b.Const != nil && b.Const.Kind != load.Object && b.Const.Kind != load.Array:
-			values = append(values, string(b.Const.JSON()))
-		case len(b.Enum) > 0:
-			for _, v := range b.Enum {
-				values = append(values, string(v.JSON()))
-			}
-		case len(b.Types) == 1 && (b.Types[0] == "string" || b.Types[0] == "integer" || b.Types[0] == "number"):
-			open = true
-		default:
-			return nil, false, false
-		}
-	}
-	return values, open, len(values) > 0
-}
-
-// typ records the type of schema s under name; def is the $defs entry it
-// belongs to.
-func (x *extractor) typ(name, def string, inline bool, s *load.Schema) *Type {
-	t := &Type{Name: name, Def: def, Inline: inline}
-	x.s.Types[name] = t
-	inner, nullable := nonNull(s)
-	switch {
-	case len(s.Enum) > 0:
-		t.Kind = Enum
-		for _, v := range s.Enum {
-			t.Values = append(t.Values, string(v.JSON()))
-		}
-	case len(s.Properties) == 0 && len(branches(s)) > 0 && !nullable:
-		if vals, open, ok := isEnum(branches(s)); ok {
-			t.Kind, t.Values, t.Open = Enum, vals, open
-			break
-		}
-		t.Kind = Union
-		x.union(t, s)
-	case len(s.Properties) > 0 || (s.HasType("object") && refName(s.AdditionalProperties) == "" && !hasSchemaValue(s.AdditionalProperties)):
-		t.Kind = Struct
-		x.fields(t, s)
-		if len(branches(s)) > 0 {
-			x.union(t, s)
-		}
+		slices.Sort(st.Values)
+	case ir.Alias:
+		st.Kind, st.Target = Alias, x.shape(name, def, t.Target)
+	case ir.Struct:
+		st.Kind = Struct
+		x.fields(st, t)
 	default:
-		t.Kind = Alias
-		shape, _ := x.shape(name, inner)
-		if nullable {
-			shape = "nullable " + shape
-		}
-		t.Target = shape
+		st.Kind = Union
 	}
-	sort.Strings(t.Values)
-	return t
-}
-
-func branches(s *load.Schema) []*load.Schema {
-	if len(s.OneOf) > 0 {
-		return s.OneOf
-	}
-	return s.AnyOf
-}
-
-// hasSchemaValue reports an additionalProperties that types the values.
-func hasSchemaValue(s *load.Schema) bool {
-	return s != nil && !s.IsBool && (s.Ref != "" || len(s.Types) > 0 || len(s.AllOf) > 0 || len(s.AnyOf) > 0 || len(s.OneOf) > 0)
-}
-
-func (x *extractor) fields(t *Type, s *load.Schema) {
-	for _, p := range s.Properties {
-		inner, nullable := nonNull(p.Schema)
-		shape, n2 := x.shape(t.Name+"."+p.Name, inner)
-		f := &Field{Name: p.Name, Shape: shape, Required: s.IsRequired(p.Name), Nullable: nullable || n2}
-		ps := p.Schema
-		if ps.XDefaultOnError {
-			f.Lenient = append(f.Lenient, "default-on-error")
-		}
-		if ps.XDefaultOnNull {
-			f.Lenient = append(f.Lenient, "default-on-null")
-		}
-		if ps.XSkipInvalidItems || (inner.Items != nil && inner.XSkipInvalidItems) {
-			f.Lenient = append(f.Lenient, "skip-invalid-items")
-		}
-		f.Constraints = constraints(inner)
-		if ps.Default != nil {
-			f.Default = string(ps.Default.JSON())
-		}
-		t.Fields = append(t.Fields, f)
+	if t.Union != nil {
+		x.union(st, t.Union)
 	}
 }
 
-func constraints(s *load.Schema) string {
+func (x *extractor) fields(st *Type, t *ir.Type) {
+	for _, f := range t.Fields {
+		x.doc(st.Def, f.Description)
+		sf := &Field{Name: f.JSON, Go: f.Name, Shape: x.shape(st.Name+"."+f.JSON, st.Def, f.Ref), Required: f.Required, Nullable: f.Nullable,
+			Constraints: constraints(f.Ref)}
+		if f.DefaultOnError {
+			sf.Lenient = append(sf.Lenient, "default-on-error")
+		}
+		if f.DefaultOnNull {
+			sf.Lenient = append(sf.Lenient, "default-on-null")
+		}
+		if f.Ref.SkipInvalidItems {
+			sf.Lenient = append(sf.Lenient, "skip-invalid-items")
+		}
+		if f.Default != nil {
+			sf.Default = string(f.Default.JSON())
+		}
+		st.Fields = append(st.Fields, sf)
+	}
+}
+
+// constraints lists a value's validation keywords, in one order.
+func constraints(r *ir.Ref) string {
 	var c []string
-	if s.Minimum != nil {
-		c = append(c, "minimum "+s.Minimum.String())
-	}
-	if s.Maximum != nil {
-		c = append(c, "maximum "+s.Maximum.String())
-	}
-	if s.MinLength != nil {
-		c = append(c, fmt.Sprintf("minLength %d", *s.MinLength))
-	}
-	if s.MaxLength != nil {
-		c = append(c, fmt.Sprintf("maxLength %d", *s.MaxLength))
-	}
-	if s.HasPattern {
-		c = append(c, "pattern "+s.Pattern)
-	}
-	if s.Const != nil {
-		c = append(c, "const "+string(s.Const.JSON()))
-	}
-	return strings.Join(append(c, vocabularyConstraints(s)...), ", ")
-}
-
-// vocabularyConstraints lists the constraints beyond the pinned schema's
-// keywords, so a revision that adds or changes one reports it.
-func vocabularyConstraints(s *load.Schema) []string {
-	var c []string
-	num := func(name string, n *json.Number) {
-		if n != nil {
-			c = append(c, name+" "+n.String())
+	str := func(name string, v *string) {
+		if v != nil {
+			c = append(c, name+" "+*v)
 		}
 	}
-	num("exclusiveMinimum", s.ExclusiveMinimum)
-	num("exclusiveMaximum", s.ExclusiveMaximum)
-	num("multipleOf", s.MultipleOf)
-	if s.MinItems != nil {
-		c = append(c, fmt.Sprintf("minItems %d", *s.MinItems))
+	num := func(name string, v *int) {
+		if v != nil {
+			c = append(c, fmt.Sprintf("%s %d", name, *v))
+		}
 	}
-	if s.MaxItems != nil {
-		c = append(c, fmt.Sprintf("maxItems %d", *s.MaxItems))
+	str("minimum", r.Minimum)
+	str("maximum", r.Maximum)
+	num("minLength", r.MinLength)
+	num("maxLength", r.MaxLength)
+	if r.Pattern != "" {
+		c = append(c, "pattern "+r.Pattern)
 	}
-	if s.UniqueItems {
+	if r.Const != nil {
+		c = append(c, "const "+string(r.Const.JSON()))
+	}
+	str("exclusiveMinimum", r.ExclusiveMinimum)
+	str("exclusiveMaximum", r.ExclusiveMaximum)
+	str("multipleOf", r.MultipleOf)
+	num("minItems", r.MinItems)
+	num("maxItems", r.MaxItems)
+	if r.UniqueItems {
 		c = append(c, "uniqueItems")
 	}
-	if len(s.Enum) > 0 && len(s.Types) > 0 {
+	if len(r.Enum) > 0 {
 		var vs []string
-		for _, v := range s.Enum {
+		for _, v := range r.Enum {
 			vs = append(vs, string(v.JSON()))
 		}
 		c = append(c, "enum "+strings.Join(vs, " "))
 	}
-	return c
+	return strings.Join(c, ", ")
 }
 
-// shape renders a value schema as a short type expression; inline objects,
-// unions and enums become types of their own named at.
-func (x *extractor) shape(at string, s *load.Schema) (shape string, nullable bool) {
-	if s == nil || s.IsBool {
-		return "any", false
+// shape renders a value as a short type expression; an inline type becomes
+// a type of its own named at.
+func (x *extractor) shape(at, def string, r *ir.Ref) string {
+	if r == nil {
+		return "any"
 	}
-	if r := refName(s); r != "" {
-		return r, false
-	}
-	if inner, n := nonNull(s); n {
-		sh, _ := x.shape(at, inner)
-		return sh, true
-	}
-	if len(s.Properties) > 0 || len(branches(s)) > 0 || len(s.Enum) > 0 {
-		x.typ(at, x.defOf(at), true, s)
-		return at, false
-	}
-	if len(s.Types) != 1 {
-		if len(s.Types) == 0 && s.Const != nil {
-			return "const " + string(s.Const.JSON()), false
+	elem := func(suffix string) string {
+		s := x.shape(at+suffix, def, r.Elem)
+		if r.ElemNullable {
+			s = "*" + s
 		}
-		if len(s.Types) == 0 {
-			return "any", false
-		}
-		return strings.Join(s.Types, "|"), false
+		return s
 	}
-	switch s.Types[0] {
-	case "string":
-		return "string", false
-	case "boolean":
-		return "bool", false
-	case "integer":
-		if s.Format != "" {
-			return s.Format, false
+	switch r.Kind {
+	case ir.String:
+		return "string"
+	case ir.Bool:
+		return "bool"
+	case ir.Int:
+		if r.Format != "" {
+			return r.Format
 		}
-		return "int64", false
-	case "number":
-		return "float64", false
-	case "array":
-		inner, n := nonNull(orAny(s.Items))
-		elem, n2 := x.shape(at+"[]", inner)
-		if n || n2 {
-			elem = "*" + elem
+		return "int64"
+	case ir.Float:
+		return "float64"
+	case ir.Array:
+		return "[]" + elem("[]")
+	case ir.Map:
+		return "map[string]" + elem("{}")
+	case ir.Named:
+		if r.Type.Def != "" {
+			return r.Type.Def
 		}
-		return "[]" + elem, false
-	case "object":
-		if hasSchemaValue(s.AdditionalProperties) {
-			inner, n := nonNull(s.AdditionalProperties)
-			elem, n2 := x.shape(at+"{}", inner)
-			if n || n2 {
-				elem = "*" + elem
-			}
-			return "map[string]" + elem, false
-		}
-		return "object", false
+		x.typ(at, def, true, r.Type)
+		return at
 	}
-	return s.Types[0], false
+	return "any"
 }
 
-func orAny(s *load.Schema) *load.Schema {
-	if s == nil {
-		return &load.Schema{IsBool: true, BoolValue: true}
-	}
-	return s
-}
+// roles names the IR's variant roles.
+var roles = map[ir.Role]string{ir.Tagged: "tagged", ir.Fallback: "fallback", ir.CatchAll: "catch-all", ir.Absent: "absent", ir.Shape: "shape"}
 
-// defOf returns the def an inline path starts with.
-func (x *extractor) defOf(at string) string {
-	if i := strings.IndexAny(at, ".[{"); i >= 0 {
-		return at[:i]
-	}
-	return at
-}
-
-// union records the variants of s into t.
-func (x *extractor) union(t *Type, s *load.Schema) {
-	bs := branches(s)
-	t.Discriminator = s.Discriminator
-	if t.Discriminator == "" {
-		t.Discriminator = commonTag(bs)
-	}
-	for i, b := range bs {
-		v := &Variant{}
+// union records the variants of u into st. A variant's key must survive
+// cosmetic revisions (a title added), so it is what the generated code is
+// built from: the tag, the payload def, the title, the payload's shape.
+func (x *extractor) union(st *Type, u *ir.Union) {
+	st.Discriminator, st.UnionGo = u.Discriminator, u.Name
+	for i, v := range u.Variants {
+		x.doc(st.Def, v.Description)
+		sv := &Variant{Role: roles[v.Role], Go: v.Name}
+		inline := v.Payload != nil && v.Payload.Kind == ir.Named && v.Payload.Type.Def == ""
 		switch {
-		case b.Not != nil:
-			v.Key, v.Role, v.Payload = "(other)", "catch-all", "object"
-			t.Open = true
-		case isNull(b):
-			v.Key, v.Role, v.Payload = "null", "null", "null"
+		case v.Null:
+			sv.Key, sv.Role, sv.Payload = "null", "null", "null"
+		case v.Role == ir.CatchAll:
+			sv.Key, sv.Payload = "(other)", "object"
+			st.Open = true
+		case v.Role == ir.Tagged:
+			sv.Key = v.Tag
+		case v.Payload != nil && v.Payload.Kind == ir.Named && !inline:
+			sv.Key = v.Payload.Type.Def
+		case inline && v.Title != "":
+			sv.Key = v.Title
+		case inline:
+			sv.Key = fmt.Sprintf("#%d", i)
 		default:
-			tag := ""
-			if t.Discriminator != "" {
-				if p := b.Property(t.Discriminator); p != nil && p.Const != nil {
-					tag = string(p.Const.JSON())
-					if p.Const.Kind == load.String {
-						tag = p.Const.String
-					}
-				}
-			}
-			v.Role = "tagged"
-			if tag == "" {
-				v.Role = "untagged"
-			}
-			// Keys must survive cosmetic revisions (a title added to a
-			// variant), so prefer what the generated code is built from:
-			// the tag, the payload def, a scalar's shape; the title last.
-			v.Key = tag
-			if v.Key == "" {
-				v.Key = refName(b)
-			}
-			if v.Key == "" && b.Title != "" && (len(b.Properties) > 0 || len(b.AllOf) > 0 || len(branches(b)) > 0) {
-				v.Key = b.Title
-			}
-			if v.Key == "" {
-				v.Key = fmt.Sprintf("#%d", i)
-			}
-			v.Payload = x.payload(t.Name+"["+v.Key+"]", b, t.Discriminator)
-			if strings.HasPrefix(v.Key, "#") && !strings.Contains(v.Payload, t.Name+"[") {
-				// An anonymous or titled scalar variant is known by its shape.
-				v.Key = v.Payload
-			} else if strings.HasPrefix(v.Key, "#") && b.Title != "" {
-				v.Key = b.Title
-			}
+			// A scalar, array or map variant is known by its shape, titled
+			// or not.
+			sv.Payload = x.shape(fmt.Sprintf("%s[#%d]", st.Name, i), st.Def, v.Payload)
+			sv.Key = sv.Payload
 		}
-		v.Go = variantGoName(v, b.Title)
-		t.Variants = append(t.Variants, v)
-	}
-}
-
-// payload renders a variant's value: its referenced defs, plus an inline
-// type for members of its own (the tag excluded).
-func (x *extractor) payload(at string, b *load.Schema, tag string) string {
-	if r := refName(b); r != "" {
-		return r
-	}
-	var parts []string
-	for _, a := range b.AllOf {
-		if r := refName(a); r != "" {
-			parts = append(parts, r)
+		if sv.Payload == "" {
+			sv.Payload = x.shape(st.Name+"["+sv.Key+"]", st.Def, v.Payload)
 		}
+		st.Variants = append(st.Variants, sv)
 	}
-	own := 0
-	for _, p := range b.Properties {
-		if p.Name != tag {
-			own++
-		}
-	}
-	if own > 0 || len(branches(b)) > 0 {
-		c := *b
-		c.Properties = slices.DeleteFunc(slices.Clone(b.Properties), func(p load.Property) bool { return p.Name == tag })
-		c.AllOf = nil
-		x.typ(at, x.defOf(at), true, &c)
-		parts = append(parts, at)
-	}
-	if len(parts) == 0 {
-		if len(b.Properties) > 0 || b.HasType("object") {
-			return "object"
-		}
-		sh, n := x.shape(at, b)
-		if n {
-			sh = "nullable " + sh
-		}
-		return sh
-	}
-	return strings.Join(parts, "+")
-}
-
-// commonTag finds the member that carries a string const in most object
-// branches: the discriminator of a union written without the keyword. A
-// member consted in one branch only counts when no other member competes
-// (AuthMethod: one tagged variant beside an untagged default).
-func commonTag(bs []*load.Schema) string {
-	count := map[string]int{}
-	for _, b := range bs {
-		for _, p := range b.Properties {
-			if p.Schema.Const != nil && p.Schema.Const.Kind == load.String {
-				count[p.Name]++
-			}
-		}
-	}
-	best, n := "", 0
-	for name, c := range count {
-		if c > n || (c == n && name < best) {
-			best, n = name, c
-		}
-	}
-	if n < 2 && len(count) > 1 {
-		return ""
-	}
-	return best
-}
-
-// docs collects the description texts in a def, sorted, which is what
-// changes when a revision only rewords the documentation. As a set, it does
-// not change when a variant or member without description is added.
-func docs(s *load.Schema) string {
-	var texts []string
-	load.Walk(s, func(x *load.Schema) bool {
-		if x.Description != "" {
-			texts = append(texts, x.Description)
-		}
-		return true
-	})
-	slices.Sort(texts)
-	return strings.Join(texts, "\x00")
 }
 
 // methods takes the method bindings from the IR, the one reading of which
 // defs are requests, notifications and responses and which side handles them.
-func (x *extractor) methods() error {
-	m, err := ir.Build(x.doc, "")
-	if err != nil {
-		return err
-	}
+func (x *extractor) methods(m *ir.Model) {
 	for _, im := range m.Methods {
-		mt := &Method{Wire: im.Wire, Kind: ir.KindRequest, Side: im.Side, Params: im.Params.Def}
+		mt := &Method{Go: ir.MethodConst(im.Wire), Wire: im.Wire, Kind: ir.KindRequest, Side: im.Side, Params: im.Params.Def}
 		if im.Notification {
 			mt.Kind = ir.KindNotification
 		}
@@ -529,7 +318,6 @@ func (x *extractor) methods() error {
 		}
 		x.add(mt)
 	}
-	return nil
 }
 
 // add records a method under its key; the same wire name and kind handled

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -13,29 +12,6 @@ import (
 	"github.com/acpgen/acpgen/runtime/wire"
 	"github.com/coder/websocket"
 )
-
-// raiseFDLimit makes room for n more file descriptors, or skips t.
-func raiseFDLimit(t *testing.T, n uint64) {
-	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		t.Skipf("no file descriptor limit to read: %v", err)
-	}
-	if lim.Cur >= n {
-		return
-	}
-	if lim.Max < n {
-		t.Skipf("needs %d file descriptors, the hard limit is %d", n, lim.Max)
-	}
-	old := lim.Cur
-	lim.Cur = n
-	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		t.Skipf("cannot raise the file descriptor limit to %d: %v", n, err)
-	}
-	t.Cleanup(func() {
-		lim.Cur = old
-		syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim)
-	})
-}
 
 // 1,100 connections left unused (WebSocket upgrades that send nothing,
 // Streamable HTTP initializes never followed by a request) do not lock out

@@ -600,6 +600,9 @@ func (c *streamConn) release(session string, box *outbox) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	box.leased = false
+	if c.finished {
+		c.conn.signal() // the connection stream may be waiting for this one
+	}
 	if session == "" || c.sessions[session] != box {
 		return
 	}
@@ -662,7 +665,21 @@ func (c *streamConn) take(box *outbox) (q [][]byte, charge int64, killed error, 
 		c.since = time.Now()
 		c.notify()
 	}
-	return q, charge, c.killed, c.finished
+	return q, charge, c.killed, c.finished && (box != c.conn || !c.sessionStreaming())
+}
+
+// sessionStreaming reports whether a session stream is still open. Once the
+// agent's side has ended, the connection stream ends only after every open
+// session stream has delivered its output and ended: a client that takes the
+// end of the connection stream for the end of the connection (and drops its
+// session streams) loses nothing. Called with mu held.
+func (c *streamConn) sessionStreaming() bool {
+	for _, b := range c.sessions {
+		if b.leased {
+			return true
+		}
+	}
+	return false
 }
 
 // sendAll writes q as events, one message at a time (no copy of the batch).

@@ -211,8 +211,11 @@ func prompt(id json.RawMessage, p *acp.PromptRequest) {
 	if foreignUpdate {
 		named = sid + "-other"
 	}
-	sendUpdate(map[string]any{
-		"sessionId": named, "update": map[string]any{"sessionUpdate": "agent_message_chunk", "content": chunkContent()}})
+	chunk := map[string]any{"sessionUpdate": "agent_message_chunk", "content": chunkContent()}
+	if keyedMode {
+		chunk["messageId"] = "m-1"
+	}
+	sendUpdate(map[string]any{"sessionId": named, "update": chunk})
 	duringTurn(sid)
 	if !wait {
 		if promptError {

@@ -22,6 +22,9 @@ import (
 //	             "effort" in session/new; set_mode and set_config_option
 //	             accept those and answer -32602 for anything else (the
 //	             defect -partial-config-options, below, builds on it)
+//	-keyed       sends a tool_call and a tool_call_update naming it during
+//	             each turn, and its chunks with messageId "m-1" (the defects
+//	             -orphan-tool-update and -chunk-id-returns, below, build on it)
 //	-negotiate=N answers an initialize asking for more than 1 with version
 //	             N and a v2 InitializeResponse body (invalid under v1)
 var (
@@ -29,6 +32,7 @@ var (
 	chattyMode = has("-chatty")
 	lateMode   = has("-late")
 	modesMode  = has("-modes")
+	keyedMode  = has("-keyed")
 	negotiate  = argValue("-negotiate=")
 )
 
@@ -133,6 +137,25 @@ func afterTurn(sid string) {
 	}
 }
 
+// keyedUpdates sends -keyed's updates: a tool call and its update, and the
+// defects' ids.
+func keyedUpdates(sid string) {
+	if !keyedMode {
+		return
+	}
+	updated := "tc-1"
+	if orphanToolUpdate {
+		updated = "tc-0"
+	}
+	update(sid, map[string]any{"sessionUpdate": "tool_call", "toolCallId": "tc-1", "title": "echo"})
+	update(sid, map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": updated, "status": "completed"})
+	if chunkIDReturns {
+		for _, id := range []string{"m-2", "m-1"} {
+			update(sid, map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": id, "content": map[string]any{"type": "text", "text": "more"}})
+		}
+	}
+}
+
 func update(sid string, u map[string]any) {
 	send(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{"sessionId": sid, "update": u}})
 }
@@ -157,6 +180,12 @@ var (
 	foreignUpdate = has("-foreign-session-update")
 	// loadFirst answers session/load before replaying (with -rfd).
 	loadFirst = has("-load-answer-first")
+	// orphanToolUpdate (with -keyed) names a tool call no tool_call
+	// introduced in its tool_call_update.
+	orphanToolUpdate = has("-orphan-tool-update")
+	// chunkIDReturns (with -keyed) sends chunks "m-2", then "m-1" again
+	// after the turn's first chunk.
+	chunkIDReturns = has("-chunk-id-returns")
 	// partialConfig (with -modes) lists a second config option and
 	// answers session/set_config_option with the changed one only.
 	partialConfig = has("-partial-config-options")

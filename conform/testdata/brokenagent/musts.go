@@ -77,6 +77,7 @@ func notification(method string) {
 
 // duringTurn sends what the modes add while a turn runs.
 func duringTurn(sid string) {
+	keyedUpdates(sid)
 	if ungatedRead {
 		send(map[string]any{"jsonrpc": "2.0", "id": "read-1", "method": "fs/read_text_file",
 			"params": map[string]any{"sessionId": sid, "path": "/etc/hostname"}})

@@ -6,6 +6,19 @@
 //	-late             repeats a turn's last agent_message_chunk after its idle
 //	-tool-cancel      adds, after each running state_update, a tool call that
 //	                  advertises capabilities.cancel (a correct agent's update)
+//	-resume-answer-first  holds what the agent writes while a session/resume
+//	                  is pending until after its response (replay and state)
+//	-close-answer-first   the same for session/close (the turn's final
+//	                  updates and idle)
+//	-accept-any-cursor    turns a session/resume's replayFrom of any type but
+//	                  start into start, so an unsupported cursor is accepted
+//	-no-session-caps  removes capabilities.session from the initialize
+//	                  answer: the agent advertises no session method
+//	-drop-unknown-blocks  removes prompt content blocks of a type v2 does not
+//	                  define, so a prompt with one is accepted
+//	-batch-empty-parse-error  answers an empty batch [] itself with -32700
+//	-batch-answer-notifications  answers a batch of notifications with a
+//	                  -32600 error (a reply to notifications)
 //
 // Everything else passes through unchanged, stdin and stderr too.
 package main
@@ -14,8 +27,10 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"sync"
 )
 
 // toolCallID is the id of the tool call -tool-cancel advertises.
@@ -28,7 +43,11 @@ func main() {
 	}
 	mode := os.Args[1]
 	cmd := exec.Command(os.Args[2], os.Args[3:]...)
-	cmd.Stdin, cmd.Stderr = os.Stdin, os.Stderr
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		fatal(err)
+	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		fatal(err)
@@ -36,17 +55,17 @@ func main() {
 	if err := cmd.Start(); err != nil {
 		fatal(err)
 	}
-	w := bufio.NewWriter(os.Stdout)
+	o := &output{w: bufio.NewWriter(os.Stdout), held: map[string][][]byte{}}
+	go func() {
+		input(mode, o, in)
+		in.Close()
+	}()
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	last := map[string][]byte{} // a session's last agent_message_chunk line
 	for sc.Scan() {
 		line := append([]byte(nil), sc.Bytes()...)
-		for _, l := range filter(mode, line, last) {
-			w.Write(l)
-			w.WriteByte('\n')
-		}
-		w.Flush()
+		o.agentLine(filter(mode, line, last))
 	}
 	if err := cmd.Wait(); err != nil {
 		if x, ok := err.(*exec.ExitError); ok {
@@ -54,6 +73,148 @@ func main() {
 		}
 		fatal(err)
 	}
+}
+
+// output writes the filter's stdout. While a request of a held method is
+// pending (hold), the agent's lines wait until its response is written.
+type output struct {
+	mu      sync.Mutex
+	w       *bufio.Writer
+	pending string              // the id of the request held for, "" when none
+	held    map[string][][]byte // its lines so far
+}
+
+func (o *output) write(lines ...[]byte) {
+	for _, l := range lines {
+		o.w.Write(l)
+		o.w.WriteByte('\n')
+	}
+	o.w.Flush()
+}
+
+// hold starts holding the agent's lines until the response to id.
+func (o *output) hold(id string) {
+	o.mu.Lock()
+	o.pending = id
+	o.mu.Unlock()
+}
+
+// agentLine writes the lines made of one agent line, or holds them.
+func (o *output) agentLine(lines [][]byte) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, l := range lines {
+		if o.pending == "" {
+			o.write(l)
+			continue
+		}
+		var r struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(l, &r) == nil && r.Method == "" && string(r.ID) == o.pending {
+			o.write(append([][]byte{l}, o.held[o.pending]...)...)
+			delete(o.held, o.pending)
+			o.pending = ""
+			continue
+		}
+		o.held[o.pending] = append(o.held[o.pending], l)
+	}
+}
+
+// holdFor is the request method each hold mode holds the agent's lines for.
+var holdFor = map[string]string{"-resume-answer-first": "session/resume", "-close-answer-first": "session/close"}
+
+// input copies the checker's lines to the agent, altering them as the mode
+// says.
+func input(mode string, o *output, agent io.Writer) {
+	sc := bufio.NewScanner(os.Stdin)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		line := append([]byte(nil), sc.Bytes()...)
+		var req struct {
+			ID     json.RawMessage            `json:"id"`
+			Method string                     `json:"method"`
+			Params map[string]json.RawMessage `json:"params"`
+		}
+		isReq := json.Unmarshal(line, &req) == nil
+		switch {
+		case isReq && holdFor[mode] == req.Method:
+			o.hold(string(req.ID))
+		case isReq && mode == "-accept-any-cursor" && req.Method == "session/resume" && req.Params["replayFrom"] != nil:
+			req.Params["replayFrom"] = json.RawMessage(`{"type":"start"}`)
+			line, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "method": req.Method, "params": req.Params})
+		case isReq && mode == "-drop-unknown-blocks" && req.Method == "session/prompt" && req.Params["prompt"] != nil:
+			req.Params["prompt"] = knownBlocks(req.Params["prompt"])
+			line, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "method": req.Method, "params": req.Params})
+		case mode == "-batch-empty-parse-error" && string(line) == "[]":
+			o.locked(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`)
+			continue
+		case mode == "-batch-answer-notifications" && notificationsOnly(line):
+			o.locked(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request"}}`)
+		}
+		if _, err := agent.Write(append(line, '\n')); err != nil {
+			return
+		}
+	}
+}
+
+// locked writes one line of the filter's own.
+func (o *output) locked(line string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.write([]byte(line))
+}
+
+// withoutSessionCaps drops capabilities.session from an initialize answer
+// (a result with a protocolVersion).
+func withoutSessionCaps(line []byte) []byte {
+	var msg map[string]json.RawMessage
+	var res map[string]json.RawMessage
+	var caps map[string]json.RawMessage
+	if json.Unmarshal(line, &msg) != nil || json.Unmarshal(msg["result"], &res) != nil ||
+		res["protocolVersion"] == nil || json.Unmarshal(res["capabilities"], &caps) != nil {
+		return line
+	}
+	delete(caps, "session")
+	res["capabilities"], _ = json.Marshal(caps)
+	msg["result"], _ = json.Marshal(res)
+	out, _ := json.Marshal(msg)
+	return out
+}
+
+// knownBlocks keeps the content blocks of the types v2 defines.
+func knownBlocks(prompt json.RawMessage) json.RawMessage {
+	var blocks []map[string]json.RawMessage
+	if json.Unmarshal(prompt, &blocks) != nil {
+		return prompt
+	}
+	var kept []map[string]json.RawMessage
+	for _, b := range blocks {
+		switch str(b["type"]) {
+		case "text", "image", "audio", "resource_link", "resource":
+			kept = append(kept, b)
+		}
+	}
+	out, _ := json.Marshal(kept)
+	return out
+}
+
+// notificationsOnly reports whether line is a non-empty batch of
+// notifications.
+func notificationsOnly(line []byte) bool {
+	var items []struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(line, &items) != nil || len(items) == 0 {
+		return false
+	}
+	for _, it := range items {
+		if it.ID != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // update is the part of a session/update line the modes look at.
@@ -68,6 +229,9 @@ type update struct {
 // filter returns the lines to write for one line of the agent's.
 func filter(mode string, line []byte, last map[string][]byte) [][]byte {
 	var u update
+	if mode == "-no-session-caps" {
+		return [][]byte{withoutSessionCaps(line)}
+	}
 	if json.Unmarshal(line, &u) != nil || u.Method != "session/update" {
 		return [][]byte{line}
 	}

@@ -140,15 +140,12 @@ func (v *SessionInfo) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 //
 // changed: schema
 
-// schema is the schema this package was generated from
-// (a file, relative to this folder).
-// The tests apply the overlays as generation did.
+// schema is the merged schema (overlays applied, descriptions left out) this
+// package was generated from, which acpgen generate writes beside it.
 var schema = acpgentest.Schema{
-	Channel:  "unstable",
-	File:     SchemaFile,
-	Overlays: []string{"../../../overlays/additional-directories.json"},
-	Path:     "../base.json",
-	SHA256:   SchemaSHA256,
+	Channel: "unstable",
+	Path:    "testdata/schema.json",
+	SHA256:  "4354763283a7bc868fc08a7d31a578fc76a798ad0b1c1e3697aca5b7da8087ef",
 }
 
 // ==== extras.go ====

@@ -116,15 +116,12 @@ var defs = map[string]acpgentest.Def{
 	"TextContent":                       acpgentest.For[TextContent](),
 }
 
-// schema is the schema this package was generated from
-// (a file, relative to this folder).
-// The tests apply the overlays as generation did.
+// schema is the merged schema (overlays applied, descriptions left out) this
+// package was generated from, which acpgen generate writes beside it.
 var schema = acpgentest.Schema{
-	Channel:  "unstable",
-	File:     SchemaFile,
-	Overlays: []string{"../../../overlays/runtime-context.json"},
-	Path:     "../base.json",
-	SHA256:   SchemaSHA256,
+	Channel: "unstable",
+	Path:    "testdata/schema.json",
+	SHA256:  "e9c5c55f458e8ebce6b4c4dbaeed5d4d45155954af2825a35b4869fbbd8676ba",
 }
 
 // ==== extras.go ====

@@ -341,15 +341,12 @@ var defs = map[string]acpgentest.Def{
 	// ... 10 unchanged elements
 }
 
-// schema is the schema this package was generated from
-// (a file, relative to this folder).
-// The tests apply the overlays as generation did.
+// schema is the merged schema (overlays applied, descriptions left out) this
+// package was generated from, which acpgen generate writes beside it.
 var schema = acpgentest.Schema{
-	Channel:  "unstable",
-	File:     SchemaFile,
-	Overlays: []string{"../../../overlays/additional-directories.json", "../../../overlays/runtime-context.json", "../../../overlays/vendor/sandbox-agent.json"},
-	Path:     "../base.json",
-	SHA256:   SchemaSHA256,
+	Channel: "unstable",
+	Path:    "testdata/schema.json",
+	SHA256:  "02249989bfd7dd9b8db390cbda74839397d8be32073131835902879e8de03da9",
 }
 
 // ==== dispatch.go ====
@@ -545,7 +542,7 @@ func (v *NewSessionRequest) SetSandboxAgentSessionMeta(x SandboxAgentSessionMeta
 // gates is this package's gate table: each capability with how to read it, and each gated
 // method, member, variant or value with where a message uses it (see runtime/dispatch).
 var gates = dispatch.NewGates([]dispatch.Capability[*Negotiated]{
-	// ... 5 unchanged elements
+	// ... 4 unchanged elements
 	{
 		Path: "/agentCapabilities/_meta/sandboxagent.dev/extensions/sessionMetadata",
 		Allowed: func(n *Negotiated) bool {
@@ -567,12 +564,16 @@ var gates = dispatch.NewGates([]dispatch.Capability[*Negotiated]{
 			}
 			return x3.SessionMetadata != nil && *x3.SessionMetadata
 		},
-	}}, []dispatch.Gate{
-	// ... 10 unchanged elements
+	},
+	// ... 1 unchanged element
+}, []dispatch.Gate{
+	// ... 7 unchanged elements
 	{
 		Method:     "_sandboxagent/session/set_metadata",
 		Capability: "/agentCapabilities/_meta/sandboxagent.dev/extensions/sessionMetadata",
-	}})
+	},
+	// ... 3 unchanged elements
+})
 
 // ==== gates_test.go ====
 //
@@ -582,14 +583,16 @@ func TestGates(t *testing.T) {
 	acpgentest.Gates(t, acpgentest.GateTable{
 		// ... 1 unchanged element
 		Capabilities: []acpgentest.Capability{
-			// ... 5 unchanged elements
+			// ... 4 unchanged elements
 			{
 				Bool:     true,
 				InResult: true,
 				Path:     "/agentCapabilities/_meta/sandboxagent.dev/extensions/sessionMetadata",
-			}},
+			},
+			// ... 1 unchanged element
+		},
 		Cases: []acpgentest.GateCase{
-			// ... 10 unchanged elements
+			// ... 7 unchanged elements
 			{
 				Allowed: func(ng acpgentest.Negotiation, method string) (bool, string, error) {
 					n, err := negotiated(ng)
@@ -612,7 +615,9 @@ func TestGates(t *testing.T) {
 				Method:  "_sandboxagent/session/set_metadata",
 				Pointer: "",
 				Require: false,
-			}},
+			},
+			// ... 3 unchanged elements
+		},
 	})
 }
 

@@ -240,15 +240,12 @@ var defs = map[string]acpgentest.Def{
 	"ZeroClawStopSessionResponse": acpgentest.For[ZeroClawStopSessionResponse](),
 }
 
-// schema is the schema this package was generated from
-// (a file, relative to this folder).
-// The tests apply the overlays as generation did.
+// schema is the merged schema (overlays applied, descriptions left out) this
+// package was generated from, which acpgen generate writes beside it.
 var schema = acpgentest.Schema{
-	Channel:  "unstable",
-	File:     SchemaFile,
-	Overlays: []string{"../../../overlays/vendor/zeroclaw.json"},
-	Path:     "../base.json",
-	SHA256:   SchemaSHA256,
+	Channel: "unstable",
+	Path:    "testdata/schema.json",
+	SHA256:  "0f6355675cff15ba2d83e67b22420cbfe97891a9ec691c08be74b2856408dec1",
 }
 
 // ==== dispatch.go ====

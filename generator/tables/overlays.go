@@ -1,7 +1,8 @@
-package ir
+package tables
 
 // What overlays say beyond JSON Schema, as plain data: generator/overlay
-// fills these, emit reads them, so emit never depends on the overlay engine.
+// fills these, ir binds the gates to methods, and emit and conform read the
+// rest, so no later stage depends on the overlay engine.
 
 // OverlayInfo is an overlay's provenance, carried into generated doc comments.
 type OverlayInfo struct {
@@ -33,4 +34,18 @@ type Filter struct {
 // FilterMember is one filtering member: Match is "equal" or "ordered".
 type FilterMember struct {
 	Name, Match string
+}
+
+// DefGate is a gate an overlay declares on a member of a def rather than on
+// a method: which methods it gates depends on where the def is used, which
+// only the merged schema's IR knows (ir's Model.BindGates makes Gate rows of it).
+type DefGate struct {
+	Def, Member, Capability string
+	// Require makes it a presence rule: wherever Def occurs inside a
+	// method's params or result, Member must be present once Capability is
+	// advertised. Otherwise Member is gated in the methods whose params or
+	// result Def is.
+	Require bool
+	Source  string // the overlay id
+	Where   string // the overlay file and change pointer, for errors
 }

@@ -1,0 +1,104 @@
+package inspect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+)
+
+// Options configure an inspection over stdio: the editor's side is Stdin,
+// Stdout and Stderr; the agent is started from Argv.
+type Options struct {
+	Argv     []string
+	Profiles *Profiles
+	Stdin    io.Reader
+	Stdout   io.Writer
+	// Stderr gets one line per finding, and the agent's own stderr.
+	Stderr io.Writer
+	// Trace, when set, gets one JSON record per frame (see Record).
+	Trace io.Writer
+}
+
+// Result is how an inspection ended.
+type Result struct {
+	// ExitStatus is the agent's (128+N when signal N ended it).
+	ExitStatus int
+	// Findings counts the findings by level.
+	Findings map[string]int
+}
+
+// Run starts the agent and relays the editor's stdio to it unchanged, both
+// ways, judging every frame, until the agent exits. The end of Stdin closes
+// the agent's stdin; cancelling ctx kills the agent.
+func Run(ctx context.Context, o Options) (*Result, error) {
+	if len(o.Argv) == 0 {
+		return nil, errors.New("no agent command given: acpgen inspect [flags] -- AGENT [ARGS]")
+	}
+	cmd := exec.CommandContext(ctx, o.Argv[0], o.Argv[1:]...)
+	stderr := o.Stderr
+	if _, isFile := stderr.(*os.File); !isFile {
+		// The agent's stderr and the findings share a writer that is not a
+		// file: one write at a time.
+		stderr = &lockedWriter{w: stderr}
+	}
+	cmd.Stderr = stderr
+	toAgent, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	fromAgent, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting the agent: %w", err)
+	}
+	s := newSink(NewChecker(o.Profiles), stderr, o.Trace)
+	go func() {
+		_ = relay(toAgent, o.Stdin, func(line []byte, long bool) { s.observe(ToAgent, line, long) })
+		toAgent.Close()
+	}()
+	// The agent's output is read to its end before Wait closes the pipe.
+	outErr := relay(o.Stdout, fromAgent, func(line []byte, long bool) { s.observe(ToClient, line, long) })
+	if outErr != nil {
+		// The editor stopped reading: drain the agent so it can go on
+		// to its exit.
+		_, _ = io.Copy(io.Discard, fromAgent)
+	}
+	werr := cmd.Wait()
+	var exit *exec.ExitError
+	if werr != nil && !errors.As(werr, &exit) {
+		return nil, werr
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return nil, fmt.Errorf("writing the trace: %w", s.err)
+	}
+	return &Result{ExitStatus: exitStatus(cmd), Findings: s.findings}, nil
+}
+
+// exitStatus is the agent's exit status, as a shell reports it.
+func exitStatus(cmd *exec.Cmd) int {
+	st := cmd.ProcessState
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return st.ExitCode()
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
