@@ -24,6 +24,146 @@ type ExtHandler = dispatch.ExtHandler
 // happens to an inbound notification that is dropped (OnDrop).
 type ConnOptions = dispatch.Options
 
+var agentInitializeDesc = dispatch.Request[*InitializeRequest, *InitializeResponse]{
+	Method: dispatch.Method{Wire: MethodInitialize, Side: "agent"},
+	Params: dispatch.Codec[*InitializeRequest]{
+		New:      dispatch.New[InitializeRequest],
+		Validate: (*InitializeRequest).validate,
+	},
+	Result: dispatch.Codec[*InitializeResponse]{
+		New:      dispatch.New[InitializeResponse],
+		Validate: (*InitializeResponse).validate,
+	},
+}
+var agentAuthenticateDesc = dispatch.Request[*AuthenticateRequest, *AuthenticateResponse]{
+	Method: dispatch.Method{Wire: MethodAuthenticate, Side: "agent"},
+	Params: dispatch.Codec[*AuthenticateRequest]{
+		New:      dispatch.New[AuthenticateRequest],
+		Validate: (*AuthenticateRequest).validate,
+	},
+	Result: dispatch.Codec[*AuthenticateResponse]{
+		New:      dispatch.New[AuthenticateResponse],
+		Validate: (*AuthenticateResponse).validate,
+	},
+}
+var agentLogoutDesc = dispatch.Request[*LogoutRequest, *LogoutResponse]{
+	Method: dispatch.Method{Wire: MethodLogout, Side: "agent"},
+	Params: dispatch.Codec[*LogoutRequest]{
+		New:      dispatch.New[LogoutRequest],
+		Validate: (*LogoutRequest).validate,
+	},
+	Result: dispatch.Codec[*LogoutResponse]{
+		New:      dispatch.New[LogoutResponse],
+		Validate: (*LogoutResponse).validate,
+	},
+}
+var agentSessionNewDesc = dispatch.Request[*NewSessionRequest, *NewSessionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionNew, Side: "agent"},
+	Params: dispatch.Codec[*NewSessionRequest]{
+		New:      dispatch.New[NewSessionRequest],
+		Validate: (*NewSessionRequest).validate,
+	},
+	Result: dispatch.Codec[*NewSessionResponse]{
+		New:      dispatch.New[NewSessionResponse],
+		Validate: (*NewSessionResponse).validate,
+	},
+}
+var agentSessionLoadDesc = dispatch.Request[*LoadSessionRequest, *LoadSessionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionLoad, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*LoadSessionRequest]{
+		New:      dispatch.New[LoadSessionRequest],
+		Validate: (*LoadSessionRequest).validate,
+	},
+	Result: dispatch.Codec[*LoadSessionResponse]{
+		New:      dispatch.New[LoadSessionResponse],
+		Validate: (*LoadSessionResponse).validate,
+	},
+}
+var agentSessionListDesc = dispatch.Request[*ListSessionsRequest, *ListSessionsResponse]{
+	Method: dispatch.Method{Wire: MethodSessionList, Side: "agent"},
+	Params: dispatch.Codec[*ListSessionsRequest]{
+		New:      dispatch.New[ListSessionsRequest],
+		Validate: (*ListSessionsRequest).validate,
+	},
+	Result: dispatch.Codec[*ListSessionsResponse]{
+		New:      dispatch.New[ListSessionsResponse],
+		Validate: (*ListSessionsResponse).validate,
+	},
+}
+var agentSessionDeleteDesc = dispatch.Request[*DeleteSessionRequest, *DeleteSessionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionDelete, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*DeleteSessionRequest]{
+		New:      dispatch.New[DeleteSessionRequest],
+		Validate: (*DeleteSessionRequest).validate,
+	},
+	Result: dispatch.Codec[*DeleteSessionResponse]{
+		New:      dispatch.New[DeleteSessionResponse],
+		Validate: (*DeleteSessionResponse).validate,
+	},
+}
+var agentSessionResumeDesc = dispatch.Request[*ResumeSessionRequest, *ResumeSessionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionResume, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*ResumeSessionRequest]{
+		New:      dispatch.New[ResumeSessionRequest],
+		Validate: (*ResumeSessionRequest).validate,
+	},
+	Result: dispatch.Codec[*ResumeSessionResponse]{
+		New:      dispatch.New[ResumeSessionResponse],
+		Validate: (*ResumeSessionResponse).validate,
+	},
+}
+var agentSessionCloseDesc = dispatch.Request[*CloseSessionRequest, *CloseSessionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionClose, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*CloseSessionRequest]{
+		New:      dispatch.New[CloseSessionRequest],
+		Validate: (*CloseSessionRequest).validate,
+	},
+	Result: dispatch.Codec[*CloseSessionResponse]{
+		New:      dispatch.New[CloseSessionResponse],
+		Validate: (*CloseSessionResponse).validate,
+	},
+}
+var agentSessionSetModeDesc = dispatch.Request[*SetSessionModeRequest, *SetSessionModeResponse]{
+	Method: dispatch.Method{Wire: MethodSessionSetMode, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*SetSessionModeRequest]{
+		New:      dispatch.New[SetSessionModeRequest],
+		Validate: (*SetSessionModeRequest).validate,
+	},
+	Result: dispatch.Codec[*SetSessionModeResponse]{
+		New:      dispatch.New[SetSessionModeResponse],
+		Validate: (*SetSessionModeResponse).validate,
+	},
+}
+var agentSessionSetConfigOptionDesc = dispatch.Request[*SetSessionConfigOptionRequest, *SetSessionConfigOptionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionSetConfigOption, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*SetSessionConfigOptionRequest]{
+		New:      dispatch.New[SetSessionConfigOptionRequest],
+		Validate: (*SetSessionConfigOptionRequest).validate,
+	},
+	Result: dispatch.Codec[*SetSessionConfigOptionResponse]{
+		New:      dispatch.New[SetSessionConfigOptionResponse],
+		Validate: (*SetSessionConfigOptionResponse).validate,
+	},
+}
+var agentSessionPromptDesc = dispatch.Request[*PromptRequest, *PromptResponse]{
+	Method: dispatch.Method{Wire: MethodSessionPrompt, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*PromptRequest]{
+		New:      dispatch.New[PromptRequest],
+		Validate: (*PromptRequest).validate,
+	},
+	Result: dispatch.Codec[*PromptResponse]{
+		New:      dispatch.New[PromptResponse],
+		Validate: (*PromptResponse).validate,
+	},
+}
+var agentSessionCancelDesc = dispatch.Notification[*CancelNotification]{
+	Method: dispatch.Method{Wire: MethodSessionCancel, Side: "agent", Notification: true, SessionScoped: true},
+	Params: dispatch.Codec[*CancelNotification]{
+		New:      dispatch.New[CancelNotification],
+		Validate: (*CancelNotification).validate,
+	},
+}
+
 // AgentMethods describes each method the agent handles (see package runtime/dispatch): its
 // wire name, its params and result types and how they are decoded and checked. The
 // connections route and call through it; a proxy can intercept any method with it.
@@ -55,19 +195,133 @@ var AgentMethods = struct {
 	// SessionCancel is the notification session/cancel.
 	SessionCancel *dispatch.Notification[*CancelNotification]
 }{
-	Initialize:             dispatch.NewRequest(dispatch.Method{Wire: MethodInitialize, Side: "agent"}, (*InitializeRequest).validate, (*InitializeResponse).validate),
-	Authenticate:           dispatch.NewRequest(dispatch.Method{Wire: MethodAuthenticate, Side: "agent"}, (*AuthenticateRequest).validate, (*AuthenticateResponse).validate),
-	Logout:                 dispatch.NewRequest(dispatch.Method{Wire: MethodLogout, Side: "agent"}, (*LogoutRequest).validate, (*LogoutResponse).validate),
-	SessionNew:             dispatch.NewRequest(dispatch.Method{Wire: MethodSessionNew, Side: "agent"}, (*NewSessionRequest).validate, (*NewSessionResponse).validate),
-	SessionLoad:            dispatch.NewRequest(dispatch.Method{Wire: MethodSessionLoad, Side: "agent", SessionScoped: true}, (*LoadSessionRequest).validate, (*LoadSessionResponse).validate),
-	SessionList:            dispatch.NewRequest(dispatch.Method{Wire: MethodSessionList, Side: "agent"}, (*ListSessionsRequest).validate, (*ListSessionsResponse).validate),
-	SessionDelete:          dispatch.NewRequest(dispatch.Method{Wire: MethodSessionDelete, Side: "agent", SessionScoped: true}, (*DeleteSessionRequest).validate, (*DeleteSessionResponse).validate),
-	SessionResume:          dispatch.NewRequest(dispatch.Method{Wire: MethodSessionResume, Side: "agent", SessionScoped: true}, (*ResumeSessionRequest).validate, (*ResumeSessionResponse).validate),
-	SessionClose:           dispatch.NewRequest(dispatch.Method{Wire: MethodSessionClose, Side: "agent", SessionScoped: true}, (*CloseSessionRequest).validate, (*CloseSessionResponse).validate),
-	SessionSetMode:         dispatch.NewRequest(dispatch.Method{Wire: MethodSessionSetMode, Side: "agent", SessionScoped: true}, (*SetSessionModeRequest).validate, (*SetSessionModeResponse).validate),
-	SessionSetConfigOption: dispatch.NewRequest(dispatch.Method{Wire: MethodSessionSetConfigOption, Side: "agent", SessionScoped: true}, (*SetSessionConfigOptionRequest).validate, (*SetSessionConfigOptionResponse).validate),
-	SessionPrompt:          dispatch.NewRequest(dispatch.Method{Wire: MethodSessionPrompt, Side: "agent", SessionScoped: true}, (*PromptRequest).validate, (*PromptResponse).validate),
-	SessionCancel:          dispatch.NewNotification(dispatch.Method{Wire: MethodSessionCancel, Side: "agent", Notification: true, SessionScoped: true}, (*CancelNotification).validate),
+	Initialize:             &agentInitializeDesc,
+	Authenticate:           &agentAuthenticateDesc,
+	Logout:                 &agentLogoutDesc,
+	SessionNew:             &agentSessionNewDesc,
+	SessionLoad:            &agentSessionLoadDesc,
+	SessionList:            &agentSessionListDesc,
+	SessionDelete:          &agentSessionDeleteDesc,
+	SessionResume:          &agentSessionResumeDesc,
+	SessionClose:           &agentSessionCloseDesc,
+	SessionSetMode:         &agentSessionSetModeDesc,
+	SessionSetConfigOption: &agentSessionSetConfigOptionDesc,
+	SessionPrompt:          &agentSessionPromptDesc,
+	SessionCancel:          &agentSessionCancelDesc,
+}
+
+var clientFsWriteTextFileDesc = dispatch.Request[*WriteTextFileRequest, *WriteTextFileResponse]{
+	Method: dispatch.Method{Wire: MethodFsWriteTextFile, Side: "client", SessionScoped: true},
+	Params: dispatch.Codec[*WriteTextFileRequest]{
+		New:      dispatch.New[WriteTextFileRequest],
+		Validate: (*WriteTextFileRequest).validate,
+	},
+	Result: dispatch.Codec[*WriteTextFileResponse]{
+		New:      dispatch.New[WriteTextFileResponse],
+		Validate: (*WriteTextFileResponse).validate,
+	},
+}
+var clientFsReadTextFileDesc = dispatch.Request[*ReadTextFileRequest, *ReadTextFileResponse]{
+	Method: dispatch.Method{Wire: MethodFsReadTextFile, Side: "client", SessionScoped: true},
+	Params: dispatch.Codec[*ReadTextFileRequest]{
+		New:      dispatch.New[ReadTextFileRequest],
+		Validate: (*ReadTextFileRequest).validate,
+	},
+	Result: dispatch.Codec[*ReadTextFileResponse]{
+		New:      dispatch.New[ReadTextFileResponse],
+		Validate: (*ReadTextFileResponse).validate,
+	},
+}
+var clientSessionRequestPermissionDesc = dispatch.Request[*RequestPermissionRequest, *RequestPermissionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionRequestPermission, Side: "client", SessionScoped: true},
+	Params: dispatch.Codec[*RequestPermissionRequest]{
+		New:      dispatch.New[RequestPermissionRequest],
+		Validate: (*RequestPermissionRequest).validate,
+	},
+	Result: dispatch.Codec[*RequestPermissionResponse]{
+		New:      dispatch.New[RequestPermissionResponse],
+		Validate: (*RequestPermissionResponse).validate,
+	},
+}
+var clientTerminalCreateDesc = dispatch.Request[*CreateTerminalRequest, *CreateTerminalResponse]{
+	Method: dispatch.Method{Wire: MethodTerminalCreate, Side: "client", SessionScoped: true},
+	Params: dispatch.Codec[*CreateTerminalRequest]{
+		New:      dispatch.New[CreateTerminalRequest],
+		Validate: (*CreateTerminalRequest).validate,
+	},
+	Result: dispatch.Codec[*CreateTerminalResponse]{
+		New:      dispatch.New[CreateTerminalResponse],
+		Validate: (*CreateTerminalResponse).validate,
+	},
+}
+var clientTerminalOutputDesc = dispatch.Request[*TerminalOutputRequest, *TerminalOutputResponse]{
+	Method: dispatch.Method{Wire: MethodTerminalOutput, Side: "client", SessionScoped: true},
+	Params: dispatch.Codec[*TerminalOutputRequest]{
+		New:      dispatch.New[TerminalOutputRequest],
+		Validate: (*TerminalOutputRequest).validate,
+	},
+	Result: dispatch.Codec[*TerminalOutputResponse]{
+		New:      dispatch.New[TerminalOutputResponse],
+		Validate: (*TerminalOutputResponse).validate,
+	},
+}
+var clientTerminalReleaseDesc = dispatch.Request[*ReleaseTerminalRequest, *ReleaseTerminalResponse]{
+	Method: dispatch.Method{Wire: MethodTerminalRelease, Side: "client", SessionScoped: true},
+	Params: dispatch.Codec[*ReleaseTerminalRequest]{
+		New:      dispatch.New[ReleaseTerminalRequest],
+		Validate: (*ReleaseTerminalRequest).validate,
+	},
+	Result: dispatch.Codec[*ReleaseTerminalResponse]{
+		New:      dispatch.New[ReleaseTerminalResponse],
+		Validate: (*ReleaseTerminalResponse).validate,
+	},
+}
+var clientTerminalWaitForExitDesc = dispatch.Request[*WaitForTerminalExitRequest, *WaitForTerminalExitResponse]{
+	Method: dispatch.Method{Wire: MethodTerminalWaitForExit, Side: "client", SessionScoped: true},
+	Params: dispatch.Codec[*WaitForTerminalExitRequest]{
+		New:      dispatch.New[WaitForTerminalExitRequest],
+		Validate: (*WaitForTerminalExitRequest).validate,
+	},
+	Result: dispatch.Codec[*WaitForTerminalExitResponse]{
+		New:      dispatch.New[WaitForTerminalExitResponse],
+		Validate: (*WaitForTerminalExitResponse).validate,
+	},
+}
+var clientTerminalKillDesc = dispatch.Request[*KillTerminalRequest, *KillTerminalResponse]{
+	Method: dispatch.Method{Wire: MethodTerminalKill, Side: "client", SessionScoped: true},
+	Params: dispatch.Codec[*KillTerminalRequest]{
+		New:      dispatch.New[KillTerminalRequest],
+		Validate: (*KillTerminalRequest).validate,
+	},
+	Result: dispatch.Codec[*KillTerminalResponse]{
+		New:      dispatch.New[KillTerminalResponse],
+		Validate: (*KillTerminalResponse).validate,
+	},
+}
+var clientElicitationCreateDesc = dispatch.Request[*CreateElicitationRequest, *CreateElicitationResponse]{
+	Method: dispatch.Method{Wire: MethodElicitationCreate, Side: "client"},
+	Params: dispatch.Codec[*CreateElicitationRequest]{
+		New:      dispatch.New[CreateElicitationRequest],
+		Validate: (*CreateElicitationRequest).validate,
+	},
+	Result: dispatch.Codec[*CreateElicitationResponse]{
+		New:      dispatch.New[CreateElicitationResponse],
+		Validate: (*CreateElicitationResponse).validate,
+	},
+}
+var clientSessionUpdateDesc = dispatch.Notification[*SessionNotification]{
+	Method: dispatch.Method{Wire: MethodSessionUpdate, Side: "client", Notification: true, SessionScoped: true},
+	Params: dispatch.Codec[*SessionNotification]{
+		New:      dispatch.New[SessionNotification],
+		Validate: (*SessionNotification).validate,
+	},
+}
+var clientElicitationCompleteDesc = dispatch.Notification[*CompleteElicitationNotification]{
+	Method: dispatch.Method{Wire: MethodElicitationComplete, Side: "client", Notification: true},
+	Params: dispatch.Codec[*CompleteElicitationNotification]{
+		New:      dispatch.New[CompleteElicitationNotification],
+		Validate: (*CompleteElicitationNotification).validate,
+	},
 }
 
 // ClientMethods describes each method the client handles (see package runtime/dispatch): its
@@ -97,17 +351,17 @@ var ClientMethods = struct {
 	// ElicitationComplete is the notification elicitation/complete.
 	ElicitationComplete *dispatch.Notification[*CompleteElicitationNotification]
 }{
-	FsWriteTextFile:          dispatch.NewRequest(dispatch.Method{Wire: MethodFsWriteTextFile, Side: "client", SessionScoped: true}, (*WriteTextFileRequest).validate, (*WriteTextFileResponse).validate),
-	FsReadTextFile:           dispatch.NewRequest(dispatch.Method{Wire: MethodFsReadTextFile, Side: "client", SessionScoped: true}, (*ReadTextFileRequest).validate, (*ReadTextFileResponse).validate),
-	SessionRequestPermission: dispatch.NewRequest(dispatch.Method{Wire: MethodSessionRequestPermission, Side: "client", SessionScoped: true}, (*RequestPermissionRequest).validate, (*RequestPermissionResponse).validate),
-	TerminalCreate:           dispatch.NewRequest(dispatch.Method{Wire: MethodTerminalCreate, Side: "client", SessionScoped: true}, (*CreateTerminalRequest).validate, (*CreateTerminalResponse).validate),
-	TerminalOutput:           dispatch.NewRequest(dispatch.Method{Wire: MethodTerminalOutput, Side: "client", SessionScoped: true}, (*TerminalOutputRequest).validate, (*TerminalOutputResponse).validate),
-	TerminalRelease:          dispatch.NewRequest(dispatch.Method{Wire: MethodTerminalRelease, Side: "client", SessionScoped: true}, (*ReleaseTerminalRequest).validate, (*ReleaseTerminalResponse).validate),
-	TerminalWaitForExit:      dispatch.NewRequest(dispatch.Method{Wire: MethodTerminalWaitForExit, Side: "client", SessionScoped: true}, (*WaitForTerminalExitRequest).validate, (*WaitForTerminalExitResponse).validate),
-	TerminalKill:             dispatch.NewRequest(dispatch.Method{Wire: MethodTerminalKill, Side: "client", SessionScoped: true}, (*KillTerminalRequest).validate, (*KillTerminalResponse).validate),
-	ElicitationCreate:        dispatch.NewRequest(dispatch.Method{Wire: MethodElicitationCreate, Side: "client"}, (*CreateElicitationRequest).validate, (*CreateElicitationResponse).validate),
-	SessionUpdate:            dispatch.NewNotification(dispatch.Method{Wire: MethodSessionUpdate, Side: "client", Notification: true, SessionScoped: true}, (*SessionNotification).validate),
-	ElicitationComplete:      dispatch.NewNotification(dispatch.Method{Wire: MethodElicitationComplete, Side: "client", Notification: true}, (*CompleteElicitationNotification).validate),
+	FsWriteTextFile:          &clientFsWriteTextFileDesc,
+	FsReadTextFile:           &clientFsReadTextFileDesc,
+	SessionRequestPermission: &clientSessionRequestPermissionDesc,
+	TerminalCreate:           &clientTerminalCreateDesc,
+	TerminalOutput:           &clientTerminalOutputDesc,
+	TerminalRelease:          &clientTerminalReleaseDesc,
+	TerminalWaitForExit:      &clientTerminalWaitForExitDesc,
+	TerminalKill:             &clientTerminalKillDesc,
+	ElicitationCreate:        &clientElicitationCreateDesc,
+	SessionUpdate:            &clientSessionUpdateDesc,
+	ElicitationComplete:      &clientElicitationCompleteDesc,
 }
 
 // AgentHandler is implemented by the agent side: one method per method the agent handles. Embed
@@ -229,7 +483,7 @@ func NewAgentConn(h AgentHandler, r io.Reader, w io.Writer, o ConnOptions) *Agen
 		herr:  CheckAgentHandler(h),
 		turns: map[SessionID]map[*turn]struct{}{},
 	}
-	dispatch.Connect(&c.end, agentRoutes, AgentHandler(agentSide{h, c}), h, r, w, o)
+	dispatch.Connect(&c.end, agentRoutes(), AgentHandler(agentSide{h, c}), h, r, w, o)
 	return c
 }
 
@@ -269,85 +523,89 @@ func (c *AgentConn) SendNotification(ctx context.Context, method string, params 
 // FsWriteTextFile calls fs/write_text_file on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) FsWriteTextFile(ctx context.Context, params *WriteTextFileRequest) (*WriteTextFileResponse, error) {
-	return dispatch.Call(ctx, &c.end, ClientMethods.FsWriteTextFile, params)
+	return dispatch.Call(ctx, &c.end, &clientFsWriteTextFileDesc, params)
 }
 
 // FsReadTextFile calls fs/read_text_file on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) FsReadTextFile(ctx context.Context, params *ReadTextFileRequest) (*ReadTextFileResponse, error) {
-	return dispatch.Call(ctx, &c.end, ClientMethods.FsReadTextFile, params)
+	return dispatch.Call(ctx, &c.end, &clientFsReadTextFileDesc, params)
 }
 
 // SessionRequestPermission calls session/request_permission on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) SessionRequestPermission(ctx context.Context, params *RequestPermissionRequest) (*RequestPermissionResponse, error) {
-	return dispatch.Call(ctx, &c.end, ClientMethods.SessionRequestPermission, params)
+	return dispatch.Call(ctx, &c.end, &clientSessionRequestPermissionDesc, params)
 }
 
 // TerminalCreate calls terminal/create on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) TerminalCreate(ctx context.Context, params *CreateTerminalRequest) (*CreateTerminalResponse, error) {
-	return dispatch.Call(ctx, &c.end, ClientMethods.TerminalCreate, params)
+	return dispatch.Call(ctx, &c.end, &clientTerminalCreateDesc, params)
 }
 
 // TerminalOutput calls terminal/output on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) TerminalOutput(ctx context.Context, params *TerminalOutputRequest) (*TerminalOutputResponse, error) {
-	return dispatch.Call(ctx, &c.end, ClientMethods.TerminalOutput, params)
+	return dispatch.Call(ctx, &c.end, &clientTerminalOutputDesc, params)
 }
 
 // TerminalRelease calls terminal/release on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) TerminalRelease(ctx context.Context, params *ReleaseTerminalRequest) (*ReleaseTerminalResponse, error) {
-	return dispatch.Call(ctx, &c.end, ClientMethods.TerminalRelease, params)
+	return dispatch.Call(ctx, &c.end, &clientTerminalReleaseDesc, params)
 }
 
 // TerminalWaitForExit calls terminal/wait_for_exit on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) TerminalWaitForExit(ctx context.Context, params *WaitForTerminalExitRequest) (*WaitForTerminalExitResponse, error) {
-	return dispatch.Call(ctx, &c.end, ClientMethods.TerminalWaitForExit, params)
+	return dispatch.Call(ctx, &c.end, &clientTerminalWaitForExitDesc, params)
 }
 
 // TerminalKill calls terminal/kill on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) TerminalKill(ctx context.Context, params *KillTerminalRequest) (*KillTerminalResponse, error) {
-	return dispatch.Call(ctx, &c.end, ClientMethods.TerminalKill, params)
+	return dispatch.Call(ctx, &c.end, &clientTerminalKillDesc, params)
 }
 
 // ElicitationCreate calls elicitation/create on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) ElicitationCreate(ctx context.Context, params *CreateElicitationRequest) (*CreateElicitationResponse, error) {
-	return dispatch.Call(ctx, &c.end, ClientMethods.ElicitationCreate, params)
+	return dispatch.Call(ctx, &c.end, &clientElicitationCreateDesc, params)
 }
 
 // SessionUpdate sends the notification session/update to the client, after checking it is valid and allowed.
 // It returns once the frame is written, so notifications precede a later response.
 func (c *AgentConn) SessionUpdate(ctx context.Context, params *SessionNotification) error {
-	return dispatch.Notify(ctx, &c.end, ClientMethods.SessionUpdate, params)
+	return dispatch.Notify(ctx, &c.end, &clientSessionUpdateDesc, params)
 }
 
 // ElicitationComplete sends the notification elicitation/complete to the client, after checking it is valid and allowed.
 // It returns once the frame is written, so notifications precede a later response.
 func (c *AgentConn) ElicitationComplete(ctx context.Context, params *CompleteElicitationNotification) error {
-	return dispatch.Notify(ctx, &c.end, ClientMethods.ElicitationComplete, params)
+	return dispatch.Notify(ctx, &c.end, &clientElicitationCompleteDesc, params)
 }
 
-// agentRoutes routes the messages a AgentConn receives to its handler.
-var agentRoutes = dispatch.NewRoutes(MethodInitialize,
-	dispatch.Serve(AgentMethods.Initialize, AgentHandler.Initialize),
-	dispatch.Serve(AgentMethods.Authenticate, AgentHandler.Authenticate),
-	dispatch.Serve(AgentMethods.Logout, AgentHandler.Logout),
-	dispatch.Serve(AgentMethods.SessionNew, AgentHandler.SessionNew),
-	dispatch.Serve(AgentMethods.SessionLoad, AgentHandler.SessionLoad),
-	dispatch.Serve(AgentMethods.SessionList, AgentHandler.SessionList),
-	dispatch.Serve(AgentMethods.SessionDelete, AgentHandler.SessionDelete),
-	dispatch.Serve(AgentMethods.SessionResume, AgentHandler.SessionResume),
-	dispatch.Serve(AgentMethods.SessionClose, AgentHandler.SessionClose),
-	dispatch.Serve(AgentMethods.SessionSetMode, AgentHandler.SessionSetMode),
-	dispatch.Serve(AgentMethods.SessionSetConfigOption, AgentHandler.SessionSetConfigOption),
-	dispatch.Serve(AgentMethods.SessionPrompt, AgentHandler.SessionPrompt),
-	dispatch.Receive(AgentMethods.SessionCancel, AgentHandler.SessionCancel),
-)
+// agentRoutes builds the routes of the messages a AgentConn receives to its handler. It is
+// called by NewAgentConn, not at package init, so a program that never serves this side
+// links none of its routes.
+func agentRoutes() *dispatch.Routes[AgentHandler] {
+	return dispatch.NewRoutes(MethodInitialize,
+		dispatch.Serve(&agentInitializeDesc, AgentHandler.Initialize),
+		dispatch.Serve(&agentAuthenticateDesc, AgentHandler.Authenticate),
+		dispatch.Serve(&agentLogoutDesc, AgentHandler.Logout),
+		dispatch.Serve(&agentSessionNewDesc, AgentHandler.SessionNew),
+		dispatch.Serve(&agentSessionLoadDesc, AgentHandler.SessionLoad),
+		dispatch.Serve(&agentSessionListDesc, AgentHandler.SessionList),
+		dispatch.Serve(&agentSessionDeleteDesc, AgentHandler.SessionDelete),
+		dispatch.Serve(&agentSessionResumeDesc, AgentHandler.SessionResume),
+		dispatch.Serve(&agentSessionCloseDesc, AgentHandler.SessionClose),
+		dispatch.Serve(&agentSessionSetModeDesc, AgentHandler.SessionSetMode),
+		dispatch.Serve(&agentSessionSetConfigOptionDesc, AgentHandler.SessionSetConfigOption),
+		dispatch.Serve(&agentSessionPromptDesc, AgentHandler.SessionPrompt),
+		dispatch.Receive(&agentSessionCancelDesc, AgentHandler.SessionCancel),
+	)
+}
 
 // agentSide is the handler AgentConn's routes call: h, with the connection's own part of
 // initialize and of prompt turns.
@@ -543,7 +801,7 @@ func NewClientConn(h ClientHandler, r io.Reader, w io.Writer, o ConnOptions) *Cl
 		h:    h,
 		herr: CheckClientHandler(h),
 	}
-	dispatch.Connect(&c.end, clientRoutes, h, h, r, w, o)
+	dispatch.Connect(&c.end, clientRoutes(), h, h, r, w, o)
 	return c
 }
 
@@ -586,7 +844,7 @@ func (c *ClientConn) Initialize(ctx context.Context, params *InitializeRequest) 
 	if params.ProtocolVersion == 0 {
 		params.ProtocolVersion = CurrentProtocolVersion
 	}
-	res, err := dispatch.Open(ctx, &c.end, AgentMethods.Initialize, params)
+	res, err := dispatch.Open(ctx, &c.end, &agentInitializeDesc, params)
 	if err != nil {
 		return nil, err
 	}
@@ -603,67 +861,67 @@ func (c *ClientConn) Initialize(ctx context.Context, params *InitializeRequest) 
 // Authenticate calls authenticate on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) Authenticate(ctx context.Context, params *AuthenticateRequest) (*AuthenticateResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.Authenticate, params)
+	return dispatch.Call(ctx, &c.end, &agentAuthenticateDesc, params)
 }
 
 // Logout calls logout on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) Logout(ctx context.Context, params *LogoutRequest) (*LogoutResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.Logout, params)
+	return dispatch.Call(ctx, &c.end, &agentLogoutDesc, params)
 }
 
 // SessionNew calls session/new on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionNew(ctx context.Context, params *NewSessionRequest) (*NewSessionResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.SessionNew, params)
+	return dispatch.Call(ctx, &c.end, &agentSessionNewDesc, params)
 }
 
 // SessionLoad calls session/load on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionLoad(ctx context.Context, params *LoadSessionRequest) (*LoadSessionResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.SessionLoad, params)
+	return dispatch.Call(ctx, &c.end, &agentSessionLoadDesc, params)
 }
 
 // SessionList calls session/list on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionList(ctx context.Context, params *ListSessionsRequest) (*ListSessionsResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.SessionList, params)
+	return dispatch.Call(ctx, &c.end, &agentSessionListDesc, params)
 }
 
 // SessionDelete calls session/delete on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionDelete(ctx context.Context, params *DeleteSessionRequest) (*DeleteSessionResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.SessionDelete, params)
+	return dispatch.Call(ctx, &c.end, &agentSessionDeleteDesc, params)
 }
 
 // SessionResume calls session/resume on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionResume(ctx context.Context, params *ResumeSessionRequest) (*ResumeSessionResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.SessionResume, params)
+	return dispatch.Call(ctx, &c.end, &agentSessionResumeDesc, params)
 }
 
 // SessionClose calls session/close on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionClose(ctx context.Context, params *CloseSessionRequest) (*CloseSessionResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.SessionClose, params)
+	return dispatch.Call(ctx, &c.end, &agentSessionCloseDesc, params)
 }
 
 // SessionSetMode calls session/set_mode on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionSetMode(ctx context.Context, params *SetSessionModeRequest) (*SetSessionModeResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.SessionSetMode, params)
+	return dispatch.Call(ctx, &c.end, &agentSessionSetModeDesc, params)
 }
 
 // SessionSetConfigOption calls session/set_config_option on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionSetConfigOption(ctx context.Context, params *SetSessionConfigOptionRequest) (*SetSessionConfigOptionResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.SessionSetConfigOption, params)
+	return dispatch.Call(ctx, &c.end, &agentSessionSetConfigOptionDesc, params)
 }
 
 // SessionPrompt calls session/prompt on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionPrompt(ctx context.Context, params *PromptRequest) (*PromptResponse, error) {
-	return dispatch.CallTurn(ctx, &c.end, AgentMethods.SessionPrompt, params, MethodSessionCancel, &CancelNotification{SessionID: params.SessionID})
+	return dispatch.CallTurn(ctx, &c.end, &agentSessionPromptDesc, params, MethodSessionCancel, &CancelNotification{SessionID: params.SessionID})
 }
 
 // When ctx ends first, it sends session/cancel for params' session as well as the runtime's
@@ -671,20 +929,24 @@ func (c *ClientConn) SessionPrompt(ctx context.Context, params *PromptRequest) (
 // SessionCancel sends the notification session/cancel to the agent, after checking it is valid and allowed.
 // It returns once the frame is written, so notifications precede a later response.
 func (c *ClientConn) SessionCancel(ctx context.Context, params *CancelNotification) error {
-	return dispatch.Notify(ctx, &c.end, AgentMethods.SessionCancel, params)
+	return dispatch.Notify(ctx, &c.end, &agentSessionCancelDesc, params)
 }
 
-// clientRoutes routes the messages a ClientConn receives to its handler.
-var clientRoutes = dispatch.NewRoutes(MethodInitialize,
-	dispatch.Serve(ClientMethods.FsWriteTextFile, ClientHandler.FsWriteTextFile),
-	dispatch.Serve(ClientMethods.FsReadTextFile, ClientHandler.FsReadTextFile),
-	dispatch.Serve(ClientMethods.SessionRequestPermission, ClientHandler.SessionRequestPermission),
-	dispatch.Serve(ClientMethods.TerminalCreate, ClientHandler.TerminalCreate),
-	dispatch.Serve(ClientMethods.TerminalOutput, ClientHandler.TerminalOutput),
-	dispatch.Serve(ClientMethods.TerminalRelease, ClientHandler.TerminalRelease),
-	dispatch.Serve(ClientMethods.TerminalWaitForExit, ClientHandler.TerminalWaitForExit),
-	dispatch.Serve(ClientMethods.TerminalKill, ClientHandler.TerminalKill),
-	dispatch.Serve(ClientMethods.ElicitationCreate, ClientHandler.ElicitationCreate),
-	dispatch.Receive(ClientMethods.SessionUpdate, ClientHandler.SessionUpdate),
-	dispatch.Receive(ClientMethods.ElicitationComplete, ClientHandler.ElicitationComplete),
-)
+// clientRoutes builds the routes of the messages a ClientConn receives to its handler. It is
+// called by NewClientConn, not at package init, so a program that never serves this side
+// links none of its routes.
+func clientRoutes() *dispatch.Routes[ClientHandler] {
+	return dispatch.NewRoutes(MethodInitialize,
+		dispatch.Serve(&clientFsWriteTextFileDesc, ClientHandler.FsWriteTextFile),
+		dispatch.Serve(&clientFsReadTextFileDesc, ClientHandler.FsReadTextFile),
+		dispatch.Serve(&clientSessionRequestPermissionDesc, ClientHandler.SessionRequestPermission),
+		dispatch.Serve(&clientTerminalCreateDesc, ClientHandler.TerminalCreate),
+		dispatch.Serve(&clientTerminalOutputDesc, ClientHandler.TerminalOutput),
+		dispatch.Serve(&clientTerminalReleaseDesc, ClientHandler.TerminalRelease),
+		dispatch.Serve(&clientTerminalWaitForExitDesc, ClientHandler.TerminalWaitForExit),
+		dispatch.Serve(&clientTerminalKillDesc, ClientHandler.TerminalKill),
+		dispatch.Serve(&clientElicitationCreateDesc, ClientHandler.ElicitationCreate),
+		dispatch.Receive(&clientSessionUpdateDesc, ClientHandler.SessionUpdate),
+		dispatch.Receive(&clientElicitationCompleteDesc, ClientHandler.ElicitationComplete),
+	)
+}

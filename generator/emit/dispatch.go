@@ -89,9 +89,24 @@ func (e *emitter) dispatch(f *jen.File) {
 // tableName is the exported table of the methods sd handles.
 func tableName(sd *side) string { return sd.Name + "Methods" }
 
-// descriptor is m's entry in the table of the side that handles it.
+// descriptorVar is the package-level variable holding m's descriptor.
+func descriptorVar(m *ir.Method) string {
+	return lower(ir.GoName(m.Side)) + methodGo(m) + "Desc"
+}
+
+// descriptor is a pointer to m's descriptor. Calls and routes take it
+// from its own variable, not the side's table, so a program keeps only the
+// descriptors it uses.
 func descriptor(m *ir.Method) *jen.Statement {
-	return jen.Id(ir.GoName(m.Side) + "Methods").Dot(methodGo(m))
+	return jen.Op("&").Id(descriptorVar(m))
+}
+
+// codec is the dispatch.Codec literal of a generated type.
+func codec(name string) jen.Code {
+	return jen.Qual(DispatchPath, "Codec").Types(jen.Op("*").Id(name)).Values(jen.Dict{
+		jen.Id("New"):      jen.Qual(DispatchPath, "New").Types(jen.Id(name)),
+		jen.Id("Validate"): jen.Parens(jen.Op("*").Id(name)).Dot("validate"),
+	})
 }
 
 // methodTable emits the descriptors of the methods sd handles: one
@@ -108,17 +123,21 @@ func (e *emitter) methodTable(f *jen.File, sd *side) {
 			info = append(info, kv("SessionScoped", jen.True()))
 		}
 		method := jen.Qual(DispatchPath, "Method").Values(info...)
-		vp := jen.Parens(jen.Op("*").Id(m.Params.Name)).Dot("validate")
+		var typ *jen.Statement
+		lit := jen.Dict{jen.Id("Method"): method, jen.Id("Params"): codec(m.Params.Name)}
 		if m.Notification {
-			fields = append(fields, jen.Comment(fmt.Sprintf("%s is the notification %s.", methodGo(m), m.Wire)),
-				jen.Id(methodGo(m)).Op("*").Qual(DispatchPath, "Notification").Types(jen.Op("*").Id(m.Params.Name)))
-			values = append(values, jen.Line().Add(kv(methodGo(m), jen.Qual(DispatchPath, "NewNotification").Call(method, vp))))
-			continue
+			typ = jen.Qual(DispatchPath, "Notification").Types(jen.Op("*").Id(m.Params.Name))
+			fields = append(fields, jen.Comment(fmt.Sprintf("%s is the notification %s.", methodGo(m), m.Wire)))
+		} else {
+			typ = jen.Qual(DispatchPath, "Request").Types(jen.Op("*").Id(m.Params.Name), jen.Op("*").Id(m.Result.Name))
+			lit[jen.Id("Result")] = codec(m.Result.Name)
+			fields = append(fields, jen.Comment(fmt.Sprintf("%s is the request %s.", methodGo(m), m.Wire)))
 		}
-		fields = append(fields, jen.Comment(fmt.Sprintf("%s is the request %s.", methodGo(m), m.Wire)),
-			jen.Id(methodGo(m)).Op("*").Qual(DispatchPath, "Request").Types(jen.Op("*").Id(m.Params.Name), jen.Op("*").Id(m.Result.Name)))
-		values = append(values, jen.Line().Add(kv(methodGo(m), jen.Qual(DispatchPath, "NewRequest").Call(method, vp, jen.Parens(jen.Op("*").Id(m.Result.Name)).Dot("validate")))))
+		fields = append(fields, jen.Id(methodGo(m)).Op("*").Add(typ.Clone()))
+		values = append(values, jen.Line().Add(kv(methodGo(m), descriptor(m))))
+		f.Var().Id(descriptorVar(m)).Op("=").Add(typ).Values(lit)
 	}
+	f.Line()
 	f.Comment(fmt.Sprintf("%s describes each method the %s handles (see package runtime/dispatch): its", tableName(sd), sd.name))
 	f.Comment("wire name, its params and result types and how they are decoded and checked. The")
 	f.Comment("connections route and call through it; a proxy can intercept any method with it.")
@@ -224,7 +243,7 @@ func (e *emitter) connType(f *jen.File, sd *side, turns *ir.Turn, wrapped bool) 
 	f.Comment(fmt.Sprintf("New%s connects h to a peer over r (its output) and w (its input), e.g. os.Stdin and os.Stdout.", cname))
 	f.Func().Id("New"+cname).Params(jen.Id("h").Id(hname), jen.Id("r").Qual("io", "Reader"), jen.Id("w").Qual("io", "Writer"), jen.Id("o").Id("ConnOptions")).Op("*").Id(cname).Block(
 		jen.Id("c").Op(":=").Op("&").Id(cname).Values(init),
-		jen.Qual(DispatchPath, "Connect").Call(jen.Op("&").Id("c").Dot("end"), jen.Id(lower(sd.Name)+"Routes"), h, jen.Id("h"), jen.Id("r"), jen.Id("w"), jen.Id("o")),
+		jen.Qual(DispatchPath, "Connect").Call(jen.Op("&").Id("c").Dot("end"), jen.Id(lower(sd.Name)+"Routes").Call(), h, jen.Id("h"), jen.Id("r"), jen.Id("w"), jen.Id("o")),
 		jen.Return(jen.Id("c")),
 	)
 	return cname
@@ -269,8 +288,11 @@ func (e *emitter) inboundRouting(f *jen.File, sd *side, cname string, turns *ir.
 		}
 		routes = append(routes, jen.Line().Qual(DispatchPath, fn).Call(descriptor(m), jen.Id(hname).Dot(methodGo(m))))
 	}
-	f.Comment(fmt.Sprintf("%sRoutes routes the messages a %s receives to its handler.", lower(sd.Name), cname))
-	f.Var().Id(lower(sd.Name)+"Routes").Op("=").Qual(DispatchPath, "NewRoutes").Call(append(routes, jen.Line())...)
+	f.Comment(fmt.Sprintf("%sRoutes builds the routes of the messages a %s receives to its handler. It is", lower(sd.Name), cname))
+	f.Comment(fmt.Sprintf("called by New%s, not at package init, so a program that never serves this side", cname))
+	f.Comment("links none of its routes.")
+	f.Func().Id(lower(sd.Name)+"Routes").Params().Op("*").Qual(DispatchPath, "Routes").Types(jen.Id(hname)).Block(
+		jen.Return(jen.Qual(DispatchPath, "NewRoutes").Call(append(routes, jen.Line())...)))
 	if wrapped {
 		e.sideWrapper(f, sd, cname, turns)
 	}

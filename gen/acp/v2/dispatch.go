@@ -21,6 +21,146 @@ type ExtHandler = dispatch.ExtHandler
 // happens to an inbound notification that is dropped (OnDrop).
 type ConnOptions = dispatch.Options
 
+var agentInitializeDesc = dispatch.Request[*InitializeRequest, *InitializeResponse]{
+	Method: dispatch.Method{Wire: MethodInitialize, Side: "agent"},
+	Params: dispatch.Codec[*InitializeRequest]{
+		New:      dispatch.New[InitializeRequest],
+		Validate: (*InitializeRequest).validate,
+	},
+	Result: dispatch.Codec[*InitializeResponse]{
+		New:      dispatch.New[InitializeResponse],
+		Validate: (*InitializeResponse).validate,
+	},
+}
+var agentAuthLoginDesc = dispatch.Request[*LoginAuthRequest, *LoginAuthResponse]{
+	Method: dispatch.Method{Wire: MethodAuthLogin, Side: "agent"},
+	Params: dispatch.Codec[*LoginAuthRequest]{
+		New:      dispatch.New[LoginAuthRequest],
+		Validate: (*LoginAuthRequest).validate,
+	},
+	Result: dispatch.Codec[*LoginAuthResponse]{
+		New:      dispatch.New[LoginAuthResponse],
+		Validate: (*LoginAuthResponse).validate,
+	},
+}
+var agentAuthLogoutDesc = dispatch.Request[*LogoutAuthRequest, *LogoutAuthResponse]{
+	Method: dispatch.Method{Wire: MethodAuthLogout, Side: "agent"},
+	Params: dispatch.Codec[*LogoutAuthRequest]{
+		New:      dispatch.New[LogoutAuthRequest],
+		Validate: (*LogoutAuthRequest).validate,
+	},
+	Result: dispatch.Codec[*LogoutAuthResponse]{
+		New:      dispatch.New[LogoutAuthResponse],
+		Validate: (*LogoutAuthResponse).validate,
+	},
+}
+var agentSessionNewDesc = dispatch.Request[*NewSessionRequest, *NewSessionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionNew, Side: "agent"},
+	Params: dispatch.Codec[*NewSessionRequest]{
+		New:      dispatch.New[NewSessionRequest],
+		Validate: (*NewSessionRequest).validate,
+	},
+	Result: dispatch.Codec[*NewSessionResponse]{
+		New:      dispatch.New[NewSessionResponse],
+		Validate: (*NewSessionResponse).validate,
+	},
+}
+var agentSessionListDesc = dispatch.Request[*ListSessionsRequest, *ListSessionsResponse]{
+	Method: dispatch.Method{Wire: MethodSessionList, Side: "agent"},
+	Params: dispatch.Codec[*ListSessionsRequest]{
+		New:      dispatch.New[ListSessionsRequest],
+		Validate: (*ListSessionsRequest).validate,
+	},
+	Result: dispatch.Codec[*ListSessionsResponse]{
+		New:      dispatch.New[ListSessionsResponse],
+		Validate: (*ListSessionsResponse).validate,
+	},
+}
+var agentSessionDeleteDesc = dispatch.Request[*DeleteSessionRequest, *DeleteSessionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionDelete, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*DeleteSessionRequest]{
+		New:      dispatch.New[DeleteSessionRequest],
+		Validate: (*DeleteSessionRequest).validate,
+	},
+	Result: dispatch.Codec[*DeleteSessionResponse]{
+		New:      dispatch.New[DeleteSessionResponse],
+		Validate: (*DeleteSessionResponse).validate,
+	},
+}
+var agentSessionResumeDesc = dispatch.Request[*ResumeSessionRequest, *ResumeSessionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionResume, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*ResumeSessionRequest]{
+		New:      dispatch.New[ResumeSessionRequest],
+		Validate: (*ResumeSessionRequest).validate,
+	},
+	Result: dispatch.Codec[*ResumeSessionResponse]{
+		New:      dispatch.New[ResumeSessionResponse],
+		Validate: (*ResumeSessionResponse).validate,
+	},
+}
+var agentSessionCloseDesc = dispatch.Request[*CloseSessionRequest, *CloseSessionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionClose, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*CloseSessionRequest]{
+		New:      dispatch.New[CloseSessionRequest],
+		Validate: (*CloseSessionRequest).validate,
+	},
+	Result: dispatch.Codec[*CloseSessionResponse]{
+		New:      dispatch.New[CloseSessionResponse],
+		Validate: (*CloseSessionResponse).validate,
+	},
+}
+var agentToolCallCancelDesc = dispatch.Request[*CancelToolCallRequest, *CancelToolCallResponse]{
+	Method: dispatch.Method{Wire: MethodToolCallCancel, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*CancelToolCallRequest]{
+		New:      dispatch.New[CancelToolCallRequest],
+		Validate: (*CancelToolCallRequest).validate,
+	},
+	Result: dispatch.Codec[*CancelToolCallResponse]{
+		New:      dispatch.New[CancelToolCallResponse],
+		Validate: (*CancelToolCallResponse).validate,
+	},
+}
+var agentTerminalCancelDesc = dispatch.Request[*CancelTerminalRequest, *CancelTerminalResponse]{
+	Method: dispatch.Method{Wire: MethodTerminalCancel, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*CancelTerminalRequest]{
+		New:      dispatch.New[CancelTerminalRequest],
+		Validate: (*CancelTerminalRequest).validate,
+	},
+	Result: dispatch.Codec[*CancelTerminalResponse]{
+		New:      dispatch.New[CancelTerminalResponse],
+		Validate: (*CancelTerminalResponse).validate,
+	},
+}
+var agentSessionSetConfigOptionDesc = dispatch.Request[*SetSessionConfigOptionRequest, *SetSessionConfigOptionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionSetConfigOption, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*SetSessionConfigOptionRequest]{
+		New:      dispatch.New[SetSessionConfigOptionRequest],
+		Validate: (*SetSessionConfigOptionRequest).validate,
+	},
+	Result: dispatch.Codec[*SetSessionConfigOptionResponse]{
+		New:      dispatch.New[SetSessionConfigOptionResponse],
+		Validate: (*SetSessionConfigOptionResponse).validate,
+	},
+}
+var agentSessionPromptDesc = dispatch.Request[*PromptRequest, *PromptResponse]{
+	Method: dispatch.Method{Wire: MethodSessionPrompt, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*PromptRequest]{
+		New:      dispatch.New[PromptRequest],
+		Validate: (*PromptRequest).validate,
+	},
+	Result: dispatch.Codec[*PromptResponse]{
+		New:      dispatch.New[PromptResponse],
+		Validate: (*PromptResponse).validate,
+	},
+}
+var agentSessionCancelDesc = dispatch.Notification[*CancelSessionNotification]{
+	Method: dispatch.Method{Wire: MethodSessionCancel, Side: "agent", Notification: true, SessionScoped: true},
+	Params: dispatch.Codec[*CancelSessionNotification]{
+		New:      dispatch.New[CancelSessionNotification],
+		Validate: (*CancelSessionNotification).validate,
+	},
+}
+
 // AgentMethods describes each method the agent handles (see package runtime/dispatch): its
 // wire name, its params and result types and how they are decoded and checked. The
 // connections route and call through it; a proxy can intercept any method with it.
@@ -52,19 +192,56 @@ var AgentMethods = struct {
 	// SessionCancel is the notification session/cancel.
 	SessionCancel *dispatch.Notification[*CancelSessionNotification]
 }{
-	Initialize:             dispatch.NewRequest(dispatch.Method{Wire: MethodInitialize, Side: "agent"}, (*InitializeRequest).validate, (*InitializeResponse).validate),
-	AuthLogin:              dispatch.NewRequest(dispatch.Method{Wire: MethodAuthLogin, Side: "agent"}, (*LoginAuthRequest).validate, (*LoginAuthResponse).validate),
-	AuthLogout:             dispatch.NewRequest(dispatch.Method{Wire: MethodAuthLogout, Side: "agent"}, (*LogoutAuthRequest).validate, (*LogoutAuthResponse).validate),
-	SessionNew:             dispatch.NewRequest(dispatch.Method{Wire: MethodSessionNew, Side: "agent"}, (*NewSessionRequest).validate, (*NewSessionResponse).validate),
-	SessionList:            dispatch.NewRequest(dispatch.Method{Wire: MethodSessionList, Side: "agent"}, (*ListSessionsRequest).validate, (*ListSessionsResponse).validate),
-	SessionDelete:          dispatch.NewRequest(dispatch.Method{Wire: MethodSessionDelete, Side: "agent", SessionScoped: true}, (*DeleteSessionRequest).validate, (*DeleteSessionResponse).validate),
-	SessionResume:          dispatch.NewRequest(dispatch.Method{Wire: MethodSessionResume, Side: "agent", SessionScoped: true}, (*ResumeSessionRequest).validate, (*ResumeSessionResponse).validate),
-	SessionClose:           dispatch.NewRequest(dispatch.Method{Wire: MethodSessionClose, Side: "agent", SessionScoped: true}, (*CloseSessionRequest).validate, (*CloseSessionResponse).validate),
-	ToolCallCancel:         dispatch.NewRequest(dispatch.Method{Wire: MethodToolCallCancel, Side: "agent", SessionScoped: true}, (*CancelToolCallRequest).validate, (*CancelToolCallResponse).validate),
-	TerminalCancel:         dispatch.NewRequest(dispatch.Method{Wire: MethodTerminalCancel, Side: "agent", SessionScoped: true}, (*CancelTerminalRequest).validate, (*CancelTerminalResponse).validate),
-	SessionSetConfigOption: dispatch.NewRequest(dispatch.Method{Wire: MethodSessionSetConfigOption, Side: "agent", SessionScoped: true}, (*SetSessionConfigOptionRequest).validate, (*SetSessionConfigOptionResponse).validate),
-	SessionPrompt:          dispatch.NewRequest(dispatch.Method{Wire: MethodSessionPrompt, Side: "agent", SessionScoped: true}, (*PromptRequest).validate, (*PromptResponse).validate),
-	SessionCancel:          dispatch.NewNotification(dispatch.Method{Wire: MethodSessionCancel, Side: "agent", Notification: true, SessionScoped: true}, (*CancelSessionNotification).validate),
+	Initialize:             &agentInitializeDesc,
+	AuthLogin:              &agentAuthLoginDesc,
+	AuthLogout:             &agentAuthLogoutDesc,
+	SessionNew:             &agentSessionNewDesc,
+	SessionList:            &agentSessionListDesc,
+	SessionDelete:          &agentSessionDeleteDesc,
+	SessionResume:          &agentSessionResumeDesc,
+	SessionClose:           &agentSessionCloseDesc,
+	ToolCallCancel:         &agentToolCallCancelDesc,
+	TerminalCancel:         &agentTerminalCancelDesc,
+	SessionSetConfigOption: &agentSessionSetConfigOptionDesc,
+	SessionPrompt:          &agentSessionPromptDesc,
+	SessionCancel:          &agentSessionCancelDesc,
+}
+
+var clientSessionRequestPermissionDesc = dispatch.Request[*RequestPermissionRequest, *RequestPermissionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionRequestPermission, Side: "client", SessionScoped: true},
+	Params: dispatch.Codec[*RequestPermissionRequest]{
+		New:      dispatch.New[RequestPermissionRequest],
+		Validate: (*RequestPermissionRequest).validate,
+	},
+	Result: dispatch.Codec[*RequestPermissionResponse]{
+		New:      dispatch.New[RequestPermissionResponse],
+		Validate: (*RequestPermissionResponse).validate,
+	},
+}
+var clientElicitationCreateDesc = dispatch.Request[*CreateElicitationRequest, *CreateElicitationResponse]{
+	Method: dispatch.Method{Wire: MethodElicitationCreate, Side: "client"},
+	Params: dispatch.Codec[*CreateElicitationRequest]{
+		New:      dispatch.New[CreateElicitationRequest],
+		Validate: (*CreateElicitationRequest).validate,
+	},
+	Result: dispatch.Codec[*CreateElicitationResponse]{
+		New:      dispatch.New[CreateElicitationResponse],
+		Validate: (*CreateElicitationResponse).validate,
+	},
+}
+var clientSessionUpdateDesc = dispatch.Notification[*UpdateSessionNotification]{
+	Method: dispatch.Method{Wire: MethodSessionUpdate, Side: "client", Notification: true, SessionScoped: true},
+	Params: dispatch.Codec[*UpdateSessionNotification]{
+		New:      dispatch.New[UpdateSessionNotification],
+		Validate: (*UpdateSessionNotification).validate,
+	},
+}
+var clientElicitationCompleteDesc = dispatch.Notification[*CompleteElicitationNotification]{
+	Method: dispatch.Method{Wire: MethodElicitationComplete, Side: "client", Notification: true},
+	Params: dispatch.Codec[*CompleteElicitationNotification]{
+		New:      dispatch.New[CompleteElicitationNotification],
+		Validate: (*CompleteElicitationNotification).validate,
+	},
 }
 
 // ClientMethods describes each method the client handles (see package runtime/dispatch): its
@@ -80,10 +257,10 @@ var ClientMethods = struct {
 	// ElicitationComplete is the notification elicitation/complete.
 	ElicitationComplete *dispatch.Notification[*CompleteElicitationNotification]
 }{
-	SessionRequestPermission: dispatch.NewRequest(dispatch.Method{Wire: MethodSessionRequestPermission, Side: "client", SessionScoped: true}, (*RequestPermissionRequest).validate, (*RequestPermissionResponse).validate),
-	ElicitationCreate:        dispatch.NewRequest(dispatch.Method{Wire: MethodElicitationCreate, Side: "client"}, (*CreateElicitationRequest).validate, (*CreateElicitationResponse).validate),
-	SessionUpdate:            dispatch.NewNotification(dispatch.Method{Wire: MethodSessionUpdate, Side: "client", Notification: true, SessionScoped: true}, (*UpdateSessionNotification).validate),
-	ElicitationComplete:      dispatch.NewNotification(dispatch.Method{Wire: MethodElicitationComplete, Side: "client", Notification: true}, (*CompleteElicitationNotification).validate),
+	SessionRequestPermission: &clientSessionRequestPermissionDesc,
+	ElicitationCreate:        &clientElicitationCreateDesc,
+	SessionUpdate:            &clientSessionUpdateDesc,
+	ElicitationComplete:      &clientElicitationCompleteDesc,
 }
 
 // AgentHandler is implemented by the agent side: one method per method the agent handles. Embed
@@ -202,7 +379,7 @@ func NewAgentConn(h AgentHandler, r io.Reader, w io.Writer, o ConnOptions) *Agen
 		h:    h,
 		herr: CheckAgentHandler(h),
 	}
-	dispatch.Connect(&c.end, agentRoutes, AgentHandler(agentSide{h, c}), h, r, w, o)
+	dispatch.Connect(&c.end, agentRoutes(), AgentHandler(agentSide{h, c}), h, r, w, o)
 	return c
 }
 
@@ -242,43 +419,47 @@ func (c *AgentConn) SendNotification(ctx context.Context, method string, params 
 // SessionRequestPermission calls session/request_permission on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) SessionRequestPermission(ctx context.Context, params *RequestPermissionRequest) (*RequestPermissionResponse, error) {
-	return dispatch.Call(ctx, &c.end, ClientMethods.SessionRequestPermission, params)
+	return dispatch.Call(ctx, &c.end, &clientSessionRequestPermissionDesc, params)
 }
 
 // ElicitationCreate calls elicitation/create on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) ElicitationCreate(ctx context.Context, params *CreateElicitationRequest) (*CreateElicitationResponse, error) {
-	return dispatch.Call(ctx, &c.end, ClientMethods.ElicitationCreate, params)
+	return dispatch.Call(ctx, &c.end, &clientElicitationCreateDesc, params)
 }
 
 // SessionUpdate sends the notification session/update to the client, after checking it is valid and allowed.
 // It returns once the frame is written, so notifications precede a later response.
 func (c *AgentConn) SessionUpdate(ctx context.Context, params *UpdateSessionNotification) error {
-	return dispatch.Notify(ctx, &c.end, ClientMethods.SessionUpdate, params)
+	return dispatch.Notify(ctx, &c.end, &clientSessionUpdateDesc, params)
 }
 
 // ElicitationComplete sends the notification elicitation/complete to the client, after checking it is valid and allowed.
 // It returns once the frame is written, so notifications precede a later response.
 func (c *AgentConn) ElicitationComplete(ctx context.Context, params *CompleteElicitationNotification) error {
-	return dispatch.Notify(ctx, &c.end, ClientMethods.ElicitationComplete, params)
+	return dispatch.Notify(ctx, &c.end, &clientElicitationCompleteDesc, params)
 }
 
-// agentRoutes routes the messages a AgentConn receives to its handler.
-var agentRoutes = dispatch.NewRoutes(MethodInitialize,
-	dispatch.Serve(AgentMethods.Initialize, AgentHandler.Initialize),
-	dispatch.Serve(AgentMethods.AuthLogin, AgentHandler.AuthLogin),
-	dispatch.Serve(AgentMethods.AuthLogout, AgentHandler.AuthLogout),
-	dispatch.Serve(AgentMethods.SessionNew, AgentHandler.SessionNew),
-	dispatch.Serve(AgentMethods.SessionList, AgentHandler.SessionList),
-	dispatch.Serve(AgentMethods.SessionDelete, AgentHandler.SessionDelete),
-	dispatch.Serve(AgentMethods.SessionResume, AgentHandler.SessionResume),
-	dispatch.Serve(AgentMethods.SessionClose, AgentHandler.SessionClose),
-	dispatch.Serve(AgentMethods.ToolCallCancel, AgentHandler.ToolCallCancel),
-	dispatch.Serve(AgentMethods.TerminalCancel, AgentHandler.TerminalCancel),
-	dispatch.Serve(AgentMethods.SessionSetConfigOption, AgentHandler.SessionSetConfigOption),
-	dispatch.Serve(AgentMethods.SessionPrompt, AgentHandler.SessionPrompt),
-	dispatch.Receive(AgentMethods.SessionCancel, AgentHandler.SessionCancel),
-)
+// agentRoutes builds the routes of the messages a AgentConn receives to its handler. It is
+// called by NewAgentConn, not at package init, so a program that never serves this side
+// links none of its routes.
+func agentRoutes() *dispatch.Routes[AgentHandler] {
+	return dispatch.NewRoutes(MethodInitialize,
+		dispatch.Serve(&agentInitializeDesc, AgentHandler.Initialize),
+		dispatch.Serve(&agentAuthLoginDesc, AgentHandler.AuthLogin),
+		dispatch.Serve(&agentAuthLogoutDesc, AgentHandler.AuthLogout),
+		dispatch.Serve(&agentSessionNewDesc, AgentHandler.SessionNew),
+		dispatch.Serve(&agentSessionListDesc, AgentHandler.SessionList),
+		dispatch.Serve(&agentSessionDeleteDesc, AgentHandler.SessionDelete),
+		dispatch.Serve(&agentSessionResumeDesc, AgentHandler.SessionResume),
+		dispatch.Serve(&agentSessionCloseDesc, AgentHandler.SessionClose),
+		dispatch.Serve(&agentToolCallCancelDesc, AgentHandler.ToolCallCancel),
+		dispatch.Serve(&agentTerminalCancelDesc, AgentHandler.TerminalCancel),
+		dispatch.Serve(&agentSessionSetConfigOptionDesc, AgentHandler.SessionSetConfigOption),
+		dispatch.Serve(&agentSessionPromptDesc, AgentHandler.SessionPrompt),
+		dispatch.Receive(&agentSessionCancelDesc, AgentHandler.SessionCancel),
+	)
+}
 
 // agentSide is the handler AgentConn's routes call: h, with the connection's own part of
 // initialize and of prompt turns.
@@ -355,7 +536,7 @@ func NewClientConn(h ClientHandler, r io.Reader, w io.Writer, o ConnOptions) *Cl
 		h:    h,
 		herr: CheckClientHandler(h),
 	}
-	dispatch.Connect(&c.end, clientRoutes, h, h, r, w, o)
+	dispatch.Connect(&c.end, clientRoutes(), h, h, r, w, o)
 	return c
 }
 
@@ -398,7 +579,7 @@ func (c *ClientConn) Initialize(ctx context.Context, params *InitializeRequest) 
 	if params.ProtocolVersion == 0 {
 		params.ProtocolVersion = CurrentProtocolVersion
 	}
-	res, err := dispatch.Open(ctx, &c.end, AgentMethods.Initialize, params)
+	res, err := dispatch.Open(ctx, &c.end, &agentInitializeDesc, params)
 	if err != nil {
 		return nil, err
 	}
@@ -415,79 +596,83 @@ func (c *ClientConn) Initialize(ctx context.Context, params *InitializeRequest) 
 // AuthLogin calls auth/login on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) AuthLogin(ctx context.Context, params *LoginAuthRequest) (*LoginAuthResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.AuthLogin, params)
+	return dispatch.Call(ctx, &c.end, &agentAuthLoginDesc, params)
 }
 
 // AuthLogout calls auth/logout on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) AuthLogout(ctx context.Context, params *LogoutAuthRequest) (*LogoutAuthResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.AuthLogout, params)
+	return dispatch.Call(ctx, &c.end, &agentAuthLogoutDesc, params)
 }
 
 // SessionNew calls session/new on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionNew(ctx context.Context, params *NewSessionRequest) (*NewSessionResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.SessionNew, params)
+	return dispatch.Call(ctx, &c.end, &agentSessionNewDesc, params)
 }
 
 // SessionList calls session/list on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionList(ctx context.Context, params *ListSessionsRequest) (*ListSessionsResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.SessionList, params)
+	return dispatch.Call(ctx, &c.end, &agentSessionListDesc, params)
 }
 
 // SessionDelete calls session/delete on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionDelete(ctx context.Context, params *DeleteSessionRequest) (*DeleteSessionResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.SessionDelete, params)
+	return dispatch.Call(ctx, &c.end, &agentSessionDeleteDesc, params)
 }
 
 // SessionResume calls session/resume on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionResume(ctx context.Context, params *ResumeSessionRequest) (*ResumeSessionResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.SessionResume, params)
+	return dispatch.Call(ctx, &c.end, &agentSessionResumeDesc, params)
 }
 
 // SessionClose calls session/close on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionClose(ctx context.Context, params *CloseSessionRequest) (*CloseSessionResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.SessionClose, params)
+	return dispatch.Call(ctx, &c.end, &agentSessionCloseDesc, params)
 }
 
 // ToolCallCancel calls tool_call/cancel on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) ToolCallCancel(ctx context.Context, params *CancelToolCallRequest) (*CancelToolCallResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.ToolCallCancel, params)
+	return dispatch.Call(ctx, &c.end, &agentToolCallCancelDesc, params)
 }
 
 // TerminalCancel calls terminal/cancel on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) TerminalCancel(ctx context.Context, params *CancelTerminalRequest) (*CancelTerminalResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.TerminalCancel, params)
+	return dispatch.Call(ctx, &c.end, &agentTerminalCancelDesc, params)
 }
 
 // SessionSetConfigOption calls session/set_config_option on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionSetConfigOption(ctx context.Context, params *SetSessionConfigOptionRequest) (*SetSessionConfigOptionResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.SessionSetConfigOption, params)
+	return dispatch.Call(ctx, &c.end, &agentSessionSetConfigOptionDesc, params)
 }
 
 // SessionPrompt calls session/prompt on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionPrompt(ctx context.Context, params *PromptRequest) (*PromptResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.SessionPrompt, params)
+	return dispatch.Call(ctx, &c.end, &agentSessionPromptDesc, params)
 }
 
 // SessionCancel sends the notification session/cancel to the agent, after checking it is valid and allowed.
 // It returns once the frame is written, so notifications precede a later response.
 func (c *ClientConn) SessionCancel(ctx context.Context, params *CancelSessionNotification) error {
-	return dispatch.Notify(ctx, &c.end, AgentMethods.SessionCancel, params)
+	return dispatch.Notify(ctx, &c.end, &agentSessionCancelDesc, params)
 }
 
-// clientRoutes routes the messages a ClientConn receives to its handler.
-var clientRoutes = dispatch.NewRoutes(MethodInitialize,
-	dispatch.Serve(ClientMethods.SessionRequestPermission, ClientHandler.SessionRequestPermission),
-	dispatch.Serve(ClientMethods.ElicitationCreate, ClientHandler.ElicitationCreate),
-	dispatch.Receive(ClientMethods.SessionUpdate, ClientHandler.SessionUpdate),
-	dispatch.Receive(ClientMethods.ElicitationComplete, ClientHandler.ElicitationComplete),
-)
+// clientRoutes builds the routes of the messages a ClientConn receives to its handler. It is
+// called by NewClientConn, not at package init, so a program that never serves this side
+// links none of its routes.
+func clientRoutes() *dispatch.Routes[ClientHandler] {
+	return dispatch.NewRoutes(MethodInitialize,
+		dispatch.Serve(&clientSessionRequestPermissionDesc, ClientHandler.SessionRequestPermission),
+		dispatch.Serve(&clientElicitationCreateDesc, ClientHandler.ElicitationCreate),
+		dispatch.Receive(&clientSessionUpdateDesc, ClientHandler.SessionUpdate),
+		dispatch.Receive(&clientElicitationCompleteDesc, ClientHandler.ElicitationComplete),
+	)
+}

@@ -351,11 +351,24 @@ var schema = acpgentest.Schema{
 
 // ==== dispatch.go ====
 //
-// added: UnimplementedAgentHandler.SandboxagentSessionSetMetadata,
+// added: agentSandboxagentSessionSetMetadataDesc, clientSandboxagentSessionRequestQuestionDesc,
+//     UnimplementedAgentHandler.SandboxagentSessionSetMetadata,
 //     AgentConn.SandboxagentSessionRequestQuestion,
 //     UnimplementedClientHandler.SandboxagentSessionRequestQuestion,
 //     ClientConn.SandboxagentSessionSetMetadata
 // changed: AgentMethods, ClientMethods, AgentHandler, agentRoutes, ClientHandler, clientRoutes
+
+var agentSandboxagentSessionSetMetadataDesc = dispatch.Request[*SandboxAgentSetMetadataRequest, *SandboxAgentSetMetadataResponse]{
+	Method: dispatch.Method{Wire: MethodSandboxagentSessionSetMetadata, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*SandboxAgentSetMetadataRequest]{
+		New:      dispatch.New[SandboxAgentSetMetadataRequest],
+		Validate: (*SandboxAgentSetMetadataRequest).validate,
+	},
+	Result: dispatch.Codec[*SandboxAgentSetMetadataResponse]{
+		New:      dispatch.New[SandboxAgentSetMetadataResponse],
+		Validate: (*SandboxAgentSetMetadataResponse).validate,
+	},
+}
 
 // AgentMethods describes each method the agent handles (see package runtime/dispatch): its
 // wire name, its params and result types and how they are decoded and checked. The
@@ -380,15 +393,27 @@ var AgentMethods = struct {
 	// SandboxagentSessionSetMetadata is the request _sandboxagent/session/set_metadata.
 	SandboxagentSessionSetMetadata *dispatch.Request[*SandboxAgentSetMetadataRequest, *SandboxAgentSetMetadataResponse]
 }{
-	Initialize:                     dispatch.NewRequest(dispatch.Method{Wire: MethodInitialize, Side: "agent"}, (*InitializeRequest).validate, (*InitializeResponse).validate),
-	SessionNew:                     dispatch.NewRequest(dispatch.Method{Wire: MethodSessionNew, Side: "agent"}, (*NewSessionRequest).validate, (*NewSessionResponse).validate),
-	SessionLoad:                    dispatch.NewRequest(dispatch.Method{Wire: MethodSessionLoad, Side: "agent", SessionScoped: true}, (*LoadSessionRequest).validate, (*LoadSessionResponse).validate),
-	SessionResume:                  dispatch.NewRequest(dispatch.Method{Wire: MethodSessionResume, Side: "agent", SessionScoped: true}, (*ResumeSessionRequest).validate, (*ResumeSessionResponse).validate),
-	SessionFork:                    dispatch.NewRequest(dispatch.Method{Wire: MethodSessionFork, Side: "agent", SessionScoped: true}, (*ForkSessionRequest).validate, (*ForkSessionResponse).validate),
-	SessionList:                    dispatch.NewRequest(dispatch.Method{Wire: MethodSessionList, Side: "agent"}, (*ListSessionsRequest).validate, (*ListSessionsResponse).validate),
-	SessionPrompt:                  dispatch.NewRequest(dispatch.Method{Wire: MethodSessionPrompt, Side: "agent", SessionScoped: true}, (*PromptRequest).validate, (*PromptResponse).validate),
-	SessionCancel:                  dispatch.NewNotification(dispatch.Method{Wire: MethodSessionCancel, Side: "agent", Notification: true, SessionScoped: true}, (*CancelNotification).validate),
-	SandboxagentSessionSetMetadata: dispatch.NewRequest(dispatch.Method{Wire: MethodSandboxagentSessionSetMetadata, Side: "agent", SessionScoped: true}, (*SandboxAgentSetMetadataRequest).validate, (*SandboxAgentSetMetadataResponse).validate),
+	Initialize:                     &agentInitializeDesc,
+	SessionNew:                     &agentSessionNewDesc,
+	SessionLoad:                    &agentSessionLoadDesc,
+	SessionResume:                  &agentSessionResumeDesc,
+	SessionFork:                    &agentSessionForkDesc,
+	SessionList:                    &agentSessionListDesc,
+	SessionPrompt:                  &agentSessionPromptDesc,
+	SessionCancel:                  &agentSessionCancelDesc,
+	SandboxagentSessionSetMetadata: &agentSandboxagentSessionSetMetadataDesc,
+}
+
+var clientSandboxagentSessionRequestQuestionDesc = dispatch.Request[*SandboxAgentRequestQuestionRequest, *SandboxAgentRequestQuestionResponse]{
+	Method: dispatch.Method{Wire: MethodSandboxagentSessionRequestQuestion, Side: "client", SessionScoped: true},
+	Params: dispatch.Codec[*SandboxAgentRequestQuestionRequest]{
+		New:      dispatch.New[SandboxAgentRequestQuestionRequest],
+		Validate: (*SandboxAgentRequestQuestionRequest).validate,
+	},
+	Result: dispatch.Codec[*SandboxAgentRequestQuestionResponse]{
+		New:      dispatch.New[SandboxAgentRequestQuestionResponse],
+		Validate: (*SandboxAgentRequestQuestionResponse).validate,
+	},
 }
 
 // ClientMethods describes each method the client handles (see package runtime/dispatch): its
@@ -402,9 +427,9 @@ var ClientMethods = struct {
 	// SandboxagentSessionRequestQuestion is the request _sandboxagent/session/request_question.
 	SandboxagentSessionRequestQuestion *dispatch.Request[*SandboxAgentRequestQuestionRequest, *SandboxAgentRequestQuestionResponse]
 }{
-	SessionUpdate:                      dispatch.NewNotification(dispatch.Method{Wire: MethodSessionUpdate, Side: "client", Notification: true, SessionScoped: true}, (*SessionNotification).validate),
-	FsReadTextFile:                     dispatch.NewRequest(dispatch.Method{Wire: MethodFsReadTextFile, Side: "client", SessionScoped: true}, (*ReadTextFileRequest).validate, (*ReadTextFileResponse).validate),
-	SandboxagentSessionRequestQuestion: dispatch.NewRequest(dispatch.Method{Wire: MethodSandboxagentSessionRequestQuestion, Side: "client", SessionScoped: true}, (*SandboxAgentRequestQuestionRequest).validate, (*SandboxAgentRequestQuestionResponse).validate),
+	SessionUpdate:                      &clientSessionUpdateDesc,
+	FsReadTextFile:                     &clientFsReadTextFileDesc,
+	SandboxagentSessionRequestQuestion: &clientSandboxagentSessionRequestQuestionDesc,
 }
 
 // AgentHandler is implemented by the agent side: one method per method the agent handles. Embed
@@ -438,21 +463,25 @@ func (UnimplementedAgentHandler) SandboxagentSessionSetMetadata(context.Context,
 // SandboxagentSessionRequestQuestion calls _sandboxagent/session/request_question on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) SandboxagentSessionRequestQuestion(ctx context.Context, params *SandboxAgentRequestQuestionRequest) (*SandboxAgentRequestQuestionResponse, error) {
-	return dispatch.Call(ctx, &c.end, ClientMethods.SandboxagentSessionRequestQuestion, params)
+	return dispatch.Call(ctx, &c.end, &clientSandboxagentSessionRequestQuestionDesc, params)
 }
 
-// agentRoutes routes the messages a AgentConn receives to its handler.
-var agentRoutes = dispatch.NewRoutes(MethodInitialize,
-	dispatch.Serve(AgentMethods.Initialize, AgentHandler.Initialize),
-	dispatch.Serve(AgentMethods.SessionNew, AgentHandler.SessionNew),
-	dispatch.Serve(AgentMethods.SessionLoad, AgentHandler.SessionLoad),
-	dispatch.Serve(AgentMethods.SessionResume, AgentHandler.SessionResume),
-	dispatch.Serve(AgentMethods.SessionFork, AgentHandler.SessionFork),
-	dispatch.Serve(AgentMethods.SessionList, AgentHandler.SessionList),
-	dispatch.Serve(AgentMethods.SessionPrompt, AgentHandler.SessionPrompt),
-	dispatch.Receive(AgentMethods.SessionCancel, AgentHandler.SessionCancel),
-	dispatch.Serve(AgentMethods.SandboxagentSessionSetMetadata, AgentHandler.SandboxagentSessionSetMetadata),
-)
+// agentRoutes builds the routes of the messages a AgentConn receives to its handler. It is
+// called by NewAgentConn, not at package init, so a program that never serves this side
+// links none of its routes.
+func agentRoutes() *dispatch.Routes[AgentHandler] {
+	return dispatch.NewRoutes(MethodInitialize,
+		dispatch.Serve(&agentInitializeDesc, AgentHandler.Initialize),
+		dispatch.Serve(&agentSessionNewDesc, AgentHandler.SessionNew),
+		dispatch.Serve(&agentSessionLoadDesc, AgentHandler.SessionLoad),
+		dispatch.Serve(&agentSessionResumeDesc, AgentHandler.SessionResume),
+		dispatch.Serve(&agentSessionForkDesc, AgentHandler.SessionFork),
+		dispatch.Serve(&agentSessionListDesc, AgentHandler.SessionList),
+		dispatch.Serve(&agentSessionPromptDesc, AgentHandler.SessionPrompt),
+		dispatch.Receive(&agentSessionCancelDesc, AgentHandler.SessionCancel),
+		dispatch.Serve(&agentSandboxagentSessionSetMetadataDesc, AgentHandler.SandboxagentSessionSetMetadata),
+	)
+}
 
 // ClientHandler is implemented by the client side: one method per method the client handles. Embed
 // UnimplementedClientHandler so an implementation compiles unchanged when upstream adds methods.
@@ -473,15 +502,19 @@ func (UnimplementedClientHandler) SandboxagentSessionRequestQuestion(context.Con
 // SandboxagentSessionSetMetadata calls _sandboxagent/session/set_metadata on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SandboxagentSessionSetMetadata(ctx context.Context, params *SandboxAgentSetMetadataRequest) (*SandboxAgentSetMetadataResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.SandboxagentSessionSetMetadata, params)
+	return dispatch.Call(ctx, &c.end, &agentSandboxagentSessionSetMetadataDesc, params)
 }
 
-// clientRoutes routes the messages a ClientConn receives to its handler.
-var clientRoutes = dispatch.NewRoutes(MethodInitialize,
-	dispatch.Receive(ClientMethods.SessionUpdate, ClientHandler.SessionUpdate),
-	dispatch.Serve(ClientMethods.FsReadTextFile, ClientHandler.FsReadTextFile),
-	dispatch.Serve(ClientMethods.SandboxagentSessionRequestQuestion, ClientHandler.SandboxagentSessionRequestQuestion),
-)
+// clientRoutes builds the routes of the messages a ClientConn receives to its handler. It is
+// called by NewClientConn, not at package init, so a program that never serves this side
+// links none of its routes.
+func clientRoutes() *dispatch.Routes[ClientHandler] {
+	return dispatch.NewRoutes(MethodInitialize,
+		dispatch.Receive(&clientSessionUpdateDesc, ClientHandler.SessionUpdate),
+		dispatch.Serve(&clientFsReadTextFileDesc, ClientHandler.FsReadTextFile),
+		dispatch.Serve(&clientSandboxagentSessionRequestQuestionDesc, ClientHandler.SandboxagentSessionRequestQuestion),
+	)
+}
 
 // ==== extras.go ====
 //
@@ -636,14 +669,14 @@ const MethodSandboxagentSessionSetMetadata = "_sandboxagent/session/set_metadata
 var Methods = []MethodInfo{
 	// ... 10 unchanged elements
 	{
-		Descriptor:   ClientMethods.SandboxagentSessionRequestQuestion,
+		Descriptor:   &clientSandboxagentSessionRequestQuestionDesc,
 		Notification: false,
 		Params:       "SandboxAgentRequestQuestionRequest",
 		Result:       "SandboxAgentRequestQuestionResponse",
 		Side:         "client",
 		Wire:         MethodSandboxagentSessionRequestQuestion,
 	}, {
-		Descriptor:   AgentMethods.SandboxagentSessionSetMetadata,
+		Descriptor:   &agentSandboxagentSessionSetMetadataDesc,
 		Notification: false,
 		Params:       "SandboxAgentSetMetadataRequest",
 		Result:       "SandboxAgentSetMetadataResponse",

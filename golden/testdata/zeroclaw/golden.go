@@ -250,8 +250,20 @@ var schema = acpgentest.Schema{
 
 // ==== dispatch.go ====
 //
-// added: UnimplementedAgentHandler.SessionStop, ClientConn.SessionStop
+// added: agentSessionStopDesc, UnimplementedAgentHandler.SessionStop, ClientConn.SessionStop
 // changed: AgentMethods, AgentHandler, agentRoutes
+
+var agentSessionStopDesc = dispatch.Request[*ZeroClawStopSessionRequest, *ZeroClawStopSessionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionStop, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*ZeroClawStopSessionRequest]{
+		New:      dispatch.New[ZeroClawStopSessionRequest],
+		Validate: (*ZeroClawStopSessionRequest).validate,
+	},
+	Result: dispatch.Codec[*ZeroClawStopSessionResponse]{
+		New:      dispatch.New[ZeroClawStopSessionResponse],
+		Validate: (*ZeroClawStopSessionResponse).validate,
+	},
+}
 
 // AgentMethods describes each method the agent handles (see package runtime/dispatch): its
 // wire name, its params and result types and how they are decoded and checked. The
@@ -277,7 +289,7 @@ var AgentMethods = struct {
 	SessionStop *dispatch.Request[*ZeroClawStopSessionRequest, *ZeroClawStopSessionResponse]
 }{
 	// ... 8 unchanged elements
-	SessionStop: dispatch.NewRequest(dispatch.Method{Wire: MethodSessionStop, Side: "agent", SessionScoped: true}, (*ZeroClawStopSessionRequest).validate, (*ZeroClawStopSessionResponse).validate),
+	SessionStop: &agentSessionStopDesc,
 }
 
 // AgentHandler is implemented by the agent side: one method per method the agent handles. Embed
@@ -308,23 +320,27 @@ func (UnimplementedAgentHandler) SessionStop(context.Context, *ZeroClawStopSessi
 	return nil, dispatch.MethodNotFound(MethodSessionStop)
 }
 
-// agentRoutes routes the messages a AgentConn receives to its handler.
-var agentRoutes = dispatch.NewRoutes(MethodInitialize,
-	dispatch.Serve(AgentMethods.Initialize, AgentHandler.Initialize),
-	dispatch.Serve(AgentMethods.SessionNew, AgentHandler.SessionNew),
-	dispatch.Serve(AgentMethods.SessionLoad, AgentHandler.SessionLoad),
-	dispatch.Serve(AgentMethods.SessionResume, AgentHandler.SessionResume),
-	dispatch.Serve(AgentMethods.SessionFork, AgentHandler.SessionFork),
-	dispatch.Serve(AgentMethods.SessionList, AgentHandler.SessionList),
-	dispatch.Serve(AgentMethods.SessionPrompt, AgentHandler.SessionPrompt),
-	dispatch.Receive(AgentMethods.SessionCancel, AgentHandler.SessionCancel),
-	dispatch.Serve(AgentMethods.SessionStop, AgentHandler.SessionStop),
-)
+// agentRoutes builds the routes of the messages a AgentConn receives to its handler. It is
+// called by NewAgentConn, not at package init, so a program that never serves this side
+// links none of its routes.
+func agentRoutes() *dispatch.Routes[AgentHandler] {
+	return dispatch.NewRoutes(MethodInitialize,
+		dispatch.Serve(&agentInitializeDesc, AgentHandler.Initialize),
+		dispatch.Serve(&agentSessionNewDesc, AgentHandler.SessionNew),
+		dispatch.Serve(&agentSessionLoadDesc, AgentHandler.SessionLoad),
+		dispatch.Serve(&agentSessionResumeDesc, AgentHandler.SessionResume),
+		dispatch.Serve(&agentSessionForkDesc, AgentHandler.SessionFork),
+		dispatch.Serve(&agentSessionListDesc, AgentHandler.SessionList),
+		dispatch.Serve(&agentSessionPromptDesc, AgentHandler.SessionPrompt),
+		dispatch.Receive(&agentSessionCancelDesc, AgentHandler.SessionCancel),
+		dispatch.Serve(&agentSessionStopDesc, AgentHandler.SessionStop),
+	)
+}
 
 // SessionStop calls session/stop on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionStop(ctx context.Context, params *ZeroClawStopSessionRequest) (*ZeroClawStopSessionResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.SessionStop, params)
+	return dispatch.Call(ctx, &c.end, &agentSessionStopDesc, params)
 }
 
 // ==== extras.go ====
@@ -370,7 +386,7 @@ const MethodSessionStop = "session/stop"
 var Methods = []MethodInfo{
 	// ... 10 unchanged elements
 	{
-		Descriptor:   AgentMethods.SessionStop,
+		Descriptor:   &agentSessionStopDesc,
 		Notification: false,
 		Params:       "ZeroClawStopSessionRequest",
 		Result:       "ZeroClawStopSessionResponse",

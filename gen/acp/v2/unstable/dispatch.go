@@ -21,6 +21,252 @@ type ExtHandler = dispatch.ExtHandler
 // happens to an inbound notification that is dropped (OnDrop).
 type ConnOptions = dispatch.Options
 
+var agentInitializeDesc = dispatch.Request[*InitializeRequest, *InitializeResponse]{
+	Method: dispatch.Method{Wire: MethodInitialize, Side: "agent"},
+	Params: dispatch.Codec[*InitializeRequest]{
+		New:      dispatch.New[InitializeRequest],
+		Validate: (*InitializeRequest).validate,
+	},
+	Result: dispatch.Codec[*InitializeResponse]{
+		New:      dispatch.New[InitializeResponse],
+		Validate: (*InitializeResponse).validate,
+	},
+}
+var agentAuthLoginDesc = dispatch.Request[*LoginAuthRequest, *LoginAuthResponse]{
+	Method: dispatch.Method{Wire: MethodAuthLogin, Side: "agent"},
+	Params: dispatch.Codec[*LoginAuthRequest]{
+		New:      dispatch.New[LoginAuthRequest],
+		Validate: (*LoginAuthRequest).validate,
+	},
+	Result: dispatch.Codec[*LoginAuthResponse]{
+		New:      dispatch.New[LoginAuthResponse],
+		Validate: (*LoginAuthResponse).validate,
+	},
+}
+var agentProvidersListDesc = dispatch.Request[*ListProvidersRequest, *ListProvidersResponse]{
+	Method: dispatch.Method{Wire: MethodProvidersList, Side: "agent"},
+	Params: dispatch.Codec[*ListProvidersRequest]{
+		New:      dispatch.New[ListProvidersRequest],
+		Validate: (*ListProvidersRequest).validate,
+	},
+	Result: dispatch.Codec[*ListProvidersResponse]{
+		New:      dispatch.New[ListProvidersResponse],
+		Validate: (*ListProvidersResponse).validate,
+	},
+}
+var agentProvidersSetDesc = dispatch.Request[*SetProviderRequest, *SetProviderResponse]{
+	Method: dispatch.Method{Wire: MethodProvidersSet, Side: "agent"},
+	Params: dispatch.Codec[*SetProviderRequest]{
+		New:      dispatch.New[SetProviderRequest],
+		Validate: (*SetProviderRequest).validate,
+	},
+	Result: dispatch.Codec[*SetProviderResponse]{
+		New:      dispatch.New[SetProviderResponse],
+		Validate: (*SetProviderResponse).validate,
+	},
+}
+var agentProvidersDisableDesc = dispatch.Request[*DisableProviderRequest, *DisableProviderResponse]{
+	Method: dispatch.Method{Wire: MethodProvidersDisable, Side: "agent"},
+	Params: dispatch.Codec[*DisableProviderRequest]{
+		New:      dispatch.New[DisableProviderRequest],
+		Validate: (*DisableProviderRequest).validate,
+	},
+	Result: dispatch.Codec[*DisableProviderResponse]{
+		New:      dispatch.New[DisableProviderResponse],
+		Validate: (*DisableProviderResponse).validate,
+	},
+}
+var agentAuthLogoutDesc = dispatch.Request[*LogoutAuthRequest, *LogoutAuthResponse]{
+	Method: dispatch.Method{Wire: MethodAuthLogout, Side: "agent"},
+	Params: dispatch.Codec[*LogoutAuthRequest]{
+		New:      dispatch.New[LogoutAuthRequest],
+		Validate: (*LogoutAuthRequest).validate,
+	},
+	Result: dispatch.Codec[*LogoutAuthResponse]{
+		New:      dispatch.New[LogoutAuthResponse],
+		Validate: (*LogoutAuthResponse).validate,
+	},
+}
+var agentAuthStatusDesc = dispatch.Request[*AuthStatusRequest, *AuthStatusResponse]{
+	Method: dispatch.Method{Wire: MethodAuthStatus, Side: "agent"},
+	Params: dispatch.Codec[*AuthStatusRequest]{
+		New:      dispatch.New[AuthStatusRequest],
+		Validate: (*AuthStatusRequest).validate,
+	},
+	Result: dispatch.Codec[*AuthStatusResponse]{
+		New:      dispatch.New[AuthStatusResponse],
+		Validate: (*AuthStatusResponse).validate,
+	},
+}
+var agentSessionNewDesc = dispatch.Request[*NewSessionRequest, *NewSessionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionNew, Side: "agent"},
+	Params: dispatch.Codec[*NewSessionRequest]{
+		New:      dispatch.New[NewSessionRequest],
+		Validate: (*NewSessionRequest).validate,
+	},
+	Result: dispatch.Codec[*NewSessionResponse]{
+		New:      dispatch.New[NewSessionResponse],
+		Validate: (*NewSessionResponse).validate,
+	},
+}
+var agentSessionListDesc = dispatch.Request[*ListSessionsRequest, *ListSessionsResponse]{
+	Method: dispatch.Method{Wire: MethodSessionList, Side: "agent"},
+	Params: dispatch.Codec[*ListSessionsRequest]{
+		New:      dispatch.New[ListSessionsRequest],
+		Validate: (*ListSessionsRequest).validate,
+	},
+	Result: dispatch.Codec[*ListSessionsResponse]{
+		New:      dispatch.New[ListSessionsResponse],
+		Validate: (*ListSessionsResponse).validate,
+	},
+}
+var agentSessionDeleteDesc = dispatch.Request[*DeleteSessionRequest, *DeleteSessionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionDelete, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*DeleteSessionRequest]{
+		New:      dispatch.New[DeleteSessionRequest],
+		Validate: (*DeleteSessionRequest).validate,
+	},
+	Result: dispatch.Codec[*DeleteSessionResponse]{
+		New:      dispatch.New[DeleteSessionResponse],
+		Validate: (*DeleteSessionResponse).validate,
+	},
+}
+var agentSessionForkDesc = dispatch.Request[*ForkSessionRequest, *ForkSessionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionFork, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*ForkSessionRequest]{
+		New:      dispatch.New[ForkSessionRequest],
+		Validate: (*ForkSessionRequest).validate,
+	},
+	Result: dispatch.Codec[*ForkSessionResponse]{
+		New:      dispatch.New[ForkSessionResponse],
+		Validate: (*ForkSessionResponse).validate,
+	},
+}
+var agentSessionArchiveDesc = dispatch.Request[*ArchiveSessionRequest, *ArchiveSessionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionArchive, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*ArchiveSessionRequest]{
+		New:      dispatch.New[ArchiveSessionRequest],
+		Validate: (*ArchiveSessionRequest).validate,
+	},
+	Result: dispatch.Codec[*ArchiveSessionResponse]{
+		New:      dispatch.New[ArchiveSessionResponse],
+		Validate: (*ArchiveSessionResponse).validate,
+	},
+}
+var agentSessionUnarchiveDesc = dispatch.Request[*UnarchiveSessionRequest, *UnarchiveSessionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionUnarchive, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*UnarchiveSessionRequest]{
+		New:      dispatch.New[UnarchiveSessionRequest],
+		Validate: (*UnarchiveSessionRequest).validate,
+	},
+	Result: dispatch.Codec[*UnarchiveSessionResponse]{
+		New:      dispatch.New[UnarchiveSessionResponse],
+		Validate: (*UnarchiveSessionResponse).validate,
+	},
+}
+var agentSessionStatusDesc = dispatch.Request[*SessionStatusRequest, *SessionStatusResponse]{
+	Method: dispatch.Method{Wire: MethodSessionStatus, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*SessionStatusRequest]{
+		New:      dispatch.New[SessionStatusRequest],
+		Validate: (*SessionStatusRequest).validate,
+	},
+	Result: dispatch.Codec[*SessionStatusResponse]{
+		New:      dispatch.New[SessionStatusResponse],
+		Validate: (*SessionStatusResponse).validate,
+	},
+}
+var agentSessionSetTitleDesc = dispatch.Request[*SetSessionTitleRequest, *SetSessionTitleResponse]{
+	Method: dispatch.Method{Wire: MethodSessionSetTitle, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*SetSessionTitleRequest]{
+		New:      dispatch.New[SetSessionTitleRequest],
+		Validate: (*SetSessionTitleRequest).validate,
+	},
+	Result: dispatch.Codec[*SetSessionTitleResponse]{
+		New:      dispatch.New[SetSessionTitleResponse],
+		Validate: (*SetSessionTitleResponse).validate,
+	},
+}
+var agentSessionResumeDesc = dispatch.Request[*ResumeSessionRequest, *ResumeSessionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionResume, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*ResumeSessionRequest]{
+		New:      dispatch.New[ResumeSessionRequest],
+		Validate: (*ResumeSessionRequest).validate,
+	},
+	Result: dispatch.Codec[*ResumeSessionResponse]{
+		New:      dispatch.New[ResumeSessionResponse],
+		Validate: (*ResumeSessionResponse).validate,
+	},
+}
+var agentSessionCloseDesc = dispatch.Request[*CloseSessionRequest, *CloseSessionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionClose, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*CloseSessionRequest]{
+		New:      dispatch.New[CloseSessionRequest],
+		Validate: (*CloseSessionRequest).validate,
+	},
+	Result: dispatch.Codec[*CloseSessionResponse]{
+		New:      dispatch.New[CloseSessionResponse],
+		Validate: (*CloseSessionResponse).validate,
+	},
+}
+var agentToolCallCancelDesc = dispatch.Request[*CancelToolCallRequest, *CancelToolCallResponse]{
+	Method: dispatch.Method{Wire: MethodToolCallCancel, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*CancelToolCallRequest]{
+		New:      dispatch.New[CancelToolCallRequest],
+		Validate: (*CancelToolCallRequest).validate,
+	},
+	Result: dispatch.Codec[*CancelToolCallResponse]{
+		New:      dispatch.New[CancelToolCallResponse],
+		Validate: (*CancelToolCallResponse).validate,
+	},
+}
+var agentTerminalCancelDesc = dispatch.Request[*CancelTerminalRequest, *CancelTerminalResponse]{
+	Method: dispatch.Method{Wire: MethodTerminalCancel, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*CancelTerminalRequest]{
+		New:      dispatch.New[CancelTerminalRequest],
+		Validate: (*CancelTerminalRequest).validate,
+	},
+	Result: dispatch.Codec[*CancelTerminalResponse]{
+		New:      dispatch.New[CancelTerminalResponse],
+		Validate: (*CancelTerminalResponse).validate,
+	},
+}
+var agentSessionSetConfigOptionDesc = dispatch.Request[*SetSessionConfigOptionRequest, *SetSessionConfigOptionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionSetConfigOption, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*SetSessionConfigOptionRequest]{
+		New:      dispatch.New[SetSessionConfigOptionRequest],
+		Validate: (*SetSessionConfigOptionRequest).validate,
+	},
+	Result: dispatch.Codec[*SetSessionConfigOptionResponse]{
+		New:      dispatch.New[SetSessionConfigOptionResponse],
+		Validate: (*SetSessionConfigOptionResponse).validate,
+	},
+}
+var agentSessionPromptDesc = dispatch.Request[*PromptRequest, *PromptResponse]{
+	Method: dispatch.Method{Wire: MethodSessionPrompt, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*PromptRequest]{
+		New:      dispatch.New[PromptRequest],
+		Validate: (*PromptRequest).validate,
+	},
+	Result: dispatch.Codec[*PromptResponse]{
+		New:      dispatch.New[PromptResponse],
+		Validate: (*PromptResponse).validate,
+	},
+}
+var agentSessionCancelDesc = dispatch.Notification[*CancelSessionNotification]{
+	Method: dispatch.Method{Wire: MethodSessionCancel, Side: "agent", Notification: true, SessionScoped: true},
+	Params: dispatch.Codec[*CancelSessionNotification]{
+		New:      dispatch.New[CancelSessionNotification],
+		Validate: (*CancelSessionNotification).validate,
+	},
+}
+var agentMCPMessageDesc = dispatch.Notification[*MessageMCPNotification]{
+	Method: dispatch.Method{Wire: MethodMCPMessage, Side: "agent", Notification: true},
+	Params: dispatch.Codec[*MessageMCPNotification]{
+		New:      dispatch.New[MessageMCPNotification],
+		Validate: (*MessageMCPNotification).validate,
+	},
+}
+
 // AgentMethods describes each method the agent handles (see package runtime/dispatch): its
 // wire name, its params and result types and how they are decoded and checked. The
 // connections route and call through it; a proxy can intercept any method with it.
@@ -72,29 +318,84 @@ var AgentMethods = struct {
 	// MCPMessage is the notification mcp/message.
 	MCPMessage *dispatch.Notification[*MessageMCPNotification]
 }{
-	Initialize:             dispatch.NewRequest(dispatch.Method{Wire: MethodInitialize, Side: "agent"}, (*InitializeRequest).validate, (*InitializeResponse).validate),
-	AuthLogin:              dispatch.NewRequest(dispatch.Method{Wire: MethodAuthLogin, Side: "agent"}, (*LoginAuthRequest).validate, (*LoginAuthResponse).validate),
-	ProvidersList:          dispatch.NewRequest(dispatch.Method{Wire: MethodProvidersList, Side: "agent"}, (*ListProvidersRequest).validate, (*ListProvidersResponse).validate),
-	ProvidersSet:           dispatch.NewRequest(dispatch.Method{Wire: MethodProvidersSet, Side: "agent"}, (*SetProviderRequest).validate, (*SetProviderResponse).validate),
-	ProvidersDisable:       dispatch.NewRequest(dispatch.Method{Wire: MethodProvidersDisable, Side: "agent"}, (*DisableProviderRequest).validate, (*DisableProviderResponse).validate),
-	AuthLogout:             dispatch.NewRequest(dispatch.Method{Wire: MethodAuthLogout, Side: "agent"}, (*LogoutAuthRequest).validate, (*LogoutAuthResponse).validate),
-	AuthStatus:             dispatch.NewRequest(dispatch.Method{Wire: MethodAuthStatus, Side: "agent"}, (*AuthStatusRequest).validate, (*AuthStatusResponse).validate),
-	SessionNew:             dispatch.NewRequest(dispatch.Method{Wire: MethodSessionNew, Side: "agent"}, (*NewSessionRequest).validate, (*NewSessionResponse).validate),
-	SessionList:            dispatch.NewRequest(dispatch.Method{Wire: MethodSessionList, Side: "agent"}, (*ListSessionsRequest).validate, (*ListSessionsResponse).validate),
-	SessionDelete:          dispatch.NewRequest(dispatch.Method{Wire: MethodSessionDelete, Side: "agent", SessionScoped: true}, (*DeleteSessionRequest).validate, (*DeleteSessionResponse).validate),
-	SessionFork:            dispatch.NewRequest(dispatch.Method{Wire: MethodSessionFork, Side: "agent", SessionScoped: true}, (*ForkSessionRequest).validate, (*ForkSessionResponse).validate),
-	SessionArchive:         dispatch.NewRequest(dispatch.Method{Wire: MethodSessionArchive, Side: "agent", SessionScoped: true}, (*ArchiveSessionRequest).validate, (*ArchiveSessionResponse).validate),
-	SessionUnarchive:       dispatch.NewRequest(dispatch.Method{Wire: MethodSessionUnarchive, Side: "agent", SessionScoped: true}, (*UnarchiveSessionRequest).validate, (*UnarchiveSessionResponse).validate),
-	SessionStatus:          dispatch.NewRequest(dispatch.Method{Wire: MethodSessionStatus, Side: "agent", SessionScoped: true}, (*SessionStatusRequest).validate, (*SessionStatusResponse).validate),
-	SessionSetTitle:        dispatch.NewRequest(dispatch.Method{Wire: MethodSessionSetTitle, Side: "agent", SessionScoped: true}, (*SetSessionTitleRequest).validate, (*SetSessionTitleResponse).validate),
-	SessionResume:          dispatch.NewRequest(dispatch.Method{Wire: MethodSessionResume, Side: "agent", SessionScoped: true}, (*ResumeSessionRequest).validate, (*ResumeSessionResponse).validate),
-	SessionClose:           dispatch.NewRequest(dispatch.Method{Wire: MethodSessionClose, Side: "agent", SessionScoped: true}, (*CloseSessionRequest).validate, (*CloseSessionResponse).validate),
-	ToolCallCancel:         dispatch.NewRequest(dispatch.Method{Wire: MethodToolCallCancel, Side: "agent", SessionScoped: true}, (*CancelToolCallRequest).validate, (*CancelToolCallResponse).validate),
-	TerminalCancel:         dispatch.NewRequest(dispatch.Method{Wire: MethodTerminalCancel, Side: "agent", SessionScoped: true}, (*CancelTerminalRequest).validate, (*CancelTerminalResponse).validate),
-	SessionSetConfigOption: dispatch.NewRequest(dispatch.Method{Wire: MethodSessionSetConfigOption, Side: "agent", SessionScoped: true}, (*SetSessionConfigOptionRequest).validate, (*SetSessionConfigOptionResponse).validate),
-	SessionPrompt:          dispatch.NewRequest(dispatch.Method{Wire: MethodSessionPrompt, Side: "agent", SessionScoped: true}, (*PromptRequest).validate, (*PromptResponse).validate),
-	SessionCancel:          dispatch.NewNotification(dispatch.Method{Wire: MethodSessionCancel, Side: "agent", Notification: true, SessionScoped: true}, (*CancelSessionNotification).validate),
-	MCPMessage:             dispatch.NewNotification(dispatch.Method{Wire: MethodMCPMessage, Side: "agent", Notification: true}, (*MessageMCPNotification).validate),
+	Initialize:             &agentInitializeDesc,
+	AuthLogin:              &agentAuthLoginDesc,
+	ProvidersList:          &agentProvidersListDesc,
+	ProvidersSet:           &agentProvidersSetDesc,
+	ProvidersDisable:       &agentProvidersDisableDesc,
+	AuthLogout:             &agentAuthLogoutDesc,
+	AuthStatus:             &agentAuthStatusDesc,
+	SessionNew:             &agentSessionNewDesc,
+	SessionList:            &agentSessionListDesc,
+	SessionDelete:          &agentSessionDeleteDesc,
+	SessionFork:            &agentSessionForkDesc,
+	SessionArchive:         &agentSessionArchiveDesc,
+	SessionUnarchive:       &agentSessionUnarchiveDesc,
+	SessionStatus:          &agentSessionStatusDesc,
+	SessionSetTitle:        &agentSessionSetTitleDesc,
+	SessionResume:          &agentSessionResumeDesc,
+	SessionClose:           &agentSessionCloseDesc,
+	ToolCallCancel:         &agentToolCallCancelDesc,
+	TerminalCancel:         &agentTerminalCancelDesc,
+	SessionSetConfigOption: &agentSessionSetConfigOptionDesc,
+	SessionPrompt:          &agentSessionPromptDesc,
+	SessionCancel:          &agentSessionCancelDesc,
+	MCPMessage:             &agentMCPMessageDesc,
+}
+
+var clientSessionRequestPermissionDesc = dispatch.Request[*RequestPermissionRequest, *RequestPermissionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionRequestPermission, Side: "client", SessionScoped: true},
+	Params: dispatch.Codec[*RequestPermissionRequest]{
+		New:      dispatch.New[RequestPermissionRequest],
+		Validate: (*RequestPermissionRequest).validate,
+	},
+	Result: dispatch.Codec[*RequestPermissionResponse]{
+		New:      dispatch.New[RequestPermissionResponse],
+		Validate: (*RequestPermissionResponse).validate,
+	},
+}
+var clientElicitationCreateDesc = dispatch.Request[*CreateElicitationRequest, *CreateElicitationResponse]{
+	Method: dispatch.Method{Wire: MethodElicitationCreate, Side: "client"},
+	Params: dispatch.Codec[*CreateElicitationRequest]{
+		New:      dispatch.New[CreateElicitationRequest],
+		Validate: (*CreateElicitationRequest).validate,
+	},
+	Result: dispatch.Codec[*CreateElicitationResponse]{
+		New:      dispatch.New[CreateElicitationResponse],
+		Validate: (*CreateElicitationResponse).validate,
+	},
+}
+var clientMCPMessageDesc = dispatch.Request[*MessageMCPRequest, *MessageMCPResponse]{
+	Method: dispatch.Method{Wire: MethodMCPMessage, Side: "client"},
+	Params: dispatch.Codec[*MessageMCPRequest]{
+		New:      dispatch.New[MessageMCPRequest],
+		Validate: (*MessageMCPRequest).validate,
+	},
+	Result: dispatch.Codec[*MessageMCPResponse]{
+		New:      dispatch.New[MessageMCPResponse],
+		Validate: (*MessageMCPResponse).validate,
+	},
+}
+var clientSessionUpdateDesc = dispatch.Notification[*UpdateSessionNotification]{
+	Method: dispatch.Method{Wire: MethodSessionUpdate, Side: "client", Notification: true, SessionScoped: true},
+	Params: dispatch.Codec[*UpdateSessionNotification]{
+		New:      dispatch.New[UpdateSessionNotification],
+		Validate: (*UpdateSessionNotification).validate,
+	},
+}
+var clientElicitationCompleteDesc = dispatch.Notification[*CompleteElicitationNotification]{
+	Method: dispatch.Method{Wire: MethodElicitationComplete, Side: "client", Notification: true},
+	Params: dispatch.Codec[*CompleteElicitationNotification]{
+		New:      dispatch.New[CompleteElicitationNotification],
+		Validate: (*CompleteElicitationNotification).validate,
+	},
+}
+var clientAuthStatusUpdateDesc = dispatch.Notification[*AuthStatusUpdateNotification]{
+	Method: dispatch.Method{Wire: MethodAuthStatusUpdate, Side: "client", Notification: true},
+	Params: dispatch.Codec[*AuthStatusUpdateNotification]{
+		New:      dispatch.New[AuthStatusUpdateNotification],
+		Validate: (*AuthStatusUpdateNotification).validate,
+	},
 }
 
 // ClientMethods describes each method the client handles (see package runtime/dispatch): its
@@ -114,12 +415,12 @@ var ClientMethods = struct {
 	// AuthStatusUpdate is the notification auth/status_update.
 	AuthStatusUpdate *dispatch.Notification[*AuthStatusUpdateNotification]
 }{
-	SessionRequestPermission: dispatch.NewRequest(dispatch.Method{Wire: MethodSessionRequestPermission, Side: "client", SessionScoped: true}, (*RequestPermissionRequest).validate, (*RequestPermissionResponse).validate),
-	ElicitationCreate:        dispatch.NewRequest(dispatch.Method{Wire: MethodElicitationCreate, Side: "client"}, (*CreateElicitationRequest).validate, (*CreateElicitationResponse).validate),
-	MCPMessage:               dispatch.NewRequest(dispatch.Method{Wire: MethodMCPMessage, Side: "client"}, (*MessageMCPRequest).validate, (*MessageMCPResponse).validate),
-	SessionUpdate:            dispatch.NewNotification(dispatch.Method{Wire: MethodSessionUpdate, Side: "client", Notification: true, SessionScoped: true}, (*UpdateSessionNotification).validate),
-	ElicitationComplete:      dispatch.NewNotification(dispatch.Method{Wire: MethodElicitationComplete, Side: "client", Notification: true}, (*CompleteElicitationNotification).validate),
-	AuthStatusUpdate:         dispatch.NewNotification(dispatch.Method{Wire: MethodAuthStatusUpdate, Side: "client", Notification: true}, (*AuthStatusUpdateNotification).validate),
+	SessionRequestPermission: &clientSessionRequestPermissionDesc,
+	ElicitationCreate:        &clientElicitationCreateDesc,
+	MCPMessage:               &clientMCPMessageDesc,
+	SessionUpdate:            &clientSessionUpdateDesc,
+	ElicitationComplete:      &clientElicitationCompleteDesc,
+	AuthStatusUpdate:         &clientAuthStatusUpdateDesc,
 }
 
 // AgentHandler is implemented by the agent side: one method per method the agent handles. Embed
@@ -306,7 +607,7 @@ func NewAgentConn(h AgentHandler, r io.Reader, w io.Writer, o ConnOptions) *Agen
 		h:    h,
 		herr: CheckAgentHandler(h),
 	}
-	dispatch.Connect(&c.end, agentRoutes, AgentHandler(agentSide{h, c}), h, r, w, o)
+	dispatch.Connect(&c.end, agentRoutes(), AgentHandler(agentSide{h, c}), h, r, w, o)
 	return c
 }
 
@@ -346,65 +647,69 @@ func (c *AgentConn) SendNotification(ctx context.Context, method string, params 
 // SessionRequestPermission calls session/request_permission on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) SessionRequestPermission(ctx context.Context, params *RequestPermissionRequest) (*RequestPermissionResponse, error) {
-	return dispatch.Call(ctx, &c.end, ClientMethods.SessionRequestPermission, params)
+	return dispatch.Call(ctx, &c.end, &clientSessionRequestPermissionDesc, params)
 }
 
 // ElicitationCreate calls elicitation/create on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) ElicitationCreate(ctx context.Context, params *CreateElicitationRequest) (*CreateElicitationResponse, error) {
-	return dispatch.Call(ctx, &c.end, ClientMethods.ElicitationCreate, params)
+	return dispatch.Call(ctx, &c.end, &clientElicitationCreateDesc, params)
 }
 
 // MCPMessage calls mcp/message on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) MCPMessage(ctx context.Context, params *MessageMCPRequest) (*MessageMCPResponse, error) {
-	return dispatch.Call(ctx, &c.end, ClientMethods.MCPMessage, params)
+	return dispatch.Call(ctx, &c.end, &clientMCPMessageDesc, params)
 }
 
 // SessionUpdate sends the notification session/update to the client, after checking it is valid and allowed.
 // It returns once the frame is written, so notifications precede a later response.
 func (c *AgentConn) SessionUpdate(ctx context.Context, params *UpdateSessionNotification) error {
-	return dispatch.Notify(ctx, &c.end, ClientMethods.SessionUpdate, params)
+	return dispatch.Notify(ctx, &c.end, &clientSessionUpdateDesc, params)
 }
 
 // ElicitationComplete sends the notification elicitation/complete to the client, after checking it is valid and allowed.
 // It returns once the frame is written, so notifications precede a later response.
 func (c *AgentConn) ElicitationComplete(ctx context.Context, params *CompleteElicitationNotification) error {
-	return dispatch.Notify(ctx, &c.end, ClientMethods.ElicitationComplete, params)
+	return dispatch.Notify(ctx, &c.end, &clientElicitationCompleteDesc, params)
 }
 
 // AuthStatusUpdate sends the notification auth/status_update to the client, after checking it is valid and allowed.
 // It returns once the frame is written, so notifications precede a later response.
 func (c *AgentConn) AuthStatusUpdate(ctx context.Context, params *AuthStatusUpdateNotification) error {
-	return dispatch.Notify(ctx, &c.end, ClientMethods.AuthStatusUpdate, params)
+	return dispatch.Notify(ctx, &c.end, &clientAuthStatusUpdateDesc, params)
 }
 
-// agentRoutes routes the messages a AgentConn receives to its handler.
-var agentRoutes = dispatch.NewRoutes(MethodInitialize,
-	dispatch.Serve(AgentMethods.Initialize, AgentHandler.Initialize),
-	dispatch.Serve(AgentMethods.AuthLogin, AgentHandler.AuthLogin),
-	dispatch.Serve(AgentMethods.ProvidersList, AgentHandler.ProvidersList),
-	dispatch.Serve(AgentMethods.ProvidersSet, AgentHandler.ProvidersSet),
-	dispatch.Serve(AgentMethods.ProvidersDisable, AgentHandler.ProvidersDisable),
-	dispatch.Serve(AgentMethods.AuthLogout, AgentHandler.AuthLogout),
-	dispatch.Serve(AgentMethods.AuthStatus, AgentHandler.AuthStatus),
-	dispatch.Serve(AgentMethods.SessionNew, AgentHandler.SessionNew),
-	dispatch.Serve(AgentMethods.SessionList, AgentHandler.SessionList),
-	dispatch.Serve(AgentMethods.SessionDelete, AgentHandler.SessionDelete),
-	dispatch.Serve(AgentMethods.SessionFork, AgentHandler.SessionFork),
-	dispatch.Serve(AgentMethods.SessionArchive, AgentHandler.SessionArchive),
-	dispatch.Serve(AgentMethods.SessionUnarchive, AgentHandler.SessionUnarchive),
-	dispatch.Serve(AgentMethods.SessionStatus, AgentHandler.SessionStatus),
-	dispatch.Serve(AgentMethods.SessionSetTitle, AgentHandler.SessionSetTitle),
-	dispatch.Serve(AgentMethods.SessionResume, AgentHandler.SessionResume),
-	dispatch.Serve(AgentMethods.SessionClose, AgentHandler.SessionClose),
-	dispatch.Serve(AgentMethods.ToolCallCancel, AgentHandler.ToolCallCancel),
-	dispatch.Serve(AgentMethods.TerminalCancel, AgentHandler.TerminalCancel),
-	dispatch.Serve(AgentMethods.SessionSetConfigOption, AgentHandler.SessionSetConfigOption),
-	dispatch.Serve(AgentMethods.SessionPrompt, AgentHandler.SessionPrompt),
-	dispatch.Receive(AgentMethods.SessionCancel, AgentHandler.SessionCancel),
-	dispatch.Receive(AgentMethods.MCPMessage, AgentHandler.MCPMessage),
-)
+// agentRoutes builds the routes of the messages a AgentConn receives to its handler. It is
+// called by NewAgentConn, not at package init, so a program that never serves this side
+// links none of its routes.
+func agentRoutes() *dispatch.Routes[AgentHandler] {
+	return dispatch.NewRoutes(MethodInitialize,
+		dispatch.Serve(&agentInitializeDesc, AgentHandler.Initialize),
+		dispatch.Serve(&agentAuthLoginDesc, AgentHandler.AuthLogin),
+		dispatch.Serve(&agentProvidersListDesc, AgentHandler.ProvidersList),
+		dispatch.Serve(&agentProvidersSetDesc, AgentHandler.ProvidersSet),
+		dispatch.Serve(&agentProvidersDisableDesc, AgentHandler.ProvidersDisable),
+		dispatch.Serve(&agentAuthLogoutDesc, AgentHandler.AuthLogout),
+		dispatch.Serve(&agentAuthStatusDesc, AgentHandler.AuthStatus),
+		dispatch.Serve(&agentSessionNewDesc, AgentHandler.SessionNew),
+		dispatch.Serve(&agentSessionListDesc, AgentHandler.SessionList),
+		dispatch.Serve(&agentSessionDeleteDesc, AgentHandler.SessionDelete),
+		dispatch.Serve(&agentSessionForkDesc, AgentHandler.SessionFork),
+		dispatch.Serve(&agentSessionArchiveDesc, AgentHandler.SessionArchive),
+		dispatch.Serve(&agentSessionUnarchiveDesc, AgentHandler.SessionUnarchive),
+		dispatch.Serve(&agentSessionStatusDesc, AgentHandler.SessionStatus),
+		dispatch.Serve(&agentSessionSetTitleDesc, AgentHandler.SessionSetTitle),
+		dispatch.Serve(&agentSessionResumeDesc, AgentHandler.SessionResume),
+		dispatch.Serve(&agentSessionCloseDesc, AgentHandler.SessionClose),
+		dispatch.Serve(&agentToolCallCancelDesc, AgentHandler.ToolCallCancel),
+		dispatch.Serve(&agentTerminalCancelDesc, AgentHandler.TerminalCancel),
+		dispatch.Serve(&agentSessionSetConfigOptionDesc, AgentHandler.SessionSetConfigOption),
+		dispatch.Serve(&agentSessionPromptDesc, AgentHandler.SessionPrompt),
+		dispatch.Receive(&agentSessionCancelDesc, AgentHandler.SessionCancel),
+		dispatch.Receive(&agentMCPMessageDesc, AgentHandler.MCPMessage),
+	)
+}
 
 // agentSide is the handler AgentConn's routes call: h, with the connection's own part of
 // initialize and of prompt turns.
@@ -493,7 +798,7 @@ func NewClientConn(h ClientHandler, r io.Reader, w io.Writer, o ConnOptions) *Cl
 		h:    h,
 		herr: CheckClientHandler(h),
 	}
-	dispatch.Connect(&c.end, clientRoutes, h, h, r, w, o)
+	dispatch.Connect(&c.end, clientRoutes(), h, h, r, w, o)
 	return c
 }
 
@@ -536,7 +841,7 @@ func (c *ClientConn) Initialize(ctx context.Context, params *InitializeRequest) 
 	if params.ProtocolVersion == 0 {
 		params.ProtocolVersion = CurrentProtocolVersion
 	}
-	res, err := dispatch.Open(ctx, &c.end, AgentMethods.Initialize, params)
+	res, err := dispatch.Open(ctx, &c.end, &agentInitializeDesc, params)
 	if err != nil {
 		return nil, err
 	}
@@ -553,141 +858,145 @@ func (c *ClientConn) Initialize(ctx context.Context, params *InitializeRequest) 
 // AuthLogin calls auth/login on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) AuthLogin(ctx context.Context, params *LoginAuthRequest) (*LoginAuthResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.AuthLogin, params)
+	return dispatch.Call(ctx, &c.end, &agentAuthLoginDesc, params)
 }
 
 // ProvidersList calls providers/list on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) ProvidersList(ctx context.Context, params *ListProvidersRequest) (*ListProvidersResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.ProvidersList, params)
+	return dispatch.Call(ctx, &c.end, &agentProvidersListDesc, params)
 }
 
 // ProvidersSet calls providers/set on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) ProvidersSet(ctx context.Context, params *SetProviderRequest) (*SetProviderResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.ProvidersSet, params)
+	return dispatch.Call(ctx, &c.end, &agentProvidersSetDesc, params)
 }
 
 // ProvidersDisable calls providers/disable on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) ProvidersDisable(ctx context.Context, params *DisableProviderRequest) (*DisableProviderResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.ProvidersDisable, params)
+	return dispatch.Call(ctx, &c.end, &agentProvidersDisableDesc, params)
 }
 
 // AuthLogout calls auth/logout on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) AuthLogout(ctx context.Context, params *LogoutAuthRequest) (*LogoutAuthResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.AuthLogout, params)
+	return dispatch.Call(ctx, &c.end, &agentAuthLogoutDesc, params)
 }
 
 // AuthStatus calls auth/status on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) AuthStatus(ctx context.Context, params *AuthStatusRequest) (*AuthStatusResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.AuthStatus, params)
+	return dispatch.Call(ctx, &c.end, &agentAuthStatusDesc, params)
 }
 
 // SessionNew calls session/new on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionNew(ctx context.Context, params *NewSessionRequest) (*NewSessionResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.SessionNew, params)
+	return dispatch.Call(ctx, &c.end, &agentSessionNewDesc, params)
 }
 
 // SessionList calls session/list on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionList(ctx context.Context, params *ListSessionsRequest) (*ListSessionsResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.SessionList, params)
+	return dispatch.Call(ctx, &c.end, &agentSessionListDesc, params)
 }
 
 // SessionDelete calls session/delete on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionDelete(ctx context.Context, params *DeleteSessionRequest) (*DeleteSessionResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.SessionDelete, params)
+	return dispatch.Call(ctx, &c.end, &agentSessionDeleteDesc, params)
 }
 
 // SessionFork calls session/fork on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionFork(ctx context.Context, params *ForkSessionRequest) (*ForkSessionResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.SessionFork, params)
+	return dispatch.Call(ctx, &c.end, &agentSessionForkDesc, params)
 }
 
 // SessionArchive calls session/archive on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionArchive(ctx context.Context, params *ArchiveSessionRequest) (*ArchiveSessionResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.SessionArchive, params)
+	return dispatch.Call(ctx, &c.end, &agentSessionArchiveDesc, params)
 }
 
 // SessionUnarchive calls session/unarchive on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionUnarchive(ctx context.Context, params *UnarchiveSessionRequest) (*UnarchiveSessionResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.SessionUnarchive, params)
+	return dispatch.Call(ctx, &c.end, &agentSessionUnarchiveDesc, params)
 }
 
 // SessionStatus calls session/status on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionStatus(ctx context.Context, params *SessionStatusRequest) (*SessionStatusResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.SessionStatus, params)
+	return dispatch.Call(ctx, &c.end, &agentSessionStatusDesc, params)
 }
 
 // SessionSetTitle calls session/set_title on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionSetTitle(ctx context.Context, params *SetSessionTitleRequest) (*SetSessionTitleResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.SessionSetTitle, params)
+	return dispatch.Call(ctx, &c.end, &agentSessionSetTitleDesc, params)
 }
 
 // SessionResume calls session/resume on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionResume(ctx context.Context, params *ResumeSessionRequest) (*ResumeSessionResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.SessionResume, params)
+	return dispatch.Call(ctx, &c.end, &agentSessionResumeDesc, params)
 }
 
 // SessionClose calls session/close on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionClose(ctx context.Context, params *CloseSessionRequest) (*CloseSessionResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.SessionClose, params)
+	return dispatch.Call(ctx, &c.end, &agentSessionCloseDesc, params)
 }
 
 // ToolCallCancel calls tool_call/cancel on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) ToolCallCancel(ctx context.Context, params *CancelToolCallRequest) (*CancelToolCallResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.ToolCallCancel, params)
+	return dispatch.Call(ctx, &c.end, &agentToolCallCancelDesc, params)
 }
 
 // TerminalCancel calls terminal/cancel on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) TerminalCancel(ctx context.Context, params *CancelTerminalRequest) (*CancelTerminalResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.TerminalCancel, params)
+	return dispatch.Call(ctx, &c.end, &agentTerminalCancelDesc, params)
 }
 
 // SessionSetConfigOption calls session/set_config_option on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionSetConfigOption(ctx context.Context, params *SetSessionConfigOptionRequest) (*SetSessionConfigOptionResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.SessionSetConfigOption, params)
+	return dispatch.Call(ctx, &c.end, &agentSessionSetConfigOptionDesc, params)
 }
 
 // SessionPrompt calls session/prompt on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionPrompt(ctx context.Context, params *PromptRequest) (*PromptResponse, error) {
-	return dispatch.Call(ctx, &c.end, AgentMethods.SessionPrompt, params)
+	return dispatch.Call(ctx, &c.end, &agentSessionPromptDesc, params)
 }
 
 // SessionCancel sends the notification session/cancel to the agent, after checking it is valid and allowed.
 // It returns once the frame is written, so notifications precede a later response.
 func (c *ClientConn) SessionCancel(ctx context.Context, params *CancelSessionNotification) error {
-	return dispatch.Notify(ctx, &c.end, AgentMethods.SessionCancel, params)
+	return dispatch.Notify(ctx, &c.end, &agentSessionCancelDesc, params)
 }
 
 // MCPMessage sends the notification mcp/message to the agent, after checking it is valid and allowed.
 // It returns once the frame is written, so notifications precede a later response.
 func (c *ClientConn) MCPMessage(ctx context.Context, params *MessageMCPNotification) error {
-	return dispatch.Notify(ctx, &c.end, AgentMethods.MCPMessage, params)
+	return dispatch.Notify(ctx, &c.end, &agentMCPMessageDesc, params)
 }
 
-// clientRoutes routes the messages a ClientConn receives to its handler.
-var clientRoutes = dispatch.NewRoutes(MethodInitialize,
-	dispatch.Serve(ClientMethods.SessionRequestPermission, ClientHandler.SessionRequestPermission),
-	dispatch.Serve(ClientMethods.ElicitationCreate, ClientHandler.ElicitationCreate),
-	dispatch.Serve(ClientMethods.MCPMessage, ClientHandler.MCPMessage),
-	dispatch.Receive(ClientMethods.SessionUpdate, ClientHandler.SessionUpdate),
-	dispatch.Receive(ClientMethods.ElicitationComplete, ClientHandler.ElicitationComplete),
-	dispatch.Receive(ClientMethods.AuthStatusUpdate, ClientHandler.AuthStatusUpdate),
-)
+// clientRoutes builds the routes of the messages a ClientConn receives to its handler. It is
+// called by NewClientConn, not at package init, so a program that never serves this side
+// links none of its routes.
+func clientRoutes() *dispatch.Routes[ClientHandler] {
+	return dispatch.NewRoutes(MethodInitialize,
+		dispatch.Serve(&clientSessionRequestPermissionDesc, ClientHandler.SessionRequestPermission),
+		dispatch.Serve(&clientElicitationCreateDesc, ClientHandler.ElicitationCreate),
+		dispatch.Serve(&clientMCPMessageDesc, ClientHandler.MCPMessage),
+		dispatch.Receive(&clientSessionUpdateDesc, ClientHandler.SessionUpdate),
+		dispatch.Receive(&clientElicitationCompleteDesc, ClientHandler.ElicitationComplete),
+		dispatch.Receive(&clientAuthStatusUpdateDesc, ClientHandler.AuthStatusUpdate),
+	)
+}
