@@ -164,7 +164,7 @@ func moduleImports(t *testing.T, dir string) []sourceImport {
 // (cmd/acpgen's TestWritesOnlyOutputsAndCache); agents built on them stay
 // smaller too.
 func TestGeneratedRuntimeAvoidsNet(t *testing.T) {
-	for _, pkg := range []string{"runtime/wire", "runtime/jsonrpc", "runtime/jsonpointer"} {
+	for _, pkg := range []string{"runtime/wire", "runtime/jsonrpc", "runtime/dispatch", "runtime/jsonpointer"} {
 		out, err := exec.Command("go", "list", "-deps", generator.Module+"/"+pkg).CombinedOutput()
 		if err != nil {
 			t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)

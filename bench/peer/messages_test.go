@@ -207,7 +207,7 @@ func compiledDef(b *testing.B, def string) *gojsonschema.Schema {
 			return
 		}
 		ovs := r.Config.Channels[0].Overlays
-		merged, err := overlay.ApplyFiles(data, file, "", ovs)
+		merged, err := overlay.ApplyFiles(data, file, ovs)
 		if err != nil {
 			schemas.err = err
 			return

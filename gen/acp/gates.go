@@ -5,6 +5,7 @@ package acp
 
 import (
 	"fmt"
+	dispatch "github.com/acpgen/acpgen/runtime/dispatch"
 	"github.com/acpgen/acpgen/runtime/wire"
 )
 
@@ -17,922 +18,750 @@ type Negotiated struct {
 	Response *InitializeResponse
 }
 
+// gates is this package's gate table: each capability with how to read it, and each gated
+// method, member, variant or value with where a message uses it (see runtime/dispatch).
+var gates = dispatch.NewGates([]dispatch.Capability[*Negotiated]{{
+	Path: "agentCapabilities.loadSession",
+	Allowed: func(n *Negotiated) bool {
+		if n.Response == nil {
+			return false
+		}
+		x0 := n.Response
+		x1 := x0.AgentCapabilities
+		if x1 == nil {
+			return false
+		}
+		return x1.LoadSession != nil && *x1.LoadSession
+	},
+}, {
+	Path: "agentCapabilities.sessionCapabilities.list",
+	Allowed: func(n *Negotiated) bool {
+		if n.Response == nil {
+			return false
+		}
+		x0 := n.Response
+		x1 := x0.AgentCapabilities
+		if x1 == nil {
+			return false
+		}
+		x2 := x1.SessionCapabilities
+		if x2 == nil {
+			return false
+		}
+		return x2.List != nil
+	},
+}, {
+	Path: "agentCapabilities.sessionCapabilities.delete",
+	Allowed: func(n *Negotiated) bool {
+		if n.Response == nil {
+			return false
+		}
+		x0 := n.Response
+		x1 := x0.AgentCapabilities
+		if x1 == nil {
+			return false
+		}
+		x2 := x1.SessionCapabilities
+		if x2 == nil {
+			return false
+		}
+		return x2.Delete != nil
+	},
+}, {
+	Path: "agentCapabilities.sessionCapabilities.resume",
+	Allowed: func(n *Negotiated) bool {
+		if n.Response == nil {
+			return false
+		}
+		x0 := n.Response
+		x1 := x0.AgentCapabilities
+		if x1 == nil {
+			return false
+		}
+		x2 := x1.SessionCapabilities
+		if x2 == nil {
+			return false
+		}
+		return x2.Resume != nil
+	},
+}, {
+	Path: "agentCapabilities.sessionCapabilities.close",
+	Allowed: func(n *Negotiated) bool {
+		if n.Response == nil {
+			return false
+		}
+		x0 := n.Response
+		x1 := x0.AgentCapabilities
+		if x1 == nil {
+			return false
+		}
+		x2 := x1.SessionCapabilities
+		if x2 == nil {
+			return false
+		}
+		return x2.Close != nil
+	},
+}, {
+	Path: "agentCapabilities.auth.logout",
+	Allowed: func(n *Negotiated) bool {
+		if n.Response == nil {
+			return false
+		}
+		x0 := n.Response
+		x1 := x0.AgentCapabilities
+		if x1 == nil {
+			return false
+		}
+		x2 := x1.Auth
+		if x2 == nil {
+			return false
+		}
+		return x2.Logout != nil
+	},
+}, {
+	Path: "clientCapabilities.fs.readTextFile",
+	Allowed: func(n *Negotiated) bool {
+		if n.Request == nil {
+			return false
+		}
+		x0 := n.Request
+		x1 := x0.ClientCapabilities
+		if x1 == nil {
+			return false
+		}
+		x2 := x1.Fs
+		if x2 == nil {
+			return false
+		}
+		return x2.ReadTextFile != nil && *x2.ReadTextFile
+	},
+}, {
+	Path: "clientCapabilities.fs.writeTextFile",
+	Allowed: func(n *Negotiated) bool {
+		if n.Request == nil {
+			return false
+		}
+		x0 := n.Request
+		x1 := x0.ClientCapabilities
+		if x1 == nil {
+			return false
+		}
+		x2 := x1.Fs
+		if x2 == nil {
+			return false
+		}
+		return x2.WriteTextFile != nil && *x2.WriteTextFile
+	},
+}, {
+	Path: "clientCapabilities.terminal",
+	Allowed: func(n *Negotiated) bool {
+		if n.Request == nil {
+			return false
+		}
+		x0 := n.Request
+		x1 := x0.ClientCapabilities
+		if x1 == nil {
+			return false
+		}
+		return x1.Terminal != nil && *x1.Terminal
+	},
+}, {
+	Path: "clientCapabilities.elicitation.form",
+	Allowed: func(n *Negotiated) bool {
+		if n.Request == nil {
+			return false
+		}
+		x0 := n.Request
+		x1 := x0.ClientCapabilities
+		if x1 == nil {
+			return false
+		}
+		x2 := x1.Elicitation
+		if x2 == nil {
+			return false
+		}
+		return x2.Form != nil
+	},
+}, {
+	Path: "clientCapabilities.elicitation.url",
+	Allowed: func(n *Negotiated) bool {
+		if n.Request == nil {
+			return false
+		}
+		x0 := n.Request
+		x1 := x0.ClientCapabilities
+		if x1 == nil {
+			return false
+		}
+		x2 := x1.Elicitation
+		if x2 == nil {
+			return false
+		}
+		return x2.URL != nil
+	},
+}, {
+	Path: "agentCapabilities.promptCapabilities.image",
+	Allowed: func(n *Negotiated) bool {
+		if n.Response == nil {
+			return false
+		}
+		x0 := n.Response
+		x1 := x0.AgentCapabilities
+		if x1 == nil {
+			return false
+		}
+		x2 := x1.PromptCapabilities
+		if x2 == nil {
+			return false
+		}
+		return x2.Image != nil && *x2.Image
+	},
+}, {
+	Path: "agentCapabilities.promptCapabilities.audio",
+	Allowed: func(n *Negotiated) bool {
+		if n.Response == nil {
+			return false
+		}
+		x0 := n.Response
+		x1 := x0.AgentCapabilities
+		if x1 == nil {
+			return false
+		}
+		x2 := x1.PromptCapabilities
+		if x2 == nil {
+			return false
+		}
+		return x2.Audio != nil && *x2.Audio
+	},
+}, {
+	Path: "agentCapabilities.promptCapabilities.embeddedContext",
+	Allowed: func(n *Negotiated) bool {
+		if n.Response == nil {
+			return false
+		}
+		x0 := n.Response
+		x1 := x0.AgentCapabilities
+		if x1 == nil {
+			return false
+		}
+		x2 := x1.PromptCapabilities
+		if x2 == nil {
+			return false
+		}
+		return x2.EmbeddedContext != nil && *x2.EmbeddedContext
+	},
+}, {
+	Path: "clientCapabilities.auth.terminal",
+	Allowed: func(n *Negotiated) bool {
+		if n.Request == nil {
+			return false
+		}
+		x0 := n.Request
+		x1 := x0.ClientCapabilities
+		if x1 == nil {
+			return false
+		}
+		x2 := x1.Auth
+		if x2 == nil {
+			return false
+		}
+		return x2.Terminal != nil && *x2.Terminal
+	},
+}, {
+	Path: "clientCapabilities.session.notices",
+	Allowed: func(n *Negotiated) bool {
+		if n.Request == nil {
+			return false
+		}
+		x0 := n.Request
+		x1 := x0.ClientCapabilities
+		if x1 == nil {
+			return false
+		}
+		x2 := x1.Session
+		if x2 == nil {
+			return false
+		}
+		return x2.Notices != nil
+	},
+}, {
+	Path: "clientCapabilities.session.compaction",
+	Allowed: func(n *Negotiated) bool {
+		if n.Request == nil {
+			return false
+		}
+		x0 := n.Request
+		x1 := x0.ClientCapabilities
+		if x1 == nil {
+			return false
+		}
+		x2 := x1.Session
+		if x2 == nil {
+			return false
+		}
+		return x2.Compaction != nil
+	},
+}, {
+	Path: "clientCapabilities.session.configOptions.boolean",
+	Allowed: func(n *Negotiated) bool {
+		if n.Request == nil {
+			return false
+		}
+		x0 := n.Request
+		x1 := x0.ClientCapabilities
+		if x1 == nil {
+			return false
+		}
+		x2 := x1.Session
+		if x2 == nil {
+			return false
+		}
+		x3 := x2.ConfigOptions
+		if x3 == nil {
+			return false
+		}
+		return x3.Boolean != nil
+	},
+}, {
+	Path: "agentCapabilities.sessionCapabilities.additionalDirectories",
+	Allowed: func(n *Negotiated) bool {
+		if n.Response == nil {
+			return false
+		}
+		x0 := n.Response
+		x1 := x0.AgentCapabilities
+		if x1 == nil {
+			return false
+		}
+		x2 := x1.SessionCapabilities
+		if x2 == nil {
+			return false
+		}
+		return x2.AdditionalDirectories != nil
+	},
+}, {
+	Path: "agentCapabilities.mcpCapabilities.http",
+	Allowed: func(n *Negotiated) bool {
+		if n.Response == nil {
+			return false
+		}
+		x0 := n.Response
+		x1 := x0.AgentCapabilities
+		if x1 == nil {
+			return false
+		}
+		x2 := x1.MCPCapabilities
+		if x2 == nil {
+			return false
+		}
+		return x2.HTTP != nil && *x2.HTTP
+	},
+}, {
+	Path: "agentCapabilities.mcpCapabilities.sse",
+	Allowed: func(n *Negotiated) bool {
+		if n.Response == nil {
+			return false
+		}
+		x0 := n.Response
+		x1 := x0.AgentCapabilities
+		if x1 == nil {
+			return false
+		}
+		x2 := x1.MCPCapabilities
+		if x2 == nil {
+			return false
+		}
+		return x2.SSE != nil && *x2.SSE
+	},
+}, {
+	Path: "agentCapabilities.sessionCapabilities.runtimeContext",
+	Allowed: func(n *Negotiated) bool {
+		if n.Response == nil {
+			return false
+		}
+		x0 := n.Response
+		x1 := x0.AgentCapabilities
+		if x1 == nil {
+			return false
+		}
+		x2 := x1.SessionCapabilities
+		if x2 == nil {
+			return false
+		}
+		return x2.RuntimeContext != nil
+	},
+}}, []dispatch.Gate{{
+	Method:     "session/load",
+	Capability: "agentCapabilities.loadSession",
+}, {
+	Method:     "session/list",
+	Capability: "agentCapabilities.sessionCapabilities.list",
+}, {
+	Method:     "session/delete",
+	Capability: "agentCapabilities.sessionCapabilities.delete",
+}, {
+	Method:     "session/resume",
+	Capability: "agentCapabilities.sessionCapabilities.resume",
+}, {
+	Method:     "session/close",
+	Capability: "agentCapabilities.sessionCapabilities.close",
+}, {
+	Method:     "logout",
+	Capability: "agentCapabilities.auth.logout",
+}, {
+	Method:     "fs/read_text_file",
+	Capability: "clientCapabilities.fs.readTextFile",
+}, {
+	Method:     "fs/write_text_file",
+	Capability: "clientCapabilities.fs.writeTextFile",
+}, {
+	Method:     "terminal/create",
+	Capability: "clientCapabilities.terminal",
+}, {
+	Method:     "terminal/output",
+	Capability: "clientCapabilities.terminal",
+}, {
+	Method:     "terminal/release",
+	Capability: "clientCapabilities.terminal",
+}, {
+	Method:     "terminal/wait_for_exit",
+	Capability: "clientCapabilities.terminal",
+}, {
+	Method:     "terminal/kill",
+	Capability: "clientCapabilities.terminal",
+}, {
+	Method:     "elicitation/create",
+	Capability: "clientCapabilities.elicitation.form",
+	Variant:    "form",
+	Uses: dispatch.Walk(func(p *CreateElicitationRequest, at []string) []string {
+		if p.Mode.Form != nil {
+			at = append(at, "")
+		}
+		return at
+	}),
+}, {
+	Method:     "elicitation/create",
+	Capability: "clientCapabilities.elicitation.url",
+	Variant:    "url",
+	Uses: dispatch.Walk(func(p *CreateElicitationRequest, at []string) []string {
+		if p.Mode.URL != nil {
+			at = append(at, "")
+		}
+		return at
+	}),
+}, {
+	Method:     "session/prompt",
+	Capability: "agentCapabilities.promptCapabilities.image",
+	Variant:    "image",
+	Uses: dispatch.Walk(func(p *PromptRequest, at []string) []string {
+		for i1 := range p.Prompt {
+			if p.Prompt[i1].Image != nil {
+				at = append(at, fmt.Sprintf("/prompt/%d", i1))
+			}
+		}
+		return at
+	}),
+}, {
+	Method:     "session/prompt",
+	Capability: "agentCapabilities.promptCapabilities.audio",
+	Variant:    "audio",
+	Uses: dispatch.Walk(func(p *PromptRequest, at []string) []string {
+		for i1 := range p.Prompt {
+			if p.Prompt[i1].Audio != nil {
+				at = append(at, fmt.Sprintf("/prompt/%d", i1))
+			}
+		}
+		return at
+	}),
+}, {
+	Method:     "session/prompt",
+	Capability: "agentCapabilities.promptCapabilities.embeddedContext",
+	Variant:    "resource",
+	Uses: dispatch.Walk(func(p *PromptRequest, at []string) []string {
+		for i1 := range p.Prompt {
+			if p.Prompt[i1].Resource != nil {
+				at = append(at, fmt.Sprintf("/prompt/%d", i1))
+			}
+		}
+		return at
+	}),
+}, {
+	Method:     "initialize",
+	Capability: "clientCapabilities.auth.terminal",
+	Result:     true,
+	Variant:    "terminal",
+	Uses: dispatch.Walk(func(p *InitializeResponse, at []string) []string {
+		if p.AuthMethods != nil {
+			for i1 := range p.AuthMethods {
+				if p.AuthMethods[i1].Terminal != nil {
+					at = append(at, fmt.Sprintf("/authMethods/%d", i1))
+				}
+			}
+		}
+		return at
+	}),
+}, {
+	Method:     "session/update",
+	Capability: "clientCapabilities.session.notices",
+	Variant:    "notice",
+	Uses: dispatch.Walk(func(p *SessionNotification, at []string) []string {
+		if p.Update.Notice != nil {
+			at = append(at, "/update")
+		}
+		return at
+	}),
+}, {
+	Method:     "session/update",
+	Capability: "clientCapabilities.session.compaction",
+	Variant:    "compaction_update",
+	Uses: dispatch.Walk(func(p *SessionNotification, at []string) []string {
+		if p.Update.CompactionUpdate != nil {
+			at = append(at, "/update")
+		}
+		return at
+	}),
+}, {
+	Method:     "session/update",
+	Capability: "clientCapabilities.session.compaction",
+	Variant:    "compaction_summary_chunk",
+	Uses: dispatch.Walk(func(p *SessionNotification, at []string) []string {
+		if p.Update.CompactionSummaryChunk != nil {
+			at = append(at, "/update")
+		}
+		return at
+	}),
+}, {
+	Method:     "session/update",
+	Capability: "clientCapabilities.session.configOptions.boolean",
+	Variant:    "boolean",
+	Uses: dispatch.Walk(func(p *SessionNotification, at []string) []string {
+		if p.Update.ConfigOptionUpdate != nil {
+			for i2 := range p.Update.ConfigOptionUpdate.ConfigOptions {
+				if p.Update.ConfigOptionUpdate.ConfigOptions[i2].Type.Boolean != nil {
+					at = append(at, fmt.Sprintf("/update/configOptions/%d", i2))
+				}
+			}
+		}
+		return at
+	}),
+}, {
+	Method:     "session/set_config_option",
+	Capability: "clientCapabilities.session.configOptions.boolean",
+	Result:     true,
+	Variant:    "boolean",
+	Uses: dispatch.Walk(func(p *SetSessionConfigOptionResponse, at []string) []string {
+		for i1 := range p.ConfigOptions {
+			if p.ConfigOptions[i1].Type.Boolean != nil {
+				at = append(at, fmt.Sprintf("/configOptions/%d", i1))
+			}
+		}
+		return at
+	}),
+}, {
+	Method:     "session/new",
+	Capability: "clientCapabilities.session.configOptions.boolean",
+	Result:     true,
+	Variant:    "boolean",
+	Uses: dispatch.Walk(func(p *NewSessionResponse, at []string) []string {
+		if p.ConfigOptions != nil {
+			for i1 := range p.ConfigOptions {
+				if p.ConfigOptions[i1].Type.Boolean != nil {
+					at = append(at, fmt.Sprintf("/configOptions/%d", i1))
+				}
+			}
+		}
+		return at
+	}),
+}, {
+	Method:     "session/load",
+	Capability: "clientCapabilities.session.configOptions.boolean",
+	Result:     true,
+	Variant:    "boolean",
+	Uses: dispatch.Walk(func(p *LoadSessionResponse, at []string) []string {
+		if p.ConfigOptions != nil {
+			for i1 := range p.ConfigOptions {
+				if p.ConfigOptions[i1].Type.Boolean != nil {
+					at = append(at, fmt.Sprintf("/configOptions/%d", i1))
+				}
+			}
+		}
+		return at
+	}),
+}, {
+	Method:     "session/resume",
+	Capability: "clientCapabilities.session.configOptions.boolean",
+	Result:     true,
+	Variant:    "boolean",
+	Uses: dispatch.Walk(func(p *ResumeSessionResponse, at []string) []string {
+		if p.ConfigOptions != nil {
+			for i1 := range p.ConfigOptions {
+				if p.ConfigOptions[i1].Type.Boolean != nil {
+					at = append(at, fmt.Sprintf("/configOptions/%d", i1))
+				}
+			}
+		}
+		return at
+	}),
+}, {
+	Method:     "session/new",
+	Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
+	Uses: dispatch.Walk(func(p *NewSessionRequest, at []string) []string {
+		if p.AdditionalDirectories != nil {
+			at = append(at, "/additionalDirectories")
+		}
+		return at
+	}),
+}, {
+	Method:     "session/new",
+	Capability: "agentCapabilities.mcpCapabilities.http",
+	Variant:    "http",
+	Uses: dispatch.Walk(func(p *NewSessionRequest, at []string) []string {
+		for i1 := range p.MCPServers {
+			if p.MCPServers[i1].HTTP != nil {
+				at = append(at, fmt.Sprintf("/mcpServers/%d", i1))
+			}
+		}
+		return at
+	}),
+}, {
+	Method:     "session/new",
+	Capability: "agentCapabilities.mcpCapabilities.sse",
+	Variant:    "sse",
+	Uses: dispatch.Walk(func(p *NewSessionRequest, at []string) []string {
+		for i1 := range p.MCPServers {
+			if p.MCPServers[i1].SSE != nil {
+				at = append(at, fmt.Sprintf("/mcpServers/%d", i1))
+			}
+		}
+		return at
+	}),
+}, {
+	Method:     "session/load",
+	Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
+	Uses: dispatch.Walk(func(p *LoadSessionRequest, at []string) []string {
+		if p.AdditionalDirectories != nil {
+			at = append(at, "/additionalDirectories")
+		}
+		return at
+	}),
+}, {
+	Method:     "session/load",
+	Capability: "agentCapabilities.mcpCapabilities.http",
+	Variant:    "http",
+	Uses: dispatch.Walk(func(p *LoadSessionRequest, at []string) []string {
+		for i1 := range p.MCPServers {
+			if p.MCPServers[i1].HTTP != nil {
+				at = append(at, fmt.Sprintf("/mcpServers/%d", i1))
+			}
+		}
+		return at
+	}),
+}, {
+	Method:     "session/load",
+	Capability: "agentCapabilities.mcpCapabilities.sse",
+	Variant:    "sse",
+	Uses: dispatch.Walk(func(p *LoadSessionRequest, at []string) []string {
+		for i1 := range p.MCPServers {
+			if p.MCPServers[i1].SSE != nil {
+				at = append(at, fmt.Sprintf("/mcpServers/%d", i1))
+			}
+		}
+		return at
+	}),
+}, {
+	Method:     "session/resume",
+	Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
+	Uses: dispatch.Walk(func(p *ResumeSessionRequest, at []string) []string {
+		if p.AdditionalDirectories != nil {
+			at = append(at, "/additionalDirectories")
+		}
+		return at
+	}),
+}, {
+	Method:     "session/resume",
+	Capability: "agentCapabilities.mcpCapabilities.http",
+	Variant:    "http",
+	Uses: dispatch.Walk(func(p *ResumeSessionRequest, at []string) []string {
+		if p.MCPServers != nil {
+			for i1 := range p.MCPServers {
+				if p.MCPServers[i1].HTTP != nil {
+					at = append(at, fmt.Sprintf("/mcpServers/%d", i1))
+				}
+			}
+		}
+		return at
+	}),
+}, {
+	Method:     "session/resume",
+	Capability: "agentCapabilities.mcpCapabilities.sse",
+	Variant:    "sse",
+	Uses: dispatch.Walk(func(p *ResumeSessionRequest, at []string) []string {
+		if p.MCPServers != nil {
+			for i1 := range p.MCPServers {
+				if p.MCPServers[i1].SSE != nil {
+					at = append(at, fmt.Sprintf("/mcpServers/%d", i1))
+				}
+			}
+		}
+		return at
+	}),
+}, {
+	Method:     "session/list",
+	Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
+	Result:     true,
+	Required:   true,
+	Uses: dispatch.Walk(func(p *ListSessionsResponse, at []string) []string {
+		for i1 := range p.Sessions {
+			if p.Sessions[i1].AdditionalDirectories == nil {
+				at = append(at, fmt.Sprintf("/sessions/%d/additionalDirectories", i1))
+			}
+		}
+		return at
+	}),
+}, {
+	Method:     "session/list",
+	Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
+	Uses: dispatch.Walk(func(p *ListSessionsRequest, at []string) []string {
+		if p.AdditionalDirectories != nil {
+			at = append(at, "/additionalDirectories")
+		}
+		return at
+	}),
+}, {
+	Method:     "session/prompt",
+	Capability: "agentCapabilities.sessionCapabilities.runtimeContext",
+	Uses: dispatch.Walk(func(p *PromptRequest, at []string) []string {
+		if p.RuntimeContext != nil {
+			at = append(at, "/runtimeContext")
+		}
+		return at
+	}),
+}})
+
 // Allows reports whether the capability at the path was advertised. The path is dotted
 // ("agentCapabilities.loadSession"), or the JSON pointer when a member name holds a dot.
 func (n *Negotiated) Allows(capability string) bool {
-	switch capability {
-	case "agentCapabilities.loadSession":
-		return n.cap0()
-	case "agentCapabilities.sessionCapabilities.list":
-		return n.cap1()
-	case "agentCapabilities.sessionCapabilities.delete":
-		return n.cap2()
-	case "agentCapabilities.sessionCapabilities.resume":
-		return n.cap3()
-	case "agentCapabilities.sessionCapabilities.close":
-		return n.cap4()
-	case "agentCapabilities.auth.logout":
-		return n.cap5()
-	case "clientCapabilities.fs.readTextFile":
-		return n.cap6()
-	case "clientCapabilities.fs.writeTextFile":
-		return n.cap7()
-	case "clientCapabilities.terminal":
-		return n.cap8()
-	case "clientCapabilities.elicitation.form":
-		return n.cap9()
-	case "clientCapabilities.elicitation.url":
-		return n.cap10()
-	case "agentCapabilities.promptCapabilities.image":
-		return n.cap11()
-	case "agentCapabilities.promptCapabilities.audio":
-		return n.cap12()
-	case "agentCapabilities.promptCapabilities.embeddedContext":
-		return n.cap13()
-	case "clientCapabilities.auth.terminal":
-		return n.cap14()
-	case "clientCapabilities.session.notices":
-		return n.cap15()
-	case "clientCapabilities.session.compaction":
-		return n.cap16()
-	case "clientCapabilities.session.configOptions.boolean":
-		return n.cap17()
-	case "agentCapabilities.sessionCapabilities.additionalDirectories":
-		return n.cap18()
-	case "agentCapabilities.mcpCapabilities.http":
-		return n.cap19()
-	case "agentCapabilities.mcpCapabilities.sse":
-		return n.cap20()
-	case "agentCapabilities.sessionCapabilities.runtimeContext":
-		return n.cap21()
-	}
-	return false
-}
-func (n *Negotiated) cap0() bool {
-	if n == nil || n.Response == nil {
-		return false
-	}
-	x0 := n.Response
-	x1 := x0.AgentCapabilities
-	if x1 == nil {
-		return false
-	}
-	return x1.LoadSession != nil && *x1.LoadSession
-}
-func (n *Negotiated) cap1() bool {
-	if n == nil || n.Response == nil {
-		return false
-	}
-	x0 := n.Response
-	x1 := x0.AgentCapabilities
-	if x1 == nil {
-		return false
-	}
-	x2 := x1.SessionCapabilities
-	if x2 == nil {
-		return false
-	}
-	return x2.List != nil
-}
-func (n *Negotiated) cap2() bool {
-	if n == nil || n.Response == nil {
-		return false
-	}
-	x0 := n.Response
-	x1 := x0.AgentCapabilities
-	if x1 == nil {
-		return false
-	}
-	x2 := x1.SessionCapabilities
-	if x2 == nil {
-		return false
-	}
-	return x2.Delete != nil
-}
-func (n *Negotiated) cap3() bool {
-	if n == nil || n.Response == nil {
-		return false
-	}
-	x0 := n.Response
-	x1 := x0.AgentCapabilities
-	if x1 == nil {
-		return false
-	}
-	x2 := x1.SessionCapabilities
-	if x2 == nil {
-		return false
-	}
-	return x2.Resume != nil
-}
-func (n *Negotiated) cap4() bool {
-	if n == nil || n.Response == nil {
-		return false
-	}
-	x0 := n.Response
-	x1 := x0.AgentCapabilities
-	if x1 == nil {
-		return false
-	}
-	x2 := x1.SessionCapabilities
-	if x2 == nil {
-		return false
-	}
-	return x2.Close != nil
-}
-func (n *Negotiated) cap5() bool {
-	if n == nil || n.Response == nil {
-		return false
-	}
-	x0 := n.Response
-	x1 := x0.AgentCapabilities
-	if x1 == nil {
-		return false
-	}
-	x2 := x1.Auth
-	if x2 == nil {
-		return false
-	}
-	return x2.Logout != nil
-}
-func (n *Negotiated) cap6() bool {
-	if n == nil || n.Request == nil {
-		return false
-	}
-	x0 := n.Request
-	x1 := x0.ClientCapabilities
-	if x1 == nil {
-		return false
-	}
-	x2 := x1.Fs
-	if x2 == nil {
-		return false
-	}
-	return x2.ReadTextFile != nil && *x2.ReadTextFile
-}
-func (n *Negotiated) cap7() bool {
-	if n == nil || n.Request == nil {
-		return false
-	}
-	x0 := n.Request
-	x1 := x0.ClientCapabilities
-	if x1 == nil {
-		return false
-	}
-	x2 := x1.Fs
-	if x2 == nil {
-		return false
-	}
-	return x2.WriteTextFile != nil && *x2.WriteTextFile
-}
-func (n *Negotiated) cap8() bool {
-	if n == nil || n.Request == nil {
-		return false
-	}
-	x0 := n.Request
-	x1 := x0.ClientCapabilities
-	if x1 == nil {
-		return false
-	}
-	return x1.Terminal != nil && *x1.Terminal
-}
-func (n *Negotiated) cap9() bool {
-	if n == nil || n.Request == nil {
-		return false
-	}
-	x0 := n.Request
-	x1 := x0.ClientCapabilities
-	if x1 == nil {
-		return false
-	}
-	x2 := x1.Elicitation
-	if x2 == nil {
-		return false
-	}
-	return x2.Form != nil
-}
-func (n *Negotiated) cap10() bool {
-	if n == nil || n.Request == nil {
-		return false
-	}
-	x0 := n.Request
-	x1 := x0.ClientCapabilities
-	if x1 == nil {
-		return false
-	}
-	x2 := x1.Elicitation
-	if x2 == nil {
-		return false
-	}
-	return x2.URL != nil
-}
-func (n *Negotiated) cap11() bool {
-	if n == nil || n.Response == nil {
-		return false
-	}
-	x0 := n.Response
-	x1 := x0.AgentCapabilities
-	if x1 == nil {
-		return false
-	}
-	x2 := x1.PromptCapabilities
-	if x2 == nil {
-		return false
-	}
-	return x2.Image != nil && *x2.Image
-}
-func (n *Negotiated) cap12() bool {
-	if n == nil || n.Response == nil {
-		return false
-	}
-	x0 := n.Response
-	x1 := x0.AgentCapabilities
-	if x1 == nil {
-		return false
-	}
-	x2 := x1.PromptCapabilities
-	if x2 == nil {
-		return false
-	}
-	return x2.Audio != nil && *x2.Audio
-}
-func (n *Negotiated) cap13() bool {
-	if n == nil || n.Response == nil {
-		return false
-	}
-	x0 := n.Response
-	x1 := x0.AgentCapabilities
-	if x1 == nil {
-		return false
-	}
-	x2 := x1.PromptCapabilities
-	if x2 == nil {
-		return false
-	}
-	return x2.EmbeddedContext != nil && *x2.EmbeddedContext
-}
-func (n *Negotiated) cap14() bool {
-	if n == nil || n.Request == nil {
-		return false
-	}
-	x0 := n.Request
-	x1 := x0.ClientCapabilities
-	if x1 == nil {
-		return false
-	}
-	x2 := x1.Auth
-	if x2 == nil {
-		return false
-	}
-	return x2.Terminal != nil && *x2.Terminal
-}
-func (n *Negotiated) cap15() bool {
-	if n == nil || n.Request == nil {
-		return false
-	}
-	x0 := n.Request
-	x1 := x0.ClientCapabilities
-	if x1 == nil {
-		return false
-	}
-	x2 := x1.Session
-	if x2 == nil {
-		return false
-	}
-	return x2.Notices != nil
-}
-func (n *Negotiated) cap16() bool {
-	if n == nil || n.Request == nil {
-		return false
-	}
-	x0 := n.Request
-	x1 := x0.ClientCapabilities
-	if x1 == nil {
-		return false
-	}
-	x2 := x1.Session
-	if x2 == nil {
-		return false
-	}
-	return x2.Compaction != nil
-}
-func (n *Negotiated) cap17() bool {
-	if n == nil || n.Request == nil {
-		return false
-	}
-	x0 := n.Request
-	x1 := x0.ClientCapabilities
-	if x1 == nil {
-		return false
-	}
-	x2 := x1.Session
-	if x2 == nil {
-		return false
-	}
-	x3 := x2.ConfigOptions
-	if x3 == nil {
-		return false
-	}
-	return x3.Boolean != nil
-}
-func (n *Negotiated) cap18() bool {
-	if n == nil || n.Response == nil {
-		return false
-	}
-	x0 := n.Response
-	x1 := x0.AgentCapabilities
-	if x1 == nil {
-		return false
-	}
-	x2 := x1.SessionCapabilities
-	if x2 == nil {
-		return false
-	}
-	return x2.AdditionalDirectories != nil
-}
-func (n *Negotiated) cap19() bool {
-	if n == nil || n.Response == nil {
-		return false
-	}
-	x0 := n.Response
-	x1 := x0.AgentCapabilities
-	if x1 == nil {
-		return false
-	}
-	x2 := x1.MCPCapabilities
-	if x2 == nil {
-		return false
-	}
-	return x2.HTTP != nil && *x2.HTTP
-}
-func (n *Negotiated) cap20() bool {
-	if n == nil || n.Response == nil {
-		return false
-	}
-	x0 := n.Response
-	x1 := x0.AgentCapabilities
-	if x1 == nil {
-		return false
-	}
-	x2 := x1.MCPCapabilities
-	if x2 == nil {
-		return false
-	}
-	return x2.SSE != nil && *x2.SSE
-}
-func (n *Negotiated) cap21() bool {
-	if n == nil || n.Response == nil {
-		return false
-	}
-	x0 := n.Response
-	x1 := x0.AgentCapabilities
-	if x1 == nil {
-		return false
-	}
-	x2 := x1.SessionCapabilities
-	if x2 == nil {
-		return false
-	}
-	return x2.RuntimeContext != nil
+	return gates.Allows(n, capability)
 }
 
 // MethodCapability returns the capability a peer must have advertised before it may be sent method.
 func MethodCapability(method string) (string, bool) {
-	switch method {
-	case "session/load":
-		return "agentCapabilities.loadSession", true
-	case "session/list":
-		return "agentCapabilities.sessionCapabilities.list", true
-	case "session/delete":
-		return "agentCapabilities.sessionCapabilities.delete", true
-	case "session/resume":
-		return "agentCapabilities.sessionCapabilities.resume", true
-	case "session/close":
-		return "agentCapabilities.sessionCapabilities.close", true
-	case "logout":
-		return "agentCapabilities.auth.logout", true
-	case "fs/read_text_file":
-		return "clientCapabilities.fs.readTextFile", true
-	case "fs/write_text_file":
-		return "clientCapabilities.fs.writeTextFile", true
-	case "terminal/create":
-		return "clientCapabilities.terminal", true
-	case "terminal/output":
-		return "clientCapabilities.terminal", true
-	case "terminal/release":
-		return "clientCapabilities.terminal", true
-	case "terminal/wait_for_exit":
-		return "clientCapabilities.terminal", true
-	case "terminal/kill":
-		return "clientCapabilities.terminal", true
-	}
-	return "", false
+	return gates.MethodCapability(method)
 }
 
 // AllowsMethod reports whether method may be sent, and the capability it needs when it may not.
 func (n *Negotiated) AllowsMethod(method string) (bool, string) {
-	c, gated := MethodCapability(method)
-	if !gated || n.Allows(c) {
-		return true, ""
-	}
-	return false, c
+	return gates.AllowsMethod(n, method)
 }
 
 // CheckParams returns every gated method, member or variant that the params of method (a pointer to
 // its generated type) uses without the capability that allows it; nil when all are allowed.
-func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation) {
-	switch method {
-	case "session/load":
-		p, ok := v.(*LoadSessionRequest)
-		if !ok || p == nil {
-			return out
-		}
-		if !n.cap0() {
-			out = append(out, wire.GateViolation{
-				Capability: "agentCapabilities.loadSession",
-				Method:     method,
-				Pointer:    "",
-				Variant:    "",
-			})
-		}
-		if p.AdditionalDirectories != nil {
-			if !n.cap18() {
-				out = append(out, wire.GateViolation{
-					Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
-					Method:     method,
-					Pointer:    "/additionalDirectories",
-					Variant:    "",
-				})
-			}
-		}
-		for i1 := range p.MCPServers {
-			if p.MCPServers[i1].HTTP != nil && !n.cap19() {
-				out = append(out, wire.GateViolation{
-					Capability: "agentCapabilities.mcpCapabilities.http",
-					Method:     method,
-					Pointer:    fmt.Sprintf("/mcpServers/%d", i1),
-					Variant:    "http",
-				})
-			}
-		}
-		for i1 := range p.MCPServers {
-			if p.MCPServers[i1].SSE != nil && !n.cap20() {
-				out = append(out, wire.GateViolation{
-					Capability: "agentCapabilities.mcpCapabilities.sse",
-					Method:     method,
-					Pointer:    fmt.Sprintf("/mcpServers/%d", i1),
-					Variant:    "sse",
-				})
-			}
-		}
-	case "session/list":
-		p, ok := v.(*ListSessionsRequest)
-		if !ok || p == nil {
-			return out
-		}
-		if !n.cap1() {
-			out = append(out, wire.GateViolation{
-				Capability: "agentCapabilities.sessionCapabilities.list",
-				Method:     method,
-				Pointer:    "",
-				Variant:    "",
-			})
-		}
-		if p.AdditionalDirectories != nil {
-			if !n.cap18() {
-				out = append(out, wire.GateViolation{
-					Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
-					Method:     method,
-					Pointer:    "/additionalDirectories",
-					Variant:    "",
-				})
-			}
-		}
-	case "session/delete":
-		p, ok := v.(*DeleteSessionRequest)
-		if !ok || p == nil {
-			return out
-		}
-		if !n.cap2() {
-			out = append(out, wire.GateViolation{
-				Capability: "agentCapabilities.sessionCapabilities.delete",
-				Method:     method,
-				Pointer:    "",
-				Variant:    "",
-			})
-		}
-	case "session/resume":
-		p, ok := v.(*ResumeSessionRequest)
-		if !ok || p == nil {
-			return out
-		}
-		if !n.cap3() {
-			out = append(out, wire.GateViolation{
-				Capability: "agentCapabilities.sessionCapabilities.resume",
-				Method:     method,
-				Pointer:    "",
-				Variant:    "",
-			})
-		}
-		if p.AdditionalDirectories != nil {
-			if !n.cap18() {
-				out = append(out, wire.GateViolation{
-					Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
-					Method:     method,
-					Pointer:    "/additionalDirectories",
-					Variant:    "",
-				})
-			}
-		}
-		if p.MCPServers != nil {
-			for i1 := range p.MCPServers {
-				if p.MCPServers[i1].HTTP != nil && !n.cap19() {
-					out = append(out, wire.GateViolation{
-						Capability: "agentCapabilities.mcpCapabilities.http",
-						Method:     method,
-						Pointer:    fmt.Sprintf("/mcpServers/%d", i1),
-						Variant:    "http",
-					})
-				}
-			}
-		}
-		if p.MCPServers != nil {
-			for i1 := range p.MCPServers {
-				if p.MCPServers[i1].SSE != nil && !n.cap20() {
-					out = append(out, wire.GateViolation{
-						Capability: "agentCapabilities.mcpCapabilities.sse",
-						Method:     method,
-						Pointer:    fmt.Sprintf("/mcpServers/%d", i1),
-						Variant:    "sse",
-					})
-				}
-			}
-		}
-	case "session/close":
-		p, ok := v.(*CloseSessionRequest)
-		if !ok || p == nil {
-			return out
-		}
-		if !n.cap4() {
-			out = append(out, wire.GateViolation{
-				Capability: "agentCapabilities.sessionCapabilities.close",
-				Method:     method,
-				Pointer:    "",
-				Variant:    "",
-			})
-		}
-	case "logout":
-		p, ok := v.(*LogoutRequest)
-		if !ok || p == nil {
-			return out
-		}
-		if !n.cap5() {
-			out = append(out, wire.GateViolation{
-				Capability: "agentCapabilities.auth.logout",
-				Method:     method,
-				Pointer:    "",
-				Variant:    "",
-			})
-		}
-	case "fs/read_text_file":
-		p, ok := v.(*ReadTextFileRequest)
-		if !ok || p == nil {
-			return out
-		}
-		if !n.cap6() {
-			out = append(out, wire.GateViolation{
-				Capability: "clientCapabilities.fs.readTextFile",
-				Method:     method,
-				Pointer:    "",
-				Variant:    "",
-			})
-		}
-	case "fs/write_text_file":
-		p, ok := v.(*WriteTextFileRequest)
-		if !ok || p == nil {
-			return out
-		}
-		if !n.cap7() {
-			out = append(out, wire.GateViolation{
-				Capability: "clientCapabilities.fs.writeTextFile",
-				Method:     method,
-				Pointer:    "",
-				Variant:    "",
-			})
-		}
-	case "terminal/create":
-		p, ok := v.(*CreateTerminalRequest)
-		if !ok || p == nil {
-			return out
-		}
-		if !n.cap8() {
-			out = append(out, wire.GateViolation{
-				Capability: "clientCapabilities.terminal",
-				Method:     method,
-				Pointer:    "",
-				Variant:    "",
-			})
-		}
-	case "terminal/output":
-		p, ok := v.(*TerminalOutputRequest)
-		if !ok || p == nil {
-			return out
-		}
-		if !n.cap8() {
-			out = append(out, wire.GateViolation{
-				Capability: "clientCapabilities.terminal",
-				Method:     method,
-				Pointer:    "",
-				Variant:    "",
-			})
-		}
-	case "terminal/release":
-		p, ok := v.(*ReleaseTerminalRequest)
-		if !ok || p == nil {
-			return out
-		}
-		if !n.cap8() {
-			out = append(out, wire.GateViolation{
-				Capability: "clientCapabilities.terminal",
-				Method:     method,
-				Pointer:    "",
-				Variant:    "",
-			})
-		}
-	case "terminal/wait_for_exit":
-		p, ok := v.(*WaitForTerminalExitRequest)
-		if !ok || p == nil {
-			return out
-		}
-		if !n.cap8() {
-			out = append(out, wire.GateViolation{
-				Capability: "clientCapabilities.terminal",
-				Method:     method,
-				Pointer:    "",
-				Variant:    "",
-			})
-		}
-	case "terminal/kill":
-		p, ok := v.(*KillTerminalRequest)
-		if !ok || p == nil {
-			return out
-		}
-		if !n.cap8() {
-			out = append(out, wire.GateViolation{
-				Capability: "clientCapabilities.terminal",
-				Method:     method,
-				Pointer:    "",
-				Variant:    "",
-			})
-		}
-	case "elicitation/create":
-		p, ok := v.(*CreateElicitationRequest)
-		if !ok || p == nil {
-			return out
-		}
-		if p.Mode.Form != nil && !n.cap9() {
-			out = append(out, wire.GateViolation{
-				Capability: "clientCapabilities.elicitation.form",
-				Method:     method,
-				Pointer:    "",
-				Variant:    "form",
-			})
-		}
-		if p.Mode.URL != nil && !n.cap10() {
-			out = append(out, wire.GateViolation{
-				Capability: "clientCapabilities.elicitation.url",
-				Method:     method,
-				Pointer:    "",
-				Variant:    "url",
-			})
-		}
-	case "session/prompt":
-		p, ok := v.(*PromptRequest)
-		if !ok || p == nil {
-			return out
-		}
-		for i1 := range p.Prompt {
-			if p.Prompt[i1].Image != nil && !n.cap11() {
-				out = append(out, wire.GateViolation{
-					Capability: "agentCapabilities.promptCapabilities.image",
-					Method:     method,
-					Pointer:    fmt.Sprintf("/prompt/%d", i1),
-					Variant:    "image",
-				})
-			}
-		}
-		for i1 := range p.Prompt {
-			if p.Prompt[i1].Audio != nil && !n.cap12() {
-				out = append(out, wire.GateViolation{
-					Capability: "agentCapabilities.promptCapabilities.audio",
-					Method:     method,
-					Pointer:    fmt.Sprintf("/prompt/%d", i1),
-					Variant:    "audio",
-				})
-			}
-		}
-		for i1 := range p.Prompt {
-			if p.Prompt[i1].Resource != nil && !n.cap13() {
-				out = append(out, wire.GateViolation{
-					Capability: "agentCapabilities.promptCapabilities.embeddedContext",
-					Method:     method,
-					Pointer:    fmt.Sprintf("/prompt/%d", i1),
-					Variant:    "resource",
-				})
-			}
-		}
-		if p.RuntimeContext != nil {
-			if !n.cap21() {
-				out = append(out, wire.GateViolation{
-					Capability: "agentCapabilities.sessionCapabilities.runtimeContext",
-					Method:     method,
-					Pointer:    "/runtimeContext",
-					Variant:    "",
-				})
-			}
-		}
-	case "session/update":
-		p, ok := v.(*SessionNotification)
-		if !ok || p == nil {
-			return out
-		}
-		if p.Update.Notice != nil && !n.cap15() {
-			out = append(out, wire.GateViolation{
-				Capability: "clientCapabilities.session.notices",
-				Method:     method,
-				Pointer:    "/update",
-				Variant:    "notice",
-			})
-		}
-		if p.Update.CompactionUpdate != nil && !n.cap16() {
-			out = append(out, wire.GateViolation{
-				Capability: "clientCapabilities.session.compaction",
-				Method:     method,
-				Pointer:    "/update",
-				Variant:    "compaction_update",
-			})
-		}
-		if p.Update.CompactionSummaryChunk != nil && !n.cap16() {
-			out = append(out, wire.GateViolation{
-				Capability: "clientCapabilities.session.compaction",
-				Method:     method,
-				Pointer:    "/update",
-				Variant:    "compaction_summary_chunk",
-			})
-		}
-		if p.Update.ConfigOptionUpdate != nil {
-			for i2 := range p.Update.ConfigOptionUpdate.ConfigOptions {
-				if p.Update.ConfigOptionUpdate.ConfigOptions[i2].Type.Boolean != nil && !n.cap17() {
-					out = append(out, wire.GateViolation{
-						Capability: "clientCapabilities.session.configOptions.boolean",
-						Method:     method,
-						Pointer:    fmt.Sprintf("/update/configOptions/%d", i2),
-						Variant:    "boolean",
-					})
-				}
-			}
-		}
-	case "session/new":
-		p, ok := v.(*NewSessionRequest)
-		if !ok || p == nil {
-			return out
-		}
-		if p.AdditionalDirectories != nil {
-			if !n.cap18() {
-				out = append(out, wire.GateViolation{
-					Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
-					Method:     method,
-					Pointer:    "/additionalDirectories",
-					Variant:    "",
-				})
-			}
-		}
-		for i1 := range p.MCPServers {
-			if p.MCPServers[i1].HTTP != nil && !n.cap19() {
-				out = append(out, wire.GateViolation{
-					Capability: "agentCapabilities.mcpCapabilities.http",
-					Method:     method,
-					Pointer:    fmt.Sprintf("/mcpServers/%d", i1),
-					Variant:    "http",
-				})
-			}
-		}
-		for i1 := range p.MCPServers {
-			if p.MCPServers[i1].SSE != nil && !n.cap20() {
-				out = append(out, wire.GateViolation{
-					Capability: "agentCapabilities.mcpCapabilities.sse",
-					Method:     method,
-					Pointer:    fmt.Sprintf("/mcpServers/%d", i1),
-					Variant:    "sse",
-				})
-			}
-		}
-	}
-	return out
+func (n *Negotiated) CheckParams(method string, v any) []wire.GateViolation {
+	return gates.CheckParams(n, method, v)
 }
 
 // CheckResult returns every gated method, member or variant that the result of method (a pointer to
 // its generated type) uses without the capability that allows it; nil when all are allowed.
-func (n *Negotiated) CheckResult(method string, v any) (out []wire.GateViolation) {
-	switch method {
-	case "initialize":
-		p, ok := v.(*InitializeResponse)
-		if !ok || p == nil {
-			return out
-		}
-		if p.AuthMethods != nil {
-			for i1 := range p.AuthMethods {
-				if p.AuthMethods[i1].Terminal != nil && !n.cap14() {
-					out = append(out, wire.GateViolation{
-						Capability: "clientCapabilities.auth.terminal",
-						Method:     method,
-						Pointer:    fmt.Sprintf("/authMethods/%d", i1),
-						Variant:    "terminal",
-					})
-				}
-			}
-		}
-	case "session/set_config_option":
-		p, ok := v.(*SetSessionConfigOptionResponse)
-		if !ok || p == nil {
-			return out
-		}
-		for i1 := range p.ConfigOptions {
-			if p.ConfigOptions[i1].Type.Boolean != nil && !n.cap17() {
-				out = append(out, wire.GateViolation{
-					Capability: "clientCapabilities.session.configOptions.boolean",
-					Method:     method,
-					Pointer:    fmt.Sprintf("/configOptions/%d", i1),
-					Variant:    "boolean",
-				})
-			}
-		}
-	case "session/new":
-		p, ok := v.(*NewSessionResponse)
-		if !ok || p == nil {
-			return out
-		}
-		if p.ConfigOptions != nil {
-			for i1 := range p.ConfigOptions {
-				if p.ConfigOptions[i1].Type.Boolean != nil && !n.cap17() {
-					out = append(out, wire.GateViolation{
-						Capability: "clientCapabilities.session.configOptions.boolean",
-						Method:     method,
-						Pointer:    fmt.Sprintf("/configOptions/%d", i1),
-						Variant:    "boolean",
-					})
-				}
-			}
-		}
-	case "session/load":
-		p, ok := v.(*LoadSessionResponse)
-		if !ok || p == nil {
-			return out
-		}
-		if p.ConfigOptions != nil {
-			for i1 := range p.ConfigOptions {
-				if p.ConfigOptions[i1].Type.Boolean != nil && !n.cap17() {
-					out = append(out, wire.GateViolation{
-						Capability: "clientCapabilities.session.configOptions.boolean",
-						Method:     method,
-						Pointer:    fmt.Sprintf("/configOptions/%d", i1),
-						Variant:    "boolean",
-					})
-				}
-			}
-		}
-	case "session/resume":
-		p, ok := v.(*ResumeSessionResponse)
-		if !ok || p == nil {
-			return out
-		}
-		if p.ConfigOptions != nil {
-			for i1 := range p.ConfigOptions {
-				if p.ConfigOptions[i1].Type.Boolean != nil && !n.cap17() {
-					out = append(out, wire.GateViolation{
-						Capability: "clientCapabilities.session.configOptions.boolean",
-						Method:     method,
-						Pointer:    fmt.Sprintf("/configOptions/%d", i1),
-						Variant:    "boolean",
-					})
-				}
-			}
-		}
-	case "session/list":
-		p, ok := v.(*ListSessionsResponse)
-		if !ok || p == nil {
-			return out
-		}
-		for i1 := range p.Sessions {
-			if p.Sessions[i1].AdditionalDirectories == nil && n.cap18() {
-				out = append(out, wire.GateViolation{
-					Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
-					Method:     method,
-					Pointer:    fmt.Sprintf("/sessions/%d/additionalDirectories", i1),
-					Required:   true,
-					Variant:    "",
-				})
-			}
-		}
-	}
-	return out
+func (n *Negotiated) CheckResult(method string, v any) []wire.GateViolation {
+	return gates.CheckResult(n, method, v)
 }

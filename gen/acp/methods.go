@@ -3,6 +3,8 @@
 
 package acp
 
+import dispatch "github.com/acpgen/acpgen/runtime/dispatch"
+
 // Method wire names.
 const (
 	// MethodFsWriteTextFile is the wire name of fs/write_text_file.
@@ -83,148 +85,175 @@ type MethodInfo struct {
 	// Params and Result name the Go types of the params and of the result (requests only).
 	Params string
 	Result string
+	// Descriptor is the method's entry in AgentMethods or ClientMethods; nil for a method
+	// neither side handles.
+	Descriptor dispatch.Descriptor
 }
 
 // Methods lists every method of this channel, in schema order.
 var Methods = []MethodInfo{{
+	Descriptor:   &clientFsWriteTextFileDesc,
 	Notification: false,
 	Params:       "WriteTextFileRequest",
 	Result:       "WriteTextFileResponse",
 	Side:         "client",
 	Wire:         MethodFsWriteTextFile,
 }, {
+	Descriptor:   &clientFsReadTextFileDesc,
 	Notification: false,
 	Params:       "ReadTextFileRequest",
 	Result:       "ReadTextFileResponse",
 	Side:         "client",
 	Wire:         MethodFsReadTextFile,
 }, {
+	Descriptor:   &clientSessionRequestPermissionDesc,
 	Notification: false,
 	Params:       "RequestPermissionRequest",
 	Result:       "RequestPermissionResponse",
 	Side:         "client",
 	Wire:         MethodSessionRequestPermission,
 }, {
+	Descriptor:   &clientTerminalCreateDesc,
 	Notification: false,
 	Params:       "CreateTerminalRequest",
 	Result:       "CreateTerminalResponse",
 	Side:         "client",
 	Wire:         MethodTerminalCreate,
 }, {
+	Descriptor:   &clientTerminalOutputDesc,
 	Notification: false,
 	Params:       "TerminalOutputRequest",
 	Result:       "TerminalOutputResponse",
 	Side:         "client",
 	Wire:         MethodTerminalOutput,
 }, {
+	Descriptor:   &clientTerminalReleaseDesc,
 	Notification: false,
 	Params:       "ReleaseTerminalRequest",
 	Result:       "ReleaseTerminalResponse",
 	Side:         "client",
 	Wire:         MethodTerminalRelease,
 }, {
+	Descriptor:   &clientTerminalWaitForExitDesc,
 	Notification: false,
 	Params:       "WaitForTerminalExitRequest",
 	Result:       "WaitForTerminalExitResponse",
 	Side:         "client",
 	Wire:         MethodTerminalWaitForExit,
 }, {
+	Descriptor:   &clientTerminalKillDesc,
 	Notification: false,
 	Params:       "KillTerminalRequest",
 	Result:       "KillTerminalResponse",
 	Side:         "client",
 	Wire:         MethodTerminalKill,
 }, {
+	Descriptor:   &clientElicitationCreateDesc,
 	Notification: false,
 	Params:       "CreateElicitationRequest",
 	Result:       "CreateElicitationResponse",
 	Side:         "client",
 	Wire:         MethodElicitationCreate,
 }, {
+	Descriptor:   &clientSessionUpdateDesc,
 	Notification: true,
 	Params:       "SessionNotification",
 	Result:       "",
 	Side:         "client",
 	Wire:         MethodSessionUpdate,
 }, {
+	Descriptor:   &clientElicitationCompleteDesc,
 	Notification: true,
 	Params:       "CompleteElicitationNotification",
 	Result:       "",
 	Side:         "client",
 	Wire:         MethodElicitationComplete,
 }, {
+	Descriptor:   &agentInitializeDesc,
 	Notification: false,
 	Params:       "InitializeRequest",
 	Result:       "InitializeResponse",
 	Side:         "agent",
 	Wire:         MethodInitialize,
 }, {
+	Descriptor:   &agentAuthenticateDesc,
 	Notification: false,
 	Params:       "AuthenticateRequest",
 	Result:       "AuthenticateResponse",
 	Side:         "agent",
 	Wire:         MethodAuthenticate,
 }, {
+	Descriptor:   &agentLogoutDesc,
 	Notification: false,
 	Params:       "LogoutRequest",
 	Result:       "LogoutResponse",
 	Side:         "agent",
 	Wire:         MethodLogout,
 }, {
+	Descriptor:   &agentSessionNewDesc,
 	Notification: false,
 	Params:       "NewSessionRequest",
 	Result:       "NewSessionResponse",
 	Side:         "agent",
 	Wire:         MethodSessionNew,
 }, {
+	Descriptor:   &agentSessionLoadDesc,
 	Notification: false,
 	Params:       "LoadSessionRequest",
 	Result:       "LoadSessionResponse",
 	Side:         "agent",
 	Wire:         MethodSessionLoad,
 }, {
+	Descriptor:   &agentSessionListDesc,
 	Notification: false,
 	Params:       "ListSessionsRequest",
 	Result:       "ListSessionsResponse",
 	Side:         "agent",
 	Wire:         MethodSessionList,
 }, {
+	Descriptor:   &agentSessionDeleteDesc,
 	Notification: false,
 	Params:       "DeleteSessionRequest",
 	Result:       "DeleteSessionResponse",
 	Side:         "agent",
 	Wire:         MethodSessionDelete,
 }, {
+	Descriptor:   &agentSessionResumeDesc,
 	Notification: false,
 	Params:       "ResumeSessionRequest",
 	Result:       "ResumeSessionResponse",
 	Side:         "agent",
 	Wire:         MethodSessionResume,
 }, {
+	Descriptor:   &agentSessionCloseDesc,
 	Notification: false,
 	Params:       "CloseSessionRequest",
 	Result:       "CloseSessionResponse",
 	Side:         "agent",
 	Wire:         MethodSessionClose,
 }, {
+	Descriptor:   &agentSessionSetModeDesc,
 	Notification: false,
 	Params:       "SetSessionModeRequest",
 	Result:       "SetSessionModeResponse",
 	Side:         "agent",
 	Wire:         MethodSessionSetMode,
 }, {
+	Descriptor:   &agentSessionSetConfigOptionDesc,
 	Notification: false,
 	Params:       "SetSessionConfigOptionRequest",
 	Result:       "SetSessionConfigOptionResponse",
 	Side:         "agent",
 	Wire:         MethodSessionSetConfigOption,
 }, {
+	Descriptor:   &agentSessionPromptDesc,
 	Notification: false,
 	Params:       "PromptRequest",
 	Result:       "PromptResponse",
 	Side:         "agent",
 	Wire:         MethodSessionPrompt,
 }, {
+	Descriptor:   &agentSessionCancelDesc,
 	Notification: true,
 	Params:       "CancelNotification",
 	Result:       "",

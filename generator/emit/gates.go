@@ -14,21 +14,27 @@ func (e *emitter) hasGates() bool {
 	return e.m.Initialize() != nil
 }
 
-// capFuncs names one accessor per capability path, in first-use order.
-func (e *emitter) capFuncs() ([]*ir.CapabilityPath, map[string]string) {
+// capabilities lists each capability path a gate needs, in first-use order.
+func (e *emitter) capabilities() []*ir.CapabilityPath {
 	var caps []*ir.CapabilityPath
-	names := map[string]string{}
+	seen := map[string]bool{}
 	for _, g := range e.o.Gates {
-		if _, ok := names[g.Cap.Path]; !ok {
-			names[g.Cap.Path] = fmt.Sprintf("cap%d", len(caps))
+		if !seen[g.Cap.Path] {
+			seen[g.Cap.Path] = true
 			caps = append(caps, g.Cap)
 		}
 	}
-	return caps, names
+	return caps
 }
 
-// gates emits the negotiated-capabilities API: Allows, AllowsMethod,
-// CheckParams and CheckResult, generated from the resolved gate table.
+// methodGate reports whether g gates its method itself (no member, variant
+// or value).
+func methodGate(g *ir.Gate) bool { return len(g.Steps) == 0 && g.Variant == nil && g.EnumValue == nil }
+
+// gates emits the negotiated-capabilities API: Negotiated, and Allows,
+// MethodCapability, AllowsMethod, CheckParams and CheckResult over one
+// table of the resolved gates, which runtime/dispatch evaluates. Each
+// capability's accessor and each member gate's walk sit in their row.
 func (e *emitter) gates(f *jen.File) {
 	init, initResult := e.m.Initialize().Params, e.m.Initialize().Result
 	f.Comment("Negotiated holds what both sides advertised in initialize. Gates consult it: a")
@@ -39,47 +45,60 @@ func (e *emitter) gates(f *jen.File) {
 		jen.Comment("Response is the agent's initialize result (its agentCapabilities)."),
 		jen.Id("Response").Op("*").Id(initResult.Name),
 	)
-	caps, names := e.capFuncs()
-	var cases []jen.Code
-	for _, c := range caps {
-		cases = append(cases, jen.Case(jen.Lit(c.Path)).Block(jen.Return(jen.Id("n").Dot(names[c.Path]).Call())))
+	var caps []jen.Code
+	for _, c := range e.capabilities() {
+		caps = append(caps, jen.Values(
+			jen.Line().Id("Path").Op(":").Lit(c.Path),
+			jen.Line().Id("Allowed").Op(":").Func().Params(jen.Id("n").Op("*").Id("Negotiated")).Bool().Block(e.capBody(c)...),
+			jen.Line()))
 	}
+	var rows []jen.Code
+	for _, g := range e.o.Gates {
+		field := func(name string, v jen.Code) jen.Code { return jen.Line().Id(name).Op(":").Add(v) }
+		d := []jen.Code{field("Method", jen.Lit(g.Method.Wire)), field("Capability", jen.Lit(g.Cap.Path))}
+		if g.Row.Result {
+			d = append(d, field("Result", jen.True()))
+		}
+		if g.Row.Variant != "" {
+			d = append(d, field("Variant", jen.Lit(g.Row.Variant)))
+		}
+		if g.Row.Require {
+			d = append(d, field("Required", jen.True()))
+		}
+		if !methodGate(g) {
+			walk := append(e.gateWalk(g, jen.Id("p"), namedRef(g.Root), 0, "", nil), jen.Return(jen.Id("at")))
+			d = append(d, field("Uses", jen.Qual(DispatchPath, "Walk").Call(jen.Func().Params(jen.Id("p").Op("*").Id(g.Root.Name), jen.Id("at").Index().String()).Index().String().Block(walk...))))
+		}
+		rows = append(rows, jen.Values(append(d, jen.Line())...))
+	}
+	f.Comment("gates is this package's gate table: each capability with how to read it, and each gated")
+	f.Comment("method, member, variant or value with where a message uses it (see runtime/dispatch).")
+	f.Var().Id("gates").Op("=").Qual(DispatchPath, "NewGates").Call(
+		jen.Index().Qual(DispatchPath, "Capability").Types(jen.Op("*").Id("Negotiated")).Values(caps...),
+		jen.Index().Qual(DispatchPath, "Gate").Values(rows...),
+	)
+	n := func() *jen.Statement { return jen.Id("n").Op("*").Id("Negotiated") }
 	f.Comment("Allows reports whether the capability at the path was advertised. The path is dotted")
 	f.Comment("(\"agentCapabilities.loadSession\"), or the JSON pointer when a member name holds a dot.")
-	f.Func().Params(jen.Id("n").Op("*").Id("Negotiated")).Id("Allows").Params(jen.Id("capability").String()).Bool().Block(
-		jen.Switch(jen.Id("capability")).Block(cases...), jen.Return(jen.False()))
-	for _, c := range caps {
-		f.Func().Params(jen.Id("n").Op("*").Id("Negotiated")).Id(names[c.Path]).Params().Bool().Block(e.capBody(c)...)
-	}
-	// Method gates.
-	var mcases []jen.Code
-	methodCaps := map[string][]string{}
-	var order []string
-	for _, g := range e.o.Gates {
-		if len(g.Steps) == 0 && g.Variant == nil && g.EnumValue == nil {
-			if _, ok := methodCaps[g.Method.Wire]; !ok {
-				order = append(order, g.Method.Wire)
-			}
-			methodCaps[g.Method.Wire] = append(methodCaps[g.Method.Wire], g.Cap.Path)
-		}
-	}
-	for _, w := range order {
-		mcases = append(mcases, jen.Case(jen.Lit(w)).Block(jen.Return(jen.Lit(methodCaps[w][0]), jen.True())))
-	}
+	f.Func().Params(n()).Id("Allows").Params(jen.Id("capability").String()).Bool().Block(
+		jen.Return(jen.Id("gates").Dot("Allows").Call(jen.Id("n"), jen.Id("capability"))))
 	f.Comment("MethodCapability returns the capability a peer must have advertised before it may be sent method.")
 	f.Func().Id("MethodCapability").Params(jen.Id("method").String()).Params(jen.String(), jen.Bool()).Block(
-		jen.Switch(jen.Id("method")).Block(mcases...), jen.Return(jen.Lit(""), jen.False()))
+		jen.Return(jen.Id("gates").Dot("MethodCapability").Call(jen.Id("method"))))
 	f.Comment("AllowsMethod reports whether method may be sent, and the capability it needs when it may not.")
-	f.Func().Params(jen.Id("n").Op("*").Id("Negotiated")).Id("AllowsMethod").Params(jen.Id("method").String()).Params(jen.Bool(), jen.String()).Block(
-		jen.List(jen.Id("c"), jen.Id("gated")).Op(":=").Id("MethodCapability").Call(jen.Id("method")),
-		jen.If(jen.Op("!").Id("gated").Op("||").Id("n").Dot("Allows").Call(jen.Id("c"))).Block(jen.Return(jen.True(), jen.Lit(""))),
-		jen.Return(jen.False(), jen.Id("c")),
-	)
-	e.checkFunc(f, false, names)
-	e.checkFunc(f, true, names)
+	f.Func().Params(n()).Id("AllowsMethod").Params(jen.Id("method").String()).Params(jen.Bool(), jen.String()).Block(
+		jen.Return(jen.Id("gates").Dot("AllowsMethod").Call(jen.Id("n"), jen.Id("method"))))
+	for _, what := range []string{"params", "result"} {
+		name := "Check" + ir.GoName(what)
+		f.Comment(fmt.Sprintf("%s returns every gated method, member or variant that the %s of method (a pointer to", name, what))
+		f.Comment("its generated type) uses without the capability that allows it; nil when all are allowed.")
+		f.Func().Params(n()).Id(name).Params(jen.Id("method").String(), jen.Id("v").Any()).Index().Qual(WirePath, "GateViolation").Block(
+			jen.Return(jen.Id("gates").Dot(name).Call(jen.Id("n"), jen.Id("method"), jen.Id("v"))))
+	}
 }
 
-// capBody walks the initialize message to the capability, nil-safe; a
+// capBody walks the initialize message to the capability, nil-safe (n is
+// not nil: runtime/dispatch asks only with a Negotiated); a
 // typed _meta namespace is decoded with its generated getter, and one that
 // is absent or does not decode grants nothing.
 func (e *emitter) capBody(c *ir.CapabilityPath) []jen.Code {
@@ -88,7 +107,7 @@ func (e *emitter) capBody(c *ir.CapabilityPath) []jen.Code {
 		root = "Response"
 	}
 	out := []jen.Code{
-		jen.If(jen.Id("n").Op("==").Nil().Op("||").Id("n").Dot(root).Op("==").Nil()).Block(jen.Return(jen.False())),
+		jen.If(jen.Id("n").Dot(root).Op("==").Nil()).Block(jen.Return(jen.False())),
 		jen.Id("x0").Op(":=").Id("n").Dot(root),
 	}
 	for i, st := range c.Steps {
@@ -128,75 +147,35 @@ func (e *emitter) capBody(c *ir.CapabilityPath) []jen.Code {
 	return out
 }
 
-func (e *emitter) checkFunc(f *jen.File, result bool, names map[string]string) {
-	byMethod := map[string][]*ir.Gate{}
-	var order []string
-	for _, g := range e.o.Gates {
-		if g.Row.Result != result {
-			continue
-		}
-		if _, ok := byMethod[g.Method.Wire]; !ok {
-			order = append(order, g.Method.Wire)
-		}
-		byMethod[g.Method.Wire] = append(byMethod[g.Method.Wire], g)
-	}
-	var cases []jen.Code
-	for _, w := range order {
-		gs := byMethod[w]
-		root := gs[0].Root
-		body := []jen.Code{
-			jen.List(jen.Id("p"), jen.Id("ok")).Op(":=").Id("v").Assert(jen.Op("*").Id(root.Name)),
-			jen.If(jen.Op("!").Id("ok").Op("||").Id("p").Op("==").Nil()).Block(jen.Return(jen.Id("out"))),
-		}
-		for _, g := range gs {
-			body = append(body, e.gateWalk(g, names[g.Cap.Path], jen.Id("p"), namedRef(root), 0, "", nil)...)
-		}
-		cases = append(cases, jen.Case(jen.Lit(w)).Block(body...))
-	}
-	name, what := "CheckParams", "params"
-	if result {
-		name, what = "CheckResult", "result"
-	}
-	f.Comment(fmt.Sprintf("%s returns every gated method, member or variant that the %s of method (a pointer to", name, what))
-	f.Comment("its generated type) uses without the capability that allows it; nil when all are allowed.")
-	f.Func().Params(jen.Id("n").Op("*").Id("Negotiated")).Id(name).Params(jen.Id("method").String(), jen.Id("v").Any()).Params(jen.Id("out").Index().Qual(WirePath, "GateViolation")).Block(
-		jen.Switch(jen.Id("method")).Block(cases...), jen.Return(jen.Id("out")))
-}
-
 func namedRef(t *ir.Type) *ir.Ref { return &ir.Ref{Kind: ir.Named, Type: t} }
 
 // gateWalk emits the nested code that reaches step i of g from expr (a value,
-// or a pointer to a struct) of shape cur; ptr and args build the violation's
-// JSON pointer only when one is recorded.
-func (e *emitter) gateWalk(g *ir.Gate, capFn string, expr *jen.Statement, cur *ir.Ref, i int, ptr string, args []jen.Code) []jen.Code {
+// or a pointer to a struct) of shape cur, and records in at each JSON
+// pointer where the gated thing is used; ptr and args build that pointer.
+func (e *emitter) gateWalk(g *ir.Gate, expr *jen.Statement, cur *ir.Ref, i int, ptr string, args []jen.Code) []jen.Code {
 	if i == len(g.Steps) {
-		return gateEnd(g, capFn, expr, cur, ptr, args)
+		return gateEnd(g, expr, cur, ptr, args)
 	}
 	switch g.Steps[i].Kind {
 	case ir.StepItems, ir.StepValues:
-		return e.gateWalkElems(g, capFn, expr, cur, i, ptr, args)
+		return e.gateWalkElems(g, expr, cur, i, ptr, args)
 	}
-	return e.gateWalkMember(g, capFn, expr, cur, i, ptr, args)
+	return e.gateWalkMember(g, expr, cur, i, ptr, args)
 }
 
-// gateViolation appends g's violation at the JSON pointer ptr (a format
-// string when args are given) to out.
-func gateViolation(g *ir.Gate, ptr string, args []jen.Code) jen.Code {
+// gateUse appends the JSON pointer ptr (a format string when args are
+// given) to at.
+func gateUse(ptr string, args []jen.Code) jen.Code {
 	var p jen.Code = jen.Lit(ptr)
 	if len(args) > 0 {
 		p = jen.Qual("fmt", "Sprintf").Call(append([]jen.Code{jen.Lit(ptr)}, args...)...)
 	}
-	d := jen.Dict{jen.Id("Method"): jen.Id("method"), jen.Id("Pointer"): p, jen.Id("Variant"): jen.Lit(g.Row.Variant), jen.Id("Capability"): jen.Lit(g.Cap.Path)}
-	if g.Row.Require {
-		d[jen.Id("Required")] = jen.True()
-	}
-	return jen.Id("out").Op("=").Append(jen.Id("out"), jen.Qual(WirePath, "GateViolation").Values(d))
+	return jen.Id("at").Op("=").Append(jen.Id("at"), p)
 }
 
 // gateEnd checks the gated thing at the end of g's path, reached as expr of
 // shape cur: a variant set, an enum value, or (neither) its presence.
-func gateEnd(g *ir.Gate, capFn string, expr *jen.Statement, cur *ir.Ref, ptr string, args []jen.Code) []jen.Code {
-	denied := jen.Op("!").Id("n").Dot(capFn).Call()
+func gateEnd(g *ir.Gate, expr *jen.Statement, cur *ir.Ref, ptr string, args []jen.Code) []jen.Code {
 	t := cur.NamedType()
 	switch {
 	case g.Variant != nil:
@@ -204,16 +183,16 @@ func gateEnd(g *ir.Gate, capFn string, expr *jen.Statement, cur *ir.Ref, ptr str
 		if t != nil && t.Kind == ir.Struct {
 			holder = holder.Dot(t.Union.FieldName())
 		}
-		return []jen.Code{jen.If(holder.Dot(g.Variant.Name).Op("!=").Nil().Op("&&").Add(denied)).Block(gateViolation(g, ptr, args))}
+		return []jen.Code{jen.If(holder.Dot(g.Variant.Name).Op("!=").Nil()).Block(gateUse(ptr, args))}
 	case g.EnumValue != nil:
-		return []jen.Code{jen.If(expr.Clone().Op("==").Id(g.EnumValue.Name).Op("&&").Add(denied)).Block(gateViolation(g, ptr, args))}
+		return []jen.Code{jen.If(expr.Clone().Op("==").Id(g.EnumValue.Name)).Block(gateUse(ptr, args))}
 	}
-	return []jen.Code{jen.If(denied).Block(gateViolation(g, ptr, args))}
+	return []jen.Code{gateUse(ptr, args)}
 }
 
 // gateWalkElems loops over every array item or map value of expr (step i)
 // and walks on inside each; the pointer gains the index or the escaped key.
-func (e *emitter) gateWalkElems(g *ir.Gate, capFn string, expr *jen.Statement, cur *ir.Ref, i int, ptr string, args []jen.Code) []jen.Code {
+func (e *emitter) gateWalkElems(g *ir.Gate, expr *jen.Statement, cur *ir.Ref, i int, ptr string, args []jen.Code) []jen.Code {
 	st := g.Steps[i]
 	elemPtr := cur.ElemNullable && pointerable(cur.Elem)
 	if t := cur.NamedType(); t != nil && t.Kind == ir.Alias {
@@ -234,7 +213,7 @@ func (e *emitter) gateWalkElems(g *ir.Gate, capFn string, expr *jen.Statement, c
 		loop = jen.For(jen.List(kv.Clone(), elem.Clone()).Op(":=").Range().Add(expr.Clone()))
 		nptr, nargs = ptr+"/%s", append(append([]jen.Code{}, args...), jen.Qual(WirePath, "PointerToken").Call(kv.Clone()))
 	}
-	inner := e.gateWalk(g, capFn, elem.Clone(), st.Ref, i+1, nptr, nargs)
+	inner := e.gateWalk(g, elem.Clone(), st.Ref, i+1, nptr, nargs)
 	if elemPtr {
 		inner = []jen.Code{jen.If(elem.Clone().Op("!=").Nil()).Block(inner...)}
 	}
@@ -244,7 +223,7 @@ func (e *emitter) gateWalkElems(g *ir.Gate, capFn string, expr *jen.Statement, c
 // gateWalkMember moves into the member of step i, maybe reached through
 // union variants (one guarded branch each), and walks on when it is set; at
 // the last step of a require gate it checks the member is present instead.
-func (e *emitter) gateWalkMember(g *ir.Gate, capFn string, expr *jen.Statement, cur *ir.Ref, i int, ptr string, args []jen.Code) []jen.Code {
+func (e *emitter) gateWalkMember(g *ir.Gate, expr *jen.Statement, cur *ir.Ref, i int, ptr string, args []jen.Code) []jen.Code {
 	st := g.Steps[i]
 	bases := []*jen.Statement{expr.Clone()}
 	var guards []*jen.Statement
@@ -280,9 +259,9 @@ func (e *emitter) gateWalkMember(g *ir.Gate, capFn string, expr *jen.Statement, 
 			if guard == nil {
 				continue // a value member is always present
 			}
-			inner = []jen.Code{jen.If(val.Clone().Op("==").Nil().Op("&&").Id("n").Dot(capFn).Call()).Block(gateViolation(g, nptr, args))}
+			inner = []jen.Code{jen.If(val.Clone().Op("==").Nil()).Block(gateUse(nptr, args))}
 		} else {
-			inner = e.gateWalk(g, capFn, next, st.Ref, i+1, nptr, args)
+			inner = e.gateWalk(g, next, st.Ref, i+1, nptr, args)
 			if guard != nil {
 				inner = []jen.Code{jen.If(guard).Block(inner...)}
 			}
@@ -298,7 +277,7 @@ func (e *emitter) gateWalkMember(g *ir.Gate, capFn string, expr *jen.Statement, 
 // gatesTest emits one positive and one negative test per resolved gate: a
 // typed message that uses the gated thing, built along the gate's path.
 func (e *emitter) gatesTest(f *jen.File) {
-	caps, _ := e.capFuncs()
+	caps := e.capabilities()
 	var capRows []jen.Code
 	for _, c := range caps {
 		row := jen.Dict{jen.Id("Path"): jen.Lit(c.Path), jen.Id("Bool"): jen.Lit(c.Bool), jen.Id("InResult"): jen.Lit(c.InResult)}
@@ -331,7 +310,7 @@ func (e *emitter) gatesTest(f *jen.File) {
 				jen.Return(jen.Id("n").Dot(check).Call(jen.Lit(g.Method.Wire), jen.Op("&").Id("v")), jen.Nil()),
 			),
 		}
-		if len(g.Steps) == 0 && g.Variant == nil && g.EnumValue == nil {
+		if methodGate(g) {
 			d[jen.Id("Method")] = jen.Lit(g.Method.Wire)
 			d[jen.Id("Allowed")] = jen.Func().Params(jen.Id("ng").Qual(TestPath, "Negotiation"), jen.Id("method").String()).Params(jen.Bool(), jen.String(), jen.Error()).Block(
 				jen.List(jen.Id("n"), jen.Err()).Op(":=").Id("negotiated").Call(jen.Id("ng")),

@@ -50,7 +50,8 @@ func (e *emitter) methodsFile(f *jen.File) {
 	)
 	f.Line()
 	f.Comment("MethodInfo describes one method: who handles it and which types it carries.")
-	f.Type().Id("MethodInfo").Struct(
+	dispatch := e.hasDispatch()
+	fields := []jen.Code{
 		jen.Comment("Wire is the JSON-RPC method name."),
 		jen.Id("Wire").String(),
 		jen.Comment("Side is the side that handles it: agent, client, protocol or proxy."),
@@ -60,17 +61,28 @@ func (e *emitter) methodsFile(f *jen.File) {
 		jen.Comment("Params and Result name the Go types of the params and of the result (requests only)."),
 		jen.Id("Params").String(),
 		jen.Id("Result").String(),
-	)
+	}
+	if dispatch {
+		fields = append(fields,
+			jen.Comment("Descriptor is the method's entry in AgentMethods or ClientMethods; nil for a method"),
+			jen.Comment("neither side handles."),
+			jen.Id("Descriptor").Qual(DispatchPath, "Descriptor"))
+	}
+	f.Type().Id("MethodInfo").Struct(fields...)
 	var rows []jen.Code
 	for _, m := range e.m.Methods {
 		res := ""
 		if m.Result != nil {
 			res = m.Result.Name
 		}
-		rows = append(rows, jen.Values(jen.Dict{
+		d := jen.Dict{
 			jen.Id("Wire"): jen.Id(MethodConst(m.Wire)), jen.Id("Side"): jen.Lit(m.Side), jen.Id("Notification"): jen.Lit(m.Notification),
 			jen.Id("Params"): jen.Lit(m.Params.Name), jen.Id("Result"): jen.Lit(res),
-		}))
+		}
+		if dispatch && (m.Side == "agent" || m.Side == "client") {
+			d[jen.Id("Descriptor")] = descriptor(m)
+		}
+		rows = append(rows, jen.Values(d))
 	}
 	f.Comment("Methods lists every method of this channel, in schema order.")
 	f.Var().Id("Methods").Op("=").Index().Id("MethodInfo").Values(rows...)

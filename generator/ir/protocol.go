@@ -126,3 +126,7 @@ func (m *Model) LifecycleGaps(protocol int) []string {
 	}
 	return gaps
 }
+
+// SessionScoped reports whether m's params name the session the message
+// belongs to: a required, non-null sessionId member.
+func (m *Method) SessionScoped() bool { return valueMember(m.Params, "sessionId") != nil }

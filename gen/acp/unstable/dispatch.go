@@ -5,14 +5,11 @@ package unstable
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	dispatch "github.com/acpgen/acpgen/runtime/dispatch"
 	jsonrpc "github.com/acpgen/acpgen/runtime/jsonrpc"
 	"github.com/acpgen/acpgen/runtime/wire"
 	"io"
-	"log/slog"
-	"os"
-	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -20,170 +17,511 @@ import (
 // ExtHandler receives "_"-prefixed extension methods that the schema does not describe.
 // A handler that also implements it gets them; otherwise requests are answered
 // method-not-found and notifications are dropped.
-type ExtHandler interface {
-	ExtRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error)
-	ExtNotification(ctx context.Context, method string, params wire.Raw)
+type ExtHandler = dispatch.ExtHandler
+
+// ConnOptions configures a connection end: the JSON-RPC runtime (RPC), strict decoding
+// (Strict; the default is lenient, accepting what the official SDKs accept) and what
+// happens to an inbound notification that is dropped (OnDrop).
+type ConnOptions = dispatch.Options
+
+var agentInitializeDesc = dispatch.Request[*InitializeRequest, *InitializeResponse]{
+	Method: dispatch.Method{Wire: MethodInitialize, Side: "agent"},
+	Params: dispatch.Codec[*InitializeRequest]{
+		New:      dispatch.New[InitializeRequest],
+		Validate: (*InitializeRequest).validate,
+	},
+	Result: dispatch.Codec[*InitializeResponse]{
+		New:      dispatch.New[InitializeResponse],
+		Validate: (*InitializeResponse).validate,
+	},
+}
+var agentAuthenticateDesc = dispatch.Request[*AuthenticateRequest, *AuthenticateResponse]{
+	Method: dispatch.Method{Wire: MethodAuthenticate, Side: "agent"},
+	Params: dispatch.Codec[*AuthenticateRequest]{
+		New:      dispatch.New[AuthenticateRequest],
+		Validate: (*AuthenticateRequest).validate,
+	},
+	Result: dispatch.Codec[*AuthenticateResponse]{
+		New:      dispatch.New[AuthenticateResponse],
+		Validate: (*AuthenticateResponse).validate,
+	},
+}
+var agentProvidersListDesc = dispatch.Request[*ListProvidersRequest, *ListProvidersResponse]{
+	Method: dispatch.Method{Wire: MethodProvidersList, Side: "agent"},
+	Params: dispatch.Codec[*ListProvidersRequest]{
+		New:      dispatch.New[ListProvidersRequest],
+		Validate: (*ListProvidersRequest).validate,
+	},
+	Result: dispatch.Codec[*ListProvidersResponse]{
+		New:      dispatch.New[ListProvidersResponse],
+		Validate: (*ListProvidersResponse).validate,
+	},
+}
+var agentProvidersSetDesc = dispatch.Request[*SetProviderRequest, *SetProviderResponse]{
+	Method: dispatch.Method{Wire: MethodProvidersSet, Side: "agent"},
+	Params: dispatch.Codec[*SetProviderRequest]{
+		New:      dispatch.New[SetProviderRequest],
+		Validate: (*SetProviderRequest).validate,
+	},
+	Result: dispatch.Codec[*SetProviderResponse]{
+		New:      dispatch.New[SetProviderResponse],
+		Validate: (*SetProviderResponse).validate,
+	},
+}
+var agentProvidersDisableDesc = dispatch.Request[*DisableProviderRequest, *DisableProviderResponse]{
+	Method: dispatch.Method{Wire: MethodProvidersDisable, Side: "agent"},
+	Params: dispatch.Codec[*DisableProviderRequest]{
+		New:      dispatch.New[DisableProviderRequest],
+		Validate: (*DisableProviderRequest).validate,
+	},
+	Result: dispatch.Codec[*DisableProviderResponse]{
+		New:      dispatch.New[DisableProviderResponse],
+		Validate: (*DisableProviderResponse).validate,
+	},
+}
+var agentLogoutDesc = dispatch.Request[*LogoutRequest, *LogoutResponse]{
+	Method: dispatch.Method{Wire: MethodLogout, Side: "agent"},
+	Params: dispatch.Codec[*LogoutRequest]{
+		New:      dispatch.New[LogoutRequest],
+		Validate: (*LogoutRequest).validate,
+	},
+	Result: dispatch.Codec[*LogoutResponse]{
+		New:      dispatch.New[LogoutResponse],
+		Validate: (*LogoutResponse).validate,
+	},
+}
+var agentAuthStatusDesc = dispatch.Request[*AuthStatusRequest, *AuthStatusResponse]{
+	Method: dispatch.Method{Wire: MethodAuthStatus, Side: "agent"},
+	Params: dispatch.Codec[*AuthStatusRequest]{
+		New:      dispatch.New[AuthStatusRequest],
+		Validate: (*AuthStatusRequest).validate,
+	},
+	Result: dispatch.Codec[*AuthStatusResponse]{
+		New:      dispatch.New[AuthStatusResponse],
+		Validate: (*AuthStatusResponse).validate,
+	},
+}
+var agentSessionNewDesc = dispatch.Request[*NewSessionRequest, *NewSessionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionNew, Side: "agent"},
+	Params: dispatch.Codec[*NewSessionRequest]{
+		New:      dispatch.New[NewSessionRequest],
+		Validate: (*NewSessionRequest).validate,
+	},
+	Result: dispatch.Codec[*NewSessionResponse]{
+		New:      dispatch.New[NewSessionResponse],
+		Validate: (*NewSessionResponse).validate,
+	},
+}
+var agentSessionLoadDesc = dispatch.Request[*LoadSessionRequest, *LoadSessionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionLoad, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*LoadSessionRequest]{
+		New:      dispatch.New[LoadSessionRequest],
+		Validate: (*LoadSessionRequest).validate,
+	},
+	Result: dispatch.Codec[*LoadSessionResponse]{
+		New:      dispatch.New[LoadSessionResponse],
+		Validate: (*LoadSessionResponse).validate,
+	},
+}
+var agentSessionListDesc = dispatch.Request[*ListSessionsRequest, *ListSessionsResponse]{
+	Method: dispatch.Method{Wire: MethodSessionList, Side: "agent"},
+	Params: dispatch.Codec[*ListSessionsRequest]{
+		New:      dispatch.New[ListSessionsRequest],
+		Validate: (*ListSessionsRequest).validate,
+	},
+	Result: dispatch.Codec[*ListSessionsResponse]{
+		New:      dispatch.New[ListSessionsResponse],
+		Validate: (*ListSessionsResponse).validate,
+	},
+}
+var agentSessionDeleteDesc = dispatch.Request[*DeleteSessionRequest, *DeleteSessionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionDelete, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*DeleteSessionRequest]{
+		New:      dispatch.New[DeleteSessionRequest],
+		Validate: (*DeleteSessionRequest).validate,
+	},
+	Result: dispatch.Codec[*DeleteSessionResponse]{
+		New:      dispatch.New[DeleteSessionResponse],
+		Validate: (*DeleteSessionResponse).validate,
+	},
+}
+var agentSessionForkDesc = dispatch.Request[*ForkSessionRequest, *ForkSessionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionFork, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*ForkSessionRequest]{
+		New:      dispatch.New[ForkSessionRequest],
+		Validate: (*ForkSessionRequest).validate,
+	},
+	Result: dispatch.Codec[*ForkSessionResponse]{
+		New:      dispatch.New[ForkSessionResponse],
+		Validate: (*ForkSessionResponse).validate,
+	},
+}
+var agentSessionArchiveDesc = dispatch.Request[*ArchiveSessionRequest, *ArchiveSessionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionArchive, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*ArchiveSessionRequest]{
+		New:      dispatch.New[ArchiveSessionRequest],
+		Validate: (*ArchiveSessionRequest).validate,
+	},
+	Result: dispatch.Codec[*ArchiveSessionResponse]{
+		New:      dispatch.New[ArchiveSessionResponse],
+		Validate: (*ArchiveSessionResponse).validate,
+	},
+}
+var agentSessionUnarchiveDesc = dispatch.Request[*UnarchiveSessionRequest, *UnarchiveSessionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionUnarchive, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*UnarchiveSessionRequest]{
+		New:      dispatch.New[UnarchiveSessionRequest],
+		Validate: (*UnarchiveSessionRequest).validate,
+	},
+	Result: dispatch.Codec[*UnarchiveSessionResponse]{
+		New:      dispatch.New[UnarchiveSessionResponse],
+		Validate: (*UnarchiveSessionResponse).validate,
+	},
+}
+var agentSessionStatusDesc = dispatch.Request[*SessionStatusRequest, *SessionStatusResponse]{
+	Method: dispatch.Method{Wire: MethodSessionStatus, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*SessionStatusRequest]{
+		New:      dispatch.New[SessionStatusRequest],
+		Validate: (*SessionStatusRequest).validate,
+	},
+	Result: dispatch.Codec[*SessionStatusResponse]{
+		New:      dispatch.New[SessionStatusResponse],
+		Validate: (*SessionStatusResponse).validate,
+	},
+}
+var agentSessionSetTitleDesc = dispatch.Request[*SetSessionTitleRequest, *SetSessionTitleResponse]{
+	Method: dispatch.Method{Wire: MethodSessionSetTitle, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*SetSessionTitleRequest]{
+		New:      dispatch.New[SetSessionTitleRequest],
+		Validate: (*SetSessionTitleRequest).validate,
+	},
+	Result: dispatch.Codec[*SetSessionTitleResponse]{
+		New:      dispatch.New[SetSessionTitleResponse],
+		Validate: (*SetSessionTitleResponse).validate,
+	},
+}
+var agentSessionResumeDesc = dispatch.Request[*ResumeSessionRequest, *ResumeSessionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionResume, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*ResumeSessionRequest]{
+		New:      dispatch.New[ResumeSessionRequest],
+		Validate: (*ResumeSessionRequest).validate,
+	},
+	Result: dispatch.Codec[*ResumeSessionResponse]{
+		New:      dispatch.New[ResumeSessionResponse],
+		Validate: (*ResumeSessionResponse).validate,
+	},
+}
+var agentSessionCloseDesc = dispatch.Request[*CloseSessionRequest, *CloseSessionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionClose, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*CloseSessionRequest]{
+		New:      dispatch.New[CloseSessionRequest],
+		Validate: (*CloseSessionRequest).validate,
+	},
+	Result: dispatch.Codec[*CloseSessionResponse]{
+		New:      dispatch.New[CloseSessionResponse],
+		Validate: (*CloseSessionResponse).validate,
+	},
+}
+var agentSessionSetModeDesc = dispatch.Request[*SetSessionModeRequest, *SetSessionModeResponse]{
+	Method: dispatch.Method{Wire: MethodSessionSetMode, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*SetSessionModeRequest]{
+		New:      dispatch.New[SetSessionModeRequest],
+		Validate: (*SetSessionModeRequest).validate,
+	},
+	Result: dispatch.Codec[*SetSessionModeResponse]{
+		New:      dispatch.New[SetSessionModeResponse],
+		Validate: (*SetSessionModeResponse).validate,
+	},
+}
+var agentSessionSetConfigOptionDesc = dispatch.Request[*SetSessionConfigOptionRequest, *SetSessionConfigOptionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionSetConfigOption, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*SetSessionConfigOptionRequest]{
+		New:      dispatch.New[SetSessionConfigOptionRequest],
+		Validate: (*SetSessionConfigOptionRequest).validate,
+	},
+	Result: dispatch.Codec[*SetSessionConfigOptionResponse]{
+		New:      dispatch.New[SetSessionConfigOptionResponse],
+		Validate: (*SetSessionConfigOptionResponse).validate,
+	},
+}
+var agentSessionPromptDesc = dispatch.Request[*PromptRequest, *PromptResponse]{
+	Method: dispatch.Method{Wire: MethodSessionPrompt, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*PromptRequest]{
+		New:      dispatch.New[PromptRequest],
+		Validate: (*PromptRequest).validate,
+	},
+	Result: dispatch.Codec[*PromptResponse]{
+		New:      dispatch.New[PromptResponse],
+		Validate: (*PromptResponse).validate,
+	},
+}
+var agentSessionCancelDesc = dispatch.Notification[*CancelNotification]{
+	Method: dispatch.Method{Wire: MethodSessionCancel, Side: "agent", Notification: true, SessionScoped: true},
+	Params: dispatch.Codec[*CancelNotification]{
+		New:      dispatch.New[CancelNotification],
+		Validate: (*CancelNotification).validate,
+	},
+}
+var agentMCPMessageDesc = dispatch.Notification[*MessageMCPNotification]{
+	Method: dispatch.Method{Wire: MethodMCPMessage, Side: "agent", Notification: true},
+	Params: dispatch.Codec[*MessageMCPNotification]{
+		New:      dispatch.New[MessageMCPNotification],
+		Validate: (*MessageMCPNotification).validate,
+	},
 }
 
-// ConnOptions configures a connection end.
-type ConnOptions struct {
-	// RPC configures the JSON-RPC runtime (frame size, logger, concurrency, flow-control bounds).
-	RPC jsonrpc.Options
-	// Strict decodes inbound messages without the schema's leniency; the default is
-	// lenient, accepting what the official SDKs accept.
-	Strict bool
-	// OnDrop is told about inbound notifications that were dropped because they were
-	// invalid or used a capability this side did not advertise (a notification cannot be
-	// answered). Nil logs them with RPC.Logger, or to stderr.
-	OnDrop func(method string, err error)
+// AgentMethods describes each method the agent handles (see package runtime/dispatch): its
+// wire name, its params and result types and how they are decoded and checked. The
+// connections route and call through it; a proxy can intercept any method with it.
+var AgentMethods = struct {
+	// Initialize is the request initialize.
+	Initialize *dispatch.Request[*InitializeRequest, *InitializeResponse]
+	// Authenticate is the request authenticate.
+	Authenticate *dispatch.Request[*AuthenticateRequest, *AuthenticateResponse]
+	// ProvidersList is the request providers/list.
+	ProvidersList *dispatch.Request[*ListProvidersRequest, *ListProvidersResponse]
+	// ProvidersSet is the request providers/set.
+	ProvidersSet *dispatch.Request[*SetProviderRequest, *SetProviderResponse]
+	// ProvidersDisable is the request providers/disable.
+	ProvidersDisable *dispatch.Request[*DisableProviderRequest, *DisableProviderResponse]
+	// Logout is the request logout.
+	Logout *dispatch.Request[*LogoutRequest, *LogoutResponse]
+	// AuthStatus is the request auth/status.
+	AuthStatus *dispatch.Request[*AuthStatusRequest, *AuthStatusResponse]
+	// SessionNew is the request session/new.
+	SessionNew *dispatch.Request[*NewSessionRequest, *NewSessionResponse]
+	// SessionLoad is the request session/load.
+	SessionLoad *dispatch.Request[*LoadSessionRequest, *LoadSessionResponse]
+	// SessionList is the request session/list.
+	SessionList *dispatch.Request[*ListSessionsRequest, *ListSessionsResponse]
+	// SessionDelete is the request session/delete.
+	SessionDelete *dispatch.Request[*DeleteSessionRequest, *DeleteSessionResponse]
+	// SessionFork is the request session/fork.
+	SessionFork *dispatch.Request[*ForkSessionRequest, *ForkSessionResponse]
+	// SessionArchive is the request session/archive.
+	SessionArchive *dispatch.Request[*ArchiveSessionRequest, *ArchiveSessionResponse]
+	// SessionUnarchive is the request session/unarchive.
+	SessionUnarchive *dispatch.Request[*UnarchiveSessionRequest, *UnarchiveSessionResponse]
+	// SessionStatus is the request session/status.
+	SessionStatus *dispatch.Request[*SessionStatusRequest, *SessionStatusResponse]
+	// SessionSetTitle is the request session/set_title.
+	SessionSetTitle *dispatch.Request[*SetSessionTitleRequest, *SetSessionTitleResponse]
+	// SessionResume is the request session/resume.
+	SessionResume *dispatch.Request[*ResumeSessionRequest, *ResumeSessionResponse]
+	// SessionClose is the request session/close.
+	SessionClose *dispatch.Request[*CloseSessionRequest, *CloseSessionResponse]
+	// SessionSetMode is the request session/set_mode.
+	SessionSetMode *dispatch.Request[*SetSessionModeRequest, *SetSessionModeResponse]
+	// SessionSetConfigOption is the request session/set_config_option.
+	SessionSetConfigOption *dispatch.Request[*SetSessionConfigOptionRequest, *SetSessionConfigOptionResponse]
+	// SessionPrompt is the request session/prompt.
+	SessionPrompt *dispatch.Request[*PromptRequest, *PromptResponse]
+	// SessionCancel is the notification session/cancel.
+	SessionCancel *dispatch.Notification[*CancelNotification]
+	// MCPMessage is the notification mcp/message.
+	MCPMessage *dispatch.Notification[*MessageMCPNotification]
+}{
+	Initialize:             &agentInitializeDesc,
+	Authenticate:           &agentAuthenticateDesc,
+	ProvidersList:          &agentProvidersListDesc,
+	ProvidersSet:           &agentProvidersSetDesc,
+	ProvidersDisable:       &agentProvidersDisableDesc,
+	Logout:                 &agentLogoutDesc,
+	AuthStatus:             &agentAuthStatusDesc,
+	SessionNew:             &agentSessionNewDesc,
+	SessionLoad:            &agentSessionLoadDesc,
+	SessionList:            &agentSessionListDesc,
+	SessionDelete:          &agentSessionDeleteDesc,
+	SessionFork:            &agentSessionForkDesc,
+	SessionArchive:         &agentSessionArchiveDesc,
+	SessionUnarchive:       &agentSessionUnarchiveDesc,
+	SessionStatus:          &agentSessionStatusDesc,
+	SessionSetTitle:        &agentSessionSetTitleDesc,
+	SessionResume:          &agentSessionResumeDesc,
+	SessionClose:           &agentSessionCloseDesc,
+	SessionSetMode:         &agentSessionSetModeDesc,
+	SessionSetConfigOption: &agentSessionSetConfigOptionDesc,
+	SessionPrompt:          &agentSessionPromptDesc,
+	SessionCancel:          &agentSessionCancelDesc,
+	MCPMessage:             &agentMCPMessageDesc,
 }
 
-func errMethodNotFound(method string) error {
-	return &wire.RPCError{
-		Code:    wire.CodeMethodNotFound,
-		Message: "Method not found: " + method,
-	}
+var clientFsWriteTextFileDesc = dispatch.Request[*WriteTextFileRequest, *WriteTextFileResponse]{
+	Method: dispatch.Method{Wire: MethodFsWriteTextFile, Side: "client", SessionScoped: true},
+	Params: dispatch.Codec[*WriteTextFileRequest]{
+		New:      dispatch.New[WriteTextFileRequest],
+		Validate: (*WriteTextFileRequest).validate,
+	},
+	Result: dispatch.Codec[*WriteTextFileResponse]{
+		New:      dispatch.New[WriteTextFileResponse],
+		Validate: (*WriteTextFileResponse).validate,
+	},
+}
+var clientFsReadTextFileDesc = dispatch.Request[*ReadTextFileRequest, *ReadTextFileResponse]{
+	Method: dispatch.Method{Wire: MethodFsReadTextFile, Side: "client", SessionScoped: true},
+	Params: dispatch.Codec[*ReadTextFileRequest]{
+		New:      dispatch.New[ReadTextFileRequest],
+		Validate: (*ReadTextFileRequest).validate,
+	},
+	Result: dispatch.Codec[*ReadTextFileResponse]{
+		New:      dispatch.New[ReadTextFileResponse],
+		Validate: (*ReadTextFileResponse).validate,
+	},
+}
+var clientSessionRequestPermissionDesc = dispatch.Request[*RequestPermissionRequest, *RequestPermissionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionRequestPermission, Side: "client", SessionScoped: true},
+	Params: dispatch.Codec[*RequestPermissionRequest]{
+		New:      dispatch.New[RequestPermissionRequest],
+		Validate: (*RequestPermissionRequest).validate,
+	},
+	Result: dispatch.Codec[*RequestPermissionResponse]{
+		New:      dispatch.New[RequestPermissionResponse],
+		Validate: (*RequestPermissionResponse).validate,
+	},
+}
+var clientTerminalCreateDesc = dispatch.Request[*CreateTerminalRequest, *CreateTerminalResponse]{
+	Method: dispatch.Method{Wire: MethodTerminalCreate, Side: "client", SessionScoped: true},
+	Params: dispatch.Codec[*CreateTerminalRequest]{
+		New:      dispatch.New[CreateTerminalRequest],
+		Validate: (*CreateTerminalRequest).validate,
+	},
+	Result: dispatch.Codec[*CreateTerminalResponse]{
+		New:      dispatch.New[CreateTerminalResponse],
+		Validate: (*CreateTerminalResponse).validate,
+	},
+}
+var clientTerminalOutputDesc = dispatch.Request[*TerminalOutputRequest, *TerminalOutputResponse]{
+	Method: dispatch.Method{Wire: MethodTerminalOutput, Side: "client", SessionScoped: true},
+	Params: dispatch.Codec[*TerminalOutputRequest]{
+		New:      dispatch.New[TerminalOutputRequest],
+		Validate: (*TerminalOutputRequest).validate,
+	},
+	Result: dispatch.Codec[*TerminalOutputResponse]{
+		New:      dispatch.New[TerminalOutputResponse],
+		Validate: (*TerminalOutputResponse).validate,
+	},
+}
+var clientTerminalReleaseDesc = dispatch.Request[*ReleaseTerminalRequest, *ReleaseTerminalResponse]{
+	Method: dispatch.Method{Wire: MethodTerminalRelease, Side: "client", SessionScoped: true},
+	Params: dispatch.Codec[*ReleaseTerminalRequest]{
+		New:      dispatch.New[ReleaseTerminalRequest],
+		Validate: (*ReleaseTerminalRequest).validate,
+	},
+	Result: dispatch.Codec[*ReleaseTerminalResponse]{
+		New:      dispatch.New[ReleaseTerminalResponse],
+		Validate: (*ReleaseTerminalResponse).validate,
+	},
+}
+var clientTerminalWaitForExitDesc = dispatch.Request[*WaitForTerminalExitRequest, *WaitForTerminalExitResponse]{
+	Method: dispatch.Method{Wire: MethodTerminalWaitForExit, Side: "client", SessionScoped: true},
+	Params: dispatch.Codec[*WaitForTerminalExitRequest]{
+		New:      dispatch.New[WaitForTerminalExitRequest],
+		Validate: (*WaitForTerminalExitRequest).validate,
+	},
+	Result: dispatch.Codec[*WaitForTerminalExitResponse]{
+		New:      dispatch.New[WaitForTerminalExitResponse],
+		Validate: (*WaitForTerminalExitResponse).validate,
+	},
+}
+var clientTerminalKillDesc = dispatch.Request[*KillTerminalRequest, *KillTerminalResponse]{
+	Method: dispatch.Method{Wire: MethodTerminalKill, Side: "client", SessionScoped: true},
+	Params: dispatch.Codec[*KillTerminalRequest]{
+		New:      dispatch.New[KillTerminalRequest],
+		Validate: (*KillTerminalRequest).validate,
+	},
+	Result: dispatch.Codec[*KillTerminalResponse]{
+		New:      dispatch.New[KillTerminalResponse],
+		Validate: (*KillTerminalResponse).validate,
+	},
+}
+var clientElicitationCreateDesc = dispatch.Request[*CreateElicitationRequest, *CreateElicitationResponse]{
+	Method: dispatch.Method{Wire: MethodElicitationCreate, Side: "client"},
+	Params: dispatch.Codec[*CreateElicitationRequest]{
+		New:      dispatch.New[CreateElicitationRequest],
+		Validate: (*CreateElicitationRequest).validate,
+	},
+	Result: dispatch.Codec[*CreateElicitationResponse]{
+		New:      dispatch.New[CreateElicitationResponse],
+		Validate: (*CreateElicitationResponse).validate,
+	},
+}
+var clientMCPMessageDesc = dispatch.Request[*MessageMCPRequest, *MessageMCPResponse]{
+	Method: dispatch.Method{Wire: MethodMCPMessage, Side: "client"},
+	Params: dispatch.Codec[*MessageMCPRequest]{
+		New:      dispatch.New[MessageMCPRequest],
+		Validate: (*MessageMCPRequest).validate,
+	},
+	Result: dispatch.Codec[*MessageMCPResponse]{
+		New:      dispatch.New[MessageMCPResponse],
+		Validate: (*MessageMCPResponse).validate,
+	},
+}
+var clientSessionUpdateDesc = dispatch.Notification[*SessionNotification]{
+	Method: dispatch.Method{Wire: MethodSessionUpdate, Side: "client", Notification: true, SessionScoped: true},
+	Params: dispatch.Codec[*SessionNotification]{
+		New:      dispatch.New[SessionNotification],
+		Validate: (*SessionNotification).validate,
+	},
+}
+var clientElicitationCompleteDesc = dispatch.Notification[*CompleteElicitationNotification]{
+	Method: dispatch.Method{Wire: MethodElicitationComplete, Side: "client", Notification: true},
+	Params: dispatch.Codec[*CompleteElicitationNotification]{
+		New:      dispatch.New[CompleteElicitationNotification],
+		Validate: (*CompleteElicitationNotification).validate,
+	},
+}
+var clientAuthStatusUpdateDesc = dispatch.Notification[*AuthStatusUpdateNotification]{
+	Method: dispatch.Method{Wire: MethodAuthStatusUpdate, Side: "client", Notification: true},
+	Params: dispatch.Codec[*AuthStatusUpdateNotification]{
+		New:      dispatch.New[AuthStatusUpdateNotification],
+		Validate: (*AuthStatusUpdateNotification).validate,
+	},
 }
 
-// invalidParams converts a decode error to -32602 with the offending pointer as data.
-func invalidParams(err error) error {
-	var we *wire.Error
-	if errors.As(err, &we) {
-		return &wire.RPCError{
-			Code: wire.CodeInvalidParams,
-			Data: map[string]any{"violations": []wire.Violation{{
-				Pointer: we.Pointer,
-				Reason:  we.Msg,
-			}}},
-			Message: "Invalid params: " + err.Error(),
-		}
-	}
-	return &wire.RPCError{
-		Code:    wire.CodeInvalidParams,
-		Message: "Invalid params: " + err.Error(),
-	}
-}
-
-// outbound checks a message this side is about to send: valid, and within what the peer advertised.
-// A failure is this side's bug: a *wire.LocalError, which a handler returning it answers -32603.
-func outbound(n *Negotiated, method string, v interface {
-	Validate() error
-}) error {
-	if err := v.Validate(); err != nil {
-		return &wire.LocalError{
-			Err:    err,
-			Method: method,
-			What:   "params",
-		}
-	}
-	if n == nil {
-		return nil
-	}
-	if ok, need := n.AllowsMethod(method); !ok {
-		return &wire.LocalError{
-			Err: &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}},
-			Method: method,
-			What:   "params",
-		}
-	}
-	if vs := n.CheckParams(method, v); len(vs) > 0 {
-		return &wire.LocalError{
-			Err:    &wire.GateError{Violations: vs},
-			Method: method,
-			What:   "params",
-		}
-	}
-	return nil
-}
-
-// refused logs a message this side refused to send (see outbound) and returns the error.
-func refused(log *slog.Logger, err error) error {
-	log.Warn("message not sent: it fails this side's own checks", "error", err)
-	return err
-}
-
-// request is what serve and notify need of a params type.
-type request[P any] interface {
-	*P
-	wire.Decodable
-	validate(*wire.Validator)
-}
-
-// response is what serve needs of a result type.
-type response[R any] interface {
-	*R
-	Validate() error
-	AppendJSON([]byte) []byte
-}
-
-// serve decodes, validates and gate-checks a request's params, calls handle, and checks and encodes its result.
-func serve[P, R any, PP request[P], RP response[R]](ctx context.Context, n *Negotiated, mode wire.Mode, log *slog.Logger, method string, params wire.Raw, handle func(context.Context, PP) (RP, error)) (wire.Raw, error) {
-	p := PP(new(P))
-	if err := wire.Decode(params, p, mode); err != nil {
-		return nil, invalidParams(err)
-	}
-	if err := wire.Check(mode == wire.Lenient, p.validate); err != nil {
-		return nil, err
-	}
-	if ok, need := n.AllowsMethod(method); !ok {
-		return nil, &wire.GateError{Violations: []wire.GateViolation{{
-			Capability: need,
-			Method:     method,
-		}}}
-	}
-	if vs := n.CheckParams(method, p); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	res, err := handle(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	if res == nil {
-		return nil, fmt.Errorf("%s handler returned no result", method)
-	}
-	if err := res.Validate(); err != nil {
-		return nil, refused(log, &wire.LocalError{
-			Err:    err,
-			Method: method,
-			What:   "result",
-		})
-	}
-	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, refused(log, &wire.LocalError{
-			Err:    &wire.GateError{Violations: vs},
-			Method: method,
-			What:   "result",
-		})
-	}
-	return res.AppendJSON(nil), nil
-}
-
-// notify decodes, validates and gate-checks a notification's params and calls handle; drop is told
-// about one that fails (a notification cannot be answered).
-func notify[P any, PP request[P]](ctx context.Context, n *Negotiated, mode wire.Mode, method string, params wire.Raw, drop func(string, error), handle func(context.Context, PP)) {
-	p := PP(new(P))
-	if err := wire.Decode(params, p, mode); err != nil {
-		drop(method, err)
-		return
-	}
-	if err := wire.Check(mode == wire.Lenient, p.validate); err != nil {
-		drop(method, err)
-		return
-	}
-	if vs := n.CheckParams(method, p); len(vs) > 0 {
-		drop(method, &wire.GateError{Violations: vs})
-		return
-	}
-	handle(ctx, p)
-}
-
-// errNotInitialized answers a request that arrives before initialize.
-var errNotInitialized = &wire.RPCError{
-	Code:    wire.CodeInvalidRequest,
-	Message: "Invalid request: initialize first",
+// ClientMethods describes each method the client handles (see package runtime/dispatch): its
+// wire name, its params and result types and how they are decoded and checked. The
+// connections route and call through it; a proxy can intercept any method with it.
+var ClientMethods = struct {
+	// FsWriteTextFile is the request fs/write_text_file.
+	FsWriteTextFile *dispatch.Request[*WriteTextFileRequest, *WriteTextFileResponse]
+	// FsReadTextFile is the request fs/read_text_file.
+	FsReadTextFile *dispatch.Request[*ReadTextFileRequest, *ReadTextFileResponse]
+	// SessionRequestPermission is the request session/request_permission.
+	SessionRequestPermission *dispatch.Request[*RequestPermissionRequest, *RequestPermissionResponse]
+	// TerminalCreate is the request terminal/create.
+	TerminalCreate *dispatch.Request[*CreateTerminalRequest, *CreateTerminalResponse]
+	// TerminalOutput is the request terminal/output.
+	TerminalOutput *dispatch.Request[*TerminalOutputRequest, *TerminalOutputResponse]
+	// TerminalRelease is the request terminal/release.
+	TerminalRelease *dispatch.Request[*ReleaseTerminalRequest, *ReleaseTerminalResponse]
+	// TerminalWaitForExit is the request terminal/wait_for_exit.
+	TerminalWaitForExit *dispatch.Request[*WaitForTerminalExitRequest, *WaitForTerminalExitResponse]
+	// TerminalKill is the request terminal/kill.
+	TerminalKill *dispatch.Request[*KillTerminalRequest, *KillTerminalResponse]
+	// ElicitationCreate is the request elicitation/create.
+	ElicitationCreate *dispatch.Request[*CreateElicitationRequest, *CreateElicitationResponse]
+	// MCPMessage is the request mcp/message.
+	MCPMessage *dispatch.Request[*MessageMCPRequest, *MessageMCPResponse]
+	// SessionUpdate is the notification session/update.
+	SessionUpdate *dispatch.Notification[*SessionNotification]
+	// ElicitationComplete is the notification elicitation/complete.
+	ElicitationComplete *dispatch.Notification[*CompleteElicitationNotification]
+	// AuthStatusUpdate is the notification auth/status_update.
+	AuthStatusUpdate *dispatch.Notification[*AuthStatusUpdateNotification]
+}{
+	FsWriteTextFile:          &clientFsWriteTextFileDesc,
+	FsReadTextFile:           &clientFsReadTextFileDesc,
+	SessionRequestPermission: &clientSessionRequestPermissionDesc,
+	TerminalCreate:           &clientTerminalCreateDesc,
+	TerminalOutput:           &clientTerminalOutputDesc,
+	TerminalRelease:          &clientTerminalReleaseDesc,
+	TerminalWaitForExit:      &clientTerminalWaitForExitDesc,
+	TerminalKill:             &clientTerminalKillDesc,
+	ElicitationCreate:        &clientElicitationCreateDesc,
+	MCPMessage:               &clientMCPMessageDesc,
+	SessionUpdate:            &clientSessionUpdateDesc,
+	ElicitationComplete:      &clientElicitationCompleteDesc,
+	AuthStatusUpdate:         &clientAuthStatusUpdateDesc,
 }
 
 // AgentHandler is implemented by the agent side: one method per method the agent handles. Embed
@@ -242,107 +580,107 @@ type UnimplementedAgentHandler struct{}
 
 // Initialize answers method-not-found.
 func (UnimplementedAgentHandler) Initialize(context.Context, *InitializeRequest) (*InitializeResponse, error) {
-	return nil, errMethodNotFound(MethodInitialize)
+	return nil, dispatch.MethodNotFound(MethodInitialize)
 }
 
 // Authenticate answers method-not-found.
 func (UnimplementedAgentHandler) Authenticate(context.Context, *AuthenticateRequest) (*AuthenticateResponse, error) {
-	return nil, errMethodNotFound(MethodAuthenticate)
+	return nil, dispatch.MethodNotFound(MethodAuthenticate)
 }
 
 // ProvidersList answers method-not-found.
 func (UnimplementedAgentHandler) ProvidersList(context.Context, *ListProvidersRequest) (*ListProvidersResponse, error) {
-	return nil, errMethodNotFound(MethodProvidersList)
+	return nil, dispatch.MethodNotFound(MethodProvidersList)
 }
 
 // ProvidersSet answers method-not-found.
 func (UnimplementedAgentHandler) ProvidersSet(context.Context, *SetProviderRequest) (*SetProviderResponse, error) {
-	return nil, errMethodNotFound(MethodProvidersSet)
+	return nil, dispatch.MethodNotFound(MethodProvidersSet)
 }
 
 // ProvidersDisable answers method-not-found.
 func (UnimplementedAgentHandler) ProvidersDisable(context.Context, *DisableProviderRequest) (*DisableProviderResponse, error) {
-	return nil, errMethodNotFound(MethodProvidersDisable)
+	return nil, dispatch.MethodNotFound(MethodProvidersDisable)
 }
 
 // Logout answers method-not-found.
 func (UnimplementedAgentHandler) Logout(context.Context, *LogoutRequest) (*LogoutResponse, error) {
-	return nil, errMethodNotFound(MethodLogout)
+	return nil, dispatch.MethodNotFound(MethodLogout)
 }
 
 // AuthStatus answers method-not-found.
 func (UnimplementedAgentHandler) AuthStatus(context.Context, *AuthStatusRequest) (*AuthStatusResponse, error) {
-	return nil, errMethodNotFound(MethodAuthStatus)
+	return nil, dispatch.MethodNotFound(MethodAuthStatus)
 }
 
 // SessionNew answers method-not-found.
 func (UnimplementedAgentHandler) SessionNew(context.Context, *NewSessionRequest) (*NewSessionResponse, error) {
-	return nil, errMethodNotFound(MethodSessionNew)
+	return nil, dispatch.MethodNotFound(MethodSessionNew)
 }
 
 // SessionLoad answers method-not-found.
 func (UnimplementedAgentHandler) SessionLoad(context.Context, *LoadSessionRequest) (*LoadSessionResponse, error) {
-	return nil, errMethodNotFound(MethodSessionLoad)
+	return nil, dispatch.MethodNotFound(MethodSessionLoad)
 }
 
 // SessionList answers method-not-found.
 func (UnimplementedAgentHandler) SessionList(context.Context, *ListSessionsRequest) (*ListSessionsResponse, error) {
-	return nil, errMethodNotFound(MethodSessionList)
+	return nil, dispatch.MethodNotFound(MethodSessionList)
 }
 
 // SessionDelete answers method-not-found.
 func (UnimplementedAgentHandler) SessionDelete(context.Context, *DeleteSessionRequest) (*DeleteSessionResponse, error) {
-	return nil, errMethodNotFound(MethodSessionDelete)
+	return nil, dispatch.MethodNotFound(MethodSessionDelete)
 }
 
 // SessionFork answers method-not-found.
 func (UnimplementedAgentHandler) SessionFork(context.Context, *ForkSessionRequest) (*ForkSessionResponse, error) {
-	return nil, errMethodNotFound(MethodSessionFork)
+	return nil, dispatch.MethodNotFound(MethodSessionFork)
 }
 
 // SessionArchive answers method-not-found.
 func (UnimplementedAgentHandler) SessionArchive(context.Context, *ArchiveSessionRequest) (*ArchiveSessionResponse, error) {
-	return nil, errMethodNotFound(MethodSessionArchive)
+	return nil, dispatch.MethodNotFound(MethodSessionArchive)
 }
 
 // SessionUnarchive answers method-not-found.
 func (UnimplementedAgentHandler) SessionUnarchive(context.Context, *UnarchiveSessionRequest) (*UnarchiveSessionResponse, error) {
-	return nil, errMethodNotFound(MethodSessionUnarchive)
+	return nil, dispatch.MethodNotFound(MethodSessionUnarchive)
 }
 
 // SessionStatus answers method-not-found.
 func (UnimplementedAgentHandler) SessionStatus(context.Context, *SessionStatusRequest) (*SessionStatusResponse, error) {
-	return nil, errMethodNotFound(MethodSessionStatus)
+	return nil, dispatch.MethodNotFound(MethodSessionStatus)
 }
 
 // SessionSetTitle answers method-not-found.
 func (UnimplementedAgentHandler) SessionSetTitle(context.Context, *SetSessionTitleRequest) (*SetSessionTitleResponse, error) {
-	return nil, errMethodNotFound(MethodSessionSetTitle)
+	return nil, dispatch.MethodNotFound(MethodSessionSetTitle)
 }
 
 // SessionResume answers method-not-found.
 func (UnimplementedAgentHandler) SessionResume(context.Context, *ResumeSessionRequest) (*ResumeSessionResponse, error) {
-	return nil, errMethodNotFound(MethodSessionResume)
+	return nil, dispatch.MethodNotFound(MethodSessionResume)
 }
 
 // SessionClose answers method-not-found.
 func (UnimplementedAgentHandler) SessionClose(context.Context, *CloseSessionRequest) (*CloseSessionResponse, error) {
-	return nil, errMethodNotFound(MethodSessionClose)
+	return nil, dispatch.MethodNotFound(MethodSessionClose)
 }
 
 // SessionSetMode answers method-not-found.
 func (UnimplementedAgentHandler) SessionSetMode(context.Context, *SetSessionModeRequest) (*SetSessionModeResponse, error) {
-	return nil, errMethodNotFound(MethodSessionSetMode)
+	return nil, dispatch.MethodNotFound(MethodSessionSetMode)
 }
 
 // SessionSetConfigOption answers method-not-found.
 func (UnimplementedAgentHandler) SessionSetConfigOption(context.Context, *SetSessionConfigOptionRequest) (*SetSessionConfigOptionResponse, error) {
-	return nil, errMethodNotFound(MethodSessionSetConfigOption)
+	return nil, dispatch.MethodNotFound(MethodSessionSetConfigOption)
 }
 
 // SessionPrompt answers method-not-found.
 func (UnimplementedAgentHandler) SessionPrompt(context.Context, *PromptRequest) (*PromptResponse, error) {
-	return nil, errMethodNotFound(MethodSessionPrompt)
+	return nil, dispatch.MethodNotFound(MethodSessionPrompt)
 }
 
 // SessionCancel ignores the notification.
@@ -358,45 +696,22 @@ var _ AgentHandler = UnimplementedAgentHandler{}
 // checked against what the peer advertised. Concurrency is the runtime's: requests run
 // concurrently, notifications in order; see package runtime/jsonrpc.
 type AgentConn struct {
-	h      AgentHandler
-	ext    ExtHandler
-	conn   *jsonrpc.Conn
-	mode   wire.Mode
-	onDrop func(string, error)
-	log    *slog.Logger
+	end dispatch.End
+	h   AgentHandler
 	// herr is CheckAgentHandler's verdict, returned by Run.
 	herr  error
 	mu    sync.Mutex
-	neg   Negotiated
-	ready bool
 	turns map[SessionID]map[*turn]struct{}
 }
 
 // NewAgentConn connects h to a peer over r (its output) and w (its input), e.g. os.Stdin and os.Stdout.
 func NewAgentConn(h AgentHandler, r io.Reader, w io.Writer, o ConnOptions) *AgentConn {
 	c := &AgentConn{
-		h:      h,
-		onDrop: o.OnDrop,
+		h:     h,
+		herr:  CheckAgentHandler(h),
+		turns: map[SessionID]map[*turn]struct{}{},
 	}
-	if x, ok := h.(ExtHandler); ok {
-		c.ext = x
-	}
-	if o.Strict {
-		c.mode = wire.Strict
-	}
-	c.herr = CheckAgentHandler(h)
-	c.turns = map[SessionID]map[*turn]struct{}{}
-	c.log = o.RPC.Logger
-	if c.log == nil {
-		c.log = slog.New(slog.NewTextHandler(os.Stderr, nil))
-	}
-	if c.onDrop == nil {
-		log := c.log
-		c.onDrop = func(method string, err error) {
-			log.Warn("dropped inbound notification", "method", method, "error", err)
-		}
-	}
-	c.conn = jsonrpc.NewConn(r, w, agentInbound{c}, o.RPC)
+	dispatch.Connect(&c.end, agentRoutes(), AgentHandler(agentSide{h, c}), h, r, w, o)
 	return c
 }
 
@@ -407,558 +722,181 @@ func (c *AgentConn) Run(ctx context.Context) error {
 	if c.herr != nil {
 		return c.herr
 	}
-	return c.conn.Run(ctx)
+	return c.end.Conn.Run(ctx)
 }
 
 // Close stops the connection.
 func (c *AgentConn) Close() error {
-	return c.conn.Close()
+	return c.end.Conn.Close()
 }
 
 // Negotiated returns what both sides advertised in initialize (nil messages before it).
 func (c *AgentConn) Negotiated() Negotiated {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.neg
-}
-func (c *AgentConn) state() (*Negotiated, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n := c.neg
-	return &n, c.ready
+	if n, ok := c.end.Negotiated().(*Negotiated); ok {
+		return *n
+	}
+	return Negotiated{}
 }
 
 // Send sends a request as is (no checks): for tests, proxies and methods the schema does not describe.
 func (c *AgentConn) Send(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
-	return c.conn.Call(ctx, method, params)
+	return c.end.Conn.Call(ctx, method, params)
 }
 
 // SendNotification sends a notification as is (no checks).
 func (c *AgentConn) SendNotification(ctx context.Context, method string, params wire.Raw) error {
-	return c.conn.Notify(ctx, method, params)
+	return c.end.Conn.Notify(ctx, method, params)
 }
 
 // FsWriteTextFile calls fs/write_text_file on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) FsWriteTextFile(ctx context.Context, params *WriteTextFileRequest) (*WriteTextFileResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("fs/write_text_file: initialize first")
-	}
-	if err := outbound(n, MethodFsWriteTextFile, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodFsWriteTextFile, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(WriteTextFileResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("fs/write_text_file: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("fs/write_text_file: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodFsWriteTextFile, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &clientFsWriteTextFileDesc, params)
 }
 
 // FsReadTextFile calls fs/read_text_file on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) FsReadTextFile(ctx context.Context, params *ReadTextFileRequest) (*ReadTextFileResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("fs/read_text_file: initialize first")
-	}
-	if err := outbound(n, MethodFsReadTextFile, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodFsReadTextFile, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(ReadTextFileResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("fs/read_text_file: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("fs/read_text_file: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodFsReadTextFile, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &clientFsReadTextFileDesc, params)
 }
 
 // SessionRequestPermission calls session/request_permission on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) SessionRequestPermission(ctx context.Context, params *RequestPermissionRequest) (*RequestPermissionResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("session/request_permission: initialize first")
-	}
-	if err := outbound(n, MethodSessionRequestPermission, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodSessionRequestPermission, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(RequestPermissionResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("session/request_permission: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("session/request_permission: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodSessionRequestPermission, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &clientSessionRequestPermissionDesc, params)
 }
 
 // TerminalCreate calls terminal/create on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) TerminalCreate(ctx context.Context, params *CreateTerminalRequest) (*CreateTerminalResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("terminal/create: initialize first")
-	}
-	if err := outbound(n, MethodTerminalCreate, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodTerminalCreate, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(CreateTerminalResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("terminal/create: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("terminal/create: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodTerminalCreate, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &clientTerminalCreateDesc, params)
 }
 
 // TerminalOutput calls terminal/output on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) TerminalOutput(ctx context.Context, params *TerminalOutputRequest) (*TerminalOutputResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("terminal/output: initialize first")
-	}
-	if err := outbound(n, MethodTerminalOutput, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodTerminalOutput, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(TerminalOutputResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("terminal/output: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("terminal/output: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodTerminalOutput, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &clientTerminalOutputDesc, params)
 }
 
 // TerminalRelease calls terminal/release on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) TerminalRelease(ctx context.Context, params *ReleaseTerminalRequest) (*ReleaseTerminalResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("terminal/release: initialize first")
-	}
-	if err := outbound(n, MethodTerminalRelease, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodTerminalRelease, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(ReleaseTerminalResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("terminal/release: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("terminal/release: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodTerminalRelease, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &clientTerminalReleaseDesc, params)
 }
 
 // TerminalWaitForExit calls terminal/wait_for_exit on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) TerminalWaitForExit(ctx context.Context, params *WaitForTerminalExitRequest) (*WaitForTerminalExitResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("terminal/wait_for_exit: initialize first")
-	}
-	if err := outbound(n, MethodTerminalWaitForExit, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodTerminalWaitForExit, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(WaitForTerminalExitResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("terminal/wait_for_exit: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("terminal/wait_for_exit: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodTerminalWaitForExit, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &clientTerminalWaitForExitDesc, params)
 }
 
 // TerminalKill calls terminal/kill on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) TerminalKill(ctx context.Context, params *KillTerminalRequest) (*KillTerminalResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("terminal/kill: initialize first")
-	}
-	if err := outbound(n, MethodTerminalKill, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodTerminalKill, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(KillTerminalResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("terminal/kill: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("terminal/kill: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodTerminalKill, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &clientTerminalKillDesc, params)
 }
 
 // ElicitationCreate calls elicitation/create on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) ElicitationCreate(ctx context.Context, params *CreateElicitationRequest) (*CreateElicitationResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("elicitation/create: initialize first")
-	}
-	if err := outbound(n, MethodElicitationCreate, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodElicitationCreate, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(CreateElicitationResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("elicitation/create: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("elicitation/create: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodElicitationCreate, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &clientElicitationCreateDesc, params)
 }
 
 // MCPMessage calls mcp/message on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) MCPMessage(ctx context.Context, params *MessageMCPRequest) (*MessageMCPResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("mcp/message: initialize first")
-	}
-	if err := outbound(n, MethodMCPMessage, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodMCPMessage, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(MessageMCPResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("mcp/message: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("mcp/message: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodMCPMessage, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &clientMCPMessageDesc, params)
 }
 
 // SessionUpdate sends the notification session/update to the client, after checking it is valid and allowed.
 // It returns once the frame is written, so notifications precede a later response.
 func (c *AgentConn) SessionUpdate(ctx context.Context, params *SessionNotification) error {
-	n, ready := c.state()
-	if !ready {
-		return errors.New("session/update: initialize first")
-	}
-	if err := outbound(n, MethodSessionUpdate, params); err != nil {
-		return refused(c.log, err)
-	}
-	return c.conn.Notify(ctx, MethodSessionUpdate, params.AppendJSON(nil))
+	return dispatch.Notify(ctx, &c.end, &clientSessionUpdateDesc, params)
 }
 
 // ElicitationComplete sends the notification elicitation/complete to the client, after checking it is valid and allowed.
 // It returns once the frame is written, so notifications precede a later response.
 func (c *AgentConn) ElicitationComplete(ctx context.Context, params *CompleteElicitationNotification) error {
-	n, ready := c.state()
-	if !ready {
-		return errors.New("elicitation/complete: initialize first")
-	}
-	if err := outbound(n, MethodElicitationComplete, params); err != nil {
-		return refused(c.log, err)
-	}
-	return c.conn.Notify(ctx, MethodElicitationComplete, params.AppendJSON(nil))
+	return dispatch.Notify(ctx, &c.end, &clientElicitationCompleteDesc, params)
 }
 
 // AuthStatusUpdate sends the notification auth/status_update to the client, after checking it is valid and allowed.
 // It returns once the frame is written, so notifications precede a later response.
 func (c *AgentConn) AuthStatusUpdate(ctx context.Context, params *AuthStatusUpdateNotification) error {
-	n, ready := c.state()
-	if !ready {
-		return errors.New("auth/status_update: initialize first")
-	}
-	if err := outbound(n, MethodAuthStatusUpdate, params); err != nil {
-		return refused(c.log, err)
-	}
-	return c.conn.Notify(ctx, MethodAuthStatusUpdate, params.AppendJSON(nil))
+	return dispatch.Notify(ctx, &c.end, &clientAuthStatusUpdateDesc, params)
 }
 
-// agentInbound adapts AgentConn to the runtime's Handler.
-type agentInbound struct {
+// agentRoutes builds the routes of the messages a AgentConn receives to its handler. It is
+// called by NewAgentConn, not at package init, so a program that never serves this side
+// links none of its routes.
+func agentRoutes() *dispatch.Routes[AgentHandler] {
+	return dispatch.NewRoutes(MethodInitialize,
+		dispatch.Serve(&agentInitializeDesc, AgentHandler.Initialize),
+		dispatch.Serve(&agentAuthenticateDesc, AgentHandler.Authenticate),
+		dispatch.Serve(&agentProvidersListDesc, AgentHandler.ProvidersList),
+		dispatch.Serve(&agentProvidersSetDesc, AgentHandler.ProvidersSet),
+		dispatch.Serve(&agentProvidersDisableDesc, AgentHandler.ProvidersDisable),
+		dispatch.Serve(&agentLogoutDesc, AgentHandler.Logout),
+		dispatch.Serve(&agentAuthStatusDesc, AgentHandler.AuthStatus),
+		dispatch.Serve(&agentSessionNewDesc, AgentHandler.SessionNew),
+		dispatch.Serve(&agentSessionLoadDesc, AgentHandler.SessionLoad),
+		dispatch.Serve(&agentSessionListDesc, AgentHandler.SessionList),
+		dispatch.Serve(&agentSessionDeleteDesc, AgentHandler.SessionDelete),
+		dispatch.Serve(&agentSessionForkDesc, AgentHandler.SessionFork),
+		dispatch.Serve(&agentSessionArchiveDesc, AgentHandler.SessionArchive),
+		dispatch.Serve(&agentSessionUnarchiveDesc, AgentHandler.SessionUnarchive),
+		dispatch.Serve(&agentSessionStatusDesc, AgentHandler.SessionStatus),
+		dispatch.Serve(&agentSessionSetTitleDesc, AgentHandler.SessionSetTitle),
+		dispatch.Serve(&agentSessionResumeDesc, AgentHandler.SessionResume),
+		dispatch.Serve(&agentSessionCloseDesc, AgentHandler.SessionClose),
+		dispatch.Serve(&agentSessionSetModeDesc, AgentHandler.SessionSetMode),
+		dispatch.Serve(&agentSessionSetConfigOptionDesc, AgentHandler.SessionSetConfigOption),
+		dispatch.Serve(&agentSessionPromptDesc, AgentHandler.SessionPrompt),
+		dispatch.Receive(&agentSessionCancelDesc, AgentHandler.SessionCancel),
+		dispatch.Receive(&agentMCPMessageDesc, AgentHandler.MCPMessage),
+	)
+}
+
+// agentSide is the handler AgentConn's routes call: h, with the connection's own part of
+// initialize and of prompt turns.
+type agentSide struct {
+	AgentHandler
 	c *AgentConn
 }
 
-func (c *AgentConn) serveInitialize(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
-	var p InitializeRequest
-	if err := wire.Decode(params, &p, c.mode); err != nil {
-		return nil, invalidParams(err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	p.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, err
-	}
-	res, err := c.h.Initialize(ctx, &p)
-	if err != nil {
-		return nil, err
-	}
-	if res == nil {
-		return nil, fmt.Errorf("%s handler returned no result", method)
+// Initialize calls h's, then records what both sides advertised.
+func (s agentSide) Initialize(ctx context.Context, p *InitializeRequest) (*InitializeResponse, error) {
+	res, err := s.AgentHandler.Initialize(ctx, p)
+	if err != nil || res == nil {
+		return res, err
 	}
 	// Version negotiation: an agent that does not say answers with the version this package speaks.
 	if res.ProtocolVersion == 0 {
 		res.ProtocolVersion = CurrentProtocolVersion
 	}
-	if err := res.Validate(); err != nil {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    err,
-			Method: method,
-			What:   "result",
-		})
-	}
-	n = &Negotiated{
-		Request:  &p,
+	return res, s.c.end.Negotiate(MethodInitialize, &Negotiated{
+		Request:  p,
 		Response: res,
-	}
-	c.mu.Lock()
-	c.neg, c.ready = *n, true
-	c.mu.Unlock()
-	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    &wire.GateError{Violations: vs},
-			Method: method,
-			What:   "result",
-		})
-	}
-	return res.AppendJSON(nil), nil
+	}, res)
 }
-func (c *AgentConn) serveSessionPrompt(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
-	var p PromptRequest
-	if err := wire.Decode(params, &p, c.mode); err != nil {
-		return nil, invalidParams(err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	p.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, err
-	}
-	if ok, need := n.AllowsMethod(method); !ok {
-		return nil, &wire.GateError{Violations: []wire.GateViolation{{
-			Capability: need,
-			Method:     method,
-		}}}
-	}
-	if vs := n.CheckParams(method, &p); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	ctx, t := c.startTurn(ctx, p.SessionID)
-	defer c.endTurn(p.SessionID, t)
-	res, err := c.h.SessionPrompt(ctx, &p)
+
+// SessionPrompt runs h's as a turn that session/cancel can end.
+func (s agentSide) SessionPrompt(ctx context.Context, p *PromptRequest) (*PromptResponse, error) {
+	ctx, t := s.c.startTurn(ctx, p.SessionID)
+	defer s.c.endTurn(p.SessionID, t)
+	res, err := s.AgentHandler.SessionPrompt(ctx, p)
 	// A turn ended by session/cancel, or by the end of a drain of the connection (see
 	// jsonrpc.Drain), answers stopReason "cancelled", not an error.
 	if (t.cancelled.Load() || jsonrpc.Drained(ctx)) && (err != nil || res == nil) {
-		res, err = &PromptResponse{StopReason: StopReasonCancelled}, nil
+		return &PromptResponse{StopReason: StopReasonCancelled}, nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	if res == nil {
-		return nil, fmt.Errorf("%s handler returned no result", method)
-	}
-	if err := res.Validate(); err != nil {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    err,
-			Method: method,
-			What:   "result",
-		})
-	}
-	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    &wire.GateError{Violations: vs},
-			Method: method,
-			What:   "result",
-		})
-	}
-	return res.AppendJSON(nil), nil
+	return res, err
 }
-func (c *AgentConn) serveSessionCancel(ctx context.Context, n *Negotiated, method string, params wire.Raw) {
-	var p CancelNotification
-	if err := wire.Decode(params, &p, c.mode); err != nil {
-		c.onDrop(method, err)
-		return
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	p.validate(&vd)
-	if err := vd.Err(); err != nil {
-		c.onDrop(method, err)
-		return
-	}
-	if vs := n.CheckParams(method, &p); len(vs) > 0 {
-		c.onDrop(method, &wire.GateError{Violations: vs})
-		return
-	}
-	c.cancelTurn(p.SessionID)
-	c.h.SessionCancel(ctx, &p)
-}
-func (a agentInbound) HandleRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
-	c := a.c
-	n, ready := c.state()
-	_ = n
-	if !ready && method != "initialize" {
-		return nil, errNotInitialized
-	}
-	switch method {
-	case MethodInitialize:
-		return c.serveInitialize(ctx, n, method, params)
-	case MethodAuthenticate:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.Authenticate)
-	case MethodProvidersList:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.ProvidersList)
-	case MethodProvidersSet:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.ProvidersSet)
-	case MethodProvidersDisable:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.ProvidersDisable)
-	case MethodLogout:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.Logout)
-	case MethodAuthStatus:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.AuthStatus)
-	case MethodSessionNew:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.SessionNew)
-	case MethodSessionLoad:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.SessionLoad)
-	case MethodSessionList:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.SessionList)
-	case MethodSessionDelete:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.SessionDelete)
-	case MethodSessionFork:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.SessionFork)
-	case MethodSessionArchive:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.SessionArchive)
-	case MethodSessionUnarchive:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.SessionUnarchive)
-	case MethodSessionStatus:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.SessionStatus)
-	case MethodSessionSetTitle:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.SessionSetTitle)
-	case MethodSessionResume:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.SessionResume)
-	case MethodSessionClose:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.SessionClose)
-	case MethodSessionSetMode:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.SessionSetMode)
-	case MethodSessionSetConfigOption:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.SessionSetConfigOption)
-	case MethodSessionPrompt:
-		return c.serveSessionPrompt(ctx, n, method, params)
-	default:
-		if strings.HasPrefix(method, "_") && c.ext != nil {
-			return c.ext.ExtRequest(ctx, method, params)
-		}
-		return nil, errMethodNotFound(method)
-	}
-}
-func (a agentInbound) HandleNotification(ctx context.Context, method string, params wire.Raw) {
-	c := a.c
-	n, ready := c.state()
-	if !ready {
-		c.onDrop(method, errors.New("received before initialize"))
-		return
-	}
-	_ = n
-	switch method {
-	case MethodSessionCancel:
-		c.serveSessionCancel(ctx, n, method, params)
-	case MethodMCPMessage:
-		notify(ctx, n, c.mode, method, params, c.onDrop, c.h.MCPMessage)
-	default:
-		if strings.HasPrefix(method, "_") && c.ext != nil {
-			c.ext.ExtNotification(ctx, method, params)
-		}
-	}
+
+// SessionCancel ends the session's turns, then calls h's.
+func (s agentSide) SessionCancel(ctx context.Context, p *CancelNotification) {
+	s.c.cancelTurn(p.SessionID)
+	s.AgentHandler.SessionCancel(ctx, p)
 }
 
 // turn is one in-flight session/prompt.
@@ -975,7 +913,7 @@ type turn struct {
 func (c *AgentConn) startTurn(ctx context.Context, s SessionID) (context.Context, *turn) {
 	ctx, cancel := context.WithCancel(ctx)
 	t := &turn{
-		awaiting: c.conn.AwaitingInput(),
+		awaiting: c.end.Conn.AwaitingInput(),
 		cancel:   cancel,
 	}
 	c.mu.Lock()
@@ -1048,52 +986,52 @@ type UnimplementedClientHandler struct{}
 
 // FsWriteTextFile answers method-not-found.
 func (UnimplementedClientHandler) FsWriteTextFile(context.Context, *WriteTextFileRequest) (*WriteTextFileResponse, error) {
-	return nil, errMethodNotFound(MethodFsWriteTextFile)
+	return nil, dispatch.MethodNotFound(MethodFsWriteTextFile)
 }
 
 // FsReadTextFile answers method-not-found.
 func (UnimplementedClientHandler) FsReadTextFile(context.Context, *ReadTextFileRequest) (*ReadTextFileResponse, error) {
-	return nil, errMethodNotFound(MethodFsReadTextFile)
+	return nil, dispatch.MethodNotFound(MethodFsReadTextFile)
 }
 
 // SessionRequestPermission answers method-not-found.
 func (UnimplementedClientHandler) SessionRequestPermission(context.Context, *RequestPermissionRequest) (*RequestPermissionResponse, error) {
-	return nil, errMethodNotFound(MethodSessionRequestPermission)
+	return nil, dispatch.MethodNotFound(MethodSessionRequestPermission)
 }
 
 // TerminalCreate answers method-not-found.
 func (UnimplementedClientHandler) TerminalCreate(context.Context, *CreateTerminalRequest) (*CreateTerminalResponse, error) {
-	return nil, errMethodNotFound(MethodTerminalCreate)
+	return nil, dispatch.MethodNotFound(MethodTerminalCreate)
 }
 
 // TerminalOutput answers method-not-found.
 func (UnimplementedClientHandler) TerminalOutput(context.Context, *TerminalOutputRequest) (*TerminalOutputResponse, error) {
-	return nil, errMethodNotFound(MethodTerminalOutput)
+	return nil, dispatch.MethodNotFound(MethodTerminalOutput)
 }
 
 // TerminalRelease answers method-not-found.
 func (UnimplementedClientHandler) TerminalRelease(context.Context, *ReleaseTerminalRequest) (*ReleaseTerminalResponse, error) {
-	return nil, errMethodNotFound(MethodTerminalRelease)
+	return nil, dispatch.MethodNotFound(MethodTerminalRelease)
 }
 
 // TerminalWaitForExit answers method-not-found.
 func (UnimplementedClientHandler) TerminalWaitForExit(context.Context, *WaitForTerminalExitRequest) (*WaitForTerminalExitResponse, error) {
-	return nil, errMethodNotFound(MethodTerminalWaitForExit)
+	return nil, dispatch.MethodNotFound(MethodTerminalWaitForExit)
 }
 
 // TerminalKill answers method-not-found.
 func (UnimplementedClientHandler) TerminalKill(context.Context, *KillTerminalRequest) (*KillTerminalResponse, error) {
-	return nil, errMethodNotFound(MethodTerminalKill)
+	return nil, dispatch.MethodNotFound(MethodTerminalKill)
 }
 
 // ElicitationCreate answers method-not-found.
 func (UnimplementedClientHandler) ElicitationCreate(context.Context, *CreateElicitationRequest) (*CreateElicitationResponse, error) {
-	return nil, errMethodNotFound(MethodElicitationCreate)
+	return nil, dispatch.MethodNotFound(MethodElicitationCreate)
 }
 
 // MCPMessage answers method-not-found.
 func (UnimplementedClientHandler) MCPMessage(context.Context, *MessageMCPRequest) (*MessageMCPResponse, error) {
-	return nil, errMethodNotFound(MethodMCPMessage)
+	return nil, dispatch.MethodNotFound(MethodMCPMessage)
 }
 
 // SessionUpdate ignores the notification.
@@ -1113,43 +1051,19 @@ var _ ClientHandler = UnimplementedClientHandler{}
 // checked against what the peer advertised. Concurrency is the runtime's: requests run
 // concurrently, notifications in order; see package runtime/jsonrpc.
 type ClientConn struct {
-	h      ClientHandler
-	ext    ExtHandler
-	conn   *jsonrpc.Conn
-	mode   wire.Mode
-	onDrop func(string, error)
-	log    *slog.Logger
+	end dispatch.End
+	h   ClientHandler
 	// herr is CheckClientHandler's verdict, returned by Run.
-	herr  error
-	mu    sync.Mutex
-	neg   Negotiated
-	ready bool
+	herr error
 }
 
 // NewClientConn connects h to a peer over r (its output) and w (its input), e.g. os.Stdin and os.Stdout.
 func NewClientConn(h ClientHandler, r io.Reader, w io.Writer, o ConnOptions) *ClientConn {
 	c := &ClientConn{
-		h:      h,
-		onDrop: o.OnDrop,
+		h:    h,
+		herr: CheckClientHandler(h),
 	}
-	if x, ok := h.(ExtHandler); ok {
-		c.ext = x
-	}
-	if o.Strict {
-		c.mode = wire.Strict
-	}
-	c.herr = CheckClientHandler(h)
-	c.log = o.RPC.Logger
-	if c.log == nil {
-		c.log = slog.New(slog.NewTextHandler(os.Stderr, nil))
-	}
-	if c.onDrop == nil {
-		log := c.log
-		c.onDrop = func(method string, err error) {
-			log.Warn("dropped inbound notification", "method", method, "error", err)
-		}
-	}
-	c.conn = jsonrpc.NewConn(r, w, clientInbound{c}, o.RPC)
+	dispatch.Connect(&c.end, clientRoutes(), h, h, r, w, o)
 	return c
 }
 
@@ -1160,750 +1074,203 @@ func (c *ClientConn) Run(ctx context.Context) error {
 	if c.herr != nil {
 		return c.herr
 	}
-	return c.conn.Run(ctx)
+	return c.end.Conn.Run(ctx)
 }
 
 // Close stops the connection.
 func (c *ClientConn) Close() error {
-	return c.conn.Close()
+	return c.end.Conn.Close()
 }
 
 // Negotiated returns what both sides advertised in initialize (nil messages before it).
 func (c *ClientConn) Negotiated() Negotiated {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.neg
-}
-func (c *ClientConn) state() (*Negotiated, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n := c.neg
-	return &n, c.ready
+	if n, ok := c.end.Negotiated().(*Negotiated); ok {
+		return *n
+	}
+	return Negotiated{}
 }
 
 // Send sends a request as is (no checks): for tests, proxies and methods the schema does not describe.
 func (c *ClientConn) Send(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
-	return c.conn.Call(ctx, method, params)
+	return c.end.Conn.Call(ctx, method, params)
 }
 
 // SendNotification sends a notification as is (no checks).
 func (c *ClientConn) SendNotification(ctx context.Context, method string, params wire.Raw) error {
-	return c.conn.Notify(ctx, method, params)
+	return c.end.Conn.Notify(ctx, method, params)
 }
 
 // Initialize calls initialize on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) Initialize(ctx context.Context, params *InitializeRequest) (*InitializeResponse, error) {
-	n, ready := c.state()
-	_, _ = n, ready
 	if params.ProtocolVersion == 0 {
 		params.ProtocolVersion = CurrentProtocolVersion
 	}
-	if err := outbound(nil, MethodInitialize, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodInitialize, params.AppendJSON(nil))
+	res, err := dispatch.Open(ctx, &c.end, &agentInitializeDesc, params)
 	if err != nil {
 		return nil, err
-	}
-	res := new(InitializeResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("initialize: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("initialize: invalid result: %w", err)
 	}
 	if res.ProtocolVersion != CurrentProtocolVersion {
 		return res, fmt.Errorf("initialize: the agent speaks protocol version %d, this package %d", res.ProtocolVersion, CurrentProtocolVersion)
 	}
-	c.mu.Lock()
-	c.neg, c.ready = Negotiated{
+	c.end.SetNegotiated(&Negotiated{
 		Request:  params,
 		Response: res,
-	}, true
-	c.mu.Unlock()
+	})
 	return res, nil
 }
 
 // Authenticate calls authenticate on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) Authenticate(ctx context.Context, params *AuthenticateRequest) (*AuthenticateResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("authenticate: initialize first")
-	}
-	if err := outbound(n, MethodAuthenticate, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodAuthenticate, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(AuthenticateResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("authenticate: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("authenticate: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodAuthenticate, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &agentAuthenticateDesc, params)
 }
 
 // ProvidersList calls providers/list on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) ProvidersList(ctx context.Context, params *ListProvidersRequest) (*ListProvidersResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("providers/list: initialize first")
-	}
-	if err := outbound(n, MethodProvidersList, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodProvidersList, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(ListProvidersResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("providers/list: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("providers/list: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodProvidersList, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &agentProvidersListDesc, params)
 }
 
 // ProvidersSet calls providers/set on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) ProvidersSet(ctx context.Context, params *SetProviderRequest) (*SetProviderResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("providers/set: initialize first")
-	}
-	if err := outbound(n, MethodProvidersSet, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodProvidersSet, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(SetProviderResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("providers/set: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("providers/set: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodProvidersSet, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &agentProvidersSetDesc, params)
 }
 
 // ProvidersDisable calls providers/disable on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) ProvidersDisable(ctx context.Context, params *DisableProviderRequest) (*DisableProviderResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("providers/disable: initialize first")
-	}
-	if err := outbound(n, MethodProvidersDisable, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodProvidersDisable, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(DisableProviderResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("providers/disable: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("providers/disable: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodProvidersDisable, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &agentProvidersDisableDesc, params)
 }
 
 // Logout calls logout on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) Logout(ctx context.Context, params *LogoutRequest) (*LogoutResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("logout: initialize first")
-	}
-	if err := outbound(n, MethodLogout, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodLogout, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(LogoutResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("logout: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("logout: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodLogout, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &agentLogoutDesc, params)
 }
 
 // AuthStatus calls auth/status on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) AuthStatus(ctx context.Context, params *AuthStatusRequest) (*AuthStatusResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("auth/status: initialize first")
-	}
-	if err := outbound(n, MethodAuthStatus, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodAuthStatus, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(AuthStatusResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("auth/status: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("auth/status: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodAuthStatus, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &agentAuthStatusDesc, params)
 }
 
 // SessionNew calls session/new on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionNew(ctx context.Context, params *NewSessionRequest) (*NewSessionResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("session/new: initialize first")
-	}
-	if err := outbound(n, MethodSessionNew, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodSessionNew, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(NewSessionResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("session/new: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("session/new: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodSessionNew, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &agentSessionNewDesc, params)
 }
 
 // SessionLoad calls session/load on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionLoad(ctx context.Context, params *LoadSessionRequest) (*LoadSessionResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("session/load: initialize first")
-	}
-	if err := outbound(n, MethodSessionLoad, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodSessionLoad, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(LoadSessionResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("session/load: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("session/load: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodSessionLoad, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &agentSessionLoadDesc, params)
 }
 
 // SessionList calls session/list on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionList(ctx context.Context, params *ListSessionsRequest) (*ListSessionsResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("session/list: initialize first")
-	}
-	if err := outbound(n, MethodSessionList, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodSessionList, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(ListSessionsResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("session/list: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("session/list: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodSessionList, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &agentSessionListDesc, params)
 }
 
 // SessionDelete calls session/delete on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionDelete(ctx context.Context, params *DeleteSessionRequest) (*DeleteSessionResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("session/delete: initialize first")
-	}
-	if err := outbound(n, MethodSessionDelete, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodSessionDelete, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(DeleteSessionResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("session/delete: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("session/delete: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodSessionDelete, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &agentSessionDeleteDesc, params)
 }
 
 // SessionFork calls session/fork on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionFork(ctx context.Context, params *ForkSessionRequest) (*ForkSessionResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("session/fork: initialize first")
-	}
-	if err := outbound(n, MethodSessionFork, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodSessionFork, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(ForkSessionResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("session/fork: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("session/fork: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodSessionFork, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &agentSessionForkDesc, params)
 }
 
 // SessionArchive calls session/archive on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionArchive(ctx context.Context, params *ArchiveSessionRequest) (*ArchiveSessionResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("session/archive: initialize first")
-	}
-	if err := outbound(n, MethodSessionArchive, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodSessionArchive, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(ArchiveSessionResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("session/archive: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("session/archive: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodSessionArchive, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &agentSessionArchiveDesc, params)
 }
 
 // SessionUnarchive calls session/unarchive on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionUnarchive(ctx context.Context, params *UnarchiveSessionRequest) (*UnarchiveSessionResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("session/unarchive: initialize first")
-	}
-	if err := outbound(n, MethodSessionUnarchive, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodSessionUnarchive, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(UnarchiveSessionResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("session/unarchive: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("session/unarchive: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodSessionUnarchive, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &agentSessionUnarchiveDesc, params)
 }
 
 // SessionStatus calls session/status on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionStatus(ctx context.Context, params *SessionStatusRequest) (*SessionStatusResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("session/status: initialize first")
-	}
-	if err := outbound(n, MethodSessionStatus, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodSessionStatus, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(SessionStatusResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("session/status: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("session/status: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodSessionStatus, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &agentSessionStatusDesc, params)
 }
 
 // SessionSetTitle calls session/set_title on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionSetTitle(ctx context.Context, params *SetSessionTitleRequest) (*SetSessionTitleResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("session/set_title: initialize first")
-	}
-	if err := outbound(n, MethodSessionSetTitle, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodSessionSetTitle, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(SetSessionTitleResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("session/set_title: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("session/set_title: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodSessionSetTitle, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &agentSessionSetTitleDesc, params)
 }
 
 // SessionResume calls session/resume on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionResume(ctx context.Context, params *ResumeSessionRequest) (*ResumeSessionResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("session/resume: initialize first")
-	}
-	if err := outbound(n, MethodSessionResume, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodSessionResume, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(ResumeSessionResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("session/resume: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("session/resume: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodSessionResume, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &agentSessionResumeDesc, params)
 }
 
 // SessionClose calls session/close on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionClose(ctx context.Context, params *CloseSessionRequest) (*CloseSessionResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("session/close: initialize first")
-	}
-	if err := outbound(n, MethodSessionClose, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodSessionClose, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(CloseSessionResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("session/close: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("session/close: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodSessionClose, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &agentSessionCloseDesc, params)
 }
 
 // SessionSetMode calls session/set_mode on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionSetMode(ctx context.Context, params *SetSessionModeRequest) (*SetSessionModeResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("session/set_mode: initialize first")
-	}
-	if err := outbound(n, MethodSessionSetMode, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodSessionSetMode, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(SetSessionModeResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("session/set_mode: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("session/set_mode: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodSessionSetMode, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &agentSessionSetModeDesc, params)
 }
 
 // SessionSetConfigOption calls session/set_config_option on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionSetConfigOption(ctx context.Context, params *SetSessionConfigOptionRequest) (*SetSessionConfigOptionResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("session/set_config_option: initialize first")
-	}
-	if err := outbound(n, MethodSessionSetConfigOption, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodSessionSetConfigOption, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(SetSessionConfigOptionResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("session/set_config_option: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("session/set_config_option: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodSessionSetConfigOption, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &agentSessionSetConfigOptionDesc, params)
 }
 
 // SessionPrompt calls session/prompt on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
-// When ctx ends first, it sends session/cancel for params' session as well as the runtime's
-// $/cancel_request (which agents may ignore), and returns ctx's error.
 func (c *ClientConn) SessionPrompt(ctx context.Context, params *PromptRequest) (*PromptResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("session/prompt: initialize first")
-	}
-	if err := outbound(n, MethodSessionPrompt, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	// An ended context sends nothing: there is no turn to cancel.
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	raw, err := c.conn.Call(ctx, MethodSessionPrompt, params.AppendJSON(nil))
-	if err != nil {
-		if ctx.Err() != nil {
-			// The runtime has sent $/cancel_request, which agents may ignore; session/cancel
-			// is ACP's way to end the turn (it ends every turn of the session).
-			cancel := CancelNotification{SessionID: params.SessionID}
-			// A failed write is logged by the runtime and fails every later call.
-			_ = c.conn.Notify(context.WithoutCancel(ctx), MethodSessionCancel, cancel.AppendJSON(nil))
-		}
-		return nil, err
-	}
-	res := new(PromptResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("session/prompt: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("session/prompt: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodSessionPrompt, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.CallTurn(ctx, &c.end, &agentSessionPromptDesc, params, MethodSessionCancel, &CancelNotification{SessionID: params.SessionID})
 }
 
+// When ctx ends first, it sends session/cancel for params' session as well as the runtime's
+// $/cancel_request (which agents may ignore), and returns ctx's error.
 // SessionCancel sends the notification session/cancel to the agent, after checking it is valid and allowed.
 // It returns once the frame is written, so notifications precede a later response.
 func (c *ClientConn) SessionCancel(ctx context.Context, params *CancelNotification) error {
-	n, ready := c.state()
-	if !ready {
-		return errors.New("session/cancel: initialize first")
-	}
-	if err := outbound(n, MethodSessionCancel, params); err != nil {
-		return refused(c.log, err)
-	}
-	return c.conn.Notify(ctx, MethodSessionCancel, params.AppendJSON(nil))
+	return dispatch.Notify(ctx, &c.end, &agentSessionCancelDesc, params)
 }
 
 // MCPMessage sends the notification mcp/message to the agent, after checking it is valid and allowed.
 // It returns once the frame is written, so notifications precede a later response.
 func (c *ClientConn) MCPMessage(ctx context.Context, params *MessageMCPNotification) error {
-	n, ready := c.state()
-	if !ready {
-		return errors.New("mcp/message: initialize first")
-	}
-	if err := outbound(n, MethodMCPMessage, params); err != nil {
-		return refused(c.log, err)
-	}
-	return c.conn.Notify(ctx, MethodMCPMessage, params.AppendJSON(nil))
+	return dispatch.Notify(ctx, &c.end, &agentMCPMessageDesc, params)
 }
 
-// clientInbound adapts ClientConn to the runtime's Handler.
-type clientInbound struct {
-	c *ClientConn
-}
-
-func (a clientInbound) HandleRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
-	c := a.c
-	n, ready := c.state()
-	_ = n
-	if !ready && method != "initialize" {
-		return nil, errNotInitialized
-	}
-	switch method {
-	case MethodFsWriteTextFile:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.FsWriteTextFile)
-	case MethodFsReadTextFile:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.FsReadTextFile)
-	case MethodSessionRequestPermission:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.SessionRequestPermission)
-	case MethodTerminalCreate:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.TerminalCreate)
-	case MethodTerminalOutput:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.TerminalOutput)
-	case MethodTerminalRelease:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.TerminalRelease)
-	case MethodTerminalWaitForExit:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.TerminalWaitForExit)
-	case MethodTerminalKill:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.TerminalKill)
-	case MethodElicitationCreate:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.ElicitationCreate)
-	case MethodMCPMessage:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.MCPMessage)
-	default:
-		if strings.HasPrefix(method, "_") && c.ext != nil {
-			return c.ext.ExtRequest(ctx, method, params)
-		}
-		return nil, errMethodNotFound(method)
-	}
-}
-func (a clientInbound) HandleNotification(ctx context.Context, method string, params wire.Raw) {
-	c := a.c
-	n, ready := c.state()
-	if !ready {
-		c.onDrop(method, errors.New("received before initialize"))
-		return
-	}
-	_ = n
-	switch method {
-	case MethodSessionUpdate:
-		notify(ctx, n, c.mode, method, params, c.onDrop, c.h.SessionUpdate)
-	case MethodElicitationComplete:
-		notify(ctx, n, c.mode, method, params, c.onDrop, c.h.ElicitationComplete)
-	case MethodAuthStatusUpdate:
-		notify(ctx, n, c.mode, method, params, c.onDrop, c.h.AuthStatusUpdate)
-	default:
-		if strings.HasPrefix(method, "_") && c.ext != nil {
-			c.ext.ExtNotification(ctx, method, params)
-		}
-	}
+// clientRoutes builds the routes of the messages a ClientConn receives to its handler. It is
+// called by NewClientConn, not at package init, so a program that never serves this side
+// links none of its routes.
+func clientRoutes() *dispatch.Routes[ClientHandler] {
+	return dispatch.NewRoutes(MethodInitialize,
+		dispatch.Serve(&clientFsWriteTextFileDesc, ClientHandler.FsWriteTextFile),
+		dispatch.Serve(&clientFsReadTextFileDesc, ClientHandler.FsReadTextFile),
+		dispatch.Serve(&clientSessionRequestPermissionDesc, ClientHandler.SessionRequestPermission),
+		dispatch.Serve(&clientTerminalCreateDesc, ClientHandler.TerminalCreate),
+		dispatch.Serve(&clientTerminalOutputDesc, ClientHandler.TerminalOutput),
+		dispatch.Serve(&clientTerminalReleaseDesc, ClientHandler.TerminalRelease),
+		dispatch.Serve(&clientTerminalWaitForExitDesc, ClientHandler.TerminalWaitForExit),
+		dispatch.Serve(&clientTerminalKillDesc, ClientHandler.TerminalKill),
+		dispatch.Serve(&clientElicitationCreateDesc, ClientHandler.ElicitationCreate),
+		dispatch.Serve(&clientMCPMessageDesc, ClientHandler.MCPMessage),
+		dispatch.Receive(&clientSessionUpdateDesc, ClientHandler.SessionUpdate),
+		dispatch.Receive(&clientElicitationCompleteDesc, ClientHandler.ElicitationComplete),
+		dispatch.Receive(&clientAuthStatusUpdateDesc, ClientHandler.AuthStatusUpdate),
+	)
 }

@@ -5,184 +5,262 @@ package acp
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	jsonrpc "github.com/acpgen/acpgen/runtime/jsonrpc"
+	dispatch "github.com/acpgen/acpgen/runtime/dispatch"
 	"github.com/acpgen/acpgen/runtime/wire"
 	"io"
-	"log/slog"
-	"os"
-	"strings"
-	"sync"
 )
 
 // ExtHandler receives "_"-prefixed extension methods that the schema does not describe.
 // A handler that also implements it gets them; otherwise requests are answered
 // method-not-found and notifications are dropped.
-type ExtHandler interface {
-	ExtRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error)
-	ExtNotification(ctx context.Context, method string, params wire.Raw)
+type ExtHandler = dispatch.ExtHandler
+
+// ConnOptions configures a connection end: the JSON-RPC runtime (RPC), strict decoding
+// (Strict; the default is lenient, accepting what the official SDKs accept) and what
+// happens to an inbound notification that is dropped (OnDrop).
+type ConnOptions = dispatch.Options
+
+var agentInitializeDesc = dispatch.Request[*InitializeRequest, *InitializeResponse]{
+	Method: dispatch.Method{Wire: MethodInitialize, Side: "agent"},
+	Params: dispatch.Codec[*InitializeRequest]{
+		New:      dispatch.New[InitializeRequest],
+		Validate: (*InitializeRequest).validate,
+	},
+	Result: dispatch.Codec[*InitializeResponse]{
+		New:      dispatch.New[InitializeResponse],
+		Validate: (*InitializeResponse).validate,
+	},
+}
+var agentAuthLoginDesc = dispatch.Request[*LoginAuthRequest, *LoginAuthResponse]{
+	Method: dispatch.Method{Wire: MethodAuthLogin, Side: "agent"},
+	Params: dispatch.Codec[*LoginAuthRequest]{
+		New:      dispatch.New[LoginAuthRequest],
+		Validate: (*LoginAuthRequest).validate,
+	},
+	Result: dispatch.Codec[*LoginAuthResponse]{
+		New:      dispatch.New[LoginAuthResponse],
+		Validate: (*LoginAuthResponse).validate,
+	},
+}
+var agentAuthLogoutDesc = dispatch.Request[*LogoutAuthRequest, *LogoutAuthResponse]{
+	Method: dispatch.Method{Wire: MethodAuthLogout, Side: "agent"},
+	Params: dispatch.Codec[*LogoutAuthRequest]{
+		New:      dispatch.New[LogoutAuthRequest],
+		Validate: (*LogoutAuthRequest).validate,
+	},
+	Result: dispatch.Codec[*LogoutAuthResponse]{
+		New:      dispatch.New[LogoutAuthResponse],
+		Validate: (*LogoutAuthResponse).validate,
+	},
+}
+var agentSessionNewDesc = dispatch.Request[*NewSessionRequest, *NewSessionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionNew, Side: "agent"},
+	Params: dispatch.Codec[*NewSessionRequest]{
+		New:      dispatch.New[NewSessionRequest],
+		Validate: (*NewSessionRequest).validate,
+	},
+	Result: dispatch.Codec[*NewSessionResponse]{
+		New:      dispatch.New[NewSessionResponse],
+		Validate: (*NewSessionResponse).validate,
+	},
+}
+var agentSessionListDesc = dispatch.Request[*ListSessionsRequest, *ListSessionsResponse]{
+	Method: dispatch.Method{Wire: MethodSessionList, Side: "agent"},
+	Params: dispatch.Codec[*ListSessionsRequest]{
+		New:      dispatch.New[ListSessionsRequest],
+		Validate: (*ListSessionsRequest).validate,
+	},
+	Result: dispatch.Codec[*ListSessionsResponse]{
+		New:      dispatch.New[ListSessionsResponse],
+		Validate: (*ListSessionsResponse).validate,
+	},
+}
+var agentSessionDeleteDesc = dispatch.Request[*DeleteSessionRequest, *DeleteSessionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionDelete, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*DeleteSessionRequest]{
+		New:      dispatch.New[DeleteSessionRequest],
+		Validate: (*DeleteSessionRequest).validate,
+	},
+	Result: dispatch.Codec[*DeleteSessionResponse]{
+		New:      dispatch.New[DeleteSessionResponse],
+		Validate: (*DeleteSessionResponse).validate,
+	},
+}
+var agentSessionResumeDesc = dispatch.Request[*ResumeSessionRequest, *ResumeSessionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionResume, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*ResumeSessionRequest]{
+		New:      dispatch.New[ResumeSessionRequest],
+		Validate: (*ResumeSessionRequest).validate,
+	},
+	Result: dispatch.Codec[*ResumeSessionResponse]{
+		New:      dispatch.New[ResumeSessionResponse],
+		Validate: (*ResumeSessionResponse).validate,
+	},
+}
+var agentSessionCloseDesc = dispatch.Request[*CloseSessionRequest, *CloseSessionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionClose, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*CloseSessionRequest]{
+		New:      dispatch.New[CloseSessionRequest],
+		Validate: (*CloseSessionRequest).validate,
+	},
+	Result: dispatch.Codec[*CloseSessionResponse]{
+		New:      dispatch.New[CloseSessionResponse],
+		Validate: (*CloseSessionResponse).validate,
+	},
+}
+var agentToolCallCancelDesc = dispatch.Request[*CancelToolCallRequest, *CancelToolCallResponse]{
+	Method: dispatch.Method{Wire: MethodToolCallCancel, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*CancelToolCallRequest]{
+		New:      dispatch.New[CancelToolCallRequest],
+		Validate: (*CancelToolCallRequest).validate,
+	},
+	Result: dispatch.Codec[*CancelToolCallResponse]{
+		New:      dispatch.New[CancelToolCallResponse],
+		Validate: (*CancelToolCallResponse).validate,
+	},
+}
+var agentTerminalCancelDesc = dispatch.Request[*CancelTerminalRequest, *CancelTerminalResponse]{
+	Method: dispatch.Method{Wire: MethodTerminalCancel, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*CancelTerminalRequest]{
+		New:      dispatch.New[CancelTerminalRequest],
+		Validate: (*CancelTerminalRequest).validate,
+	},
+	Result: dispatch.Codec[*CancelTerminalResponse]{
+		New:      dispatch.New[CancelTerminalResponse],
+		Validate: (*CancelTerminalResponse).validate,
+	},
+}
+var agentSessionSetConfigOptionDesc = dispatch.Request[*SetSessionConfigOptionRequest, *SetSessionConfigOptionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionSetConfigOption, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*SetSessionConfigOptionRequest]{
+		New:      dispatch.New[SetSessionConfigOptionRequest],
+		Validate: (*SetSessionConfigOptionRequest).validate,
+	},
+	Result: dispatch.Codec[*SetSessionConfigOptionResponse]{
+		New:      dispatch.New[SetSessionConfigOptionResponse],
+		Validate: (*SetSessionConfigOptionResponse).validate,
+	},
+}
+var agentSessionPromptDesc = dispatch.Request[*PromptRequest, *PromptResponse]{
+	Method: dispatch.Method{Wire: MethodSessionPrompt, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*PromptRequest]{
+		New:      dispatch.New[PromptRequest],
+		Validate: (*PromptRequest).validate,
+	},
+	Result: dispatch.Codec[*PromptResponse]{
+		New:      dispatch.New[PromptResponse],
+		Validate: (*PromptResponse).validate,
+	},
+}
+var agentSessionCancelDesc = dispatch.Notification[*CancelSessionNotification]{
+	Method: dispatch.Method{Wire: MethodSessionCancel, Side: "agent", Notification: true, SessionScoped: true},
+	Params: dispatch.Codec[*CancelSessionNotification]{
+		New:      dispatch.New[CancelSessionNotification],
+		Validate: (*CancelSessionNotification).validate,
+	},
 }
 
-// ConnOptions configures a connection end.
-type ConnOptions struct {
-	// RPC configures the JSON-RPC runtime (frame size, logger, concurrency, flow-control bounds).
-	RPC jsonrpc.Options
-	// Strict decodes inbound messages without the schema's leniency; the default is
-	// lenient, accepting what the official SDKs accept.
-	Strict bool
-	// OnDrop is told about inbound notifications that were dropped because they were
-	// invalid or used a capability this side did not advertise (a notification cannot be
-	// answered). Nil logs them with RPC.Logger, or to stderr.
-	OnDrop func(method string, err error)
+// AgentMethods describes each method the agent handles (see package runtime/dispatch): its
+// wire name, its params and result types and how they are decoded and checked. The
+// connections route and call through it; a proxy can intercept any method with it.
+var AgentMethods = struct {
+	// Initialize is the request initialize.
+	Initialize *dispatch.Request[*InitializeRequest, *InitializeResponse]
+	// AuthLogin is the request auth/login.
+	AuthLogin *dispatch.Request[*LoginAuthRequest, *LoginAuthResponse]
+	// AuthLogout is the request auth/logout.
+	AuthLogout *dispatch.Request[*LogoutAuthRequest, *LogoutAuthResponse]
+	// SessionNew is the request session/new.
+	SessionNew *dispatch.Request[*NewSessionRequest, *NewSessionResponse]
+	// SessionList is the request session/list.
+	SessionList *dispatch.Request[*ListSessionsRequest, *ListSessionsResponse]
+	// SessionDelete is the request session/delete.
+	SessionDelete *dispatch.Request[*DeleteSessionRequest, *DeleteSessionResponse]
+	// SessionResume is the request session/resume.
+	SessionResume *dispatch.Request[*ResumeSessionRequest, *ResumeSessionResponse]
+	// SessionClose is the request session/close.
+	SessionClose *dispatch.Request[*CloseSessionRequest, *CloseSessionResponse]
+	// ToolCallCancel is the request tool_call/cancel.
+	ToolCallCancel *dispatch.Request[*CancelToolCallRequest, *CancelToolCallResponse]
+	// TerminalCancel is the request terminal/cancel.
+	TerminalCancel *dispatch.Request[*CancelTerminalRequest, *CancelTerminalResponse]
+	// SessionSetConfigOption is the request session/set_config_option.
+	SessionSetConfigOption *dispatch.Request[*SetSessionConfigOptionRequest, *SetSessionConfigOptionResponse]
+	// SessionPrompt is the request session/prompt.
+	SessionPrompt *dispatch.Request[*PromptRequest, *PromptResponse]
+	// SessionCancel is the notification session/cancel.
+	SessionCancel *dispatch.Notification[*CancelSessionNotification]
+}{
+	Initialize:             &agentInitializeDesc,
+	AuthLogin:              &agentAuthLoginDesc,
+	AuthLogout:             &agentAuthLogoutDesc,
+	SessionNew:             &agentSessionNewDesc,
+	SessionList:            &agentSessionListDesc,
+	SessionDelete:          &agentSessionDeleteDesc,
+	SessionResume:          &agentSessionResumeDesc,
+	SessionClose:           &agentSessionCloseDesc,
+	ToolCallCancel:         &agentToolCallCancelDesc,
+	TerminalCancel:         &agentTerminalCancelDesc,
+	SessionSetConfigOption: &agentSessionSetConfigOptionDesc,
+	SessionPrompt:          &agentSessionPromptDesc,
+	SessionCancel:          &agentSessionCancelDesc,
 }
 
-func errMethodNotFound(method string) error {
-	return &wire.RPCError{
-		Code:    wire.CodeMethodNotFound,
-		Message: "Method not found: " + method,
-	}
+var clientSessionRequestPermissionDesc = dispatch.Request[*RequestPermissionRequest, *RequestPermissionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionRequestPermission, Side: "client", SessionScoped: true},
+	Params: dispatch.Codec[*RequestPermissionRequest]{
+		New:      dispatch.New[RequestPermissionRequest],
+		Validate: (*RequestPermissionRequest).validate,
+	},
+	Result: dispatch.Codec[*RequestPermissionResponse]{
+		New:      dispatch.New[RequestPermissionResponse],
+		Validate: (*RequestPermissionResponse).validate,
+	},
+}
+var clientElicitationCreateDesc = dispatch.Request[*CreateElicitationRequest, *CreateElicitationResponse]{
+	Method: dispatch.Method{Wire: MethodElicitationCreate, Side: "client"},
+	Params: dispatch.Codec[*CreateElicitationRequest]{
+		New:      dispatch.New[CreateElicitationRequest],
+		Validate: (*CreateElicitationRequest).validate,
+	},
+	Result: dispatch.Codec[*CreateElicitationResponse]{
+		New:      dispatch.New[CreateElicitationResponse],
+		Validate: (*CreateElicitationResponse).validate,
+	},
+}
+var clientSessionUpdateDesc = dispatch.Notification[*UpdateSessionNotification]{
+	Method: dispatch.Method{Wire: MethodSessionUpdate, Side: "client", Notification: true, SessionScoped: true},
+	Params: dispatch.Codec[*UpdateSessionNotification]{
+		New:      dispatch.New[UpdateSessionNotification],
+		Validate: (*UpdateSessionNotification).validate,
+	},
+}
+var clientElicitationCompleteDesc = dispatch.Notification[*CompleteElicitationNotification]{
+	Method: dispatch.Method{Wire: MethodElicitationComplete, Side: "client", Notification: true},
+	Params: dispatch.Codec[*CompleteElicitationNotification]{
+		New:      dispatch.New[CompleteElicitationNotification],
+		Validate: (*CompleteElicitationNotification).validate,
+	},
 }
 
-// invalidParams converts a decode error to -32602 with the offending pointer as data.
-func invalidParams(err error) error {
-	var we *wire.Error
-	if errors.As(err, &we) {
-		return &wire.RPCError{
-			Code: wire.CodeInvalidParams,
-			Data: map[string]any{"violations": []wire.Violation{{
-				Pointer: we.Pointer,
-				Reason:  we.Msg,
-			}}},
-			Message: "Invalid params: " + err.Error(),
-		}
-	}
-	return &wire.RPCError{
-		Code:    wire.CodeInvalidParams,
-		Message: "Invalid params: " + err.Error(),
-	}
-}
-
-// outbound checks a message this side is about to send: valid, and within what the peer advertised.
-// A failure is this side's bug: a *wire.LocalError, which a handler returning it answers -32603.
-func outbound(n *Negotiated, method string, v interface {
-	Validate() error
-}) error {
-	if err := v.Validate(); err != nil {
-		return &wire.LocalError{
-			Err:    err,
-			Method: method,
-			What:   "params",
-		}
-	}
-	if n == nil {
-		return nil
-	}
-	if ok, need := n.AllowsMethod(method); !ok {
-		return &wire.LocalError{
-			Err: &wire.GateError{Violations: []wire.GateViolation{{
-				Capability: need,
-				Method:     method,
-			}}},
-			Method: method,
-			What:   "params",
-		}
-	}
-	if vs := n.CheckParams(method, v); len(vs) > 0 {
-		return &wire.LocalError{
-			Err:    &wire.GateError{Violations: vs},
-			Method: method,
-			What:   "params",
-		}
-	}
-	return nil
-}
-
-// refused logs a message this side refused to send (see outbound) and returns the error.
-func refused(log *slog.Logger, err error) error {
-	log.Warn("message not sent: it fails this side's own checks", "error", err)
-	return err
-}
-
-// request is what serve and notify need of a params type.
-type request[P any] interface {
-	*P
-	wire.Decodable
-	validate(*wire.Validator)
-}
-
-// response is what serve needs of a result type.
-type response[R any] interface {
-	*R
-	Validate() error
-	AppendJSON([]byte) []byte
-}
-
-// serve decodes, validates and gate-checks a request's params, calls handle, and checks and encodes its result.
-func serve[P, R any, PP request[P], RP response[R]](ctx context.Context, n *Negotiated, mode wire.Mode, log *slog.Logger, method string, params wire.Raw, handle func(context.Context, PP) (RP, error)) (wire.Raw, error) {
-	p := PP(new(P))
-	if err := wire.Decode(params, p, mode); err != nil {
-		return nil, invalidParams(err)
-	}
-	if err := wire.Check(mode == wire.Lenient, p.validate); err != nil {
-		return nil, err
-	}
-	if ok, need := n.AllowsMethod(method); !ok {
-		return nil, &wire.GateError{Violations: []wire.GateViolation{{
-			Capability: need,
-			Method:     method,
-		}}}
-	}
-	if vs := n.CheckParams(method, p); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	res, err := handle(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	if res == nil {
-		return nil, fmt.Errorf("%s handler returned no result", method)
-	}
-	if err := res.Validate(); err != nil {
-		return nil, refused(log, &wire.LocalError{
-			Err:    err,
-			Method: method,
-			What:   "result",
-		})
-	}
-	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, refused(log, &wire.LocalError{
-			Err:    &wire.GateError{Violations: vs},
-			Method: method,
-			What:   "result",
-		})
-	}
-	return res.AppendJSON(nil), nil
-}
-
-// notify decodes, validates and gate-checks a notification's params and calls handle; drop is told
-// about one that fails (a notification cannot be answered).
-func notify[P any, PP request[P]](ctx context.Context, n *Negotiated, mode wire.Mode, method string, params wire.Raw, drop func(string, error), handle func(context.Context, PP)) {
-	p := PP(new(P))
-	if err := wire.Decode(params, p, mode); err != nil {
-		drop(method, err)
-		return
-	}
-	if err := wire.Check(mode == wire.Lenient, p.validate); err != nil {
-		drop(method, err)
-		return
-	}
-	if vs := n.CheckParams(method, p); len(vs) > 0 {
-		drop(method, &wire.GateError{Violations: vs})
-		return
-	}
-	handle(ctx, p)
-}
-
-// errNotInitialized answers a request that arrives before initialize.
-var errNotInitialized = &wire.RPCError{
-	Code:    wire.CodeInvalidRequest,
-	Message: "Invalid request: initialize first",
+// ClientMethods describes each method the client handles (see package runtime/dispatch): its
+// wire name, its params and result types and how they are decoded and checked. The
+// connections route and call through it; a proxy can intercept any method with it.
+var ClientMethods = struct {
+	// SessionRequestPermission is the request session/request_permission.
+	SessionRequestPermission *dispatch.Request[*RequestPermissionRequest, *RequestPermissionResponse]
+	// ElicitationCreate is the request elicitation/create.
+	ElicitationCreate *dispatch.Request[*CreateElicitationRequest, *CreateElicitationResponse]
+	// SessionUpdate is the notification session/update.
+	SessionUpdate *dispatch.Notification[*UpdateSessionNotification]
+	// ElicitationComplete is the notification elicitation/complete.
+	ElicitationComplete *dispatch.Notification[*CompleteElicitationNotification]
+}{
+	SessionRequestPermission: &clientSessionRequestPermissionDesc,
+	ElicitationCreate:        &clientElicitationCreateDesc,
+	SessionUpdate:            &clientSessionUpdateDesc,
+	ElicitationComplete:      &clientElicitationCompleteDesc,
 }
 
 // AgentHandler is implemented by the agent side: one method per method the agent handles. Embed
@@ -221,62 +299,62 @@ type UnimplementedAgentHandler struct{}
 
 // Initialize answers method-not-found.
 func (UnimplementedAgentHandler) Initialize(context.Context, *InitializeRequest) (*InitializeResponse, error) {
-	return nil, errMethodNotFound(MethodInitialize)
+	return nil, dispatch.MethodNotFound(MethodInitialize)
 }
 
 // AuthLogin answers method-not-found.
 func (UnimplementedAgentHandler) AuthLogin(context.Context, *LoginAuthRequest) (*LoginAuthResponse, error) {
-	return nil, errMethodNotFound(MethodAuthLogin)
+	return nil, dispatch.MethodNotFound(MethodAuthLogin)
 }
 
 // AuthLogout answers method-not-found.
 func (UnimplementedAgentHandler) AuthLogout(context.Context, *LogoutAuthRequest) (*LogoutAuthResponse, error) {
-	return nil, errMethodNotFound(MethodAuthLogout)
+	return nil, dispatch.MethodNotFound(MethodAuthLogout)
 }
 
 // SessionNew answers method-not-found.
 func (UnimplementedAgentHandler) SessionNew(context.Context, *NewSessionRequest) (*NewSessionResponse, error) {
-	return nil, errMethodNotFound(MethodSessionNew)
+	return nil, dispatch.MethodNotFound(MethodSessionNew)
 }
 
 // SessionList answers method-not-found.
 func (UnimplementedAgentHandler) SessionList(context.Context, *ListSessionsRequest) (*ListSessionsResponse, error) {
-	return nil, errMethodNotFound(MethodSessionList)
+	return nil, dispatch.MethodNotFound(MethodSessionList)
 }
 
 // SessionDelete answers method-not-found.
 func (UnimplementedAgentHandler) SessionDelete(context.Context, *DeleteSessionRequest) (*DeleteSessionResponse, error) {
-	return nil, errMethodNotFound(MethodSessionDelete)
+	return nil, dispatch.MethodNotFound(MethodSessionDelete)
 }
 
 // SessionResume answers method-not-found.
 func (UnimplementedAgentHandler) SessionResume(context.Context, *ResumeSessionRequest) (*ResumeSessionResponse, error) {
-	return nil, errMethodNotFound(MethodSessionResume)
+	return nil, dispatch.MethodNotFound(MethodSessionResume)
 }
 
 // SessionClose answers method-not-found.
 func (UnimplementedAgentHandler) SessionClose(context.Context, *CloseSessionRequest) (*CloseSessionResponse, error) {
-	return nil, errMethodNotFound(MethodSessionClose)
+	return nil, dispatch.MethodNotFound(MethodSessionClose)
 }
 
 // ToolCallCancel answers method-not-found.
 func (UnimplementedAgentHandler) ToolCallCancel(context.Context, *CancelToolCallRequest) (*CancelToolCallResponse, error) {
-	return nil, errMethodNotFound(MethodToolCallCancel)
+	return nil, dispatch.MethodNotFound(MethodToolCallCancel)
 }
 
 // TerminalCancel answers method-not-found.
 func (UnimplementedAgentHandler) TerminalCancel(context.Context, *CancelTerminalRequest) (*CancelTerminalResponse, error) {
-	return nil, errMethodNotFound(MethodTerminalCancel)
+	return nil, dispatch.MethodNotFound(MethodTerminalCancel)
 }
 
 // SessionSetConfigOption answers method-not-found.
 func (UnimplementedAgentHandler) SessionSetConfigOption(context.Context, *SetSessionConfigOptionRequest) (*SetSessionConfigOptionResponse, error) {
-	return nil, errMethodNotFound(MethodSessionSetConfigOption)
+	return nil, dispatch.MethodNotFound(MethodSessionSetConfigOption)
 }
 
 // SessionPrompt answers method-not-found.
 func (UnimplementedAgentHandler) SessionPrompt(context.Context, *PromptRequest) (*PromptResponse, error) {
-	return nil, errMethodNotFound(MethodSessionPrompt)
+	return nil, dispatch.MethodNotFound(MethodSessionPrompt)
 }
 
 // SessionCancel ignores the notification.
@@ -289,43 +367,19 @@ var _ AgentHandler = UnimplementedAgentHandler{}
 // checked against what the peer advertised. Concurrency is the runtime's: requests run
 // concurrently, notifications in order; see package runtime/jsonrpc.
 type AgentConn struct {
-	h      AgentHandler
-	ext    ExtHandler
-	conn   *jsonrpc.Conn
-	mode   wire.Mode
-	onDrop func(string, error)
-	log    *slog.Logger
+	end dispatch.End
+	h   AgentHandler
 	// herr is CheckAgentHandler's verdict, returned by Run.
-	herr  error
-	mu    sync.Mutex
-	neg   Negotiated
-	ready bool
+	herr error
 }
 
 // NewAgentConn connects h to a peer over r (its output) and w (its input), e.g. os.Stdin and os.Stdout.
 func NewAgentConn(h AgentHandler, r io.Reader, w io.Writer, o ConnOptions) *AgentConn {
 	c := &AgentConn{
-		h:      h,
-		onDrop: o.OnDrop,
+		h:    h,
+		herr: CheckAgentHandler(h),
 	}
-	if x, ok := h.(ExtHandler); ok {
-		c.ext = x
-	}
-	if o.Strict {
-		c.mode = wire.Strict
-	}
-	c.herr = CheckAgentHandler(h)
-	c.log = o.RPC.Logger
-	if c.log == nil {
-		c.log = slog.New(slog.NewTextHandler(os.Stderr, nil))
-	}
-	if c.onDrop == nil {
-		log := c.log
-		c.onDrop = func(method string, err error) {
-			log.Warn("dropped inbound notification", "method", method, "error", err)
-		}
-	}
-	c.conn = jsonrpc.NewConn(r, w, agentInbound{c}, o.RPC)
+	dispatch.Connect(&c.end, agentRoutes(), AgentHandler(agentSide{h, c}), h, r, w, o)
 	return c
 }
 
@@ -336,225 +390,98 @@ func (c *AgentConn) Run(ctx context.Context) error {
 	if c.herr != nil {
 		return c.herr
 	}
-	return c.conn.Run(ctx)
+	return c.end.Conn.Run(ctx)
 }
 
 // Close stops the connection.
 func (c *AgentConn) Close() error {
-	return c.conn.Close()
+	return c.end.Conn.Close()
 }
 
 // Negotiated returns what both sides advertised in initialize (nil messages before it).
 func (c *AgentConn) Negotiated() Negotiated {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.neg
-}
-func (c *AgentConn) state() (*Negotiated, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n := c.neg
-	return &n, c.ready
+	if n, ok := c.end.Negotiated().(*Negotiated); ok {
+		return *n
+	}
+	return Negotiated{}
 }
 
 // Send sends a request as is (no checks): for tests, proxies and methods the schema does not describe.
 func (c *AgentConn) Send(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
-	return c.conn.Call(ctx, method, params)
+	return c.end.Conn.Call(ctx, method, params)
 }
 
 // SendNotification sends a notification as is (no checks).
 func (c *AgentConn) SendNotification(ctx context.Context, method string, params wire.Raw) error {
-	return c.conn.Notify(ctx, method, params)
+	return c.end.Conn.Notify(ctx, method, params)
 }
 
 // SessionRequestPermission calls session/request_permission on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) SessionRequestPermission(ctx context.Context, params *RequestPermissionRequest) (*RequestPermissionResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("session/request_permission: initialize first")
-	}
-	if err := outbound(n, MethodSessionRequestPermission, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodSessionRequestPermission, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(RequestPermissionResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("session/request_permission: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("session/request_permission: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodSessionRequestPermission, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &clientSessionRequestPermissionDesc, params)
 }
 
 // ElicitationCreate calls elicitation/create on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) ElicitationCreate(ctx context.Context, params *CreateElicitationRequest) (*CreateElicitationResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("elicitation/create: initialize first")
-	}
-	if err := outbound(n, MethodElicitationCreate, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodElicitationCreate, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(CreateElicitationResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("elicitation/create: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("elicitation/create: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodElicitationCreate, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &clientElicitationCreateDesc, params)
 }
 
 // SessionUpdate sends the notification session/update to the client, after checking it is valid and allowed.
 // It returns once the frame is written, so notifications precede a later response.
 func (c *AgentConn) SessionUpdate(ctx context.Context, params *UpdateSessionNotification) error {
-	n, ready := c.state()
-	if !ready {
-		return errors.New("session/update: initialize first")
-	}
-	if err := outbound(n, MethodSessionUpdate, params); err != nil {
-		return refused(c.log, err)
-	}
-	return c.conn.Notify(ctx, MethodSessionUpdate, params.AppendJSON(nil))
+	return dispatch.Notify(ctx, &c.end, &clientSessionUpdateDesc, params)
 }
 
 // ElicitationComplete sends the notification elicitation/complete to the client, after checking it is valid and allowed.
 // It returns once the frame is written, so notifications precede a later response.
 func (c *AgentConn) ElicitationComplete(ctx context.Context, params *CompleteElicitationNotification) error {
-	n, ready := c.state()
-	if !ready {
-		return errors.New("elicitation/complete: initialize first")
-	}
-	if err := outbound(n, MethodElicitationComplete, params); err != nil {
-		return refused(c.log, err)
-	}
-	return c.conn.Notify(ctx, MethodElicitationComplete, params.AppendJSON(nil))
+	return dispatch.Notify(ctx, &c.end, &clientElicitationCompleteDesc, params)
 }
 
-// agentInbound adapts AgentConn to the runtime's Handler.
-type agentInbound struct {
+// agentRoutes builds the routes of the messages a AgentConn receives to its handler. It is
+// called by NewAgentConn, not at package init, so a program that never serves this side
+// links none of its routes.
+func agentRoutes() *dispatch.Routes[AgentHandler] {
+	return dispatch.NewRoutes(MethodInitialize,
+		dispatch.Serve(&agentInitializeDesc, AgentHandler.Initialize),
+		dispatch.Serve(&agentAuthLoginDesc, AgentHandler.AuthLogin),
+		dispatch.Serve(&agentAuthLogoutDesc, AgentHandler.AuthLogout),
+		dispatch.Serve(&agentSessionNewDesc, AgentHandler.SessionNew),
+		dispatch.Serve(&agentSessionListDesc, AgentHandler.SessionList),
+		dispatch.Serve(&agentSessionDeleteDesc, AgentHandler.SessionDelete),
+		dispatch.Serve(&agentSessionResumeDesc, AgentHandler.SessionResume),
+		dispatch.Serve(&agentSessionCloseDesc, AgentHandler.SessionClose),
+		dispatch.Serve(&agentToolCallCancelDesc, AgentHandler.ToolCallCancel),
+		dispatch.Serve(&agentTerminalCancelDesc, AgentHandler.TerminalCancel),
+		dispatch.Serve(&agentSessionSetConfigOptionDesc, AgentHandler.SessionSetConfigOption),
+		dispatch.Serve(&agentSessionPromptDesc, AgentHandler.SessionPrompt),
+		dispatch.Receive(&agentSessionCancelDesc, AgentHandler.SessionCancel),
+	)
+}
+
+// agentSide is the handler AgentConn's routes call: h, with the connection's own part of
+// initialize and of prompt turns.
+type agentSide struct {
+	AgentHandler
 	c *AgentConn
 }
 
-func (c *AgentConn) serveInitialize(ctx context.Context, n *Negotiated, method string, params wire.Raw) (wire.Raw, error) {
-	var p InitializeRequest
-	if err := wire.Decode(params, &p, c.mode); err != nil {
-		return nil, invalidParams(err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	p.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, err
-	}
-	res, err := c.h.Initialize(ctx, &p)
-	if err != nil {
-		return nil, err
-	}
-	if res == nil {
-		return nil, fmt.Errorf("%s handler returned no result", method)
+// Initialize calls h's, then records what both sides advertised.
+func (s agentSide) Initialize(ctx context.Context, p *InitializeRequest) (*InitializeResponse, error) {
+	res, err := s.AgentHandler.Initialize(ctx, p)
+	if err != nil || res == nil {
+		return res, err
 	}
 	// Version negotiation: an agent that does not say answers with the version this package speaks.
 	if res.ProtocolVersion == 0 {
 		res.ProtocolVersion = CurrentProtocolVersion
 	}
-	if err := res.Validate(); err != nil {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    err,
-			Method: method,
-			What:   "result",
-		})
-	}
-	n = &Negotiated{
-		Request:  &p,
+	return res, s.c.end.Negotiate(MethodInitialize, &Negotiated{
+		Request:  p,
 		Response: res,
-	}
-	c.mu.Lock()
-	c.neg, c.ready = *n, true
-	c.mu.Unlock()
-	if vs := n.CheckResult(method, res); len(vs) > 0 {
-		return nil, refused(c.log, &wire.LocalError{
-			Err:    &wire.GateError{Violations: vs},
-			Method: method,
-			What:   "result",
-		})
-	}
-	return res.AppendJSON(nil), nil
-}
-func (a agentInbound) HandleRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
-	c := a.c
-	n, ready := c.state()
-	_ = n
-	if !ready && method != "initialize" {
-		return nil, errNotInitialized
-	}
-	switch method {
-	case MethodInitialize:
-		return c.serveInitialize(ctx, n, method, params)
-	case MethodAuthLogin:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.AuthLogin)
-	case MethodAuthLogout:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.AuthLogout)
-	case MethodSessionNew:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.SessionNew)
-	case MethodSessionList:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.SessionList)
-	case MethodSessionDelete:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.SessionDelete)
-	case MethodSessionResume:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.SessionResume)
-	case MethodSessionClose:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.SessionClose)
-	case MethodToolCallCancel:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.ToolCallCancel)
-	case MethodTerminalCancel:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.TerminalCancel)
-	case MethodSessionSetConfigOption:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.SessionSetConfigOption)
-	case MethodSessionPrompt:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.SessionPrompt)
-	default:
-		if strings.HasPrefix(method, "_") && c.ext != nil {
-			return c.ext.ExtRequest(ctx, method, params)
-		}
-		return nil, errMethodNotFound(method)
-	}
-}
-func (a agentInbound) HandleNotification(ctx context.Context, method string, params wire.Raw) {
-	c := a.c
-	n, ready := c.state()
-	if !ready {
-		c.onDrop(method, errors.New("received before initialize"))
-		return
-	}
-	_ = n
-	switch method {
-	case MethodSessionCancel:
-		notify(ctx, n, c.mode, method, params, c.onDrop, c.h.SessionCancel)
-	default:
-		if strings.HasPrefix(method, "_") && c.ext != nil {
-			c.ext.ExtNotification(ctx, method, params)
-		}
-	}
+	}, res)
 }
 
 // ClientHandler is implemented by the client side: one method per method the client handles. Embed
@@ -575,12 +502,12 @@ type UnimplementedClientHandler struct{}
 
 // SessionRequestPermission answers method-not-found.
 func (UnimplementedClientHandler) SessionRequestPermission(context.Context, *RequestPermissionRequest) (*RequestPermissionResponse, error) {
-	return nil, errMethodNotFound(MethodSessionRequestPermission)
+	return nil, dispatch.MethodNotFound(MethodSessionRequestPermission)
 }
 
 // ElicitationCreate answers method-not-found.
 func (UnimplementedClientHandler) ElicitationCreate(context.Context, *CreateElicitationRequest) (*CreateElicitationResponse, error) {
-	return nil, errMethodNotFound(MethodElicitationCreate)
+	return nil, dispatch.MethodNotFound(MethodElicitationCreate)
 }
 
 // SessionUpdate ignores the notification.
@@ -597,43 +524,19 @@ var _ ClientHandler = UnimplementedClientHandler{}
 // checked against what the peer advertised. Concurrency is the runtime's: requests run
 // concurrently, notifications in order; see package runtime/jsonrpc.
 type ClientConn struct {
-	h      ClientHandler
-	ext    ExtHandler
-	conn   *jsonrpc.Conn
-	mode   wire.Mode
-	onDrop func(string, error)
-	log    *slog.Logger
+	end dispatch.End
+	h   ClientHandler
 	// herr is CheckClientHandler's verdict, returned by Run.
-	herr  error
-	mu    sync.Mutex
-	neg   Negotiated
-	ready bool
+	herr error
 }
 
 // NewClientConn connects h to a peer over r (its output) and w (its input), e.g. os.Stdin and os.Stdout.
 func NewClientConn(h ClientHandler, r io.Reader, w io.Writer, o ConnOptions) *ClientConn {
 	c := &ClientConn{
-		h:      h,
-		onDrop: o.OnDrop,
+		h:    h,
+		herr: CheckClientHandler(h),
 	}
-	if x, ok := h.(ExtHandler); ok {
-		c.ext = x
-	}
-	if o.Strict {
-		c.mode = wire.Strict
-	}
-	c.herr = CheckClientHandler(h)
-	c.log = o.RPC.Logger
-	if c.log == nil {
-		c.log = slog.New(slog.NewTextHandler(os.Stderr, nil))
-	}
-	if c.onDrop == nil {
-		log := c.log
-		c.onDrop = func(method string, err error) {
-			log.Warn("dropped inbound notification", "method", method, "error", err)
-		}
-	}
-	c.conn = jsonrpc.NewConn(r, w, clientInbound{c}, o.RPC)
+	dispatch.Connect(&c.end, clientRoutes(), h, h, r, w, o)
 	return c
 }
 
@@ -644,445 +547,132 @@ func (c *ClientConn) Run(ctx context.Context) error {
 	if c.herr != nil {
 		return c.herr
 	}
-	return c.conn.Run(ctx)
+	return c.end.Conn.Run(ctx)
 }
 
 // Close stops the connection.
 func (c *ClientConn) Close() error {
-	return c.conn.Close()
+	return c.end.Conn.Close()
 }
 
 // Negotiated returns what both sides advertised in initialize (nil messages before it).
 func (c *ClientConn) Negotiated() Negotiated {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.neg
-}
-func (c *ClientConn) state() (*Negotiated, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n := c.neg
-	return &n, c.ready
+	if n, ok := c.end.Negotiated().(*Negotiated); ok {
+		return *n
+	}
+	return Negotiated{}
 }
 
 // Send sends a request as is (no checks): for tests, proxies and methods the schema does not describe.
 func (c *ClientConn) Send(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
-	return c.conn.Call(ctx, method, params)
+	return c.end.Conn.Call(ctx, method, params)
 }
 
 // SendNotification sends a notification as is (no checks).
 func (c *ClientConn) SendNotification(ctx context.Context, method string, params wire.Raw) error {
-	return c.conn.Notify(ctx, method, params)
+	return c.end.Conn.Notify(ctx, method, params)
 }
 
 // Initialize calls initialize on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) Initialize(ctx context.Context, params *InitializeRequest) (*InitializeResponse, error) {
-	n, ready := c.state()
-	_, _ = n, ready
 	if params.ProtocolVersion == 0 {
 		params.ProtocolVersion = CurrentProtocolVersion
 	}
-	if err := outbound(nil, MethodInitialize, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodInitialize, params.AppendJSON(nil))
+	res, err := dispatch.Open(ctx, &c.end, &agentInitializeDesc, params)
 	if err != nil {
 		return nil, err
-	}
-	res := new(InitializeResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("initialize: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("initialize: invalid result: %w", err)
 	}
 	if res.ProtocolVersion != CurrentProtocolVersion {
 		return res, fmt.Errorf("initialize: the agent speaks protocol version %d, this package %d", res.ProtocolVersion, CurrentProtocolVersion)
 	}
-	c.mu.Lock()
-	c.neg, c.ready = Negotiated{
+	c.end.SetNegotiated(&Negotiated{
 		Request:  params,
 		Response: res,
-	}, true
-	c.mu.Unlock()
+	})
 	return res, nil
 }
 
 // AuthLogin calls auth/login on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) AuthLogin(ctx context.Context, params *LoginAuthRequest) (*LoginAuthResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("auth/login: initialize first")
-	}
-	if err := outbound(n, MethodAuthLogin, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodAuthLogin, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(LoginAuthResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("auth/login: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("auth/login: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodAuthLogin, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &agentAuthLoginDesc, params)
 }
 
 // AuthLogout calls auth/logout on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) AuthLogout(ctx context.Context, params *LogoutAuthRequest) (*LogoutAuthResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("auth/logout: initialize first")
-	}
-	if err := outbound(n, MethodAuthLogout, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodAuthLogout, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(LogoutAuthResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("auth/logout: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("auth/logout: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodAuthLogout, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &agentAuthLogoutDesc, params)
 }
 
 // SessionNew calls session/new on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionNew(ctx context.Context, params *NewSessionRequest) (*NewSessionResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("session/new: initialize first")
-	}
-	if err := outbound(n, MethodSessionNew, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodSessionNew, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(NewSessionResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("session/new: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("session/new: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodSessionNew, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &agentSessionNewDesc, params)
 }
 
 // SessionList calls session/list on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionList(ctx context.Context, params *ListSessionsRequest) (*ListSessionsResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("session/list: initialize first")
-	}
-	if err := outbound(n, MethodSessionList, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodSessionList, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(ListSessionsResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("session/list: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("session/list: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodSessionList, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &agentSessionListDesc, params)
 }
 
 // SessionDelete calls session/delete on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionDelete(ctx context.Context, params *DeleteSessionRequest) (*DeleteSessionResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("session/delete: initialize first")
-	}
-	if err := outbound(n, MethodSessionDelete, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodSessionDelete, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(DeleteSessionResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("session/delete: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("session/delete: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodSessionDelete, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &agentSessionDeleteDesc, params)
 }
 
 // SessionResume calls session/resume on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionResume(ctx context.Context, params *ResumeSessionRequest) (*ResumeSessionResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("session/resume: initialize first")
-	}
-	if err := outbound(n, MethodSessionResume, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodSessionResume, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(ResumeSessionResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("session/resume: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("session/resume: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodSessionResume, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &agentSessionResumeDesc, params)
 }
 
 // SessionClose calls session/close on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionClose(ctx context.Context, params *CloseSessionRequest) (*CloseSessionResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("session/close: initialize first")
-	}
-	if err := outbound(n, MethodSessionClose, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodSessionClose, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(CloseSessionResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("session/close: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("session/close: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodSessionClose, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &agentSessionCloseDesc, params)
 }
 
 // ToolCallCancel calls tool_call/cancel on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) ToolCallCancel(ctx context.Context, params *CancelToolCallRequest) (*CancelToolCallResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("tool_call/cancel: initialize first")
-	}
-	if err := outbound(n, MethodToolCallCancel, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodToolCallCancel, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(CancelToolCallResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("tool_call/cancel: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("tool_call/cancel: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodToolCallCancel, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &agentToolCallCancelDesc, params)
 }
 
 // TerminalCancel calls terminal/cancel on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) TerminalCancel(ctx context.Context, params *CancelTerminalRequest) (*CancelTerminalResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("terminal/cancel: initialize first")
-	}
-	if err := outbound(n, MethodTerminalCancel, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodTerminalCancel, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(CancelTerminalResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("terminal/cancel: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("terminal/cancel: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodTerminalCancel, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &agentTerminalCancelDesc, params)
 }
 
 // SessionSetConfigOption calls session/set_config_option on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionSetConfigOption(ctx context.Context, params *SetSessionConfigOptionRequest) (*SetSessionConfigOptionResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("session/set_config_option: initialize first")
-	}
-	if err := outbound(n, MethodSessionSetConfigOption, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodSessionSetConfigOption, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(SetSessionConfigOptionResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("session/set_config_option: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("session/set_config_option: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodSessionSetConfigOption, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &agentSessionSetConfigOptionDesc, params)
 }
 
 // SessionPrompt calls session/prompt on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionPrompt(ctx context.Context, params *PromptRequest) (*PromptResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("session/prompt: initialize first")
-	}
-	if err := outbound(n, MethodSessionPrompt, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodSessionPrompt, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(PromptResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("session/prompt: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("session/prompt: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodSessionPrompt, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &agentSessionPromptDesc, params)
 }
 
 // SessionCancel sends the notification session/cancel to the agent, after checking it is valid and allowed.
 // It returns once the frame is written, so notifications precede a later response.
 func (c *ClientConn) SessionCancel(ctx context.Context, params *CancelSessionNotification) error {
-	n, ready := c.state()
-	if !ready {
-		return errors.New("session/cancel: initialize first")
-	}
-	if err := outbound(n, MethodSessionCancel, params); err != nil {
-		return refused(c.log, err)
-	}
-	return c.conn.Notify(ctx, MethodSessionCancel, params.AppendJSON(nil))
+	return dispatch.Notify(ctx, &c.end, &agentSessionCancelDesc, params)
 }
 
-// clientInbound adapts ClientConn to the runtime's Handler.
-type clientInbound struct {
-	c *ClientConn
-}
-
-func (a clientInbound) HandleRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
-	c := a.c
-	n, ready := c.state()
-	_ = n
-	if !ready && method != "initialize" {
-		return nil, errNotInitialized
-	}
-	switch method {
-	case MethodSessionRequestPermission:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.SessionRequestPermission)
-	case MethodElicitationCreate:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.ElicitationCreate)
-	default:
-		if strings.HasPrefix(method, "_") && c.ext != nil {
-			return c.ext.ExtRequest(ctx, method, params)
-		}
-		return nil, errMethodNotFound(method)
-	}
-}
-func (a clientInbound) HandleNotification(ctx context.Context, method string, params wire.Raw) {
-	c := a.c
-	n, ready := c.state()
-	if !ready {
-		c.onDrop(method, errors.New("received before initialize"))
-		return
-	}
-	_ = n
-	switch method {
-	case MethodSessionUpdate:
-		notify(ctx, n, c.mode, method, params, c.onDrop, c.h.SessionUpdate)
-	case MethodElicitationComplete:
-		notify(ctx, n, c.mode, method, params, c.onDrop, c.h.ElicitationComplete)
-	default:
-		if strings.HasPrefix(method, "_") && c.ext != nil {
-			c.ext.ExtNotification(ctx, method, params)
-		}
-	}
+// clientRoutes builds the routes of the messages a ClientConn receives to its handler. It is
+// called by NewClientConn, not at package init, so a program that never serves this side
+// links none of its routes.
+func clientRoutes() *dispatch.Routes[ClientHandler] {
+	return dispatch.NewRoutes(MethodInitialize,
+		dispatch.Serve(&clientSessionRequestPermissionDesc, ClientHandler.SessionRequestPermission),
+		dispatch.Serve(&clientElicitationCreateDesc, ClientHandler.ElicitationCreate),
+		dispatch.Receive(&clientSessionUpdateDesc, ClientHandler.SessionUpdate),
+		dispatch.Receive(&clientElicitationCompleteDesc, ClientHandler.ElicitationComplete),
+	)
 }

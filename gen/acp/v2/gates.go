@@ -5,6 +5,7 @@ package acp
 
 import (
 	"fmt"
+	dispatch "github.com/acpgen/acpgen/runtime/dispatch"
 	"github.com/acpgen/acpgen/runtime/wire"
 )
 
@@ -17,525 +18,418 @@ type Negotiated struct {
 	Response *InitializeResponse
 }
 
+// gates is this package's gate table: each capability with how to read it, and each gated
+// method, member, variant or value with where a message uses it (see runtime/dispatch).
+var gates = dispatch.NewGates([]dispatch.Capability[*Negotiated]{{
+	Path: "capabilities.session",
+	Allowed: func(n *Negotiated) bool {
+		if n.Response == nil {
+			return false
+		}
+		x0 := n.Response
+		x1 := x0.Capabilities
+		if x1 == nil {
+			return false
+		}
+		return x1.Session != nil
+	},
+}, {
+	Path: "capabilities.session.delete",
+	Allowed: func(n *Negotiated) bool {
+		if n.Response == nil {
+			return false
+		}
+		x0 := n.Response
+		x1 := x0.Capabilities
+		if x1 == nil {
+			return false
+		}
+		x2 := x1.Session
+		if x2 == nil {
+			return false
+		}
+		return x2.Delete != nil
+	},
+}, {
+	Path: "authMethods",
+	Allowed: func(n *Negotiated) bool {
+		if n.Response == nil {
+			return false
+		}
+		x0 := n.Response
+		return len(x0.AuthMethods) > 0
+	},
+}, {
+	Path: "capabilities.elicitation.form",
+	Allowed: func(n *Negotiated) bool {
+		if n.Request == nil {
+			return false
+		}
+		x0 := n.Request
+		x1 := x0.Capabilities
+		if x1 == nil {
+			return false
+		}
+		x2 := x1.Elicitation
+		if x2 == nil {
+			return false
+		}
+		return x2.Form != nil
+	},
+}, {
+	Path: "capabilities.elicitation.url",
+	Allowed: func(n *Negotiated) bool {
+		if n.Request == nil {
+			return false
+		}
+		x0 := n.Request
+		x1 := x0.Capabilities
+		if x1 == nil {
+			return false
+		}
+		x2 := x1.Elicitation
+		if x2 == nil {
+			return false
+		}
+		return x2.URL != nil
+	},
+}, {
+	Path: "capabilities.session.prompt.image",
+	Allowed: func(n *Negotiated) bool {
+		if n.Response == nil {
+			return false
+		}
+		x0 := n.Response
+		x1 := x0.Capabilities
+		if x1 == nil {
+			return false
+		}
+		x2 := x1.Session
+		if x2 == nil {
+			return false
+		}
+		x3 := x2.Prompt
+		if x3 == nil {
+			return false
+		}
+		return x3.Image != nil
+	},
+}, {
+	Path: "capabilities.session.prompt.audio",
+	Allowed: func(n *Negotiated) bool {
+		if n.Response == nil {
+			return false
+		}
+		x0 := n.Response
+		x1 := x0.Capabilities
+		if x1 == nil {
+			return false
+		}
+		x2 := x1.Session
+		if x2 == nil {
+			return false
+		}
+		x3 := x2.Prompt
+		if x3 == nil {
+			return false
+		}
+		return x3.Audio != nil
+	},
+}, {
+	Path: "capabilities.session.prompt.embeddedContext",
+	Allowed: func(n *Negotiated) bool {
+		if n.Response == nil {
+			return false
+		}
+		x0 := n.Response
+		x1 := x0.Capabilities
+		if x1 == nil {
+			return false
+		}
+		x2 := x1.Session
+		if x2 == nil {
+			return false
+		}
+		x3 := x2.Prompt
+		if x3 == nil {
+			return false
+		}
+		return x3.EmbeddedContext != nil
+	},
+}, {
+	Path: "capabilities.auth.terminal",
+	Allowed: func(n *Negotiated) bool {
+		if n.Request == nil {
+			return false
+		}
+		x0 := n.Request
+		x1 := x0.Capabilities
+		if x1 == nil {
+			return false
+		}
+		x2 := x1.Auth
+		if x2 == nil {
+			return false
+		}
+		return x2.Terminal != nil
+	},
+}, {
+	Path: "capabilities.session.additionalDirectories",
+	Allowed: func(n *Negotiated) bool {
+		if n.Response == nil {
+			return false
+		}
+		x0 := n.Response
+		x1 := x0.Capabilities
+		if x1 == nil {
+			return false
+		}
+		x2 := x1.Session
+		if x2 == nil {
+			return false
+		}
+		return x2.AdditionalDirectories != nil
+	},
+}, {
+	Path: "capabilities.session.mcp.stdio",
+	Allowed: func(n *Negotiated) bool {
+		if n.Response == nil {
+			return false
+		}
+		x0 := n.Response
+		x1 := x0.Capabilities
+		if x1 == nil {
+			return false
+		}
+		x2 := x1.Session
+		if x2 == nil {
+			return false
+		}
+		x3 := x2.MCP
+		if x3 == nil {
+			return false
+		}
+		return x3.Stdio != nil
+	},
+}, {
+	Path: "capabilities.session.mcp.http",
+	Allowed: func(n *Negotiated) bool {
+		if n.Response == nil {
+			return false
+		}
+		x0 := n.Response
+		x1 := x0.Capabilities
+		if x1 == nil {
+			return false
+		}
+		x2 := x1.Session
+		if x2 == nil {
+			return false
+		}
+		x3 := x2.MCP
+		if x3 == nil {
+			return false
+		}
+		return x3.HTTP != nil
+	},
+}}, []dispatch.Gate{{
+	Method:     "session/new",
+	Capability: "capabilities.session",
+}, {
+	Method:     "session/list",
+	Capability: "capabilities.session",
+}, {
+	Method:     "session/resume",
+	Capability: "capabilities.session",
+}, {
+	Method:     "session/close",
+	Capability: "capabilities.session",
+}, {
+	Method:     "session/prompt",
+	Capability: "capabilities.session",
+}, {
+	Method:     "session/cancel",
+	Capability: "capabilities.session",
+}, {
+	Method:     "session/delete",
+	Capability: "capabilities.session.delete",
+}, {
+	Method:     "auth/login",
+	Capability: "authMethods",
+}, {
+	Method:     "auth/logout",
+	Capability: "authMethods",
+}, {
+	Method:     "elicitation/create",
+	Capability: "capabilities.elicitation.form",
+	Variant:    "form",
+	Uses: dispatch.Walk(func(p *CreateElicitationRequest, at []string) []string {
+		if p.Mode.Form != nil {
+			at = append(at, "")
+		}
+		return at
+	}),
+}, {
+	Method:     "elicitation/create",
+	Capability: "capabilities.elicitation.url",
+	Variant:    "url",
+	Uses: dispatch.Walk(func(p *CreateElicitationRequest, at []string) []string {
+		if p.Mode.URL != nil {
+			at = append(at, "")
+		}
+		return at
+	}),
+}, {
+	Method:     "session/prompt",
+	Capability: "capabilities.session.prompt.image",
+	Variant:    "image",
+	Uses: dispatch.Walk(func(p *PromptRequest, at []string) []string {
+		for i1 := range p.Prompt {
+			if p.Prompt[i1].Image != nil {
+				at = append(at, fmt.Sprintf("/prompt/%d", i1))
+			}
+		}
+		return at
+	}),
+}, {
+	Method:     "session/prompt",
+	Capability: "capabilities.session.prompt.audio",
+	Variant:    "audio",
+	Uses: dispatch.Walk(func(p *PromptRequest, at []string) []string {
+		for i1 := range p.Prompt {
+			if p.Prompt[i1].Audio != nil {
+				at = append(at, fmt.Sprintf("/prompt/%d", i1))
+			}
+		}
+		return at
+	}),
+}, {
+	Method:     "session/prompt",
+	Capability: "capabilities.session.prompt.embeddedContext",
+	Variant:    "resource",
+	Uses: dispatch.Walk(func(p *PromptRequest, at []string) []string {
+		for i1 := range p.Prompt {
+			if p.Prompt[i1].Resource != nil {
+				at = append(at, fmt.Sprintf("/prompt/%d", i1))
+			}
+		}
+		return at
+	}),
+}, {
+	Method:     "initialize",
+	Capability: "capabilities.auth.terminal",
+	Result:     true,
+	Variant:    "terminal",
+	Uses: dispatch.Walk(func(p *InitializeResponse, at []string) []string {
+		if p.AuthMethods != nil {
+			for i1 := range p.AuthMethods {
+				if p.AuthMethods[i1].Terminal != nil {
+					at = append(at, fmt.Sprintf("/authMethods/%d", i1))
+				}
+			}
+		}
+		return at
+	}),
+}, {
+	Method:     "session/new",
+	Capability: "capabilities.session.additionalDirectories",
+	Uses: dispatch.Walk(func(p *NewSessionRequest, at []string) []string {
+		if p.AdditionalDirectories != nil {
+			at = append(at, "/additionalDirectories")
+		}
+		return at
+	}),
+}, {
+	Method:     "session/new",
+	Capability: "capabilities.session.mcp.stdio",
+	Variant:    "stdio",
+	Uses: dispatch.Walk(func(p *NewSessionRequest, at []string) []string {
+		if p.MCPServers != nil {
+			for i1 := range p.MCPServers {
+				if p.MCPServers[i1].Stdio != nil {
+					at = append(at, fmt.Sprintf("/mcpServers/%d", i1))
+				}
+			}
+		}
+		return at
+	}),
+}, {
+	Method:     "session/new",
+	Capability: "capabilities.session.mcp.http",
+	Variant:    "http",
+	Uses: dispatch.Walk(func(p *NewSessionRequest, at []string) []string {
+		if p.MCPServers != nil {
+			for i1 := range p.MCPServers {
+				if p.MCPServers[i1].HTTP != nil {
+					at = append(at, fmt.Sprintf("/mcpServers/%d", i1))
+				}
+			}
+		}
+		return at
+	}),
+}, {
+	Method:     "session/resume",
+	Capability: "capabilities.session.additionalDirectories",
+	Uses: dispatch.Walk(func(p *ResumeSessionRequest, at []string) []string {
+		if p.AdditionalDirectories != nil {
+			at = append(at, "/additionalDirectories")
+		}
+		return at
+	}),
+}, {
+	Method:     "session/resume",
+	Capability: "capabilities.session.mcp.stdio",
+	Variant:    "stdio",
+	Uses: dispatch.Walk(func(p *ResumeSessionRequest, at []string) []string {
+		if p.MCPServers != nil {
+			for i1 := range p.MCPServers {
+				if p.MCPServers[i1].Stdio != nil {
+					at = append(at, fmt.Sprintf("/mcpServers/%d", i1))
+				}
+			}
+		}
+		return at
+	}),
+}, {
+	Method:     "session/resume",
+	Capability: "capabilities.session.mcp.http",
+	Variant:    "http",
+	Uses: dispatch.Walk(func(p *ResumeSessionRequest, at []string) []string {
+		if p.MCPServers != nil {
+			for i1 := range p.MCPServers {
+				if p.MCPServers[i1].HTTP != nil {
+					at = append(at, fmt.Sprintf("/mcpServers/%d", i1))
+				}
+			}
+		}
+		return at
+	}),
+}})
+
 // Allows reports whether the capability at the path was advertised. The path is dotted
 // ("agentCapabilities.loadSession"), or the JSON pointer when a member name holds a dot.
 func (n *Negotiated) Allows(capability string) bool {
-	switch capability {
-	case "capabilities.session":
-		return n.cap0()
-	case "capabilities.session.delete":
-		return n.cap1()
-	case "authMethods":
-		return n.cap2()
-	case "capabilities.elicitation.form":
-		return n.cap3()
-	case "capabilities.elicitation.url":
-		return n.cap4()
-	case "capabilities.session.prompt.image":
-		return n.cap5()
-	case "capabilities.session.prompt.audio":
-		return n.cap6()
-	case "capabilities.session.prompt.embeddedContext":
-		return n.cap7()
-	case "capabilities.auth.terminal":
-		return n.cap8()
-	case "capabilities.session.additionalDirectories":
-		return n.cap9()
-	case "capabilities.session.mcp.stdio":
-		return n.cap10()
-	case "capabilities.session.mcp.http":
-		return n.cap11()
-	}
-	return false
-}
-func (n *Negotiated) cap0() bool {
-	if n == nil || n.Response == nil {
-		return false
-	}
-	x0 := n.Response
-	x1 := x0.Capabilities
-	if x1 == nil {
-		return false
-	}
-	return x1.Session != nil
-}
-func (n *Negotiated) cap1() bool {
-	if n == nil || n.Response == nil {
-		return false
-	}
-	x0 := n.Response
-	x1 := x0.Capabilities
-	if x1 == nil {
-		return false
-	}
-	x2 := x1.Session
-	if x2 == nil {
-		return false
-	}
-	return x2.Delete != nil
-}
-func (n *Negotiated) cap2() bool {
-	if n == nil || n.Response == nil {
-		return false
-	}
-	x0 := n.Response
-	return len(x0.AuthMethods) > 0
-}
-func (n *Negotiated) cap3() bool {
-	if n == nil || n.Request == nil {
-		return false
-	}
-	x0 := n.Request
-	x1 := x0.Capabilities
-	if x1 == nil {
-		return false
-	}
-	x2 := x1.Elicitation
-	if x2 == nil {
-		return false
-	}
-	return x2.Form != nil
-}
-func (n *Negotiated) cap4() bool {
-	if n == nil || n.Request == nil {
-		return false
-	}
-	x0 := n.Request
-	x1 := x0.Capabilities
-	if x1 == nil {
-		return false
-	}
-	x2 := x1.Elicitation
-	if x2 == nil {
-		return false
-	}
-	return x2.URL != nil
-}
-func (n *Negotiated) cap5() bool {
-	if n == nil || n.Response == nil {
-		return false
-	}
-	x0 := n.Response
-	x1 := x0.Capabilities
-	if x1 == nil {
-		return false
-	}
-	x2 := x1.Session
-	if x2 == nil {
-		return false
-	}
-	x3 := x2.Prompt
-	if x3 == nil {
-		return false
-	}
-	return x3.Image != nil
-}
-func (n *Negotiated) cap6() bool {
-	if n == nil || n.Response == nil {
-		return false
-	}
-	x0 := n.Response
-	x1 := x0.Capabilities
-	if x1 == nil {
-		return false
-	}
-	x2 := x1.Session
-	if x2 == nil {
-		return false
-	}
-	x3 := x2.Prompt
-	if x3 == nil {
-		return false
-	}
-	return x3.Audio != nil
-}
-func (n *Negotiated) cap7() bool {
-	if n == nil || n.Response == nil {
-		return false
-	}
-	x0 := n.Response
-	x1 := x0.Capabilities
-	if x1 == nil {
-		return false
-	}
-	x2 := x1.Session
-	if x2 == nil {
-		return false
-	}
-	x3 := x2.Prompt
-	if x3 == nil {
-		return false
-	}
-	return x3.EmbeddedContext != nil
-}
-func (n *Negotiated) cap8() bool {
-	if n == nil || n.Request == nil {
-		return false
-	}
-	x0 := n.Request
-	x1 := x0.Capabilities
-	if x1 == nil {
-		return false
-	}
-	x2 := x1.Auth
-	if x2 == nil {
-		return false
-	}
-	return x2.Terminal != nil
-}
-func (n *Negotiated) cap9() bool {
-	if n == nil || n.Response == nil {
-		return false
-	}
-	x0 := n.Response
-	x1 := x0.Capabilities
-	if x1 == nil {
-		return false
-	}
-	x2 := x1.Session
-	if x2 == nil {
-		return false
-	}
-	return x2.AdditionalDirectories != nil
-}
-func (n *Negotiated) cap10() bool {
-	if n == nil || n.Response == nil {
-		return false
-	}
-	x0 := n.Response
-	x1 := x0.Capabilities
-	if x1 == nil {
-		return false
-	}
-	x2 := x1.Session
-	if x2 == nil {
-		return false
-	}
-	x3 := x2.MCP
-	if x3 == nil {
-		return false
-	}
-	return x3.Stdio != nil
-}
-func (n *Negotiated) cap11() bool {
-	if n == nil || n.Response == nil {
-		return false
-	}
-	x0 := n.Response
-	x1 := x0.Capabilities
-	if x1 == nil {
-		return false
-	}
-	x2 := x1.Session
-	if x2 == nil {
-		return false
-	}
-	x3 := x2.MCP
-	if x3 == nil {
-		return false
-	}
-	return x3.HTTP != nil
+	return gates.Allows(n, capability)
 }
 
 // MethodCapability returns the capability a peer must have advertised before it may be sent method.
 func MethodCapability(method string) (string, bool) {
-	switch method {
-	case "session/new":
-		return "capabilities.session", true
-	case "session/list":
-		return "capabilities.session", true
-	case "session/resume":
-		return "capabilities.session", true
-	case "session/close":
-		return "capabilities.session", true
-	case "session/prompt":
-		return "capabilities.session", true
-	case "session/cancel":
-		return "capabilities.session", true
-	case "session/delete":
-		return "capabilities.session.delete", true
-	case "auth/login":
-		return "authMethods", true
-	case "auth/logout":
-		return "authMethods", true
-	}
-	return "", false
+	return gates.MethodCapability(method)
 }
 
 // AllowsMethod reports whether method may be sent, and the capability it needs when it may not.
 func (n *Negotiated) AllowsMethod(method string) (bool, string) {
-	c, gated := MethodCapability(method)
-	if !gated || n.Allows(c) {
-		return true, ""
-	}
-	return false, c
+	return gates.AllowsMethod(n, method)
 }
 
 // CheckParams returns every gated method, member or variant that the params of method (a pointer to
 // its generated type) uses without the capability that allows it; nil when all are allowed.
-func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation) {
-	switch method {
-	case "session/new":
-		p, ok := v.(*NewSessionRequest)
-		if !ok || p == nil {
-			return out
-		}
-		if !n.cap0() {
-			out = append(out, wire.GateViolation{
-				Capability: "capabilities.session",
-				Method:     method,
-				Pointer:    "",
-				Variant:    "",
-			})
-		}
-		if p.AdditionalDirectories != nil {
-			if !n.cap9() {
-				out = append(out, wire.GateViolation{
-					Capability: "capabilities.session.additionalDirectories",
-					Method:     method,
-					Pointer:    "/additionalDirectories",
-					Variant:    "",
-				})
-			}
-		}
-		if p.MCPServers != nil {
-			for i1 := range p.MCPServers {
-				if p.MCPServers[i1].Stdio != nil && !n.cap10() {
-					out = append(out, wire.GateViolation{
-						Capability: "capabilities.session.mcp.stdio",
-						Method:     method,
-						Pointer:    fmt.Sprintf("/mcpServers/%d", i1),
-						Variant:    "stdio",
-					})
-				}
-			}
-		}
-		if p.MCPServers != nil {
-			for i1 := range p.MCPServers {
-				if p.MCPServers[i1].HTTP != nil && !n.cap11() {
-					out = append(out, wire.GateViolation{
-						Capability: "capabilities.session.mcp.http",
-						Method:     method,
-						Pointer:    fmt.Sprintf("/mcpServers/%d", i1),
-						Variant:    "http",
-					})
-				}
-			}
-		}
-	case "session/list":
-		p, ok := v.(*ListSessionsRequest)
-		if !ok || p == nil {
-			return out
-		}
-		if !n.cap0() {
-			out = append(out, wire.GateViolation{
-				Capability: "capabilities.session",
-				Method:     method,
-				Pointer:    "",
-				Variant:    "",
-			})
-		}
-	case "session/resume":
-		p, ok := v.(*ResumeSessionRequest)
-		if !ok || p == nil {
-			return out
-		}
-		if !n.cap0() {
-			out = append(out, wire.GateViolation{
-				Capability: "capabilities.session",
-				Method:     method,
-				Pointer:    "",
-				Variant:    "",
-			})
-		}
-		if p.AdditionalDirectories != nil {
-			if !n.cap9() {
-				out = append(out, wire.GateViolation{
-					Capability: "capabilities.session.additionalDirectories",
-					Method:     method,
-					Pointer:    "/additionalDirectories",
-					Variant:    "",
-				})
-			}
-		}
-		if p.MCPServers != nil {
-			for i1 := range p.MCPServers {
-				if p.MCPServers[i1].Stdio != nil && !n.cap10() {
-					out = append(out, wire.GateViolation{
-						Capability: "capabilities.session.mcp.stdio",
-						Method:     method,
-						Pointer:    fmt.Sprintf("/mcpServers/%d", i1),
-						Variant:    "stdio",
-					})
-				}
-			}
-		}
-		if p.MCPServers != nil {
-			for i1 := range p.MCPServers {
-				if p.MCPServers[i1].HTTP != nil && !n.cap11() {
-					out = append(out, wire.GateViolation{
-						Capability: "capabilities.session.mcp.http",
-						Method:     method,
-						Pointer:    fmt.Sprintf("/mcpServers/%d", i1),
-						Variant:    "http",
-					})
-				}
-			}
-		}
-	case "session/close":
-		p, ok := v.(*CloseSessionRequest)
-		if !ok || p == nil {
-			return out
-		}
-		if !n.cap0() {
-			out = append(out, wire.GateViolation{
-				Capability: "capabilities.session",
-				Method:     method,
-				Pointer:    "",
-				Variant:    "",
-			})
-		}
-	case "session/prompt":
-		p, ok := v.(*PromptRequest)
-		if !ok || p == nil {
-			return out
-		}
-		if !n.cap0() {
-			out = append(out, wire.GateViolation{
-				Capability: "capabilities.session",
-				Method:     method,
-				Pointer:    "",
-				Variant:    "",
-			})
-		}
-		for i1 := range p.Prompt {
-			if p.Prompt[i1].Image != nil && !n.cap5() {
-				out = append(out, wire.GateViolation{
-					Capability: "capabilities.session.prompt.image",
-					Method:     method,
-					Pointer:    fmt.Sprintf("/prompt/%d", i1),
-					Variant:    "image",
-				})
-			}
-		}
-		for i1 := range p.Prompt {
-			if p.Prompt[i1].Audio != nil && !n.cap6() {
-				out = append(out, wire.GateViolation{
-					Capability: "capabilities.session.prompt.audio",
-					Method:     method,
-					Pointer:    fmt.Sprintf("/prompt/%d", i1),
-					Variant:    "audio",
-				})
-			}
-		}
-		for i1 := range p.Prompt {
-			if p.Prompt[i1].Resource != nil && !n.cap7() {
-				out = append(out, wire.GateViolation{
-					Capability: "capabilities.session.prompt.embeddedContext",
-					Method:     method,
-					Pointer:    fmt.Sprintf("/prompt/%d", i1),
-					Variant:    "resource",
-				})
-			}
-		}
-	case "session/cancel":
-		p, ok := v.(*CancelSessionNotification)
-		if !ok || p == nil {
-			return out
-		}
-		if !n.cap0() {
-			out = append(out, wire.GateViolation{
-				Capability: "capabilities.session",
-				Method:     method,
-				Pointer:    "",
-				Variant:    "",
-			})
-		}
-	case "session/delete":
-		p, ok := v.(*DeleteSessionRequest)
-		if !ok || p == nil {
-			return out
-		}
-		if !n.cap1() {
-			out = append(out, wire.GateViolation{
-				Capability: "capabilities.session.delete",
-				Method:     method,
-				Pointer:    "",
-				Variant:    "",
-			})
-		}
-	case "auth/login":
-		p, ok := v.(*LoginAuthRequest)
-		if !ok || p == nil {
-			return out
-		}
-		if !n.cap2() {
-			out = append(out, wire.GateViolation{
-				Capability: "authMethods",
-				Method:     method,
-				Pointer:    "",
-				Variant:    "",
-			})
-		}
-	case "auth/logout":
-		p, ok := v.(*LogoutAuthRequest)
-		if !ok || p == nil {
-			return out
-		}
-		if !n.cap2() {
-			out = append(out, wire.GateViolation{
-				Capability: "authMethods",
-				Method:     method,
-				Pointer:    "",
-				Variant:    "",
-			})
-		}
-	case "elicitation/create":
-		p, ok := v.(*CreateElicitationRequest)
-		if !ok || p == nil {
-			return out
-		}
-		if p.Mode.Form != nil && !n.cap3() {
-			out = append(out, wire.GateViolation{
-				Capability: "capabilities.elicitation.form",
-				Method:     method,
-				Pointer:    "",
-				Variant:    "form",
-			})
-		}
-		if p.Mode.URL != nil && !n.cap4() {
-			out = append(out, wire.GateViolation{
-				Capability: "capabilities.elicitation.url",
-				Method:     method,
-				Pointer:    "",
-				Variant:    "url",
-			})
-		}
-	}
-	return out
+func (n *Negotiated) CheckParams(method string, v any) []wire.GateViolation {
+	return gates.CheckParams(n, method, v)
 }
 
 // CheckResult returns every gated method, member or variant that the result of method (a pointer to
 // its generated type) uses without the capability that allows it; nil when all are allowed.
-func (n *Negotiated) CheckResult(method string, v any) (out []wire.GateViolation) {
-	switch method {
-	case "initialize":
-		p, ok := v.(*InitializeResponse)
-		if !ok || p == nil {
-			return out
-		}
-		if p.AuthMethods != nil {
-			for i1 := range p.AuthMethods {
-				if p.AuthMethods[i1].Terminal != nil && !n.cap8() {
-					out = append(out, wire.GateViolation{
-						Capability: "capabilities.auth.terminal",
-						Method:     method,
-						Pointer:    fmt.Sprintf("/authMethods/%d", i1),
-						Variant:    "terminal",
-					})
-				}
-			}
-		}
-	}
-	return out
+func (n *Negotiated) CheckResult(method string, v any) []wire.GateViolation {
+	return gates.CheckResult(n, method, v)
 }

@@ -3,6 +3,8 @@
 
 package acp
 
+import dispatch "github.com/acpgen/acpgen/runtime/dispatch"
+
 // Method wire names.
 const (
 	// MethodSessionRequestPermission is the wire name of session/request_permission.
@@ -69,106 +71,126 @@ type MethodInfo struct {
 	// Params and Result name the Go types of the params and of the result (requests only).
 	Params string
 	Result string
+	// Descriptor is the method's entry in AgentMethods or ClientMethods; nil for a method
+	// neither side handles.
+	Descriptor dispatch.Descriptor
 }
 
 // Methods lists every method of this channel, in schema order.
 var Methods = []MethodInfo{{
+	Descriptor:   &clientSessionRequestPermissionDesc,
 	Notification: false,
 	Params:       "RequestPermissionRequest",
 	Result:       "RequestPermissionResponse",
 	Side:         "client",
 	Wire:         MethodSessionRequestPermission,
 }, {
+	Descriptor:   &clientElicitationCreateDesc,
 	Notification: false,
 	Params:       "CreateElicitationRequest",
 	Result:       "CreateElicitationResponse",
 	Side:         "client",
 	Wire:         MethodElicitationCreate,
 }, {
+	Descriptor:   &clientSessionUpdateDesc,
 	Notification: true,
 	Params:       "UpdateSessionNotification",
 	Result:       "",
 	Side:         "client",
 	Wire:         MethodSessionUpdate,
 }, {
+	Descriptor:   &clientElicitationCompleteDesc,
 	Notification: true,
 	Params:       "CompleteElicitationNotification",
 	Result:       "",
 	Side:         "client",
 	Wire:         MethodElicitationComplete,
 }, {
+	Descriptor:   &agentInitializeDesc,
 	Notification: false,
 	Params:       "InitializeRequest",
 	Result:       "InitializeResponse",
 	Side:         "agent",
 	Wire:         MethodInitialize,
 }, {
+	Descriptor:   &agentAuthLoginDesc,
 	Notification: false,
 	Params:       "LoginAuthRequest",
 	Result:       "LoginAuthResponse",
 	Side:         "agent",
 	Wire:         MethodAuthLogin,
 }, {
+	Descriptor:   &agentAuthLogoutDesc,
 	Notification: false,
 	Params:       "LogoutAuthRequest",
 	Result:       "LogoutAuthResponse",
 	Side:         "agent",
 	Wire:         MethodAuthLogout,
 }, {
+	Descriptor:   &agentSessionNewDesc,
 	Notification: false,
 	Params:       "NewSessionRequest",
 	Result:       "NewSessionResponse",
 	Side:         "agent",
 	Wire:         MethodSessionNew,
 }, {
+	Descriptor:   &agentSessionListDesc,
 	Notification: false,
 	Params:       "ListSessionsRequest",
 	Result:       "ListSessionsResponse",
 	Side:         "agent",
 	Wire:         MethodSessionList,
 }, {
+	Descriptor:   &agentSessionDeleteDesc,
 	Notification: false,
 	Params:       "DeleteSessionRequest",
 	Result:       "DeleteSessionResponse",
 	Side:         "agent",
 	Wire:         MethodSessionDelete,
 }, {
+	Descriptor:   &agentSessionResumeDesc,
 	Notification: false,
 	Params:       "ResumeSessionRequest",
 	Result:       "ResumeSessionResponse",
 	Side:         "agent",
 	Wire:         MethodSessionResume,
 }, {
+	Descriptor:   &agentSessionCloseDesc,
 	Notification: false,
 	Params:       "CloseSessionRequest",
 	Result:       "CloseSessionResponse",
 	Side:         "agent",
 	Wire:         MethodSessionClose,
 }, {
+	Descriptor:   &agentToolCallCancelDesc,
 	Notification: false,
 	Params:       "CancelToolCallRequest",
 	Result:       "CancelToolCallResponse",
 	Side:         "agent",
 	Wire:         MethodToolCallCancel,
 }, {
+	Descriptor:   &agentTerminalCancelDesc,
 	Notification: false,
 	Params:       "CancelTerminalRequest",
 	Result:       "CancelTerminalResponse",
 	Side:         "agent",
 	Wire:         MethodTerminalCancel,
 }, {
+	Descriptor:   &agentSessionSetConfigOptionDesc,
 	Notification: false,
 	Params:       "SetSessionConfigOptionRequest",
 	Result:       "SetSessionConfigOptionResponse",
 	Side:         "agent",
 	Wire:         MethodSessionSetConfigOption,
 }, {
+	Descriptor:   &agentSessionPromptDesc,
 	Notification: false,
 	Params:       "PromptRequest",
 	Result:       "PromptResponse",
 	Side:         "agent",
 	Wire:         MethodSessionPrompt,
 }, {
+	Descriptor:   &agentSessionCancelDesc,
 	Notification: true,
 	Params:       "CancelSessionNotification",
 	Result:       "",

@@ -217,68 +217,46 @@ func (v *ListSessionsRequest) Matches(item *SessionInfo) bool {
 
 // ==== gates.go ====
 //
-// changed: Negotiated.CheckParams, Negotiated.CheckResult
+// changed: gates
 
-// CheckParams returns every gated method, member or variant that the params of method (a pointer to
-// its generated type) uses without the capability that allows it; nil when all are allowed.
-func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation) {
-	switch method {
-	// ... 1 unchanged case
-	case "session/list":
-		// ... 3 unchanged statements
-		if p.AdditionalDirectories != nil {
-			if !n.cap3() {
-				out = append(out, wire.GateViolation{
-					Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
-					Method:     method,
-					Pointer:    "/additionalDirectories",
-					Variant:    "",
-				})
+// gates is this package's gate table: each capability with how to read it, and each gated
+// method, member, variant or value with where a message uses it (see runtime/dispatch).
+var gates = dispatch.NewGates([]dispatch.Capability[*Negotiated]{
+	// ... 4 unchanged elements
+}, []dispatch.Gate{
+	// ... 6 unchanged elements
+	{
+		Method:     "session/fork",
+		Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
+		Uses: dispatch.Walk(func(p *ForkSessionRequest, at []string) []string {
+			if p.AdditionalDirectories != nil {
+				at = append(at, "/additionalDirectories")
 			}
-		}
-	case "session/fork":
-		// ... 3 unchanged statements
-		if p.AdditionalDirectories != nil {
-			if !n.cap3() {
-				out = append(out, wire.GateViolation{
-					Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
-					Method:     method,
-					Pointer:    "/additionalDirectories",
-					Variant:    "",
-				})
+			return at
+		}),
+	}, {
+		Method:     "session/list",
+		Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
+		Result:     true,
+		Required:   true,
+		Uses: dispatch.Walk(func(p *ListSessionsResponse, at []string) []string {
+			for i1 := range p.Sessions {
+				if p.Sessions[i1].AdditionalDirectories == nil {
+					at = append(at, fmt.Sprintf("/sessions/%d/additionalDirectories", i1))
+				}
 			}
-		}
-	case "session/new":
-		// ... 3 unchanged statements
-	case "session/resume":
-		// ... 3 unchanged statements
-	}
-	return out
-}
-
-// CheckResult returns every gated method, member or variant that the result of method (a pointer to
-// its generated type) uses without the capability that allows it; nil when all are allowed.
-func (n *Negotiated) CheckResult(method string, v any) (out []wire.GateViolation) {
-	switch method {
-	case "session/list":
-		p, ok := v.(*ListSessionsResponse)
-		if !ok || p == nil {
-			return out
-		}
-		for i1 := range p.Sessions {
-			if p.Sessions[i1].AdditionalDirectories == nil && n.cap3() {
-				out = append(out, wire.GateViolation{
-					Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
-					Method:     method,
-					Pointer:    fmt.Sprintf("/sessions/%d/additionalDirectories", i1),
-					Required:   true,
-					Variant:    "",
-				})
+			return at
+		}),
+	}, {
+		Method:     "session/list",
+		Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
+		Uses: dispatch.Walk(func(p *ListSessionsRequest, at []string) []string {
+			if p.AdditionalDirectories != nil {
+				at = append(at, "/additionalDirectories")
 			}
-		}
-	}
-	return out
-}
+			return at
+		}),
+	}})
 
 // ==== gates_test.go ====
 //

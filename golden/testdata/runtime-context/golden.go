@@ -146,59 +146,41 @@ func (v *PromptRequest) ForHistory() PromptRequest {
 
 // ==== gates.go ====
 //
-// added: Negotiated.cap4
-// changed: Negotiated.Allows, Negotiated.CheckParams
+// changed: gates
 
-// Allows reports whether the capability at the path was advertised. The path is dotted
-// ("agentCapabilities.loadSession"), or the JSON pointer when a member name holds a dot.
-func (n *Negotiated) Allows(capability string) bool {
-	switch capability {
-	// ... 4 unchanged cases
-	case "agentCapabilities.sessionCapabilities.runtimeContext":
-		return n.cap4()
-	}
-	return false
-}
-
-func (n *Negotiated) cap4() bool {
-	if n == nil || n.Response == nil {
-		return false
-	}
-	x0 := n.Response
-	x1 := x0.AgentCapabilities
-	if x1 == nil {
-		return false
-	}
-	x2 := x1.SessionCapabilities
-	if x2 == nil {
-		return false
-	}
-	return x2.RuntimeContext != nil
-}
-
-// CheckParams returns every gated method, member or variant that the params of method (a pointer to
-// its generated type) uses without the capability that allows it; nil when all are allowed.
-func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation) {
-	switch method {
-	// ... 5 unchanged cases
-	case "session/prompt":
-		p, ok := v.(*PromptRequest)
-		if !ok || p == nil {
-			return out
-		}
-		if p.RuntimeContext != nil {
-			if !n.cap4() {
-				out = append(out, wire.GateViolation{
-					Capability: "agentCapabilities.sessionCapabilities.runtimeContext",
-					Method:     method,
-					Pointer:    "/runtimeContext",
-					Variant:    "",
-				})
+// gates is this package's gate table: each capability with how to read it, and each gated
+// method, member, variant or value with where a message uses it (see runtime/dispatch).
+var gates = dispatch.NewGates([]dispatch.Capability[*Negotiated]{
+	// ... 4 unchanged elements
+	{
+		Path: "agentCapabilities.sessionCapabilities.runtimeContext",
+		Allowed: func(n *Negotiated) bool {
+			if n.Response == nil {
+				return false
 			}
-		}
-	}
-	return out
-}
+			x0 := n.Response
+			x1 := x0.AgentCapabilities
+			if x1 == nil {
+				return false
+			}
+			x2 := x1.SessionCapabilities
+			if x2 == nil {
+				return false
+			}
+			return x2.RuntimeContext != nil
+		},
+	}}, []dispatch.Gate{
+	// ... 6 unchanged elements
+	{
+		Method:     "session/prompt",
+		Capability: "agentCapabilities.sessionCapabilities.runtimeContext",
+		Uses: dispatch.Walk(func(p *PromptRequest, at []string) []string {
+			if p.RuntimeContext != nil {
+				at = append(at, "/runtimeContext")
+			}
+			return at
+		}),
+	}})
 
 // ==== gates_test.go ====
 //

@@ -70,6 +70,10 @@ func TestExtensionMethods(t *testing.T) {
 	}
 	for _, m := range sa.Methods {
 		if w, ok := want[m.Wire]; ok {
+			if m.Descriptor == nil || m.Descriptor.Info().Wire != m.Wire {
+				t.Errorf("%s: descriptor %v", m.Wire, m.Descriptor)
+			}
+			m.Descriptor = nil
 			if m != w {
 				t.Errorf("%s: %+v, want %+v", m.Wire, m, w)
 			}

@@ -351,11 +351,86 @@ var schema = acpgentest.Schema{
 
 // ==== dispatch.go ====
 //
-// added: UnimplementedAgentHandler.SandboxagentSessionSetMetadata,
+// added: agentSandboxagentSessionSetMetadataDesc, clientSandboxagentSessionRequestQuestionDesc,
+//     UnimplementedAgentHandler.SandboxagentSessionSetMetadata,
 //     AgentConn.SandboxagentSessionRequestQuestion,
 //     UnimplementedClientHandler.SandboxagentSessionRequestQuestion,
 //     ClientConn.SandboxagentSessionSetMetadata
-// changed: AgentHandler, agentInbound.HandleRequest, ClientHandler, clientInbound.HandleRequest
+// changed: AgentMethods, ClientMethods, AgentHandler, agentRoutes, ClientHandler, clientRoutes
+
+var agentSandboxagentSessionSetMetadataDesc = dispatch.Request[*SandboxAgentSetMetadataRequest, *SandboxAgentSetMetadataResponse]{
+	Method: dispatch.Method{Wire: MethodSandboxagentSessionSetMetadata, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*SandboxAgentSetMetadataRequest]{
+		New:      dispatch.New[SandboxAgentSetMetadataRequest],
+		Validate: (*SandboxAgentSetMetadataRequest).validate,
+	},
+	Result: dispatch.Codec[*SandboxAgentSetMetadataResponse]{
+		New:      dispatch.New[SandboxAgentSetMetadataResponse],
+		Validate: (*SandboxAgentSetMetadataResponse).validate,
+	},
+}
+
+// AgentMethods describes each method the agent handles (see package runtime/dispatch): its
+// wire name, its params and result types and how they are decoded and checked. The
+// connections route and call through it; a proxy can intercept any method with it.
+var AgentMethods = struct {
+	// Initialize is the request initialize.
+	Initialize *dispatch.Request[*InitializeRequest, *InitializeResponse]
+	// SessionNew is the request session/new.
+	SessionNew *dispatch.Request[*NewSessionRequest, *NewSessionResponse]
+	// SessionLoad is the request session/load.
+	SessionLoad *dispatch.Request[*LoadSessionRequest, *LoadSessionResponse]
+	// SessionResume is the request session/resume.
+	SessionResume *dispatch.Request[*ResumeSessionRequest, *ResumeSessionResponse]
+	// SessionFork is the request session/fork.
+	SessionFork *dispatch.Request[*ForkSessionRequest, *ForkSessionResponse]
+	// SessionList is the request session/list.
+	SessionList *dispatch.Request[*ListSessionsRequest, *ListSessionsResponse]
+	// SessionPrompt is the request session/prompt.
+	SessionPrompt *dispatch.Request[*PromptRequest, *PromptResponse]
+	// SessionCancel is the notification session/cancel.
+	SessionCancel *dispatch.Notification[*CancelNotification]
+	// SandboxagentSessionSetMetadata is the request _sandboxagent/session/set_metadata.
+	SandboxagentSessionSetMetadata *dispatch.Request[*SandboxAgentSetMetadataRequest, *SandboxAgentSetMetadataResponse]
+}{
+	Initialize:                     &agentInitializeDesc,
+	SessionNew:                     &agentSessionNewDesc,
+	SessionLoad:                    &agentSessionLoadDesc,
+	SessionResume:                  &agentSessionResumeDesc,
+	SessionFork:                    &agentSessionForkDesc,
+	SessionList:                    &agentSessionListDesc,
+	SessionPrompt:                  &agentSessionPromptDesc,
+	SessionCancel:                  &agentSessionCancelDesc,
+	SandboxagentSessionSetMetadata: &agentSandboxagentSessionSetMetadataDesc,
+}
+
+var clientSandboxagentSessionRequestQuestionDesc = dispatch.Request[*SandboxAgentRequestQuestionRequest, *SandboxAgentRequestQuestionResponse]{
+	Method: dispatch.Method{Wire: MethodSandboxagentSessionRequestQuestion, Side: "client", SessionScoped: true},
+	Params: dispatch.Codec[*SandboxAgentRequestQuestionRequest]{
+		New:      dispatch.New[SandboxAgentRequestQuestionRequest],
+		Validate: (*SandboxAgentRequestQuestionRequest).validate,
+	},
+	Result: dispatch.Codec[*SandboxAgentRequestQuestionResponse]{
+		New:      dispatch.New[SandboxAgentRequestQuestionResponse],
+		Validate: (*SandboxAgentRequestQuestionResponse).validate,
+	},
+}
+
+// ClientMethods describes each method the client handles (see package runtime/dispatch): its
+// wire name, its params and result types and how they are decoded and checked. The
+// connections route and call through it; a proxy can intercept any method with it.
+var ClientMethods = struct {
+	// SessionUpdate is the notification session/update.
+	SessionUpdate *dispatch.Notification[*SessionNotification]
+	// FsReadTextFile is the request fs/read_text_file.
+	FsReadTextFile *dispatch.Request[*ReadTextFileRequest, *ReadTextFileResponse]
+	// SandboxagentSessionRequestQuestion is the request _sandboxagent/session/request_question.
+	SandboxagentSessionRequestQuestion *dispatch.Request[*SandboxAgentRequestQuestionRequest, *SandboxAgentRequestQuestionResponse]
+}{
+	SessionUpdate:                      &clientSessionUpdateDesc,
+	FsReadTextFile:                     &clientFsReadTextFileDesc,
+	SandboxagentSessionRequestQuestion: &clientSandboxagentSessionRequestQuestionDesc,
+}
 
 // AgentHandler is implemented by the agent side: one method per method the agent handles. Embed
 // UnimplementedAgentHandler so an implementation compiles unchanged when upstream adds methods.
@@ -382,47 +457,30 @@ type AgentHandler interface {
 
 // SandboxagentSessionSetMetadata answers method-not-found.
 func (UnimplementedAgentHandler) SandboxagentSessionSetMetadata(context.Context, *SandboxAgentSetMetadataRequest) (*SandboxAgentSetMetadataResponse, error) {
-	return nil, errMethodNotFound(MethodSandboxagentSessionSetMetadata)
+	return nil, dispatch.MethodNotFound(MethodSandboxagentSessionSetMetadata)
 }
 
 // SandboxagentSessionRequestQuestion calls _sandboxagent/session/request_question on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) SandboxagentSessionRequestQuestion(ctx context.Context, params *SandboxAgentRequestQuestionRequest) (*SandboxAgentRequestQuestionResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("_sandboxagent/session/request_question: initialize first")
-	}
-	if err := outbound(n, MethodSandboxagentSessionRequestQuestion, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodSandboxagentSessionRequestQuestion, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(SandboxAgentRequestQuestionResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("_sandboxagent/session/request_question: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("_sandboxagent/session/request_question: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodSandboxagentSessionRequestQuestion, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &clientSandboxagentSessionRequestQuestionDesc, params)
 }
 
-func (a agentInbound) HandleRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
-	// ... 4 unchanged statements
-	switch method {
-	// ... 7 unchanged cases
-	case MethodSandboxagentSessionSetMetadata:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.SandboxagentSessionSetMetadata)
-	default:
-		// ... 2 unchanged statements
-	}
+// agentRoutes builds the routes of the messages a AgentConn receives to its handler. It is
+// called by NewAgentConn, not at package init, so a program that never serves this side
+// links none of its routes.
+func agentRoutes() *dispatch.Routes[AgentHandler] {
+	return dispatch.NewRoutes(MethodInitialize,
+		dispatch.Serve(&agentInitializeDesc, AgentHandler.Initialize),
+		dispatch.Serve(&agentSessionNewDesc, AgentHandler.SessionNew),
+		dispatch.Serve(&agentSessionLoadDesc, AgentHandler.SessionLoad),
+		dispatch.Serve(&agentSessionResumeDesc, AgentHandler.SessionResume),
+		dispatch.Serve(&agentSessionForkDesc, AgentHandler.SessionFork),
+		dispatch.Serve(&agentSessionListDesc, AgentHandler.SessionList),
+		dispatch.Serve(&agentSessionPromptDesc, AgentHandler.SessionPrompt),
+		dispatch.Receive(&agentSessionCancelDesc, AgentHandler.SessionCancel),
+		dispatch.Serve(&agentSandboxagentSessionSetMetadataDesc, AgentHandler.SandboxagentSessionSetMetadata),
+	)
 }
 
 // ClientHandler is implemented by the client side: one method per method the client handles. Embed
@@ -438,48 +496,24 @@ type ClientHandler interface {
 
 // SandboxagentSessionRequestQuestion answers method-not-found.
 func (UnimplementedClientHandler) SandboxagentSessionRequestQuestion(context.Context, *SandboxAgentRequestQuestionRequest) (*SandboxAgentRequestQuestionResponse, error) {
-	return nil, errMethodNotFound(MethodSandboxagentSessionRequestQuestion)
+	return nil, dispatch.MethodNotFound(MethodSandboxagentSessionRequestQuestion)
 }
 
 // SandboxagentSessionSetMetadata calls _sandboxagent/session/set_metadata on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SandboxagentSessionSetMetadata(ctx context.Context, params *SandboxAgentSetMetadataRequest) (*SandboxAgentSetMetadataResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("_sandboxagent/session/set_metadata: initialize first")
-	}
-	if err := outbound(n, MethodSandboxagentSessionSetMetadata, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodSandboxagentSessionSetMetadata, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(SandboxAgentSetMetadataResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("_sandboxagent/session/set_metadata: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("_sandboxagent/session/set_metadata: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodSandboxagentSessionSetMetadata, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &agentSandboxagentSessionSetMetadataDesc, params)
 }
 
-func (a clientInbound) HandleRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
-	// ... 4 unchanged statements
-	switch method {
-	case MethodFsReadTextFile:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.FsReadTextFile)
-	case MethodSandboxagentSessionRequestQuestion:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.SandboxagentSessionRequestQuestion)
-	default:
-		// ... 2 unchanged statements
-	}
+// clientRoutes builds the routes of the messages a ClientConn receives to its handler. It is
+// called by NewClientConn, not at package init, so a program that never serves this side
+// links none of its routes.
+func clientRoutes() *dispatch.Routes[ClientHandler] {
+	return dispatch.NewRoutes(MethodInitialize,
+		dispatch.Receive(&clientSessionUpdateDesc, ClientHandler.SessionUpdate),
+		dispatch.Serve(&clientFsReadTextFileDesc, ClientHandler.FsReadTextFile),
+		dispatch.Serve(&clientSandboxagentSessionRequestQuestionDesc, ClientHandler.SandboxagentSessionRequestQuestion),
+	)
 }
 
 // ==== extras.go ====
@@ -536,108 +570,43 @@ func (v *NewSessionRequest) SetSandboxAgentSessionMeta(x SandboxAgentSessionMeta
 
 // ==== gates.go ====
 //
-// added: Negotiated.cap5
-// changed: Negotiated.Allows, Negotiated.cap4, MethodCapability, Negotiated.CheckParams
+// changed: gates
 
-// Allows reports whether the capability at the path was advertised. The path is dotted
-// ("agentCapabilities.loadSession"), or the JSON pointer when a member name holds a dot.
-func (n *Negotiated) Allows(capability string) bool {
-	switch capability {
-	// ... 4 unchanged cases
-	case "/agentCapabilities/_meta/sandboxagent.dev/extensions/sessionMetadata":
-		return n.cap4()
-	case "agentCapabilities.sessionCapabilities.runtimeContext":
-		return n.cap5()
-	}
-	return false
-}
-
-func (n *Negotiated) cap4() bool {
-	// ... 4 unchanged statements
-	// removed:
-	//	x2 := x1.SessionCapabilities
-	//	if x2 == nil {
-	//		return false
-	//	}
-	x2, ok1, err1 := x1.SandboxAgentCapabilities()
-	if !ok1 || err1 != nil {
-		return false
-	}
-	x3 := x2.Extensions
-	if x3 == nil {
-		return false
-	}
-	return x3.SessionMetadata != nil && *x3.SessionMetadata
-}
-
-func (n *Negotiated) cap5() bool {
-	if n == nil || n.Response == nil {
-		return false
-	}
-	x0 := n.Response
-	x1 := x0.AgentCapabilities
-	if x1 == nil {
-		return false
-	}
-	x2 := x1.SessionCapabilities
-	if x2 == nil {
-		return false
-	}
-	return x2.RuntimeContext != nil
-}
-
-// MethodCapability returns the capability a peer must have advertised before it may be sent method.
-func MethodCapability(method string) (string, bool) {
-	switch method {
-	// ... 3 unchanged cases
-	case "_sandboxagent/session/set_metadata":
-		return "/agentCapabilities/_meta/sandboxagent.dev/extensions/sessionMetadata", true
-	}
-	return "", false
-}
-
-// CheckParams returns every gated method, member or variant that the params of method (a pointer to
-// its generated type) uses without the capability that allows it; nil when all are allowed.
-func (n *Negotiated) CheckParams(method string, v any) (out []wire.GateViolation) {
-	switch method {
-	// ... 5 unchanged cases
-	case "_sandboxagent/session/set_metadata":
-		p, ok := v.(*SandboxAgentSetMetadataRequest)
-		if !ok || p == nil {
-			return out
-		}
-		if !n.cap4() {
-			out = append(out, wire.GateViolation{
-				Capability: "/agentCapabilities/_meta/sandboxagent.dev/extensions/sessionMetadata",
-				Method:     method,
-				Pointer:    "",
-				Variant:    "",
-			})
-		}
-	case "session/prompt":
-		// ... 2 unchanged statements
-		if p.RuntimeContext != nil {
-			// removed:
-			//	if !n.cap4() {
-			//		out = append(out, wire.GateViolation{
-			//			Capability: "agentCapabilities.sessionCapabilities.runtimeContext",
-			//			Method:     method,
-			//			Pointer:    "/runtimeContext",
-			//			Variant:    "",
-			//		})
-			//	}
-			if !n.cap5() {
-				out = append(out, wire.GateViolation{
-					Capability: "agentCapabilities.sessionCapabilities.runtimeContext",
-					Method:     method,
-					Pointer:    "/runtimeContext",
-					Variant:    "",
-				})
+// gates is this package's gate table: each capability with how to read it, and each gated
+// method, member, variant or value with where a message uses it (see runtime/dispatch).
+var gates = dispatch.NewGates([]dispatch.Capability[*Negotiated]{
+	// ... 4 unchanged elements
+	{
+		Path: "/agentCapabilities/_meta/sandboxagent.dev/extensions/sessionMetadata",
+		Allowed: func(n *Negotiated) bool {
+			if n.Response == nil {
+				return false
 			}
-		}
-	}
-	return out
-}
+			x0 := n.Response
+			x1 := x0.AgentCapabilities
+			if x1 == nil {
+				return false
+			}
+			x2, ok1, err1 := x1.SandboxAgentCapabilities()
+			if !ok1 || err1 != nil {
+				return false
+			}
+			x3 := x2.Extensions
+			if x3 == nil {
+				return false
+			}
+			return x3.SessionMetadata != nil && *x3.SessionMetadata
+		},
+	},
+	// ... 1 unchanged element
+}, []dispatch.Gate{
+	// ... 7 unchanged elements
+	{
+		Method:     "_sandboxagent/session/set_metadata",
+		Capability: "/agentCapabilities/_meta/sandboxagent.dev/extensions/sessionMetadata",
+	},
+	// ... 3 unchanged elements
+})
 
 // ==== gates_test.go ====
 //
@@ -700,12 +669,14 @@ const MethodSandboxagentSessionSetMetadata = "_sandboxagent/session/set_metadata
 var Methods = []MethodInfo{
 	// ... 10 unchanged elements
 	{
+		Descriptor:   &clientSandboxagentSessionRequestQuestionDesc,
 		Notification: false,
 		Params:       "SandboxAgentRequestQuestionRequest",
 		Result:       "SandboxAgentRequestQuestionResponse",
 		Side:         "client",
 		Wire:         MethodSandboxagentSessionRequestQuestion,
 	}, {
+		Descriptor:   &agentSandboxagentSessionSetMetadataDesc,
 		Notification: false,
 		Params:       "SandboxAgentSetMetadataRequest",
 		Result:       "SandboxAgentSetMetadataResponse",

@@ -250,8 +250,47 @@ var schema = acpgentest.Schema{
 
 // ==== dispatch.go ====
 //
-// added: UnimplementedAgentHandler.SessionStop, ClientConn.SessionStop
-// changed: AgentHandler, agentInbound.HandleRequest
+// added: agentSessionStopDesc, UnimplementedAgentHandler.SessionStop, ClientConn.SessionStop
+// changed: AgentMethods, AgentHandler, agentRoutes
+
+var agentSessionStopDesc = dispatch.Request[*ZeroClawStopSessionRequest, *ZeroClawStopSessionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionStop, Side: "agent", SessionScoped: true},
+	Params: dispatch.Codec[*ZeroClawStopSessionRequest]{
+		New:      dispatch.New[ZeroClawStopSessionRequest],
+		Validate: (*ZeroClawStopSessionRequest).validate,
+	},
+	Result: dispatch.Codec[*ZeroClawStopSessionResponse]{
+		New:      dispatch.New[ZeroClawStopSessionResponse],
+		Validate: (*ZeroClawStopSessionResponse).validate,
+	},
+}
+
+// AgentMethods describes each method the agent handles (see package runtime/dispatch): its
+// wire name, its params and result types and how they are decoded and checked. The
+// connections route and call through it; a proxy can intercept any method with it.
+var AgentMethods = struct {
+	// Initialize is the request initialize.
+	Initialize *dispatch.Request[*InitializeRequest, *InitializeResponse]
+	// SessionNew is the request session/new.
+	SessionNew *dispatch.Request[*NewSessionRequest, *NewSessionResponse]
+	// SessionLoad is the request session/load.
+	SessionLoad *dispatch.Request[*LoadSessionRequest, *LoadSessionResponse]
+	// SessionResume is the request session/resume.
+	SessionResume *dispatch.Request[*ResumeSessionRequest, *ResumeSessionResponse]
+	// SessionFork is the request session/fork.
+	SessionFork *dispatch.Request[*ForkSessionRequest, *ForkSessionResponse]
+	// SessionList is the request session/list.
+	SessionList *dispatch.Request[*ListSessionsRequest, *ListSessionsResponse]
+	// SessionPrompt is the request session/prompt.
+	SessionPrompt *dispatch.Request[*PromptRequest, *PromptResponse]
+	// SessionCancel is the notification session/cancel.
+	SessionCancel *dispatch.Notification[*CancelNotification]
+	// SessionStop is the request session/stop.
+	SessionStop *dispatch.Request[*ZeroClawStopSessionRequest, *ZeroClawStopSessionResponse]
+}{
+	// ... 8 unchanged elements
+	SessionStop: &agentSessionStopDesc,
+}
 
 // AgentHandler is implemented by the agent side: one method per method the agent handles. Embed
 // UnimplementedAgentHandler so an implementation compiles unchanged when upstream adds methods.
@@ -278,47 +317,30 @@ type AgentHandler interface {
 
 // SessionStop answers method-not-found.
 func (UnimplementedAgentHandler) SessionStop(context.Context, *ZeroClawStopSessionRequest) (*ZeroClawStopSessionResponse, error) {
-	return nil, errMethodNotFound(MethodSessionStop)
+	return nil, dispatch.MethodNotFound(MethodSessionStop)
 }
 
-func (a agentInbound) HandleRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
-	// ... 4 unchanged statements
-	switch method {
-	// ... 7 unchanged cases
-	case MethodSessionStop:
-		return serve(ctx, n, c.mode, c.log, method, params, c.h.SessionStop)
-	default:
-		// ... 2 unchanged statements
-	}
+// agentRoutes builds the routes of the messages a AgentConn receives to its handler. It is
+// called by NewAgentConn, not at package init, so a program that never serves this side
+// links none of its routes.
+func agentRoutes() *dispatch.Routes[AgentHandler] {
+	return dispatch.NewRoutes(MethodInitialize,
+		dispatch.Serve(&agentInitializeDesc, AgentHandler.Initialize),
+		dispatch.Serve(&agentSessionNewDesc, AgentHandler.SessionNew),
+		dispatch.Serve(&agentSessionLoadDesc, AgentHandler.SessionLoad),
+		dispatch.Serve(&agentSessionResumeDesc, AgentHandler.SessionResume),
+		dispatch.Serve(&agentSessionForkDesc, AgentHandler.SessionFork),
+		dispatch.Serve(&agentSessionListDesc, AgentHandler.SessionList),
+		dispatch.Serve(&agentSessionPromptDesc, AgentHandler.SessionPrompt),
+		dispatch.Receive(&agentSessionCancelDesc, AgentHandler.SessionCancel),
+		dispatch.Serve(&agentSessionStopDesc, AgentHandler.SessionStop),
+	)
 }
 
 // SessionStop calls session/stop on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionStop(ctx context.Context, params *ZeroClawStopSessionRequest) (*ZeroClawStopSessionResponse, error) {
-	n, ready := c.state()
-	if !ready {
-		return nil, errors.New("session/stop: initialize first")
-	}
-	if err := outbound(n, MethodSessionStop, params); err != nil {
-		return nil, refused(c.log, err)
-	}
-	raw, err := c.conn.Call(ctx, MethodSessionStop, params.AppendJSON(nil))
-	if err != nil {
-		return nil, err
-	}
-	res := new(ZeroClawStopSessionResponse)
-	if err := wire.Decode(raw, res, c.mode); err != nil {
-		return nil, fmt.Errorf("session/stop: invalid result: %w", err)
-	}
-	vd := wire.Validator{AcceptUnknown: c.mode == wire.Lenient}
-	res.validate(&vd)
-	if err := vd.Err(); err != nil {
-		return nil, fmt.Errorf("session/stop: invalid result: %w", err)
-	}
-	if vs := n.CheckResult(MethodSessionStop, res); len(vs) > 0 {
-		return nil, &wire.GateError{Violations: vs}
-	}
-	return res, nil
+	return dispatch.Call(ctx, &c.end, &agentSessionStopDesc, params)
 }
 
 // ==== extras.go ====
@@ -364,6 +386,7 @@ const MethodSessionStop = "session/stop"
 var Methods = []MethodInfo{
 	// ... 10 unchanged elements
 	{
+		Descriptor:   &agentSessionStopDesc,
 		Notification: false,
 		Params:       "ZeroClawStopSessionRequest",
 		Result:       "ZeroClawStopSessionResponse",

@@ -1,0 +1,105 @@
+package dispatch
+
+import (
+	"context"
+	"errors"
+
+	"github.com/acpgen/acpgen/runtime/wire"
+)
+
+// Call sends m's request to the peer and returns its result: the params are
+// checked valid and allowed by what the peer advertised first, and the
+// result is decoded, validated and checked against what this side
+// advertised. It needs initialize to have completed.
+func Call[P, R any](ctx context.Context, e *End, m *Request[P, R], params P) (R, error) {
+	g, err := e.ready(m.Wire)
+	if err == nil {
+		err = e.outbound(g, m.Wire, msg(params))
+	}
+	if err != nil {
+		var zero R
+		return zero, err
+	}
+	raw, err := e.Conn.Call(ctx, m.Wire, msg(params).AppendJSON(nil))
+	return result(e, g, m, raw, err)
+}
+
+// Open is Call for the request that opens the connection (initialize): it
+// may be sent before the connection is ready and is not gated. The caller
+// records the negotiation (SetNegotiated).
+func Open[P, R any](ctx context.Context, e *End, m *Request[P, R], params P) (R, error) {
+	if err := e.outbound(nil, m.Wire, msg(params)); err != nil {
+		var zero R
+		return zero, err
+	}
+	raw, err := e.Conn.Call(ctx, m.Wire, msg(params).AppendJSON(nil))
+	return result(e, nil, m, raw, err)
+}
+
+// CallTurn is Call for a request that starts a turn the peer ends on a
+// notification of its own, cancel with cancelParams: when ctx ends while
+// the request is in flight, that notification is sent as well as the
+// runtime's $/cancel_request (which peers may ignore). A ctx that has ended
+// before sends nothing.
+func CallTurn[P, R any](ctx context.Context, e *End, m *Request[P, R], params P, cancel string, cancelParams wire.Appender) (R, error) {
+	var zero R
+	g, err := e.ready(m.Wire)
+	if err == nil {
+		err = e.outbound(g, m.Wire, msg(params))
+	}
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		return zero, err
+	}
+	raw, err := e.Conn.Call(ctx, m.Wire, msg(params).AppendJSON(nil))
+	if err != nil && ctx.Err() != nil {
+		// A failed write is logged by the runtime and fails every later call.
+		_ = e.Conn.Notify(context.WithoutCancel(ctx), cancel, cancelParams.AppendJSON(nil))
+	}
+	return result(e, g, m, raw, err)
+}
+
+// Notify sends m's notification to the peer, checked as Call checks params.
+// It returns once the frame is written, so notifications precede a later
+// response.
+func Notify[P any](ctx context.Context, e *End, m *Notification[P], params P) error {
+	g, err := e.ready(m.Wire)
+	if err == nil {
+		err = e.outbound(g, m.Wire, msg(params))
+	}
+	if err != nil {
+		return err
+	}
+	return e.Conn.Notify(ctx, m.Wire, msg(params).AppendJSON(nil))
+}
+
+// ready returns the negotiated gates, or an error when initialize has not
+// completed.
+func (e *End) ready(method string) (Gates, error) {
+	g := e.Negotiated()
+	if g == nil {
+		return nil, errors.New(method + ": initialize first")
+	}
+	return g, nil
+}
+
+// result decodes and checks the result of a call that returned raw, err;
+// g nil skips the gate check.
+func result[P, R any](e *End, g Gates, m *Request[P, R], raw wire.Raw, err error) (R, error) {
+	var zero R
+	if err != nil {
+		return zero, err
+	}
+	res, err := m.DecodeResult(raw, e.mode)
+	if err != nil {
+		return zero, err
+	}
+	if g != nil {
+		if vs := g.CheckResult(m.Wire, msg(res)); len(vs) > 0 {
+			return zero, &wire.GateError{Violations: vs}
+		}
+	}
+	return res, nil
+}

@@ -1,0 +1,124 @@
+package dispatch
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"sync/atomic"
+
+	"github.com/acpgen/acpgen/runtime/jsonrpc"
+	"github.com/acpgen/acpgen/runtime/wire"
+)
+
+// Gates is what both sides advertised in initialize, as a generated
+// package's *Negotiated checks messages against it.
+type Gates interface {
+	AllowsMethod(method string) (bool, string)
+	CheckParams(method string, v any) []wire.GateViolation
+	CheckResult(method string, v any) []wire.GateViolation
+}
+
+// ExtHandler receives "_"-prefixed extension methods that the schema does
+// not describe. A handler that also implements it gets them; otherwise
+// requests are answered method-not-found and notifications are dropped.
+type ExtHandler interface {
+	ExtRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error)
+	ExtNotification(ctx context.Context, method string, params wire.Raw)
+}
+
+// Options configures an End; a generated package's ConnOptions carries them.
+type Options struct {
+	// RPC configures the JSON-RPC runtime.
+	RPC jsonrpc.Options
+	// Strict decodes inbound messages without the schema's leniency.
+	Strict bool
+	// OnDrop is told about inbound notifications that were dropped. Nil
+	// logs them with RPC.Logger, or to stderr.
+	OnDrop func(method string, err error)
+}
+
+// End is the runtime's part of a generated connection end: the JSON-RPC
+// connection, how received messages are decoded, where refusals are
+// logged, and what initialize negotiated.
+type End struct {
+	// Conn is the JSON-RPC connection, set by Connect.
+	Conn   *jsonrpc.Conn
+	mode   wire.Mode
+	log    *slog.Logger
+	onDrop func(method string, err error)
+	ext    ExtHandler
+	gates  atomic.Pointer[negotiation]
+}
+
+// negotiation boxes the Gates initialize settled, so it is read without a lock.
+type negotiation struct{ g Gates }
+
+// Connect sets e up as an end over r (the peer's output) and w (its input):
+// inbound messages go to h through routes. h's ExtHandler, if it has one,
+// gets the extension methods; ext may name another value to ask instead.
+func Connect[H any](e *End, routes *Routes[H], h H, ext any, r io.Reader, w io.Writer, o Options) {
+	if o.Strict {
+		e.mode = wire.Strict
+	}
+	e.log = o.RPC.Logger
+	if e.log == nil {
+		e.log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	e.onDrop = o.OnDrop
+	if e.onDrop == nil {
+		log := e.log
+		e.onDrop = func(method string, err error) {
+			log.Warn("dropped inbound notification", "method", method, "error", err)
+		}
+	}
+	e.ext, _ = ext.(ExtHandler)
+	e.Conn = jsonrpc.NewConn(r, w, router[H]{e, routes, h}, o.RPC)
+}
+
+// Mode is how received messages are decoded.
+func (e *End) Mode() wire.Mode { return e.mode }
+
+// Negotiated returns what initialize negotiated, nil before it completed.
+func (e *End) Negotiated() Gates {
+	if n := e.gates.Load(); n != nil {
+		return n.g
+	}
+	return nil
+}
+
+// SetNegotiated records what initialize negotiated: the connection is ready.
+func (e *End) SetNegotiated(g Gates) { e.gates.Store(&negotiation{g}) }
+
+// Negotiate records g, the outcome of the initialize this side answers with
+// res, after checking res is valid, and checks res against g: a failure is
+// this side's bug, logged and returned as a *wire.LocalError.
+func (e *End) Negotiate(method string, g Gates, res interface{ Validate() error }) error {
+	if err := res.Validate(); err != nil {
+		return refused(e.log, local(method, "result", err))
+	}
+	e.SetNegotiated(g)
+	if vs := g.CheckResult(method, res); len(vs) > 0 {
+		return refused(e.log, local(method, "result", &wire.GateError{Violations: vs}))
+	}
+	return nil
+}
+
+// outbound checks params this side is about to send: valid, and within
+// what the peer advertised (g nil: not yet negotiated, nothing to check).
+// A failure is this side's bug: a *wire.LocalError, logged.
+func (e *End) outbound(g Gates, method string, params interface{ Validate() error }) error {
+	if err := params.Validate(); err != nil {
+		return refused(e.log, local(method, "params", err))
+	}
+	if g == nil {
+		return nil
+	}
+	if ok, need := g.AllowsMethod(method); !ok {
+		return refused(e.log, local(method, "params", methodGate(method, need)))
+	}
+	if vs := g.CheckParams(method, params); len(vs) > 0 {
+		return refused(e.log, local(method, "params", &wire.GateError{Violations: vs}))
+	}
+	return nil
+}

@@ -1,0 +1,154 @@
+package dispatch
+
+import (
+	"fmt"
+
+	"github.com/acpgen/acpgen/runtime/wire"
+)
+
+// message is what dispatch calls on a generated message: a pointer to a
+// generated struct, union or alias, which decodes, encodes and validates
+// itself.
+type message interface {
+	wire.Decodable
+	wire.Appender
+	Validate() error
+}
+
+// pointer is a message that is a pointer to T.
+type pointer[T any] interface {
+	*T
+	message
+}
+
+// Codec is how dispatch handles messages of type T, a pointer to a
+// generated type: New allocates one, Validate reports its problems into a
+// wire.Validator. The generic code here takes its type parameters
+// unconstrained, so Go compiles one body of it for all the methods of all
+// the generated packages instead of one per method; only allocating a T
+// needs code of T's own. Its fields are exported so a generated descriptor
+// is a composite literal the compiler lays out statically: no package init
+// code, so the linker keeps only the descriptors a program uses.
+type Codec[T any] struct {
+	New      func() T
+	Validate func(T, *wire.Validator)
+}
+
+// New allocates a T; New[T] is a Codec's New for *T.
+func New[T any]() *T { return new(T) }
+
+func codecOf[T any, PT pointer[T]](validate func(PT, *wire.Validator)) Codec[PT] {
+	return Codec[PT]{New: func() PT { return new(T) }, Validate: validate}
+}
+
+// msg returns v, a pointer to a generated type, as a message; nil for a
+// nil pointer.
+func msg[T any](v T) message {
+	var zero T
+	if any(v) == any(zero) {
+		return nil
+	}
+	return any(v).(message)
+}
+
+// Method is what every method's descriptor says whatever its types.
+type Method struct {
+	// Wire is the JSON-RPC method name.
+	Wire string
+	// Side is the side that handles it: "agent" or "client".
+	Side string
+	// Notification is true for a notification, which gets no response.
+	Notification bool
+	// SessionScoped is true when the params carry the session the
+	// message belongs to (a sessionId member).
+	SessionScoped bool
+}
+
+// Info returns m; it makes *Request and *Notification a Descriptor.
+func (m *Method) Info() *Method { return m }
+
+// Descriptor is a method's descriptor, *Request or *Notification, without
+// its types: what a table of every method holds.
+type Descriptor interface {
+	Info() *Method
+}
+
+// Request describes a request whose params are P and whose result is R,
+// pointers to generated types.
+type Request[P, R any] struct {
+	Method
+	// Params and Result are how the params and the result are decoded
+	// and validated.
+	Params Codec[P]
+	Result Codec[R]
+}
+
+// Notification describes a notification whose params are P, a pointer to
+// a generated type.
+type Notification[P any] struct {
+	Method
+	// Params is how the params are decoded and validated.
+	Params Codec[P]
+}
+
+// NewRequest describes a request method. vp and vr are the params and
+// result types' generated validators, which report into a wire.Validator
+// so a received message may be checked leniently (wire.Validator's
+// AcceptUnknown).
+func NewRequest[P, R any, PP pointer[P], RP pointer[R]](m Method, vp func(PP, *wire.Validator), vr func(RP, *wire.Validator)) *Request[PP, RP] {
+	return &Request[PP, RP]{Method: m, Params: codecOf[P](vp), Result: codecOf[R](vr)}
+}
+
+// NewNotification describes a notification method; vp is as NewRequest's.
+func NewNotification[P any, PP pointer[P]](m Method, vp func(PP, *wire.Validator)) *Notification[PP] {
+	return &Notification[PP]{Method: m, Params: codecOf[P](vp)}
+}
+
+// DecodeParams decodes and validates received params: a message that does
+// not decode is a *wire.RPCError -32602 naming the offending pointer; one
+// that does not validate is a *wire.ValidationError (-32602 as well).
+func (m *Request[P, R]) DecodeParams(params wire.Raw, mode wire.Mode) (P, error) {
+	p, decErr, err := received(m.Params, params, mode)
+	if decErr != nil {
+		return p, invalidParams(decErr)
+	}
+	return p, err
+}
+
+// DecodeResult decodes and validates a received result.
+func (m *Request[P, R]) DecodeResult(result wire.Raw, mode wire.Mode) (R, error) {
+	res, decErr, err := received(m.Result, result, mode)
+	if decErr != nil {
+		err = decErr
+	}
+	if err != nil {
+		return res, fmt.Errorf("%s: invalid result: %w", m.Wire, err)
+	}
+	return res, nil
+}
+
+// DecodeParams decodes and validates received params; the error is the
+// decoder's or a *wire.ValidationError.
+func (m *Notification[P]) DecodeParams(params wire.Raw, mode wire.Mode) (P, error) {
+	p, decErr, err := received(m.Params, params, mode)
+	if decErr != nil {
+		return p, decErr
+	}
+	return p, err
+}
+
+// received decodes data into v and validates it. Lenient mode accepts a
+// closed union's variant this version does not know, so a newer peer's
+// additions reach the handler. On failure v is the zero P and decErr or err
+// is set.
+func received[T any](c Codec[T], data wire.Raw, mode wire.Mode) (_ T, decErr, err error) {
+	var zero T
+	v := c.New()
+	if err := wire.Decode(data, msg(v), mode); err != nil {
+		return zero, err, nil
+	}
+	if err := wire.Check(mode == wire.Lenient, func(vd *wire.Validator) { c.Validate(v, vd) }); err != nil {
+		return zero, nil, err
+	}
+	return v, nil, nil
+}

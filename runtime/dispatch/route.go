@@ -1,0 +1,154 @@
+package dispatch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/acpgen/acpgen/runtime/wire"
+)
+
+// Route is how one inbound method reaches a handler of type H.
+type Route[H any] struct {
+	// Method is the method routed.
+	Method  Descriptor
+	request func(ctx context.Context, e *End, g Gates, h H, params wire.Raw) (wire.Raw, error)
+	notify  func(ctx context.Context, e *End, g Gates, h H, params wire.Raw)
+}
+
+// Serve routes m's requests to handle, a method expression of the handler
+// type (AgentHandler.SessionNew): the params are decoded, validated and
+// gate-checked first, and the result is checked (a failure is this side's
+// bug, answered -32603) and encoded.
+func Serve[H, P, R any](m *Request[P, R], handle func(H, context.Context, P) (R, error)) Route[H] {
+	// The closure only binds m and handle: serve's one body serves every method.
+	return Route[H]{Method: m, request: func(ctx context.Context, e *End, g Gates, h H, params wire.Raw) (wire.Raw, error) {
+		return serve(ctx, e, g, h, params, m, handle)
+	}}
+}
+
+func serve[H, P, R any](ctx context.Context, e *End, g Gates, h H, params wire.Raw, m *Request[P, R], handle func(H, context.Context, P) (R, error)) (wire.Raw, error) {
+	p, err := m.DecodeParams(params, e.mode)
+	if err != nil {
+		return nil, err
+	}
+	if err := inbound(g, m.Wire, msg(p)); err != nil {
+		return nil, err
+	}
+	res, err := handle(h, ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	rm := msg(res)
+	if rm == nil {
+		return nil, fmt.Errorf("%s handler returned no result", m.Wire)
+	}
+	if err := rm.Validate(); err != nil {
+		return nil, refused(e.log, local(m.Wire, "result", err))
+	}
+	if g != nil {
+		if vs := g.CheckResult(m.Wire, rm); len(vs) > 0 {
+			return nil, refused(e.log, local(m.Wire, "result", &wire.GateError{Violations: vs}))
+		}
+	}
+	return rm.AppendJSON(nil), nil
+}
+
+// Receive routes m's notifications to handle after decoding, validating
+// and gate-checking them; one that fails goes to the connection's OnDrop (a
+// notification cannot be answered).
+func Receive[H, P any](m *Notification[P], handle func(H, context.Context, P)) Route[H] {
+	return Route[H]{Method: m, notify: func(ctx context.Context, e *End, g Gates, h H, params wire.Raw) {
+		receive(ctx, e, g, h, params, m, handle)
+	}}
+}
+
+func receive[H, P any](ctx context.Context, e *End, g Gates, h H, params wire.Raw, m *Notification[P], handle func(H, context.Context, P)) {
+	p, err := m.DecodeParams(params, e.mode)
+	if err != nil {
+		e.onDrop(m.Wire, err)
+		return
+	}
+	if vs := g.CheckParams(m.Wire, msg(p)); len(vs) > 0 {
+		e.onDrop(m.Wire, &wire.GateError{Violations: vs})
+		return
+	}
+	handle(h, ctx, p)
+}
+
+// inbound gate-checks received params: the method, then what they use. g
+// nil (the request that opens the connection) checks nothing.
+func inbound(g Gates, method string, p any) error {
+	if g == nil {
+		return nil
+	}
+	if ok, need := g.AllowsMethod(method); !ok {
+		return methodGate(method, need)
+	}
+	if vs := g.CheckParams(method, p); len(vs) > 0 {
+		return &wire.GateError{Violations: vs}
+	}
+	return nil
+}
+
+// Routes is one side's inbound routing table, by wire name.
+type Routes[H any] struct {
+	open   string
+	byWire map[string]Route[H]
+}
+
+// NewRoutes builds a routing table; open is the method that may arrive
+// before the connection is ready (initialize).
+func NewRoutes[H any](open string, routes ...Route[H]) *Routes[H] {
+	t := &Routes[H]{open: open, byWire: make(map[string]Route[H], len(routes))}
+	for _, r := range routes {
+		t.byWire[r.Method.Info().Wire] = r
+	}
+	return t
+}
+
+// Lookup returns the route of method.
+func (t *Routes[H]) Lookup(method string) (Route[H], bool) {
+	r, ok := t.byWire[method]
+	return r, ok
+}
+
+// router adapts an End and its routes to jsonrpc.Handler.
+type router[H any] struct {
+	e      *End
+	routes *Routes[H]
+	h      H
+}
+
+func (r router[H]) HandleRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
+	g := r.e.Negotiated()
+	switch {
+	case method == r.routes.open:
+		g = nil // the handler negotiates (End.Negotiate) and checks its result
+	case g == nil:
+		return nil, errNotInitialized
+	}
+	if rt, ok := r.routes.byWire[method]; ok && rt.request != nil {
+		return rt.request(ctx, r.e, g, r.h, params)
+	}
+	if strings.HasPrefix(method, "_") && r.e.ext != nil {
+		return r.e.ext.ExtRequest(ctx, method, params)
+	}
+	return nil, MethodNotFound(method)
+}
+
+func (r router[H]) HandleNotification(ctx context.Context, method string, params wire.Raw) {
+	g := r.e.Negotiated()
+	if g == nil {
+		r.e.onDrop(method, errors.New("received before initialize"))
+		return
+	}
+	if rt, ok := r.routes.byWire[method]; ok && rt.notify != nil {
+		rt.notify(ctx, r.e, g, r.h, params)
+		return
+	}
+	if strings.HasPrefix(method, "_") && r.e.ext != nil {
+		r.e.ext.ExtNotification(ctx, method, params)
+	}
+}

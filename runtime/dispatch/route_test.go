@@ -1,0 +1,225 @@
+package dispatch_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acpgen/acpgen/runtime/dispatch"
+	"github.com/acpgen/acpgen/runtime/jsonrpc"
+	"github.com/acpgen/acpgen/runtime/wire"
+)
+
+func method(wire string, notification bool) dispatch.Method {
+	return dispatch.Method{Wire: wire, Side: "agent", Notification: notification}
+}
+
+var (
+	openM   = dispatch.NewRequest(method("open", false), (*msg).validate, (*msg).validate)
+	doM     = dispatch.NewRequest(method("do", false), (*msg).validate, (*msg).validate)
+	gatedM  = dispatch.NewRequest(method("m", false), (*msg).validate, (*msg).validate)
+	turnM   = dispatch.NewRequest(method("turn", false), (*msg).validate, (*msg).validate)
+	tellM   = dispatch.NewNotification(method("tell", true), (*msg).validate)
+	cancelM = dispatch.NewNotification(method("cancel", true), (*msg).validate)
+)
+
+// handler is the serving side's handler interface.
+type handler interface {
+	Open(context.Context, *msg) (*msg, error)
+	Do(context.Context, *msg) (*msg, error)
+	M(context.Context, *msg) (*msg, error)
+	Turn(context.Context, *msg) (*msg, error)
+	Tell(context.Context, *msg)
+	Cancel(context.Context, *msg)
+}
+
+var routes = dispatch.NewRoutes(openM.Wire,
+	dispatch.Serve(openM, handler.Open),
+	dispatch.Serve(doM, handler.Do),
+	dispatch.Serve(gatedM, handler.M),
+	dispatch.Serve(turnM, handler.Turn),
+	dispatch.Receive(tellM, handler.Tell),
+	dispatch.Receive(cancelM, handler.Cancel),
+)
+
+// negotiated is the Gates of the tests: testGates over what was advertised.
+type negotiated struct {
+	t *dispatch.GateTable[*caps]
+	c *caps
+}
+
+func (n negotiated) AllowsMethod(m string) (bool, string) { return n.t.AllowsMethod(n.c, m) }
+func (n negotiated) CheckParams(m string, v any) []wire.GateViolation {
+	return n.t.CheckParams(n.c, m, v)
+}
+func (n negotiated) CheckResult(m string, v any) []wire.GateViolation {
+	return n.t.CheckResult(n.c, m, v)
+}
+
+// server answers do with x "ok:" and the params' x (x "nil": no result), records what
+// it is told, and holds turn until its context ends.
+type server struct {
+	end     dispatch.End
+	events  chan string
+	turning chan struct{}
+}
+
+func (s *server) Open(_ context.Context, p *msg) (*msg, error) {
+	var walks int
+	return p, s.end.Negotiate(openM.Wire, negotiated{testGates(&walks), &caps{}}, p)
+}
+
+func (s *server) Do(_ context.Context, p *msg) (*msg, error) {
+	if p.X == "nil" {
+		return nil, nil
+	}
+	return &msg{X: "ok:" + p.X}, nil
+}
+
+func (s *server) M(context.Context, *msg) (*msg, error) { return &msg{}, nil }
+
+func (s *server) Turn(ctx context.Context, p *msg) (*msg, error) {
+	close(s.turning)
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+func (s *server) Tell(_ context.Context, p *msg)   { s.events <- "tell " + p.X }
+func (s *server) Cancel(_ context.Context, p *msg) { s.events <- "cancel " + p.S }
+
+func (s *server) ExtRequest(_ context.Context, method string, _ wire.Raw) (wire.Raw, error) {
+	return wire.Raw(`"` + method + `"`), nil
+}
+func (s *server) ExtNotification(context.Context, string, wire.Raw) {}
+
+// connect runs a server and a client end over pipes until the test ends.
+func connect(t *testing.T) (*server, *dispatch.End) {
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	s := &server{events: make(chan string, 8), turning: make(chan struct{})}
+	c := &dispatch.End{}
+	sr, cw := io.Pipe()
+	cr, sw := io.Pipe()
+	drop := func(method string, err error) { s.events <- "dropped " + method + ": " + err.Error() }
+	dispatch.Connect(&s.end, routes, handler(s), s, sr, sw, dispatch.Options{RPC: jsonrpc.Options{Logger: quiet}, OnDrop: drop})
+	dispatch.Connect(c, dispatch.NewRoutes[handler](openM.Wire), nil, nil, cr, cw, dispatch.Options{RPC: jsonrpc.Options{Logger: quiet}})
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); s.end.Conn.Run(ctx) }()
+	go func() { defer wg.Done(); c.Conn.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		cw.Close()
+		sw.Close()
+		wg.Wait()
+	})
+	return s, c
+}
+
+// code returns the JSON-RPC error code of err, 0 when it is none.
+func code(err error) wire.ErrorCode {
+	var re *wire.RPCError
+	if errors.As(err, &re) {
+		return re.Code
+	}
+	return 0
+}
+
+func event(t *testing.T, s *server) string {
+	select {
+	case e := <-s.events:
+		return e
+	case <-time.After(time.Minute):
+		t.Fatal("no event")
+		return ""
+	}
+}
+
+func TestRouting(t *testing.T) {
+	s, c := connect(t)
+	ctx := context.Background()
+	if _, err := dispatch.Call(ctx, c, doM, &msg{}); err == nil || !strings.Contains(err.Error(), "initialize first") {
+		t.Errorf("a call before open: %v", err)
+	}
+	if _, err := c.Conn.Call(ctx, "do", wire.Raw(`{}`)); code(err) != wire.CodeInvalidRequest {
+		t.Errorf("a request before open: %v, want -32600", err)
+	}
+	c.Conn.Notify(ctx, "tell", wire.Raw(`{}`))
+	if e := event(t, s); e != "dropped tell: received before initialize" {
+		t.Errorf("a notification before open: %s", e)
+	}
+	if _, err := dispatch.Open(ctx, c, openM, &msg{X: "hello"}); err != nil {
+		t.Fatal(err)
+	}
+	c.SetNegotiated(negotiated{testGates(new(int)), &caps{"a": true, "b": true}})
+
+	if res, err := dispatch.Call(ctx, c, doM, &msg{X: "echo"}); err != nil || res.X != "ok:echo" {
+		t.Errorf("do: %v, %v", res, err)
+	}
+	var le *wire.LocalError
+	if _, err := dispatch.Call(ctx, c, doM, &msg{X: "bad"}); !errors.As(err, &le) || le.What != "params" {
+		t.Errorf("invalid params sent: %v, want a LocalError", err)
+	}
+	if res, err := c.Conn.Call(ctx, "do", wire.Raw(`{"x":"new"}`)); err != nil || string(res) != `{"s":"","x":"ok:new"}` {
+		t.Errorf("an unknown variant is accepted leniently: %s, %v", res, err)
+	}
+	if _, err := c.Conn.Call(ctx, "do", wire.Raw(`{"x":1}`)); code(err) != wire.CodeInvalidParams {
+		t.Errorf("undecodable params: %v, want -32602", err)
+	}
+	if _, err := c.Conn.Call(ctx, "do", wire.Raw(`{"x":"bad"}`)); code(err) != wire.CodeInvalidParams {
+		t.Errorf("invalid params: %v, want -32602", err)
+	}
+	if _, err := c.Conn.Call(ctx, "do", wire.Raw(`{"x":"nil"}`)); code(err) != wire.CodeInternalError {
+		t.Errorf("no result: %v, want -32603", err)
+	}
+	if _, err := c.Conn.Call(ctx, "m", wire.Raw(`{}`)); code(err) != wire.CodeMethodNotFound {
+		t.Errorf("a method the server did not advertise: %v, want -32601", err)
+	}
+	if _, err := c.Conn.Call(ctx, "tell", wire.Raw(`{}`)); code(err) != wire.CodeMethodNotFound {
+		t.Errorf("a notification's method as a request: %v, want -32601", err)
+	}
+	if _, err := c.Conn.Call(ctx, "nope", nil); code(err) != wire.CodeMethodNotFound {
+		t.Errorf("an unknown method: %v, want -32601", err)
+	}
+	if res, err := c.Conn.Call(ctx, "_x/y", nil); err != nil || string(res) != `"_x/y"` {
+		t.Errorf("an extension method: %s, %v", res, err)
+	}
+	if err := dispatch.Notify(ctx, c, tellM, &msg{X: "w"}); err != nil {
+		t.Fatal(err)
+	}
+	if e := event(t, s); e != "tell w" {
+		t.Errorf("told %q, want tell w", e)
+	}
+	c.Conn.Notify(ctx, "tell", wire.Raw(`{"x":"v"}`))
+	if e := event(t, s); !strings.HasPrefix(e, "dropped tell: tell /x (v) needs b") {
+		t.Errorf("a gated variant the server did not advertise: %s", e)
+	}
+}
+
+func TestCallTurnSendsItsCancel(t *testing.T) {
+	s, c := connect(t)
+	ctx := context.Background()
+	if _, err := dispatch.Open(ctx, c, openM, &msg{}); err != nil {
+		t.Fatal(err)
+	}
+	c.SetNegotiated(negotiated{testGates(new(int)), &caps{"a": true}})
+	ended, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := dispatch.CallTurn(ended, c, turnM, &msg{S: "s1"}, cancelM.Wire, &msg{S: "s1"}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a turn whose context had ended: %v", err)
+	}
+	turn, cancel := context.WithCancel(ctx)
+	go func() { <-s.turning; cancel() }()
+	if _, err := dispatch.CallTurn(turn, c, turnM, &msg{S: "s2"}, cancelM.Wire, &msg{S: "s2"}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a cancelled turn: %v", err)
+	}
+	// The first turn sent nothing: the first cancel told is the second's.
+	if e := event(t, s); e != "cancel s2" {
+		t.Errorf("told %q, want cancel s2", e)
+	}
+}
