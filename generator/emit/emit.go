@@ -162,6 +162,8 @@ type emitter struct {
 	shapeChecks []jen.Code
 	shapeNames  map[*ir.Ref]string
 	patterns    []pattern
+	// stringRules are the wire.StringRule values declared, by their fields.
+	stringRules []stringRule
 	// decls and kindNames: see unions.go.
 	decls     map[string]bool
 	kindNames map[*ir.Union]string

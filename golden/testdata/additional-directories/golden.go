@@ -435,29 +435,19 @@ type SessionInfo struct {
 
 // ==== validate.go ====
 //
-// added: pattern0
+// added: pattern0, stringRule0
 // changed: NewSessionRequest.validate, LoadSessionRequest.validate, ResumeSessionRequest.validate,
 //     ForkSessionRequest.validate, ListSessionsRequest.validate, SessionInfo.validate
 
 func (x *NewSessionRequest) validate(v *wire.Validator) {
 	v.Push("cwd")
-	if wire.RuneCount(x.Cwd) < 1 {
-		v.Add("must be at least 1 character long")
-	}
-	if !pattern0.MatchString(x.Cwd) {
-		v.Add("must be an absolute path")
-	}
+	stringRule0.Check(v, x.Cwd)
 	v.Pop()
 	if x.AdditionalDirectories != nil {
 		v.Push("additionalDirectories")
 		for i := range x.AdditionalDirectories {
 			v.PushIndex(i)
-			if wire.RuneCount(x.AdditionalDirectories[i]) < 1 {
-				v.Add("must be at least 1 character long")
-			}
-			if !pattern0.MatchString(x.AdditionalDirectories[i]) {
-				v.Add("must be an absolute path")
-			}
+			stringRule0.Check(v, x.AdditionalDirectories[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -467,23 +457,13 @@ func (x *NewSessionRequest) validate(v *wire.Validator) {
 
 func (x *LoadSessionRequest) validate(v *wire.Validator) {
 	v.Push("cwd")
-	if wire.RuneCount(x.Cwd) < 1 {
-		v.Add("must be at least 1 character long")
-	}
-	if !pattern0.MatchString(x.Cwd) {
-		v.Add("must be an absolute path")
-	}
+	stringRule0.Check(v, x.Cwd)
 	v.Pop()
 	if x.AdditionalDirectories != nil {
 		v.Push("additionalDirectories")
 		for i := range x.AdditionalDirectories {
 			v.PushIndex(i)
-			if wire.RuneCount(x.AdditionalDirectories[i]) < 1 {
-				v.Add("must be at least 1 character long")
-			}
-			if !pattern0.MatchString(x.AdditionalDirectories[i]) {
-				v.Add("must be an absolute path")
-			}
+			stringRule0.Check(v, x.AdditionalDirectories[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -493,23 +473,13 @@ func (x *LoadSessionRequest) validate(v *wire.Validator) {
 
 func (x *ResumeSessionRequest) validate(v *wire.Validator) {
 	v.Push("cwd")
-	if wire.RuneCount(x.Cwd) < 1 {
-		v.Add("must be at least 1 character long")
-	}
-	if !pattern0.MatchString(x.Cwd) {
-		v.Add("must be an absolute path")
-	}
+	stringRule0.Check(v, x.Cwd)
 	v.Pop()
 	if x.AdditionalDirectories != nil {
 		v.Push("additionalDirectories")
 		for i := range x.AdditionalDirectories {
 			v.PushIndex(i)
-			if wire.RuneCount(x.AdditionalDirectories[i]) < 1 {
-				v.Add("must be at least 1 character long")
-			}
-			if !pattern0.MatchString(x.AdditionalDirectories[i]) {
-				v.Add("must be an absolute path")
-			}
+			stringRule0.Check(v, x.AdditionalDirectories[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -519,24 +489,14 @@ func (x *ResumeSessionRequest) validate(v *wire.Validator) {
 
 func (x *ForkSessionRequest) validate(v *wire.Validator) {
 	v.Push("cwd")
-	if wire.RuneCount(x.Cwd) < 1 {
-		v.Add("must be at least 1 character long")
-	}
-	if !pattern0.MatchString(x.Cwd) {
-		v.Add("must be an absolute path")
-	}
+	stringRule0.Check(v, x.Cwd)
 	v.Pop()
 	// ... 2 unchanged statements
 	if x.AdditionalDirectories != nil {
 		v.Push("additionalDirectories")
 		for i := range x.AdditionalDirectories {
 			v.PushIndex(i)
-			if wire.RuneCount(x.AdditionalDirectories[i]) < 1 {
-				v.Add("must be at least 1 character long")
-			}
-			if !pattern0.MatchString(x.AdditionalDirectories[i]) {
-				v.Add("must be an absolute path")
-			}
+			stringRule0.Check(v, x.AdditionalDirectories[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -549,12 +509,7 @@ func (x *ForkSessionRequest) validate(v *wire.Validator) {
 func (x *ListSessionsRequest) validate(v *wire.Validator) {
 	if x.Cwd != nil {
 		v.Push("cwd")
-		if wire.RuneCount(*x.Cwd) < 1 {
-			v.Add("must be at least 1 character long")
-		}
-		if !pattern0.MatchString(*x.Cwd) {
-			v.Add("must be an absolute path")
-		}
+		stringRule0.Check(v, *x.Cwd)
 		v.Pop()
 	}
 	// ... 1 unchanged statement
@@ -562,12 +517,7 @@ func (x *ListSessionsRequest) validate(v *wire.Validator) {
 		v.Push("additionalDirectories")
 		for i := range x.AdditionalDirectories {
 			v.PushIndex(i)
-			if wire.RuneCount(x.AdditionalDirectories[i]) < 1 {
-				v.Add("must be at least 1 character long")
-			}
-			if !pattern0.MatchString(x.AdditionalDirectories[i]) {
-				v.Add("must be an absolute path")
-			}
+			stringRule0.Check(v, x.AdditionalDirectories[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -579,23 +529,13 @@ func (x *ListSessionsRequest) validate(v *wire.Validator) {
 
 func (x *SessionInfo) validate(v *wire.Validator) {
 	v.Push("cwd")
-	if wire.RuneCount(x.Cwd) < 1 {
-		v.Add("must be at least 1 character long")
-	}
-	if !pattern0.MatchString(x.Cwd) {
-		v.Add("must be an absolute path")
-	}
+	stringRule0.Check(v, x.Cwd)
 	v.Pop()
 	if x.AdditionalDirectories != nil {
 		v.Push("additionalDirectories")
 		for i := range x.AdditionalDirectories {
 			v.PushIndex(i)
-			if wire.RuneCount(x.AdditionalDirectories[i]) < 1 {
-				v.Add("must be at least 1 character long")
-			}
-			if !pattern0.MatchString(x.AdditionalDirectories[i]) {
-				v.Add("must be an absolute path")
-			}
+			stringRule0.Check(v, x.AdditionalDirectories[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -604,3 +544,9 @@ func (x *SessionInfo) validate(v *wire.Validator) {
 }
 
 var pattern0 = regexp.MustCompile("^(/|[A-Za-z]:[\\\\/]|\\\\\\\\[^\\\\/]+[\\\\/][^\\\\/]+)")
+
+var stringRule0 = wire.StringRule{
+	MinLength:   1,
+	Pattern:     pattern0,
+	PatternWhat: "an absolute path",
+}

@@ -450,7 +450,7 @@ const ZeroClawErrorCodeSessionBusy ZeroClawErrorCode = -32002
 // ==== validate.go ====
 //
 // added: ZeroClawInitializeMeta.validate, ZeroClawStopSessionRequest.validate,
-//     ZeroClawStopSessionResponse.validate
+//     ZeroClawStopSessionResponse.validate, stringRule0
 // added, not shown: the same as another type's, with the type's name replaced:
 //   Validate of ZeroClawInitializeMeta, ZeroClawStopSessionRequest, ZeroClawStopSessionResponse,
 //     ZeroClawErrorCode (as SessionID.Validate)
@@ -461,9 +461,7 @@ func (x *NewSessionRequest) validate(v *wire.Validator) {
 	// ... 4 unchanged statements
 	if x.AgentAlias != nil {
 		v.Push("agentAlias")
-		if wire.RuneCount(*x.AgentAlias) < 1 {
-			v.Add("must be at least 1 character long")
-		}
+		stringRule0.Check(v, *x.AgentAlias)
 		v.Pop()
 	}
 	if len(x.Unknown) > 0 {
@@ -488,3 +486,5 @@ func (x *ZeroClawStopSessionResponse) validate(v *wire.Validator) {
 		v.Declared(x.Unknown, "sessionId", "stopped")
 	}
 }
+
+var stringRule0 = wire.StringRule{MinLength: 1}
