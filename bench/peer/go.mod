@@ -8,7 +8,11 @@ require (
 	github.com/xeipuuv/gojsonschema v1.2.0
 )
 
-require golang.org/x/tools v0.52.0 // indirect
+require (
+	github.com/google/renameio/v2 v2.0.2 // indirect
+	golang.org/x/mod v0.42.0 // indirect
+	golang.org/x/tools v0.52.0 // indirect
+)
 
 require (
 	github.com/coder/acp-go-sdk v0.13.5

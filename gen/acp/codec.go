@@ -10,7 +10,7 @@ var membersAgentRequest = wire.Members{Required: []string{"id", "method"}}
 // DecodeJSON decodes one AgentRequest object, keeping unknown members.
 func (v *AgentRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AgentRequest).decodeField, &membersAgentRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -124,7 +124,7 @@ var membersWriteTextFileRequest = wire.Members{Required: []string{"sessionId", "
 // DecodeJSON decodes one WriteTextFileRequest object, keeping unknown members.
 func (v *WriteTextFileRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = WriteTextFileRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*WriteTextFileRequest).decodeField, &membersWriteTextFileRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersWriteTextFileRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -207,7 +207,7 @@ var membersReadTextFileRequest = wire.Members{Required: []string{"sessionId", "p
 // DecodeJSON decodes one ReadTextFileRequest object, keeping unknown members.
 func (v *ReadTextFileRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ReadTextFileRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ReadTextFileRequest).decodeField, &membersReadTextFileRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersReadTextFileRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -281,7 +281,7 @@ var membersRequestPermissionRequest = wire.Members{Required: []string{"sessionId
 // DecodeJSON decodes one RequestPermissionRequest object, keeping unknown members.
 func (v *RequestPermissionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = RequestPermissionRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*RequestPermissionRequest).decodeField, &membersRequestPermissionRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRequestPermissionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -337,7 +337,7 @@ var membersToolCallUpdate = wire.Members{Required: []string{"toolCallId"}}
 // DecodeJSON decodes one ToolCallUpdate object, keeping unknown members.
 func (v *ToolCallUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = ToolCallUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ToolCallUpdate).decodeField, &membersToolCallUpdate, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCallUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -727,7 +727,7 @@ func (v *ToolCallContent) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*ToolCallContent).decodeField, nil, (*ToolCallContent).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -888,7 +888,7 @@ func (v *ContentBlock) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*ContentBlock).decodeField, nil, (*ContentBlock).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -912,7 +912,7 @@ func (v *ContentBlock) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one Annotations object, keeping unknown members.
 func (v *Annotations) DecodeJSON(d *wire.Decoder) error {
 	*v = Annotations{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*Annotations).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1036,7 +1036,7 @@ var membersTextContent = wire.Members{Required: []string{"text"}}
 // DecodeJSON decodes one TextContent object, keeping unknown members.
 func (v *TextContent) DecodeJSON(d *wire.Decoder) error {
 	*v = TextContent{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*TextContent).decodeField, &membersTextContent, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTextContent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1100,7 +1100,7 @@ var membersImageContent = wire.Members{Required: []string{"data", "mimeType"}}
 // DecodeJSON decodes one ImageContent object, keeping unknown members.
 func (v *ImageContent) DecodeJSON(d *wire.Decoder) error {
 	*v = ImageContent{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ImageContent).decodeField, &membersImageContent, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersImageContent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1184,7 +1184,7 @@ var membersAudioContent = wire.Members{Required: []string{"data", "mimeType"}}
 // DecodeJSON decodes one AudioContent object, keeping unknown members.
 func (v *AudioContent) DecodeJSON(d *wire.Decoder) error {
 	*v = AudioContent{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AudioContent).decodeField, &membersAudioContent, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAudioContent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1252,7 +1252,7 @@ var membersResourceLink = wire.Members{Required: []string{"name", "uri"}}
 // DecodeJSON decodes one ResourceLink object, keeping unknown members.
 func (v *ResourceLink) DecodeJSON(d *wire.Decoder) error {
 	*v = ResourceLink{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ResourceLink).decodeField, &membersResourceLink, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersResourceLink, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1454,7 +1454,7 @@ func (v *EmbeddedResourceResource) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*EmbeddedResourceResource).decodeField, nil, (*EmbeddedResourceResource).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1480,7 +1480,7 @@ var membersTextResourceContents = wire.Members{Required: []string{"text", "uri"}
 // DecodeJSON decodes one TextResourceContents object, keeping unknown members.
 func (v *TextResourceContents) DecodeJSON(d *wire.Decoder) error {
 	*v = TextResourceContents{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*TextResourceContents).decodeField, &membersTextResourceContents, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTextResourceContents, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1548,7 +1548,7 @@ var membersBlobResourceContents = wire.Members{Required: []string{"blob", "uri"}
 // DecodeJSON decodes one BlobResourceContents object, keeping unknown members.
 func (v *BlobResourceContents) DecodeJSON(d *wire.Decoder) error {
 	*v = BlobResourceContents{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*BlobResourceContents).decodeField, &membersBlobResourceContents, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersBlobResourceContents, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1616,7 +1616,7 @@ var membersEmbeddedResource = wire.Members{Required: []string{"resource"}}
 // DecodeJSON decodes one EmbeddedResource object, keeping unknown members.
 func (v *EmbeddedResource) DecodeJSON(d *wire.Decoder) error {
 	*v = EmbeddedResource{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*EmbeddedResource).decodeField, &membersEmbeddedResource, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersEmbeddedResource, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1680,7 +1680,7 @@ var membersContent = wire.Members{Required: []string{"content"}}
 // DecodeJSON decodes one Content object, keeping unknown members.
 func (v *Content) DecodeJSON(d *wire.Decoder) error {
 	*v = Content{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*Content).decodeField, &membersContent, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersContent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1728,7 +1728,7 @@ var membersDiff = wire.Members{Required: []string{"path", "newText"}}
 // DecodeJSON decodes one Diff object, keeping unknown members.
 func (v *Diff) DecodeJSON(d *wire.Decoder) error {
 	*v = Diff{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*Diff).decodeField, &membersDiff, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDiff, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1823,7 +1823,7 @@ var membersTerminal = wire.Members{Required: []string{"terminalId"}}
 // DecodeJSON decodes one Terminal object, keeping unknown members.
 func (v *Terminal) DecodeJSON(d *wire.Decoder) error {
 	*v = Terminal{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*Terminal).decodeField, &membersTerminal, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminal, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1871,7 +1871,7 @@ var membersToolCallLocation = wire.Members{Required: []string{"path"}}
 // DecodeJSON decodes one ToolCallLocation object, keeping unknown members.
 func (v *ToolCallLocation) DecodeJSON(d *wire.Decoder) error {
 	*v = ToolCallLocation{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ToolCallLocation).decodeField, &membersToolCallLocation, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCallLocation, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1935,7 +1935,7 @@ var membersPermissionOption = wire.Members{Required: []string{"optionId", "name"
 // DecodeJSON decodes one PermissionOption object, keeping unknown members.
 func (v *PermissionOption) DecodeJSON(d *wire.Decoder) error {
 	*v = PermissionOption{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PermissionOption).decodeField, &membersPermissionOption, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPermissionOption, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2055,7 +2055,7 @@ var membersCreateTerminalRequest = wire.Members{Required: []string{"sessionId", 
 // DecodeJSON decodes one CreateTerminalRequest object, keeping unknown members.
 func (v *CreateTerminalRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = CreateTerminalRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CreateTerminalRequest).decodeField, &membersCreateTerminalRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateTerminalRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2149,7 +2149,7 @@ var membersEnvVariable = wire.Members{Required: []string{"name", "value"}}
 // DecodeJSON decodes one EnvVariable object, keeping unknown members.
 func (v *EnvVariable) DecodeJSON(d *wire.Decoder) error {
 	*v = EnvVariable{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*EnvVariable).decodeField, &membersEnvVariable, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersEnvVariable, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2201,7 +2201,7 @@ var membersTerminalOutputRequest = wire.Members{Required: []string{"sessionId", 
 // DecodeJSON decodes one TerminalOutputRequest object, keeping unknown members.
 func (v *TerminalOutputRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalOutputRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*TerminalOutputRequest).decodeField, &membersTerminalOutputRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminalOutputRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2253,7 +2253,7 @@ var membersReleaseTerminalRequest = wire.Members{Required: []string{"sessionId",
 // DecodeJSON decodes one ReleaseTerminalRequest object, keeping unknown members.
 func (v *ReleaseTerminalRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ReleaseTerminalRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ReleaseTerminalRequest).decodeField, &membersReleaseTerminalRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersReleaseTerminalRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2305,7 +2305,7 @@ var membersWaitForTerminalExitRequest = wire.Members{Required: []string{"session
 // DecodeJSON decodes one WaitForTerminalExitRequest object, keeping unknown members.
 func (v *WaitForTerminalExitRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = WaitForTerminalExitRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*WaitForTerminalExitRequest).decodeField, &membersWaitForTerminalExitRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersWaitForTerminalExitRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2357,7 +2357,7 @@ var membersKillTerminalRequest = wire.Members{Required: []string{"sessionId", "t
 // DecodeJSON decodes one KillTerminalRequest object, keeping unknown members.
 func (v *KillTerminalRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = KillTerminalRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*KillTerminalRequest).decodeField, &membersKillTerminalRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersKillTerminalRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2412,7 +2412,7 @@ func (v *CreateElicitationRequest) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CreateElicitationRequest).decodeField, &membersCreateElicitationRequest, (*CreateElicitationRequest).required)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateElicitationRequest, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2549,7 +2549,7 @@ func (v *CreateElicitationRequestModeOther) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CreateElicitationRequestModeOther).decodeField, &membersCreateElicitationRequestModeOther, (*CreateElicitationRequestModeOther).required)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateElicitationRequestModeOther, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2663,7 +2663,7 @@ var membersElicitationSessionScope = wire.Members{Required: []string{"sessionId"
 // DecodeJSON decodes one ElicitationSessionScope object, keeping unknown members.
 func (v *ElicitationSessionScope) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationSessionScope{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ElicitationSessionScope).decodeField, &membersElicitationSessionScope, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationSessionScope, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2721,7 +2721,7 @@ var membersElicitationRequestScope = wire.Members{Required: []string{"requestId"
 // DecodeJSON decodes one ElicitationRequestScope object, keeping unknown members.
 func (v *ElicitationRequestScope) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationRequestScope{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ElicitationRequestScope).decodeField, &membersElicitationRequestScope, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationRequestScope, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2761,7 +2761,7 @@ func (v *ElicitationRequestScope) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ElicitationSchema object, keeping unknown members.
 func (v *ElicitationSchema) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationSchema{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ElicitationSchema).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3027,7 +3027,7 @@ func (v *ElicitationPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*ElicitationPropertySchema).decodeField, nil, (*ElicitationPropertySchema).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3053,7 +3053,7 @@ var membersElicitationPropertySchemaOther = wire.Members{Required: []string{"typ
 // DecodeJSON decodes one ElicitationPropertySchemaOther object, keeping unknown members.
 func (v *ElicitationPropertySchemaOther) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationPropertySchemaOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ElicitationPropertySchemaOther).decodeField, &membersElicitationPropertySchemaOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationPropertySchemaOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3132,7 +3132,7 @@ var membersEnumOption = wire.Members{Required: []string{"const", "title"}}
 // DecodeJSON decodes one EnumOption object, keeping unknown members.
 func (v *EnumOption) DecodeJSON(d *wire.Decoder) error {
 	*v = EnumOption{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*EnumOption).decodeField, &membersEnumOption, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersEnumOption, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3198,7 +3198,7 @@ func (v *EnumOption) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one StringPropertySchema object, keeping unknown members.
 func (v *StringPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	*v = StringPropertySchema{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*StringPropertySchema).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3352,7 +3352,7 @@ func (v *StringPropertySchema) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one NumberPropertySchema object, keeping unknown members.
 func (v *NumberPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	*v = NumberPropertySchema{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*NumberPropertySchema).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3464,7 +3464,7 @@ func (v *NumberPropertySchema) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one IntegerPropertySchema object, keeping unknown members.
 func (v *IntegerPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	*v = IntegerPropertySchema{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*IntegerPropertySchema).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3576,7 +3576,7 @@ func (v *IntegerPropertySchema) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one BooleanPropertySchema object, keeping unknown members.
 func (v *BooleanPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	*v = BooleanPropertySchema{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*BooleanPropertySchema).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3765,7 +3765,7 @@ func (v *MultiSelectItems) decodeObject(d *wire.Decoder, asFallback bool) error 
 			return err
 		}
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*MultiSelectItems).decodeField, nil, (*MultiSelectItems).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3791,7 +3791,7 @@ var membersMultiSelectItemsOther = wire.Members{Required: []string{"type"}}
 // DecodeJSON decodes one MultiSelectItemsOther object, keeping unknown members.
 func (v *MultiSelectItemsOther) DecodeJSON(d *wire.Decoder) error {
 	*v = MultiSelectItemsOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MultiSelectItemsOther).decodeField, &membersMultiSelectItemsOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMultiSelectItemsOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3833,7 +3833,7 @@ var membersStringMultiSelectItems = wire.Members{Required: []string{"enum"}}
 // DecodeJSON decodes one StringMultiSelectItems object, keeping unknown members.
 func (v *StringMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
 	*v = StringMultiSelectItems{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*StringMultiSelectItems).decodeField, &membersStringMultiSelectItems, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersStringMultiSelectItems, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3881,7 +3881,7 @@ var membersTitledMultiSelectItems = wire.Members{Required: []string{"anyOf"}}
 // DecodeJSON decodes one TitledMultiSelectItems object, keeping unknown members.
 func (v *TitledMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
 	*v = TitledMultiSelectItems{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*TitledMultiSelectItems).decodeField, &membersTitledMultiSelectItems, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTitledMultiSelectItems, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3929,7 +3929,7 @@ var membersMultiSelectPropertySchema = wire.Members{Required: []string{"items"}}
 // DecodeJSON decodes one MultiSelectPropertySchema object, keeping unknown members.
 func (v *MultiSelectPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	*v = MultiSelectPropertySchema{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MultiSelectPropertySchema).decodeField, &membersMultiSelectPropertySchema, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMultiSelectPropertySchema, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4049,7 +4049,7 @@ func (v *ElicitationFormMode) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ElicitationFormMode).decodeField, &membersElicitationFormMode, (*ElicitationFormMode).required)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationFormMode, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4193,7 +4193,7 @@ func (v *ElicitationURLMode) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ElicitationURLMode).decodeField, &membersElicitationURLMode, (*ElicitationURLMode).required)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationURLMode, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4408,7 +4408,7 @@ func (v *AgentResponse) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*AgentResponse).decodeField, nil, (*AgentResponse).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4434,7 +4434,7 @@ var membersAgentResponseResult = wire.Members{Required: []string{"id", "result"}
 // DecodeJSON decodes one AgentResponseResult object, keeping unknown members.
 func (v *AgentResponseResult) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentResponseResult{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AgentResponseResult).decodeField, &membersAgentResponseResult, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentResponseResult, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4480,7 +4480,7 @@ var membersAgentResponseError = wire.Members{Required: []string{"id", "error"}}
 // DecodeJSON decodes one AgentResponseError object, keeping unknown members.
 func (v *AgentResponseError) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentResponseError{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AgentResponseError).decodeField, &membersAgentResponseError, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentResponseError, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4526,7 +4526,7 @@ var membersInitializeResponse = wire.Members{Required: []string{"protocolVersion
 // DecodeJSON decodes one InitializeResponse object, keeping unknown members.
 func (v *InitializeResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = InitializeResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*InitializeResponse).decodeField, &membersInitializeResponse, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersInitializeResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4638,7 +4638,7 @@ func (v *ProtocolVersion) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one AgentCapabilities object, keeping unknown members.
 func (v *AgentCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AgentCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4740,7 +4740,7 @@ func (v *AgentCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one PromptCapabilities object, keeping unknown members.
 func (v *PromptCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = PromptCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PromptCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4818,7 +4818,7 @@ func (v *PromptCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one MCPCapabilities object, keeping unknown members.
 func (v *MCPCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MCPCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4884,7 +4884,7 @@ func (v *MCPCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionCapabilities object, keeping unknown members.
 func (v *SessionCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5022,7 +5022,7 @@ func (v *SessionCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionListCapabilities object, keeping unknown members.
 func (v *SessionListCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionListCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionListCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5064,7 +5064,7 @@ func (v *SessionListCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionDeleteCapabilities object, keeping unknown members.
 func (v *SessionDeleteCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionDeleteCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionDeleteCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5106,7 +5106,7 @@ func (v *SessionDeleteCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionAdditionalDirectoriesCapabilities object, keeping unknown members.
 func (v *SessionAdditionalDirectoriesCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionAdditionalDirectoriesCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionAdditionalDirectoriesCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5148,7 +5148,7 @@ func (v *SessionAdditionalDirectoriesCapabilities) UnmarshalJSON(data []byte) er
 // DecodeJSON decodes one SessionResumeCapabilities object, keeping unknown members.
 func (v *SessionResumeCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionResumeCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionResumeCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5190,7 +5190,7 @@ func (v *SessionResumeCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionCloseCapabilities object, keeping unknown members.
 func (v *SessionCloseCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionCloseCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionCloseCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5232,7 +5232,7 @@ func (v *SessionCloseCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one AgentAuthCapabilities object, keeping unknown members.
 func (v *AgentAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentAuthCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AgentAuthCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5290,7 +5290,7 @@ func (v *AgentAuthCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one LogoutCapabilities object, keeping unknown members.
 func (v *LogoutCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = LogoutCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*LogoutCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5423,7 +5423,7 @@ func (v *AuthMethod) decodeObject(d *wire.Decoder, asFallback bool) error {
 			return err
 		}
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*AuthMethod).decodeField, nil, (*AuthMethod).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5476,7 +5476,7 @@ var membersAuthMethodTerminal = wire.Members{Required: []string{"id", "name"}}
 // DecodeJSON decodes one AuthMethodTerminal object, keeping unknown members.
 func (v *AuthMethodTerminal) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthMethodTerminal{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AuthMethodTerminal).decodeField, &membersAuthMethodTerminal, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthMethodTerminal, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5564,7 +5564,7 @@ var membersAuthMethodAgent = wire.Members{Required: []string{"id", "name"}}
 // DecodeJSON decodes one AuthMethodAgent object, keeping unknown members.
 func (v *AuthMethodAgent) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthMethodAgent{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AuthMethodAgent).decodeField, &membersAuthMethodAgent, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthMethodAgent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5632,7 +5632,7 @@ var membersImplementation = wire.Members{Required: []string{"name", "version"}}
 // DecodeJSON decodes one Implementation object, keeping unknown members.
 func (v *Implementation) DecodeJSON(d *wire.Decoder) error {
 	*v = Implementation{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*Implementation).decodeField, &membersImplementation, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersImplementation, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5698,7 +5698,7 @@ func (v *Implementation) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one AuthenticateResponse object, keeping unknown members.
 func (v *AuthenticateResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthenticateResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AuthenticateResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5740,7 +5740,7 @@ func (v *AuthenticateResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one LogoutResponse object, keeping unknown members.
 func (v *LogoutResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = LogoutResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*LogoutResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5784,7 +5784,7 @@ var membersNewSessionResponse = wire.Members{Required: []string{"sessionId"}}
 // DecodeJSON decodes one NewSessionResponse object, keeping unknown members.
 func (v *NewSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = NewSessionResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*NewSessionResponse).decodeField, &membersNewSessionResponse, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersNewSessionResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5863,7 +5863,7 @@ var membersSessionModeState = wire.Members{Required: []string{"currentModeId", "
 // DecodeJSON decodes one SessionModeState object, keeping unknown members.
 func (v *SessionModeState) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionModeState{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionModeState).decodeField, &membersSessionModeState, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionModeState, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5947,7 +5947,7 @@ var membersSessionMode = wire.Members{Required: []string{"id", "name"}}
 // DecodeJSON decodes one SessionMode object, keeping unknown members.
 func (v *SessionMode) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionMode{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionMode).decodeField, &membersSessionMode, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionMode, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6018,7 +6018,7 @@ func (v *SessionConfigOption) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionConfigOption).decodeField, &membersSessionConfigOption, (*SessionConfigOption).required)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigOption, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6339,7 +6339,7 @@ var membersSessionConfigSelectOption = wire.Members{Required: []string{"value", 
 // DecodeJSON decodes one SessionConfigSelectOption object, keeping unknown members.
 func (v *SessionConfigSelectOption) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigSelectOption{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionConfigSelectOption).decodeField, &membersSessionConfigSelectOption, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigSelectOption, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6407,7 +6407,7 @@ var membersSessionConfigSelectGroup = wire.Members{Required: []string{"group", "
 // DecodeJSON decodes one SessionConfigSelectGroup object, keeping unknown members.
 func (v *SessionConfigSelectGroup) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigSelectGroup{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionConfigSelectGroup).decodeField, &membersSessionConfigSelectGroup, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigSelectGroup, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6495,7 +6495,7 @@ var membersSessionConfigSelect = wire.Members{Required: []string{"currentValue",
 // DecodeJSON decodes one SessionConfigSelect object, keeping unknown members.
 func (v *SessionConfigSelect) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigSelect{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionConfigSelect).decodeField, &membersSessionConfigSelect, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigSelect, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6541,7 +6541,7 @@ var membersSessionConfigBoolean = wire.Members{Required: []string{"currentValue"
 // DecodeJSON decodes one SessionConfigBoolean object, keeping unknown members.
 func (v *SessionConfigBoolean) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigBoolean{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionConfigBoolean).decodeField, &membersSessionConfigBoolean, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigBoolean, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6581,7 +6581,7 @@ func (v *SessionConfigBoolean) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one LoadSessionResponse object, keeping unknown members.
 func (v *LoadSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = LoadSessionResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*LoadSessionResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6656,7 +6656,7 @@ var membersListSessionsResponse = wire.Members{Required: []string{"sessions"}}
 // DecodeJSON decodes one ListSessionsResponse object, keeping unknown members.
 func (v *ListSessionsResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = ListSessionsResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ListSessionsResponse).decodeField, &membersListSessionsResponse, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersListSessionsResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6725,7 +6725,7 @@ var membersSessionInfo = wire.Members{Required: []string{"sessionId", "cwd"}}
 // DecodeJSON decodes one SessionInfo object, keeping unknown members.
 func (v *SessionInfo) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionInfo{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionInfo).decodeField, &membersSessionInfo, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionInfo, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6813,7 +6813,7 @@ func (v *SessionInfo) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one DeleteSessionResponse object, keeping unknown members.
 func (v *DeleteSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = DeleteSessionResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*DeleteSessionResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6855,7 +6855,7 @@ func (v *DeleteSessionResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ResumeSessionResponse object, keeping unknown members.
 func (v *ResumeSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = ResumeSessionResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ResumeSessionResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6928,7 +6928,7 @@ func (v *ResumeSessionResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one CloseSessionResponse object, keeping unknown members.
 func (v *CloseSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = CloseSessionResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CloseSessionResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6970,7 +6970,7 @@ func (v *CloseSessionResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SetSessionModeResponse object, keeping unknown members.
 func (v *SetSessionModeResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionModeResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SetSessionModeResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7014,7 +7014,7 @@ var membersSetSessionConfigOptionResponse = wire.Members{Required: []string{"con
 // DecodeJSON decodes one SetSessionConfigOptionResponse object, keeping unknown members.
 func (v *SetSessionConfigOptionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionConfigOptionResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SetSessionConfigOptionResponse).decodeField, &membersSetSessionConfigOptionResponse, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7067,7 +7067,7 @@ var membersPromptResponse = wire.Members{Required: []string{"stopReason"}}
 // DecodeJSON decodes one PromptResponse object, keeping unknown members.
 func (v *PromptResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = PromptResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PromptResponse).decodeField, &membersPromptResponse, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPromptResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7181,7 +7181,7 @@ var membersError = wire.Members{Required: []string{"code", "message"}}
 // DecodeJSON decodes one Error object, keeping unknown members.
 func (v *Error) DecodeJSON(d *wire.Decoder) error {
 	*v = Error{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*Error).decodeField, &membersError, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersError, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7268,7 +7268,7 @@ var membersAgentNotification = wire.Members{Required: []string{"method"}}
 // DecodeJSON decodes one AgentNotification object, keeping unknown members.
 func (v *AgentNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentNotification{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AgentNotification).decodeField, &membersAgentNotification, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7320,7 +7320,7 @@ var membersSessionNotification = wire.Members{Required: []string{"sessionId", "u
 // DecodeJSON decodes one SessionNotification object, keeping unknown members.
 func (v *SessionNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionNotification{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionNotification).decodeField, &membersSessionNotification, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7642,7 +7642,7 @@ func (v *SessionUpdate) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*SessionUpdate).decodeField, nil, (*SessionUpdate).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7695,7 +7695,7 @@ var membersContentChunk = wire.Members{Required: []string{"content"}}
 // DecodeJSON decodes one ContentChunk object, keeping unknown members.
 func (v *ContentChunk) DecodeJSON(d *wire.Decoder) error {
 	*v = ContentChunk{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ContentChunk).decodeField, &membersContentChunk, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersContentChunk, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7759,7 +7759,7 @@ var membersToolCall = wire.Members{Required: []string{"toolCallId", "title"}}
 // DecodeJSON decodes one ToolCall object, keeping unknown members.
 func (v *ToolCall) DecodeJSON(d *wire.Decoder) error {
 	*v = ToolCall{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ToolCall).decodeField, &membersToolCall, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCall, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7903,7 +7903,7 @@ var membersPlanEntry = wire.Members{Required: []string{"content", "priority", "s
 // DecodeJSON decodes one PlanEntry object, keeping unknown members.
 func (v *PlanEntry) DecodeJSON(d *wire.Decoder) error {
 	*v = PlanEntry{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PlanEntry).decodeField, &membersPlanEntry, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlanEntry, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8029,7 +8029,7 @@ var membersPlan = wire.Members{Required: []string{"entries"}}
 // DecodeJSON decodes one Plan object, keeping unknown members.
 func (v *Plan) DecodeJSON(d *wire.Decoder) error {
 	*v = Plan{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*Plan).decodeField, &membersPlan, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlan, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8082,7 +8082,7 @@ var membersAvailableCommand = wire.Members{Required: []string{"name", "descripti
 // DecodeJSON decodes one AvailableCommand object, keeping unknown members.
 func (v *AvailableCommand) DecodeJSON(d *wire.Decoder) error {
 	*v = AvailableCommand{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AvailableCommand).decodeField, &membersAvailableCommand, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAvailableCommand, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8193,7 +8193,7 @@ func (v *AvailableCommandInput) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*AvailableCommandInput).decodeField, nil, (*AvailableCommandInput).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8219,7 +8219,7 @@ var membersUnstructuredCommandInput = wire.Members{Required: []string{"hint"}}
 // DecodeJSON decodes one UnstructuredCommandInput object, keeping unknown members.
 func (v *UnstructuredCommandInput) DecodeJSON(d *wire.Decoder) error {
 	*v = UnstructuredCommandInput{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*UnstructuredCommandInput).decodeField, &membersUnstructuredCommandInput, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUnstructuredCommandInput, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8267,7 +8267,7 @@ var membersAvailableCommandsUpdate = wire.Members{Required: []string{"availableC
 // DecodeJSON decodes one AvailableCommandsUpdate object, keeping unknown members.
 func (v *AvailableCommandsUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = AvailableCommandsUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AvailableCommandsUpdate).decodeField, &membersAvailableCommandsUpdate, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAvailableCommandsUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8320,7 +8320,7 @@ var membersCurrentModeUpdate = wire.Members{Required: []string{"currentModeId"}}
 // DecodeJSON decodes one CurrentModeUpdate object, keeping unknown members.
 func (v *CurrentModeUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = CurrentModeUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CurrentModeUpdate).decodeField, &membersCurrentModeUpdate, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCurrentModeUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8368,7 +8368,7 @@ var membersConfigOptionUpdate = wire.Members{Required: []string{"configOptions"}
 // DecodeJSON decodes one ConfigOptionUpdate object, keeping unknown members.
 func (v *ConfigOptionUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = ConfigOptionUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ConfigOptionUpdate).decodeField, &membersConfigOptionUpdate, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersConfigOptionUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8419,7 +8419,7 @@ func (v *ConfigOptionUpdate) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionInfoUpdate object, keeping unknown members.
 func (v *SessionInfoUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionInfoUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionInfoUpdate).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8495,7 +8495,7 @@ var membersCost = wire.Members{Required: []string{"amount", "currency"}}
 // DecodeJSON decodes one Cost object, keeping unknown members.
 func (v *Cost) DecodeJSON(d *wire.Decoder) error {
 	*v = Cost{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*Cost).decodeField, &membersCost, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCost, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8547,7 +8547,7 @@ var membersUsageUpdate = wire.Members{Required: []string{"used", "size"}}
 // DecodeJSON decodes one UsageUpdate object, keeping unknown members.
 func (v *UsageUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = UsageUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*UsageUpdate).decodeField, &membersUsageUpdate, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUsageUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8650,7 +8650,7 @@ var membersNotice = wire.Members{Required: []string{"severity", "title"}}
 // DecodeJSON decodes one Notice object, keeping unknown members.
 func (v *Notice) DecodeJSON(d *wire.Decoder) error {
 	*v = Notice{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*Notice).decodeField, &membersNotice, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersNotice, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8782,7 +8782,7 @@ var membersCompactionUpdate = wire.Members{Required: []string{"compactionId", "s
 // DecodeJSON decodes one CompactionUpdate object, keeping unknown members.
 func (v *CompactionUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = CompactionUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CompactionUpdate).decodeField, &membersCompactionUpdate, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCompactionUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8865,7 +8865,7 @@ var membersCompactionSummaryChunk = wire.Members{Required: []string{"compactionI
 // DecodeJSON decodes one CompactionSummaryChunk object, keeping unknown members.
 func (v *CompactionSummaryChunk) DecodeJSON(d *wire.Decoder) error {
 	*v = CompactionSummaryChunk{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CompactionSummaryChunk).decodeField, &membersCompactionSummaryChunk, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCompactionSummaryChunk, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8917,7 +8917,7 @@ var membersCompleteElicitationNotification = wire.Members{Required: []string{"el
 // DecodeJSON decodes one CompleteElicitationNotification object, keeping unknown members.
 func (v *CompleteElicitationNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = CompleteElicitationNotification{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CompleteElicitationNotification).decodeField, &membersCompleteElicitationNotification, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCompleteElicitationNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8992,7 +8992,7 @@ var membersClientRequest = wire.Members{Required: []string{"id", "method"}}
 // DecodeJSON decodes one ClientRequest object, keeping unknown members.
 func (v *ClientRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ClientRequest).decodeField, &membersClientRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9048,7 +9048,7 @@ var membersInitializeRequest = wire.Members{Required: []string{"protocolVersion"
 // DecodeJSON decodes one InitializeRequest object, keeping unknown members.
 func (v *InitializeRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = InitializeRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*InitializeRequest).decodeField, &membersInitializeRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersInitializeRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9122,7 +9122,7 @@ func (v *InitializeRequest) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ClientCapabilities object, keeping unknown members.
 func (v *ClientCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ClientCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9232,7 +9232,7 @@ func (v *ClientCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one FileSystemCapabilities object, keeping unknown members.
 func (v *FileSystemCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = FileSystemCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*FileSystemCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9298,7 +9298,7 @@ func (v *FileSystemCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ClientSessionCapabilities object, keeping unknown members.
 func (v *ClientSessionCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientSessionCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ClientSessionCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9388,7 +9388,7 @@ func (v *ClientSessionCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one CompactionCapabilities object, keeping unknown members.
 func (v *CompactionCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = CompactionCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CompactionCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9422,7 +9422,7 @@ func (v *CompactionCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionConfigOptionsCapabilities object, keeping unknown members.
 func (v *SessionConfigOptionsCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigOptionsCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionConfigOptionsCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9480,7 +9480,7 @@ func (v *SessionConfigOptionsCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one BooleanConfigOptionCapabilities object, keeping unknown members.
 func (v *BooleanConfigOptionCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = BooleanConfigOptionCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*BooleanConfigOptionCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9522,7 +9522,7 @@ func (v *BooleanConfigOptionCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one NoticeCapabilities object, keeping unknown members.
 func (v *NoticeCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = NoticeCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*NoticeCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9556,7 +9556,7 @@ func (v *NoticeCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one AuthCapabilities object, keeping unknown members.
 func (v *AuthCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AuthCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9610,7 +9610,7 @@ func (v *AuthCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ElicitationCapabilities object, keeping unknown members.
 func (v *ElicitationCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ElicitationCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9684,7 +9684,7 @@ func (v *ElicitationCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ElicitationFormCapabilities object, keeping unknown members.
 func (v *ElicitationFormCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationFormCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ElicitationFormCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9726,7 +9726,7 @@ func (v *ElicitationFormCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ElicitationURLCapabilities object, keeping unknown members.
 func (v *ElicitationURLCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationURLCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ElicitationURLCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9770,7 +9770,7 @@ var membersAuthenticateRequest = wire.Members{Required: []string{"methodId"}}
 // DecodeJSON decodes one AuthenticateRequest object, keeping unknown members.
 func (v *AuthenticateRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthenticateRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AuthenticateRequest).decodeField, &membersAuthenticateRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthenticateRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9816,7 +9816,7 @@ func (v *AuthenticateRequest) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one LogoutRequest object, keeping unknown members.
 func (v *LogoutRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = LogoutRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*LogoutRequest).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9860,7 +9860,7 @@ var membersNewSessionRequest = wire.Members{Required: []string{"cwd", "mcpServer
 // DecodeJSON decodes one NewSessionRequest object, keeping unknown members.
 func (v *NewSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = NewSessionRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*NewSessionRequest).decodeField, &membersNewSessionRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersNewSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10026,7 +10026,7 @@ func (v *MCPServer) decodeObject(d *wire.Decoder, asFallback bool) error {
 			return err
 		}
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*MCPServer).decodeField, nil, (*MCPServer).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10052,7 +10052,7 @@ var membersHTTPHeader = wire.Members{Required: []string{"name", "value"}}
 // DecodeJSON decodes one HTTPHeader object, keeping unknown members.
 func (v *HTTPHeader) DecodeJSON(d *wire.Decoder) error {
 	*v = HTTPHeader{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*HTTPHeader).decodeField, &membersHTTPHeader, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersHTTPHeader, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10104,7 +10104,7 @@ var membersMCPServerHTTP = wire.Members{Required: []string{"name", "url", "heade
 // DecodeJSON decodes one MCPServerHTTP object, keeping unknown members.
 func (v *MCPServerHTTP) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPServerHTTP{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MCPServerHTTP).decodeField, &membersMCPServerHTTP, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPServerHTTP, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10164,7 +10164,7 @@ var membersMCPServerSSE = wire.Members{Required: []string{"name", "url", "header
 // DecodeJSON decodes one MCPServerSSE object, keeping unknown members.
 func (v *MCPServerSSE) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPServerSSE{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MCPServerSSE).decodeField, &membersMCPServerSSE, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPServerSSE, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10224,7 +10224,7 @@ var membersMCPServerStdio = wire.Members{Required: []string{"name", "command", "
 // DecodeJSON decodes one MCPServerStdio object, keeping unknown members.
 func (v *MCPServerStdio) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPServerStdio{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MCPServerStdio).decodeField, &membersMCPServerStdio, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPServerStdio, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10292,7 +10292,7 @@ var membersLoadSessionRequest = wire.Members{Required: []string{"mcpServers", "c
 // DecodeJSON decodes one LoadSessionRequest object, keeping unknown members.
 func (v *LoadSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = LoadSessionRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*LoadSessionRequest).decodeField, &membersLoadSessionRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersLoadSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10356,7 +10356,7 @@ func (v *LoadSessionRequest) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ListSessionsRequest object, keeping unknown members.
 func (v *ListSessionsRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ListSessionsRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ListSessionsRequest).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10428,7 +10428,7 @@ var membersDeleteSessionRequest = wire.Members{Required: []string{"sessionId"}}
 // DecodeJSON decodes one DeleteSessionRequest object, keeping unknown members.
 func (v *DeleteSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = DeleteSessionRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*DeleteSessionRequest).decodeField, &membersDeleteSessionRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDeleteSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10476,7 +10476,7 @@ var membersResumeSessionRequest = wire.Members{Required: []string{"sessionId", "
 // DecodeJSON decodes one ResumeSessionRequest object, keeping unknown members.
 func (v *ResumeSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ResumeSessionRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ResumeSessionRequest).decodeField, &membersResumeSessionRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersResumeSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10544,7 +10544,7 @@ var membersCloseSessionRequest = wire.Members{Required: []string{"sessionId"}}
 // DecodeJSON decodes one CloseSessionRequest object, keeping unknown members.
 func (v *CloseSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = CloseSessionRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CloseSessionRequest).decodeField, &membersCloseSessionRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCloseSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10592,7 +10592,7 @@ var membersSetSessionModeRequest = wire.Members{Required: []string{"sessionId", 
 // DecodeJSON decodes one SetSessionModeRequest object, keeping unknown members.
 func (v *SetSessionModeRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionModeRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SetSessionModeRequest).decodeField, &membersSetSessionModeRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionModeRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10663,7 +10663,7 @@ func (v *SetSessionConfigOptionRequest) decodeObject(d *wire.Decoder, asFallback
 			return err
 		}
 	}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SetSessionConfigOptionRequest).decodeField, &membersSetSessionConfigOptionRequest, (*SetSessionConfigOptionRequest).required)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequest, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10790,7 +10790,7 @@ var membersSetSessionConfigOptionRequestTypeBoolean = wire.Members{Required: []s
 // DecodeJSON decodes one SetSessionConfigOptionRequestTypeBoolean object, keeping unknown members.
 func (v *SetSessionConfigOptionRequestTypeBoolean) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionConfigOptionRequestTypeBoolean{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SetSessionConfigOptionRequestTypeBoolean).decodeField, &membersSetSessionConfigOptionRequestTypeBoolean, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequestTypeBoolean, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10832,7 +10832,7 @@ var membersSetSessionConfigOptionRequestTypeValueID = wire.Members{Required: []s
 // DecodeJSON decodes one SetSessionConfigOptionRequestTypeValueID object, keeping unknown members.
 func (v *SetSessionConfigOptionRequestTypeValueID) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionConfigOptionRequestTypeValueID{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SetSessionConfigOptionRequestTypeValueID).decodeField, &membersSetSessionConfigOptionRequestTypeValueID, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequestTypeValueID, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10874,7 +10874,7 @@ var membersPromptRequest = wire.Members{Required: []string{"sessionId", "prompt"
 // DecodeJSON decodes one PromptRequest object, keeping unknown members.
 func (v *PromptRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = PromptRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PromptRequest).decodeField, &membersPromptRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPromptRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11002,7 +11002,7 @@ func (v *ClientResponse) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*ClientResponse).decodeField, nil, (*ClientResponse).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11028,7 +11028,7 @@ var membersClientResponseResult = wire.Members{Required: []string{"id", "result"
 // DecodeJSON decodes one ClientResponseResult object, keeping unknown members.
 func (v *ClientResponseResult) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientResponseResult{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ClientResponseResult).decodeField, &membersClientResponseResult, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientResponseResult, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11074,7 +11074,7 @@ var membersClientResponseError = wire.Members{Required: []string{"id", "error"}}
 // DecodeJSON decodes one ClientResponseError object, keeping unknown members.
 func (v *ClientResponseError) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientResponseError{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ClientResponseError).decodeField, &membersClientResponseError, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientResponseError, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11118,7 +11118,7 @@ func (v *ClientResponseError) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one WriteTextFileResponse object, keeping unknown members.
 func (v *WriteTextFileResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = WriteTextFileResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*WriteTextFileResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11162,7 +11162,7 @@ var membersReadTextFileResponse = wire.Members{Required: []string{"content"}}
 // DecodeJSON decodes one ReadTextFileResponse object, keeping unknown members.
 func (v *ReadTextFileResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = ReadTextFileResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ReadTextFileResponse).decodeField, &membersReadTextFileResponse, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersReadTextFileResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11210,7 +11210,7 @@ var membersRequestPermissionResponse = wire.Members{Required: []string{"outcome"
 // DecodeJSON decodes one RequestPermissionResponse object, keeping unknown members.
 func (v *RequestPermissionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = RequestPermissionResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*RequestPermissionResponse).decodeField, &membersRequestPermissionResponse, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRequestPermissionResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11348,7 +11348,7 @@ func (v *RequestPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*RequestPermissionOutcome).decodeField, nil, (*RequestPermissionOutcome).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11372,7 +11372,7 @@ func (v *RequestPermissionOutcome) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one RequestPermissionOutcomeCancelled object, keeping unknown members.
 func (v *RequestPermissionOutcomeCancelled) DecodeJSON(d *wire.Decoder) error {
 	*v = RequestPermissionOutcomeCancelled{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*RequestPermissionOutcomeCancelled).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11408,7 +11408,7 @@ var membersSelectedPermissionOutcome = wire.Members{Required: []string{"optionId
 // DecodeJSON decodes one SelectedPermissionOutcome object, keeping unknown members.
 func (v *SelectedPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
 	*v = SelectedPermissionOutcome{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SelectedPermissionOutcome).decodeField, &membersSelectedPermissionOutcome, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSelectedPermissionOutcome, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11456,7 +11456,7 @@ var membersCreateTerminalResponse = wire.Members{Required: []string{"terminalId"
 // DecodeJSON decodes one CreateTerminalResponse object, keeping unknown members.
 func (v *CreateTerminalResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = CreateTerminalResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CreateTerminalResponse).decodeField, &membersCreateTerminalResponse, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateTerminalResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11504,7 +11504,7 @@ var membersTerminalOutputResponse = wire.Members{Required: []string{"output", "t
 // DecodeJSON decodes one TerminalOutputResponse object, keeping unknown members.
 func (v *TerminalOutputResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalOutputResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*TerminalOutputResponse).decodeField, &membersTerminalOutputResponse, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminalOutputResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11570,7 +11570,7 @@ func (v *TerminalOutputResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one TerminalExitStatus object, keeping unknown members.
 func (v *TerminalExitStatus) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalExitStatus{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*TerminalExitStatus).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11644,7 +11644,7 @@ func (v *TerminalExitStatus) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ReleaseTerminalResponse object, keeping unknown members.
 func (v *ReleaseTerminalResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = ReleaseTerminalResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ReleaseTerminalResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11686,7 +11686,7 @@ func (v *ReleaseTerminalResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one WaitForTerminalExitResponse object, keeping unknown members.
 func (v *WaitForTerminalExitResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = WaitForTerminalExitResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*WaitForTerminalExitResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11760,7 +11760,7 @@ func (v *WaitForTerminalExitResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one KillTerminalResponse object, keeping unknown members.
 func (v *KillTerminalResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = KillTerminalResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*KillTerminalResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11805,7 +11805,7 @@ func (v *CreateElicitationResponse) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CreateElicitationResponse).decodeField, nil, (*CreateElicitationResponse).required)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11946,7 +11946,7 @@ func (v *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one CreateElicitationResponseActionDecline object, keeping unknown members.
 func (v *CreateElicitationResponseActionDecline) DecodeJSON(d *wire.Decoder) error {
 	*v = CreateElicitationResponseActionDecline{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CreateElicitationResponseActionDecline).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11980,7 +11980,7 @@ func (v *CreateElicitationResponseActionDecline) UnmarshalJSON(data []byte) erro
 // DecodeJSON decodes one CreateElicitationResponseActionCancel object, keeping unknown members.
 func (v *CreateElicitationResponseActionCancel) DecodeJSON(d *wire.Decoder) error {
 	*v = CreateElicitationResponseActionCancel{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CreateElicitationResponseActionCancel).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12016,7 +12016,7 @@ var membersCreateElicitationResponseActionOther = wire.Members{Required: []strin
 // DecodeJSON decodes one CreateElicitationResponseActionOther object, keeping unknown members.
 func (v *CreateElicitationResponseActionOther) DecodeJSON(d *wire.Decoder) error {
 	*v = CreateElicitationResponseActionOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CreateElicitationResponseActionOther).decodeField, &membersCreateElicitationResponseActionOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateElicitationResponseActionOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12151,7 +12151,7 @@ func (v *ElicitationContentValue) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ElicitationAcceptAction object, keeping unknown members.
 func (v *ElicitationAcceptAction) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationAcceptAction{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ElicitationAcceptAction).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12199,7 +12199,7 @@ var membersClientNotification = wire.Members{Required: []string{"method"}}
 // DecodeJSON decodes one ClientNotification object, keeping unknown members.
 func (v *ClientNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientNotification{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ClientNotification).decodeField, &membersClientNotification, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12251,7 +12251,7 @@ var membersCancelNotification = wire.Members{Required: []string{"sessionId"}}
 // DecodeJSON decodes one CancelNotification object, keeping unknown members.
 func (v *CancelNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = CancelNotification{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CancelNotification).decodeField, &membersCancelNotification, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12299,7 +12299,7 @@ var membersCancelRequestNotification = wire.Members{Required: []string{"requestI
 // DecodeJSON decodes one CancelRequestNotification object, keeping unknown members.
 func (v *CancelRequestNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = CancelRequestNotification{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CancelRequestNotification).decodeField, &membersCancelRequestNotification, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelRequestNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12345,7 +12345,7 @@ func (v *CancelRequestNotification) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionRuntimeContextCapabilities object, keeping unknown members.
 func (v *SessionRuntimeContextCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionRuntimeContextCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionRuntimeContextCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12389,7 +12389,7 @@ var membersRuntimeContextItem = wire.Members{Required: []string{"text"}}
 // DecodeJSON decodes one RuntimeContextItem object, keeping unknown members.
 func (v *RuntimeContextItem) DecodeJSON(d *wire.Decoder) error {
 	*v = RuntimeContextItem{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*RuntimeContextItem).decodeField, &membersRuntimeContextItem, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRuntimeContextItem, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.

@@ -344,10 +344,9 @@ func decodeObjectBody(t *ir.Type, union bool, fallback *ir.Variant, holder *jen.
 		members = jen.Op("&").Id(membersTable(t))
 	}
 	if t.Union != nil {
-		required = jen.Parens(jen.Op("*").Id(t.Name)).Dot("required")
+		required = jen.Id("v").Dot("required")
 	}
-	return append(pre, jen.Return(wq("DecodeObject").Call(jen.Id("d"), jen.Id("v"), sink,
-		jen.Parens(jen.Op("*").Id(t.Name)).Dot("decodeField"), members, required)))
+	return append(pre, jen.Return(wq("DecodeObject").Call(jen.Id("d"), sink, jen.Id("v").Dot("decodeField"), members, required)))
 }
 
 // requiredNames are the JSON names of t's own required members, by slot.

@@ -34,7 +34,7 @@ func (v *aliased) decodeField(d *Decoder, key []byte) (int, error) {
 
 func (v *aliased) DecodeJSON(d *Decoder) error {
 	*v = aliased{}
-	return DecodeObject(d, v, &v.Unknown, (*aliased).decodeField, &aliasedMembers, nil)
+	return DecodeObject(d, &v.Unknown, v.decodeField, &aliasedMembers, nil)
 }
 
 func TestAliasesLenient(t *testing.T) {

@@ -17,10 +17,12 @@ const (
 // refuses deeper nesting). Each level holds up to 64 required members.
 const RequiredWords = 4
 
-// MemberDecoder decodes the value of the member named key into v. It returns
-// the member's required slot (64 per level: a union embedded in a struct
-// reports its variant's slots with [Inner]), [Optional] or [NotMember].
-type MemberDecoder[P any] func(v P, d *Decoder, key []byte) (int, error)
+// MemberDecoder decodes the value of the member named key into the object
+// being decoded (generated code passes the method value v.decodeField, which
+// stays on the caller's stack). It returns the member's required slot (64 per
+// level: a union embedded in a struct reports its variant's slots with
+// [Inner]), [Optional] or [NotMember].
+type MemberDecoder func(d *Decoder, key []byte) (int, error)
 
 // Members is what the loop knows of one object type besides its member
 // decoder. The zero value (or nil) has no required members and no aliases.
@@ -33,7 +35,7 @@ type Members struct {
 
 // RequiredOf names the required members of level w (0 the type's own) of an
 // object whose required members depend on the variant decoding selected.
-type RequiredOf[P any] func(v P, w int) []string
+type RequiredOf func(w int) []string
 
 // Inner moves the slot a union embedded in a struct reports one level down,
 // past the struct's own required members.
@@ -53,18 +55,18 @@ func Level(w int, names []string) []string {
 	return nil
 }
 
-// DecodeObject decodes one JSON object into v: every member through member,
+// DecodeObject decodes one JSON object: every member through member,
 // the ones it does not declare kept in sink (dropped when sink is nil), then
 // the required members checked. required, when not nil, names them per level
 // (a union's, whose variant is selected before the members are read);
-// otherwise m.Required does. The seen slots live in this frame, so decoding
-// an object allocates nothing of its own.
-func DecodeObject[P any](d *Decoder, v P, sink *Fields, member MemberDecoder[P], m *Members, required RequiredOf[P]) error {
+// otherwise m.Required does. The seen slots live in this frame and neither
+// func escapes, so decoding an object allocates nothing of its own.
+func DecodeObject(d *Decoder, sink *Fields, member MemberDecoder, m *Members, required RequiredOf) error {
 	if err := d.BeginObject(); err != nil {
 		return err
 	}
 	if m != nil && m.Aliases != nil {
-		return decodeAliased(d, v, sink, member, m, required)
+		return decodeAliased(d, sink, member, m, required)
 	}
 	var seen [RequiredWords]uint64
 	for {
@@ -75,7 +77,7 @@ func DecodeObject[P any](d *Decoder, v P, sink *Fields, member MemberDecoder[P],
 		if !ok {
 			break
 		}
-		slot, err := member(v, d, key)
+		slot, err := member(d, key)
 		if err == nil && slot == NotMember {
 			err = d.KeepUnknown(key, sink)
 		}
@@ -84,7 +86,7 @@ func DecodeObject[P any](d *Decoder, v P, sink *Fields, member MemberDecoder[P],
 		}
 		mark(&seen, slot)
 	}
-	return checkRequired(d, v, &seen, m, required)
+	return checkRequired(d, &seen, m, required)
 }
 
 // maxAliasSlots bounds the members of one type that have aliases; the
@@ -93,7 +95,7 @@ const maxAliasSlots = 8
 
 // decodeAliased is DecodeObject's loop for a type whose members have other
 // names: aliases are noted as they come and read once the object is done.
-func decodeAliased[P any](d *Decoder, v P, sink *Fields, member MemberDecoder[P], m *Members, required RequiredOf[P]) error {
+func decodeAliased(d *Decoder, sink *Fields, member MemberDecoder, m *Members, required RequiredOf) error {
 	var seen [RequiredWords]uint64
 	var hits [maxAliasSlots]AliasHit
 	a := m.Aliases
@@ -109,7 +111,7 @@ func decodeAliased[P any](d *Decoder, v P, sink *Fields, member MemberDecoder[P]
 		slot := Optional
 		handled, err := a.Take(d, key, hits[:a.Slots()])
 		if err == nil && !handled {
-			slot, err = member(v, d, key)
+			slot, err = member(d, key)
 		}
 		if err == nil && slot == NotMember {
 			err = d.KeepUnknown(key, sink)
@@ -120,14 +122,14 @@ func decodeAliased[P any](d *Decoder, v P, sink *Fields, member MemberDecoder[P]
 		mark(&seen, slot)
 	}
 	err := a.Resolve(d, hits[:a.Slots()], func(name []byte) (bool, error) {
-		slot, err := member(v, d, name)
+		slot, err := member(d, name)
 		mark(&seen, slot)
 		return true, err
 	})
 	if err != nil {
 		return err
 	}
-	return checkRequired(d, v, &seen, m, required)
+	return checkRequired(d, &seen, m, required)
 }
 
 // mark notes a required member's slot as seen.
@@ -139,12 +141,12 @@ func mark(seen *[RequiredWords]uint64, slot int) {
 
 // checkRequired reports the first required member, level by level, that
 // decoding did not see.
-func checkRequired[P any](d *Decoder, v P, seen *[RequiredWords]uint64, m *Members, required RequiredOf[P]) error {
+func checkRequired(d *Decoder, seen *[RequiredWords]uint64, m *Members, required RequiredOf) error {
 	for w := range RequiredWords {
 		var names []string
 		switch {
 		case required != nil:
-			names = required(v, w)
+			names = required(w)
 		case w == 0 && m != nil:
 			names = m.Required
 		}

@@ -78,7 +78,7 @@ func (v *figure) DecodeJSON(d *Decoder) error {
 	case "box":
 		v.Shape.Box = new(struct{ W, H int64 })
 	}
-	return DecodeObject(d, v, &v.Unknown, (*figure).decodeField, &figureMembers, (*figure).required)
+	return DecodeObject(d, &v.Unknown, v.decodeField, &figureMembers, v.required)
 }
 
 func TestDecodeObjectMembersAndUnknown(t *testing.T) {

@@ -10,7 +10,7 @@ var membersAgentRequest = wire.Members{Required: []string{"id", "method"}}
 // DecodeJSON decodes one AgentRequest object, keeping unknown members.
 func (v *AgentRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AgentRequest).decodeField, &membersAgentRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -124,7 +124,7 @@ var membersWriteTextFileRequest = wire.Members{Required: []string{"sessionId", "
 // DecodeJSON decodes one WriteTextFileRequest object, keeping unknown members.
 func (v *WriteTextFileRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = WriteTextFileRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*WriteTextFileRequest).decodeField, &membersWriteTextFileRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersWriteTextFileRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -207,7 +207,7 @@ var membersReadTextFileRequest = wire.Members{Required: []string{"sessionId", "p
 // DecodeJSON decodes one ReadTextFileRequest object, keeping unknown members.
 func (v *ReadTextFileRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ReadTextFileRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ReadTextFileRequest).decodeField, &membersReadTextFileRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersReadTextFileRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -281,7 +281,7 @@ var membersRequestPermissionRequest = wire.Members{Required: []string{"sessionId
 // DecodeJSON decodes one RequestPermissionRequest object, keeping unknown members.
 func (v *RequestPermissionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = RequestPermissionRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*RequestPermissionRequest).decodeField, &membersRequestPermissionRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRequestPermissionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -337,7 +337,7 @@ var membersToolCallUpdate = wire.Members{Required: []string{"toolCallId"}}
 // DecodeJSON decodes one ToolCallUpdate object, keeping unknown members.
 func (v *ToolCallUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = ToolCallUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ToolCallUpdate).decodeField, &membersToolCallUpdate, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCallUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -727,7 +727,7 @@ func (v *ToolCallContent) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*ToolCallContent).decodeField, nil, (*ToolCallContent).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -888,7 +888,7 @@ func (v *ContentBlock) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*ContentBlock).decodeField, nil, (*ContentBlock).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -912,7 +912,7 @@ func (v *ContentBlock) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one Annotations object, keeping unknown members.
 func (v *Annotations) DecodeJSON(d *wire.Decoder) error {
 	*v = Annotations{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*Annotations).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1036,7 +1036,7 @@ var membersTextContent = wire.Members{Required: []string{"text"}}
 // DecodeJSON decodes one TextContent object, keeping unknown members.
 func (v *TextContent) DecodeJSON(d *wire.Decoder) error {
 	*v = TextContent{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*TextContent).decodeField, &membersTextContent, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTextContent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1100,7 +1100,7 @@ var membersImageContent = wire.Members{Required: []string{"data", "mimeType"}}
 // DecodeJSON decodes one ImageContent object, keeping unknown members.
 func (v *ImageContent) DecodeJSON(d *wire.Decoder) error {
 	*v = ImageContent{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ImageContent).decodeField, &membersImageContent, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersImageContent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1184,7 +1184,7 @@ var membersAudioContent = wire.Members{Required: []string{"data", "mimeType"}}
 // DecodeJSON decodes one AudioContent object, keeping unknown members.
 func (v *AudioContent) DecodeJSON(d *wire.Decoder) error {
 	*v = AudioContent{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AudioContent).decodeField, &membersAudioContent, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAudioContent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1252,7 +1252,7 @@ var membersResourceLink = wire.Members{Required: []string{"name", "uri"}}
 // DecodeJSON decodes one ResourceLink object, keeping unknown members.
 func (v *ResourceLink) DecodeJSON(d *wire.Decoder) error {
 	*v = ResourceLink{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ResourceLink).decodeField, &membersResourceLink, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersResourceLink, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1454,7 +1454,7 @@ func (v *EmbeddedResourceResource) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*EmbeddedResourceResource).decodeField, nil, (*EmbeddedResourceResource).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1480,7 +1480,7 @@ var membersTextResourceContents = wire.Members{Required: []string{"text", "uri"}
 // DecodeJSON decodes one TextResourceContents object, keeping unknown members.
 func (v *TextResourceContents) DecodeJSON(d *wire.Decoder) error {
 	*v = TextResourceContents{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*TextResourceContents).decodeField, &membersTextResourceContents, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTextResourceContents, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1548,7 +1548,7 @@ var membersBlobResourceContents = wire.Members{Required: []string{"blob", "uri"}
 // DecodeJSON decodes one BlobResourceContents object, keeping unknown members.
 func (v *BlobResourceContents) DecodeJSON(d *wire.Decoder) error {
 	*v = BlobResourceContents{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*BlobResourceContents).decodeField, &membersBlobResourceContents, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersBlobResourceContents, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1616,7 +1616,7 @@ var membersEmbeddedResource = wire.Members{Required: []string{"resource"}}
 // DecodeJSON decodes one EmbeddedResource object, keeping unknown members.
 func (v *EmbeddedResource) DecodeJSON(d *wire.Decoder) error {
 	*v = EmbeddedResource{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*EmbeddedResource).decodeField, &membersEmbeddedResource, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersEmbeddedResource, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1680,7 +1680,7 @@ var membersContent = wire.Members{Required: []string{"content"}}
 // DecodeJSON decodes one Content object, keeping unknown members.
 func (v *Content) DecodeJSON(d *wire.Decoder) error {
 	*v = Content{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*Content).decodeField, &membersContent, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersContent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1728,7 +1728,7 @@ var membersDiff = wire.Members{Required: []string{"path", "newText"}}
 // DecodeJSON decodes one Diff object, keeping unknown members.
 func (v *Diff) DecodeJSON(d *wire.Decoder) error {
 	*v = Diff{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*Diff).decodeField, &membersDiff, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDiff, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1823,7 +1823,7 @@ var membersTerminal = wire.Members{Required: []string{"terminalId"}}
 // DecodeJSON decodes one Terminal object, keeping unknown members.
 func (v *Terminal) DecodeJSON(d *wire.Decoder) error {
 	*v = Terminal{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*Terminal).decodeField, &membersTerminal, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminal, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1871,7 +1871,7 @@ var membersToolCallLocation = wire.Members{Required: []string{"path"}}
 // DecodeJSON decodes one ToolCallLocation object, keeping unknown members.
 func (v *ToolCallLocation) DecodeJSON(d *wire.Decoder) error {
 	*v = ToolCallLocation{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ToolCallLocation).decodeField, &membersToolCallLocation, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCallLocation, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1935,7 +1935,7 @@ var membersPermissionOption = wire.Members{Required: []string{"optionId", "name"
 // DecodeJSON decodes one PermissionOption object, keeping unknown members.
 func (v *PermissionOption) DecodeJSON(d *wire.Decoder) error {
 	*v = PermissionOption{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PermissionOption).decodeField, &membersPermissionOption, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPermissionOption, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2055,7 +2055,7 @@ var membersCreateTerminalRequest = wire.Members{Required: []string{"sessionId", 
 // DecodeJSON decodes one CreateTerminalRequest object, keeping unknown members.
 func (v *CreateTerminalRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = CreateTerminalRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CreateTerminalRequest).decodeField, &membersCreateTerminalRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateTerminalRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2149,7 +2149,7 @@ var membersEnvVariable = wire.Members{Required: []string{"name", "value"}}
 // DecodeJSON decodes one EnvVariable object, keeping unknown members.
 func (v *EnvVariable) DecodeJSON(d *wire.Decoder) error {
 	*v = EnvVariable{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*EnvVariable).decodeField, &membersEnvVariable, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersEnvVariable, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2201,7 +2201,7 @@ var membersTerminalOutputRequest = wire.Members{Required: []string{"sessionId", 
 // DecodeJSON decodes one TerminalOutputRequest object, keeping unknown members.
 func (v *TerminalOutputRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalOutputRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*TerminalOutputRequest).decodeField, &membersTerminalOutputRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminalOutputRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2253,7 +2253,7 @@ var membersReleaseTerminalRequest = wire.Members{Required: []string{"sessionId",
 // DecodeJSON decodes one ReleaseTerminalRequest object, keeping unknown members.
 func (v *ReleaseTerminalRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ReleaseTerminalRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ReleaseTerminalRequest).decodeField, &membersReleaseTerminalRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersReleaseTerminalRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2305,7 +2305,7 @@ var membersWaitForTerminalExitRequest = wire.Members{Required: []string{"session
 // DecodeJSON decodes one WaitForTerminalExitRequest object, keeping unknown members.
 func (v *WaitForTerminalExitRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = WaitForTerminalExitRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*WaitForTerminalExitRequest).decodeField, &membersWaitForTerminalExitRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersWaitForTerminalExitRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2357,7 +2357,7 @@ var membersKillTerminalRequest = wire.Members{Required: []string{"sessionId", "t
 // DecodeJSON decodes one KillTerminalRequest object, keeping unknown members.
 func (v *KillTerminalRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = KillTerminalRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*KillTerminalRequest).decodeField, &membersKillTerminalRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersKillTerminalRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2412,7 +2412,7 @@ func (v *CreateElicitationRequest) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CreateElicitationRequest).decodeField, &membersCreateElicitationRequest, (*CreateElicitationRequest).required)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateElicitationRequest, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2549,7 +2549,7 @@ func (v *CreateElicitationRequestModeOther) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CreateElicitationRequestModeOther).decodeField, &membersCreateElicitationRequestModeOther, (*CreateElicitationRequestModeOther).required)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateElicitationRequestModeOther, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2663,7 +2663,7 @@ var membersElicitationSessionScope = wire.Members{Required: []string{"sessionId"
 // DecodeJSON decodes one ElicitationSessionScope object, keeping unknown members.
 func (v *ElicitationSessionScope) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationSessionScope{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ElicitationSessionScope).decodeField, &membersElicitationSessionScope, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationSessionScope, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2721,7 +2721,7 @@ var membersElicitationRequestScope = wire.Members{Required: []string{"requestId"
 // DecodeJSON decodes one ElicitationRequestScope object, keeping unknown members.
 func (v *ElicitationRequestScope) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationRequestScope{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ElicitationRequestScope).decodeField, &membersElicitationRequestScope, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationRequestScope, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2761,7 +2761,7 @@ func (v *ElicitationRequestScope) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ElicitationSchema object, keeping unknown members.
 func (v *ElicitationSchema) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationSchema{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ElicitationSchema).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3027,7 +3027,7 @@ func (v *ElicitationPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*ElicitationPropertySchema).decodeField, nil, (*ElicitationPropertySchema).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3053,7 +3053,7 @@ var membersElicitationPropertySchemaOther = wire.Members{Required: []string{"typ
 // DecodeJSON decodes one ElicitationPropertySchemaOther object, keeping unknown members.
 func (v *ElicitationPropertySchemaOther) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationPropertySchemaOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ElicitationPropertySchemaOther).decodeField, &membersElicitationPropertySchemaOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationPropertySchemaOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3132,7 +3132,7 @@ var membersEnumOption = wire.Members{Required: []string{"const", "title"}}
 // DecodeJSON decodes one EnumOption object, keeping unknown members.
 func (v *EnumOption) DecodeJSON(d *wire.Decoder) error {
 	*v = EnumOption{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*EnumOption).decodeField, &membersEnumOption, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersEnumOption, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3198,7 +3198,7 @@ func (v *EnumOption) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one StringPropertySchema object, keeping unknown members.
 func (v *StringPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	*v = StringPropertySchema{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*StringPropertySchema).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3352,7 +3352,7 @@ func (v *StringPropertySchema) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one NumberPropertySchema object, keeping unknown members.
 func (v *NumberPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	*v = NumberPropertySchema{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*NumberPropertySchema).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3464,7 +3464,7 @@ func (v *NumberPropertySchema) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one IntegerPropertySchema object, keeping unknown members.
 func (v *IntegerPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	*v = IntegerPropertySchema{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*IntegerPropertySchema).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3576,7 +3576,7 @@ func (v *IntegerPropertySchema) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one BooleanPropertySchema object, keeping unknown members.
 func (v *BooleanPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	*v = BooleanPropertySchema{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*BooleanPropertySchema).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3765,7 +3765,7 @@ func (v *MultiSelectItems) decodeObject(d *wire.Decoder, asFallback bool) error 
 			return err
 		}
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*MultiSelectItems).decodeField, nil, (*MultiSelectItems).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3791,7 +3791,7 @@ var membersMultiSelectItemsOther = wire.Members{Required: []string{"type"}}
 // DecodeJSON decodes one MultiSelectItemsOther object, keeping unknown members.
 func (v *MultiSelectItemsOther) DecodeJSON(d *wire.Decoder) error {
 	*v = MultiSelectItemsOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MultiSelectItemsOther).decodeField, &membersMultiSelectItemsOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMultiSelectItemsOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3833,7 +3833,7 @@ var membersStringMultiSelectItems = wire.Members{Required: []string{"enum"}}
 // DecodeJSON decodes one StringMultiSelectItems object, keeping unknown members.
 func (v *StringMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
 	*v = StringMultiSelectItems{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*StringMultiSelectItems).decodeField, &membersStringMultiSelectItems, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersStringMultiSelectItems, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3881,7 +3881,7 @@ var membersTitledMultiSelectItems = wire.Members{Required: []string{"anyOf"}}
 // DecodeJSON decodes one TitledMultiSelectItems object, keeping unknown members.
 func (v *TitledMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
 	*v = TitledMultiSelectItems{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*TitledMultiSelectItems).decodeField, &membersTitledMultiSelectItems, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTitledMultiSelectItems, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3929,7 +3929,7 @@ var membersMultiSelectPropertySchema = wire.Members{Required: []string{"items"}}
 // DecodeJSON decodes one MultiSelectPropertySchema object, keeping unknown members.
 func (v *MultiSelectPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	*v = MultiSelectPropertySchema{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MultiSelectPropertySchema).decodeField, &membersMultiSelectPropertySchema, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMultiSelectPropertySchema, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4049,7 +4049,7 @@ func (v *ElicitationFormMode) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ElicitationFormMode).decodeField, &membersElicitationFormMode, (*ElicitationFormMode).required)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationFormMode, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4193,7 +4193,7 @@ func (v *ElicitationURLMode) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ElicitationURLMode).decodeField, &membersElicitationURLMode, (*ElicitationURLMode).required)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationURLMode, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4311,7 +4311,7 @@ var membersMessageMCPRequest = wire.Members{Required: []string{"serverId", "requ
 // DecodeJSON decodes one MessageMCPRequest object, keeping unknown members.
 func (v *MessageMCPRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = MessageMCPRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MessageMCPRequest).decodeField, &membersMessageMCPRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMessageMCPRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4528,7 +4528,7 @@ func (v *AgentResponse) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*AgentResponse).decodeField, nil, (*AgentResponse).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4554,7 +4554,7 @@ var membersAgentResponseResult = wire.Members{Required: []string{"id", "result"}
 // DecodeJSON decodes one AgentResponseResult object, keeping unknown members.
 func (v *AgentResponseResult) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentResponseResult{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AgentResponseResult).decodeField, &membersAgentResponseResult, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentResponseResult, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4600,7 +4600,7 @@ var membersAgentResponseError = wire.Members{Required: []string{"id", "error"}}
 // DecodeJSON decodes one AgentResponseError object, keeping unknown members.
 func (v *AgentResponseError) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentResponseError{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AgentResponseError).decodeField, &membersAgentResponseError, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentResponseError, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4646,7 +4646,7 @@ var membersInitializeResponse = wire.Members{Required: []string{"protocolVersion
 // DecodeJSON decodes one InitializeResponse object, keeping unknown members.
 func (v *InitializeResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = InitializeResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*InitializeResponse).decodeField, &membersInitializeResponse, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersInitializeResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4758,7 +4758,7 @@ func (v *ProtocolVersion) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one AgentCapabilities object, keeping unknown members.
 func (v *AgentCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AgentCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4876,7 +4876,7 @@ func (v *AgentCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one PromptCapabilities object, keeping unknown members.
 func (v *PromptCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = PromptCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PromptCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4954,7 +4954,7 @@ func (v *PromptCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one MCPCapabilities object, keeping unknown members.
 func (v *MCPCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MCPCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5032,7 +5032,7 @@ func (v *MCPCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionCapabilities object, keeping unknown members.
 func (v *SessionCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5250,7 +5250,7 @@ func (v *SessionCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionListCapabilities object, keeping unknown members.
 func (v *SessionListCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionListCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionListCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5292,7 +5292,7 @@ func (v *SessionListCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionDeleteCapabilities object, keeping unknown members.
 func (v *SessionDeleteCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionDeleteCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionDeleteCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5334,7 +5334,7 @@ func (v *SessionDeleteCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionAdditionalDirectoriesCapabilities object, keeping unknown members.
 func (v *SessionAdditionalDirectoriesCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionAdditionalDirectoriesCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionAdditionalDirectoriesCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5376,7 +5376,7 @@ func (v *SessionAdditionalDirectoriesCapabilities) UnmarshalJSON(data []byte) er
 // DecodeJSON decodes one SessionSystemPromptCapabilities object, keeping unknown members.
 func (v *SessionSystemPromptCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionSystemPromptCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionSystemPromptCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5434,7 +5434,7 @@ func (v *SessionSystemPromptCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionSystemPromptModeCapabilities object, keeping unknown members.
 func (v *SessionSystemPromptModeCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionSystemPromptModeCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionSystemPromptModeCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5492,7 +5492,7 @@ func (v *SessionSystemPromptModeCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionSystemPromptOverrideCapabilities object, keeping unknown members.
 func (v *SessionSystemPromptOverrideCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionSystemPromptOverrideCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionSystemPromptOverrideCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5534,7 +5534,7 @@ func (v *SessionSystemPromptOverrideCapabilities) UnmarshalJSON(data []byte) err
 // DecodeJSON decodes one SessionForkCapabilities object, keeping unknown members.
 func (v *SessionForkCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionForkCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionForkCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5576,7 +5576,7 @@ func (v *SessionForkCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionArchiveCapabilities object, keeping unknown members.
 func (v *SessionArchiveCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionArchiveCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionArchiveCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5618,7 +5618,7 @@ func (v *SessionArchiveCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionStatusCapabilities object, keeping unknown members.
 func (v *SessionStatusCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionStatusCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionStatusCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5660,7 +5660,7 @@ func (v *SessionStatusCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionTitleCapabilities object, keeping unknown members.
 func (v *SessionTitleCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionTitleCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionTitleCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5702,7 +5702,7 @@ func (v *SessionTitleCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionResumeCapabilities object, keeping unknown members.
 func (v *SessionResumeCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionResumeCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionResumeCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5744,7 +5744,7 @@ func (v *SessionResumeCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionCloseCapabilities object, keeping unknown members.
 func (v *SessionCloseCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionCloseCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionCloseCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5786,7 +5786,7 @@ func (v *SessionCloseCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one AgentAuthCapabilities object, keeping unknown members.
 func (v *AgentAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentAuthCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AgentAuthCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5860,7 +5860,7 @@ func (v *AgentAuthCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one AuthStatusCapabilities object, keeping unknown members.
 func (v *AuthStatusCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthStatusCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AuthStatusCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5902,7 +5902,7 @@ func (v *AuthStatusCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one LogoutCapabilities object, keeping unknown members.
 func (v *LogoutCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = LogoutCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*LogoutCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5944,7 +5944,7 @@ func (v *LogoutCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ProvidersCapabilities object, keeping unknown members.
 func (v *ProvidersCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ProvidersCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ProvidersCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6077,7 +6077,7 @@ func (v *AuthMethod) decodeObject(d *wire.Decoder, asFallback bool) error {
 			return err
 		}
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*AuthMethod).decodeField, nil, (*AuthMethod).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6130,7 +6130,7 @@ var membersAuthMethodTerminal = wire.Members{Required: []string{"id", "name"}}
 // DecodeJSON decodes one AuthMethodTerminal object, keeping unknown members.
 func (v *AuthMethodTerminal) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthMethodTerminal{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AuthMethodTerminal).decodeField, &membersAuthMethodTerminal, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthMethodTerminal, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6218,7 +6218,7 @@ var membersAuthMethodAgent = wire.Members{Required: []string{"id", "name"}}
 // DecodeJSON decodes one AuthMethodAgent object, keeping unknown members.
 func (v *AuthMethodAgent) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthMethodAgent{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AuthMethodAgent).decodeField, &membersAuthMethodAgent, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthMethodAgent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6286,7 +6286,7 @@ var membersImplementation = wire.Members{Required: []string{"name", "version"}}
 // DecodeJSON decodes one Implementation object, keeping unknown members.
 func (v *Implementation) DecodeJSON(d *wire.Decoder) error {
 	*v = Implementation{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*Implementation).decodeField, &membersImplementation, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersImplementation, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6352,7 +6352,7 @@ func (v *Implementation) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one AuthenticateResponse object, keeping unknown members.
 func (v *AuthenticateResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthenticateResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AuthenticateResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6396,7 +6396,7 @@ var membersListProvidersResponse = wire.Members{Required: []string{"providers"}}
 // DecodeJSON decodes one ListProvidersResponse object, keeping unknown members.
 func (v *ListProvidersResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = ListProvidersResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ListProvidersResponse).decodeField, &membersListProvidersResponse, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersListProvidersResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6444,7 +6444,7 @@ var membersProviderInfo = wire.Members{Required: []string{"providerId", "support
 // DecodeJSON decodes one ProviderInfo object, keeping unknown members.
 func (v *ProviderInfo) DecodeJSON(d *wire.Decoder) error {
 	*v = ProviderInfo{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ProviderInfo).decodeField, &membersProviderInfo, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProviderInfo, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6582,7 +6582,7 @@ var membersProviderCurrentConfig = wire.Members{Required: []string{"apiType", "b
 // DecodeJSON decodes one ProviderCurrentConfig object, keeping unknown members.
 func (v *ProviderCurrentConfig) DecodeJSON(d *wire.Decoder) error {
 	*v = ProviderCurrentConfig{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ProviderCurrentConfig).decodeField, &membersProviderCurrentConfig, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProviderCurrentConfig, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6632,7 +6632,7 @@ func (v *ProviderCurrentConfig) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SetProviderResponse object, keeping unknown members.
 func (v *SetProviderResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = SetProviderResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SetProviderResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6674,7 +6674,7 @@ func (v *SetProviderResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one DisableProviderResponse object, keeping unknown members.
 func (v *DisableProviderResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = DisableProviderResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*DisableProviderResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6716,7 +6716,7 @@ func (v *DisableProviderResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one LogoutResponse object, keeping unknown members.
 func (v *LogoutResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = LogoutResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*LogoutResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6760,7 +6760,7 @@ var membersAuthStatusResponse = wire.Members{Required: []string{"state"}}
 // DecodeJSON decodes one AuthStatusResponse object, keeping unknown members.
 func (v *AuthStatusResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthStatusResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AuthStatusResponse).decodeField, &membersAuthStatusResponse, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthStatusResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6856,7 +6856,7 @@ var membersAuthAccount = wire.Members{Required: []string{"label"}}
 // DecodeJSON decodes one AuthAccount object, keeping unknown members.
 func (v *AuthAccount) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthAccount{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AuthAccount).decodeField, &membersAuthAccount, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthAccount, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6968,7 +6968,7 @@ var membersNewSessionResponse = wire.Members{Required: []string{"sessionId"}}
 // DecodeJSON decodes one NewSessionResponse object, keeping unknown members.
 func (v *NewSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = NewSessionResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*NewSessionResponse).decodeField, &membersNewSessionResponse, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersNewSessionResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7047,7 +7047,7 @@ var membersSessionModeState = wire.Members{Required: []string{"currentModeId", "
 // DecodeJSON decodes one SessionModeState object, keeping unknown members.
 func (v *SessionModeState) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionModeState{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionModeState).decodeField, &membersSessionModeState, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionModeState, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7131,7 +7131,7 @@ var membersSessionMode = wire.Members{Required: []string{"id", "name"}}
 // DecodeJSON decodes one SessionMode object, keeping unknown members.
 func (v *SessionMode) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionMode{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionMode).decodeField, &membersSessionMode, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionMode, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7202,7 +7202,7 @@ func (v *SessionConfigOption) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionConfigOption).decodeField, &membersSessionConfigOption, (*SessionConfigOption).required)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigOption, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7523,7 +7523,7 @@ var membersSessionConfigSelectOption = wire.Members{Required: []string{"value", 
 // DecodeJSON decodes one SessionConfigSelectOption object, keeping unknown members.
 func (v *SessionConfigSelectOption) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigSelectOption{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionConfigSelectOption).decodeField, &membersSessionConfigSelectOption, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigSelectOption, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7591,7 +7591,7 @@ var membersSessionConfigSelectGroup = wire.Members{Required: []string{"group", "
 // DecodeJSON decodes one SessionConfigSelectGroup object, keeping unknown members.
 func (v *SessionConfigSelectGroup) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigSelectGroup{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionConfigSelectGroup).decodeField, &membersSessionConfigSelectGroup, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigSelectGroup, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7679,7 +7679,7 @@ var membersSessionConfigSelect = wire.Members{Required: []string{"currentValue",
 // DecodeJSON decodes one SessionConfigSelect object, keeping unknown members.
 func (v *SessionConfigSelect) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigSelect{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionConfigSelect).decodeField, &membersSessionConfigSelect, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigSelect, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7725,7 +7725,7 @@ var membersSessionConfigBoolean = wire.Members{Required: []string{"currentValue"
 // DecodeJSON decodes one SessionConfigBoolean object, keeping unknown members.
 func (v *SessionConfigBoolean) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigBoolean{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionConfigBoolean).decodeField, &membersSessionConfigBoolean, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigBoolean, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7765,7 +7765,7 @@ func (v *SessionConfigBoolean) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one LoadSessionResponse object, keeping unknown members.
 func (v *LoadSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = LoadSessionResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*LoadSessionResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7840,7 +7840,7 @@ var membersListSessionsResponse = wire.Members{Required: []string{"sessions"}}
 // DecodeJSON decodes one ListSessionsResponse object, keeping unknown members.
 func (v *ListSessionsResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = ListSessionsResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ListSessionsResponse).decodeField, &membersListSessionsResponse, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersListSessionsResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7909,7 +7909,7 @@ var membersSessionInfo = wire.Members{Required: []string{"sessionId", "cwd"}}
 // DecodeJSON decodes one SessionInfo object, keeping unknown members.
 func (v *SessionInfo) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionInfo{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionInfo).decodeField, &membersSessionInfo, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionInfo, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8013,7 +8013,7 @@ func (v *SessionInfo) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one DeleteSessionResponse object, keeping unknown members.
 func (v *DeleteSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = DeleteSessionResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*DeleteSessionResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8057,7 +8057,7 @@ var membersForkSessionResponse = wire.Members{Required: []string{"sessionId"}}
 // DecodeJSON decodes one ForkSessionResponse object, keeping unknown members.
 func (v *ForkSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = ForkSessionResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ForkSessionResponse).decodeField, &membersForkSessionResponse, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersForkSessionResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8134,7 +8134,7 @@ func (v *ForkSessionResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ArchiveSessionResponse object, keeping unknown members.
 func (v *ArchiveSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = ArchiveSessionResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ArchiveSessionResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8176,7 +8176,7 @@ func (v *ArchiveSessionResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one UnarchiveSessionResponse object, keeping unknown members.
 func (v *UnarchiveSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = UnarchiveSessionResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*UnarchiveSessionResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8220,7 +8220,7 @@ var membersSessionStatusResponse = wire.Members{Required: []string{"status"}}
 // DecodeJSON decodes one SessionStatusResponse object, keeping unknown members.
 func (v *SessionStatusResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionStatusResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionStatusResponse).decodeField, &membersSessionStatusResponse, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionStatusResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8301,7 +8301,7 @@ var membersSetSessionTitleResponse = wire.Members{Required: []string{"title"}}
 // DecodeJSON decodes one SetSessionTitleResponse object, keeping unknown members.
 func (v *SetSessionTitleResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionTitleResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SetSessionTitleResponse).decodeField, &membersSetSessionTitleResponse, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionTitleResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8347,7 +8347,7 @@ func (v *SetSessionTitleResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ResumeSessionResponse object, keeping unknown members.
 func (v *ResumeSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = ResumeSessionResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ResumeSessionResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8420,7 +8420,7 @@ func (v *ResumeSessionResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one CloseSessionResponse object, keeping unknown members.
 func (v *CloseSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = CloseSessionResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CloseSessionResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8462,7 +8462,7 @@ func (v *CloseSessionResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SetSessionModeResponse object, keeping unknown members.
 func (v *SetSessionModeResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionModeResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SetSessionModeResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8506,7 +8506,7 @@ var membersSetSessionConfigOptionResponse = wire.Members{Required: []string{"con
 // DecodeJSON decodes one SetSessionConfigOptionResponse object, keeping unknown members.
 func (v *SetSessionConfigOptionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionConfigOptionResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SetSessionConfigOptionResponse).decodeField, &membersSetSessionConfigOptionResponse, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8559,7 +8559,7 @@ var membersPromptResponse = wire.Members{Required: []string{"stopReason"}}
 // DecodeJSON decodes one PromptResponse object, keeping unknown members.
 func (v *PromptResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = PromptResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PromptResponse).decodeField, &membersPromptResponse, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPromptResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8662,7 +8662,7 @@ var membersUsage = wire.Members{Required: []string{"totalTokens", "inputTokens",
 // DecodeJSON decodes one Usage object, keeping unknown members.
 func (v *Usage) DecodeJSON(d *wire.Decoder) error {
 	*v = Usage{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*Usage).decodeField, &membersUsage, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUsage, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8793,7 +8793,7 @@ var membersError = wire.Members{Required: []string{"code", "message"}}
 // DecodeJSON decodes one Error object, keeping unknown members.
 func (v *Error) DecodeJSON(d *wire.Decoder) error {
 	*v = Error{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*Error).decodeField, &membersError, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersError, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8880,7 +8880,7 @@ var membersAgentNotification = wire.Members{Required: []string{"method"}}
 // DecodeJSON decodes one AgentNotification object, keeping unknown members.
 func (v *AgentNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentNotification{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AgentNotification).decodeField, &membersAgentNotification, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8932,7 +8932,7 @@ var membersSessionNotification = wire.Members{Required: []string{"sessionId", "u
 // DecodeJSON decodes one SessionNotification object, keeping unknown members.
 func (v *SessionNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionNotification{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionNotification).decodeField, &membersSessionNotification, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9329,7 +9329,7 @@ func (v *SessionUpdate) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*SessionUpdate).decodeField, nil, (*SessionUpdate).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9382,7 +9382,7 @@ var membersContentChunk = wire.Members{Required: []string{"content"}}
 // DecodeJSON decodes one ContentChunk object, keeping unknown members.
 func (v *ContentChunk) DecodeJSON(d *wire.Decoder) error {
 	*v = ContentChunk{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ContentChunk).decodeField, &membersContentChunk, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersContentChunk, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9446,7 +9446,7 @@ var membersToolCall = wire.Members{Required: []string{"toolCallId", "title"}}
 // DecodeJSON decodes one ToolCall object, keeping unknown members.
 func (v *ToolCall) DecodeJSON(d *wire.Decoder) error {
 	*v = ToolCall{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ToolCall).decodeField, &membersToolCall, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCall, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9590,7 +9590,7 @@ var membersPlanEntry = wire.Members{Required: []string{"content", "priority", "s
 // DecodeJSON decodes one PlanEntry object, keeping unknown members.
 func (v *PlanEntry) DecodeJSON(d *wire.Decoder) error {
 	*v = PlanEntry{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PlanEntry).decodeField, &membersPlanEntry, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlanEntry, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9716,7 +9716,7 @@ var membersPlan = wire.Members{Required: []string{"entries"}}
 // DecodeJSON decodes one Plan object, keeping unknown members.
 func (v *Plan) DecodeJSON(d *wire.Decoder) error {
 	*v = Plan{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*Plan).decodeField, &membersPlan, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlan, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9874,7 +9874,7 @@ func (v *PlanUpdateContent) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*PlanUpdateContent).decodeField, nil, (*PlanUpdateContent).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9927,7 +9927,7 @@ var membersPlanItems = wire.Members{Required: []string{"planId", "entries"}}
 // DecodeJSON decodes one PlanItems object, keeping unknown members.
 func (v *PlanItems) DecodeJSON(d *wire.Decoder) error {
 	*v = PlanItems{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PlanItems).decodeField, &membersPlanItems, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlanItems, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9984,7 +9984,7 @@ var membersPlanFile = wire.Members{Required: []string{"planId", "uri"}}
 // DecodeJSON decodes one PlanFile object, keeping unknown members.
 func (v *PlanFile) DecodeJSON(d *wire.Decoder) error {
 	*v = PlanFile{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PlanFile).decodeField, &membersPlanFile, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlanFile, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10036,7 +10036,7 @@ var membersPlanMarkdown = wire.Members{Required: []string{"planId", "content"}}
 // DecodeJSON decodes one PlanMarkdown object, keeping unknown members.
 func (v *PlanMarkdown) DecodeJSON(d *wire.Decoder) error {
 	*v = PlanMarkdown{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PlanMarkdown).decodeField, &membersPlanMarkdown, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlanMarkdown, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10088,7 +10088,7 @@ var membersPlanUpdate = wire.Members{Required: []string{"plan"}}
 // DecodeJSON decodes one PlanUpdate object, keeping unknown members.
 func (v *PlanUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = PlanUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PlanUpdate).decodeField, &membersPlanUpdate, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlanUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10136,7 +10136,7 @@ var membersPlanRemoved = wire.Members{Required: []string{"planId"}}
 // DecodeJSON decodes one PlanRemoved object, keeping unknown members.
 func (v *PlanRemoved) DecodeJSON(d *wire.Decoder) error {
 	*v = PlanRemoved{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PlanRemoved).decodeField, &membersPlanRemoved, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlanRemoved, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10184,7 +10184,7 @@ var membersAvailableCommand = wire.Members{Required: []string{"name", "descripti
 // DecodeJSON decodes one AvailableCommand object, keeping unknown members.
 func (v *AvailableCommand) DecodeJSON(d *wire.Decoder) error {
 	*v = AvailableCommand{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AvailableCommand).decodeField, &membersAvailableCommand, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAvailableCommand, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10295,7 +10295,7 @@ func (v *AvailableCommandInput) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*AvailableCommandInput).decodeField, nil, (*AvailableCommandInput).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10321,7 +10321,7 @@ var membersUnstructuredCommandInput = wire.Members{Required: []string{"hint"}}
 // DecodeJSON decodes one UnstructuredCommandInput object, keeping unknown members.
 func (v *UnstructuredCommandInput) DecodeJSON(d *wire.Decoder) error {
 	*v = UnstructuredCommandInput{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*UnstructuredCommandInput).decodeField, &membersUnstructuredCommandInput, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUnstructuredCommandInput, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10369,7 +10369,7 @@ var membersAvailableCommandsUpdate = wire.Members{Required: []string{"availableC
 // DecodeJSON decodes one AvailableCommandsUpdate object, keeping unknown members.
 func (v *AvailableCommandsUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = AvailableCommandsUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AvailableCommandsUpdate).decodeField, &membersAvailableCommandsUpdate, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAvailableCommandsUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10422,7 +10422,7 @@ var membersCurrentModeUpdate = wire.Members{Required: []string{"currentModeId"}}
 // DecodeJSON decodes one CurrentModeUpdate object, keeping unknown members.
 func (v *CurrentModeUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = CurrentModeUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CurrentModeUpdate).decodeField, &membersCurrentModeUpdate, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCurrentModeUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10470,7 +10470,7 @@ var membersConfigOptionUpdate = wire.Members{Required: []string{"configOptions"}
 // DecodeJSON decodes one ConfigOptionUpdate object, keeping unknown members.
 func (v *ConfigOptionUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = ConfigOptionUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ConfigOptionUpdate).decodeField, &membersConfigOptionUpdate, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersConfigOptionUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10521,7 +10521,7 @@ func (v *ConfigOptionUpdate) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionInfoUpdate object, keeping unknown members.
 func (v *SessionInfoUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionInfoUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionInfoUpdate).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10597,7 +10597,7 @@ var membersCost = wire.Members{Required: []string{"amount", "currency"}}
 // DecodeJSON decodes one Cost object, keeping unknown members.
 func (v *Cost) DecodeJSON(d *wire.Decoder) error {
 	*v = Cost{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*Cost).decodeField, &membersCost, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCost, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10649,7 +10649,7 @@ var membersUsageUpdate = wire.Members{Required: []string{"used", "size"}}
 // DecodeJSON decodes one UsageUpdate object, keeping unknown members.
 func (v *UsageUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = UsageUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*UsageUpdate).decodeField, &membersUsageUpdate, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUsageUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10752,7 +10752,7 @@ var membersNotice = wire.Members{Required: []string{"severity", "title"}}
 // DecodeJSON decodes one Notice object, keeping unknown members.
 func (v *Notice) DecodeJSON(d *wire.Decoder) error {
 	*v = Notice{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*Notice).decodeField, &membersNotice, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersNotice, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10884,7 +10884,7 @@ var membersCompactionUpdate = wire.Members{Required: []string{"compactionId", "s
 // DecodeJSON decodes one CompactionUpdate object, keeping unknown members.
 func (v *CompactionUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = CompactionUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CompactionUpdate).decodeField, &membersCompactionUpdate, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCompactionUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10967,7 +10967,7 @@ var membersCompactionSummaryChunk = wire.Members{Required: []string{"compactionI
 // DecodeJSON decodes one CompactionSummaryChunk object, keeping unknown members.
 func (v *CompactionSummaryChunk) DecodeJSON(d *wire.Decoder) error {
 	*v = CompactionSummaryChunk{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CompactionSummaryChunk).decodeField, &membersCompactionSummaryChunk, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCompactionSummaryChunk, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11017,7 +11017,7 @@ func (v *CompactionSummaryChunk) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SubagentSessionCapabilities object, keeping unknown members.
 func (v *SubagentSessionCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SubagentSessionCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SubagentSessionCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11075,7 +11075,7 @@ func (v *SubagentSessionCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionCancelCapabilities object, keeping unknown members.
 func (v *SessionCancelCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionCancelCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionCancelCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11235,7 +11235,7 @@ func (v *StateUpdate) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*StateUpdate).decodeField, nil, (*StateUpdate).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11261,7 +11261,7 @@ var membersStateUpdateOther = wire.Members{Required: []string{"state"}}
 // DecodeJSON decodes one StateUpdateOther object, keeping unknown members.
 func (v *StateUpdateOther) DecodeJSON(d *wire.Decoder) error {
 	*v = StateUpdateOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*StateUpdateOther).decodeField, &membersStateUpdateOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersStateUpdateOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11301,7 +11301,7 @@ func (v *StateUpdateOther) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one RunningStateUpdate object, keeping unknown members.
 func (v *RunningStateUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = RunningStateUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*RunningStateUpdate).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11343,7 +11343,7 @@ func (v *RunningStateUpdate) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ErrorStopReason object, keeping unknown members.
 func (v *ErrorStopReason) DecodeJSON(d *wire.Decoder) error {
 	*v = ErrorStopReason{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ErrorStopReason).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11398,7 +11398,7 @@ func (v *IdleStateUpdate) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, &v.Unknown, (*IdleStateUpdate).decodeField, nil, (*IdleStateUpdate).required)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11604,7 +11604,7 @@ func (v *IdleStateUpdate) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one IdleStateUpdateStopReasonEndTurn object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonEndTurn) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonEndTurn{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*IdleStateUpdateStopReasonEndTurn).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11638,7 +11638,7 @@ func (v *IdleStateUpdateStopReasonEndTurn) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one IdleStateUpdateStopReasonMaxTokens object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonMaxTokens) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonMaxTokens{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*IdleStateUpdateStopReasonMaxTokens).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11672,7 +11672,7 @@ func (v *IdleStateUpdateStopReasonMaxTokens) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one IdleStateUpdateStopReasonMaxTurnRequests object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonMaxTurnRequests) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonMaxTurnRequests{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*IdleStateUpdateStopReasonMaxTurnRequests).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11706,7 +11706,7 @@ func (v *IdleStateUpdateStopReasonMaxTurnRequests) UnmarshalJSON(data []byte) er
 // DecodeJSON decodes one IdleStateUpdateStopReasonRefusal object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonRefusal) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonRefusal{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*IdleStateUpdateStopReasonRefusal).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11740,7 +11740,7 @@ func (v *IdleStateUpdateStopReasonRefusal) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one IdleStateUpdateStopReasonCancelled object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonCancelled) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonCancelled{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*IdleStateUpdateStopReasonCancelled).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11776,7 +11776,7 @@ var membersIdleStateUpdateStopReasonOther = wire.Members{Required: []string{"sto
 // DecodeJSON decodes one IdleStateUpdateStopReasonOther object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonOther) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*IdleStateUpdateStopReasonOther).decodeField, &membersIdleStateUpdateStopReasonOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersIdleStateUpdateStopReasonOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11816,7 +11816,7 @@ func (v *IdleStateUpdateStopReasonOther) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one IdleStateUpdateStopReasonNone object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonNone) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonNone{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*IdleStateUpdateStopReasonNone).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11850,7 +11850,7 @@ func (v *IdleStateUpdateStopReasonNone) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one RequiresActionStateUpdate object, keeping unknown members.
 func (v *RequiresActionStateUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = RequiresActionStateUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*RequiresActionStateUpdate).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11892,7 +11892,7 @@ func (v *RequiresActionStateUpdate) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one UnknownStateUpdate object, keeping unknown members.
 func (v *UnknownStateUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = UnknownStateUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*UnknownStateUpdate).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11936,7 +11936,7 @@ var membersSubagentUpdate = wire.Members{Required: []string{"sessionId"}}
 // DecodeJSON decodes one SubagentUpdate object, keeping unknown members.
 func (v *SubagentUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = SubagentUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SubagentUpdate).decodeField, &membersSubagentUpdate, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSubagentUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12069,7 +12069,7 @@ var membersSessionMessage = wire.Members{Required: []string{"messageId"}}
 // DecodeJSON decodes one SessionMessage object, keeping unknown members.
 func (v *SessionMessage) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionMessage{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionMessage).decodeField, &membersSessionMessage, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionMessage, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12196,7 +12196,7 @@ var membersSessionMessageChunk = wire.Members{Required: []string{"messageId", "c
 // DecodeJSON decodes one SessionMessageChunk object, keeping unknown members.
 func (v *SessionMessageChunk) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionMessageChunk{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionMessageChunk).decodeField, &membersSessionMessageChunk, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionMessageChunk, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12248,7 +12248,7 @@ var membersCompleteElicitationNotification = wire.Members{Required: []string{"el
 // DecodeJSON decodes one CompleteElicitationNotification object, keeping unknown members.
 func (v *CompleteElicitationNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = CompleteElicitationNotification{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CompleteElicitationNotification).decodeField, &membersCompleteElicitationNotification, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCompleteElicitationNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12296,7 +12296,7 @@ var membersAuthStatusUpdateNotification = wire.Members{Required: []string{"state
 // DecodeJSON decodes one AuthStatusUpdateNotification object, keeping unknown members.
 func (v *AuthStatusUpdateNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthStatusUpdateNotification{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AuthStatusUpdateNotification).decodeField, &membersAuthStatusUpdateNotification, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthStatusUpdateNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12382,7 +12382,7 @@ var membersClientRequest = wire.Members{Required: []string{"id", "method"}}
 // DecodeJSON decodes one ClientRequest object, keeping unknown members.
 func (v *ClientRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ClientRequest).decodeField, &membersClientRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12438,7 +12438,7 @@ var membersInitializeRequest = wire.Members{Required: []string{"protocolVersion"
 // DecodeJSON decodes one InitializeRequest object, keeping unknown members.
 func (v *InitializeRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = InitializeRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*InitializeRequest).decodeField, &membersInitializeRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersInitializeRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12512,7 +12512,7 @@ func (v *InitializeRequest) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ClientCapabilities object, keeping unknown members.
 func (v *ClientCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ClientCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12654,7 +12654,7 @@ func (v *ClientCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one FileSystemCapabilities object, keeping unknown members.
 func (v *FileSystemCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = FileSystemCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*FileSystemCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12720,7 +12720,7 @@ func (v *FileSystemCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ClientSessionCapabilities object, keeping unknown members.
 func (v *ClientSessionCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientSessionCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ClientSessionCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12810,7 +12810,7 @@ func (v *ClientSessionCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one CompactionCapabilities object, keeping unknown members.
 func (v *CompactionCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = CompactionCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CompactionCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12844,7 +12844,7 @@ func (v *CompactionCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionConfigOptionsCapabilities object, keeping unknown members.
 func (v *SessionConfigOptionsCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigOptionsCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionConfigOptionsCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12902,7 +12902,7 @@ func (v *SessionConfigOptionsCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one BooleanConfigOptionCapabilities object, keeping unknown members.
 func (v *BooleanConfigOptionCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = BooleanConfigOptionCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*BooleanConfigOptionCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12944,7 +12944,7 @@ func (v *BooleanConfigOptionCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one NoticeCapabilities object, keeping unknown members.
 func (v *NoticeCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = NoticeCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*NoticeCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12978,7 +12978,7 @@ func (v *NoticeCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SubagentCapabilities object, keeping unknown members.
 func (v *SubagentCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SubagentCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SubagentCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13020,7 +13020,7 @@ func (v *SubagentCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one PlanCapabilities object, keeping unknown members.
 func (v *PlanCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = PlanCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PlanCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13062,7 +13062,7 @@ func (v *PlanCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one AuthCapabilities object, keeping unknown members.
 func (v *AuthCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AuthCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13116,7 +13116,7 @@ func (v *AuthCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ElicitationCapabilities object, keeping unknown members.
 func (v *ElicitationCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ElicitationCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13190,7 +13190,7 @@ func (v *ElicitationCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ElicitationFormCapabilities object, keeping unknown members.
 func (v *ElicitationFormCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationFormCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ElicitationFormCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13232,7 +13232,7 @@ func (v *ElicitationFormCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ElicitationURLCapabilities object, keeping unknown members.
 func (v *ElicitationURLCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationURLCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ElicitationURLCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13276,7 +13276,7 @@ var membersAuthenticateRequest = wire.Members{Required: []string{"methodId"}}
 // DecodeJSON decodes one AuthenticateRequest object, keeping unknown members.
 func (v *AuthenticateRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthenticateRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AuthenticateRequest).decodeField, &membersAuthenticateRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthenticateRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13322,7 +13322,7 @@ func (v *AuthenticateRequest) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ListProvidersRequest object, keeping unknown members.
 func (v *ListProvidersRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ListProvidersRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ListProvidersRequest).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13366,7 +13366,7 @@ var membersSetProviderRequest = wire.Members{Required: []string{"providerId", "a
 // DecodeJSON decodes one SetProviderRequest object, keeping unknown members.
 func (v *SetProviderRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = SetProviderRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SetProviderRequest).decodeField, &membersSetProviderRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetProviderRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13428,7 +13428,7 @@ var membersDisableProviderRequest = wire.Members{Required: []string{"providerId"
 // DecodeJSON decodes one DisableProviderRequest object, keeping unknown members.
 func (v *DisableProviderRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = DisableProviderRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*DisableProviderRequest).decodeField, &membersDisableProviderRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDisableProviderRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13474,7 +13474,7 @@ func (v *DisableProviderRequest) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one LogoutRequest object, keeping unknown members.
 func (v *LogoutRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = LogoutRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*LogoutRequest).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13516,7 +13516,7 @@ func (v *LogoutRequest) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one AuthStatusRequest object, keeping unknown members.
 func (v *AuthStatusRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthStatusRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AuthStatusRequest).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13560,7 +13560,7 @@ var membersNewSessionRequest = wire.Members{Required: []string{"cwd", "mcpServer
 // DecodeJSON decodes one NewSessionRequest object, keeping unknown members.
 func (v *NewSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = NewSessionRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*NewSessionRequest).decodeField, &membersNewSessionRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersNewSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13752,7 +13752,7 @@ func (v *MCPServer) decodeObject(d *wire.Decoder, asFallback bool) error {
 			return err
 		}
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*MCPServer).decodeField, nil, (*MCPServer).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13778,7 +13778,7 @@ var membersHTTPHeader = wire.Members{Required: []string{"name", "value"}}
 // DecodeJSON decodes one HTTPHeader object, keeping unknown members.
 func (v *HTTPHeader) DecodeJSON(d *wire.Decoder) error {
 	*v = HTTPHeader{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*HTTPHeader).decodeField, &membersHTTPHeader, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersHTTPHeader, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13830,7 +13830,7 @@ var membersMCPServerHTTP = wire.Members{Required: []string{"name", "url", "heade
 // DecodeJSON decodes one MCPServerHTTP object, keeping unknown members.
 func (v *MCPServerHTTP) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPServerHTTP{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MCPServerHTTP).decodeField, &membersMCPServerHTTP, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPServerHTTP, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13890,7 +13890,7 @@ var membersMCPServerSSE = wire.Members{Required: []string{"name", "url", "header
 // DecodeJSON decodes one MCPServerSSE object, keeping unknown members.
 func (v *MCPServerSSE) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPServerSSE{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MCPServerSSE).decodeField, &membersMCPServerSSE, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPServerSSE, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13950,7 +13950,7 @@ var membersMCPServerACP = wire.Members{Required: []string{"name", "serverId"}}
 // DecodeJSON decodes one MCPServerACP object, keeping unknown members.
 func (v *MCPServerACP) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPServerACP{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MCPServerACP).decodeField, &membersMCPServerACP, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPServerACP, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14002,7 +14002,7 @@ var membersMCPServerStdio = wire.Members{Required: []string{"name", "command", "
 // DecodeJSON decodes one MCPServerStdio object, keeping unknown members.
 func (v *MCPServerStdio) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPServerStdio{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MCPServerStdio).decodeField, &membersMCPServerStdio, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPServerStdio, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14070,7 +14070,7 @@ var membersSystemPrompt = wire.Members{Required: []string{"mode", "content"}}
 // DecodeJSON decodes one SystemPrompt object, keeping unknown members.
 func (v *SystemPrompt) DecodeJSON(d *wire.Decoder) error {
 	*v = SystemPrompt{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SystemPrompt).decodeField, &membersSystemPrompt, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSystemPrompt, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14155,7 +14155,7 @@ var membersLoadSessionRequest = wire.Members{Required: []string{"mcpServers", "c
 // DecodeJSON decodes one LoadSessionRequest object, keeping unknown members.
 func (v *LoadSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = LoadSessionRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*LoadSessionRequest).decodeField, &membersLoadSessionRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersLoadSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14230,7 +14230,7 @@ func (v *LoadSessionRequest) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ListSessionsRequest object, keeping unknown members.
 func (v *ListSessionsRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ListSessionsRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ListSessionsRequest).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14348,7 +14348,7 @@ var membersDeleteSessionRequest = wire.Members{Required: []string{"sessionId"}}
 // DecodeJSON decodes one DeleteSessionRequest object, keeping unknown members.
 func (v *DeleteSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = DeleteSessionRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*DeleteSessionRequest).decodeField, &membersDeleteSessionRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDeleteSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14396,7 +14396,7 @@ var membersForkSessionRequest = wire.Members{Required: []string{"sessionId", "cw
 // DecodeJSON decodes one ForkSessionRequest object, keeping unknown members.
 func (v *ForkSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ForkSessionRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ForkSessionRequest).decodeField, &membersForkSessionRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersForkSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14475,7 +14475,7 @@ var membersArchiveSessionRequest = wire.Members{Required: []string{"sessionId"}}
 // DecodeJSON decodes one ArchiveSessionRequest object, keeping unknown members.
 func (v *ArchiveSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ArchiveSessionRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ArchiveSessionRequest).decodeField, &membersArchiveSessionRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersArchiveSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14523,7 +14523,7 @@ var membersUnarchiveSessionRequest = wire.Members{Required: []string{"sessionId"
 // DecodeJSON decodes one UnarchiveSessionRequest object, keeping unknown members.
 func (v *UnarchiveSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = UnarchiveSessionRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*UnarchiveSessionRequest).decodeField, &membersUnarchiveSessionRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUnarchiveSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14571,7 +14571,7 @@ var membersSessionStatusRequest = wire.Members{Required: []string{"sessionId"}}
 // DecodeJSON decodes one SessionStatusRequest object, keeping unknown members.
 func (v *SessionStatusRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionStatusRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionStatusRequest).decodeField, &membersSessionStatusRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionStatusRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14619,7 +14619,7 @@ var membersSetSessionTitleRequest = wire.Members{Required: []string{"sessionId",
 // DecodeJSON decodes one SetSessionTitleRequest object, keeping unknown members.
 func (v *SetSessionTitleRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionTitleRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SetSessionTitleRequest).decodeField, &membersSetSessionTitleRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionTitleRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14671,7 +14671,7 @@ var membersResumeSessionRequest = wire.Members{Required: []string{"sessionId", "
 // DecodeJSON decodes one ResumeSessionRequest object, keeping unknown members.
 func (v *ResumeSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ResumeSessionRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ResumeSessionRequest).decodeField, &membersResumeSessionRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersResumeSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14750,7 +14750,7 @@ var membersCloseSessionRequest = wire.Members{Required: []string{"sessionId"}}
 // DecodeJSON decodes one CloseSessionRequest object, keeping unknown members.
 func (v *CloseSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = CloseSessionRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CloseSessionRequest).decodeField, &membersCloseSessionRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCloseSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14798,7 +14798,7 @@ var membersSetSessionModeRequest = wire.Members{Required: []string{"sessionId", 
 // DecodeJSON decodes one SetSessionModeRequest object, keeping unknown members.
 func (v *SetSessionModeRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionModeRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SetSessionModeRequest).decodeField, &membersSetSessionModeRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionModeRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14869,7 +14869,7 @@ func (v *SetSessionConfigOptionRequest) decodeObject(d *wire.Decoder, asFallback
 			return err
 		}
 	}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SetSessionConfigOptionRequest).decodeField, &membersSetSessionConfigOptionRequest, (*SetSessionConfigOptionRequest).required)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequest, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14996,7 +14996,7 @@ var membersSetSessionConfigOptionRequestTypeBoolean = wire.Members{Required: []s
 // DecodeJSON decodes one SetSessionConfigOptionRequestTypeBoolean object, keeping unknown members.
 func (v *SetSessionConfigOptionRequestTypeBoolean) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionConfigOptionRequestTypeBoolean{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SetSessionConfigOptionRequestTypeBoolean).decodeField, &membersSetSessionConfigOptionRequestTypeBoolean, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequestTypeBoolean, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15038,7 +15038,7 @@ var membersSetSessionConfigOptionRequestTypeValueID = wire.Members{Required: []s
 // DecodeJSON decodes one SetSessionConfigOptionRequestTypeValueID object, keeping unknown members.
 func (v *SetSessionConfigOptionRequestTypeValueID) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionConfigOptionRequestTypeValueID{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SetSessionConfigOptionRequestTypeValueID).decodeField, &membersSetSessionConfigOptionRequestTypeValueID, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequestTypeValueID, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15080,7 +15080,7 @@ var membersPromptRequest = wire.Members{Required: []string{"sessionId", "prompt"
 // DecodeJSON decodes one PromptRequest object, keeping unknown members.
 func (v *PromptRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = PromptRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PromptRequest).decodeField, &membersPromptRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPromptRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15208,7 +15208,7 @@ func (v *ClientResponse) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*ClientResponse).decodeField, nil, (*ClientResponse).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15234,7 +15234,7 @@ var membersClientResponseResult = wire.Members{Required: []string{"id", "result"
 // DecodeJSON decodes one ClientResponseResult object, keeping unknown members.
 func (v *ClientResponseResult) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientResponseResult{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ClientResponseResult).decodeField, &membersClientResponseResult, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientResponseResult, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15280,7 +15280,7 @@ var membersClientResponseError = wire.Members{Required: []string{"id", "error"}}
 // DecodeJSON decodes one ClientResponseError object, keeping unknown members.
 func (v *ClientResponseError) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientResponseError{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ClientResponseError).decodeField, &membersClientResponseError, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientResponseError, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15324,7 +15324,7 @@ func (v *ClientResponseError) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one WriteTextFileResponse object, keeping unknown members.
 func (v *WriteTextFileResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = WriteTextFileResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*WriteTextFileResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15368,7 +15368,7 @@ var membersReadTextFileResponse = wire.Members{Required: []string{"content"}}
 // DecodeJSON decodes one ReadTextFileResponse object, keeping unknown members.
 func (v *ReadTextFileResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = ReadTextFileResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ReadTextFileResponse).decodeField, &membersReadTextFileResponse, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersReadTextFileResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15416,7 +15416,7 @@ var membersRequestPermissionResponse = wire.Members{Required: []string{"outcome"
 // DecodeJSON decodes one RequestPermissionResponse object, keeping unknown members.
 func (v *RequestPermissionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = RequestPermissionResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*RequestPermissionResponse).decodeField, &membersRequestPermissionResponse, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRequestPermissionResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15554,7 +15554,7 @@ func (v *RequestPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*RequestPermissionOutcome).decodeField, nil, (*RequestPermissionOutcome).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15578,7 +15578,7 @@ func (v *RequestPermissionOutcome) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one RequestPermissionOutcomeCancelled object, keeping unknown members.
 func (v *RequestPermissionOutcomeCancelled) DecodeJSON(d *wire.Decoder) error {
 	*v = RequestPermissionOutcomeCancelled{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*RequestPermissionOutcomeCancelled).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15614,7 +15614,7 @@ var membersSelectedPermissionOutcome = wire.Members{Required: []string{"optionId
 // DecodeJSON decodes one SelectedPermissionOutcome object, keeping unknown members.
 func (v *SelectedPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
 	*v = SelectedPermissionOutcome{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SelectedPermissionOutcome).decodeField, &membersSelectedPermissionOutcome, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSelectedPermissionOutcome, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15662,7 +15662,7 @@ var membersCreateTerminalResponse = wire.Members{Required: []string{"terminalId"
 // DecodeJSON decodes one CreateTerminalResponse object, keeping unknown members.
 func (v *CreateTerminalResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = CreateTerminalResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CreateTerminalResponse).decodeField, &membersCreateTerminalResponse, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateTerminalResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15710,7 +15710,7 @@ var membersTerminalOutputResponse = wire.Members{Required: []string{"output", "t
 // DecodeJSON decodes one TerminalOutputResponse object, keeping unknown members.
 func (v *TerminalOutputResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalOutputResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*TerminalOutputResponse).decodeField, &membersTerminalOutputResponse, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminalOutputResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15776,7 +15776,7 @@ func (v *TerminalOutputResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one TerminalExitStatus object, keeping unknown members.
 func (v *TerminalExitStatus) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalExitStatus{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*TerminalExitStatus).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15850,7 +15850,7 @@ func (v *TerminalExitStatus) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ReleaseTerminalResponse object, keeping unknown members.
 func (v *ReleaseTerminalResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = ReleaseTerminalResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ReleaseTerminalResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15892,7 +15892,7 @@ func (v *ReleaseTerminalResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one WaitForTerminalExitResponse object, keeping unknown members.
 func (v *WaitForTerminalExitResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = WaitForTerminalExitResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*WaitForTerminalExitResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15966,7 +15966,7 @@ func (v *WaitForTerminalExitResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one KillTerminalResponse object, keeping unknown members.
 func (v *KillTerminalResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = KillTerminalResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*KillTerminalResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16011,7 +16011,7 @@ func (v *CreateElicitationResponse) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CreateElicitationResponse).decodeField, nil, (*CreateElicitationResponse).required)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16152,7 +16152,7 @@ func (v *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one CreateElicitationResponseActionDecline object, keeping unknown members.
 func (v *CreateElicitationResponseActionDecline) DecodeJSON(d *wire.Decoder) error {
 	*v = CreateElicitationResponseActionDecline{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CreateElicitationResponseActionDecline).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16186,7 +16186,7 @@ func (v *CreateElicitationResponseActionDecline) UnmarshalJSON(data []byte) erro
 // DecodeJSON decodes one CreateElicitationResponseActionCancel object, keeping unknown members.
 func (v *CreateElicitationResponseActionCancel) DecodeJSON(d *wire.Decoder) error {
 	*v = CreateElicitationResponseActionCancel{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CreateElicitationResponseActionCancel).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16222,7 +16222,7 @@ var membersCreateElicitationResponseActionOther = wire.Members{Required: []strin
 // DecodeJSON decodes one CreateElicitationResponseActionOther object, keeping unknown members.
 func (v *CreateElicitationResponseActionOther) DecodeJSON(d *wire.Decoder) error {
 	*v = CreateElicitationResponseActionOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CreateElicitationResponseActionOther).decodeField, &membersCreateElicitationResponseActionOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateElicitationResponseActionOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16357,7 +16357,7 @@ func (v *ElicitationContentValue) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ElicitationAcceptAction object, keeping unknown members.
 func (v *ElicitationAcceptAction) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationAcceptAction{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ElicitationAcceptAction).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16475,7 +16475,7 @@ func (v *MessageMCPResponse) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*MessageMCPResponse).decodeField, nil, (*MessageMCPResponse).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16501,7 +16501,7 @@ var membersMessageMCPResponseResult = wire.Members{Required: []string{"result"}}
 // DecodeJSON decodes one MessageMCPResponseResult object, keeping unknown members.
 func (v *MessageMCPResponseResult) DecodeJSON(d *wire.Decoder) error {
 	*v = MessageMCPResponseResult{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MessageMCPResponseResult).decodeField, &membersMessageMCPResponseResult, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMessageMCPResponseResult, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16558,7 +16558,7 @@ var membersMessageMCPResponseError = wire.Members{Required: []string{"error"}}
 // DecodeJSON decodes one MessageMCPResponseError object, keeping unknown members.
 func (v *MessageMCPResponseError) DecodeJSON(d *wire.Decoder) error {
 	*v = MessageMCPResponseError{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MessageMCPResponseError).decodeField, &membersMessageMCPResponseError, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMessageMCPResponseError, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16606,7 +16606,7 @@ var membersMCPError = wire.Members{Required: []string{"code", "message"}}
 // DecodeJSON decodes one MCPError object, keeping unknown members.
 func (v *MCPError) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPError{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MCPError).decodeField, &membersMCPError, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPError, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16662,7 +16662,7 @@ var membersClientNotification = wire.Members{Required: []string{"method"}}
 // DecodeJSON decodes one ClientNotification object, keeping unknown members.
 func (v *ClientNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientNotification{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ClientNotification).decodeField, &membersClientNotification, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16714,7 +16714,7 @@ var membersCancelNotification = wire.Members{Required: []string{"sessionId"}}
 // DecodeJSON decodes one CancelNotification object, keeping unknown members.
 func (v *CancelNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = CancelNotification{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CancelNotification).decodeField, &membersCancelNotification, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16762,7 +16762,7 @@ var membersMessageMCPNotification = wire.Members{Required: []string{"serverId", 
 // DecodeJSON decodes one MessageMCPNotification object, keeping unknown members.
 func (v *MessageMCPNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = MessageMCPNotification{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MessageMCPNotification).decodeField, &membersMessageMCPNotification, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMessageMCPNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16828,7 +16828,7 @@ var membersCancelRequestNotification = wire.Members{Required: []string{"requestI
 // DecodeJSON decodes one CancelRequestNotification object, keeping unknown members.
 func (v *CancelRequestNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = CancelRequestNotification{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CancelRequestNotification).decodeField, &membersCancelRequestNotification, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelRequestNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16876,7 +16876,7 @@ var membersProxyRequest = wire.Members{Required: []string{"id", "method"}}
 // DecodeJSON decodes one ProxyRequest object, keeping unknown members.
 func (v *ProxyRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ProxyRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ProxyRequest).decodeField, &membersProxyRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProxyRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16932,7 +16932,7 @@ var membersProxySuccessorRequest = wire.Members{Required: []string{"method"}}
 // DecodeJSON decodes one ProxySuccessorRequest object, keeping unknown members.
 func (v *ProxySuccessorRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ProxySuccessorRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ProxySuccessorRequest).decodeField, &membersProxySuccessorRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProxySuccessorRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17060,7 +17060,7 @@ func (v *ProxyResponse) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*ProxyResponse).decodeField, nil, (*ProxyResponse).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17086,7 +17086,7 @@ var membersProxyResponseResult = wire.Members{Required: []string{"id", "result"}
 // DecodeJSON decodes one ProxyResponseResult object, keeping unknown members.
 func (v *ProxyResponseResult) DecodeJSON(d *wire.Decoder) error {
 	*v = ProxyResponseResult{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ProxyResponseResult).decodeField, &membersProxyResponseResult, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProxyResponseResult, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17132,7 +17132,7 @@ var membersProxyResponseError = wire.Members{Required: []string{"id", "error"}}
 // DecodeJSON decodes one ProxyResponseError object, keeping unknown members.
 func (v *ProxyResponseError) DecodeJSON(d *wire.Decoder) error {
 	*v = ProxyResponseError{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ProxyResponseError).decodeField, &membersProxyResponseError, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProxyResponseError, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17205,7 +17205,7 @@ var membersProxyNotification = wire.Members{Required: []string{"method"}}
 // DecodeJSON decodes one ProxyNotification object, keeping unknown members.
 func (v *ProxyNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = ProxyNotification{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ProxyNotification).decodeField, &membersProxyNotification, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProxyNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17301,7 +17301,7 @@ func (v *ProxyNotificationParams) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*ProxyNotificationParams).decodeField, nil, (*ProxyNotificationParams).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17327,7 +17327,7 @@ var membersProxySuccessorNotification = wire.Members{Required: []string{"method"
 // DecodeJSON decodes one ProxySuccessorNotification object, keeping unknown members.
 func (v *ProxySuccessorNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = ProxySuccessorNotification{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ProxySuccessorNotification).decodeField, &membersProxySuccessorNotification, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProxySuccessorNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17383,7 +17383,7 @@ func (v *ProxySuccessorNotification) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionRuntimeContextCapabilities object, keeping unknown members.
 func (v *SessionRuntimeContextCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionRuntimeContextCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionRuntimeContextCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17427,7 +17427,7 @@ var membersRuntimeContextItem = wire.Members{Required: []string{"text"}}
 // DecodeJSON decodes one RuntimeContextItem object, keeping unknown members.
 func (v *RuntimeContextItem) DecodeJSON(d *wire.Decoder) error {
 	*v = RuntimeContextItem{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*RuntimeContextItem).decodeField, &membersRuntimeContextItem, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRuntimeContextItem, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.

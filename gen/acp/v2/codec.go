@@ -13,7 +13,7 @@ var membersAgentRequest = wire.Members{Required: []string{"id", "method"}}
 // DecodeJSON decodes one AgentRequest object, keeping unknown members.
 func (v *AgentRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AgentRequest).decodeField, &membersAgentRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -122,7 +122,7 @@ var membersRequestPermissionRequest = wire.Members{Required: []string{"sessionId
 // DecodeJSON decodes one RequestPermissionRequest object, keeping unknown members.
 func (v *RequestPermissionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = RequestPermissionRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*RequestPermissionRequest).decodeField, &membersRequestPermissionRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRequestPermissionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -318,7 +318,7 @@ func (v *RequestPermissionSubject) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*RequestPermissionSubject).decodeField, nil, (*RequestPermissionSubject).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -344,7 +344,7 @@ var membersRequestPermissionSubjectOther = wire.Members{Required: []string{"type
 // DecodeJSON decodes one RequestPermissionSubjectOther object, keeping unknown members.
 func (v *RequestPermissionSubjectOther) DecodeJSON(d *wire.Decoder) error {
 	*v = RequestPermissionSubjectOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*RequestPermissionSubjectOther).decodeField, &membersRequestPermissionSubjectOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRequestPermissionSubjectOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -386,7 +386,7 @@ var membersToolCallUpdate = wire.Members{Required: []string{"toolCallId"}}
 // DecodeJSON decodes one ToolCallUpdate object, keeping unknown members.
 func (v *ToolCallUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = ToolCallUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ToolCallUpdate).decodeField, &membersToolCallUpdate, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCallUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -792,7 +792,7 @@ func (v *ToolCallContent) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*ToolCallContent).decodeField, nil, (*ToolCallContent).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -818,7 +818,7 @@ var membersToolCallContentOther = wire.Members{Required: []string{"type"}}
 // DecodeJSON decodes one ToolCallContentOther object, keeping unknown members.
 func (v *ToolCallContentOther) DecodeJSON(d *wire.Decoder) error {
 	*v = ToolCallContentOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ToolCallContentOther).decodeField, &membersToolCallContentOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCallContentOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -991,7 +991,7 @@ func (v *ContentBlock) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*ContentBlock).decodeField, nil, (*ContentBlock).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1017,7 +1017,7 @@ var membersContentBlockOther = wire.Members{Required: []string{"type"}}
 // DecodeJSON decodes one ContentBlockOther object, keeping unknown members.
 func (v *ContentBlockOther) DecodeJSON(d *wire.Decoder) error {
 	*v = ContentBlockOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ContentBlockOther).decodeField, &membersContentBlockOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersContentBlockOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1057,7 +1057,7 @@ func (v *ContentBlockOther) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one Annotations object, keeping unknown members.
 func (v *Annotations) DecodeJSON(d *wire.Decoder) error {
 	*v = Annotations{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*Annotations).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1181,7 +1181,7 @@ var membersTextContent = wire.Members{Required: []string{"text"}}
 // DecodeJSON decodes one TextContent object, keeping unknown members.
 func (v *TextContent) DecodeJSON(d *wire.Decoder) error {
 	*v = TextContent{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*TextContent).decodeField, &membersTextContent, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTextContent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1272,7 +1272,7 @@ var membersImageContent = wire.Members{Required: []string{"data", "mimeType"}}
 // DecodeJSON decodes one ImageContent object, keeping unknown members.
 func (v *ImageContent) DecodeJSON(d *wire.Decoder) error {
 	*v = ImageContent{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ImageContent).decodeField, &membersImageContent, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersImageContent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1356,7 +1356,7 @@ var membersAudioContent = wire.Members{Required: []string{"data", "mimeType"}}
 // DecodeJSON decodes one AudioContent object, keeping unknown members.
 func (v *AudioContent) DecodeJSON(d *wire.Decoder) error {
 	*v = AudioContent{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AudioContent).decodeField, &membersAudioContent, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAudioContent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1424,7 +1424,7 @@ var membersIcon = wire.Members{Required: []string{"src"}}
 // DecodeJSON decodes one Icon object, keeping unknown members.
 func (v *Icon) DecodeJSON(d *wire.Decoder) error {
 	*v = Icon{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*Icon).decodeField, &membersIcon, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersIcon, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1552,7 +1552,7 @@ var membersResourceLink = wire.Members{Required: []string{"name", "uri"}}
 // DecodeJSON decodes one ResourceLink object, keeping unknown members.
 func (v *ResourceLink) DecodeJSON(d *wire.Decoder) error {
 	*v = ResourceLink{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ResourceLink).decodeField, &membersResourceLink, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersResourceLink, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1769,7 +1769,7 @@ func (v *EmbeddedResourceResource) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*EmbeddedResourceResource).decodeField, nil, (*EmbeddedResourceResource).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1795,7 +1795,7 @@ var membersTextResourceContents = wire.Members{Required: []string{"text", "uri"}
 // DecodeJSON decodes one TextResourceContents object, keeping unknown members.
 func (v *TextResourceContents) DecodeJSON(d *wire.Decoder) error {
 	*v = TextResourceContents{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*TextResourceContents).decodeField, &membersTextResourceContents, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTextResourceContents, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1863,7 +1863,7 @@ var membersBlobResourceContents = wire.Members{Required: []string{"blob", "uri"}
 // DecodeJSON decodes one BlobResourceContents object, keeping unknown members.
 func (v *BlobResourceContents) DecodeJSON(d *wire.Decoder) error {
 	*v = BlobResourceContents{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*BlobResourceContents).decodeField, &membersBlobResourceContents, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersBlobResourceContents, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1931,7 +1931,7 @@ var membersEmbeddedResource = wire.Members{Required: []string{"resource"}}
 // DecodeJSON decodes one EmbeddedResource object, keeping unknown members.
 func (v *EmbeddedResource) DecodeJSON(d *wire.Decoder) error {
 	*v = EmbeddedResource{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*EmbeddedResource).decodeField, &membersEmbeddedResource, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersEmbeddedResource, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1995,7 +1995,7 @@ var membersContent = wire.Members{Required: []string{"content"}}
 // DecodeJSON decodes one Content object, keeping unknown members.
 func (v *Content) DecodeJSON(d *wire.Decoder) error {
 	*v = Content{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*Content).decodeField, &membersContent, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersContent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2044,7 +2044,7 @@ func (v *DiffChange) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, &v.Unknown, (*DiffChange).decodeField, nil, (*DiffChange).required)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2245,7 +2245,7 @@ var membersDiffChangeOperationOther = wire.Members{Required: []string{"operation
 // DecodeJSON decodes one DiffChangeOperationOther object, keeping unknown members.
 func (v *DiffChangeOperationOther) DecodeJSON(d *wire.Decoder) error {
 	*v = DiffChangeOperationOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*DiffChangeOperationOther).decodeField, &membersDiffChangeOperationOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDiffChangeOperationOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2351,7 +2351,7 @@ var membersDiffPathChange = wire.Members{Required: []string{"path"}}
 // DecodeJSON decodes one DiffPathChange object, keeping unknown members.
 func (v *DiffPathChange) DecodeJSON(d *wire.Decoder) error {
 	*v = DiffPathChange{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*DiffPathChange).decodeField, &membersDiffPathChange, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDiffPathChange, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2393,7 +2393,7 @@ var membersDiffPathPairChange = wire.Members{Required: []string{"oldPath", "path
 // DecodeJSON decodes one DiffPathPairChange object, keeping unknown members.
 func (v *DiffPathPairChange) DecodeJSON(d *wire.Decoder) error {
 	*v = DiffPathPairChange{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*DiffPathPairChange).decodeField, &membersDiffPathPairChange, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDiffPathPairChange, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2439,7 +2439,7 @@ var membersDiffPatch = wire.Members{Required: []string{"format", "text"}}
 // DecodeJSON decodes one DiffPatch object, keeping unknown members.
 func (v *DiffPatch) DecodeJSON(d *wire.Decoder) error {
 	*v = DiffPatch{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*DiffPatch).decodeField, &membersDiffPatch, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDiffPatch, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2522,7 +2522,7 @@ var membersDiff = wire.Members{Required: []string{"changes"}}
 // DecodeJSON decodes one Diff object, keeping unknown members.
 func (v *Diff) DecodeJSON(d *wire.Decoder) error {
 	*v = Diff{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*Diff).decodeField, &membersDiff, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDiff, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2613,7 +2613,7 @@ var membersTerminal = wire.Members{Required: []string{"terminalId"}}
 // DecodeJSON decodes one Terminal object, keeping unknown members.
 func (v *Terminal) DecodeJSON(d *wire.Decoder) error {
 	*v = Terminal{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*Terminal).decodeField, &membersTerminal, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminal, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2661,7 +2661,7 @@ var membersToolCallLocation = wire.Members{Required: []string{"path"}}
 // DecodeJSON decodes one ToolCallLocation object, keeping unknown members.
 func (v *ToolCallLocation) DecodeJSON(d *wire.Decoder) error {
 	*v = ToolCallLocation{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ToolCallLocation).decodeField, &membersToolCallLocation, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCallLocation, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2723,7 +2723,7 @@ func (v *ToolCallLocation) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ToolCallCapabilities object, keeping unknown members.
 func (v *ToolCallCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ToolCallCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ToolCallCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2781,7 +2781,7 @@ func (v *ToolCallCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ToolCallCancelCapabilities object, keeping unknown members.
 func (v *ToolCallCancelCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ToolCallCancelCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ToolCallCancelCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2825,7 +2825,7 @@ var membersToolCallPermissionSubject = wire.Members{Required: []string{"toolCall
 // DecodeJSON decodes one ToolCallPermissionSubject object, keeping unknown members.
 func (v *ToolCallPermissionSubject) DecodeJSON(d *wire.Decoder) error {
 	*v = ToolCallPermissionSubject{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ToolCallPermissionSubject).decodeField, &membersToolCallPermissionSubject, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCallPermissionSubject, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2873,7 +2873,7 @@ var membersCommandPermissionSubject = wire.Members{Required: []string{"command",
 // DecodeJSON decodes one CommandPermissionSubject object, keeping unknown members.
 func (v *CommandPermissionSubject) DecodeJSON(d *wire.Decoder) error {
 	*v = CommandPermissionSubject{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CommandPermissionSubject).decodeField, &membersCommandPermissionSubject, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCommandPermissionSubject, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2957,7 +2957,7 @@ var membersPermissionOption = wire.Members{Required: []string{"optionId", "name"
 // DecodeJSON decodes one PermissionOption object, keeping unknown members.
 func (v *PermissionOption) DecodeJSON(d *wire.Decoder) error {
 	*v = PermissionOption{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PermissionOption).decodeField, &membersPermissionOption, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPermissionOption, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3080,7 +3080,7 @@ func (v *CreateElicitationRequest) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CreateElicitationRequest).decodeField, &membersCreateElicitationRequest, (*CreateElicitationRequest).required)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateElicitationRequest, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3217,7 +3217,7 @@ func (v *CreateElicitationRequestModeOther) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CreateElicitationRequestModeOther).decodeField, &membersCreateElicitationRequestModeOther, (*CreateElicitationRequestModeOther).required)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateElicitationRequestModeOther, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3331,7 +3331,7 @@ var membersElicitationSessionScope = wire.Members{Required: []string{"sessionId"
 // DecodeJSON decodes one ElicitationSessionScope object, keeping unknown members.
 func (v *ElicitationSessionScope) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationSessionScope{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ElicitationSessionScope).decodeField, &membersElicitationSessionScope, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationSessionScope, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3389,7 +3389,7 @@ var membersElicitationRequestScope = wire.Members{Required: []string{"requestId"
 // DecodeJSON decodes one ElicitationRequestScope object, keeping unknown members.
 func (v *ElicitationRequestScope) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationRequestScope{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ElicitationRequestScope).decodeField, &membersElicitationRequestScope, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationRequestScope, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3431,7 +3431,7 @@ var membersElicitationSchema = wire.Members{Required: []string{"type", "properti
 // DecodeJSON decodes one ElicitationSchema object, keeping unknown members.
 func (v *ElicitationSchema) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationSchema{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ElicitationSchema).decodeField, &membersElicitationSchema, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationSchema, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3687,7 +3687,7 @@ func (v *ElicitationPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*ElicitationPropertySchema).decodeField, nil, (*ElicitationPropertySchema).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3713,7 +3713,7 @@ var membersElicitationPropertySchemaOther = wire.Members{Required: []string{"typ
 // DecodeJSON decodes one ElicitationPropertySchemaOther object, keeping unknown members.
 func (v *ElicitationPropertySchemaOther) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationPropertySchemaOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ElicitationPropertySchemaOther).decodeField, &membersElicitationPropertySchemaOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationPropertySchemaOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3792,7 +3792,7 @@ var membersEnumOption = wire.Members{Required: []string{"const", "title"}}
 // DecodeJSON decodes one EnumOption object, keeping unknown members.
 func (v *EnumOption) DecodeJSON(d *wire.Decoder) error {
 	*v = EnumOption{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*EnumOption).decodeField, &membersEnumOption, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersEnumOption, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3858,7 +3858,7 @@ func (v *EnumOption) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one StringPropertySchema object, keeping unknown members.
 func (v *StringPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	*v = StringPropertySchema{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*StringPropertySchema).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4012,7 +4012,7 @@ func (v *StringPropertySchema) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one NumberPropertySchema object, keeping unknown members.
 func (v *NumberPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	*v = NumberPropertySchema{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*NumberPropertySchema).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4124,7 +4124,7 @@ func (v *NumberPropertySchema) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one IntegerPropertySchema object, keeping unknown members.
 func (v *IntegerPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	*v = IntegerPropertySchema{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*IntegerPropertySchema).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4236,7 +4236,7 @@ func (v *IntegerPropertySchema) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one BooleanPropertySchema object, keeping unknown members.
 func (v *BooleanPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	*v = BooleanPropertySchema{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*BooleanPropertySchema).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4425,7 +4425,7 @@ func (v *MultiSelectItems) decodeObject(d *wire.Decoder, asFallback bool) error 
 			return err
 		}
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*MultiSelectItems).decodeField, nil, (*MultiSelectItems).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4451,7 +4451,7 @@ var membersMultiSelectItemsOther = wire.Members{Required: []string{"type"}}
 // DecodeJSON decodes one MultiSelectItemsOther object, keeping unknown members.
 func (v *MultiSelectItemsOther) DecodeJSON(d *wire.Decoder) error {
 	*v = MultiSelectItemsOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MultiSelectItemsOther).decodeField, &membersMultiSelectItemsOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMultiSelectItemsOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4493,7 +4493,7 @@ var membersStringMultiSelectItems = wire.Members{Required: []string{"enum"}}
 // DecodeJSON decodes one StringMultiSelectItems object, keeping unknown members.
 func (v *StringMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
 	*v = StringMultiSelectItems{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*StringMultiSelectItems).decodeField, &membersStringMultiSelectItems, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersStringMultiSelectItems, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4541,7 +4541,7 @@ var membersTitledMultiSelectItems = wire.Members{Required: []string{"anyOf"}}
 // DecodeJSON decodes one TitledMultiSelectItems object, keeping unknown members.
 func (v *TitledMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
 	*v = TitledMultiSelectItems{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*TitledMultiSelectItems).decodeField, &membersTitledMultiSelectItems, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTitledMultiSelectItems, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4589,7 +4589,7 @@ var membersMultiSelectPropertySchema = wire.Members{Required: []string{"items"}}
 // DecodeJSON decodes one MultiSelectPropertySchema object, keeping unknown members.
 func (v *MultiSelectPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	*v = MultiSelectPropertySchema{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MultiSelectPropertySchema).decodeField, &membersMultiSelectPropertySchema, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMultiSelectPropertySchema, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4709,7 +4709,7 @@ func (v *ElicitationFormMode) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ElicitationFormMode).decodeField, &membersElicitationFormMode, (*ElicitationFormMode).required)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationFormMode, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4853,7 +4853,7 @@ func (v *ElicitationURLMode) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ElicitationURLMode).decodeField, &membersElicitationURLMode, (*ElicitationURLMode).required)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationURLMode, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5068,7 +5068,7 @@ func (v *AgentResponse) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*AgentResponse).decodeField, nil, (*AgentResponse).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5094,7 +5094,7 @@ var membersAgentResponseResult = wire.Members{Required: []string{"id", "result"}
 // DecodeJSON decodes one AgentResponseResult object, keeping unknown members.
 func (v *AgentResponseResult) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentResponseResult{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AgentResponseResult).decodeField, &membersAgentResponseResult, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentResponseResult, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5140,7 +5140,7 @@ var membersAgentResponseError = wire.Members{Required: []string{"id", "error"}}
 // DecodeJSON decodes one AgentResponseError object, keeping unknown members.
 func (v *AgentResponseError) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentResponseError{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AgentResponseError).decodeField, &membersAgentResponseError, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentResponseError, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5244,7 +5244,7 @@ var membersInitializeResponse = wire.Members{Required: []string{"protocolVersion
 // DecodeJSON decodes one InitializeResponse object, keeping unknown members.
 func (v *InitializeResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = InitializeResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*InitializeResponse).decodeField, &membersInitializeResponse, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersInitializeResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5346,7 +5346,7 @@ var membersImplementation = wire.Members{Required: []string{"name", "version"}}
 // DecodeJSON decodes one Implementation object, keeping unknown members.
 func (v *Implementation) DecodeJSON(d *wire.Decoder) error {
 	*v = Implementation{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*Implementation).decodeField, &membersImplementation, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersImplementation, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5412,7 +5412,7 @@ func (v *Implementation) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one AgentCapabilities object, keeping unknown members.
 func (v *AgentCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AgentCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5486,7 +5486,7 @@ func (v *AgentCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionCapabilities object, keeping unknown members.
 func (v *SessionCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5592,7 +5592,7 @@ func (v *SessionCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one PromptCapabilities object, keeping unknown members.
 func (v *PromptCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = PromptCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PromptCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5682,7 +5682,7 @@ func (v *PromptCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one PromptImageCapabilities object, keeping unknown members.
 func (v *PromptImageCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = PromptImageCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PromptImageCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5724,7 +5724,7 @@ func (v *PromptImageCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one PromptAudioCapabilities object, keeping unknown members.
 func (v *PromptAudioCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = PromptAudioCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PromptAudioCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5766,7 +5766,7 @@ func (v *PromptAudioCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one PromptEmbeddedContextCapabilities object, keeping unknown members.
 func (v *PromptEmbeddedContextCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = PromptEmbeddedContextCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PromptEmbeddedContextCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5808,7 +5808,7 @@ func (v *PromptEmbeddedContextCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one MCPCapabilities object, keeping unknown members.
 func (v *MCPCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MCPCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5882,7 +5882,7 @@ func (v *MCPCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one MCPStdioCapabilities object, keeping unknown members.
 func (v *MCPStdioCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPStdioCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MCPStdioCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5924,7 +5924,7 @@ func (v *MCPStdioCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one MCPHTTPCapabilities object, keeping unknown members.
 func (v *MCPHTTPCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPHTTPCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MCPHTTPCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5966,7 +5966,7 @@ func (v *MCPHTTPCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionDeleteCapabilities object, keeping unknown members.
 func (v *SessionDeleteCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionDeleteCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionDeleteCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6008,7 +6008,7 @@ func (v *SessionDeleteCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionAdditionalDirectoriesCapabilities object, keeping unknown members.
 func (v *SessionAdditionalDirectoriesCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionAdditionalDirectoriesCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionAdditionalDirectoriesCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6050,7 +6050,7 @@ func (v *SessionAdditionalDirectoriesCapabilities) UnmarshalJSON(data []byte) er
 // DecodeJSON decodes one AgentAuthCapabilities object, keeping unknown members.
 func (v *AgentAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentAuthCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AgentAuthCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6180,7 +6180,7 @@ func (v *AuthMethod) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*AuthMethod).decodeField, nil, (*AuthMethod).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6206,7 +6206,7 @@ var membersAuthMethodOther = wire.Members{Required: []string{"type", "methodId",
 // DecodeJSON decodes one AuthMethodOther object, keeping unknown members.
 func (v *AuthMethodOther) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthMethodOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AuthMethodOther).decodeField, &membersAuthMethodOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthMethodOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6283,7 +6283,7 @@ var membersEnvVariable = wire.Members{Required: []string{"name", "value"}}
 // DecodeJSON decodes one EnvVariable object, keeping unknown members.
 func (v *EnvVariable) DecodeJSON(d *wire.Decoder) error {
 	*v = EnvVariable{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*EnvVariable).decodeField, &membersEnvVariable, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersEnvVariable, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6335,7 +6335,7 @@ var membersAuthMethodTerminal = wire.Members{Required: []string{"methodId", "nam
 // DecodeJSON decodes one AuthMethodTerminal object, keeping unknown members.
 func (v *AuthMethodTerminal) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthMethodTerminal{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AuthMethodTerminal).decodeField, &membersAuthMethodTerminal, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthMethodTerminal, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6423,7 +6423,7 @@ var membersAuthMethodAgent = wire.Members{Required: []string{"methodId", "name"}
 // DecodeJSON decodes one AuthMethodAgent object, keeping unknown members.
 func (v *AuthMethodAgent) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthMethodAgent{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AuthMethodAgent).decodeField, &membersAuthMethodAgent, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthMethodAgent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6489,7 +6489,7 @@ func (v *AuthMethodAgent) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one LoginAuthResponse object, keeping unknown members.
 func (v *LoginAuthResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = LoginAuthResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*LoginAuthResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6531,7 +6531,7 @@ func (v *LoginAuthResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one LogoutAuthResponse object, keeping unknown members.
 func (v *LogoutAuthResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = LogoutAuthResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*LogoutAuthResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6575,7 +6575,7 @@ var membersNewSessionResponse = wire.Members{Required: []string{"sessionId"}}
 // DecodeJSON decodes one NewSessionResponse object, keeping unknown members.
 func (v *NewSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = NewSessionResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*NewSessionResponse).decodeField, &membersNewSessionResponse, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersNewSessionResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6648,7 +6648,7 @@ func (v *SessionConfigOption) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionConfigOption).decodeField, &membersSessionConfigOption, (*SessionConfigOption).required)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigOption, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6818,7 +6818,7 @@ var membersSessionConfigOptionTypeOther = wire.Members{Required: []string{"type"
 // DecodeJSON decodes one SessionConfigOptionTypeOther object, keeping unknown members.
 func (v *SessionConfigOptionTypeOther) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigOptionTypeOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionConfigOptionTypeOther).decodeField, &membersSessionConfigOptionTypeOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigOptionTypeOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7007,7 +7007,7 @@ var membersSessionConfigSelectOption = wire.Members{Required: []string{"value", 
 // DecodeJSON decodes one SessionConfigSelectOption object, keeping unknown members.
 func (v *SessionConfigSelectOption) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigSelectOption{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionConfigSelectOption).decodeField, &membersSessionConfigSelectOption, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigSelectOption, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7075,7 +7075,7 @@ var membersSessionConfigSelectGroup = wire.Members{Required: []string{"groupId",
 // DecodeJSON decodes one SessionConfigSelectGroup object, keeping unknown members.
 func (v *SessionConfigSelectGroup) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigSelectGroup{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionConfigSelectGroup).decodeField, &membersSessionConfigSelectGroup, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigSelectGroup, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7163,7 +7163,7 @@ var membersSessionConfigSelect = wire.Members{Required: []string{"currentValue",
 // DecodeJSON decodes one SessionConfigSelect object, keeping unknown members.
 func (v *SessionConfigSelect) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigSelect{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionConfigSelect).decodeField, &membersSessionConfigSelect, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigSelect, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7209,7 +7209,7 @@ var membersSessionConfigBoolean = wire.Members{Required: []string{"currentValue"
 // DecodeJSON decodes one SessionConfigBoolean object, keeping unknown members.
 func (v *SessionConfigBoolean) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigBoolean{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionConfigBoolean).decodeField, &membersSessionConfigBoolean, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigBoolean, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7322,7 +7322,7 @@ func (v *AvailableCommand) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*AvailableCommand).decodeField, nil, (*AvailableCommand).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7348,7 +7348,7 @@ var membersAvailableCommandOther = wire.Members{Required: []string{"type", "name
 // DecodeJSON decodes one AvailableCommandOther object, keeping unknown members.
 func (v *AvailableCommandOther) DecodeJSON(d *wire.Decoder) error {
 	*v = AvailableCommandOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AvailableCommandOther).decodeField, &membersAvailableCommandOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAvailableCommandOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7469,7 +7469,7 @@ func (v *AvailableCommandInput) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*AvailableCommandInput).decodeField, nil, (*AvailableCommandInput).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7495,7 +7495,7 @@ var membersAvailableCommandInputOther = wire.Members{Required: []string{"type"}}
 // DecodeJSON decodes one AvailableCommandInputOther object, keeping unknown members.
 func (v *AvailableCommandInputOther) DecodeJSON(d *wire.Decoder) error {
 	*v = AvailableCommandInputOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AvailableCommandInputOther).decodeField, &membersAvailableCommandInputOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAvailableCommandInputOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7537,7 +7537,7 @@ var membersTextCommandInput = wire.Members{Required: []string{"hint"}}
 // DecodeJSON decodes one TextCommandInput object, keeping unknown members.
 func (v *TextCommandInput) DecodeJSON(d *wire.Decoder) error {
 	*v = TextCommandInput{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*TextCommandInput).decodeField, &membersTextCommandInput, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTextCommandInput, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7585,7 +7585,7 @@ var membersCommand = wire.Members{Required: []string{"name", "description"}}
 // DecodeJSON decodes one Command object, keeping unknown members.
 func (v *Command) DecodeJSON(d *wire.Decoder) error {
 	*v = Command{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*Command).decodeField, &membersCommand, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCommand, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7653,7 +7653,7 @@ var membersListSessionsResponse = wire.Members{Required: []string{"sessions"}}
 // DecodeJSON decodes one ListSessionsResponse object, keeping unknown members.
 func (v *ListSessionsResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = ListSessionsResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ListSessionsResponse).decodeField, &membersListSessionsResponse, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersListSessionsResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7717,7 +7717,7 @@ var membersSessionInfo = wire.Members{Required: []string{"sessionId", "cwd"}}
 // DecodeJSON decodes one SessionInfo object, keeping unknown members.
 func (v *SessionInfo) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionInfo{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionInfo).decodeField, &membersSessionInfo, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionInfo, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7836,7 +7836,7 @@ func (v *SessionListCursor) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one DeleteSessionResponse object, keeping unknown members.
 func (v *DeleteSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = DeleteSessionResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*DeleteSessionResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7878,7 +7878,7 @@ func (v *DeleteSessionResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ResumeSessionResponse object, keeping unknown members.
 func (v *ResumeSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = ResumeSessionResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ResumeSessionResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7942,7 +7942,7 @@ func (v *ResumeSessionResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one CloseSessionResponse object, keeping unknown members.
 func (v *CloseSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = CloseSessionResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CloseSessionResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7984,7 +7984,7 @@ func (v *CloseSessionResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one CancelToolCallResponse object, keeping unknown members.
 func (v *CancelToolCallResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = CancelToolCallResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CancelToolCallResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8026,7 +8026,7 @@ func (v *CancelToolCallResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one CancelTerminalResponse object, keeping unknown members.
 func (v *CancelTerminalResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = CancelTerminalResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CancelTerminalResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8070,7 +8070,7 @@ var membersSetSessionConfigOptionResponse = wire.Members{Required: []string{"con
 // DecodeJSON decodes one SetSessionConfigOptionResponse object, keeping unknown members.
 func (v *SetSessionConfigOptionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionConfigOptionResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SetSessionConfigOptionResponse).decodeField, &membersSetSessionConfigOptionResponse, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8118,7 +8118,7 @@ var membersPromptResponse = wire.Members{Required: []string{"messageId"}}
 // DecodeJSON decodes one PromptResponse object, keeping unknown members.
 func (v *PromptResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = PromptResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PromptResponse).decodeField, &membersPromptResponse, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPromptResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8220,7 +8220,7 @@ var membersError = wire.Members{Required: []string{"code", "message"}}
 // DecodeJSON decodes one Error object, keeping unknown members.
 func (v *Error) DecodeJSON(d *wire.Decoder) error {
 	*v = Error{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*Error).decodeField, &membersError, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersError, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8383,7 +8383,7 @@ var membersUnsupportedProtocolVersionErrorData = wire.Members{Required: []string
 // DecodeJSON decodes one UnsupportedProtocolVersionErrorData object, keeping unknown members.
 func (v *UnsupportedProtocolVersionErrorData) DecodeJSON(d *wire.Decoder) error {
 	*v = UnsupportedProtocolVersionErrorData{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*UnsupportedProtocolVersionErrorData).decodeField, &membersUnsupportedProtocolVersionErrorData, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUnsupportedProtocolVersionErrorData, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8435,7 +8435,7 @@ var membersSessionNotFoundErrorData = wire.Members{Required: []string{"sessionId
 // DecodeJSON decodes one SessionNotFoundErrorData object, keeping unknown members.
 func (v *SessionNotFoundErrorData) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionNotFoundErrorData{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionNotFoundErrorData).decodeField, &membersSessionNotFoundErrorData, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionNotFoundErrorData, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8483,7 +8483,7 @@ var membersAgentNotification = wire.Members{Required: []string{"method"}}
 // DecodeJSON decodes one AgentNotification object, keeping unknown members.
 func (v *AgentNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentNotification{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AgentNotification).decodeField, &membersAgentNotification, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8535,7 +8535,7 @@ var membersUpdateSessionNotification = wire.Members{Required: []string{"sessionI
 // DecodeJSON decodes one UpdateSessionNotification object, keeping unknown members.
 func (v *UpdateSessionNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = UpdateSessionNotification{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*UpdateSessionNotification).decodeField, &membersUpdateSessionNotification, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUpdateSessionNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8928,7 +8928,7 @@ func (v *SessionUpdate) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*SessionUpdate).decodeField, nil, (*SessionUpdate).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8954,7 +8954,7 @@ var membersSessionUpdateOther = wire.Members{Required: []string{"sessionUpdate"}
 // DecodeJSON decodes one SessionUpdateOther object, keeping unknown members.
 func (v *SessionUpdateOther) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionUpdateOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionUpdateOther).decodeField, &membersSessionUpdateOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionUpdateOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8996,7 +8996,7 @@ var membersContentChunk = wire.Members{Required: []string{"messageId", "content"
 // DecodeJSON decodes one ContentChunk object, keeping unknown members.
 func (v *ContentChunk) DecodeJSON(d *wire.Decoder) error {
 	*v = ContentChunk{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ContentChunk).decodeField, &membersContentChunk, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersContentChunk, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9048,7 +9048,7 @@ var membersUserMessage = wire.Members{Required: []string{"messageId"}}
 // DecodeJSON decodes one UserMessage object, keeping unknown members.
 func (v *UserMessage) DecodeJSON(d *wire.Decoder) error {
 	*v = UserMessage{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*UserMessage).decodeField, &membersUserMessage, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUserMessage, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9111,7 +9111,7 @@ var membersAgentMessage = wire.Members{Required: []string{"messageId"}}
 // DecodeJSON decodes one AgentMessage object, keeping unknown members.
 func (v *AgentMessage) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentMessage{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AgentMessage).decodeField, &membersAgentMessage, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentMessage, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9174,7 +9174,7 @@ var membersAgentThought = wire.Members{Required: []string{"messageId"}}
 // DecodeJSON decodes one AgentThought object, keeping unknown members.
 func (v *AgentThought) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentThought{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AgentThought).decodeField, &membersAgentThought, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentThought, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9323,7 +9323,7 @@ func (v *BackgroundWork) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*BackgroundWork).decodeField, nil, (*BackgroundWork).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9349,7 +9349,7 @@ var membersBackgroundWorkOther = wire.Members{Required: []string{"type"}}
 // DecodeJSON decodes one BackgroundWorkOther object, keeping unknown members.
 func (v *BackgroundWorkOther) DecodeJSON(d *wire.Decoder) error {
 	*v = BackgroundWorkOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*BackgroundWorkOther).decodeField, &membersBackgroundWorkOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersBackgroundWorkOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9391,7 +9391,7 @@ var membersBackgroundTerminal = wire.Members{Required: []string{"terminalId"}}
 // DecodeJSON decodes one BackgroundTerminal object, keeping unknown members.
 func (v *BackgroundTerminal) DecodeJSON(d *wire.Decoder) error {
 	*v = BackgroundTerminal{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*BackgroundTerminal).decodeField, &membersBackgroundTerminal, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersBackgroundTerminal, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9439,7 +9439,7 @@ var membersBackgroundToolCall = wire.Members{Required: []string{"toolCallId"}}
 // DecodeJSON decodes one BackgroundToolCall object, keeping unknown members.
 func (v *BackgroundToolCall) DecodeJSON(d *wire.Decoder) error {
 	*v = BackgroundToolCall{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*BackgroundToolCall).decodeField, &membersBackgroundToolCall, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersBackgroundToolCall, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9485,7 +9485,7 @@ func (v *BackgroundToolCall) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one RunningStateUpdate object, keeping unknown members.
 func (v *RunningStateUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = RunningStateUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*RunningStateUpdate).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9542,7 +9542,7 @@ func (v *RunningStateUpdate) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ErrorStopReason object, keeping unknown members.
 func (v *ErrorStopReason) DecodeJSON(d *wire.Decoder) error {
 	*v = ErrorStopReason{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ErrorStopReason).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9597,7 +9597,7 @@ func (v *IdleStateUpdate) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, &v.Unknown, (*IdleStateUpdate).decodeField, nil, (*IdleStateUpdate).required)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9802,7 +9802,7 @@ func (v *IdleStateUpdate) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one IdleStateUpdateStopReasonEndTurn object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonEndTurn) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonEndTurn{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*IdleStateUpdateStopReasonEndTurn).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9836,7 +9836,7 @@ func (v *IdleStateUpdateStopReasonEndTurn) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one IdleStateUpdateStopReasonMaxTokens object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonMaxTokens) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonMaxTokens{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*IdleStateUpdateStopReasonMaxTokens).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9870,7 +9870,7 @@ func (v *IdleStateUpdateStopReasonMaxTokens) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one IdleStateUpdateStopReasonMaxTurnRequests object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonMaxTurnRequests) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonMaxTurnRequests{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*IdleStateUpdateStopReasonMaxTurnRequests).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9904,7 +9904,7 @@ func (v *IdleStateUpdateStopReasonMaxTurnRequests) UnmarshalJSON(data []byte) er
 // DecodeJSON decodes one IdleStateUpdateStopReasonRefusal object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonRefusal) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonRefusal{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*IdleStateUpdateStopReasonRefusal).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9938,7 +9938,7 @@ func (v *IdleStateUpdateStopReasonRefusal) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one IdleStateUpdateStopReasonCancelled object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonCancelled) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonCancelled{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*IdleStateUpdateStopReasonCancelled).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9974,7 +9974,7 @@ var membersIdleStateUpdateStopReasonOther = wire.Members{Required: []string{"sto
 // DecodeJSON decodes one IdleStateUpdateStopReasonOther object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonOther) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*IdleStateUpdateStopReasonOther).decodeField, &membersIdleStateUpdateStopReasonOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersIdleStateUpdateStopReasonOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10014,7 +10014,7 @@ func (v *IdleStateUpdateStopReasonOther) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one IdleStateUpdateStopReasonNone object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonNone) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonNone{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*IdleStateUpdateStopReasonNone).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10048,7 +10048,7 @@ func (v *IdleStateUpdateStopReasonNone) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one RequiresActionStateUpdate object, keeping unknown members.
 func (v *RequiresActionStateUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = RequiresActionStateUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*RequiresActionStateUpdate).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10208,7 +10208,7 @@ func (v *StateUpdate) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*StateUpdate).decodeField, nil, (*StateUpdate).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10234,7 +10234,7 @@ var membersStateUpdateOther = wire.Members{Required: []string{"state"}}
 // DecodeJSON decodes one StateUpdateOther object, keeping unknown members.
 func (v *StateUpdateOther) DecodeJSON(d *wire.Decoder) error {
 	*v = StateUpdateOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*StateUpdateOther).decodeField, &membersStateUpdateOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersStateUpdateOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10276,7 +10276,7 @@ var membersToolCallContentChunk = wire.Members{Required: []string{"toolCallId", 
 // DecodeJSON decodes one ToolCallContentChunk object, keeping unknown members.
 func (v *ToolCallContentChunk) DecodeJSON(d *wire.Decoder) error {
 	*v = ToolCallContentChunk{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ToolCallContentChunk).decodeField, &membersToolCallContentChunk, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCallContentChunk, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10328,7 +10328,7 @@ var membersTerminalOutput = wire.Members{Required: []string{"data"}}
 // DecodeJSON decodes one TerminalOutput object, keeping unknown members.
 func (v *TerminalOutput) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalOutput{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*TerminalOutput).decodeField, &membersTerminalOutput, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminalOutput, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10374,7 +10374,7 @@ func (v *TerminalOutput) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one TerminalExitStatus object, keeping unknown members.
 func (v *TerminalExitStatus) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalExitStatus{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*TerminalExitStatus).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10450,7 +10450,7 @@ var membersTerminalSize = wire.Members{Required: []string{"cols", "rows"}}
 // DecodeJSON decodes one TerminalSize object, keeping unknown members.
 func (v *TerminalSize) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalSize{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*TerminalSize).decodeField, &membersTerminalSize, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminalSize, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10500,7 +10500,7 @@ func (v *TerminalSize) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one TerminalCapabilities object, keeping unknown members.
 func (v *TerminalCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*TerminalCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10558,7 +10558,7 @@ func (v *TerminalCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one TerminalCancelCapabilities object, keeping unknown members.
 func (v *TerminalCancelCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalCancelCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*TerminalCancelCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10602,7 +10602,7 @@ var membersTerminalUpdate = wire.Members{Required: []string{"terminalId"}}
 // DecodeJSON decodes one TerminalUpdate object, keeping unknown members.
 func (v *TerminalUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*TerminalUpdate).decodeField, &membersTerminalUpdate, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminalUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10746,7 +10746,7 @@ var membersTerminalOutputChunk = wire.Members{Required: []string{"terminalId", "
 // DecodeJSON decodes one TerminalOutputChunk object, keeping unknown members.
 func (v *TerminalOutputChunk) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalOutputChunk{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*TerminalOutputChunk).decodeField, &membersTerminalOutputChunk, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminalOutputChunk, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10869,7 +10869,7 @@ func (v *PlanUpdateContent) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*PlanUpdateContent).decodeField, nil, (*PlanUpdateContent).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10895,7 +10895,7 @@ var membersPlanUpdateContentOther = wire.Members{Required: []string{"type", "pla
 // DecodeJSON decodes one PlanUpdateContentOther object, keeping unknown members.
 func (v *PlanUpdateContentOther) DecodeJSON(d *wire.Decoder) error {
 	*v = PlanUpdateContentOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PlanUpdateContentOther).decodeField, &membersPlanUpdateContentOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlanUpdateContentOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10968,7 +10968,7 @@ var membersPlanEntry = wire.Members{Required: []string{"content", "priority", "s
 // DecodeJSON decodes one PlanEntry object, keeping unknown members.
 func (v *PlanEntry) DecodeJSON(d *wire.Decoder) error {
 	*v = PlanEntry{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PlanEntry).decodeField, &membersPlanEntry, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlanEntry, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11096,7 +11096,7 @@ var membersPlanItems = wire.Members{Required: []string{"planId", "entries"}}
 // DecodeJSON decodes one PlanItems object, keeping unknown members.
 func (v *PlanItems) DecodeJSON(d *wire.Decoder) error {
 	*v = PlanItems{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PlanItems).decodeField, &membersPlanItems, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlanItems, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11148,7 +11148,7 @@ var membersPlanUpdate = wire.Members{Required: []string{"plan"}}
 // DecodeJSON decodes one PlanUpdate object, keeping unknown members.
 func (v *PlanUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = PlanUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PlanUpdate).decodeField, &membersPlanUpdate, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlanUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11196,7 +11196,7 @@ var membersAvailableCommandsUpdate = wire.Members{Required: []string{"availableC
 // DecodeJSON decodes one AvailableCommandsUpdate object, keeping unknown members.
 func (v *AvailableCommandsUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = AvailableCommandsUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AvailableCommandsUpdate).decodeField, &membersAvailableCommandsUpdate, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAvailableCommandsUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11244,7 +11244,7 @@ var membersConfigOptionUpdate = wire.Members{Required: []string{"configOptions"}
 // DecodeJSON decodes one ConfigOptionUpdate object, keeping unknown members.
 func (v *ConfigOptionUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = ConfigOptionUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ConfigOptionUpdate).decodeField, &membersConfigOptionUpdate, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersConfigOptionUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11290,7 +11290,7 @@ func (v *ConfigOptionUpdate) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionInfoUpdate object, keeping unknown members.
 func (v *SessionInfoUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionInfoUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionInfoUpdate).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11366,7 +11366,7 @@ var membersCost = wire.Members{Required: []string{"amount", "currency"}}
 // DecodeJSON decodes one Cost object, keeping unknown members.
 func (v *Cost) DecodeJSON(d *wire.Decoder) error {
 	*v = Cost{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*Cost).decodeField, &membersCost, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCost, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11418,7 +11418,7 @@ var membersUsageUpdate = wire.Members{Required: []string{"used", "size"}}
 // DecodeJSON decodes one UsageUpdate object, keeping unknown members.
 func (v *UsageUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = UsageUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*UsageUpdate).decodeField, &membersUsageUpdate, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUsageUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11521,7 +11521,7 @@ var membersNotice = wire.Members{Required: []string{"severity", "title"}}
 // DecodeJSON decodes one Notice object, keeping unknown members.
 func (v *Notice) DecodeJSON(d *wire.Decoder) error {
 	*v = Notice{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*Notice).decodeField, &membersNotice, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersNotice, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11653,7 +11653,7 @@ var membersCompactionUpdate = wire.Members{Required: []string{"compactionId", "s
 // DecodeJSON decodes one CompactionUpdate object, keeping unknown members.
 func (v *CompactionUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = CompactionUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CompactionUpdate).decodeField, &membersCompactionUpdate, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCompactionUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11736,7 +11736,7 @@ var membersCompactionSummaryChunk = wire.Members{Required: []string{"compactionI
 // DecodeJSON decodes one CompactionSummaryChunk object, keeping unknown members.
 func (v *CompactionSummaryChunk) DecodeJSON(d *wire.Decoder) error {
 	*v = CompactionSummaryChunk{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CompactionSummaryChunk).decodeField, &membersCompactionSummaryChunk, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCompactionSummaryChunk, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11788,7 +11788,7 @@ var membersCompleteElicitationNotification = wire.Members{Required: []string{"el
 // DecodeJSON decodes one CompleteElicitationNotification object, keeping unknown members.
 func (v *CompleteElicitationNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = CompleteElicitationNotification{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CompleteElicitationNotification).decodeField, &membersCompleteElicitationNotification, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCompleteElicitationNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11863,7 +11863,7 @@ var membersClientRequest = wire.Members{Required: []string{"id", "method"}}
 // DecodeJSON decodes one ClientRequest object, keeping unknown members.
 func (v *ClientRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ClientRequest).decodeField, &membersClientRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11919,7 +11919,7 @@ var membersInitializeRequest = wire.Members{Required: []string{"protocolVersion"
 // DecodeJSON decodes one InitializeRequest object, keeping unknown members.
 func (v *InitializeRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = InitializeRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*InitializeRequest).decodeField, &membersInitializeRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersInitializeRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11981,7 +11981,7 @@ func (v *InitializeRequest) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ClientCapabilities object, keeping unknown members.
 func (v *ClientCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ClientCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12055,7 +12055,7 @@ func (v *ClientCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ClientAuthCapabilities object, keeping unknown members.
 func (v *ClientAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientAuthCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ClientAuthCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12113,7 +12113,7 @@ func (v *ClientAuthCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one TerminalAuthCapabilities object, keeping unknown members.
 func (v *TerminalAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalAuthCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*TerminalAuthCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12155,7 +12155,7 @@ func (v *TerminalAuthCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ElicitationCapabilities object, keeping unknown members.
 func (v *ElicitationCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ElicitationCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12229,7 +12229,7 @@ func (v *ElicitationCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ElicitationFormCapabilities object, keeping unknown members.
 func (v *ElicitationFormCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationFormCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ElicitationFormCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12271,7 +12271,7 @@ func (v *ElicitationFormCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ElicitationURLCapabilities object, keeping unknown members.
 func (v *ElicitationURLCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationURLCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ElicitationURLCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12315,7 +12315,7 @@ var membersLoginAuthRequest = wire.Members{Required: []string{"methodId"}}
 // DecodeJSON decodes one LoginAuthRequest object, keeping unknown members.
 func (v *LoginAuthRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = LoginAuthRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*LoginAuthRequest).decodeField, &membersLoginAuthRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersLoginAuthRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12361,7 +12361,7 @@ func (v *LoginAuthRequest) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one LogoutAuthRequest object, keeping unknown members.
 func (v *LogoutAuthRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = LogoutAuthRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*LogoutAuthRequest).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12405,7 +12405,7 @@ var membersNewSessionRequest = wire.Members{Required: []string{"cwd"}}
 // DecodeJSON decodes one NewSessionRequest object, keeping unknown members.
 func (v *NewSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = NewSessionRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*NewSessionRequest).decodeField, &membersNewSessionRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersNewSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12559,7 +12559,7 @@ func (v *MCPServer) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*MCPServer).decodeField, nil, (*MCPServer).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12585,7 +12585,7 @@ var membersMCPServerOther = wire.Members{Required: []string{"type"}}
 // DecodeJSON decodes one MCPServerOther object, keeping unknown members.
 func (v *MCPServerOther) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPServerOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MCPServerOther).decodeField, &membersMCPServerOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPServerOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12627,7 +12627,7 @@ var membersHTTPHeader = wire.Members{Required: []string{"name", "value"}}
 // DecodeJSON decodes one HTTPHeader object, keeping unknown members.
 func (v *HTTPHeader) DecodeJSON(d *wire.Decoder) error {
 	*v = HTTPHeader{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*HTTPHeader).decodeField, &membersHTTPHeader, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersHTTPHeader, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12679,7 +12679,7 @@ var membersMCPServerHTTP = wire.Members{Required: []string{"name", "url"}}
 // DecodeJSON decodes one MCPServerHTTP object, keeping unknown members.
 func (v *MCPServerHTTP) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPServerHTTP{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MCPServerHTTP).decodeField, &membersMCPServerHTTP, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPServerHTTP, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12741,7 +12741,7 @@ var membersMCPServerStdio = wire.Members{Required: []string{"name", "command"}}
 // DecodeJSON decodes one MCPServerStdio object, keeping unknown members.
 func (v *MCPServerStdio) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPServerStdio{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MCPServerStdio).decodeField, &membersMCPServerStdio, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPServerStdio, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12811,7 +12811,7 @@ func (v *MCPServerStdio) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ListSessionsRequest object, keeping unknown members.
 func (v *ListSessionsRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ListSessionsRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ListSessionsRequest).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12877,7 +12877,7 @@ var membersDeleteSessionRequest = wire.Members{Required: []string{"sessionId"}}
 // DecodeJSON decodes one DeleteSessionRequest object, keeping unknown members.
 func (v *DeleteSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = DeleteSessionRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*DeleteSessionRequest).decodeField, &membersDeleteSessionRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDeleteSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12925,7 +12925,7 @@ var membersResumeSessionRequest = wire.Members{Required: []string{"sessionId", "
 // DecodeJSON decodes one ResumeSessionRequest object, keeping unknown members.
 func (v *ResumeSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ResumeSessionRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ResumeSessionRequest).decodeField, &membersResumeSessionRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersResumeSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13079,7 +13079,7 @@ func (v *ReplayFrom) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*ReplayFrom).decodeField, nil, (*ReplayFrom).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13105,7 +13105,7 @@ var membersReplayFromOther = wire.Members{Required: []string{"type"}}
 // DecodeJSON decodes one ReplayFromOther object, keeping unknown members.
 func (v *ReplayFromOther) DecodeJSON(d *wire.Decoder) error {
 	*v = ReplayFromOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ReplayFromOther).decodeField, &membersReplayFromOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersReplayFromOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13145,7 +13145,7 @@ func (v *ReplayFromOther) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ReplayFromStart object, keeping unknown members.
 func (v *ReplayFromStart) DecodeJSON(d *wire.Decoder) error {
 	*v = ReplayFromStart{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ReplayFromStart).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13189,7 +13189,7 @@ var membersCloseSessionRequest = wire.Members{Required: []string{"sessionId"}}
 // DecodeJSON decodes one CloseSessionRequest object, keeping unknown members.
 func (v *CloseSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = CloseSessionRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CloseSessionRequest).decodeField, &membersCloseSessionRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCloseSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13237,7 +13237,7 @@ var membersCancelToolCallRequest = wire.Members{Required: []string{"sessionId", 
 // DecodeJSON decodes one CancelToolCallRequest object, keeping unknown members.
 func (v *CancelToolCallRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = CancelToolCallRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CancelToolCallRequest).decodeField, &membersCancelToolCallRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelToolCallRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13289,7 +13289,7 @@ var membersCancelTerminalRequest = wire.Members{Required: []string{"sessionId", 
 // DecodeJSON decodes one CancelTerminalRequest object, keeping unknown members.
 func (v *CancelTerminalRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = CancelTerminalRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CancelTerminalRequest).decodeField, &membersCancelTerminalRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelTerminalRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13344,7 +13344,7 @@ func (v *SetSessionConfigOptionRequest) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SetSessionConfigOptionRequest).decodeField, &membersSetSessionConfigOptionRequest, (*SetSessionConfigOptionRequest).required)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequest, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13482,7 +13482,7 @@ var membersSetSessionConfigOptionRequestTypeID = wire.Members{Required: []string
 // DecodeJSON decodes one SetSessionConfigOptionRequestTypeID object, keeping unknown members.
 func (v *SetSessionConfigOptionRequestTypeID) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionConfigOptionRequestTypeID{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SetSessionConfigOptionRequestTypeID).decodeField, &membersSetSessionConfigOptionRequestTypeID, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequestTypeID, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13524,7 +13524,7 @@ var membersSetSessionConfigOptionRequestTypeBoolean = wire.Members{Required: []s
 // DecodeJSON decodes one SetSessionConfigOptionRequestTypeBoolean object, keeping unknown members.
 func (v *SetSessionConfigOptionRequestTypeBoolean) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionConfigOptionRequestTypeBoolean{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SetSessionConfigOptionRequestTypeBoolean).decodeField, &membersSetSessionConfigOptionRequestTypeBoolean, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequestTypeBoolean, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13566,7 +13566,7 @@ var membersSetSessionConfigOptionRequestTypeOther = wire.Members{Required: []str
 // DecodeJSON decodes one SetSessionConfigOptionRequestTypeOther object, keeping unknown members.
 func (v *SetSessionConfigOptionRequestTypeOther) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionConfigOptionRequestTypeOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SetSessionConfigOptionRequestTypeOther).decodeField, &membersSetSessionConfigOptionRequestTypeOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequestTypeOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13621,7 +13621,7 @@ var membersPromptRequest = wire.Members{Required: []string{"sessionId", "prompt"
 // DecodeJSON decodes one PromptRequest object, keeping unknown members.
 func (v *PromptRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = PromptRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PromptRequest).decodeField, &membersPromptRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPromptRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13743,7 +13743,7 @@ func (v *ClientResponse) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*ClientResponse).decodeField, nil, (*ClientResponse).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13769,7 +13769,7 @@ var membersClientResponseResult = wire.Members{Required: []string{"id", "result"
 // DecodeJSON decodes one ClientResponseResult object, keeping unknown members.
 func (v *ClientResponseResult) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientResponseResult{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ClientResponseResult).decodeField, &membersClientResponseResult, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientResponseResult, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13815,7 +13815,7 @@ var membersClientResponseError = wire.Members{Required: []string{"id", "error"}}
 // DecodeJSON decodes one ClientResponseError object, keeping unknown members.
 func (v *ClientResponseError) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientResponseError{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ClientResponseError).decodeField, &membersClientResponseError, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientResponseError, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13919,7 +13919,7 @@ var membersRequestPermissionResponse = wire.Members{Required: []string{"outcome"
 // DecodeJSON decodes one RequestPermissionResponse object, keeping unknown members.
 func (v *RequestPermissionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = RequestPermissionResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*RequestPermissionResponse).decodeField, &membersRequestPermissionResponse, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRequestPermissionResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14053,7 +14053,7 @@ func (v *RequestPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*RequestPermissionOutcome).decodeField, nil, (*RequestPermissionOutcome).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14079,7 +14079,7 @@ var membersRequestPermissionOutcomeOther = wire.Members{Required: []string{"outc
 // DecodeJSON decodes one RequestPermissionOutcomeOther object, keeping unknown members.
 func (v *RequestPermissionOutcomeOther) DecodeJSON(d *wire.Decoder) error {
 	*v = RequestPermissionOutcomeOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*RequestPermissionOutcomeOther).decodeField, &membersRequestPermissionOutcomeOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRequestPermissionOutcomeOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14119,7 +14119,7 @@ func (v *RequestPermissionOutcomeOther) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one CancelledPermissionOutcome object, keeping unknown members.
 func (v *CancelledPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
 	*v = CancelledPermissionOutcome{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CancelledPermissionOutcome).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14163,7 +14163,7 @@ var membersSelectedPermissionOutcome = wire.Members{Required: []string{"optionId
 // DecodeJSON decodes one SelectedPermissionOutcome object, keeping unknown members.
 func (v *SelectedPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
 	*v = SelectedPermissionOutcome{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SelectedPermissionOutcome).decodeField, &membersSelectedPermissionOutcome, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSelectedPermissionOutcome, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14212,7 +14212,7 @@ func (v *CreateElicitationResponse) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CreateElicitationResponse).decodeField, nil, (*CreateElicitationResponse).required)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14353,7 +14353,7 @@ func (v *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one CreateElicitationResponseActionDecline object, keeping unknown members.
 func (v *CreateElicitationResponseActionDecline) DecodeJSON(d *wire.Decoder) error {
 	*v = CreateElicitationResponseActionDecline{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CreateElicitationResponseActionDecline).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14387,7 +14387,7 @@ func (v *CreateElicitationResponseActionDecline) UnmarshalJSON(data []byte) erro
 // DecodeJSON decodes one CreateElicitationResponseActionCancel object, keeping unknown members.
 func (v *CreateElicitationResponseActionCancel) DecodeJSON(d *wire.Decoder) error {
 	*v = CreateElicitationResponseActionCancel{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CreateElicitationResponseActionCancel).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14423,7 +14423,7 @@ var membersCreateElicitationResponseActionOther = wire.Members{Required: []strin
 // DecodeJSON decodes one CreateElicitationResponseActionOther object, keeping unknown members.
 func (v *CreateElicitationResponseActionOther) DecodeJSON(d *wire.Decoder) error {
 	*v = CreateElicitationResponseActionOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CreateElicitationResponseActionOther).decodeField, &membersCreateElicitationResponseActionOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateElicitationResponseActionOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14589,7 +14589,7 @@ func (v *ElicitationContentValue) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ElicitationAcceptAction object, keeping unknown members.
 func (v *ElicitationAcceptAction) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationAcceptAction{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ElicitationAcceptAction).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14637,7 +14637,7 @@ var membersClientNotification = wire.Members{Required: []string{"method"}}
 // DecodeJSON decodes one ClientNotification object, keeping unknown members.
 func (v *ClientNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientNotification{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ClientNotification).decodeField, &membersClientNotification, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14689,7 +14689,7 @@ var membersCancelSessionNotification = wire.Members{Required: []string{"sessionI
 // DecodeJSON decodes one CancelSessionNotification object, keeping unknown members.
 func (v *CancelSessionNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = CancelSessionNotification{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CancelSessionNotification).decodeField, &membersCancelSessionNotification, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelSessionNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14737,7 +14737,7 @@ var membersCancelRequestNotification = wire.Members{Required: []string{"requestI
 // DecodeJSON decodes one CancelRequestNotification object, keeping unknown members.
 func (v *CancelRequestNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = CancelRequestNotification{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CancelRequestNotification).decodeField, &membersCancelRequestNotification, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelRequestNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.

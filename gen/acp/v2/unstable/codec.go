@@ -13,7 +13,7 @@ var membersAgentRequest = wire.Members{Required: []string{"id", "method"}}
 // DecodeJSON decodes one AgentRequest object, keeping unknown members.
 func (v *AgentRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AgentRequest).decodeField, &membersAgentRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -122,7 +122,7 @@ var membersRequestPermissionRequest = wire.Members{Required: []string{"sessionId
 // DecodeJSON decodes one RequestPermissionRequest object, keeping unknown members.
 func (v *RequestPermissionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = RequestPermissionRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*RequestPermissionRequest).decodeField, &membersRequestPermissionRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRequestPermissionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -318,7 +318,7 @@ func (v *RequestPermissionSubject) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*RequestPermissionSubject).decodeField, nil, (*RequestPermissionSubject).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -344,7 +344,7 @@ var membersRequestPermissionSubjectOther = wire.Members{Required: []string{"type
 // DecodeJSON decodes one RequestPermissionSubjectOther object, keeping unknown members.
 func (v *RequestPermissionSubjectOther) DecodeJSON(d *wire.Decoder) error {
 	*v = RequestPermissionSubjectOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*RequestPermissionSubjectOther).decodeField, &membersRequestPermissionSubjectOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRequestPermissionSubjectOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -386,7 +386,7 @@ var membersToolCallUpdate = wire.Members{Required: []string{"toolCallId"}}
 // DecodeJSON decodes one ToolCallUpdate object, keeping unknown members.
 func (v *ToolCallUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = ToolCallUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ToolCallUpdate).decodeField, &membersToolCallUpdate, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCallUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -792,7 +792,7 @@ func (v *ToolCallContent) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*ToolCallContent).decodeField, nil, (*ToolCallContent).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -818,7 +818,7 @@ var membersToolCallContentOther = wire.Members{Required: []string{"type"}}
 // DecodeJSON decodes one ToolCallContentOther object, keeping unknown members.
 func (v *ToolCallContentOther) DecodeJSON(d *wire.Decoder) error {
 	*v = ToolCallContentOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ToolCallContentOther).decodeField, &membersToolCallContentOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCallContentOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -991,7 +991,7 @@ func (v *ContentBlock) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*ContentBlock).decodeField, nil, (*ContentBlock).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1017,7 +1017,7 @@ var membersContentBlockOther = wire.Members{Required: []string{"type"}}
 // DecodeJSON decodes one ContentBlockOther object, keeping unknown members.
 func (v *ContentBlockOther) DecodeJSON(d *wire.Decoder) error {
 	*v = ContentBlockOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ContentBlockOther).decodeField, &membersContentBlockOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersContentBlockOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1057,7 +1057,7 @@ func (v *ContentBlockOther) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one Annotations object, keeping unknown members.
 func (v *Annotations) DecodeJSON(d *wire.Decoder) error {
 	*v = Annotations{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*Annotations).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1181,7 +1181,7 @@ var membersTextContent = wire.Members{Required: []string{"text"}}
 // DecodeJSON decodes one TextContent object, keeping unknown members.
 func (v *TextContent) DecodeJSON(d *wire.Decoder) error {
 	*v = TextContent{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*TextContent).decodeField, &membersTextContent, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTextContent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1272,7 +1272,7 @@ var membersImageContent = wire.Members{Required: []string{"data", "mimeType"}}
 // DecodeJSON decodes one ImageContent object, keeping unknown members.
 func (v *ImageContent) DecodeJSON(d *wire.Decoder) error {
 	*v = ImageContent{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ImageContent).decodeField, &membersImageContent, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersImageContent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1356,7 +1356,7 @@ var membersAudioContent = wire.Members{Required: []string{"data", "mimeType"}}
 // DecodeJSON decodes one AudioContent object, keeping unknown members.
 func (v *AudioContent) DecodeJSON(d *wire.Decoder) error {
 	*v = AudioContent{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AudioContent).decodeField, &membersAudioContent, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAudioContent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1424,7 +1424,7 @@ var membersIcon = wire.Members{Required: []string{"src"}}
 // DecodeJSON decodes one Icon object, keeping unknown members.
 func (v *Icon) DecodeJSON(d *wire.Decoder) error {
 	*v = Icon{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*Icon).decodeField, &membersIcon, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersIcon, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1552,7 +1552,7 @@ var membersResourceLink = wire.Members{Required: []string{"name", "uri"}}
 // DecodeJSON decodes one ResourceLink object, keeping unknown members.
 func (v *ResourceLink) DecodeJSON(d *wire.Decoder) error {
 	*v = ResourceLink{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ResourceLink).decodeField, &membersResourceLink, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersResourceLink, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1769,7 +1769,7 @@ func (v *EmbeddedResourceResource) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*EmbeddedResourceResource).decodeField, nil, (*EmbeddedResourceResource).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1795,7 +1795,7 @@ var membersTextResourceContents = wire.Members{Required: []string{"text", "uri"}
 // DecodeJSON decodes one TextResourceContents object, keeping unknown members.
 func (v *TextResourceContents) DecodeJSON(d *wire.Decoder) error {
 	*v = TextResourceContents{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*TextResourceContents).decodeField, &membersTextResourceContents, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTextResourceContents, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1863,7 +1863,7 @@ var membersBlobResourceContents = wire.Members{Required: []string{"blob", "uri"}
 // DecodeJSON decodes one BlobResourceContents object, keeping unknown members.
 func (v *BlobResourceContents) DecodeJSON(d *wire.Decoder) error {
 	*v = BlobResourceContents{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*BlobResourceContents).decodeField, &membersBlobResourceContents, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersBlobResourceContents, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1931,7 +1931,7 @@ var membersEmbeddedResource = wire.Members{Required: []string{"resource"}}
 // DecodeJSON decodes one EmbeddedResource object, keeping unknown members.
 func (v *EmbeddedResource) DecodeJSON(d *wire.Decoder) error {
 	*v = EmbeddedResource{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*EmbeddedResource).decodeField, &membersEmbeddedResource, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersEmbeddedResource, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1995,7 +1995,7 @@ var membersContent = wire.Members{Required: []string{"content"}}
 // DecodeJSON decodes one Content object, keeping unknown members.
 func (v *Content) DecodeJSON(d *wire.Decoder) error {
 	*v = Content{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*Content).decodeField, &membersContent, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersContent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2044,7 +2044,7 @@ func (v *DiffChange) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, &v.Unknown, (*DiffChange).decodeField, nil, (*DiffChange).required)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2245,7 +2245,7 @@ var membersDiffChangeOperationOther = wire.Members{Required: []string{"operation
 // DecodeJSON decodes one DiffChangeOperationOther object, keeping unknown members.
 func (v *DiffChangeOperationOther) DecodeJSON(d *wire.Decoder) error {
 	*v = DiffChangeOperationOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*DiffChangeOperationOther).decodeField, &membersDiffChangeOperationOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDiffChangeOperationOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2351,7 +2351,7 @@ var membersDiffPathChange = wire.Members{Required: []string{"path"}}
 // DecodeJSON decodes one DiffPathChange object, keeping unknown members.
 func (v *DiffPathChange) DecodeJSON(d *wire.Decoder) error {
 	*v = DiffPathChange{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*DiffPathChange).decodeField, &membersDiffPathChange, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDiffPathChange, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2393,7 +2393,7 @@ var membersDiffPathPairChange = wire.Members{Required: []string{"oldPath", "path
 // DecodeJSON decodes one DiffPathPairChange object, keeping unknown members.
 func (v *DiffPathPairChange) DecodeJSON(d *wire.Decoder) error {
 	*v = DiffPathPairChange{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*DiffPathPairChange).decodeField, &membersDiffPathPairChange, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDiffPathPairChange, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2439,7 +2439,7 @@ var membersDiffPatch = wire.Members{Required: []string{"format", "text"}}
 // DecodeJSON decodes one DiffPatch object, keeping unknown members.
 func (v *DiffPatch) DecodeJSON(d *wire.Decoder) error {
 	*v = DiffPatch{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*DiffPatch).decodeField, &membersDiffPatch, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDiffPatch, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2522,7 +2522,7 @@ var membersDiff = wire.Members{Required: []string{"changes"}}
 // DecodeJSON decodes one Diff object, keeping unknown members.
 func (v *Diff) DecodeJSON(d *wire.Decoder) error {
 	*v = Diff{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*Diff).decodeField, &membersDiff, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDiff, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2613,7 +2613,7 @@ var membersTerminal = wire.Members{Required: []string{"terminalId"}}
 // DecodeJSON decodes one Terminal object, keeping unknown members.
 func (v *Terminal) DecodeJSON(d *wire.Decoder) error {
 	*v = Terminal{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*Terminal).decodeField, &membersTerminal, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminal, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2661,7 +2661,7 @@ var membersToolCallLocation = wire.Members{Required: []string{"path"}}
 // DecodeJSON decodes one ToolCallLocation object, keeping unknown members.
 func (v *ToolCallLocation) DecodeJSON(d *wire.Decoder) error {
 	*v = ToolCallLocation{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ToolCallLocation).decodeField, &membersToolCallLocation, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCallLocation, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2723,7 +2723,7 @@ func (v *ToolCallLocation) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ToolCallCapabilities object, keeping unknown members.
 func (v *ToolCallCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ToolCallCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ToolCallCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2781,7 +2781,7 @@ func (v *ToolCallCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ToolCallCancelCapabilities object, keeping unknown members.
 func (v *ToolCallCancelCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ToolCallCancelCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ToolCallCancelCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2825,7 +2825,7 @@ var membersToolCallPermissionSubject = wire.Members{Required: []string{"toolCall
 // DecodeJSON decodes one ToolCallPermissionSubject object, keeping unknown members.
 func (v *ToolCallPermissionSubject) DecodeJSON(d *wire.Decoder) error {
 	*v = ToolCallPermissionSubject{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ToolCallPermissionSubject).decodeField, &membersToolCallPermissionSubject, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCallPermissionSubject, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2873,7 +2873,7 @@ var membersCommandPermissionSubject = wire.Members{Required: []string{"command",
 // DecodeJSON decodes one CommandPermissionSubject object, keeping unknown members.
 func (v *CommandPermissionSubject) DecodeJSON(d *wire.Decoder) error {
 	*v = CommandPermissionSubject{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CommandPermissionSubject).decodeField, &membersCommandPermissionSubject, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCommandPermissionSubject, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2957,7 +2957,7 @@ var membersPermissionOption = wire.Members{Required: []string{"optionId", "name"
 // DecodeJSON decodes one PermissionOption object, keeping unknown members.
 func (v *PermissionOption) DecodeJSON(d *wire.Decoder) error {
 	*v = PermissionOption{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PermissionOption).decodeField, &membersPermissionOption, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPermissionOption, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3080,7 +3080,7 @@ func (v *CreateElicitationRequest) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CreateElicitationRequest).decodeField, &membersCreateElicitationRequest, (*CreateElicitationRequest).required)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateElicitationRequest, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3217,7 +3217,7 @@ func (v *CreateElicitationRequestModeOther) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CreateElicitationRequestModeOther).decodeField, &membersCreateElicitationRequestModeOther, (*CreateElicitationRequestModeOther).required)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateElicitationRequestModeOther, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3331,7 +3331,7 @@ var membersElicitationSessionScope = wire.Members{Required: []string{"sessionId"
 // DecodeJSON decodes one ElicitationSessionScope object, keeping unknown members.
 func (v *ElicitationSessionScope) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationSessionScope{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ElicitationSessionScope).decodeField, &membersElicitationSessionScope, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationSessionScope, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3389,7 +3389,7 @@ var membersElicitationRequestScope = wire.Members{Required: []string{"requestId"
 // DecodeJSON decodes one ElicitationRequestScope object, keeping unknown members.
 func (v *ElicitationRequestScope) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationRequestScope{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ElicitationRequestScope).decodeField, &membersElicitationRequestScope, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationRequestScope, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3431,7 +3431,7 @@ var membersElicitationSchema = wire.Members{Required: []string{"type", "properti
 // DecodeJSON decodes one ElicitationSchema object, keeping unknown members.
 func (v *ElicitationSchema) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationSchema{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ElicitationSchema).decodeField, &membersElicitationSchema, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationSchema, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3687,7 +3687,7 @@ func (v *ElicitationPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*ElicitationPropertySchema).decodeField, nil, (*ElicitationPropertySchema).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3713,7 +3713,7 @@ var membersElicitationPropertySchemaOther = wire.Members{Required: []string{"typ
 // DecodeJSON decodes one ElicitationPropertySchemaOther object, keeping unknown members.
 func (v *ElicitationPropertySchemaOther) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationPropertySchemaOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ElicitationPropertySchemaOther).decodeField, &membersElicitationPropertySchemaOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationPropertySchemaOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3792,7 +3792,7 @@ var membersEnumOption = wire.Members{Required: []string{"const", "title"}}
 // DecodeJSON decodes one EnumOption object, keeping unknown members.
 func (v *EnumOption) DecodeJSON(d *wire.Decoder) error {
 	*v = EnumOption{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*EnumOption).decodeField, &membersEnumOption, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersEnumOption, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3858,7 +3858,7 @@ func (v *EnumOption) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one StringPropertySchema object, keeping unknown members.
 func (v *StringPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	*v = StringPropertySchema{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*StringPropertySchema).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4012,7 +4012,7 @@ func (v *StringPropertySchema) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one NumberPropertySchema object, keeping unknown members.
 func (v *NumberPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	*v = NumberPropertySchema{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*NumberPropertySchema).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4124,7 +4124,7 @@ func (v *NumberPropertySchema) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one IntegerPropertySchema object, keeping unknown members.
 func (v *IntegerPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	*v = IntegerPropertySchema{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*IntegerPropertySchema).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4236,7 +4236,7 @@ func (v *IntegerPropertySchema) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one BooleanPropertySchema object, keeping unknown members.
 func (v *BooleanPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	*v = BooleanPropertySchema{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*BooleanPropertySchema).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4425,7 +4425,7 @@ func (v *MultiSelectItems) decodeObject(d *wire.Decoder, asFallback bool) error 
 			return err
 		}
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*MultiSelectItems).decodeField, nil, (*MultiSelectItems).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4451,7 +4451,7 @@ var membersMultiSelectItemsOther = wire.Members{Required: []string{"type"}}
 // DecodeJSON decodes one MultiSelectItemsOther object, keeping unknown members.
 func (v *MultiSelectItemsOther) DecodeJSON(d *wire.Decoder) error {
 	*v = MultiSelectItemsOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MultiSelectItemsOther).decodeField, &membersMultiSelectItemsOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMultiSelectItemsOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4493,7 +4493,7 @@ var membersStringMultiSelectItems = wire.Members{Required: []string{"enum"}}
 // DecodeJSON decodes one StringMultiSelectItems object, keeping unknown members.
 func (v *StringMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
 	*v = StringMultiSelectItems{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*StringMultiSelectItems).decodeField, &membersStringMultiSelectItems, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersStringMultiSelectItems, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4541,7 +4541,7 @@ var membersTitledMultiSelectItems = wire.Members{Required: []string{"anyOf"}}
 // DecodeJSON decodes one TitledMultiSelectItems object, keeping unknown members.
 func (v *TitledMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
 	*v = TitledMultiSelectItems{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*TitledMultiSelectItems).decodeField, &membersTitledMultiSelectItems, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTitledMultiSelectItems, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4589,7 +4589,7 @@ var membersMultiSelectPropertySchema = wire.Members{Required: []string{"items"}}
 // DecodeJSON decodes one MultiSelectPropertySchema object, keeping unknown members.
 func (v *MultiSelectPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	*v = MultiSelectPropertySchema{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MultiSelectPropertySchema).decodeField, &membersMultiSelectPropertySchema, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMultiSelectPropertySchema, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4709,7 +4709,7 @@ func (v *ElicitationFormMode) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ElicitationFormMode).decodeField, &membersElicitationFormMode, (*ElicitationFormMode).required)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationFormMode, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4853,7 +4853,7 @@ func (v *ElicitationURLMode) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ElicitationURLMode).decodeField, &membersElicitationURLMode, (*ElicitationURLMode).required)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationURLMode, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4971,7 +4971,7 @@ var membersMessageMCPRequest = wire.Members{Required: []string{"serverId", "requ
 // DecodeJSON decodes one MessageMCPRequest object, keeping unknown members.
 func (v *MessageMCPRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = MessageMCPRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MessageMCPRequest).decodeField, &membersMessageMCPRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMessageMCPRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5188,7 +5188,7 @@ func (v *AgentResponse) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*AgentResponse).decodeField, nil, (*AgentResponse).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5214,7 +5214,7 @@ var membersAgentResponseResult = wire.Members{Required: []string{"id", "result"}
 // DecodeJSON decodes one AgentResponseResult object, keeping unknown members.
 func (v *AgentResponseResult) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentResponseResult{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AgentResponseResult).decodeField, &membersAgentResponseResult, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentResponseResult, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5260,7 +5260,7 @@ var membersAgentResponseError = wire.Members{Required: []string{"id", "error"}}
 // DecodeJSON decodes one AgentResponseError object, keeping unknown members.
 func (v *AgentResponseError) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentResponseError{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AgentResponseError).decodeField, &membersAgentResponseError, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentResponseError, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5364,7 +5364,7 @@ var membersInitializeResponse = wire.Members{Required: []string{"protocolVersion
 // DecodeJSON decodes one InitializeResponse object, keeping unknown members.
 func (v *InitializeResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = InitializeResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*InitializeResponse).decodeField, &membersInitializeResponse, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersInitializeResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5466,7 +5466,7 @@ var membersImplementation = wire.Members{Required: []string{"name", "version"}}
 // DecodeJSON decodes one Implementation object, keeping unknown members.
 func (v *Implementation) DecodeJSON(d *wire.Decoder) error {
 	*v = Implementation{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*Implementation).decodeField, &membersImplementation, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersImplementation, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5532,7 +5532,7 @@ func (v *Implementation) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one AgentCapabilities object, keeping unknown members.
 func (v *AgentCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AgentCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5622,7 +5622,7 @@ func (v *AgentCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionCapabilities object, keeping unknown members.
 func (v *SessionCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5808,7 +5808,7 @@ func (v *SessionCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one PromptCapabilities object, keeping unknown members.
 func (v *PromptCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = PromptCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PromptCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5898,7 +5898,7 @@ func (v *PromptCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one PromptImageCapabilities object, keeping unknown members.
 func (v *PromptImageCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = PromptImageCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PromptImageCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5940,7 +5940,7 @@ func (v *PromptImageCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one PromptAudioCapabilities object, keeping unknown members.
 func (v *PromptAudioCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = PromptAudioCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PromptAudioCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5982,7 +5982,7 @@ func (v *PromptAudioCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one PromptEmbeddedContextCapabilities object, keeping unknown members.
 func (v *PromptEmbeddedContextCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = PromptEmbeddedContextCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PromptEmbeddedContextCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6024,7 +6024,7 @@ func (v *PromptEmbeddedContextCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one MCPCapabilities object, keeping unknown members.
 func (v *MCPCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MCPCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6114,7 +6114,7 @@ func (v *MCPCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one MCPStdioCapabilities object, keeping unknown members.
 func (v *MCPStdioCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPStdioCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MCPStdioCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6156,7 +6156,7 @@ func (v *MCPStdioCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one MCPHTTPCapabilities object, keeping unknown members.
 func (v *MCPHTTPCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPHTTPCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MCPHTTPCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6198,7 +6198,7 @@ func (v *MCPHTTPCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one MCPACPCapabilities object, keeping unknown members.
 func (v *MCPACPCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPACPCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MCPACPCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6240,7 +6240,7 @@ func (v *MCPACPCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionDeleteCapabilities object, keeping unknown members.
 func (v *SessionDeleteCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionDeleteCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionDeleteCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6282,7 +6282,7 @@ func (v *SessionDeleteCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionAdditionalDirectoriesCapabilities object, keeping unknown members.
 func (v *SessionAdditionalDirectoriesCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionAdditionalDirectoriesCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionAdditionalDirectoriesCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6324,7 +6324,7 @@ func (v *SessionAdditionalDirectoriesCapabilities) UnmarshalJSON(data []byte) er
 // DecodeJSON decodes one SessionSystemPromptCapabilities object, keeping unknown members.
 func (v *SessionSystemPromptCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionSystemPromptCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionSystemPromptCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6382,7 +6382,7 @@ func (v *SessionSystemPromptCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionSystemPromptModeCapabilities object, keeping unknown members.
 func (v *SessionSystemPromptModeCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionSystemPromptModeCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionSystemPromptModeCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6440,7 +6440,7 @@ func (v *SessionSystemPromptModeCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionSystemPromptOverrideCapabilities object, keeping unknown members.
 func (v *SessionSystemPromptOverrideCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionSystemPromptOverrideCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionSystemPromptOverrideCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6482,7 +6482,7 @@ func (v *SessionSystemPromptOverrideCapabilities) UnmarshalJSON(data []byte) err
 // DecodeJSON decodes one SessionForkCapabilities object, keeping unknown members.
 func (v *SessionForkCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionForkCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionForkCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6524,7 +6524,7 @@ func (v *SessionForkCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionArchiveCapabilities object, keeping unknown members.
 func (v *SessionArchiveCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionArchiveCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionArchiveCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6566,7 +6566,7 @@ func (v *SessionArchiveCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionStatusCapabilities object, keeping unknown members.
 func (v *SessionStatusCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionStatusCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionStatusCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6608,7 +6608,7 @@ func (v *SessionStatusCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionTitleCapabilities object, keeping unknown members.
 func (v *SessionTitleCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionTitleCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionTitleCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6650,7 +6650,7 @@ func (v *SessionTitleCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one AgentAuthCapabilities object, keeping unknown members.
 func (v *AgentAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentAuthCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AgentAuthCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6708,7 +6708,7 @@ func (v *AgentAuthCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one AuthStatusCapabilities object, keeping unknown members.
 func (v *AuthStatusCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthStatusCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AuthStatusCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6750,7 +6750,7 @@ func (v *AuthStatusCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ProvidersCapabilities object, keeping unknown members.
 func (v *ProvidersCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ProvidersCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ProvidersCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6880,7 +6880,7 @@ func (v *AuthMethod) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*AuthMethod).decodeField, nil, (*AuthMethod).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6906,7 +6906,7 @@ var membersAuthMethodOther = wire.Members{Required: []string{"type", "methodId",
 // DecodeJSON decodes one AuthMethodOther object, keeping unknown members.
 func (v *AuthMethodOther) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthMethodOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AuthMethodOther).decodeField, &membersAuthMethodOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthMethodOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6983,7 +6983,7 @@ var membersEnvVariable = wire.Members{Required: []string{"name", "value"}}
 // DecodeJSON decodes one EnvVariable object, keeping unknown members.
 func (v *EnvVariable) DecodeJSON(d *wire.Decoder) error {
 	*v = EnvVariable{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*EnvVariable).decodeField, &membersEnvVariable, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersEnvVariable, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7035,7 +7035,7 @@ var membersAuthMethodTerminal = wire.Members{Required: []string{"methodId", "nam
 // DecodeJSON decodes one AuthMethodTerminal object, keeping unknown members.
 func (v *AuthMethodTerminal) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthMethodTerminal{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AuthMethodTerminal).decodeField, &membersAuthMethodTerminal, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthMethodTerminal, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7123,7 +7123,7 @@ var membersAuthMethodAgent = wire.Members{Required: []string{"methodId", "name"}
 // DecodeJSON decodes one AuthMethodAgent object, keeping unknown members.
 func (v *AuthMethodAgent) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthMethodAgent{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AuthMethodAgent).decodeField, &membersAuthMethodAgent, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthMethodAgent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7189,7 +7189,7 @@ func (v *AuthMethodAgent) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one LoginAuthResponse object, keeping unknown members.
 func (v *LoginAuthResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = LoginAuthResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*LoginAuthResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7233,7 +7233,7 @@ var membersListProvidersResponse = wire.Members{Required: []string{"providers"}}
 // DecodeJSON decodes one ListProvidersResponse object, keeping unknown members.
 func (v *ListProvidersResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = ListProvidersResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ListProvidersResponse).decodeField, &membersListProvidersResponse, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersListProvidersResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7281,7 +7281,7 @@ var membersProviderInfo = wire.Members{Required: []string{"providerId", "support
 // DecodeJSON decodes one ProviderInfo object, keeping unknown members.
 func (v *ProviderInfo) DecodeJSON(d *wire.Decoder) error {
 	*v = ProviderInfo{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ProviderInfo).decodeField, &membersProviderInfo, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProviderInfo, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7419,7 +7419,7 @@ var membersProviderCurrentConfig = wire.Members{Required: []string{"apiType", "b
 // DecodeJSON decodes one ProviderCurrentConfig object, keeping unknown members.
 func (v *ProviderCurrentConfig) DecodeJSON(d *wire.Decoder) error {
 	*v = ProviderCurrentConfig{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ProviderCurrentConfig).decodeField, &membersProviderCurrentConfig, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProviderCurrentConfig, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7469,7 +7469,7 @@ func (v *ProviderCurrentConfig) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SetProviderResponse object, keeping unknown members.
 func (v *SetProviderResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = SetProviderResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SetProviderResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7511,7 +7511,7 @@ func (v *SetProviderResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one DisableProviderResponse object, keeping unknown members.
 func (v *DisableProviderResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = DisableProviderResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*DisableProviderResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7553,7 +7553,7 @@ func (v *DisableProviderResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one LogoutAuthResponse object, keeping unknown members.
 func (v *LogoutAuthResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = LogoutAuthResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*LogoutAuthResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7597,7 +7597,7 @@ var membersAuthStatusResponse = wire.Members{Required: []string{"state"}}
 // DecodeJSON decodes one AuthStatusResponse object, keeping unknown members.
 func (v *AuthStatusResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthStatusResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AuthStatusResponse).decodeField, &membersAuthStatusResponse, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthStatusResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7693,7 +7693,7 @@ var membersAuthAccount = wire.Members{Required: []string{"label"}}
 // DecodeJSON decodes one AuthAccount object, keeping unknown members.
 func (v *AuthAccount) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthAccount{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AuthAccount).decodeField, &membersAuthAccount, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthAccount, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7805,7 +7805,7 @@ var membersNewSessionResponse = wire.Members{Required: []string{"sessionId"}}
 // DecodeJSON decodes one NewSessionResponse object, keeping unknown members.
 func (v *NewSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = NewSessionResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*NewSessionResponse).decodeField, &membersNewSessionResponse, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersNewSessionResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7878,7 +7878,7 @@ func (v *SessionConfigOption) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionConfigOption).decodeField, &membersSessionConfigOption, (*SessionConfigOption).required)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigOption, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8048,7 +8048,7 @@ var membersSessionConfigOptionTypeOther = wire.Members{Required: []string{"type"
 // DecodeJSON decodes one SessionConfigOptionTypeOther object, keeping unknown members.
 func (v *SessionConfigOptionTypeOther) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigOptionTypeOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionConfigOptionTypeOther).decodeField, &membersSessionConfigOptionTypeOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigOptionTypeOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8237,7 +8237,7 @@ var membersSessionConfigSelectOption = wire.Members{Required: []string{"value", 
 // DecodeJSON decodes one SessionConfigSelectOption object, keeping unknown members.
 func (v *SessionConfigSelectOption) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigSelectOption{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionConfigSelectOption).decodeField, &membersSessionConfigSelectOption, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigSelectOption, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8305,7 +8305,7 @@ var membersSessionConfigSelectGroup = wire.Members{Required: []string{"groupId",
 // DecodeJSON decodes one SessionConfigSelectGroup object, keeping unknown members.
 func (v *SessionConfigSelectGroup) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigSelectGroup{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionConfigSelectGroup).decodeField, &membersSessionConfigSelectGroup, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigSelectGroup, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8393,7 +8393,7 @@ var membersSessionConfigSelect = wire.Members{Required: []string{"currentValue",
 // DecodeJSON decodes one SessionConfigSelect object, keeping unknown members.
 func (v *SessionConfigSelect) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigSelect{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionConfigSelect).decodeField, &membersSessionConfigSelect, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigSelect, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8439,7 +8439,7 @@ var membersSessionConfigBoolean = wire.Members{Required: []string{"currentValue"
 // DecodeJSON decodes one SessionConfigBoolean object, keeping unknown members.
 func (v *SessionConfigBoolean) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigBoolean{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionConfigBoolean).decodeField, &membersSessionConfigBoolean, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigBoolean, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8552,7 +8552,7 @@ func (v *AvailableCommand) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*AvailableCommand).decodeField, nil, (*AvailableCommand).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8578,7 +8578,7 @@ var membersAvailableCommandOther = wire.Members{Required: []string{"type", "name
 // DecodeJSON decodes one AvailableCommandOther object, keeping unknown members.
 func (v *AvailableCommandOther) DecodeJSON(d *wire.Decoder) error {
 	*v = AvailableCommandOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AvailableCommandOther).decodeField, &membersAvailableCommandOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAvailableCommandOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8699,7 +8699,7 @@ func (v *AvailableCommandInput) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*AvailableCommandInput).decodeField, nil, (*AvailableCommandInput).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8725,7 +8725,7 @@ var membersAvailableCommandInputOther = wire.Members{Required: []string{"type"}}
 // DecodeJSON decodes one AvailableCommandInputOther object, keeping unknown members.
 func (v *AvailableCommandInputOther) DecodeJSON(d *wire.Decoder) error {
 	*v = AvailableCommandInputOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AvailableCommandInputOther).decodeField, &membersAvailableCommandInputOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAvailableCommandInputOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8767,7 +8767,7 @@ var membersTextCommandInput = wire.Members{Required: []string{"hint"}}
 // DecodeJSON decodes one TextCommandInput object, keeping unknown members.
 func (v *TextCommandInput) DecodeJSON(d *wire.Decoder) error {
 	*v = TextCommandInput{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*TextCommandInput).decodeField, &membersTextCommandInput, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTextCommandInput, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8815,7 +8815,7 @@ var membersCommand = wire.Members{Required: []string{"name", "description"}}
 // DecodeJSON decodes one Command object, keeping unknown members.
 func (v *Command) DecodeJSON(d *wire.Decoder) error {
 	*v = Command{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*Command).decodeField, &membersCommand, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCommand, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8883,7 +8883,7 @@ var membersListSessionsResponse = wire.Members{Required: []string{"sessions"}}
 // DecodeJSON decodes one ListSessionsResponse object, keeping unknown members.
 func (v *ListSessionsResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = ListSessionsResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ListSessionsResponse).decodeField, &membersListSessionsResponse, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersListSessionsResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8947,7 +8947,7 @@ var membersSessionInfo = wire.Members{Required: []string{"sessionId", "cwd"}}
 // DecodeJSON decodes one SessionInfo object, keeping unknown members.
 func (v *SessionInfo) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionInfo{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionInfo).decodeField, &membersSessionInfo, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionInfo, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9082,7 +9082,7 @@ func (v *SessionListCursor) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one DeleteSessionResponse object, keeping unknown members.
 func (v *DeleteSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = DeleteSessionResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*DeleteSessionResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9126,7 +9126,7 @@ var membersForkSessionResponse = wire.Members{Required: []string{"sessionId"}}
 // DecodeJSON decodes one ForkSessionResponse object, keeping unknown members.
 func (v *ForkSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = ForkSessionResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ForkSessionResponse).decodeField, &membersForkSessionResponse, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersForkSessionResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9194,7 +9194,7 @@ func (v *ForkSessionResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ArchiveSessionResponse object, keeping unknown members.
 func (v *ArchiveSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = ArchiveSessionResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ArchiveSessionResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9236,7 +9236,7 @@ func (v *ArchiveSessionResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one UnarchiveSessionResponse object, keeping unknown members.
 func (v *UnarchiveSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = UnarchiveSessionResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*UnarchiveSessionResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9280,7 +9280,7 @@ var membersSessionStatusResponse = wire.Members{Required: []string{"status"}}
 // DecodeJSON decodes one SessionStatusResponse object, keeping unknown members.
 func (v *SessionStatusResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionStatusResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionStatusResponse).decodeField, &membersSessionStatusResponse, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionStatusResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9493,7 +9493,7 @@ func (v *StateUpdate) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*StateUpdate).decodeField, nil, (*StateUpdate).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9519,7 +9519,7 @@ var membersStateUpdateOther = wire.Members{Required: []string{"state"}}
 // DecodeJSON decodes one StateUpdateOther object, keeping unknown members.
 func (v *StateUpdateOther) DecodeJSON(d *wire.Decoder) error {
 	*v = StateUpdateOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*StateUpdateOther).decodeField, &membersStateUpdateOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersStateUpdateOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9662,7 +9662,7 @@ func (v *BackgroundWork) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*BackgroundWork).decodeField, nil, (*BackgroundWork).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9688,7 +9688,7 @@ var membersBackgroundWorkOther = wire.Members{Required: []string{"type"}}
 // DecodeJSON decodes one BackgroundWorkOther object, keeping unknown members.
 func (v *BackgroundWorkOther) DecodeJSON(d *wire.Decoder) error {
 	*v = BackgroundWorkOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*BackgroundWorkOther).decodeField, &membersBackgroundWorkOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersBackgroundWorkOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9730,7 +9730,7 @@ var membersBackgroundTerminal = wire.Members{Required: []string{"terminalId"}}
 // DecodeJSON decodes one BackgroundTerminal object, keeping unknown members.
 func (v *BackgroundTerminal) DecodeJSON(d *wire.Decoder) error {
 	*v = BackgroundTerminal{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*BackgroundTerminal).decodeField, &membersBackgroundTerminal, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersBackgroundTerminal, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9778,7 +9778,7 @@ var membersBackgroundToolCall = wire.Members{Required: []string{"toolCallId"}}
 // DecodeJSON decodes one BackgroundToolCall object, keeping unknown members.
 func (v *BackgroundToolCall) DecodeJSON(d *wire.Decoder) error {
 	*v = BackgroundToolCall{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*BackgroundToolCall).decodeField, &membersBackgroundToolCall, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersBackgroundToolCall, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9826,7 +9826,7 @@ var membersBackgroundSubagent = wire.Members{Required: []string{"sessionId"}}
 // DecodeJSON decodes one BackgroundSubagent object, keeping unknown members.
 func (v *BackgroundSubagent) DecodeJSON(d *wire.Decoder) error {
 	*v = BackgroundSubagent{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*BackgroundSubagent).decodeField, &membersBackgroundSubagent, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersBackgroundSubagent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9872,7 +9872,7 @@ func (v *BackgroundSubagent) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one RunningStateUpdate object, keeping unknown members.
 func (v *RunningStateUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = RunningStateUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*RunningStateUpdate).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9931,7 +9931,7 @@ var membersError = wire.Members{Required: []string{"code", "message"}}
 // DecodeJSON decodes one Error object, keeping unknown members.
 func (v *Error) DecodeJSON(d *wire.Decoder) error {
 	*v = Error{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*Error).decodeField, &membersError, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersError, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10094,7 +10094,7 @@ var membersUnsupportedProtocolVersionErrorData = wire.Members{Required: []string
 // DecodeJSON decodes one UnsupportedProtocolVersionErrorData object, keeping unknown members.
 func (v *UnsupportedProtocolVersionErrorData) DecodeJSON(d *wire.Decoder) error {
 	*v = UnsupportedProtocolVersionErrorData{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*UnsupportedProtocolVersionErrorData).decodeField, &membersUnsupportedProtocolVersionErrorData, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUnsupportedProtocolVersionErrorData, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10146,7 +10146,7 @@ var membersSessionNotFoundErrorData = wire.Members{Required: []string{"sessionId
 // DecodeJSON decodes one SessionNotFoundErrorData object, keeping unknown members.
 func (v *SessionNotFoundErrorData) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionNotFoundErrorData{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionNotFoundErrorData).decodeField, &membersSessionNotFoundErrorData, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionNotFoundErrorData, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10192,7 +10192,7 @@ func (v *SessionNotFoundErrorData) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ErrorStopReason object, keeping unknown members.
 func (v *ErrorStopReason) DecodeJSON(d *wire.Decoder) error {
 	*v = ErrorStopReason{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ErrorStopReason).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10246,7 +10246,7 @@ var membersUsage = wire.Members{Required: []string{"totalTokens", "inputTokens",
 // DecodeJSON decodes one Usage object, keeping unknown members.
 func (v *Usage) DecodeJSON(d *wire.Decoder) error {
 	*v = Usage{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*Usage).decodeField, &membersUsage, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUsage, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10351,7 +10351,7 @@ func (v *IdleStateUpdate) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, &v.Unknown, (*IdleStateUpdate).decodeField, nil, (*IdleStateUpdate).required)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10572,7 +10572,7 @@ func (v *IdleStateUpdate) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one IdleStateUpdateStopReasonEndTurn object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonEndTurn) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonEndTurn{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*IdleStateUpdateStopReasonEndTurn).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10606,7 +10606,7 @@ func (v *IdleStateUpdateStopReasonEndTurn) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one IdleStateUpdateStopReasonMaxTokens object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonMaxTokens) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonMaxTokens{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*IdleStateUpdateStopReasonMaxTokens).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10640,7 +10640,7 @@ func (v *IdleStateUpdateStopReasonMaxTokens) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one IdleStateUpdateStopReasonMaxTurnRequests object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonMaxTurnRequests) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonMaxTurnRequests{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*IdleStateUpdateStopReasonMaxTurnRequests).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10674,7 +10674,7 @@ func (v *IdleStateUpdateStopReasonMaxTurnRequests) UnmarshalJSON(data []byte) er
 // DecodeJSON decodes one IdleStateUpdateStopReasonRefusal object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonRefusal) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonRefusal{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*IdleStateUpdateStopReasonRefusal).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10708,7 +10708,7 @@ func (v *IdleStateUpdateStopReasonRefusal) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one IdleStateUpdateStopReasonCancelled object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonCancelled) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonCancelled{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*IdleStateUpdateStopReasonCancelled).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10744,7 +10744,7 @@ var membersIdleStateUpdateStopReasonOther = wire.Members{Required: []string{"sto
 // DecodeJSON decodes one IdleStateUpdateStopReasonOther object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonOther) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*IdleStateUpdateStopReasonOther).decodeField, &membersIdleStateUpdateStopReasonOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersIdleStateUpdateStopReasonOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10784,7 +10784,7 @@ func (v *IdleStateUpdateStopReasonOther) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one IdleStateUpdateStopReasonNone object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonNone) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonNone{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*IdleStateUpdateStopReasonNone).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10818,7 +10818,7 @@ func (v *IdleStateUpdateStopReasonNone) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one RequiresActionStateUpdate object, keeping unknown members.
 func (v *RequiresActionStateUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = RequiresActionStateUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*RequiresActionStateUpdate).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10875,7 +10875,7 @@ func (v *RequiresActionStateUpdate) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one UnknownStateUpdate object, keeping unknown members.
 func (v *UnknownStateUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = UnknownStateUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*UnknownStateUpdate).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10934,7 +10934,7 @@ var membersSetSessionTitleResponse = wire.Members{Required: []string{"title"}}
 // DecodeJSON decodes one SetSessionTitleResponse object, keeping unknown members.
 func (v *SetSessionTitleResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionTitleResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SetSessionTitleResponse).decodeField, &membersSetSessionTitleResponse, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionTitleResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10980,7 +10980,7 @@ func (v *SetSessionTitleResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ResumeSessionResponse object, keeping unknown members.
 func (v *ResumeSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = ResumeSessionResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ResumeSessionResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11044,7 +11044,7 @@ func (v *ResumeSessionResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one CloseSessionResponse object, keeping unknown members.
 func (v *CloseSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = CloseSessionResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CloseSessionResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11086,7 +11086,7 @@ func (v *CloseSessionResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one CancelToolCallResponse object, keeping unknown members.
 func (v *CancelToolCallResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = CancelToolCallResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CancelToolCallResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11128,7 +11128,7 @@ func (v *CancelToolCallResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one CancelTerminalResponse object, keeping unknown members.
 func (v *CancelTerminalResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = CancelTerminalResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CancelTerminalResponse).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11172,7 +11172,7 @@ var membersSetSessionConfigOptionResponse = wire.Members{Required: []string{"con
 // DecodeJSON decodes one SetSessionConfigOptionResponse object, keeping unknown members.
 func (v *SetSessionConfigOptionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionConfigOptionResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SetSessionConfigOptionResponse).decodeField, &membersSetSessionConfigOptionResponse, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11220,7 +11220,7 @@ var membersPromptResponse = wire.Members{Required: []string{"messageId"}}
 // DecodeJSON decodes one PromptResponse object, keeping unknown members.
 func (v *PromptResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = PromptResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PromptResponse).decodeField, &membersPromptResponse, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPromptResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11322,7 +11322,7 @@ var membersAgentNotification = wire.Members{Required: []string{"method"}}
 // DecodeJSON decodes one AgentNotification object, keeping unknown members.
 func (v *AgentNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentNotification{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AgentNotification).decodeField, &membersAgentNotification, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11374,7 +11374,7 @@ var membersUpdateSessionNotification = wire.Members{Required: []string{"sessionI
 // DecodeJSON decodes one UpdateSessionNotification object, keeping unknown members.
 func (v *UpdateSessionNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = UpdateSessionNotification{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*UpdateSessionNotification).decodeField, &membersUpdateSessionNotification, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUpdateSessionNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11827,7 +11827,7 @@ func (v *SessionUpdate) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*SessionUpdate).decodeField, nil, (*SessionUpdate).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11853,7 +11853,7 @@ var membersSessionUpdateOther = wire.Members{Required: []string{"sessionUpdate"}
 // DecodeJSON decodes one SessionUpdateOther object, keeping unknown members.
 func (v *SessionUpdateOther) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionUpdateOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionUpdateOther).decodeField, &membersSessionUpdateOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionUpdateOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11895,7 +11895,7 @@ var membersContentChunk = wire.Members{Required: []string{"messageId", "content"
 // DecodeJSON decodes one ContentChunk object, keeping unknown members.
 func (v *ContentChunk) DecodeJSON(d *wire.Decoder) error {
 	*v = ContentChunk{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ContentChunk).decodeField, &membersContentChunk, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersContentChunk, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11947,7 +11947,7 @@ var membersUserMessage = wire.Members{Required: []string{"messageId"}}
 // DecodeJSON decodes one UserMessage object, keeping unknown members.
 func (v *UserMessage) DecodeJSON(d *wire.Decoder) error {
 	*v = UserMessage{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*UserMessage).decodeField, &membersUserMessage, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUserMessage, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12010,7 +12010,7 @@ var membersAgentMessage = wire.Members{Required: []string{"messageId"}}
 // DecodeJSON decodes one AgentMessage object, keeping unknown members.
 func (v *AgentMessage) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentMessage{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AgentMessage).decodeField, &membersAgentMessage, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentMessage, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12073,7 +12073,7 @@ var membersAgentThought = wire.Members{Required: []string{"messageId"}}
 // DecodeJSON decodes one AgentThought object, keeping unknown members.
 func (v *AgentThought) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentThought{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AgentThought).decodeField, &membersAgentThought, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentThought, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12136,7 +12136,7 @@ var membersToolCallContentChunk = wire.Members{Required: []string{"toolCallId", 
 // DecodeJSON decodes one ToolCallContentChunk object, keeping unknown members.
 func (v *ToolCallContentChunk) DecodeJSON(d *wire.Decoder) error {
 	*v = ToolCallContentChunk{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ToolCallContentChunk).decodeField, &membersToolCallContentChunk, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCallContentChunk, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12188,7 +12188,7 @@ var membersTerminalOutput = wire.Members{Required: []string{"data"}}
 // DecodeJSON decodes one TerminalOutput object, keeping unknown members.
 func (v *TerminalOutput) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalOutput{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*TerminalOutput).decodeField, &membersTerminalOutput, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminalOutput, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12234,7 +12234,7 @@ func (v *TerminalOutput) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one TerminalExitStatus object, keeping unknown members.
 func (v *TerminalExitStatus) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalExitStatus{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*TerminalExitStatus).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12310,7 +12310,7 @@ var membersTerminalSize = wire.Members{Required: []string{"cols", "rows"}}
 // DecodeJSON decodes one TerminalSize object, keeping unknown members.
 func (v *TerminalSize) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalSize{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*TerminalSize).decodeField, &membersTerminalSize, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminalSize, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12360,7 +12360,7 @@ func (v *TerminalSize) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one TerminalCapabilities object, keeping unknown members.
 func (v *TerminalCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*TerminalCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12418,7 +12418,7 @@ func (v *TerminalCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one TerminalCancelCapabilities object, keeping unknown members.
 func (v *TerminalCancelCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalCancelCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*TerminalCancelCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12462,7 +12462,7 @@ var membersTerminalUpdate = wire.Members{Required: []string{"terminalId"}}
 // DecodeJSON decodes one TerminalUpdate object, keeping unknown members.
 func (v *TerminalUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*TerminalUpdate).decodeField, &membersTerminalUpdate, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminalUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12606,7 +12606,7 @@ var membersTerminalOutputChunk = wire.Members{Required: []string{"terminalId", "
 // DecodeJSON decodes one TerminalOutputChunk object, keeping unknown members.
 func (v *TerminalOutputChunk) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalOutputChunk{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*TerminalOutputChunk).decodeField, &membersTerminalOutputChunk, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminalOutputChunk, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12759,7 +12759,7 @@ func (v *PlanUpdateContent) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*PlanUpdateContent).decodeField, nil, (*PlanUpdateContent).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12785,7 +12785,7 @@ var membersPlanUpdateContentOther = wire.Members{Required: []string{"type", "pla
 // DecodeJSON decodes one PlanUpdateContentOther object, keeping unknown members.
 func (v *PlanUpdateContentOther) DecodeJSON(d *wire.Decoder) error {
 	*v = PlanUpdateContentOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PlanUpdateContentOther).decodeField, &membersPlanUpdateContentOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlanUpdateContentOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12858,7 +12858,7 @@ var membersPlanEntry = wire.Members{Required: []string{"content", "priority", "s
 // DecodeJSON decodes one PlanEntry object, keeping unknown members.
 func (v *PlanEntry) DecodeJSON(d *wire.Decoder) error {
 	*v = PlanEntry{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PlanEntry).decodeField, &membersPlanEntry, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlanEntry, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12986,7 +12986,7 @@ var membersPlanItems = wire.Members{Required: []string{"planId", "entries"}}
 // DecodeJSON decodes one PlanItems object, keeping unknown members.
 func (v *PlanItems) DecodeJSON(d *wire.Decoder) error {
 	*v = PlanItems{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PlanItems).decodeField, &membersPlanItems, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlanItems, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13038,7 +13038,7 @@ var membersPlanFile = wire.Members{Required: []string{"planId", "uri"}}
 // DecodeJSON decodes one PlanFile object, keeping unknown members.
 func (v *PlanFile) DecodeJSON(d *wire.Decoder) error {
 	*v = PlanFile{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PlanFile).decodeField, &membersPlanFile, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlanFile, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13090,7 +13090,7 @@ var membersPlanMarkdown = wire.Members{Required: []string{"planId", "content"}}
 // DecodeJSON decodes one PlanMarkdown object, keeping unknown members.
 func (v *PlanMarkdown) DecodeJSON(d *wire.Decoder) error {
 	*v = PlanMarkdown{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PlanMarkdown).decodeField, &membersPlanMarkdown, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlanMarkdown, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13142,7 +13142,7 @@ var membersPlanUpdate = wire.Members{Required: []string{"plan"}}
 // DecodeJSON decodes one PlanUpdate object, keeping unknown members.
 func (v *PlanUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = PlanUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PlanUpdate).decodeField, &membersPlanUpdate, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlanUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13190,7 +13190,7 @@ var membersPlanRemoved = wire.Members{Required: []string{"planId"}}
 // DecodeJSON decodes one PlanRemoved object, keeping unknown members.
 func (v *PlanRemoved) DecodeJSON(d *wire.Decoder) error {
 	*v = PlanRemoved{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PlanRemoved).decodeField, &membersPlanRemoved, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlanRemoved, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13238,7 +13238,7 @@ var membersAvailableCommandsUpdate = wire.Members{Required: []string{"availableC
 // DecodeJSON decodes one AvailableCommandsUpdate object, keeping unknown members.
 func (v *AvailableCommandsUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = AvailableCommandsUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AvailableCommandsUpdate).decodeField, &membersAvailableCommandsUpdate, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAvailableCommandsUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13286,7 +13286,7 @@ var membersConfigOptionUpdate = wire.Members{Required: []string{"configOptions"}
 // DecodeJSON decodes one ConfigOptionUpdate object, keeping unknown members.
 func (v *ConfigOptionUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = ConfigOptionUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ConfigOptionUpdate).decodeField, &membersConfigOptionUpdate, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersConfigOptionUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13332,7 +13332,7 @@ func (v *ConfigOptionUpdate) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionInfoUpdate object, keeping unknown members.
 func (v *SessionInfoUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionInfoUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionInfoUpdate).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13408,7 +13408,7 @@ var membersCost = wire.Members{Required: []string{"amount", "currency"}}
 // DecodeJSON decodes one Cost object, keeping unknown members.
 func (v *Cost) DecodeJSON(d *wire.Decoder) error {
 	*v = Cost{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*Cost).decodeField, &membersCost, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCost, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13460,7 +13460,7 @@ var membersUsageUpdate = wire.Members{Required: []string{"used", "size"}}
 // DecodeJSON decodes one UsageUpdate object, keeping unknown members.
 func (v *UsageUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = UsageUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*UsageUpdate).decodeField, &membersUsageUpdate, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUsageUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13563,7 +13563,7 @@ var membersNotice = wire.Members{Required: []string{"severity", "title"}}
 // DecodeJSON decodes one Notice object, keeping unknown members.
 func (v *Notice) DecodeJSON(d *wire.Decoder) error {
 	*v = Notice{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*Notice).decodeField, &membersNotice, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersNotice, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13695,7 +13695,7 @@ var membersCompactionUpdate = wire.Members{Required: []string{"compactionId", "s
 // DecodeJSON decodes one CompactionUpdate object, keeping unknown members.
 func (v *CompactionUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = CompactionUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CompactionUpdate).decodeField, &membersCompactionUpdate, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCompactionUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13778,7 +13778,7 @@ var membersCompactionSummaryChunk = wire.Members{Required: []string{"compactionI
 // DecodeJSON decodes one CompactionSummaryChunk object, keeping unknown members.
 func (v *CompactionSummaryChunk) DecodeJSON(d *wire.Decoder) error {
 	*v = CompactionSummaryChunk{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CompactionSummaryChunk).decodeField, &membersCompactionSummaryChunk, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCompactionSummaryChunk, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13828,7 +13828,7 @@ func (v *CompactionSummaryChunk) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SubagentSessionCapabilities object, keeping unknown members.
 func (v *SubagentSessionCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SubagentSessionCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SubagentSessionCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13886,7 +13886,7 @@ func (v *SubagentSessionCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionCancelCapabilities object, keeping unknown members.
 func (v *SessionCancelCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionCancelCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionCancelCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13930,7 +13930,7 @@ var membersSubagentUpdate = wire.Members{Required: []string{"sessionId"}}
 // DecodeJSON decodes one SubagentUpdate object, keeping unknown members.
 func (v *SubagentUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = SubagentUpdate{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SubagentUpdate).decodeField, &membersSubagentUpdate, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSubagentUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14063,7 +14063,7 @@ var membersSessionMessage = wire.Members{Required: []string{"messageId"}}
 // DecodeJSON decodes one SessionMessage object, keeping unknown members.
 func (v *SessionMessage) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionMessage{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionMessage).decodeField, &membersSessionMessage, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionMessage, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14190,7 +14190,7 @@ var membersSessionMessageChunk = wire.Members{Required: []string{"messageId", "c
 // DecodeJSON decodes one SessionMessageChunk object, keeping unknown members.
 func (v *SessionMessageChunk) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionMessageChunk{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionMessageChunk).decodeField, &membersSessionMessageChunk, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionMessageChunk, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14242,7 +14242,7 @@ var membersCompleteElicitationNotification = wire.Members{Required: []string{"el
 // DecodeJSON decodes one CompleteElicitationNotification object, keeping unknown members.
 func (v *CompleteElicitationNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = CompleteElicitationNotification{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CompleteElicitationNotification).decodeField, &membersCompleteElicitationNotification, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCompleteElicitationNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14290,7 +14290,7 @@ var membersAuthStatusUpdateNotification = wire.Members{Required: []string{"state
 // DecodeJSON decodes one AuthStatusUpdateNotification object, keeping unknown members.
 func (v *AuthStatusUpdateNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthStatusUpdateNotification{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AuthStatusUpdateNotification).decodeField, &membersAuthStatusUpdateNotification, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthStatusUpdateNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14376,7 +14376,7 @@ var membersClientRequest = wire.Members{Required: []string{"id", "method"}}
 // DecodeJSON decodes one ClientRequest object, keeping unknown members.
 func (v *ClientRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ClientRequest).decodeField, &membersClientRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14432,7 +14432,7 @@ var membersInitializeRequest = wire.Members{Required: []string{"protocolVersion"
 // DecodeJSON decodes one InitializeRequest object, keeping unknown members.
 func (v *InitializeRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = InitializeRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*InitializeRequest).decodeField, &membersInitializeRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersInitializeRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14494,7 +14494,7 @@ func (v *InitializeRequest) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ClientCapabilities object, keeping unknown members.
 func (v *ClientCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ClientCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14568,7 +14568,7 @@ func (v *ClientCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ClientAuthCapabilities object, keeping unknown members.
 func (v *ClientAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientAuthCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ClientAuthCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14626,7 +14626,7 @@ func (v *ClientAuthCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one TerminalAuthCapabilities object, keeping unknown members.
 func (v *TerminalAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalAuthCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*TerminalAuthCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14668,7 +14668,7 @@ func (v *TerminalAuthCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ElicitationCapabilities object, keeping unknown members.
 func (v *ElicitationCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ElicitationCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14742,7 +14742,7 @@ func (v *ElicitationCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ElicitationFormCapabilities object, keeping unknown members.
 func (v *ElicitationFormCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationFormCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ElicitationFormCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14784,7 +14784,7 @@ func (v *ElicitationFormCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ElicitationURLCapabilities object, keeping unknown members.
 func (v *ElicitationURLCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationURLCapabilities{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ElicitationURLCapabilities).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14828,7 +14828,7 @@ var membersLoginAuthRequest = wire.Members{Required: []string{"methodId"}}
 // DecodeJSON decodes one LoginAuthRequest object, keeping unknown members.
 func (v *LoginAuthRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = LoginAuthRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*LoginAuthRequest).decodeField, &membersLoginAuthRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersLoginAuthRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14874,7 +14874,7 @@ func (v *LoginAuthRequest) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ListProvidersRequest object, keeping unknown members.
 func (v *ListProvidersRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ListProvidersRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ListProvidersRequest).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14918,7 +14918,7 @@ var membersSetProviderRequest = wire.Members{Required: []string{"providerId", "a
 // DecodeJSON decodes one SetProviderRequest object, keeping unknown members.
 func (v *SetProviderRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = SetProviderRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SetProviderRequest).decodeField, &membersSetProviderRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetProviderRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14980,7 +14980,7 @@ var membersDisableProviderRequest = wire.Members{Required: []string{"providerId"
 // DecodeJSON decodes one DisableProviderRequest object, keeping unknown members.
 func (v *DisableProviderRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = DisableProviderRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*DisableProviderRequest).decodeField, &membersDisableProviderRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDisableProviderRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15026,7 +15026,7 @@ func (v *DisableProviderRequest) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one LogoutAuthRequest object, keeping unknown members.
 func (v *LogoutAuthRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = LogoutAuthRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*LogoutAuthRequest).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15068,7 +15068,7 @@ func (v *LogoutAuthRequest) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one AuthStatusRequest object, keeping unknown members.
 func (v *AuthStatusRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthStatusRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*AuthStatusRequest).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15112,7 +15112,7 @@ var membersNewSessionRequest = wire.Members{Required: []string{"cwd"}}
 // DecodeJSON decodes one NewSessionRequest object, keeping unknown members.
 func (v *NewSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = NewSessionRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*NewSessionRequest).decodeField, &membersNewSessionRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersNewSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15292,7 +15292,7 @@ func (v *MCPServer) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*MCPServer).decodeField, nil, (*MCPServer).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15318,7 +15318,7 @@ var membersMCPServerOther = wire.Members{Required: []string{"type"}}
 // DecodeJSON decodes one MCPServerOther object, keeping unknown members.
 func (v *MCPServerOther) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPServerOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MCPServerOther).decodeField, &membersMCPServerOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPServerOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15360,7 +15360,7 @@ var membersHTTPHeader = wire.Members{Required: []string{"name", "value"}}
 // DecodeJSON decodes one HTTPHeader object, keeping unknown members.
 func (v *HTTPHeader) DecodeJSON(d *wire.Decoder) error {
 	*v = HTTPHeader{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*HTTPHeader).decodeField, &membersHTTPHeader, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersHTTPHeader, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15412,7 +15412,7 @@ var membersMCPServerHTTP = wire.Members{Required: []string{"name", "url"}}
 // DecodeJSON decodes one MCPServerHTTP object, keeping unknown members.
 func (v *MCPServerHTTP) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPServerHTTP{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MCPServerHTTP).decodeField, &membersMCPServerHTTP, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPServerHTTP, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15474,7 +15474,7 @@ var membersMCPServerACP = wire.Members{Required: []string{"name", "serverId"}}
 // DecodeJSON decodes one MCPServerACP object, keeping unknown members.
 func (v *MCPServerACP) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPServerACP{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MCPServerACP).decodeField, &membersMCPServerACP, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPServerACP, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15526,7 +15526,7 @@ var membersMCPServerStdio = wire.Members{Required: []string{"name", "command"}}
 // DecodeJSON decodes one MCPServerStdio object, keeping unknown members.
 func (v *MCPServerStdio) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPServerStdio{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MCPServerStdio).decodeField, &membersMCPServerStdio, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPServerStdio, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15598,7 +15598,7 @@ var membersSystemPrompt = wire.Members{Required: []string{"mode", "content"}}
 // DecodeJSON decodes one SystemPrompt object, keeping unknown members.
 func (v *SystemPrompt) DecodeJSON(d *wire.Decoder) error {
 	*v = SystemPrompt{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SystemPrompt).decodeField, &membersSystemPrompt, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSystemPrompt, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15681,7 +15681,7 @@ func (v *SystemPromptMode) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ListSessionsRequest object, keeping unknown members.
 func (v *ListSessionsRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ListSessionsRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ListSessionsRequest).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15793,7 +15793,7 @@ var membersDeleteSessionRequest = wire.Members{Required: []string{"sessionId"}}
 // DecodeJSON decodes one DeleteSessionRequest object, keeping unknown members.
 func (v *DeleteSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = DeleteSessionRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*DeleteSessionRequest).decodeField, &membersDeleteSessionRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDeleteSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15841,7 +15841,7 @@ var membersForkSessionRequest = wire.Members{Required: []string{"sessionId", "cw
 // DecodeJSON decodes one ForkSessionRequest object, keeping unknown members.
 func (v *ForkSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ForkSessionRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ForkSessionRequest).decodeField, &membersForkSessionRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersForkSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15924,7 +15924,7 @@ var membersArchiveSessionRequest = wire.Members{Required: []string{"sessionId"}}
 // DecodeJSON decodes one ArchiveSessionRequest object, keeping unknown members.
 func (v *ArchiveSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ArchiveSessionRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ArchiveSessionRequest).decodeField, &membersArchiveSessionRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersArchiveSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15972,7 +15972,7 @@ var membersUnarchiveSessionRequest = wire.Members{Required: []string{"sessionId"
 // DecodeJSON decodes one UnarchiveSessionRequest object, keeping unknown members.
 func (v *UnarchiveSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = UnarchiveSessionRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*UnarchiveSessionRequest).decodeField, &membersUnarchiveSessionRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUnarchiveSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16020,7 +16020,7 @@ var membersSessionStatusRequest = wire.Members{Required: []string{"sessionId"}}
 // DecodeJSON decodes one SessionStatusRequest object, keeping unknown members.
 func (v *SessionStatusRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionStatusRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SessionStatusRequest).decodeField, &membersSessionStatusRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionStatusRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16068,7 +16068,7 @@ var membersSetSessionTitleRequest = wire.Members{Required: []string{"sessionId",
 // DecodeJSON decodes one SetSessionTitleRequest object, keeping unknown members.
 func (v *SetSessionTitleRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionTitleRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SetSessionTitleRequest).decodeField, &membersSetSessionTitleRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionTitleRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16120,7 +16120,7 @@ var membersResumeSessionRequest = wire.Members{Required: []string{"sessionId", "
 // DecodeJSON decodes one ResumeSessionRequest object, keeping unknown members.
 func (v *ResumeSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ResumeSessionRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ResumeSessionRequest).decodeField, &membersResumeSessionRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersResumeSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16285,7 +16285,7 @@ func (v *ReplayFrom) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*ReplayFrom).decodeField, nil, (*ReplayFrom).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16311,7 +16311,7 @@ var membersReplayFromOther = wire.Members{Required: []string{"type"}}
 // DecodeJSON decodes one ReplayFromOther object, keeping unknown members.
 func (v *ReplayFromOther) DecodeJSON(d *wire.Decoder) error {
 	*v = ReplayFromOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ReplayFromOther).decodeField, &membersReplayFromOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersReplayFromOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16351,7 +16351,7 @@ func (v *ReplayFromOther) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ReplayFromStart object, keeping unknown members.
 func (v *ReplayFromStart) DecodeJSON(d *wire.Decoder) error {
 	*v = ReplayFromStart{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ReplayFromStart).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16395,7 +16395,7 @@ var membersCloseSessionRequest = wire.Members{Required: []string{"sessionId"}}
 // DecodeJSON decodes one CloseSessionRequest object, keeping unknown members.
 func (v *CloseSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = CloseSessionRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CloseSessionRequest).decodeField, &membersCloseSessionRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCloseSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16443,7 +16443,7 @@ var membersCancelToolCallRequest = wire.Members{Required: []string{"sessionId", 
 // DecodeJSON decodes one CancelToolCallRequest object, keeping unknown members.
 func (v *CancelToolCallRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = CancelToolCallRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CancelToolCallRequest).decodeField, &membersCancelToolCallRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelToolCallRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16495,7 +16495,7 @@ var membersCancelTerminalRequest = wire.Members{Required: []string{"sessionId", 
 // DecodeJSON decodes one CancelTerminalRequest object, keeping unknown members.
 func (v *CancelTerminalRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = CancelTerminalRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CancelTerminalRequest).decodeField, &membersCancelTerminalRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelTerminalRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16550,7 +16550,7 @@ func (v *SetSessionConfigOptionRequest) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SetSessionConfigOptionRequest).decodeField, &membersSetSessionConfigOptionRequest, (*SetSessionConfigOptionRequest).required)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequest, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16688,7 +16688,7 @@ var membersSetSessionConfigOptionRequestTypeID = wire.Members{Required: []string
 // DecodeJSON decodes one SetSessionConfigOptionRequestTypeID object, keeping unknown members.
 func (v *SetSessionConfigOptionRequestTypeID) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionConfigOptionRequestTypeID{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SetSessionConfigOptionRequestTypeID).decodeField, &membersSetSessionConfigOptionRequestTypeID, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequestTypeID, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16730,7 +16730,7 @@ var membersSetSessionConfigOptionRequestTypeBoolean = wire.Members{Required: []s
 // DecodeJSON decodes one SetSessionConfigOptionRequestTypeBoolean object, keeping unknown members.
 func (v *SetSessionConfigOptionRequestTypeBoolean) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionConfigOptionRequestTypeBoolean{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SetSessionConfigOptionRequestTypeBoolean).decodeField, &membersSetSessionConfigOptionRequestTypeBoolean, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequestTypeBoolean, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16772,7 +16772,7 @@ var membersSetSessionConfigOptionRequestTypeOther = wire.Members{Required: []str
 // DecodeJSON decodes one SetSessionConfigOptionRequestTypeOther object, keeping unknown members.
 func (v *SetSessionConfigOptionRequestTypeOther) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionConfigOptionRequestTypeOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SetSessionConfigOptionRequestTypeOther).decodeField, &membersSetSessionConfigOptionRequestTypeOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequestTypeOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16827,7 +16827,7 @@ var membersPromptRequest = wire.Members{Required: []string{"sessionId", "prompt"
 // DecodeJSON decodes one PromptRequest object, keeping unknown members.
 func (v *PromptRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = PromptRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*PromptRequest).decodeField, &membersPromptRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPromptRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16949,7 +16949,7 @@ func (v *ClientResponse) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*ClientResponse).decodeField, nil, (*ClientResponse).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16975,7 +16975,7 @@ var membersClientResponseResult = wire.Members{Required: []string{"id", "result"
 // DecodeJSON decodes one ClientResponseResult object, keeping unknown members.
 func (v *ClientResponseResult) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientResponseResult{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ClientResponseResult).decodeField, &membersClientResponseResult, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientResponseResult, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17021,7 +17021,7 @@ var membersClientResponseError = wire.Members{Required: []string{"id", "error"}}
 // DecodeJSON decodes one ClientResponseError object, keeping unknown members.
 func (v *ClientResponseError) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientResponseError{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ClientResponseError).decodeField, &membersClientResponseError, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientResponseError, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17125,7 +17125,7 @@ var membersRequestPermissionResponse = wire.Members{Required: []string{"outcome"
 // DecodeJSON decodes one RequestPermissionResponse object, keeping unknown members.
 func (v *RequestPermissionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = RequestPermissionResponse{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*RequestPermissionResponse).decodeField, &membersRequestPermissionResponse, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRequestPermissionResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17259,7 +17259,7 @@ func (v *RequestPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*RequestPermissionOutcome).decodeField, nil, (*RequestPermissionOutcome).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17285,7 +17285,7 @@ var membersRequestPermissionOutcomeOther = wire.Members{Required: []string{"outc
 // DecodeJSON decodes one RequestPermissionOutcomeOther object, keeping unknown members.
 func (v *RequestPermissionOutcomeOther) DecodeJSON(d *wire.Decoder) error {
 	*v = RequestPermissionOutcomeOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*RequestPermissionOutcomeOther).decodeField, &membersRequestPermissionOutcomeOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRequestPermissionOutcomeOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17325,7 +17325,7 @@ func (v *RequestPermissionOutcomeOther) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one CancelledPermissionOutcome object, keeping unknown members.
 func (v *CancelledPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
 	*v = CancelledPermissionOutcome{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CancelledPermissionOutcome).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17369,7 +17369,7 @@ var membersSelectedPermissionOutcome = wire.Members{Required: []string{"optionId
 // DecodeJSON decodes one SelectedPermissionOutcome object, keeping unknown members.
 func (v *SelectedPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
 	*v = SelectedPermissionOutcome{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*SelectedPermissionOutcome).decodeField, &membersSelectedPermissionOutcome, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSelectedPermissionOutcome, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17418,7 +17418,7 @@ func (v *CreateElicitationResponse) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CreateElicitationResponse).decodeField, nil, (*CreateElicitationResponse).required)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17559,7 +17559,7 @@ func (v *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one CreateElicitationResponseActionDecline object, keeping unknown members.
 func (v *CreateElicitationResponseActionDecline) DecodeJSON(d *wire.Decoder) error {
 	*v = CreateElicitationResponseActionDecline{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CreateElicitationResponseActionDecline).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17593,7 +17593,7 @@ func (v *CreateElicitationResponseActionDecline) UnmarshalJSON(data []byte) erro
 // DecodeJSON decodes one CreateElicitationResponseActionCancel object, keeping unknown members.
 func (v *CreateElicitationResponseActionCancel) DecodeJSON(d *wire.Decoder) error {
 	*v = CreateElicitationResponseActionCancel{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CreateElicitationResponseActionCancel).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17629,7 +17629,7 @@ var membersCreateElicitationResponseActionOther = wire.Members{Required: []strin
 // DecodeJSON decodes one CreateElicitationResponseActionOther object, keeping unknown members.
 func (v *CreateElicitationResponseActionOther) DecodeJSON(d *wire.Decoder) error {
 	*v = CreateElicitationResponseActionOther{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CreateElicitationResponseActionOther).decodeField, &membersCreateElicitationResponseActionOther, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateElicitationResponseActionOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17795,7 +17795,7 @@ func (v *ElicitationContentValue) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ElicitationAcceptAction object, keeping unknown members.
 func (v *ElicitationAcceptAction) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationAcceptAction{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ElicitationAcceptAction).decodeField, nil, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17913,7 +17913,7 @@ func (v *MessageMCPResponse) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*MessageMCPResponse).decodeField, nil, (*MessageMCPResponse).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17939,7 +17939,7 @@ var membersMessageMCPResponseResult = wire.Members{Required: []string{"result"}}
 // DecodeJSON decodes one MessageMCPResponseResult object, keeping unknown members.
 func (v *MessageMCPResponseResult) DecodeJSON(d *wire.Decoder) error {
 	*v = MessageMCPResponseResult{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MessageMCPResponseResult).decodeField, &membersMessageMCPResponseResult, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMessageMCPResponseResult, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17996,7 +17996,7 @@ var membersMessageMCPResponseError = wire.Members{Required: []string{"error"}}
 // DecodeJSON decodes one MessageMCPResponseError object, keeping unknown members.
 func (v *MessageMCPResponseError) DecodeJSON(d *wire.Decoder) error {
 	*v = MessageMCPResponseError{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MessageMCPResponseError).decodeField, &membersMessageMCPResponseError, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMessageMCPResponseError, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18044,7 +18044,7 @@ var membersMCPError = wire.Members{Required: []string{"code", "message"}}
 // DecodeJSON decodes one MCPError object, keeping unknown members.
 func (v *MCPError) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPError{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MCPError).decodeField, &membersMCPError, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPError, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18100,7 +18100,7 @@ var membersClientNotification = wire.Members{Required: []string{"method"}}
 // DecodeJSON decodes one ClientNotification object, keeping unknown members.
 func (v *ClientNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientNotification{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ClientNotification).decodeField, &membersClientNotification, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18152,7 +18152,7 @@ var membersCancelSessionNotification = wire.Members{Required: []string{"sessionI
 // DecodeJSON decodes one CancelSessionNotification object, keeping unknown members.
 func (v *CancelSessionNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = CancelSessionNotification{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CancelSessionNotification).decodeField, &membersCancelSessionNotification, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelSessionNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18200,7 +18200,7 @@ var membersMessageMCPNotification = wire.Members{Required: []string{"serverId", 
 // DecodeJSON decodes one MessageMCPNotification object, keeping unknown members.
 func (v *MessageMCPNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = MessageMCPNotification{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*MessageMCPNotification).decodeField, &membersMessageMCPNotification, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMessageMCPNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18266,7 +18266,7 @@ var membersCancelRequestNotification = wire.Members{Required: []string{"requestI
 // DecodeJSON decodes one CancelRequestNotification object, keeping unknown members.
 func (v *CancelRequestNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = CancelRequestNotification{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*CancelRequestNotification).decodeField, &membersCancelRequestNotification, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelRequestNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18314,7 +18314,7 @@ var membersProxyRequest = wire.Members{Required: []string{"id", "method"}}
 // DecodeJSON decodes one ProxyRequest object, keeping unknown members.
 func (v *ProxyRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ProxyRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ProxyRequest).decodeField, &membersProxyRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProxyRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18370,7 +18370,7 @@ var membersProxySuccessorRequest = wire.Members{Required: []string{"method"}}
 // DecodeJSON decodes one ProxySuccessorRequest object, keeping unknown members.
 func (v *ProxySuccessorRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ProxySuccessorRequest{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ProxySuccessorRequest).decodeField, &membersProxySuccessorRequest, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProxySuccessorRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18498,7 +18498,7 @@ func (v *ProxyResponse) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*ProxyResponse).decodeField, nil, (*ProxyResponse).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18524,7 +18524,7 @@ var membersProxyResponseResult = wire.Members{Required: []string{"id", "result"}
 // DecodeJSON decodes one ProxyResponseResult object, keeping unknown members.
 func (v *ProxyResponseResult) DecodeJSON(d *wire.Decoder) error {
 	*v = ProxyResponseResult{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ProxyResponseResult).decodeField, &membersProxyResponseResult, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProxyResponseResult, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18570,7 +18570,7 @@ var membersProxyResponseError = wire.Members{Required: []string{"id", "error"}}
 // DecodeJSON decodes one ProxyResponseError object, keeping unknown members.
 func (v *ProxyResponseError) DecodeJSON(d *wire.Decoder) error {
 	*v = ProxyResponseError{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ProxyResponseError).decodeField, &membersProxyResponseError, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProxyResponseError, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18701,7 +18701,7 @@ var membersProxyNotification = wire.Members{Required: []string{"method"}}
 // DecodeJSON decodes one ProxyNotification object, keeping unknown members.
 func (v *ProxyNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = ProxyNotification{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ProxyNotification).decodeField, &membersProxyNotification, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProxyNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18797,7 +18797,7 @@ func (v *ProxyNotificationParams) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	return wire.DecodeObject(d, v, v.unknownSink(), (*ProxyNotificationParams).decodeField, nil, (*ProxyNotificationParams).required)
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18823,7 +18823,7 @@ var membersProxySuccessorNotification = wire.Members{Required: []string{"method"
 // DecodeJSON decodes one ProxySuccessorNotification object, keeping unknown members.
 func (v *ProxySuccessorNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = ProxySuccessorNotification{}
-	return wire.DecodeObject(d, v, &v.Unknown, (*ProxySuccessorNotification).decodeField, &membersProxySuccessorNotification, nil)
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProxySuccessorNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
