@@ -115,3 +115,37 @@ func BenchmarkDecode(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCodec is decode + Validate, and encode, of each message through
+// the generated code alone: the pair an A/B of two generations of the
+// generated code compares (benchstat over interleaved runs).
+func BenchmarkCodec(b *testing.B) {
+	for _, name := range []string{"session_new", "prompt", "update"} {
+		data := messages[name]
+		mk := generated(name)
+		b.Run(name+"/decode+validate", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				v := mk()
+				if err := wire.Decode(data, v, wire.Lenient); err != nil {
+					b.Fatal(err)
+				}
+				if err := v.(interface{ Validate() error }).Validate(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(name+"/encode", func(b *testing.B) {
+			v := mk()
+			if err := wire.Decode(data, v, wire.Lenient); err != nil {
+				b.Fatal(err)
+			}
+			a := v.(wire.Appender)
+			buf := make([]byte, 0, 1024)
+			b.ReportAllocs()
+			for b.Loop() {
+				buf = a.AppendJSON(buf[:0])
+			}
+		})
+	}
+}

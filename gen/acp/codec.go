@@ -5,30 +5,12 @@ package acp
 
 import "github.com/acpgen/acpgen/runtime/wire"
 
+var membersAgentRequest = wire.Members{Required: []string{"id", "method"}}
+
 // DecodeJSON decodes one AgentRequest object, keeping unknown members.
 func (v *AgentRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -38,34 +20,21 @@ func (v *AgentRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AgentRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AgentRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "method":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
+		return 1, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
+		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AgentRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "id")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "method")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -150,30 +119,12 @@ func (v *RequestID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersWriteTextFileRequest = wire.Members{Required: []string{"sessionId", "path", "content"}}
+
 // DecodeJSON decodes one WriteTextFileRequest object, keeping unknown members.
 func (v *WriteTextFileRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = WriteTextFileRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersWriteTextFileRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -183,36 +134,19 @@ func (v *WriteTextFileRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *WriteTextFileRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *WriteTextFileRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "path":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Path, d), "path")
+		return 1, wire.AtKey(wire.DecodeString(&v.Path, d), "path")
 	case "content":
-		seen[0] |= 1 << 2
-		return true, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
+		return 2, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *WriteTextFileRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "path")
-	}
-	if seen[0]&(1<<2) == 0 {
-		return d.Errorf("missing required member %q", "content")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -268,30 +202,12 @@ func (v *SessionID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersReadTextFileRequest = wire.Members{Required: []string{"sessionId", "path"}}
+
 // DecodeJSON decodes one ReadTextFileRequest object, keeping unknown members.
 func (v *ReadTextFileRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ReadTextFileRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersReadTextFileRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -301,44 +217,31 @@ func (v *ReadTextFileRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ReadTextFileRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ReadTextFileRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "path":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Path, d), "path")
+		return 1, wire.AtKey(wire.DecodeString(&v.Path, d), "path")
 	case "line":
 		if d.TryNull() {
 			v.Line = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Line = new(uint32)
-		return true, wire.AtKey(wire.DecodeUint32(v.Line, d), "line")
+		return wire.Optional, wire.AtKey(wire.DecodeUint32(v.Line, d), "line")
 	case "limit":
 		if d.TryNull() {
 			v.Limit = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Limit = new(uint32)
-		return true, wire.AtKey(wire.DecodeUint32(v.Limit, d), "limit")
+		return wire.Optional, wire.AtKey(wire.DecodeUint32(v.Limit, d), "limit")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ReadTextFileRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "path")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -373,30 +276,12 @@ func (v *ReadTextFileRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersRequestPermissionRequest = wire.Members{Required: []string{"sessionId", "toolCall", "options"}}
+
 // DecodeJSON decodes one RequestPermissionRequest object, keeping unknown members.
 func (v *RequestPermissionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = RequestPermissionRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRequestPermissionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -406,36 +291,19 @@ func (v *RequestPermissionRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *RequestPermissionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *RequestPermissionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "toolCall":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.ToolCall.DecodeJSON(d), "toolCall")
+		return 1, wire.AtKey(v.ToolCall.DecodeJSON(d), "toolCall")
 	case "options":
-		seen[0] |= 1 << 2
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Options, false, (*PermissionOption).DecodeJSON), "options")
+		return 2, wire.AtKey(wire.DecodeSlice(d, &v.Options, false, (*PermissionOption).DecodeJSON), "options")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *RequestPermissionRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "toolCall")
-	}
-	if seen[0]&(1<<2) == 0 {
-		return d.Errorf("missing required member %q", "options")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -464,30 +332,12 @@ func (v *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersToolCallUpdate = wire.Members{Required: []string{"toolCallId"}}
+
 // DecodeJSON decodes one ToolCallUpdate object, keeping unknown members.
 func (v *ToolCallUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = ToolCallUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCallUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -497,116 +347,107 @@ func (v *ToolCallUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "toolCallId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
+		return 0, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
 	case "kind":
 		if d.TryNull() {
 			v.Kind = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Kind = new(ToolKind)
 		m := d.Mark()
 		if err := v.Kind.DecodeJSON(d); err != nil {
 			v.Kind = nil
-			return true, wire.AtKey(d.Recover(m, err), "kind")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "kind")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "status":
 		if d.TryNull() {
 			v.Status = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Status = new(ToolCallStatus)
 		m := d.Mark()
 		if err := v.Status.DecodeJSON(d); err != nil {
 			v.Status = nil
-			return true, wire.AtKey(d.Recover(m, err), "status")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "status")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "name":
 		if d.TryNull() {
 			v.Name = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Name = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Name, d); err != nil {
 			v.Name = nil
-			return true, wire.AtKey(d.Recover(m, err), "name")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "name")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "content":
 		if d.TryNull() {
 			v.Content = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Content, true, (*ToolCallContent).DecodeJSON); err != nil {
 			v.Content = nil
-			return true, wire.AtKey(d.Recover(m, err), "content")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "content")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "locations":
 		if d.TryNull() {
 			v.Locations = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Locations, true, (*ToolCallLocation).DecodeJSON); err != nil {
 			v.Locations = nil
-			return true, wire.AtKey(d.Recover(m, err), "locations")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "locations")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "rawInput":
 		if d.TryNull() {
 			v.RawInput = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeRaw(&v.RawInput, d); err != nil {
 			v.RawInput = nil
-			return true, wire.AtKey(d.Recover(m, err), "rawInput")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "rawInput")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "rawOutput":
 		if d.TryNull() {
 			v.RawOutput = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeRaw(&v.RawOutput, d); err != nil {
 			v.RawOutput = nil
-			return true, wire.AtKey(d.Recover(m, err), "rawOutput")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "rawOutput")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ToolCallUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "toolCallId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -808,45 +649,43 @@ func (v *ToolCallContent) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *ToolCallContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *ToolCallContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Content != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Content.decodeField(d, key, seen)
+		return v.Content.decodeField(d, key)
 	case v.Diff != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Diff.decodeField(d, key, seen)
+		return v.Diff.decodeField(d, key)
 	case v.Terminal != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Terminal.decodeField(d, key, seen)
+		return v.Terminal.decodeField(d, key)
 	case v.Unknown != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return false, nil
+		return wire.NotMember, nil
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *ToolCallContent) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *ToolCallContent) required(w int) []string {
 	switch {
 	case v.Content != nil:
-		return v.Content.checkRequired(d, seen)
+		return wire.Level(w, membersContent.Required)
 	case v.Diff != nil:
-		return v.Diff.checkRequired(d, seen)
+		return wire.Level(w, membersDiff.Required)
 	case v.Terminal != nil:
-		return v.Terminal.checkRequired(d, seen)
-	case v.Unknown != nil:
-		return nil
+		return wire.Level(w, membersTerminal.Required)
 	}
-	return d.Errorf("no variant of ToolCallContent selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -888,27 +727,7 @@ func (v *ToolCallContent) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -967,59 +786,57 @@ func (v *ContentBlock) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *ContentBlock) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *ContentBlock) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Text != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Text.decodeField(d, key, seen)
+		return v.Text.decodeField(d, key)
 	case v.Image != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Image.decodeField(d, key, seen)
+		return v.Image.decodeField(d, key)
 	case v.Audio != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Audio.decodeField(d, key, seen)
+		return v.Audio.decodeField(d, key)
 	case v.ResourceLink != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.ResourceLink.decodeField(d, key, seen)
+		return v.ResourceLink.decodeField(d, key)
 	case v.Resource != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Resource.decodeField(d, key, seen)
+		return v.Resource.decodeField(d, key)
 	case v.Unknown != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return false, nil
+		return wire.NotMember, nil
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *ContentBlock) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *ContentBlock) required(w int) []string {
 	switch {
 	case v.Text != nil:
-		return v.Text.checkRequired(d, seen)
+		return wire.Level(w, membersTextContent.Required)
 	case v.Image != nil:
-		return v.Image.checkRequired(d, seen)
+		return wire.Level(w, membersImageContent.Required)
 	case v.Audio != nil:
-		return v.Audio.checkRequired(d, seen)
+		return wire.Level(w, membersAudioContent.Required)
 	case v.ResourceLink != nil:
-		return v.ResourceLink.checkRequired(d, seen)
+		return wire.Level(w, membersResourceLink.Required)
 	case v.Resource != nil:
-		return v.Resource.checkRequired(d, seen)
-	case v.Unknown != nil:
-		return nil
+		return wire.Level(w, membersEmbeddedResource.Required)
 	}
-	return d.Errorf("no variant of ContentBlock selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -1071,27 +888,7 @@ func (v *ContentBlock) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1115,27 +912,7 @@ func (v *ContentBlock) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one Annotations object, keeping unknown members.
 func (v *Annotations) DecodeJSON(d *wire.Decoder) error {
 	*v = Annotations{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1145,53 +922,48 @@ func (v *Annotations) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *Annotations) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *Annotations) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "audience":
 		if d.TryNull() {
 			v.Audience = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Audience, true, (*Role).DecodeJSON); err != nil {
 			v.Audience = nil
-			return true, wire.AtKey(d.Recover(m, err), "audience")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "audience")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "lastModified":
 		if d.TryNull() {
 			v.LastModified = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.LastModified = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.LastModified, d); err != nil {
 			v.LastModified = nil
-			return true, wire.AtKey(d.Recover(m, err), "lastModified")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "lastModified")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "priority":
 		if d.TryNull() {
 			v.Priority = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Priority = new(float64)
 		m := d.Mark()
 		if err := wire.DecodeFloat64(v.Priority, d); err != nil {
 			v.Priority = nil
-			return true, wire.AtKey(d.Recover(m, err), "priority")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "priority")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *Annotations) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -1259,30 +1031,12 @@ func (v *Role) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersTextContent = wire.Members{Required: []string{"text"}}
+
 // DecodeJSON decodes one TextContent object, keeping unknown members.
 func (v *TextContent) DecodeJSON(d *wire.Decoder) error {
 	*v = TextContent{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTextContent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1292,36 +1046,27 @@ func (v *TextContent) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *TextContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *TextContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "annotations":
 		if d.TryNull() {
 			v.Annotations = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
 		if err := v.Annotations.DecodeJSON(d); err != nil {
 			v.Annotations = nil
-			return true, wire.AtKey(d.Recover(m, err), "annotations")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "text":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
+		return 0, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *TextContent) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "text")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -1350,30 +1095,12 @@ func (v *TextContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersImageContent = wire.Members{Required: []string{"data", "mimeType"}}
+
 // DecodeJSON decodes one ImageContent object, keeping unknown members.
 func (v *ImageContent) DecodeJSON(d *wire.Decoder) error {
 	*v = ImageContent{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersImageContent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1383,54 +1110,41 @@ func (v *ImageContent) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ImageContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ImageContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "annotations":
 		if d.TryNull() {
 			v.Annotations = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
 		if err := v.Annotations.DecodeJSON(d); err != nil {
 			v.Annotations = nil
-			return true, wire.AtKey(d.Recover(m, err), "annotations")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "data":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
+		return 0, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
 	case "mimeType":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.MimeType, d), "mimeType")
+		return 1, wire.AtKey(wire.DecodeString(&v.MimeType, d), "mimeType")
 	case "uri":
 		if d.TryNull() {
 			v.URI = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.URI = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.URI, d); err != nil {
 			v.URI = nil
-			return true, wire.AtKey(d.Recover(m, err), "uri")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "uri")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ImageContent) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "data")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "mimeType")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -1465,30 +1179,12 @@ func (v *ImageContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAudioContent = wire.Members{Required: []string{"data", "mimeType"}}
+
 // DecodeJSON decodes one AudioContent object, keeping unknown members.
 func (v *AudioContent) DecodeJSON(d *wire.Decoder) error {
 	*v = AudioContent{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAudioContent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1498,42 +1194,29 @@ func (v *AudioContent) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AudioContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AudioContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "annotations":
 		if d.TryNull() {
 			v.Annotations = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
 		if err := v.Annotations.DecodeJSON(d); err != nil {
 			v.Annotations = nil
-			return true, wire.AtKey(d.Recover(m, err), "annotations")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "data":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
+		return 0, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
 	case "mimeType":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.MimeType, d), "mimeType")
+		return 1, wire.AtKey(wire.DecodeString(&v.MimeType, d), "mimeType")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AudioContent) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "data")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "mimeType")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -1564,30 +1247,12 @@ func (v *AudioContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersResourceLink = wire.Members{Required: []string{"name", "uri"}}
+
 // DecodeJSON decodes one ResourceLink object, keeping unknown members.
 func (v *ResourceLink) DecodeJSON(d *wire.Decoder) error {
 	*v = ResourceLink{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersResourceLink, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1597,90 +1262,77 @@ func (v *ResourceLink) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "annotations":
 		if d.TryNull() {
 			v.Annotations = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
 		if err := v.Annotations.DecodeJSON(d); err != nil {
 			v.Annotations = nil
-			return true, wire.AtKey(d.Recover(m, err), "annotations")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "mimeType":
 		if d.TryNull() {
 			v.MimeType = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.MimeType = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.MimeType, d); err != nil {
 			v.MimeType = nil
-			return true, wire.AtKey(d.Recover(m, err), "mimeType")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "name":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "size":
 		if d.TryNull() {
 			v.Size = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Size = new(int64)
 		m := d.Mark()
 		if err := wire.DecodeInt64(v.Size, d); err != nil {
 			v.Size = nil
-			return true, wire.AtKey(d.Recover(m, err), "size")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "size")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "uri":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
+		return 1, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ResourceLink) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "uri")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -1753,25 +1405,25 @@ func (v *EmbeddedResourceResource) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *EmbeddedResourceResource) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *EmbeddedResourceResource) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.TextResourceContents != nil:
-		return v.TextResourceContents.decodeField(d, key, seen)
+		return v.TextResourceContents.decodeField(d, key)
 	case v.BlobResourceContents != nil:
-		return v.BlobResourceContents.decodeField(d, key, seen)
+		return v.BlobResourceContents.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *EmbeddedResourceResource) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *EmbeddedResourceResource) required(w int) []string {
 	switch {
 	case v.TextResourceContents != nil:
-		return v.TextResourceContents.checkRequired(d, seen)
+		return wire.Level(w, membersTextResourceContents.Required)
 	case v.BlobResourceContents != nil:
-		return v.BlobResourceContents.checkRequired(d, seen)
+		return wire.Level(w, membersBlobResourceContents.Required)
 	}
-	return d.Errorf("no variant of EmbeddedResourceResource selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -1802,27 +1454,7 @@ func (v *EmbeddedResourceResource) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1843,30 +1475,12 @@ func (v *EmbeddedResourceResource) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersTextResourceContents = wire.Members{Required: []string{"text", "uri"}}
+
 // DecodeJSON decodes one TextResourceContents object, keeping unknown members.
 func (v *TextResourceContents) DecodeJSON(d *wire.Decoder) error {
 	*v = TextResourceContents{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTextResourceContents, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1876,42 +1490,29 @@ func (v *TextResourceContents) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *TextResourceContents) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *TextResourceContents) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "mimeType":
 		if d.TryNull() {
 			v.MimeType = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.MimeType = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.MimeType, d); err != nil {
 			v.MimeType = nil
-			return true, wire.AtKey(d.Recover(m, err), "mimeType")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "text":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
+		return 0, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
 	case "uri":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
+		return 1, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *TextResourceContents) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "text")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "uri")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -1942,30 +1543,12 @@ func (v *TextResourceContents) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersBlobResourceContents = wire.Members{Required: []string{"blob", "uri"}}
+
 // DecodeJSON decodes one BlobResourceContents object, keeping unknown members.
 func (v *BlobResourceContents) DecodeJSON(d *wire.Decoder) error {
 	*v = BlobResourceContents{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersBlobResourceContents, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1975,42 +1558,29 @@ func (v *BlobResourceContents) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *BlobResourceContents) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *BlobResourceContents) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "blob":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Blob, d), "blob")
+		return 0, wire.AtKey(wire.DecodeString(&v.Blob, d), "blob")
 	case "mimeType":
 		if d.TryNull() {
 			v.MimeType = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.MimeType = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.MimeType, d); err != nil {
 			v.MimeType = nil
-			return true, wire.AtKey(d.Recover(m, err), "mimeType")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "uri":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
+		return 1, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *BlobResourceContents) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "blob")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "uri")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -2041,30 +1611,12 @@ func (v *BlobResourceContents) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersEmbeddedResource = wire.Members{Required: []string{"resource"}}
+
 // DecodeJSON decodes one EmbeddedResource object, keeping unknown members.
 func (v *EmbeddedResource) DecodeJSON(d *wire.Decoder) error {
 	*v = EmbeddedResource{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersEmbeddedResource, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2074,36 +1626,27 @@ func (v *EmbeddedResource) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *EmbeddedResource) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *EmbeddedResource) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "annotations":
 		if d.TryNull() {
 			v.Annotations = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
 		if err := v.Annotations.DecodeJSON(d); err != nil {
 			v.Annotations = nil
-			return true, wire.AtKey(d.Recover(m, err), "annotations")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "resource":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Resource.DecodeJSON(d), "resource")
+		return 0, wire.AtKey(v.Resource.DecodeJSON(d), "resource")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *EmbeddedResource) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "resource")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -2132,30 +1675,12 @@ func (v *EmbeddedResource) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersContent = wire.Members{Required: []string{"content"}}
+
 // DecodeJSON decodes one Content object, keeping unknown members.
 func (v *Content) DecodeJSON(d *wire.Decoder) error {
 	*v = Content{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersContent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2165,24 +1690,15 @@ func (v *Content) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *Content) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *Content) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "content":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
+		return 0, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *Content) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "content")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -2207,30 +1723,12 @@ func (v *Content) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersDiff = wire.Members{Required: []string{"path", "newText"}}
+
 // DecodeJSON decodes one Diff object, keeping unknown members.
 func (v *Diff) DecodeJSON(d *wire.Decoder) error {
 	*v = Diff{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDiff, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2240,42 +1738,29 @@ func (v *Diff) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *Diff) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *Diff) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "path":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Path, d), "path")
+		return 0, wire.AtKey(wire.DecodeString(&v.Path, d), "path")
 	case "oldText":
 		if d.TryNull() {
 			v.OldText = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.OldText = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.OldText, d); err != nil {
 			v.OldText = nil
-			return true, wire.AtKey(d.Recover(m, err), "oldText")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "oldText")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "newText":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.NewText, d), "newText")
+		return 1, wire.AtKey(wire.DecodeString(&v.NewText, d), "newText")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *Diff) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "path")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "newText")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -2333,30 +1818,12 @@ func (v *TerminalID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersTerminal = wire.Members{Required: []string{"terminalId"}}
+
 // DecodeJSON decodes one Terminal object, keeping unknown members.
 func (v *Terminal) DecodeJSON(d *wire.Decoder) error {
 	*v = Terminal{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminal, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2366,24 +1833,15 @@ func (v *Terminal) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *Terminal) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *Terminal) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "terminalId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
+		return 0, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *Terminal) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "terminalId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -2408,30 +1866,12 @@ func (v *Terminal) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersToolCallLocation = wire.Members{Required: []string{"path"}}
+
 // DecodeJSON decodes one ToolCallLocation object, keeping unknown members.
 func (v *ToolCallLocation) DecodeJSON(d *wire.Decoder) error {
 	*v = ToolCallLocation{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCallLocation, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2441,36 +1881,27 @@ func (v *ToolCallLocation) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ToolCallLocation) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ToolCallLocation) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "path":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Path, d), "path")
+		return 0, wire.AtKey(wire.DecodeString(&v.Path, d), "path")
 	case "line":
 		if d.TryNull() {
 			v.Line = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Line = new(uint32)
 		m := d.Mark()
 		if err := wire.DecodeUint32(v.Line, d); err != nil {
 			v.Line = nil
-			return true, wire.AtKey(d.Recover(m, err), "line")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "line")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ToolCallLocation) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "path")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -2499,30 +1930,12 @@ func (v *ToolCallLocation) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersPermissionOption = wire.Members{Required: []string{"optionId", "name", "kind"}}
+
 // DecodeJSON decodes one PermissionOption object, keeping unknown members.
 func (v *PermissionOption) DecodeJSON(d *wire.Decoder) error {
 	*v = PermissionOption{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPermissionOption, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2532,36 +1945,19 @@ func (v *PermissionOption) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PermissionOption) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PermissionOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "optionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.OptionID.DecodeJSON(d), "optionId")
+		return 0, wire.AtKey(v.OptionID.DecodeJSON(d), "optionId")
 	case "name":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "kind":
-		seen[0] |= 1 << 2
-		return true, wire.AtKey(v.Kind.DecodeJSON(d), "kind")
+		return 2, wire.AtKey(v.Kind.DecodeJSON(d), "kind")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PermissionOption) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "optionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<2) == 0 {
-		return d.Errorf("missing required member %q", "kind")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -2654,30 +2050,12 @@ func (v *PermissionOptionKind) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCreateTerminalRequest = wire.Members{Required: []string{"sessionId", "command"}}
+
 // DecodeJSON decodes one CreateTerminalRequest object, keeping unknown members.
 func (v *CreateTerminalRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = CreateTerminalRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateTerminalRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2687,56 +2065,43 @@ func (v *CreateTerminalRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CreateTerminalRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CreateTerminalRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "command":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Command, d), "command")
+		return 1, wire.AtKey(wire.DecodeString(&v.Command, d), "command")
 	case "args":
 		if d.Lenient() && d.TryNull() {
 			v.Args = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
 	case "env":
 		if d.Lenient() && d.TryNull() {
 			v.Env = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
 	case "cwd":
 		if d.TryNull() {
 			v.Cwd = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Cwd = new(string)
-		return true, wire.AtKey(wire.DecodeString(v.Cwd, d), "cwd")
+		return wire.Optional, wire.AtKey(wire.DecodeString(v.Cwd, d), "cwd")
 	case "outputByteLimit":
 		if d.TryNull() {
 			v.OutputByteLimit = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.OutputByteLimit = new(uint64)
-		return true, wire.AtKey(wire.DecodeUint64(v.OutputByteLimit, d), "outputByteLimit")
+		return wire.Optional, wire.AtKey(wire.DecodeUint64(v.OutputByteLimit, d), "outputByteLimit")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CreateTerminalRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "command")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -2779,30 +2144,12 @@ func (v *CreateTerminalRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersEnvVariable = wire.Members{Required: []string{"name", "value"}}
+
 // DecodeJSON decodes one EnvVariable object, keeping unknown members.
 func (v *EnvVariable) DecodeJSON(d *wire.Decoder) error {
 	*v = EnvVariable{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersEnvVariable, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2812,30 +2159,17 @@ func (v *EnvVariable) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *EnvVariable) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *EnvVariable) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "name":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "value":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Value, d), "value")
+		return 1, wire.AtKey(wire.DecodeString(&v.Value, d), "value")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *EnvVariable) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "value")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -2862,30 +2196,12 @@ func (v *EnvVariable) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersTerminalOutputRequest = wire.Members{Required: []string{"sessionId", "terminalId"}}
+
 // DecodeJSON decodes one TerminalOutputRequest object, keeping unknown members.
 func (v *TerminalOutputRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalOutputRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminalOutputRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2895,30 +2211,17 @@ func (v *TerminalOutputRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *TerminalOutputRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *TerminalOutputRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "terminalId":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
+		return 1, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *TerminalOutputRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "terminalId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -2945,30 +2248,12 @@ func (v *TerminalOutputRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersReleaseTerminalRequest = wire.Members{Required: []string{"sessionId", "terminalId"}}
+
 // DecodeJSON decodes one ReleaseTerminalRequest object, keeping unknown members.
 func (v *ReleaseTerminalRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ReleaseTerminalRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersReleaseTerminalRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2978,30 +2263,17 @@ func (v *ReleaseTerminalRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ReleaseTerminalRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ReleaseTerminalRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "terminalId":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
+		return 1, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ReleaseTerminalRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "terminalId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -3028,30 +2300,12 @@ func (v *ReleaseTerminalRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersWaitForTerminalExitRequest = wire.Members{Required: []string{"sessionId", "terminalId"}}
+
 // DecodeJSON decodes one WaitForTerminalExitRequest object, keeping unknown members.
 func (v *WaitForTerminalExitRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = WaitForTerminalExitRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersWaitForTerminalExitRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3061,30 +2315,17 @@ func (v *WaitForTerminalExitRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *WaitForTerminalExitRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *WaitForTerminalExitRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "terminalId":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
+		return 1, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *WaitForTerminalExitRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "terminalId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -3111,30 +2352,12 @@ func (v *WaitForTerminalExitRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersKillTerminalRequest = wire.Members{Required: []string{"sessionId", "terminalId"}}
+
 // DecodeJSON decodes one KillTerminalRequest object, keeping unknown members.
 func (v *KillTerminalRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = KillTerminalRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersKillTerminalRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3144,30 +2367,17 @@ func (v *KillTerminalRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *KillTerminalRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *KillTerminalRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "terminalId":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
+		return 1, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *KillTerminalRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "terminalId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -3194,33 +2404,15 @@ func (v *KillTerminalRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCreateElicitationRequest = wire.Members{Required: []string{"message"}}
+
 // DecodeJSON decodes one CreateElicitationRequest object, keeping unknown members.
 func (v *CreateElicitationRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = CreateElicitationRequest{}
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateElicitationRequest, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3230,24 +2422,23 @@ func (v *CreateElicitationRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CreateElicitationRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CreateElicitationRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "message":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
+		return 0, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return v.Mode.decodeField(d, key, seen[1:])
+	return wire.Inner(v.Mode.decodeField(d, key))
 }
 
-// checkRequired reports the first required member that decoding did not see.
-func (v *CreateElicitationRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "message")
+// required names the required members of level w: v's own, then the selected variant's.
+func (v *CreateElicitationRequest) required(w int) []string {
+	if w == 0 {
+		return membersCreateElicitationRequest.Required
 	}
-	return v.Mode.checkRequired(d, seen[1:])
+	return v.Mode.required(w - 1)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -3293,35 +2484,35 @@ func (v *CreateElicitationRequestMode) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *CreateElicitationRequestMode) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *CreateElicitationRequestMode) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Form != nil:
 		if string(key) == "mode" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Form.decodeField(d, key, seen)
+		return v.Form.decodeField(d, key)
 	case v.URL != nil:
 		if string(key) == "mode" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.URL.decodeField(d, key, seen)
+		return v.URL.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *CreateElicitationRequestMode) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *CreateElicitationRequestMode) required(w int) []string {
 	switch {
 	case v.Form != nil:
-		return v.Form.checkRequired(d, seen)
+		return v.Form.required(w)
 	case v.URL != nil:
-		return v.URL.checkRequired(d, seen)
+		return v.URL.required(w)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return v.Other.required(w)
 	}
-	return d.Errorf("no variant of CreateElicitationRequestMode selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -3350,33 +2541,15 @@ func (v *CreateElicitationRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCreateElicitationRequestModeOther = wire.Members{Required: []string{"mode"}}
+
 // DecodeJSON decodes one CreateElicitationRequestModeOther object, keeping unknown members.
 func (v *CreateElicitationRequestModeOther) DecodeJSON(d *wire.Decoder) error {
 	*v = CreateElicitationRequestModeOther{}
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateElicitationRequestModeOther, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3386,22 +2559,21 @@ func (v *CreateElicitationRequestModeOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CreateElicitationRequestModeOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CreateElicitationRequestModeOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "mode":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Mode, d), "mode")
+		return 0, wire.AtKey(wire.DecodeString(&v.Mode, d), "mode")
 	}
-	return v.Variant.decodeField(d, key, seen[1:])
+	return wire.Inner(v.Variant.decodeField(d, key))
 }
 
-// checkRequired reports the first required member that decoding did not see.
-func (v *CreateElicitationRequestModeOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "mode")
+// required names the required members of level w: v's own, then the selected variant's.
+func (v *CreateElicitationRequestModeOther) required(w int) []string {
+	if w == 0 {
+		return membersCreateElicitationRequestModeOther.Required
 	}
-	return v.Variant.checkRequired(d, seen[1:])
+	return v.Variant.required(w - 1)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -3443,25 +2615,25 @@ func (v *CreateElicitationRequestModeOtherVariant) selectVariant(d *wire.Decoder
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *CreateElicitationRequestModeOtherVariant) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *CreateElicitationRequestModeOtherVariant) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Session != nil:
-		return v.Session.decodeField(d, key, seen)
+		return v.Session.decodeField(d, key)
 	case v.Request != nil:
-		return v.Request.decodeField(d, key, seen)
+		return v.Request.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *CreateElicitationRequestModeOtherVariant) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *CreateElicitationRequestModeOtherVariant) required(w int) []string {
 	switch {
 	case v.Session != nil:
-		return v.Session.checkRequired(d, seen)
+		return wire.Level(w, membersElicitationSessionScope.Required)
 	case v.Request != nil:
-		return v.Request.checkRequired(d, seen)
+		return wire.Level(w, membersElicitationRequestScope.Required)
 	}
-	return d.Errorf("no variant of CreateElicitationRequestModeOtherVariant selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -3486,30 +2658,12 @@ func (v *CreateElicitationRequestModeOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersElicitationSessionScope = wire.Members{Required: []string{"sessionId"}}
+
 // DecodeJSON decodes one ElicitationSessionScope object, keeping unknown members.
 func (v *ElicitationSessionScope) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationSessionScope{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationSessionScope, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3519,34 +2673,25 @@ func (v *ElicitationSessionScope) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ElicitationSessionScope) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ElicitationSessionScope) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "toolCallId":
 		if d.TryNull() {
 			v.ToolCallID = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.ToolCallID = new(ToolCallID)
 		m := d.Mark()
 		if err := v.ToolCallID.DecodeJSON(d); err != nil {
 			v.ToolCallID = nil
-			return true, wire.AtKey(d.Recover(m, err), "toolCallId")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "toolCallId")
 		}
-		return true, nil
+		return wire.Optional, nil
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ElicitationSessionScope) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -3571,30 +2716,12 @@ func (v *ElicitationSessionScope) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersElicitationRequestScope = wire.Members{Required: []string{"requestId"}}
+
 // DecodeJSON decodes one ElicitationRequestScope object, keeping unknown members.
 func (v *ElicitationRequestScope) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationRequestScope{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationRequestScope, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3604,22 +2731,13 @@ func (v *ElicitationRequestScope) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ElicitationRequestScope) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ElicitationRequestScope) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "requestId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
+		return 0, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ElicitationRequestScope) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "requestId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -3643,27 +2761,7 @@ func (v *ElicitationRequestScope) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ElicitationSchema object, keeping unknown members.
 func (v *ElicitationSchema) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationSchema{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3673,58 +2771,53 @@ func (v *ElicitationSchema) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ElicitationSchema) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ElicitationSchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "type":
 		v.Type = new(ElicitationSchemaType)
 		m := d.Mark()
 		if err := v.Type.DecodeJSON(d); err != nil {
 			v.Type = nil
-			return true, wire.AtKey(d.Recover(m, err), "type")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "type")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "properties":
-		return true, wire.AtKey(wire.DecodeMap(d, &v.Properties, (*ElicitationPropertySchema).DecodeJSON), "properties")
+		return wire.Optional, wire.AtKey(wire.DecodeMap(d, &v.Properties, (*ElicitationPropertySchema).DecodeJSON), "properties")
 	case "required":
 		if d.TryNull() {
 			v.Required = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Required, false, wire.DecodeString), "required")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Required, false, wire.DecodeString), "required")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ElicitationSchema) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -3833,56 +2926,56 @@ func (v *ElicitationPropertySchema) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *ElicitationPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *ElicitationPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.String != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.String.decodeField(d, key, seen)
+		return v.String.decodeField(d, key)
 	case v.Number != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Number.decodeField(d, key, seen)
+		return v.Number.decodeField(d, key)
 	case v.Integer != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Integer.decodeField(d, key, seen)
+		return v.Integer.decodeField(d, key)
 	case v.Boolean != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Boolean.decodeField(d, key, seen)
+		return v.Boolean.decodeField(d, key)
 	case v.Array != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Array.decodeField(d, key, seen)
+		return v.Array.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *ElicitationPropertySchema) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *ElicitationPropertySchema) required(w int) []string {
 	switch {
 	case v.String != nil:
-		return v.String.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Number != nil:
-		return v.Number.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Integer != nil:
-		return v.Integer.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Boolean != nil:
-		return v.Boolean.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Array != nil:
-		return v.Array.checkRequired(d, seen)
+		return wire.Level(w, membersMultiSelectPropertySchema.Required)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersElicitationPropertySchemaOther.Required)
 	}
-	return d.Errorf("no variant of ElicitationPropertySchema selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -3934,27 +3027,7 @@ func (v *ElicitationPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3975,30 +3048,12 @@ func (v *ElicitationPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersElicitationPropertySchemaOther = wire.Members{Required: []string{"type"}}
+
 // DecodeJSON decodes one ElicitationPropertySchemaOther object, keeping unknown members.
 func (v *ElicitationPropertySchemaOther) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationPropertySchemaOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationPropertySchemaOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4008,22 +3063,13 @@ func (v *ElicitationPropertySchemaOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ElicitationPropertySchemaOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ElicitationPropertySchemaOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "type":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
+		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ElicitationPropertySchemaOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "type")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -4081,30 +3127,12 @@ func (v *StringFormat) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersEnumOption = wire.Members{Required: []string{"const", "title"}}
+
 // DecodeJSON decodes one EnumOption object, keeping unknown members.
 func (v *EnumOption) DecodeJSON(d *wire.Decoder) error {
 	*v = EnumOption{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersEnumOption, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4114,42 +3142,29 @@ func (v *EnumOption) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *EnumOption) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *EnumOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "const":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Const, d), "const")
+		return 0, wire.AtKey(wire.DecodeString(&v.Const, d), "const")
 	case "title":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
+		return 1, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *EnumOption) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "const")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "title")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -4183,27 +3198,7 @@ func (v *EnumOption) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one StringPropertySchema object, keeping unknown members.
 func (v *StringPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	*v = StringPropertySchema{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4213,94 +3208,89 @@ func (v *StringPropertySchema) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *StringPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *StringPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "minLength":
 		if d.TryNull() {
 			v.MinLength = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.MinLength = new(uint32)
-		return true, wire.AtKey(wire.DecodeUint32(v.MinLength, d), "minLength")
+		return wire.Optional, wire.AtKey(wire.DecodeUint32(v.MinLength, d), "minLength")
 	case "maxLength":
 		if d.TryNull() {
 			v.MaxLength = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.MaxLength = new(uint32)
-		return true, wire.AtKey(wire.DecodeUint32(v.MaxLength, d), "maxLength")
+		return wire.Optional, wire.AtKey(wire.DecodeUint32(v.MaxLength, d), "maxLength")
 	case "pattern":
 		if d.TryNull() {
 			v.Pattern = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Pattern = new(string)
-		return true, wire.AtKey(wire.DecodeString(v.Pattern, d), "pattern")
+		return wire.Optional, wire.AtKey(wire.DecodeString(v.Pattern, d), "pattern")
 	case "format":
 		if d.TryNull() {
 			v.Format = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Format = new(StringFormat)
-		return true, wire.AtKey(v.Format.DecodeJSON(d), "format")
+		return wire.Optional, wire.AtKey(v.Format.DecodeJSON(d), "format")
 	case "default":
 		if d.TryNull() {
 			v.Default = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Default = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Default, d); err != nil {
 			v.Default = nil
-			return true, wire.AtKey(d.Recover(m, err), "default")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "enum":
 		if d.TryNull() {
 			v.Enum = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Enum, false, wire.DecodeString), "enum")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Enum, false, wire.DecodeString), "enum")
 	case "oneOf":
 		if d.TryNull() {
 			v.OneOf = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.OneOf, false, (*EnumOption).DecodeJSON), "oneOf")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.OneOf, false, (*EnumOption).DecodeJSON), "oneOf")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *StringPropertySchema) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -4362,27 +3352,7 @@ func (v *StringPropertySchema) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one NumberPropertySchema object, keeping unknown members.
 func (v *NumberPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	*v = NumberPropertySchema{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4392,68 +3362,63 @@ func (v *NumberPropertySchema) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *NumberPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *NumberPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "minimum":
 		if d.TryNull() {
 			v.Minimum = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Minimum = new(float64)
-		return true, wire.AtKey(wire.DecodeFloat64(v.Minimum, d), "minimum")
+		return wire.Optional, wire.AtKey(wire.DecodeFloat64(v.Minimum, d), "minimum")
 	case "maximum":
 		if d.TryNull() {
 			v.Maximum = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Maximum = new(float64)
-		return true, wire.AtKey(wire.DecodeFloat64(v.Maximum, d), "maximum")
+		return wire.Optional, wire.AtKey(wire.DecodeFloat64(v.Maximum, d), "maximum")
 	case "default":
 		if d.TryNull() {
 			v.Default = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Default = new(float64)
 		m := d.Mark()
 		if err := wire.DecodeFloat64(v.Default, d); err != nil {
 			v.Default = nil
-			return true, wire.AtKey(d.Recover(m, err), "default")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *NumberPropertySchema) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -4499,27 +3464,7 @@ func (v *NumberPropertySchema) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one IntegerPropertySchema object, keeping unknown members.
 func (v *IntegerPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	*v = IntegerPropertySchema{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4529,68 +3474,63 @@ func (v *IntegerPropertySchema) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *IntegerPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *IntegerPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "minimum":
 		if d.TryNull() {
 			v.Minimum = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Minimum = new(int64)
-		return true, wire.AtKey(wire.DecodeInt64(v.Minimum, d), "minimum")
+		return wire.Optional, wire.AtKey(wire.DecodeInt64(v.Minimum, d), "minimum")
 	case "maximum":
 		if d.TryNull() {
 			v.Maximum = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Maximum = new(int64)
-		return true, wire.AtKey(wire.DecodeInt64(v.Maximum, d), "maximum")
+		return wire.Optional, wire.AtKey(wire.DecodeInt64(v.Maximum, d), "maximum")
 	case "default":
 		if d.TryNull() {
 			v.Default = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Default = new(int64)
 		m := d.Mark()
 		if err := wire.DecodeInt64(v.Default, d); err != nil {
 			v.Default = nil
-			return true, wire.AtKey(d.Recover(m, err), "default")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *IntegerPropertySchema) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -4636,27 +3576,7 @@ func (v *IntegerPropertySchema) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one BooleanPropertySchema object, keeping unknown members.
 func (v *BooleanPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	*v = BooleanPropertySchema{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4666,54 +3586,49 @@ func (v *BooleanPropertySchema) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *BooleanPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *BooleanPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "default":
 		if d.TryNull() {
 			v.Default = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Default = new(bool)
 		m := d.Mark()
 		if err := wire.DecodeBool(v.Default, d); err != nil {
 			v.Default = nil
-			return true, wire.AtKey(d.Recover(m, err), "default")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *BooleanPropertySchema) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -4773,32 +3688,32 @@ func (v *MultiSelectItems) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *MultiSelectItems) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *MultiSelectItems) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.String != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.String.decodeField(d, key, seen)
+		return v.String.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	case v.Titled != nil:
-		return v.Titled.decodeField(d, key, seen)
+		return v.Titled.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *MultiSelectItems) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *MultiSelectItems) required(w int) []string {
 	switch {
 	case v.String != nil:
-		return v.String.checkRequired(d, seen)
+		return wire.Level(w, membersStringMultiSelectItems.Required)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersMultiSelectItemsOther.Required)
 	case v.Titled != nil:
-		return v.Titled.checkRequired(d, seen)
+		return wire.Level(w, membersTitledMultiSelectItems.Required)
 	}
-	return d.Errorf("no variant of MultiSelectItems selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -4850,27 +3765,7 @@ func (v *MultiSelectItems) decodeObject(d *wire.Decoder, asFallback bool) error 
 			return err
 		}
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4891,30 +3786,12 @@ func (v *MultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersMultiSelectItemsOther = wire.Members{Required: []string{"type"}}
+
 // DecodeJSON decodes one MultiSelectItemsOther object, keeping unknown members.
 func (v *MultiSelectItemsOther) DecodeJSON(d *wire.Decoder) error {
 	*v = MultiSelectItemsOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMultiSelectItemsOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4924,22 +3801,13 @@ func (v *MultiSelectItemsOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MultiSelectItemsOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MultiSelectItemsOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "type":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
+		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MultiSelectItemsOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "type")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -4960,30 +3828,12 @@ func (v *MultiSelectItemsOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersStringMultiSelectItems = wire.Members{Required: []string{"enum"}}
+
 // DecodeJSON decodes one StringMultiSelectItems object, keeping unknown members.
 func (v *StringMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
 	*v = StringMultiSelectItems{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersStringMultiSelectItems, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4993,24 +3843,15 @@ func (v *StringMultiSelectItems) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *StringMultiSelectItems) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *StringMultiSelectItems) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "enum":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Enum, false, wire.DecodeString), "enum")
+		return 0, wire.AtKey(wire.DecodeSlice(d, &v.Enum, false, wire.DecodeString), "enum")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *StringMultiSelectItems) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "enum")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -5035,30 +3876,12 @@ func (v *StringMultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersTitledMultiSelectItems = wire.Members{Required: []string{"anyOf"}}
+
 // DecodeJSON decodes one TitledMultiSelectItems object, keeping unknown members.
 func (v *TitledMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
 	*v = TitledMultiSelectItems{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTitledMultiSelectItems, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5068,24 +3891,15 @@ func (v *TitledMultiSelectItems) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *TitledMultiSelectItems) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *TitledMultiSelectItems) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "anyOf":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.AnyOf, false, (*EnumOption).DecodeJSON), "anyOf")
+		return 0, wire.AtKey(wire.DecodeSlice(d, &v.AnyOf, false, (*EnumOption).DecodeJSON), "anyOf")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *TitledMultiSelectItems) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "anyOf")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -5110,30 +3924,12 @@ func (v *TitledMultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersMultiSelectPropertySchema = wire.Members{Required: []string{"items"}}
+
 // DecodeJSON decodes one MultiSelectPropertySchema object, keeping unknown members.
 func (v *MultiSelectPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	*v = MultiSelectPropertySchema{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMultiSelectPropertySchema, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5143,73 +3939,64 @@ func (v *MultiSelectPropertySchema) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MultiSelectPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MultiSelectPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "minItems":
 		if d.TryNull() {
 			v.MinItems = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.MinItems = new(uint64)
-		return true, wire.AtKey(wire.DecodeUint64(v.MinItems, d), "minItems")
+		return wire.Optional, wire.AtKey(wire.DecodeUint64(v.MinItems, d), "minItems")
 	case "maxItems":
 		if d.TryNull() {
 			v.MaxItems = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.MaxItems = new(uint64)
-		return true, wire.AtKey(wire.DecodeUint64(v.MaxItems, d), "maxItems")
+		return wire.Optional, wire.AtKey(wire.DecodeUint64(v.MaxItems, d), "maxItems")
 	case "items":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Items.DecodeJSON(d), "items")
+		return 0, wire.AtKey(v.Items.DecodeJSON(d), "items")
 	case "default":
 		if d.TryNull() {
 			v.Default = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Default, true, wire.DecodeString); err != nil {
 			v.Default = nil
-			return true, wire.AtKey(d.Recover(m, err), "default")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MultiSelectPropertySchema) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "items")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -5254,33 +4041,15 @@ func (v *MultiSelectPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersElicitationFormMode = wire.Members{Required: []string{"requestedSchema"}}
+
 // DecodeJSON decodes one ElicitationFormMode object, keeping unknown members.
 func (v *ElicitationFormMode) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationFormMode{}
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationFormMode, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5290,22 +4059,21 @@ func (v *ElicitationFormMode) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ElicitationFormMode) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ElicitationFormMode) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "requestedSchema":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.RequestedSchema.DecodeJSON(d), "requestedSchema")
+		return 0, wire.AtKey(v.RequestedSchema.DecodeJSON(d), "requestedSchema")
 	}
-	return v.Variant.decodeField(d, key, seen[1:])
+	return wire.Inner(v.Variant.decodeField(d, key))
 }
 
-// checkRequired reports the first required member that decoding did not see.
-func (v *ElicitationFormMode) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "requestedSchema")
+// required names the required members of level w: v's own, then the selected variant's.
+func (v *ElicitationFormMode) required(w int) []string {
+	if w == 0 {
+		return membersElicitationFormMode.Required
 	}
-	return v.Variant.checkRequired(d, seen[1:])
+	return v.Variant.required(w - 1)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -5347,25 +4115,25 @@ func (v *ElicitationFormModeVariant) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *ElicitationFormModeVariant) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *ElicitationFormModeVariant) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Session != nil:
-		return v.Session.decodeField(d, key, seen)
+		return v.Session.decodeField(d, key)
 	case v.Request != nil:
-		return v.Request.decodeField(d, key, seen)
+		return v.Request.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *ElicitationFormModeVariant) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *ElicitationFormModeVariant) required(w int) []string {
 	switch {
 	case v.Session != nil:
-		return v.Session.checkRequired(d, seen)
+		return wire.Level(w, membersElicitationSessionScope.Required)
 	case v.Request != nil:
-		return v.Request.checkRequired(d, seen)
+		return wire.Level(w, membersElicitationRequestScope.Required)
 	}
-	return d.Errorf("no variant of ElicitationFormModeVariant selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -5417,33 +4185,15 @@ func (v *ElicitationID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersElicitationURLMode = wire.Members{Required: []string{"elicitationId", "url"}}
+
 // DecodeJSON decodes one ElicitationURLMode object, keeping unknown members.
 func (v *ElicitationURLMode) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationURLMode{}
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationURLMode, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5453,28 +4203,23 @@ func (v *ElicitationURLMode) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ElicitationURLMode) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ElicitationURLMode) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "elicitationId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ElicitationID.DecodeJSON(d), "elicitationId")
+		return 0, wire.AtKey(v.ElicitationID.DecodeJSON(d), "elicitationId")
 	case "url":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
+		return 1, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
 	}
-	return v.Variant.decodeField(d, key, seen[1:])
+	return wire.Inner(v.Variant.decodeField(d, key))
 }
 
-// checkRequired reports the first required member that decoding did not see.
-func (v *ElicitationURLMode) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "elicitationId")
+// required names the required members of level w: v's own, then the selected variant's.
+func (v *ElicitationURLMode) required(w int) []string {
+	if w == 0 {
+		return membersElicitationURLMode.Required
 	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "url")
-	}
-	return v.Variant.checkRequired(d, seen[1:])
+	return v.Variant.required(w - 1)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -5518,25 +4263,25 @@ func (v *ElicitationURLModeVariant) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *ElicitationURLModeVariant) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *ElicitationURLModeVariant) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Session != nil:
-		return v.Session.decodeField(d, key, seen)
+		return v.Session.decodeField(d, key)
 	case v.Request != nil:
-		return v.Request.decodeField(d, key, seen)
+		return v.Request.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *ElicitationURLModeVariant) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *ElicitationURLModeVariant) required(w int) []string {
 	switch {
 	case v.Session != nil:
-		return v.Session.checkRequired(d, seen)
+		return wire.Level(w, membersElicitationSessionScope.Required)
 	case v.Request != nil:
-		return v.Request.checkRequired(d, seen)
+		return wire.Level(w, membersElicitationRequestScope.Required)
 	}
-	return d.Errorf("no variant of ElicitationURLModeVariant selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -5614,25 +4359,25 @@ func (v *AgentResponse) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *AgentResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *AgentResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Result != nil:
-		return v.Result.decodeField(d, key, seen)
+		return v.Result.decodeField(d, key)
 	case v.Error != nil:
-		return v.Error.decodeField(d, key, seen)
+		return v.Error.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *AgentResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *AgentResponse) required(w int) []string {
 	switch {
 	case v.Result != nil:
-		return v.Result.checkRequired(d, seen)
+		return wire.Level(w, membersAgentResponseResult.Required)
 	case v.Error != nil:
-		return v.Error.checkRequired(d, seen)
+		return wire.Level(w, membersAgentResponseError.Required)
 	}
-	return d.Errorf("no variant of AgentResponse selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -5663,27 +4408,7 @@ func (v *AgentResponse) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5704,30 +4429,12 @@ func (v *AgentResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAgentResponseResult = wire.Members{Required: []string{"id", "result"}}
+
 // DecodeJSON decodes one AgentResponseResult object, keeping unknown members.
 func (v *AgentResponseResult) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentResponseResult{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentResponseResult, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5737,28 +4444,15 @@ func (v *AgentResponseResult) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AgentResponseResult) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AgentResponseResult) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "result":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
+		return 1, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AgentResponseResult) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "id")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "result")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -5781,30 +4475,12 @@ func (v *AgentResponseResult) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAgentResponseError = wire.Members{Required: []string{"id", "error"}}
+
 // DecodeJSON decodes one AgentResponseError object, keeping unknown members.
 func (v *AgentResponseError) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentResponseError{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentResponseError, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5814,28 +4490,15 @@ func (v *AgentResponseError) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AgentResponseError) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AgentResponseError) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "error":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Error.DecodeJSON(d), "error")
+		return 1, wire.AtKey(v.Error.DecodeJSON(d), "error")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AgentResponseError) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "id")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "error")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -5858,30 +4521,12 @@ func (v *AgentResponseError) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersInitializeResponse = wire.Members{Required: []string{"protocolVersion"}}
+
 // DecodeJSON decodes one InitializeResponse object, keeping unknown members.
 func (v *InitializeResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = InitializeResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersInitializeResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5891,51 +4536,42 @@ func (v *InitializeResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *InitializeResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *InitializeResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "protocolVersion":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ProtocolVersion.DecodeJSON(d), "protocolVersion")
+		return 0, wire.AtKey(v.ProtocolVersion.DecodeJSON(d), "protocolVersion")
 	case "agentCapabilities":
 		v.AgentCapabilities = new(AgentCapabilities)
 		m := d.Mark()
 		if err := v.AgentCapabilities.DecodeJSON(d); err != nil {
 			v.AgentCapabilities = nil
-			return true, wire.AtKey(d.Recover(m, err), "agentCapabilities")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "agentCapabilities")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "authMethods":
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.AuthMethods, true, (*AuthMethod).DecodeJSON); err != nil {
 			v.AuthMethods = nil
-			return true, wire.AtKey(d.Recover(m, err), "authMethods")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "authMethods")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "agentInfo":
 		if d.TryNull() {
 			v.AgentInfo = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.AgentInfo = new(Implementation)
 		m := d.Mark()
 		if err := v.AgentInfo.DecodeJSON(d); err != nil {
 			v.AgentInfo = nil
-			return true, wire.AtKey(d.Recover(m, err), "agentInfo")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "agentInfo")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *InitializeResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "protocolVersion")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -6002,27 +4638,7 @@ func (v *ProtocolVersion) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one AgentCapabilities object, keeping unknown members.
 func (v *AgentCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6032,58 +4648,53 @@ func (v *AgentCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AgentCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AgentCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "loadSession":
 		v.LoadSession = new(bool)
 		m := d.Mark()
 		if err := wire.DecodeBool(v.LoadSession, d); err != nil {
 			v.LoadSession = nil
-			return true, wire.AtKey(d.Recover(m, err), "loadSession")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "loadSession")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "promptCapabilities":
 		v.PromptCapabilities = new(PromptCapabilities)
 		m := d.Mark()
 		if err := v.PromptCapabilities.DecodeJSON(d); err != nil {
 			v.PromptCapabilities = nil
-			return true, wire.AtKey(d.Recover(m, err), "promptCapabilities")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "promptCapabilities")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "mcpCapabilities":
 		v.MCPCapabilities = new(MCPCapabilities)
 		m := d.Mark()
 		if err := v.MCPCapabilities.DecodeJSON(d); err != nil {
 			v.MCPCapabilities = nil
-			return true, wire.AtKey(d.Recover(m, err), "mcpCapabilities")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "mcpCapabilities")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "sessionCapabilities":
 		v.SessionCapabilities = new(SessionCapabilities)
 		m := d.Mark()
 		if err := v.SessionCapabilities.DecodeJSON(d); err != nil {
 			v.SessionCapabilities = nil
-			return true, wire.AtKey(d.Recover(m, err), "sessionCapabilities")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "sessionCapabilities")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "auth":
 		v.Auth = new(AgentAuthCapabilities)
 		m := d.Mark()
 		if err := v.Auth.DecodeJSON(d); err != nil {
 			v.Auth = nil
-			return true, wire.AtKey(d.Recover(m, err), "auth")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "auth")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AgentCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -6129,27 +4740,7 @@ func (v *AgentCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one PromptCapabilities object, keeping unknown members.
 func (v *PromptCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = PromptCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6159,42 +4750,37 @@ func (v *PromptCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PromptCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PromptCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "image":
 		v.Image = new(bool)
 		m := d.Mark()
 		if err := wire.DecodeBool(v.Image, d); err != nil {
 			v.Image = nil
-			return true, wire.AtKey(d.Recover(m, err), "image")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "image")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "audio":
 		v.Audio = new(bool)
 		m := d.Mark()
 		if err := wire.DecodeBool(v.Audio, d); err != nil {
 			v.Audio = nil
-			return true, wire.AtKey(d.Recover(m, err), "audio")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "audio")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "embeddedContext":
 		v.EmbeddedContext = new(bool)
 		m := d.Mark()
 		if err := wire.DecodeBool(v.EmbeddedContext, d); err != nil {
 			v.EmbeddedContext = nil
-			return true, wire.AtKey(d.Recover(m, err), "embeddedContext")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "embeddedContext")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PromptCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -6232,27 +4818,7 @@ func (v *PromptCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one MCPCapabilities object, keeping unknown members.
 func (v *MCPCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6262,34 +4828,29 @@ func (v *MCPCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MCPCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MCPCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "http":
 		v.HTTP = new(bool)
 		m := d.Mark()
 		if err := wire.DecodeBool(v.HTTP, d); err != nil {
 			v.HTTP = nil
-			return true, wire.AtKey(d.Recover(m, err), "http")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "http")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "sse":
 		v.SSE = new(bool)
 		m := d.Mark()
 		if err := wire.DecodeBool(v.SSE, d); err != nil {
 			v.SSE = nil
-			return true, wire.AtKey(d.Recover(m, err), "sse")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "sse")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MCPCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -6323,27 +4884,7 @@ func (v *MCPCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionCapabilities object, keeping unknown members.
 func (v *SessionCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6353,90 +4894,85 @@ func (v *SessionCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "list":
 		if d.TryNull() {
 			v.List = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.List = new(SessionListCapabilities)
 		m := d.Mark()
 		if err := v.List.DecodeJSON(d); err != nil {
 			v.List = nil
-			return true, wire.AtKey(d.Recover(m, err), "list")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "list")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "delete":
 		if d.TryNull() {
 			v.Delete = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Delete = new(SessionDeleteCapabilities)
 		m := d.Mark()
 		if err := v.Delete.DecodeJSON(d); err != nil {
 			v.Delete = nil
-			return true, wire.AtKey(d.Recover(m, err), "delete")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "delete")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "additionalDirectories":
 		if d.TryNull() {
 			v.AdditionalDirectories = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.AdditionalDirectories = new(SessionAdditionalDirectoriesCapabilities)
 		m := d.Mark()
 		if err := v.AdditionalDirectories.DecodeJSON(d); err != nil {
 			v.AdditionalDirectories = nil
-			return true, wire.AtKey(d.Recover(m, err), "additionalDirectories")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "additionalDirectories")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "resume":
 		if d.TryNull() {
 			v.Resume = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Resume = new(SessionResumeCapabilities)
 		m := d.Mark()
 		if err := v.Resume.DecodeJSON(d); err != nil {
 			v.Resume = nil
-			return true, wire.AtKey(d.Recover(m, err), "resume")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "resume")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "close":
 		if d.TryNull() {
 			v.Close = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Close = new(SessionCloseCapabilities)
 		m := d.Mark()
 		if err := v.Close.DecodeJSON(d); err != nil {
 			v.Close = nil
-			return true, wire.AtKey(d.Recover(m, err), "close")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "close")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	case "runtimeContext":
 		if d.TryNull() {
 			v.RuntimeContext = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.RuntimeContext = new(SessionRuntimeContextCapabilities)
 		m := d.Mark()
 		if err := v.RuntimeContext.DecodeJSON(d); err != nil {
 			v.RuntimeContext = nil
-			return true, wire.AtKey(d.Recover(m, err), "runtimeContext")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "runtimeContext")
 		}
-		return true, nil
+		return wire.Optional, nil
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -6486,27 +5022,7 @@ func (v *SessionCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionListCapabilities object, keeping unknown members.
 func (v *SessionListCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionListCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6516,18 +5032,13 @@ func (v *SessionListCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionListCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionListCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionListCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -6553,27 +5064,7 @@ func (v *SessionListCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionDeleteCapabilities object, keeping unknown members.
 func (v *SessionDeleteCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionDeleteCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6583,18 +5074,13 @@ func (v *SessionDeleteCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionDeleteCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionDeleteCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionDeleteCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -6620,27 +5106,7 @@ func (v *SessionDeleteCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionAdditionalDirectoriesCapabilities object, keeping unknown members.
 func (v *SessionAdditionalDirectoriesCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionAdditionalDirectoriesCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6650,18 +5116,13 @@ func (v *SessionAdditionalDirectoriesCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionAdditionalDirectoriesCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionAdditionalDirectoriesCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionAdditionalDirectoriesCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -6687,27 +5148,7 @@ func (v *SessionAdditionalDirectoriesCapabilities) UnmarshalJSON(data []byte) er
 // DecodeJSON decodes one SessionResumeCapabilities object, keeping unknown members.
 func (v *SessionResumeCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionResumeCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6717,18 +5158,13 @@ func (v *SessionResumeCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionResumeCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionResumeCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionResumeCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -6754,27 +5190,7 @@ func (v *SessionResumeCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionCloseCapabilities object, keeping unknown members.
 func (v *SessionCloseCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionCloseCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6784,18 +5200,13 @@ func (v *SessionCloseCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionCloseCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionCloseCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionCloseCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -6821,27 +5232,7 @@ func (v *SessionCloseCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one AgentAuthCapabilities object, keeping unknown members.
 func (v *AgentAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentAuthCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6851,30 +5242,25 @@ func (v *AgentAuthCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AgentAuthCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AgentAuthCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "logout":
 		if d.TryNull() {
 			v.Logout = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Logout = new(LogoutCapabilities)
 		m := d.Mark()
 		if err := v.Logout.DecodeJSON(d); err != nil {
 			v.Logout = nil
-			return true, wire.AtKey(d.Recover(m, err), "logout")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "logout")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AgentAuthCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -6904,27 +5290,7 @@ func (v *AgentAuthCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one LogoutCapabilities object, keeping unknown members.
 func (v *LogoutCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = LogoutCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6934,18 +5300,13 @@ func (v *LogoutCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *LogoutCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *LogoutCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *LogoutCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -6993,28 +5354,28 @@ func (v *AuthMethod) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *AuthMethod) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *AuthMethod) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Terminal != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Terminal.decodeField(d, key, seen)
+		return v.Terminal.decodeField(d, key)
 	case v.Agent != nil:
-		return v.Agent.decodeField(d, key, seen)
+		return v.Agent.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *AuthMethod) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *AuthMethod) required(w int) []string {
 	switch {
 	case v.Terminal != nil:
-		return v.Terminal.checkRequired(d, seen)
+		return wire.Level(w, membersAuthMethodTerminal.Required)
 	case v.Agent != nil:
-		return v.Agent.checkRequired(d, seen)
+		return wire.Level(w, membersAuthMethodAgent.Required)
 	}
-	return d.Errorf("no variant of AuthMethod selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -7062,27 +5423,7 @@ func (v *AuthMethod) decodeObject(d *wire.Decoder, asFallback bool) error {
 			return err
 		}
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7130,30 +5471,12 @@ func (v *AuthMethodID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAuthMethodTerminal = wire.Members{Required: []string{"id", "name"}}
+
 // DecodeJSON decodes one AuthMethodTerminal object, keeping unknown members.
 func (v *AuthMethodTerminal) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthMethodTerminal{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthMethodTerminal, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7163,54 +5486,41 @@ func (v *AuthMethodTerminal) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AuthMethodTerminal) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AuthMethodTerminal) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "name":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "args":
 		if d.Lenient() && d.TryNull() {
 			v.Args = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
 	case "env":
 		if d.Lenient() && d.TryNull() {
 			v.Env = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeMap(d, &v.Env, wire.DecodeString), "env")
+		return wire.Optional, wire.AtKey(wire.DecodeMap(d, &v.Env, wire.DecodeString), "env")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AuthMethodTerminal) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "id")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7249,30 +5559,12 @@ func (v *AuthMethodTerminal) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAuthMethodAgent = wire.Members{Required: []string{"id", "name"}}
+
 // DecodeJSON decodes one AuthMethodAgent object, keeping unknown members.
 func (v *AuthMethodAgent) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthMethodAgent{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthMethodAgent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7282,42 +5574,29 @@ func (v *AuthMethodAgent) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AuthMethodAgent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AuthMethodAgent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "name":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AuthMethodAgent) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "id")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7348,30 +5627,12 @@ func (v *AuthMethodAgent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersImplementation = wire.Members{Required: []string{"name", "version"}}
+
 // DecodeJSON decodes one Implementation object, keeping unknown members.
 func (v *Implementation) DecodeJSON(d *wire.Decoder) error {
 	*v = Implementation{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersImplementation, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7381,42 +5642,29 @@ func (v *Implementation) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *Implementation) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *Implementation) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "name":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "version":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Version, d), "version")
+		return 1, wire.AtKey(wire.DecodeString(&v.Version, d), "version")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *Implementation) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "version")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7450,27 +5698,7 @@ func (v *Implementation) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one AuthenticateResponse object, keeping unknown members.
 func (v *AuthenticateResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthenticateResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7480,18 +5708,13 @@ func (v *AuthenticateResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AuthenticateResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AuthenticateResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AuthenticateResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7517,27 +5740,7 @@ func (v *AuthenticateResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one LogoutResponse object, keeping unknown members.
 func (v *LogoutResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = LogoutResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7547,18 +5750,13 @@ func (v *LogoutResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *LogoutResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *LogoutResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *LogoutResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7581,30 +5779,12 @@ func (v *LogoutResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersNewSessionResponse = wire.Members{Required: []string{"sessionId"}}
+
 // DecodeJSON decodes one NewSessionResponse object, keeping unknown members.
 func (v *NewSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = NewSessionResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersNewSessionResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7614,47 +5794,38 @@ func (v *NewSessionResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *NewSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *NewSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "modes":
 		if d.TryNull() {
 			v.Modes = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Modes = new(SessionModeState)
 		m := d.Mark()
 		if err := v.Modes.DecodeJSON(d); err != nil {
 			v.Modes = nil
-			return true, wire.AtKey(d.Recover(m, err), "modes")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "modes")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "configOptions":
 		if d.TryNull() {
 			v.ConfigOptions = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
 			v.ConfigOptions = nil
-			return true, wire.AtKey(d.Recover(m, err), "configOptions")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "configOptions")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *NewSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7687,30 +5858,12 @@ func (v *NewSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionModeState = wire.Members{Required: []string{"currentModeId", "availableModes"}}
+
 // DecodeJSON decodes one SessionModeState object, keeping unknown members.
 func (v *SessionModeState) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionModeState{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionModeState, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7720,35 +5873,22 @@ func (v *SessionModeState) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionModeState) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionModeState) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "currentModeId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.CurrentModeID.DecodeJSON(d), "currentModeId")
+		return 0, wire.AtKey(v.CurrentModeID.DecodeJSON(d), "currentModeId")
 	case "availableModes":
-		seen[0] |= 1 << 1
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.AvailableModes, true, (*SessionMode).DecodeJSON); err != nil {
 			v.AvailableModes = nil
-			return true, wire.AtKey(d.Recover(m, err), "availableModes")
+			return 1, wire.AtKey(d.Recover(m, err), "availableModes")
 		}
-		return true, nil
+		return 1, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionModeState) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "currentModeId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "availableModes")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7802,30 +5942,12 @@ func (v *SessionModeID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionMode = wire.Members{Required: []string{"id", "name"}}
+
 // DecodeJSON decodes one SessionMode object, keeping unknown members.
 func (v *SessionMode) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionMode{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionMode, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7835,42 +5957,29 @@ func (v *SessionMode) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionMode) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionMode) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "name":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionMode) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "id")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7901,33 +6010,15 @@ func (v *SessionMode) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionConfigOption = wire.Members{Required: []string{"id", "name"}}
+
 // DecodeJSON decodes one SessionConfigOption object, keeping unknown members.
 func (v *SessionConfigOption) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigOption{}
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigOption, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7937,54 +6028,49 @@ func (v *SessionConfigOption) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionConfigOption) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionConfigOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "name":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "category":
 		if d.TryNull() {
 			v.Category = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Category = new(SessionConfigOptionCategory)
 		m := d.Mark()
 		if err := v.Category.DecodeJSON(d); err != nil {
 			v.Category = nil
-			return true, wire.AtKey(d.Recover(m, err), "category")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "category")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return v.Type.decodeField(d, key, seen[1:])
+	return wire.Inner(v.Type.decodeField(d, key))
 }
 
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionConfigOption) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "id")
+// required names the required members of level w: v's own, then the selected variant's.
+func (v *SessionConfigOption) required(w int) []string {
+	if w == 0 {
+		return membersSessionConfigOption.Required
 	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	return v.Type.checkRequired(d, seen[1:])
+	return v.Type.required(w - 1)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -8043,38 +6129,36 @@ func (v *SessionConfigOptionType) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *SessionConfigOptionType) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *SessionConfigOptionType) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Select != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Select.decodeField(d, key, seen)
+		return v.Select.decodeField(d, key)
 	case v.Boolean != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Boolean.decodeField(d, key, seen)
+		return v.Boolean.decodeField(d, key)
 	case v.Unknown != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return false, nil
+		return wire.NotMember, nil
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *SessionConfigOptionType) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *SessionConfigOptionType) required(w int) []string {
 	switch {
 	case v.Select != nil:
-		return v.Select.checkRequired(d, seen)
+		return wire.Level(w, membersSessionConfigSelect.Required)
 	case v.Boolean != nil:
-		return v.Boolean.checkRequired(d, seen)
-	case v.Unknown != nil:
-		return nil
+		return wire.Level(w, membersSessionConfigBoolean.Required)
 	}
-	return d.Errorf("no variant of SessionConfigOptionType selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -8250,30 +6334,12 @@ func (v *SessionConfigSelectOptions) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionConfigSelectOption = wire.Members{Required: []string{"value", "name"}}
+
 // DecodeJSON decodes one SessionConfigSelectOption object, keeping unknown members.
 func (v *SessionConfigSelectOption) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigSelectOption{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigSelectOption, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8283,42 +6349,29 @@ func (v *SessionConfigSelectOption) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionConfigSelectOption) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionConfigSelectOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "value":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Value.DecodeJSON(d), "value")
+		return 0, wire.AtKey(v.Value.DecodeJSON(d), "value")
 	case "name":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionConfigSelectOption) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "value")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -8349,30 +6402,12 @@ func (v *SessionConfigSelectOption) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionConfigSelectGroup = wire.Members{Required: []string{"group", "name", "options"}}
+
 // DecodeJSON decodes one SessionConfigSelectGroup object, keeping unknown members.
 func (v *SessionConfigSelectGroup) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigSelectGroup{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigSelectGroup, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8382,41 +6417,24 @@ func (v *SessionConfigSelectGroup) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionConfigSelectGroup) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionConfigSelectGroup) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "group":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Group.DecodeJSON(d), "group")
+		return 0, wire.AtKey(v.Group.DecodeJSON(d), "group")
 	case "name":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "options":
-		seen[0] |= 1 << 2
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Options, true, (*SessionConfigSelectOption).DecodeJSON); err != nil {
 			v.Options = nil
-			return true, wire.AtKey(d.Recover(m, err), "options")
+			return 2, wire.AtKey(d.Recover(m, err), "options")
 		}
-		return true, nil
+		return 2, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionConfigSelectGroup) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "group")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<2) == 0 {
-		return d.Errorf("missing required member %q", "options")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -8472,30 +6490,12 @@ func (v *SessionConfigGroupID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionConfigSelect = wire.Members{Required: []string{"currentValue", "options"}}
+
 // DecodeJSON decodes one SessionConfigSelect object, keeping unknown members.
 func (v *SessionConfigSelect) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigSelect{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigSelect, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8505,28 +6505,15 @@ func (v *SessionConfigSelect) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionConfigSelect) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionConfigSelect) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "currentValue":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.CurrentValue.DecodeJSON(d), "currentValue")
+		return 0, wire.AtKey(v.CurrentValue.DecodeJSON(d), "currentValue")
 	case "options":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Options.DecodeJSON(d), "options")
+		return 1, wire.AtKey(v.Options.DecodeJSON(d), "options")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionConfigSelect) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "currentValue")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "options")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -8549,30 +6536,12 @@ func (v *SessionConfigSelect) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionConfigBoolean = wire.Members{Required: []string{"currentValue"}}
+
 // DecodeJSON decodes one SessionConfigBoolean object, keeping unknown members.
 func (v *SessionConfigBoolean) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigBoolean{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigBoolean, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8582,22 +6551,13 @@ func (v *SessionConfigBoolean) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionConfigBoolean) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionConfigBoolean) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "currentValue":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeBool(&v.CurrentValue, d), "currentValue")
+		return 0, wire.AtKey(wire.DecodeBool(&v.CurrentValue, d), "currentValue")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionConfigBoolean) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "currentValue")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -8621,27 +6581,7 @@ func (v *SessionConfigBoolean) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one LoadSessionResponse object, keeping unknown members.
 func (v *LoadSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = LoadSessionResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8651,41 +6591,36 @@ func (v *LoadSessionResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *LoadSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *LoadSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "modes":
 		if d.TryNull() {
 			v.Modes = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Modes = new(SessionModeState)
 		m := d.Mark()
 		if err := v.Modes.DecodeJSON(d); err != nil {
 			v.Modes = nil
-			return true, wire.AtKey(d.Recover(m, err), "modes")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "modes")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "configOptions":
 		if d.TryNull() {
 			v.ConfigOptions = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
 			v.ConfigOptions = nil
-			return true, wire.AtKey(d.Recover(m, err), "configOptions")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "configOptions")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *LoadSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -8716,30 +6651,12 @@ func (v *LoadSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersListSessionsResponse = wire.Members{Required: []string{"sessions"}}
+
 // DecodeJSON decodes one ListSessionsResponse object, keeping unknown members.
 func (v *ListSessionsResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = ListSessionsResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersListSessionsResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8749,41 +6666,32 @@ func (v *ListSessionsResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ListSessionsResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ListSessionsResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessions":
-		seen[0] |= 1 << 0
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Sessions, true, (*SessionInfo).DecodeJSON); err != nil {
 			v.Sessions = nil
-			return true, wire.AtKey(d.Recover(m, err), "sessions")
+			return 0, wire.AtKey(d.Recover(m, err), "sessions")
 		}
-		return true, nil
+		return 0, nil
 	case "nextCursor":
 		if d.TryNull() {
 			v.NextCursor = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.NextCursor = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.NextCursor, d); err != nil {
 			v.NextCursor = nil
-			return true, wire.AtKey(d.Recover(m, err), "nextCursor")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "nextCursor")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ListSessionsResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessions")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -8812,30 +6720,12 @@ func (v *ListSessionsResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionInfo = wire.Members{Required: []string{"sessionId", "cwd"}}
+
 // DecodeJSON decodes one SessionInfo object, keeping unknown members.
 func (v *SessionInfo) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionInfo{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionInfo, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8845,56 +6735,43 @@ func (v *SessionInfo) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionInfo) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionInfo) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "cwd":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
+		return 1, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
 	case "additionalDirectories":
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "updatedAt":
 		if d.TryNull() {
 			v.UpdatedAt = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.UpdatedAt = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.UpdatedAt, d); err != nil {
 			v.UpdatedAt = nil
-			return true, wire.AtKey(d.Recover(m, err), "updatedAt")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "updatedAt")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionInfo) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "cwd")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -8936,27 +6813,7 @@ func (v *SessionInfo) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one DeleteSessionResponse object, keeping unknown members.
 func (v *DeleteSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = DeleteSessionResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8966,18 +6823,13 @@ func (v *DeleteSessionResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *DeleteSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *DeleteSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *DeleteSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -9003,27 +6855,7 @@ func (v *DeleteSessionResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ResumeSessionResponse object, keeping unknown members.
 func (v *ResumeSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = ResumeSessionResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9033,41 +6865,36 @@ func (v *ResumeSessionResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ResumeSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ResumeSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "modes":
 		if d.TryNull() {
 			v.Modes = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Modes = new(SessionModeState)
 		m := d.Mark()
 		if err := v.Modes.DecodeJSON(d); err != nil {
 			v.Modes = nil
-			return true, wire.AtKey(d.Recover(m, err), "modes")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "modes")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "configOptions":
 		if d.TryNull() {
 			v.ConfigOptions = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
 			v.ConfigOptions = nil
-			return true, wire.AtKey(d.Recover(m, err), "configOptions")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "configOptions")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ResumeSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -9101,27 +6928,7 @@ func (v *ResumeSessionResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one CloseSessionResponse object, keeping unknown members.
 func (v *CloseSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = CloseSessionResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9131,18 +6938,13 @@ func (v *CloseSessionResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CloseSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CloseSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CloseSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -9168,27 +6970,7 @@ func (v *CloseSessionResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SetSessionModeResponse object, keeping unknown members.
 func (v *SetSessionModeResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionModeResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9198,18 +6980,13 @@ func (v *SetSessionModeResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SetSessionModeResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SetSessionModeResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SetSessionModeResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -9232,30 +7009,12 @@ func (v *SetSessionModeResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSetSessionConfigOptionResponse = wire.Members{Required: []string{"configOptions"}}
+
 // DecodeJSON decodes one SetSessionConfigOptionResponse object, keeping unknown members.
 func (v *SetSessionConfigOptionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionConfigOptionResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9265,29 +7024,20 @@ func (v *SetSessionConfigOptionResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SetSessionConfigOptionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SetSessionConfigOptionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "configOptions":
-		seen[0] |= 1 << 0
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
 			v.ConfigOptions = nil
-			return true, wire.AtKey(d.Recover(m, err), "configOptions")
+			return 0, wire.AtKey(d.Recover(m, err), "configOptions")
 		}
-		return true, nil
+		return 0, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SetSessionConfigOptionResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "configOptions")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -9312,30 +7062,12 @@ func (v *SetSessionConfigOptionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersPromptResponse = wire.Members{Required: []string{"stopReason"}}
+
 // DecodeJSON decodes one PromptResponse object, keeping unknown members.
 func (v *PromptResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = PromptResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPromptResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9345,24 +7077,15 @@ func (v *PromptResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PromptResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PromptResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "stopReason":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.StopReason.DecodeJSON(d), "stopReason")
+		return 0, wire.AtKey(v.StopReason.DecodeJSON(d), "stopReason")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PromptResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "stopReason")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -9453,30 +7176,12 @@ func (v *ExtResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersError = wire.Members{Required: []string{"code", "message"}}
+
 // DecodeJSON decodes one Error object, keeping unknown members.
 func (v *Error) DecodeJSON(d *wire.Decoder) error {
 	*v = Error{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersError, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9486,39 +7191,26 @@ func (v *Error) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *Error) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *Error) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "code":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Code.DecodeJSON(d), "code")
+		return 0, wire.AtKey(v.Code.DecodeJSON(d), "code")
 	case "message":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
+		return 1, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
 	case "data":
 		if d.TryNull() {
 			v.Data = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeRaw(&v.Data, d); err != nil {
 			v.Data = nil
-			return true, wire.AtKey(d.Recover(m, err), "data")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "data")
 		}
-		return true, nil
+		return wire.Optional, nil
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *Error) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "code")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "message")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -9571,30 +7263,12 @@ func (v *ErrorCode) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAgentNotification = wire.Members{Required: []string{"method"}}
+
 // DecodeJSON decodes one AgentNotification object, keeping unknown members.
 func (v *AgentNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentNotification{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9604,28 +7278,19 @@ func (v *AgentNotification) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AgentNotification) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AgentNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "method":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
+		return 0, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
+		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AgentNotification) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "method")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -9650,30 +7315,12 @@ func (v *AgentNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionNotification = wire.Members{Required: []string{"sessionId", "update"}}
+
 // DecodeJSON decodes one SessionNotification object, keeping unknown members.
 func (v *SessionNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionNotification{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9683,30 +7330,17 @@ func (v *SessionNotification) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionNotification) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "update":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Update.DecodeJSON(d), "update")
+		return 1, wire.AtKey(v.Update.DecodeJSON(d), "update")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionNotification) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "update")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -9798,122 +7432,120 @@ func (v *SessionUpdate) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *SessionUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *SessionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.UserMessageChunk != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.UserMessageChunk.decodeField(d, key, seen)
+		return v.UserMessageChunk.decodeField(d, key)
 	case v.AgentMessageChunk != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.AgentMessageChunk.decodeField(d, key, seen)
+		return v.AgentMessageChunk.decodeField(d, key)
 	case v.AgentThoughtChunk != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.AgentThoughtChunk.decodeField(d, key, seen)
+		return v.AgentThoughtChunk.decodeField(d, key)
 	case v.ToolCall != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.ToolCall.decodeField(d, key, seen)
+		return v.ToolCall.decodeField(d, key)
 	case v.ToolCallUpdate != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.ToolCallUpdate.decodeField(d, key, seen)
+		return v.ToolCallUpdate.decodeField(d, key)
 	case v.Plan != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Plan.decodeField(d, key, seen)
+		return v.Plan.decodeField(d, key)
 	case v.AvailableCommandsUpdate != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.AvailableCommandsUpdate.decodeField(d, key, seen)
+		return v.AvailableCommandsUpdate.decodeField(d, key)
 	case v.CurrentModeUpdate != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.CurrentModeUpdate.decodeField(d, key, seen)
+		return v.CurrentModeUpdate.decodeField(d, key)
 	case v.ConfigOptionUpdate != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.ConfigOptionUpdate.decodeField(d, key, seen)
+		return v.ConfigOptionUpdate.decodeField(d, key)
 	case v.SessionInfoUpdate != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.SessionInfoUpdate.decodeField(d, key, seen)
+		return v.SessionInfoUpdate.decodeField(d, key)
 	case v.UsageUpdate != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.UsageUpdate.decodeField(d, key, seen)
+		return v.UsageUpdate.decodeField(d, key)
 	case v.Notice != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Notice.decodeField(d, key, seen)
+		return v.Notice.decodeField(d, key)
 	case v.CompactionUpdate != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.CompactionUpdate.decodeField(d, key, seen)
+		return v.CompactionUpdate.decodeField(d, key)
 	case v.CompactionSummaryChunk != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.CompactionSummaryChunk.decodeField(d, key, seen)
+		return v.CompactionSummaryChunk.decodeField(d, key)
 	case v.Unknown != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return false, nil
+		return wire.NotMember, nil
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *SessionUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *SessionUpdate) required(w int) []string {
 	switch {
 	case v.UserMessageChunk != nil:
-		return v.UserMessageChunk.checkRequired(d, seen)
+		return wire.Level(w, membersContentChunk.Required)
 	case v.AgentMessageChunk != nil:
-		return v.AgentMessageChunk.checkRequired(d, seen)
+		return wire.Level(w, membersContentChunk.Required)
 	case v.AgentThoughtChunk != nil:
-		return v.AgentThoughtChunk.checkRequired(d, seen)
+		return wire.Level(w, membersContentChunk.Required)
 	case v.ToolCall != nil:
-		return v.ToolCall.checkRequired(d, seen)
+		return wire.Level(w, membersToolCall.Required)
 	case v.ToolCallUpdate != nil:
-		return v.ToolCallUpdate.checkRequired(d, seen)
+		return wire.Level(w, membersToolCallUpdate.Required)
 	case v.Plan != nil:
-		return v.Plan.checkRequired(d, seen)
+		return wire.Level(w, membersPlan.Required)
 	case v.AvailableCommandsUpdate != nil:
-		return v.AvailableCommandsUpdate.checkRequired(d, seen)
+		return wire.Level(w, membersAvailableCommandsUpdate.Required)
 	case v.CurrentModeUpdate != nil:
-		return v.CurrentModeUpdate.checkRequired(d, seen)
+		return wire.Level(w, membersCurrentModeUpdate.Required)
 	case v.ConfigOptionUpdate != nil:
-		return v.ConfigOptionUpdate.checkRequired(d, seen)
+		return wire.Level(w, membersConfigOptionUpdate.Required)
 	case v.SessionInfoUpdate != nil:
-		return v.SessionInfoUpdate.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.UsageUpdate != nil:
-		return v.UsageUpdate.checkRequired(d, seen)
+		return wire.Level(w, membersUsageUpdate.Required)
 	case v.Notice != nil:
-		return v.Notice.checkRequired(d, seen)
+		return wire.Level(w, membersNotice.Required)
 	case v.CompactionUpdate != nil:
-		return v.CompactionUpdate.checkRequired(d, seen)
+		return wire.Level(w, membersCompactionUpdate.Required)
 	case v.CompactionSummaryChunk != nil:
-		return v.CompactionSummaryChunk.checkRequired(d, seen)
-	case v.Unknown != nil:
-		return nil
+		return wire.Level(w, membersCompactionSummaryChunk.Required)
 	}
-	return d.Errorf("no variant of SessionUpdate selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -10010,27 +7642,7 @@ func (v *SessionUpdate) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10078,30 +7690,12 @@ func (v *MessageID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersContentChunk = wire.Members{Required: []string{"content"}}
+
 // DecodeJSON decodes one ContentChunk object, keeping unknown members.
 func (v *ContentChunk) DecodeJSON(d *wire.Decoder) error {
 	*v = ContentChunk{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersContentChunk, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10111,36 +7705,27 @@ func (v *ContentChunk) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ContentChunk) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ContentChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "content":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
+		return 0, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "messageId":
 		if d.TryNull() {
 			v.MessageID = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.MessageID = new(MessageID)
 		m := d.Mark()
 		if err := v.MessageID.DecodeJSON(d); err != nil {
 			v.MessageID = nil
-			return true, wire.AtKey(d.Recover(m, err), "messageId")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "messageId")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ContentChunk) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "content")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -10169,30 +7754,12 @@ func (v *ContentChunk) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersToolCall = wire.Members{Required: []string{"toolCallId", "title"}}
+
 // DecodeJSON decodes one ToolCall object, keeping unknown members.
 func (v *ToolCall) DecodeJSON(d *wire.Decoder) error {
 	*v = ToolCall{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCall, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10202,94 +7769,81 @@ func (v *ToolCall) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ToolCall) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ToolCall) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "toolCallId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
+		return 0, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
 	case "title":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
+		return 1, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "name":
 		if d.TryNull() {
 			v.Name = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Name = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Name, d); err != nil {
 			v.Name = nil
-			return true, wire.AtKey(d.Recover(m, err), "name")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "name")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "kind":
 		v.Kind = new(ToolKind)
 		m := d.Mark()
 		if err := v.Kind.DecodeJSON(d); err != nil {
 			v.Kind = nil
-			return true, wire.AtKey(d.Recover(m, err), "kind")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "kind")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "status":
 		v.Status = new(ToolCallStatus)
 		m := d.Mark()
 		if err := v.Status.DecodeJSON(d); err != nil {
 			v.Status = nil
-			return true, wire.AtKey(d.Recover(m, err), "status")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "status")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "content":
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Content, true, (*ToolCallContent).DecodeJSON); err != nil {
 			v.Content = nil
-			return true, wire.AtKey(d.Recover(m, err), "content")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "content")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "locations":
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Locations, true, (*ToolCallLocation).DecodeJSON); err != nil {
 			v.Locations = nil
-			return true, wire.AtKey(d.Recover(m, err), "locations")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "locations")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "rawInput":
 		if d.TryNull() {
 			v.RawInput = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeRaw(&v.RawInput, d); err != nil {
 			v.RawInput = nil
-			return true, wire.AtKey(d.Recover(m, err), "rawInput")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "rawInput")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "rawOutput":
 		if d.TryNull() {
 			v.RawOutput = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeRaw(&v.RawOutput, d); err != nil {
 			v.RawOutput = nil
-			return true, wire.AtKey(d.Recover(m, err), "rawOutput")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "rawOutput")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ToolCall) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "toolCallId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "title")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -10344,30 +7898,12 @@ func (v *ToolCall) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersPlanEntry = wire.Members{Required: []string{"content", "priority", "status"}}
+
 // DecodeJSON decodes one PlanEntry object, keeping unknown members.
 func (v *PlanEntry) DecodeJSON(d *wire.Decoder) error {
 	*v = PlanEntry{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlanEntry, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10377,36 +7913,19 @@ func (v *PlanEntry) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PlanEntry) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PlanEntry) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "content":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
+		return 0, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
 	case "priority":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Priority.DecodeJSON(d), "priority")
+		return 1, wire.AtKey(v.Priority.DecodeJSON(d), "priority")
 	case "status":
-		seen[0] |= 1 << 2
-		return true, wire.AtKey(v.Status.DecodeJSON(d), "status")
+		return 2, wire.AtKey(v.Status.DecodeJSON(d), "status")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PlanEntry) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "content")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "priority")
-	}
-	if seen[0]&(1<<2) == 0 {
-		return d.Errorf("missing required member %q", "status")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -10505,30 +8024,12 @@ func (v *PlanEntryStatus) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersPlan = wire.Members{Required: []string{"entries"}}
+
 // DecodeJSON decodes one Plan object, keeping unknown members.
 func (v *Plan) DecodeJSON(d *wire.Decoder) error {
 	*v = Plan{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlan, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10538,29 +8039,20 @@ func (v *Plan) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *Plan) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *Plan) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "entries":
-		seen[0] |= 1 << 0
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Entries, true, (*PlanEntry).DecodeJSON); err != nil {
 			v.Entries = nil
-			return true, wire.AtKey(d.Recover(m, err), "entries")
+			return 0, wire.AtKey(d.Recover(m, err), "entries")
 		}
-		return true, nil
+		return 0, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *Plan) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "entries")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -10585,30 +8077,12 @@ func (v *Plan) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAvailableCommand = wire.Members{Required: []string{"name", "description"}}
+
 // DecodeJSON decodes one AvailableCommand object, keeping unknown members.
 func (v *AvailableCommand) DecodeJSON(d *wire.Decoder) error {
 	*v = AvailableCommand{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAvailableCommand, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10618,42 +8092,29 @@ func (v *AvailableCommand) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AvailableCommand) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AvailableCommand) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "name":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Description, d), "description")
+		return 1, wire.AtKey(wire.DecodeString(&v.Description, d), "description")
 	case "input":
 		if d.TryNull() {
 			v.Input = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Input = new(AvailableCommandInput)
 		m := d.Mark()
 		if err := v.Input.DecodeJSON(d); err != nil {
 			v.Input = nil
-			return true, wire.AtKey(d.Recover(m, err), "input")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "input")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AvailableCommand) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "description")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -10691,21 +8152,21 @@ func (v *AvailableCommandInput) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *AvailableCommandInput) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *AvailableCommandInput) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Unstructured != nil:
-		return v.Unstructured.decodeField(d, key, seen)
+		return v.Unstructured.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *AvailableCommandInput) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *AvailableCommandInput) required(w int) []string {
 	switch {
 	case v.Unstructured != nil:
-		return v.Unstructured.checkRequired(d, seen)
+		return wire.Level(w, membersUnstructuredCommandInput.Required)
 	}
-	return d.Errorf("no variant of AvailableCommandInput selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -10732,27 +8193,7 @@ func (v *AvailableCommandInput) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10773,30 +8214,12 @@ func (v *AvailableCommandInput) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersUnstructuredCommandInput = wire.Members{Required: []string{"hint"}}
+
 // DecodeJSON decodes one UnstructuredCommandInput object, keeping unknown members.
 func (v *UnstructuredCommandInput) DecodeJSON(d *wire.Decoder) error {
 	*v = UnstructuredCommandInput{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUnstructuredCommandInput, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10806,24 +8229,15 @@ func (v *UnstructuredCommandInput) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *UnstructuredCommandInput) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *UnstructuredCommandInput) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "hint":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Hint, d), "hint")
+		return 0, wire.AtKey(wire.DecodeString(&v.Hint, d), "hint")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *UnstructuredCommandInput) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "hint")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -10848,30 +8262,12 @@ func (v *UnstructuredCommandInput) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAvailableCommandsUpdate = wire.Members{Required: []string{"availableCommands"}}
+
 // DecodeJSON decodes one AvailableCommandsUpdate object, keeping unknown members.
 func (v *AvailableCommandsUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = AvailableCommandsUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAvailableCommandsUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10881,29 +8277,20 @@ func (v *AvailableCommandsUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AvailableCommandsUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AvailableCommandsUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "availableCommands":
-		seen[0] |= 1 << 0
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.AvailableCommands, true, (*AvailableCommand).DecodeJSON); err != nil {
 			v.AvailableCommands = nil
-			return true, wire.AtKey(d.Recover(m, err), "availableCommands")
+			return 0, wire.AtKey(d.Recover(m, err), "availableCommands")
 		}
-		return true, nil
+		return 0, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AvailableCommandsUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "availableCommands")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -10928,30 +8315,12 @@ func (v *AvailableCommandsUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCurrentModeUpdate = wire.Members{Required: []string{"currentModeId"}}
+
 // DecodeJSON decodes one CurrentModeUpdate object, keeping unknown members.
 func (v *CurrentModeUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = CurrentModeUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCurrentModeUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10961,24 +8330,15 @@ func (v *CurrentModeUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CurrentModeUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CurrentModeUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "currentModeId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.CurrentModeID.DecodeJSON(d), "currentModeId")
+		return 0, wire.AtKey(v.CurrentModeID.DecodeJSON(d), "currentModeId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CurrentModeUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "currentModeId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -11003,30 +8363,12 @@ func (v *CurrentModeUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersConfigOptionUpdate = wire.Members{Required: []string{"configOptions"}}
+
 // DecodeJSON decodes one ConfigOptionUpdate object, keeping unknown members.
 func (v *ConfigOptionUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = ConfigOptionUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersConfigOptionUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11036,29 +8378,20 @@ func (v *ConfigOptionUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ConfigOptionUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ConfigOptionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "configOptions":
-		seen[0] |= 1 << 0
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
 			v.ConfigOptions = nil
-			return true, wire.AtKey(d.Recover(m, err), "configOptions")
+			return 0, wire.AtKey(d.Recover(m, err), "configOptions")
 		}
-		return true, nil
+		return 0, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ConfigOptionUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "configOptions")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -11086,27 +8419,7 @@ func (v *ConfigOptionUpdate) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionInfoUpdate object, keeping unknown members.
 func (v *SessionInfoUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionInfoUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11116,42 +8429,37 @@ func (v *SessionInfoUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionInfoUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionInfoUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "updatedAt":
 		if d.TryNull() {
 			v.UpdatedAt = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.UpdatedAt = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.UpdatedAt, d); err != nil {
 			v.UpdatedAt = nil
-			return true, wire.AtKey(d.Recover(m, err), "updatedAt")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "updatedAt")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionInfoUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -11182,30 +8490,12 @@ func (v *SessionInfoUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCost = wire.Members{Required: []string{"amount", "currency"}}
+
 // DecodeJSON decodes one Cost object, keeping unknown members.
 func (v *Cost) DecodeJSON(d *wire.Decoder) error {
 	*v = Cost{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCost, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11215,30 +8505,17 @@ func (v *Cost) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *Cost) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *Cost) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "amount":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeFloat64(&v.Amount, d), "amount")
+		return 0, wire.AtKey(wire.DecodeFloat64(&v.Amount, d), "amount")
 	case "currency":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Currency, d), "currency")
+		return 1, wire.AtKey(wire.DecodeString(&v.Currency, d), "currency")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *Cost) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "amount")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "currency")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -11265,30 +8542,12 @@ func (v *Cost) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersUsageUpdate = wire.Members{Required: []string{"used", "size"}}
+
 // DecodeJSON decodes one UsageUpdate object, keeping unknown members.
 func (v *UsageUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = UsageUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUsageUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11298,42 +8557,29 @@ func (v *UsageUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *UsageUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *UsageUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "used":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeUint64(&v.Used, d), "used")
+		return 0, wire.AtKey(wire.DecodeUint64(&v.Used, d), "used")
 	case "size":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeUint64(&v.Size, d), "size")
+		return 1, wire.AtKey(wire.DecodeUint64(&v.Size, d), "size")
 	case "cost":
 		if d.TryNull() {
 			v.Cost = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Cost = new(Cost)
 		m := d.Mark()
 		if err := v.Cost.DecodeJSON(d); err != nil {
 			v.Cost = nil
-			return true, wire.AtKey(d.Recover(m, err), "cost")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "cost")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *UsageUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "used")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "size")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -11399,30 +8645,12 @@ func (v *NoticeSeverity) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersNotice = wire.Members{Required: []string{"severity", "title"}}
+
 // DecodeJSON decodes one Notice object, keeping unknown members.
 func (v *Notice) DecodeJSON(d *wire.Decoder) error {
 	*v = Notice{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersNotice, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11432,42 +8660,29 @@ func (v *Notice) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *Notice) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *Notice) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "severity":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Severity.DecodeJSON(d), "severity")
+		return 0, wire.AtKey(v.Severity.DecodeJSON(d), "severity")
 	case "title":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
+		return 1, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *Notice) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "severity")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "title")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -11562,30 +8777,12 @@ func (v *CompactionStatus) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCompactionUpdate = wire.Members{Required: []string{"compactionId", "status"}}
+
 // DecodeJSON decodes one CompactionUpdate object, keeping unknown members.
 func (v *CompactionUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = CompactionUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCompactionUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11595,53 +8792,40 @@ func (v *CompactionUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CompactionUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CompactionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "compactionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.CompactionID.DecodeJSON(d), "compactionId")
+		return 0, wire.AtKey(v.CompactionID.DecodeJSON(d), "compactionId")
 	case "status":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Status.DecodeJSON(d), "status")
+		return 1, wire.AtKey(v.Status.DecodeJSON(d), "status")
 	case "summary":
 		if d.TryNull() {
 			v.Summary = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Summary, true, (*ContentBlock).DecodeJSON); err != nil {
 			v.Summary = nil
-			return true, wire.AtKey(d.Recover(m, err), "summary")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "summary")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "error":
 		if d.TryNull() {
 			v.Error = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Error = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Error, d); err != nil {
 			v.Error = nil
-			return true, wire.AtKey(d.Recover(m, err), "error")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "error")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CompactionUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "compactionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "status")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -11676,30 +8860,12 @@ func (v *CompactionUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCompactionSummaryChunk = wire.Members{Required: []string{"compactionId", "content"}}
+
 // DecodeJSON decodes one CompactionSummaryChunk object, keeping unknown members.
 func (v *CompactionSummaryChunk) DecodeJSON(d *wire.Decoder) error {
 	*v = CompactionSummaryChunk{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCompactionSummaryChunk, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11709,30 +8875,17 @@ func (v *CompactionSummaryChunk) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CompactionSummaryChunk) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CompactionSummaryChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "compactionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.CompactionID.DecodeJSON(d), "compactionId")
+		return 0, wire.AtKey(v.CompactionID.DecodeJSON(d), "compactionId")
 	case "content":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
+		return 1, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CompactionSummaryChunk) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "compactionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "content")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -11759,30 +8912,12 @@ func (v *CompactionSummaryChunk) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCompleteElicitationNotification = wire.Members{Required: []string{"elicitationId"}}
+
 // DecodeJSON decodes one CompleteElicitationNotification object, keeping unknown members.
 func (v *CompleteElicitationNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = CompleteElicitationNotification{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCompleteElicitationNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11792,24 +8927,15 @@ func (v *CompleteElicitationNotification) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CompleteElicitationNotification) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CompleteElicitationNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "elicitationId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ElicitationID.DecodeJSON(d), "elicitationId")
+		return 0, wire.AtKey(v.ElicitationID.DecodeJSON(d), "elicitationId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CompleteElicitationNotification) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "elicitationId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -11861,30 +8987,12 @@ func (v *ExtNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersClientRequest = wire.Members{Required: []string{"id", "method"}}
+
 // DecodeJSON decodes one ClientRequest object, keeping unknown members.
 func (v *ClientRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11894,34 +9002,21 @@ func (v *ClientRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ClientRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ClientRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "method":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
+		return 1, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
+		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ClientRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "id")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "method")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -11948,30 +9043,12 @@ func (v *ClientRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersInitializeRequest = wire.Members{Required: []string{"protocolVersion"}}
+
 // DecodeJSON decodes one InitializeRequest object, keeping unknown members.
 func (v *InitializeRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = InitializeRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersInitializeRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11981,44 +9058,35 @@ func (v *InitializeRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *InitializeRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *InitializeRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "protocolVersion":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ProtocolVersion.DecodeJSON(d), "protocolVersion")
+		return 0, wire.AtKey(v.ProtocolVersion.DecodeJSON(d), "protocolVersion")
 	case "clientCapabilities":
 		v.ClientCapabilities = new(ClientCapabilities)
 		m := d.Mark()
 		if err := v.ClientCapabilities.DecodeJSON(d); err != nil {
 			v.ClientCapabilities = nil
-			return true, wire.AtKey(d.Recover(m, err), "clientCapabilities")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "clientCapabilities")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "clientInfo":
 		if d.TryNull() {
 			v.ClientInfo = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.ClientInfo = new(Implementation)
 		m := d.Mark()
 		if err := v.ClientInfo.DecodeJSON(d); err != nil {
 			v.ClientInfo = nil
-			return true, wire.AtKey(d.Recover(m, err), "clientInfo")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "clientInfo")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *InitializeRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "protocolVersion")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -12054,27 +9122,7 @@ func (v *InitializeRequest) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ClientCapabilities object, keeping unknown members.
 func (v *ClientCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12084,66 +9132,61 @@ func (v *ClientCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ClientCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ClientCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "fs":
 		v.Fs = new(FileSystemCapabilities)
 		m := d.Mark()
 		if err := v.Fs.DecodeJSON(d); err != nil {
 			v.Fs = nil
-			return true, wire.AtKey(d.Recover(m, err), "fs")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "fs")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "terminal":
 		v.Terminal = new(bool)
 		m := d.Mark()
 		if err := wire.DecodeBool(v.Terminal, d); err != nil {
 			v.Terminal = nil
-			return true, wire.AtKey(d.Recover(m, err), "terminal")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "terminal")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "session":
 		if d.TryNull() {
 			v.Session = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Session = new(ClientSessionCapabilities)
 		m := d.Mark()
 		if err := v.Session.DecodeJSON(d); err != nil {
 			v.Session = nil
-			return true, wire.AtKey(d.Recover(m, err), "session")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "session")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "auth":
 		v.Auth = new(AuthCapabilities)
 		m := d.Mark()
 		if err := v.Auth.DecodeJSON(d); err != nil {
 			v.Auth = nil
-			return true, wire.AtKey(d.Recover(m, err), "auth")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "auth")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "elicitation":
 		if d.TryNull() {
 			v.Elicitation = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Elicitation = new(ElicitationCapabilities)
 		m := d.Mark()
 		if err := v.Elicitation.DecodeJSON(d); err != nil {
 			v.Elicitation = nil
-			return true, wire.AtKey(d.Recover(m, err), "elicitation")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "elicitation")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ClientCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -12189,27 +9232,7 @@ func (v *ClientCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one FileSystemCapabilities object, keeping unknown members.
 func (v *FileSystemCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = FileSystemCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12219,34 +9242,29 @@ func (v *FileSystemCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *FileSystemCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *FileSystemCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "readTextFile":
 		v.ReadTextFile = new(bool)
 		m := d.Mark()
 		if err := wire.DecodeBool(v.ReadTextFile, d); err != nil {
 			v.ReadTextFile = nil
-			return true, wire.AtKey(d.Recover(m, err), "readTextFile")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "readTextFile")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "writeTextFile":
 		v.WriteTextFile = new(bool)
 		m := d.Mark()
 		if err := wire.DecodeBool(v.WriteTextFile, d); err != nil {
 			v.WriteTextFile = nil
-			return true, wire.AtKey(d.Recover(m, err), "writeTextFile")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "writeTextFile")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *FileSystemCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -12280,27 +9298,7 @@ func (v *FileSystemCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ClientSessionCapabilities object, keeping unknown members.
 func (v *ClientSessionCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientSessionCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12310,54 +9308,49 @@ func (v *ClientSessionCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ClientSessionCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ClientSessionCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "compaction":
 		if d.TryNull() {
 			v.Compaction = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Compaction = new(CompactionCapabilities)
 		m := d.Mark()
 		if err := v.Compaction.DecodeJSON(d); err != nil {
 			v.Compaction = nil
-			return true, wire.AtKey(d.Recover(m, err), "compaction")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "compaction")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "configOptions":
 		if d.TryNull() {
 			v.ConfigOptions = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.ConfigOptions = new(SessionConfigOptionsCapabilities)
 		m := d.Mark()
 		if err := v.ConfigOptions.DecodeJSON(d); err != nil {
 			v.ConfigOptions = nil
-			return true, wire.AtKey(d.Recover(m, err), "configOptions")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "configOptions")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "notices":
 		if d.TryNull() {
 			v.Notices = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Notices = new(NoticeCapabilities)
 		m := d.Mark()
 		if err := v.Notices.DecodeJSON(d); err != nil {
 			v.Notices = nil
-			return true, wire.AtKey(d.Recover(m, err), "notices")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "notices")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ClientSessionCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -12395,27 +9388,7 @@ func (v *ClientSessionCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one CompactionCapabilities object, keeping unknown members.
 func (v *CompactionCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = CompactionCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12425,14 +9398,9 @@ func (v *CompactionCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CompactionCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CompactionCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CompactionCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -12454,27 +9422,7 @@ func (v *CompactionCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionConfigOptionsCapabilities object, keeping unknown members.
 func (v *SessionConfigOptionsCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigOptionsCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12484,30 +9432,25 @@ func (v *SessionConfigOptionsCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionConfigOptionsCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionConfigOptionsCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "boolean":
 		if d.TryNull() {
 			v.Boolean = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Boolean = new(BooleanConfigOptionCapabilities)
 		m := d.Mark()
 		if err := v.Boolean.DecodeJSON(d); err != nil {
 			v.Boolean = nil
-			return true, wire.AtKey(d.Recover(m, err), "boolean")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "boolean")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionConfigOptionsCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -12537,27 +9480,7 @@ func (v *SessionConfigOptionsCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one BooleanConfigOptionCapabilities object, keeping unknown members.
 func (v *BooleanConfigOptionCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = BooleanConfigOptionCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12567,18 +9490,13 @@ func (v *BooleanConfigOptionCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *BooleanConfigOptionCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *BooleanConfigOptionCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *BooleanConfigOptionCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -12604,27 +9522,7 @@ func (v *BooleanConfigOptionCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one NoticeCapabilities object, keeping unknown members.
 func (v *NoticeCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = NoticeCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12634,14 +9532,9 @@ func (v *NoticeCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *NoticeCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *NoticeCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *NoticeCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -12663,27 +9556,7 @@ func (v *NoticeCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one AuthCapabilities object, keeping unknown members.
 func (v *AuthCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12693,26 +9566,21 @@ func (v *AuthCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AuthCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AuthCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "terminal":
 		v.Terminal = new(bool)
 		m := d.Mark()
 		if err := wire.DecodeBool(v.Terminal, d); err != nil {
 			v.Terminal = nil
-			return true, wire.AtKey(d.Recover(m, err), "terminal")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "terminal")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AuthCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -12742,27 +9610,7 @@ func (v *AuthCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ElicitationCapabilities object, keeping unknown members.
 func (v *ElicitationCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12772,42 +9620,37 @@ func (v *ElicitationCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ElicitationCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ElicitationCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "form":
 		if d.TryNull() {
 			v.Form = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Form = new(ElicitationFormCapabilities)
 		m := d.Mark()
 		if err := v.Form.DecodeJSON(d); err != nil {
 			v.Form = nil
-			return true, wire.AtKey(d.Recover(m, err), "form")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "form")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "url":
 		if d.TryNull() {
 			v.URL = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.URL = new(ElicitationURLCapabilities)
 		m := d.Mark()
 		if err := v.URL.DecodeJSON(d); err != nil {
 			v.URL = nil
-			return true, wire.AtKey(d.Recover(m, err), "url")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "url")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ElicitationCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -12841,27 +9684,7 @@ func (v *ElicitationCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ElicitationFormCapabilities object, keeping unknown members.
 func (v *ElicitationFormCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationFormCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12871,18 +9694,13 @@ func (v *ElicitationFormCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ElicitationFormCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ElicitationFormCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ElicitationFormCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -12908,27 +9726,7 @@ func (v *ElicitationFormCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ElicitationURLCapabilities object, keeping unknown members.
 func (v *ElicitationURLCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationURLCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12938,18 +9736,13 @@ func (v *ElicitationURLCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ElicitationURLCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ElicitationURLCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ElicitationURLCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -12972,30 +9765,12 @@ func (v *ElicitationURLCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAuthenticateRequest = wire.Members{Required: []string{"methodId"}}
+
 // DecodeJSON decodes one AuthenticateRequest object, keeping unknown members.
 func (v *AuthenticateRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthenticateRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthenticateRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13005,24 +9780,15 @@ func (v *AuthenticateRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AuthenticateRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AuthenticateRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "methodId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
+		return 0, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AuthenticateRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "methodId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -13050,27 +9816,7 @@ func (v *AuthenticateRequest) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one LogoutRequest object, keeping unknown members.
 func (v *LogoutRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = LogoutRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13080,18 +9826,13 @@ func (v *LogoutRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *LogoutRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *LogoutRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *LogoutRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -13114,30 +9855,12 @@ func (v *LogoutRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersNewSessionRequest = wire.Members{Required: []string{"cwd", "mcpServers"}}
+
 // DecodeJSON decodes one NewSessionRequest object, keeping unknown members.
 func (v *NewSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = NewSessionRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersNewSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13147,36 +9870,23 @@ func (v *NewSessionRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "cwd":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
+		return 0, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
 	case "additionalDirectories":
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
 	case "mcpServers":
-		seen[0] |= 1 << 1
 		if d.Lenient() && d.TryNull() {
 			v.MCPServers = nil
-			return true, nil
+			return 1, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
+		return 1, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *NewSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "cwd")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "mcpServers")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -13235,35 +9945,35 @@ func (v *MCPServer) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *MCPServer) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *MCPServer) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.HTTP != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.HTTP.decodeField(d, key, seen)
+		return v.HTTP.decodeField(d, key)
 	case v.SSE != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.SSE.decodeField(d, key, seen)
+		return v.SSE.decodeField(d, key)
 	case v.Stdio != nil:
-		return v.Stdio.decodeField(d, key, seen)
+		return v.Stdio.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *MCPServer) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *MCPServer) required(w int) []string {
 	switch {
 	case v.HTTP != nil:
-		return v.HTTP.checkRequired(d, seen)
+		return wire.Level(w, membersMCPServerHTTP.Required)
 	case v.SSE != nil:
-		return v.SSE.checkRequired(d, seen)
+		return wire.Level(w, membersMCPServerSSE.Required)
 	case v.Stdio != nil:
-		return v.Stdio.checkRequired(d, seen)
+		return wire.Level(w, membersMCPServerStdio.Required)
 	}
-	return d.Errorf("no variant of MCPServer selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -13316,27 +10026,7 @@ func (v *MCPServer) decodeObject(d *wire.Decoder, asFallback bool) error {
 			return err
 		}
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13357,30 +10047,12 @@ func (v *MCPServer) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersHTTPHeader = wire.Members{Required: []string{"name", "value"}}
+
 // DecodeJSON decodes one HTTPHeader object, keeping unknown members.
 func (v *HTTPHeader) DecodeJSON(d *wire.Decoder) error {
 	*v = HTTPHeader{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersHTTPHeader, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13390,30 +10062,17 @@ func (v *HTTPHeader) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *HTTPHeader) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *HTTPHeader) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "name":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "value":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Value, d), "value")
+		return 1, wire.AtKey(wire.DecodeString(&v.Value, d), "value")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *HTTPHeader) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "value")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -13440,30 +10099,12 @@ func (v *HTTPHeader) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersMCPServerHTTP = wire.Members{Required: []string{"name", "url", "headers"}}
+
 // DecodeJSON decodes one MCPServerHTTP object, keeping unknown members.
 func (v *MCPServerHTTP) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPServerHTTP{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPServerHTTP, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13473,40 +10114,23 @@ func (v *MCPServerHTTP) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MCPServerHTTP) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MCPServerHTTP) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "name":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "url":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
+		return 1, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
 	case "headers":
-		seen[0] |= 1 << 2
 		if d.Lenient() && d.TryNull() {
 			v.Headers = nil
-			return true, nil
+			return 2, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Headers, false, (*HTTPHeader).DecodeJSON), "headers")
+		return 2, wire.AtKey(wire.DecodeSlice(d, &v.Headers, false, (*HTTPHeader).DecodeJSON), "headers")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MCPServerHTTP) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "url")
-	}
-	if seen[0]&(1<<2) == 0 {
-		return d.Errorf("missing required member %q", "headers")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -13535,30 +10159,12 @@ func (v *MCPServerHTTP) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersMCPServerSSE = wire.Members{Required: []string{"name", "url", "headers"}}
+
 // DecodeJSON decodes one MCPServerSSE object, keeping unknown members.
 func (v *MCPServerSSE) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPServerSSE{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPServerSSE, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13568,40 +10174,23 @@ func (v *MCPServerSSE) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MCPServerSSE) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MCPServerSSE) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "name":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "url":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
+		return 1, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
 	case "headers":
-		seen[0] |= 1 << 2
 		if d.Lenient() && d.TryNull() {
 			v.Headers = nil
-			return true, nil
+			return 2, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Headers, false, (*HTTPHeader).DecodeJSON), "headers")
+		return 2, wire.AtKey(wire.DecodeSlice(d, &v.Headers, false, (*HTTPHeader).DecodeJSON), "headers")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MCPServerSSE) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "url")
-	}
-	if seen[0]&(1<<2) == 0 {
-		return d.Errorf("missing required member %q", "headers")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -13630,30 +10219,12 @@ func (v *MCPServerSSE) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersMCPServerStdio = wire.Members{Required: []string{"name", "command", "args", "env"}}
+
 // DecodeJSON decodes one MCPServerStdio object, keeping unknown members.
 func (v *MCPServerStdio) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPServerStdio{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPServerStdio, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13663,50 +10234,29 @@ func (v *MCPServerStdio) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MCPServerStdio) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MCPServerStdio) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "name":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "command":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Command, d), "command")
+		return 1, wire.AtKey(wire.DecodeString(&v.Command, d), "command")
 	case "args":
-		seen[0] |= 1 << 2
 		if d.Lenient() && d.TryNull() {
 			v.Args = nil
-			return true, nil
+			return 2, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
+		return 2, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
 	case "env":
-		seen[0] |= 1 << 3
 		if d.Lenient() && d.TryNull() {
 			v.Env = nil
-			return true, nil
+			return 3, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
+		return 3, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MCPServerStdio) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "command")
-	}
-	if seen[0]&(1<<2) == 0 {
-		return d.Errorf("missing required member %q", "args")
-	}
-	if seen[0]&(1<<3) == 0 {
-		return d.Errorf("missing required member %q", "env")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -13737,30 +10287,12 @@ func (v *MCPServerStdio) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersLoadSessionRequest = wire.Members{Required: []string{"mcpServers", "cwd", "sessionId"}}
+
 // DecodeJSON decodes one LoadSessionRequest object, keeping unknown members.
 func (v *LoadSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = LoadSessionRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersLoadSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13770,42 +10302,25 @@ func (v *LoadSessionRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *LoadSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *LoadSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "mcpServers":
-		seen[0] |= 1 << 0
 		if d.Lenient() && d.TryNull() {
 			v.MCPServers = nil
-			return true, nil
+			return 0, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
+		return 0, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
 	case "cwd":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
+		return 1, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
 	case "additionalDirectories":
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
 	case "sessionId":
-		seen[0] |= 1 << 2
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 2, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *LoadSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "mcpServers")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "cwd")
-	}
-	if seen[0]&(1<<2) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -13841,27 +10356,7 @@ func (v *LoadSessionRequest) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ListSessionsRequest object, keeping unknown members.
 func (v *ListSessionsRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ListSessionsRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13871,34 +10366,29 @@ func (v *ListSessionsRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ListSessionsRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ListSessionsRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "cwd":
 		if d.TryNull() {
 			v.Cwd = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Cwd = new(string)
-		return true, wire.AtKey(wire.DecodeString(v.Cwd, d), "cwd")
+		return wire.Optional, wire.AtKey(wire.DecodeString(v.Cwd, d), "cwd")
 	case "cursor":
 		if d.TryNull() {
 			v.Cursor = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Cursor = new(string)
-		return true, wire.AtKey(wire.DecodeString(v.Cursor, d), "cursor")
+		return wire.Optional, wire.AtKey(wire.DecodeString(v.Cursor, d), "cursor")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	case "additionalDirectories":
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ListSessionsRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -13933,30 +10423,12 @@ func (v *ListSessionsRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersDeleteSessionRequest = wire.Members{Required: []string{"sessionId"}}
+
 // DecodeJSON decodes one DeleteSessionRequest object, keeping unknown members.
 func (v *DeleteSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = DeleteSessionRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDeleteSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13966,24 +10438,15 @@ func (v *DeleteSessionRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *DeleteSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *DeleteSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *DeleteSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14008,30 +10471,12 @@ func (v *DeleteSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersResumeSessionRequest = wire.Members{Required: []string{"sessionId", "cwd"}}
+
 // DecodeJSON decodes one ResumeSessionRequest object, keeping unknown members.
 func (v *ResumeSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ResumeSessionRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersResumeSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14041,38 +10486,25 @@ func (v *ResumeSessionRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ResumeSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ResumeSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "cwd":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
+		return 1, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
 	case "additionalDirectories":
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
 	case "mcpServers":
 		if d.Lenient() && d.TryNull() {
 			v.MCPServers = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ResumeSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "cwd")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14107,30 +10539,12 @@ func (v *ResumeSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCloseSessionRequest = wire.Members{Required: []string{"sessionId"}}
+
 // DecodeJSON decodes one CloseSessionRequest object, keeping unknown members.
 func (v *CloseSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = CloseSessionRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCloseSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14140,24 +10554,15 @@ func (v *CloseSessionRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CloseSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CloseSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CloseSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14182,30 +10587,12 @@ func (v *CloseSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSetSessionModeRequest = wire.Members{Required: []string{"sessionId", "modeId"}}
+
 // DecodeJSON decodes one SetSessionModeRequest object, keeping unknown members.
 func (v *SetSessionModeRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionModeRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionModeRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14215,30 +10602,17 @@ func (v *SetSessionModeRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SetSessionModeRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SetSessionModeRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "modeId":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.ModeID.DecodeJSON(d), "modeId")
+		return 1, wire.AtKey(v.ModeID.DecodeJSON(d), "modeId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SetSessionModeRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "modeId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14265,6 +10639,8 @@ func (v *SetSessionModeRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSetSessionConfigOptionRequest = wire.Members{Required: []string{"sessionId", "configId"}}
+
 // DecodeJSON decodes one SetSessionConfigOptionRequest object, keeping unknown members. When the tagged variant fails, the object is retried as ValueID, as anyOf allows.
 func (v *SetSessionConfigOptionRequest) DecodeJSON(d *wire.Decoder) error {
 	m := d.Mark()
@@ -14287,27 +10663,7 @@ func (v *SetSessionConfigOptionRequest) decodeObject(d *wire.Decoder, asFallback
 			return err
 		}
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequest, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14317,30 +10673,25 @@ func (v *SetSessionConfigOptionRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SetSessionConfigOptionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SetSessionConfigOptionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "configId":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.ConfigID.DecodeJSON(d), "configId")
+		return 1, wire.AtKey(v.ConfigID.DecodeJSON(d), "configId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return v.Type.decodeField(d, key, seen[1:])
+	return wire.Inner(v.Type.decodeField(d, key))
 }
 
-// checkRequired reports the first required member that decoding did not see.
-func (v *SetSessionConfigOptionRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
+// required names the required members of level w: v's own, then the selected variant's.
+func (v *SetSessionConfigOptionRequest) required(w int) []string {
+	if w == 0 {
+		return membersSetSessionConfigOptionRequest.Required
 	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "configId")
-	}
-	return v.Type.checkRequired(d, seen[1:])
+	return v.Type.required(w - 1)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -14387,28 +10738,28 @@ func (v *SetSessionConfigOptionRequestType) selectVariant(d *wire.Decoder) error
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *SetSessionConfigOptionRequestType) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *SetSessionConfigOptionRequestType) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Boolean != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Boolean.decodeField(d, key, seen)
+		return v.Boolean.decodeField(d, key)
 	case v.ValueID != nil:
-		return v.ValueID.decodeField(d, key, seen)
+		return v.ValueID.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *SetSessionConfigOptionRequestType) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *SetSessionConfigOptionRequestType) required(w int) []string {
 	switch {
 	case v.Boolean != nil:
-		return v.Boolean.checkRequired(d, seen)
+		return wire.Level(w, membersSetSessionConfigOptionRequestTypeBoolean.Required)
 	case v.ValueID != nil:
-		return v.ValueID.checkRequired(d, seen)
+		return wire.Level(w, membersSetSessionConfigOptionRequestTypeValueID.Required)
 	}
-	return d.Errorf("no variant of SetSessionConfigOptionRequestType selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -14434,30 +10785,12 @@ func (v *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSetSessionConfigOptionRequestTypeBoolean = wire.Members{Required: []string{"value"}}
+
 // DecodeJSON decodes one SetSessionConfigOptionRequestTypeBoolean object, keeping unknown members.
 func (v *SetSessionConfigOptionRequestTypeBoolean) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionConfigOptionRequestTypeBoolean{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequestTypeBoolean, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14467,22 +10800,13 @@ func (v *SetSessionConfigOptionRequestTypeBoolean) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SetSessionConfigOptionRequestTypeBoolean) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SetSessionConfigOptionRequestTypeBoolean) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "value":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeBool(&v.Value, d), "value")
+		return 0, wire.AtKey(wire.DecodeBool(&v.Value, d), "value")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SetSessionConfigOptionRequestTypeBoolean) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "value")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14503,30 +10827,12 @@ func (v *SetSessionConfigOptionRequestTypeBoolean) UnmarshalJSON(data []byte) er
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSetSessionConfigOptionRequestTypeValueID = wire.Members{Required: []string{"value"}}
+
 // DecodeJSON decodes one SetSessionConfigOptionRequestTypeValueID object, keeping unknown members.
 func (v *SetSessionConfigOptionRequestTypeValueID) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionConfigOptionRequestTypeValueID{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequestTypeValueID, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14536,22 +10842,13 @@ func (v *SetSessionConfigOptionRequestTypeValueID) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SetSessionConfigOptionRequestTypeValueID) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SetSessionConfigOptionRequestTypeValueID) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "value":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Value.DecodeJSON(d), "value")
+		return 0, wire.AtKey(v.Value.DecodeJSON(d), "value")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SetSessionConfigOptionRequestTypeValueID) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "value")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14572,30 +10869,12 @@ func (v *SetSessionConfigOptionRequestTypeValueID) UnmarshalJSON(data []byte) er
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersPromptRequest = wire.Members{Required: []string{"sessionId", "prompt"}}
+
 // DecodeJSON decodes one PromptRequest object, keeping unknown members.
 func (v *PromptRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = PromptRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPromptRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14605,32 +10884,19 @@ func (v *PromptRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "prompt":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Prompt, false, (*ContentBlock).DecodeJSON), "prompt")
+		return 1, wire.AtKey(wire.DecodeSlice(d, &v.Prompt, false, (*ContentBlock).DecodeJSON), "prompt")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	case "runtimeContext":
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.RuntimeContext, false, (*RuntimeContextItem).DecodeJSON), "runtimeContext")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.RuntimeContext, false, (*RuntimeContextItem).DecodeJSON), "runtimeContext")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PromptRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "prompt")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14687,25 +10953,25 @@ func (v *ClientResponse) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *ClientResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *ClientResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Result != nil:
-		return v.Result.decodeField(d, key, seen)
+		return v.Result.decodeField(d, key)
 	case v.Error != nil:
-		return v.Error.decodeField(d, key, seen)
+		return v.Error.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *ClientResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *ClientResponse) required(w int) []string {
 	switch {
 	case v.Result != nil:
-		return v.Result.checkRequired(d, seen)
+		return wire.Level(w, membersClientResponseResult.Required)
 	case v.Error != nil:
-		return v.Error.checkRequired(d, seen)
+		return wire.Level(w, membersClientResponseError.Required)
 	}
-	return d.Errorf("no variant of ClientResponse selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -14736,27 +11002,7 @@ func (v *ClientResponse) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14777,30 +11023,12 @@ func (v *ClientResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersClientResponseResult = wire.Members{Required: []string{"id", "result"}}
+
 // DecodeJSON decodes one ClientResponseResult object, keeping unknown members.
 func (v *ClientResponseResult) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientResponseResult{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientResponseResult, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14810,28 +11038,15 @@ func (v *ClientResponseResult) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ClientResponseResult) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ClientResponseResult) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "result":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
+		return 1, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ClientResponseResult) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "id")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "result")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14854,30 +11069,12 @@ func (v *ClientResponseResult) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersClientResponseError = wire.Members{Required: []string{"id", "error"}}
+
 // DecodeJSON decodes one ClientResponseError object, keeping unknown members.
 func (v *ClientResponseError) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientResponseError{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientResponseError, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14887,28 +11084,15 @@ func (v *ClientResponseError) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ClientResponseError) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ClientResponseError) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "error":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Error.DecodeJSON(d), "error")
+		return 1, wire.AtKey(v.Error.DecodeJSON(d), "error")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ClientResponseError) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "id")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "error")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14934,27 +11118,7 @@ func (v *ClientResponseError) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one WriteTextFileResponse object, keeping unknown members.
 func (v *WriteTextFileResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = WriteTextFileResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14964,18 +11128,13 @@ func (v *WriteTextFileResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *WriteTextFileResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *WriteTextFileResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *WriteTextFileResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14998,30 +11157,12 @@ func (v *WriteTextFileResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersReadTextFileResponse = wire.Members{Required: []string{"content"}}
+
 // DecodeJSON decodes one ReadTextFileResponse object, keeping unknown members.
 func (v *ReadTextFileResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = ReadTextFileResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersReadTextFileResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15031,24 +11172,15 @@ func (v *ReadTextFileResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ReadTextFileResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ReadTextFileResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "content":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
+		return 0, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ReadTextFileResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "content")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -15073,30 +11205,12 @@ func (v *ReadTextFileResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersRequestPermissionResponse = wire.Members{Required: []string{"outcome"}}
+
 // DecodeJSON decodes one RequestPermissionResponse object, keeping unknown members.
 func (v *RequestPermissionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = RequestPermissionResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRequestPermissionResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15106,24 +11220,15 @@ func (v *RequestPermissionResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *RequestPermissionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *RequestPermissionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "outcome":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Outcome.DecodeJSON(d), "outcome")
+		return 0, wire.AtKey(v.Outcome.DecodeJSON(d), "outcome")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *RequestPermissionResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "outcome")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -15177,38 +11282,36 @@ func (v *RequestPermissionOutcome) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *RequestPermissionOutcome) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *RequestPermissionOutcome) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Cancelled != nil:
 		if string(key) == "outcome" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Cancelled.decodeField(d, key, seen)
+		return v.Cancelled.decodeField(d, key)
 	case v.Selected != nil:
 		if string(key) == "outcome" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Selected.decodeField(d, key, seen)
+		return v.Selected.decodeField(d, key)
 	case v.Unknown != nil:
 		if string(key) == "outcome" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return false, nil
+		return wire.NotMember, nil
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *RequestPermissionOutcome) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *RequestPermissionOutcome) required(w int) []string {
 	switch {
 	case v.Cancelled != nil:
-		return v.Cancelled.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Selected != nil:
-		return v.Selected.checkRequired(d, seen)
-	case v.Unknown != nil:
-		return nil
+		return wire.Level(w, membersSelectedPermissionOutcome.Required)
 	}
-	return d.Errorf("no variant of RequestPermissionOutcome selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -15245,27 +11348,7 @@ func (v *RequestPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15289,27 +11372,7 @@ func (v *RequestPermissionOutcome) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one RequestPermissionOutcomeCancelled object, keeping unknown members.
 func (v *RequestPermissionOutcomeCancelled) DecodeJSON(d *wire.Decoder) error {
 	*v = RequestPermissionOutcomeCancelled{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15319,14 +11382,9 @@ func (v *RequestPermissionOutcomeCancelled) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *RequestPermissionOutcomeCancelled) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *RequestPermissionOutcomeCancelled) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *RequestPermissionOutcomeCancelled) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -15345,30 +11403,12 @@ func (v *RequestPermissionOutcomeCancelled) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSelectedPermissionOutcome = wire.Members{Required: []string{"optionId"}}
+
 // DecodeJSON decodes one SelectedPermissionOutcome object, keeping unknown members.
 func (v *SelectedPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
 	*v = SelectedPermissionOutcome{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSelectedPermissionOutcome, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15378,24 +11418,15 @@ func (v *SelectedPermissionOutcome) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SelectedPermissionOutcome) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SelectedPermissionOutcome) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "optionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.OptionID.DecodeJSON(d), "optionId")
+		return 0, wire.AtKey(v.OptionID.DecodeJSON(d), "optionId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SelectedPermissionOutcome) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "optionId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -15420,30 +11451,12 @@ func (v *SelectedPermissionOutcome) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCreateTerminalResponse = wire.Members{Required: []string{"terminalId"}}
+
 // DecodeJSON decodes one CreateTerminalResponse object, keeping unknown members.
 func (v *CreateTerminalResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = CreateTerminalResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateTerminalResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15453,24 +11466,15 @@ func (v *CreateTerminalResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CreateTerminalResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CreateTerminalResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "terminalId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
+		return 0, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CreateTerminalResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "terminalId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -15495,30 +11499,12 @@ func (v *CreateTerminalResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersTerminalOutputResponse = wire.Members{Required: []string{"output", "truncated"}}
+
 // DecodeJSON decodes one TerminalOutputResponse object, keeping unknown members.
 func (v *TerminalOutputResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalOutputResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminalOutputResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15528,42 +11514,29 @@ func (v *TerminalOutputResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *TerminalOutputResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *TerminalOutputResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "output":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Output, d), "output")
+		return 0, wire.AtKey(wire.DecodeString(&v.Output, d), "output")
 	case "truncated":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeBool(&v.Truncated, d), "truncated")
+		return 1, wire.AtKey(wire.DecodeBool(&v.Truncated, d), "truncated")
 	case "exitStatus":
 		if d.TryNull() {
 			v.ExitStatus = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.ExitStatus = new(TerminalExitStatus)
 		m := d.Mark()
 		if err := v.ExitStatus.DecodeJSON(d); err != nil {
 			v.ExitStatus = nil
-			return true, wire.AtKey(d.Recover(m, err), "exitStatus")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "exitStatus")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *TerminalOutputResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "output")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "truncated")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -15597,27 +11570,7 @@ func (v *TerminalOutputResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one TerminalExitStatus object, keeping unknown members.
 func (v *TerminalExitStatus) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalExitStatus{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15627,42 +11580,37 @@ func (v *TerminalExitStatus) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *TerminalExitStatus) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *TerminalExitStatus) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "exitCode":
 		if d.TryNull() {
 			v.ExitCode = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.ExitCode = new(uint32)
 		m := d.Mark()
 		if err := wire.DecodeUint32(v.ExitCode, d); err != nil {
 			v.ExitCode = nil
-			return true, wire.AtKey(d.Recover(m, err), "exitCode")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "exitCode")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "signal":
 		if d.TryNull() {
 			v.Signal = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Signal = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Signal, d); err != nil {
 			v.Signal = nil
-			return true, wire.AtKey(d.Recover(m, err), "signal")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "signal")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *TerminalExitStatus) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -15696,27 +11644,7 @@ func (v *TerminalExitStatus) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ReleaseTerminalResponse object, keeping unknown members.
 func (v *ReleaseTerminalResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = ReleaseTerminalResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15726,18 +11654,13 @@ func (v *ReleaseTerminalResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ReleaseTerminalResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ReleaseTerminalResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ReleaseTerminalResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -15763,27 +11686,7 @@ func (v *ReleaseTerminalResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one WaitForTerminalExitResponse object, keeping unknown members.
 func (v *WaitForTerminalExitResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = WaitForTerminalExitResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15793,42 +11696,37 @@ func (v *WaitForTerminalExitResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *WaitForTerminalExitResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *WaitForTerminalExitResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "exitCode":
 		if d.TryNull() {
 			v.ExitCode = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.ExitCode = new(uint32)
 		m := d.Mark()
 		if err := wire.DecodeUint32(v.ExitCode, d); err != nil {
 			v.ExitCode = nil
-			return true, wire.AtKey(d.Recover(m, err), "exitCode")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "exitCode")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "signal":
 		if d.TryNull() {
 			v.Signal = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Signal = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Signal, d); err != nil {
 			v.Signal = nil
-			return true, wire.AtKey(d.Recover(m, err), "signal")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "signal")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *WaitForTerminalExitResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -15862,27 +11760,7 @@ func (v *WaitForTerminalExitResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one KillTerminalResponse object, keeping unknown members.
 func (v *KillTerminalResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = KillTerminalResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15892,18 +11770,13 @@ func (v *KillTerminalResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *KillTerminalResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *KillTerminalResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *KillTerminalResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -15932,27 +11805,7 @@ func (v *CreateElicitationResponse) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15962,18 +11815,21 @@ func (v *CreateElicitationResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CreateElicitationResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CreateElicitationResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return v.Action.decodeField(d, key, seen[1:])
+	return wire.Inner(v.Action.decodeField(d, key))
 }
 
-// checkRequired reports the first required member that decoding did not see.
-func (v *CreateElicitationResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return v.Action.checkRequired(d, seen[1:])
+// required names the required members of level w: v's own, then the selected variant's.
+func (v *CreateElicitationResponse) required(w int) []string {
+	if w == 0 {
+		return nil
+	}
+	return v.Action.required(w - 1)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -16020,42 +11876,42 @@ func (v *CreateElicitationResponseAction) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *CreateElicitationResponseAction) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *CreateElicitationResponseAction) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Accept != nil:
 		if string(key) == "action" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Accept.decodeField(d, key, seen)
+		return v.Accept.decodeField(d, key)
 	case v.Decline != nil:
 		if string(key) == "action" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Decline.decodeField(d, key, seen)
+		return v.Decline.decodeField(d, key)
 	case v.Cancel != nil:
 		if string(key) == "action" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Cancel.decodeField(d, key, seen)
+		return v.Cancel.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *CreateElicitationResponseAction) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *CreateElicitationResponseAction) required(w int) []string {
 	switch {
 	case v.Accept != nil:
-		return v.Accept.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Decline != nil:
-		return v.Decline.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Cancel != nil:
-		return v.Cancel.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersCreateElicitationResponseActionOther.Required)
 	}
-	return d.Errorf("no variant of CreateElicitationResponseAction selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -16090,27 +11946,7 @@ func (v *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one CreateElicitationResponseActionDecline object, keeping unknown members.
 func (v *CreateElicitationResponseActionDecline) DecodeJSON(d *wire.Decoder) error {
 	*v = CreateElicitationResponseActionDecline{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16120,14 +11956,9 @@ func (v *CreateElicitationResponseActionDecline) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CreateElicitationResponseActionDecline) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CreateElicitationResponseActionDecline) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CreateElicitationResponseActionDecline) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -16149,27 +11980,7 @@ func (v *CreateElicitationResponseActionDecline) UnmarshalJSON(data []byte) erro
 // DecodeJSON decodes one CreateElicitationResponseActionCancel object, keeping unknown members.
 func (v *CreateElicitationResponseActionCancel) DecodeJSON(d *wire.Decoder) error {
 	*v = CreateElicitationResponseActionCancel{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16179,14 +11990,9 @@ func (v *CreateElicitationResponseActionCancel) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CreateElicitationResponseActionCancel) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CreateElicitationResponseActionCancel) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CreateElicitationResponseActionCancel) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -16205,30 +12011,12 @@ func (v *CreateElicitationResponseActionCancel) UnmarshalJSON(data []byte) error
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCreateElicitationResponseActionOther = wire.Members{Required: []string{"action"}}
+
 // DecodeJSON decodes one CreateElicitationResponseActionOther object, keeping unknown members.
 func (v *CreateElicitationResponseActionOther) DecodeJSON(d *wire.Decoder) error {
 	*v = CreateElicitationResponseActionOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateElicitationResponseActionOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16238,22 +12026,13 @@ func (v *CreateElicitationResponseActionOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CreateElicitationResponseActionOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CreateElicitationResponseActionOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "action":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Action, d), "action")
+		return 0, wire.AtKey(wire.DecodeString(&v.Action, d), "action")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CreateElicitationResponseActionOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "action")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -16372,27 +12151,7 @@ func (v *ElicitationContentValue) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ElicitationAcceptAction object, keeping unknown members.
 func (v *ElicitationAcceptAction) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationAcceptAction{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16402,22 +12161,17 @@ func (v *ElicitationAcceptAction) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ElicitationAcceptAction) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ElicitationAcceptAction) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "content":
 		if d.TryNull() {
 			v.Content = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeMap(d, &v.Content, (*ElicitationContentValue).DecodeJSON), "content")
+		return wire.Optional, wire.AtKey(wire.DecodeMap(d, &v.Content, (*ElicitationContentValue).DecodeJSON), "content")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ElicitationAcceptAction) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -16440,30 +12194,12 @@ func (v *ElicitationAcceptAction) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersClientNotification = wire.Members{Required: []string{"method"}}
+
 // DecodeJSON decodes one ClientNotification object, keeping unknown members.
 func (v *ClientNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientNotification{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16473,28 +12209,19 @@ func (v *ClientNotification) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ClientNotification) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ClientNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "method":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
+		return 0, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
+		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ClientNotification) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "method")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -16519,30 +12246,12 @@ func (v *ClientNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCancelNotification = wire.Members{Required: []string{"sessionId"}}
+
 // DecodeJSON decodes one CancelNotification object, keeping unknown members.
 func (v *CancelNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = CancelNotification{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16552,24 +12261,15 @@ func (v *CancelNotification) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CancelNotification) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CancelNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CancelNotification) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -16594,30 +12294,12 @@ func (v *CancelNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCancelRequestNotification = wire.Members{Required: []string{"requestId"}}
+
 // DecodeJSON decodes one CancelRequestNotification object, keeping unknown members.
 func (v *CancelRequestNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = CancelRequestNotification{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelRequestNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16627,24 +12309,15 @@ func (v *CancelRequestNotification) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CancelRequestNotification) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CancelRequestNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "requestId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
+		return 0, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CancelRequestNotification) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "requestId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -16672,27 +12345,7 @@ func (v *CancelRequestNotification) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionRuntimeContextCapabilities object, keeping unknown members.
 func (v *SessionRuntimeContextCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionRuntimeContextCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16702,18 +12355,13 @@ func (v *SessionRuntimeContextCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionRuntimeContextCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionRuntimeContextCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionRuntimeContextCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -16736,30 +12384,12 @@ func (v *SessionRuntimeContextCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersRuntimeContextItem = wire.Members{Required: []string{"text"}}
+
 // DecodeJSON decodes one RuntimeContextItem object, keeping unknown members.
 func (v *RuntimeContextItem) DecodeJSON(d *wire.Decoder) error {
 	*v = RuntimeContextItem{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRuntimeContextItem, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16769,25 +12399,16 @@ func (v *RuntimeContextItem) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *RuntimeContextItem) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *RuntimeContextItem) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "title":
 		v.Title = new(string)
-		return true, wire.AtKey(wire.DecodeString(v.Title, d), "title")
+		return wire.Optional, wire.AtKey(wire.DecodeString(v.Title, d), "title")
 	case "text":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
+		return 0, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *RuntimeContextItem) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "text")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.

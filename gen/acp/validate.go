@@ -1218,9 +1218,7 @@ func (x *ElicitationURLMode) Validate() error {
 }
 func (x *ElicitationURLMode) validate(v *wire.Validator) {
 	v.Push("url")
-	if !wire.IsURI(x.URL) {
-		v.Add("must be an absolute URI")
-	}
+	stringRule0.Check(v, x.URL)
 	v.Pop()
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "elicitationId", "url")
@@ -2031,23 +2029,13 @@ func (x *SessionInfo) Validate() error {
 }
 func (x *SessionInfo) validate(v *wire.Validator) {
 	v.Push("cwd")
-	if wire.RuneCount(x.Cwd) < 1 {
-		v.Add("must be at least 1 character long")
-	}
-	if !pattern0.MatchString(x.Cwd) {
-		v.Add("must be an absolute path")
-	}
+	stringRule1.Check(v, x.Cwd)
 	v.Pop()
 	if x.AdditionalDirectories != nil {
 		v.Push("additionalDirectories")
 		for i := range x.AdditionalDirectories {
 			v.PushIndex(i)
-			if wire.RuneCount(x.AdditionalDirectories[i]) < 1 {
-				v.Add("must be at least 1 character long")
-			}
-			if !pattern0.MatchString(x.AdditionalDirectories[i]) {
-				v.Add("must be an absolute path")
-			}
+			stringRule1.Check(v, x.AdditionalDirectories[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -2718,9 +2706,7 @@ func (x *Notice) Validate() error {
 }
 func (x *Notice) validate(v *wire.Validator) {
 	v.Push("title")
-	if wire.RuneCount(x.Title) < 1 {
-		v.Add("must be at least 1 character long")
-	}
+	stringRule2.Check(v, x.Title)
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
@@ -3136,23 +3122,13 @@ func (x *NewSessionRequest) Validate() error {
 }
 func (x *NewSessionRequest) validate(v *wire.Validator) {
 	v.Push("cwd")
-	if wire.RuneCount(x.Cwd) < 1 {
-		v.Add("must be at least 1 character long")
-	}
-	if !pattern0.MatchString(x.Cwd) {
-		v.Add("must be an absolute path")
-	}
+	stringRule1.Check(v, x.Cwd)
 	v.Pop()
 	if x.AdditionalDirectories != nil {
 		v.Push("additionalDirectories")
 		for i := range x.AdditionalDirectories {
 			v.PushIndex(i)
-			if wire.RuneCount(x.AdditionalDirectories[i]) < 1 {
-				v.Add("must be at least 1 character long")
-			}
-			if !pattern0.MatchString(x.AdditionalDirectories[i]) {
-				v.Add("must be an absolute path")
-			}
+			stringRule1.Check(v, x.AdditionalDirectories[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -3303,23 +3279,13 @@ func (x *LoadSessionRequest) validate(v *wire.Validator) {
 	}
 	v.Pop()
 	v.Push("cwd")
-	if wire.RuneCount(x.Cwd) < 1 {
-		v.Add("must be at least 1 character long")
-	}
-	if !pattern0.MatchString(x.Cwd) {
-		v.Add("must be an absolute path")
-	}
+	stringRule1.Check(v, x.Cwd)
 	v.Pop()
 	if x.AdditionalDirectories != nil {
 		v.Push("additionalDirectories")
 		for i := range x.AdditionalDirectories {
 			v.PushIndex(i)
-			if wire.RuneCount(x.AdditionalDirectories[i]) < 1 {
-				v.Add("must be at least 1 character long")
-			}
-			if !pattern0.MatchString(x.AdditionalDirectories[i]) {
-				v.Add("must be an absolute path")
-			}
+			stringRule1.Check(v, x.AdditionalDirectories[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -3343,12 +3309,7 @@ func (x *ListSessionsRequest) Validate() error {
 func (x *ListSessionsRequest) validate(v *wire.Validator) {
 	if x.Cwd != nil {
 		v.Push("cwd")
-		if wire.RuneCount(*x.Cwd) < 1 {
-			v.Add("must be at least 1 character long")
-		}
-		if !pattern0.MatchString(*x.Cwd) {
-			v.Add("must be an absolute path")
-		}
+		stringRule1.Check(v, *x.Cwd)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -3360,12 +3321,7 @@ func (x *ListSessionsRequest) validate(v *wire.Validator) {
 		v.Push("additionalDirectories")
 		for i := range x.AdditionalDirectories {
 			v.PushIndex(i)
-			if wire.RuneCount(x.AdditionalDirectories[i]) < 1 {
-				v.Add("must be at least 1 character long")
-			}
-			if !pattern0.MatchString(x.AdditionalDirectories[i]) {
-				v.Add("must be an absolute path")
-			}
+			stringRule1.Check(v, x.AdditionalDirectories[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -3400,23 +3356,13 @@ func (x *ResumeSessionRequest) Validate() error {
 }
 func (x *ResumeSessionRequest) validate(v *wire.Validator) {
 	v.Push("cwd")
-	if wire.RuneCount(x.Cwd) < 1 {
-		v.Add("must be at least 1 character long")
-	}
-	if !pattern0.MatchString(x.Cwd) {
-		v.Add("must be an absolute path")
-	}
+	stringRule1.Check(v, x.Cwd)
 	v.Pop()
 	if x.AdditionalDirectories != nil {
 		v.Push("additionalDirectories")
 		for i := range x.AdditionalDirectories {
 			v.PushIndex(i)
-			if wire.RuneCount(x.AdditionalDirectories[i]) < 1 {
-				v.Add("must be at least 1 character long")
-			}
-			if !pattern0.MatchString(x.AdditionalDirectories[i]) {
-				v.Add("must be an absolute path")
-			}
+			stringRule1.Check(v, x.AdditionalDirectories[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -4050,3 +3996,10 @@ func (x *RuntimeContextItem) validate(v *wire.Validator) {
 }
 
 var pattern0 = regexp.MustCompile("^(/|[A-Za-z]:[\\\\/]|\\\\\\\\[^\\\\/]+[\\\\/][^\\\\/]+)")
+var stringRule0 = wire.StringRule{URI: true}
+var stringRule1 = wire.StringRule{
+	MinLength:   1,
+	Pattern:     pattern0,
+	PatternWhat: "an absolute path",
+}
+var stringRule2 = wire.StringRule{MinLength: 1}

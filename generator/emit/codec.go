@@ -318,8 +318,8 @@ func objectFallback(t *ir.Type, union bool) (fallback *ir.Variant, holder *jen.S
 }
 
 // decodeObjectBody decodes one object of t into v: the union's variant
-// selected first (or, asFallback, the fallback set up), then every member,
-// unknown ones kept, and the required ones checked.
+// selected first (or, asFallback, the fallback set up), then the members,
+// through the runtime's one object loop.
 func decodeObjectBody(t *ir.Type, union bool, fallback *ir.Variant, holder *jen.Statement) []jen.Code {
 	var pre []jen.Code
 	pre = append(pre, jen.Op("*").Id("v").Op("=").Id(t.Name).Values())
@@ -339,40 +339,54 @@ func decodeObjectBody(t *ir.Type, union bool, fallback *ir.Variant, holder *jen.
 	if union {
 		sink = jen.Id("v").Dot("unknownSink").Call()
 	}
-	seen := jen.Id("seen").Index(jen.Empty(), jen.Empty())
-	decodeField := jen.Id("v").Dot("decodeField").Call(jen.Id("d"), jen.Id("key"), seen.Clone())
-	head := []jen.Code{
-		jen.If(jen.Err().Op(":=").Id("d").Dot("BeginObject").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-		jen.Var().Id("seen").Index(jen.Lit(seenDepth)).Uint64(),
+	var members, required jen.Code = jen.Nil(), jen.Nil()
+	if hasMembersTable(t) {
+		members = jen.Op("&").Id(membersTable(t))
 	}
-	var take, tail []jen.Code
-	take = append(take, jen.List(jen.Id("handled"), jen.Err()).Op(":=").Add(decodeField))
-	if n := len(aliasedFields(t)); n > 0 && !union {
-		// Aliases come first, so the member's own name is noted before decodeField reads it.
-		table, hits := jen.Id(aliasTable(t)), jen.Id("hits").Index(jen.Empty(), jen.Empty())
-		head = append(head, jen.Var().Id("hits").Index(jen.Lit(n)).Add(wq("AliasHit")))
-		take = []jen.Code{
-			jen.List(jen.Id("handled"), jen.Err()).Op(":=").Add(table.Clone()).Dot("Take").Call(jen.Id("d"), jen.Id("key"), hits.Clone()),
-			jen.If(jen.Err().Op("==").Nil().Op("&&").Op("!").Id("handled")).Block(jen.List(jen.Id("handled"), jen.Err()).Op("=").Add(decodeField)),
+	if t.Union != nil {
+		required = jen.Id("v").Dot("required")
+	}
+	return append(pre, jen.Return(wq("DecodeObject").Call(jen.Id("d"), sink, jen.Id("v").Dot("decodeField"), members, required)))
+}
+
+// requiredNames are the JSON names of t's own required members, by slot.
+func requiredNames(t *ir.Type) []string {
+	var out []string
+	for _, fl := range t.Fields {
+		if fl.Required {
+			out = append(out, fl.JSON)
 		}
-		tail = append(tail, jen.If(jen.Err().Op(":=").Add(table).Dot("Resolve").Call(jen.Id("d"), hits,
-			jen.Func().Params(jen.Id("member").Index().Byte()).Params(jen.Bool(), jen.Error()).Block(
-				jen.Return(jen.Id("v").Dot("decodeField").Call(jen.Id("d"), jen.Id("member"), seen.Clone())))),
-			jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())))
 	}
-	loop := append([]jen.Code{
-		jen.List(jen.Id("key"), jen.Id("ok"), jen.Err()).Op(":=").Id("d").Dot("NextKey").Call(),
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-		jen.If(jen.Op("!").Id("ok")).Block(jen.Break()),
-	}, take...)
-	loop = append(loop,
-		jen.If(jen.Err().Op("==").Nil().Op("&&").Op("!").Id("handled")).Block(jen.Err().Op("=").Id("d").Dot("KeepUnknown").Call(jen.Id("key"), sink)),
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-	)
-	out := append(pre, head...)
-	out = append(out, jen.For().Block(loop...))
-	out = append(out, tail...)
-	return append(out, jen.Return(jen.Id("v").Dot("checkRequired").Call(jen.Id("d"), seen)))
+	return out
+}
+
+// hasMembersTable says whether struct t has a wire.Members table: required
+// members or aliases.
+func hasMembersTable(t *ir.Type) bool {
+	return t.Kind == ir.Struct && (len(requiredNames(t)) > 0 || len(aliasedFields(t)) > 0)
+}
+
+// membersTable names the package variable holding t's wire.Members.
+func membersTable(t *ir.Type) string { return "members" + t.Name }
+
+// membersTableDecl declares t's wire.Members: its required members by slot
+// and its alias table.
+func membersTableDecl(f *jen.File, t *ir.Type) {
+	if !hasMembersTable(t) {
+		return
+	}
+	vals := jen.Dict{}
+	if names := requiredNames(t); len(names) > 0 {
+		var lits []jen.Code
+		for _, n := range names {
+			lits = append(lits, jen.Lit(n))
+		}
+		vals[jen.Id("Required")] = jen.Index().String().Values(lits...)
+	}
+	if len(aliasedFields(t)) > 0 {
+		vals[jen.Id("Aliases")] = jen.Id(aliasTable(t))
+	}
+	f.Var().Id(membersTable(t)).Op("=").Add(wq("Members")).Values(vals)
 }
 
 // aliasedFields are t's members that have other names.
@@ -408,41 +422,34 @@ func aliasTableDecl(f *jen.File, t *ir.Type) {
 
 func (e *emitter) structCodec(f *jen.File, t *ir.Type) {
 	aliasTableDecl(f, t)
+	membersTableDecl(f, t)
 	e.objectEntry(f, t, false)
 	// decodeField
 	var cases []jen.Code
-	bit := 0
+	slot := 0
 	for _, fl := range t.Fields {
-		cases = append(cases, jen.Case(jen.Lit(fl.JSON)).Block(e.fieldDecode(fl, &bit)...))
+		cases = append(cases, jen.Case(jen.Lit(fl.JSON)).Block(e.fieldDecode(fl, &slot)...))
 	}
-	var tail jen.Code = jen.Return(jen.False(), jen.Nil())
+	var tail jen.Code = jen.Return(wq("NotMember"), jen.Nil())
 	if t.Union != nil {
-		tail = jen.Return(jen.Id("v").Dot(t.Union.FieldName()).Dot("decodeField").Call(jen.Id("d"), jen.Id("key"), jen.Id("seen").Index(jen.Lit(1), jen.Empty())))
+		tail = jen.Return(wq("Inner").Call(jen.Id("v").Dot(t.Union.FieldName()).Dot("decodeField").Call(jen.Id("d"), jen.Id("key"))))
 	}
 	var sw jen.Code = jen.Null()
 	if len(cases) > 0 {
 		sw = jen.Switch(jen.String().Call(jen.Id("key"))).Block(cases...)
 	}
-	f.Comment("decodeField decodes the member named key; it reports false for a member it does not declare.")
-	f.Func().Add(recv(t.Name)).Id("decodeField").Params(decoderParam(), jen.Id("key").Index().Byte(), jen.Id("seen").Index().Uint64()).Params(jen.Bool(), jen.Error()).Block(sw, tail)
-	// checkRequired
-	var checks []jen.Code
-	bit = 0
-	for _, fl := range t.Fields {
-		if fl.Required {
-			checks = append(checks, jen.If(jen.Id("seen").Index(jen.Lit(0)).Op("&").Parens(jen.Lit(1).Op("<<").Lit(bit)).Op("==").Lit(0)).Block(
-				jen.Return(jen.Id("d").Dot("Errorf").Call(jen.Lit("missing required member %q"), jen.Lit(fl.JSON))),
-			))
-			bit++
-		}
-	}
+	f.Comment("decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.")
+	f.Func().Add(recv(t.Name)).Id("decodeField").Params(decoderParam(), jen.Id("key").Index().Byte()).Params(jen.Int(), jen.Error()).Block(sw, tail)
 	if t.Union != nil {
-		checks = append(checks, jen.Return(jen.Id("v").Dot(t.Union.FieldName()).Dot("checkRequired").Call(jen.Id("d"), jen.Id("seen").Index(jen.Lit(1), jen.Empty()))))
-	} else {
-		checks = append(checks, jen.Return(jen.Nil()))
+		var own jen.Code = jen.Nil()
+		if hasMembersTable(t) {
+			own = jen.Id(membersTable(t)).Dot("Required")
+		}
+		f.Comment("required names the required members of level w: v's own, then the selected variant's.")
+		f.Func().Add(recv(t.Name)).Id("required").Params(jen.Id("w").Int()).Index().String().Block(
+			jen.If(jen.Id("w").Op("==").Lit(0)).Block(jen.Return(own)),
+			jen.Return(jen.Id("v").Dot(t.Union.FieldName()).Dot("required").Call(jen.Id("w").Op("-").Lit(1))))
 	}
-	f.Comment("checkRequired reports the first required member that decoding did not see.")
-	f.Func().Add(recv(t.Name)).Id("checkRequired").Params(decoderParam(), jen.Id("seen").Index().Uint64()).Error().Block(checks...)
 	if t.Union != nil {
 		f.Comment("selectVariant picks the variant from the object ahead, before its members are read.")
 		f.Func().Add(recv(t.Name)).Id("selectVariant").Params(decoderParam()).Error().Block(
@@ -477,36 +484,38 @@ func zeroOf(fl *ir.Field) jen.Code {
 	return jen.Id(fl.Ref.Type.Name).Values()
 }
 
-func (e *emitter) fieldDecode(fl *ir.Field, bit *int) []jen.Code {
+// fieldDecode decodes member fl; slot counts the required members so far.
+func (e *emitter) fieldDecode(fl *ir.Field, slot *int) []jen.Code {
 	var out []jen.Code
+	var ret jen.Code = wq("Optional")
 	if fl.Required {
-		out = append(out, jen.Id("seen").Index(jen.Lit(0)).Op("|=").Lit(1).Op("<<").Lit(*bit))
-		*bit++
+		ret = jen.Lit(*slot)
+		*slot++
 	}
 	target := jen.Id("v").Dot(fl.Name)
 	if fl.Nullable && fl.DefaultOnError && fl.Ref.Kind == ir.Map && fl.Ref.Elem.Kind == ir.Raw && !fl.Ref.ElemNullable {
-		return append(out, jen.Return(jen.True(), wq("DecodeRawMapMember").Call(jen.Id("d"), jen.Op("&").Add(target), jen.Lit(fl.JSON))))
+		return append(out, jen.Return(ret, wq("DecodeRawMapMember").Call(jen.Id("d"), jen.Op("&").Add(target), jen.Lit(fl.JSON))))
 	}
 	if fl.Nullable {
-		out = append(out, jen.If(jen.Id("d").Dot("TryNull").Call()).Block(target.Clone().Op("=").Add(zeroOf(fl)), jen.Return(jen.True(), jen.Nil())))
+		out = append(out, jen.If(jen.Id("d").Dot("TryNull").Call()).Block(target.Clone().Op("=").Add(zeroOf(fl)), jen.Return(ret, jen.Nil())))
 	} else if fl.DefaultOnNull {
-		out = append(out, jen.If(jen.Id("d").Dot("Lenient").Call().Op("&&").Id("d").Dot("TryNull").Call()).Block(target.Clone().Op("=").Add(zeroOf(fl)), jen.Return(jen.True(), jen.Nil())))
+		out = append(out, jen.If(jen.Id("d").Dot("Lenient").Call().Op("&&").Id("d").Dot("TryNull").Call()).Block(target.Clone().Op("=").Add(zeroOf(fl)), jen.Return(ret, jen.Nil())))
 	}
 	if fieldPtr(fl) {
 		out = append(out, target.Clone().Op("=").New(goType(fl.Ref)))
 	}
 	dec := e.decodeTo(fl.Ref, target, fieldPtr(fl))
 	if !fl.DefaultOnError {
-		return append(out, jen.Return(jen.True(), wq("AtKey").Call(dec, jen.Lit(fl.JSON))))
+		return append(out, jen.Return(ret, wq("AtKey").Call(dec, jen.Lit(fl.JSON))))
 	}
 	// Lenient decoding treats a value that fails to decode as absent.
 	return append(out,
 		jen.Id("m").Op(":=").Id("d").Dot("Mark").Call(),
 		jen.If(jen.Err().Op(":=").Add(dec), jen.Err().Op("!=").Nil()).Block(
 			target.Clone().Op("=").Add(zeroOf(fl)),
-			jen.Return(jen.True(), wq("AtKey").Call(jen.Id("d").Dot("Recover").Call(jen.Id("m"), jen.Err()), jen.Lit(fl.JSON))),
+			jen.Return(ret, wq("AtKey").Call(jen.Id("d").Dot("Recover").Call(jen.Id("m"), jen.Err()), jen.Lit(fl.JSON))),
 		),
-		jen.Return(jen.True(), jen.Nil()))
+		jen.Return(ret, jen.Nil()))
 }
 
 func (e *emitter) fieldEncode(fl *ir.Field) []jen.Code {
@@ -547,18 +556,18 @@ func (e *emitter) unionMembers(f *jen.File, u *ir.Union, standalone bool) {
 	f.Comment("selectVariant picks the variant from the object ahead, before its members are read.")
 	f.Func().Add(recv(name)).Id("selectVariant").Params(decoderParam()).Error().Block(sel...)
 
-	// decodeField, checkRequired, appendFields, unknownSink
+	// decodeField, required, appendFields, unknownSink
 	var dec, chk, enc, sink []jen.Code
 	for _, v := range u.Variants {
 		active := jen.Id("v").Dot(v.Name).Op("!=").Nil()
 		var d []jen.Code
 		if v.Role == ir.Tagged || v.Role == ir.Absent {
 			// The tag was read by selectVariant; the variant field says it.
-			d = append(d, jen.If(jen.String().Call(jen.Id("key")).Op("==").Lit(u.Discriminator)).Block(jen.Return(jen.True(), jen.Id("d").Dot("Skip").Call())))
+			d = append(d, jen.If(jen.String().Call(jen.Id("key")).Op("==").Lit(u.Discriminator)).Block(jen.Return(wq("Optional"), jen.Id("d").Dot("Skip").Call())))
 		}
-		d = append(d, jen.Return(jen.Id("v").Dot(v.Name).Dot("decodeField").Call(jen.Id("d"), jen.Id("key"), jen.Id("seen"))))
+		d = append(d, jen.Return(jen.Id("v").Dot(v.Name).Dot("decodeField").Call(jen.Id("d"), jen.Id("key"))))
 		dec = append(dec, jen.Case(active.Clone()).Block(d...))
-		chk = append(chk, jen.Case(active.Clone()).Block(jen.Return(jen.Id("v").Dot(v.Name).Dot("checkRequired").Call(jen.Id("d"), jen.Id("seen")))))
+		chk = append(chk, jen.Case(active.Clone()).Block(jen.Return(variantRequired(v))))
 		var en []jen.Code
 		if v.Role == ir.Tagged {
 			en = append(en, jen.Id("b").Op("=").Add(wq("Key")).Call(jen.Id("b"), jen.Op("&").Id("comma"), jen.Lit(fmt.Sprintf("%q:%q", u.Discriminator, v.Tag))))
@@ -570,18 +579,17 @@ func (e *emitter) unionMembers(f *jen.File, u *ir.Union, standalone bool) {
 	if keepsUnknown(u) {
 		active := jen.Id("v").Dot(unknownField).Op("!=").Nil()
 		dec = append(dec, jen.Case(active.Clone()).Block(
-			jen.If(jen.String().Call(jen.Id("key")).Op("==").Lit(u.Discriminator)).Block(jen.Return(jen.True(), jen.Id("d").Dot("Skip").Call())),
-			jen.Return(jen.False(), jen.Nil())))
-		chk = append(chk, jen.Case(active.Clone()).Block(jen.Return(jen.Nil())))
+			jen.If(jen.String().Call(jen.Id("key")).Op("==").Lit(u.Discriminator)).Block(jen.Return(wq("Optional"), jen.Id("d").Dot("Skip").Call())),
+			jen.Return(wq("NotMember"), jen.Nil())))
 		enc = append(enc, jen.Case(active.Clone()).Block(jen.Return(jen.Id("v").Dot(unknownField).Dot("AppendFields").Call(jen.Id("b"), jen.Lit(u.Discriminator), jen.Id("comma")))))
 		sink = append(sink, jen.Case(active.Clone()).Block(jen.Return(jen.Op("&").Id("v").Dot(unknownField).Dot("Fields"))))
 	}
 	f.Comment("decodeField decodes a member of the selected variant.")
-	f.Func().Add(recv(name)).Id("decodeField").Params(decoderParam(), jen.Id("key").Index().Byte(), jen.Id("seen").Index().Uint64()).Params(jen.Bool(), jen.Error()).Block(
-		jen.Switch().Block(dec...), jen.Return(jen.False(), jen.Nil()))
-	f.Comment("checkRequired checks the selected variant's required members.")
-	f.Func().Add(recv(name)).Id("checkRequired").Params(decoderParam(), jen.Id("seen").Index().Uint64()).Error().Block(
-		jen.Switch().Block(chk...), jen.Return(jen.Id("d").Dot("Errorf").Call(jen.Lit("no variant of "+name+" selected"))))
+	f.Func().Add(recv(name)).Id("decodeField").Params(decoderParam(), jen.Id("key").Index().Byte()).Params(jen.Int(), jen.Error()).Block(
+		jen.Switch().Block(dec...), jen.Return(wq("NotMember"), jen.Nil()))
+	f.Comment("required names the selected variant's required members of level w.")
+	f.Func().Add(recv(name)).Id("required").Params(jen.Id("w").Int()).Index().String().Block(
+		jen.Switch().Block(chk...), jen.Return(jen.Nil()))
 	f.Comment("appendFields appends the selected variant's members, its tag first.")
 	f.Func().Add(recv(name)).Id("appendFields").Params(jen.Id("b").Index().Byte(), jen.Id("comma").Bool()).Params(jen.Index().Byte(), jen.Bool()).Block(
 		jen.Switch().Block(enc...), jen.Return(jen.Id("b"), jen.Id("comma")))
@@ -591,6 +599,20 @@ func (e *emitter) unionMembers(f *jen.File, u *ir.Union, standalone bool) {
 			jen.Switch().Block(sink...), jen.Return(jen.Nil()))
 	}
 	f.Line()
+}
+
+// variantRequired names variant v's required members of level w: its
+// payload's table, or the payload's own required method when it embeds a union.
+func variantRequired(v *ir.Variant) jen.Code {
+	t := v.Payload.Type
+	if t.Union != nil {
+		return jen.Id("v").Dot(v.Name).Dot("required").Call(jen.Id("w"))
+	}
+	var names jen.Code = jen.Nil()
+	if hasMembersTable(t) {
+		names = jen.Id(membersTable(t)).Dot("Required")
+	}
+	return wq("Level").Call(jen.Id("w"), names)
 }
 
 // initVariant sets variant v to a new payload and, for a payload that is a

@@ -16,8 +16,12 @@ import (
 const WirePath = "github.com/acpgen/acpgen/runtime/wire"
 
 // seenDepth is how many nested embedded unions a decoded object may have; each
-// level tracks its own required members in one uint64.
+// level tracks its own required members in one uint64 (wire.RequiredWords).
 const seenDepth = 4
+
+// maxAliased is how many members of one type may have aliases (the runtime
+// loop keeps one wire.AliasHit per such member on its stack).
+const maxAliased = 8
 
 // Config says what to emit.
 type Config struct {
@@ -154,6 +158,8 @@ type emitter struct {
 	shapeChecks []jen.Code
 	shapeNames  map[*ir.Ref]string
 	patterns    []pattern
+	// stringRules are the wire.StringRule values declared, by their fields.
+	stringRules []stringRule
 	// decls and kindNames: see unions.go.
 	decls     map[string]bool
 	kindNames map[*ir.Union]string
@@ -176,6 +182,9 @@ func (e *emitter) check() error {
 		}
 		if req > 64 {
 			return fmt.Errorf("%s#%s: more than 64 required members", t.File, t.Pointer)
+		}
+		if n := len(aliasedFields(t)); n > maxAliased {
+			return fmt.Errorf("%s#%s: %d members have aliases; at most %d are supported", t.File, t.Pointer, n, maxAliased)
 		}
 		if d := unionDepth(t); d > seenDepth {
 			return fmt.Errorf("%s#%s: embedded unions nest %d deep; at most %d are supported", t.File, t.Pointer, d, seenDepth)

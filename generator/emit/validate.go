@@ -51,6 +51,9 @@ func (e *emitter) validators(f *jen.File) {
 	for _, p := range e.patterns {
 		f.Var().Id(p.name).Op("=").Qual("regexp", "MustCompile").Call(jen.Lit(p.re))
 	}
+	for _, r := range e.stringRules {
+		f.Var().Id(r.name).Op("=").Add(wq("StringRule")).Values(r.fields)
+	}
 }
 
 type pattern struct{ name, re string }
@@ -173,36 +176,71 @@ func (c *checks) stringChecks(r *ir.Ref, expr *jen.Statement) {
 	if r.Const != nil {
 		c.add(expr.Clone().Op("!=").Lit(r.Const.String), fmt.Sprintf("must be %q", r.Const.String))
 	}
+	if rule := c.e.stringRule(r, c.subject); rule != "" {
+		c.out = append(c.out, jen.Id(rule).Dot("Check").Call(jen.Id("v"), expr.Clone()))
+	}
+}
+
+// stringRule is a declared wire.StringRule holding one set of string keywords.
+type stringRule struct {
+	name, key string
+	fields    jen.Dict
+}
+
+// stringRule names the package variable holding r's string keywords (one
+// per distinct set, subject included), or "" when r has none.
+func (e *emitter) stringRule(r *ir.Ref, subject string) string {
+	fields := jen.Dict{}
+	var key []string
+	set := func(name string, val jen.Code, shown any) {
+		fields[jen.Id(name)] = val
+		key = append(key, fmt.Sprintf("%s=%v", name, shown))
+	}
 	if r.MinLength != nil && *r.MinLength > 0 {
-		c.add(jen.Qual(WirePath, "RuneCount").Call(expr.Clone()).Op("<").Lit(*r.MinLength),
-			fmt.Sprintf("must be at least %d character%s long", *r.MinLength, plural(*r.MinLength)))
+		set("MinLength", jen.Lit(*r.MinLength), *r.MinLength)
 	}
 	if r.MaxLength != nil {
-		c.add(jen.Qual(WirePath, "RuneCount").Call(expr.Clone()).Op(">").Lit(*r.MaxLength),
-			fmt.Sprintf("must be at most %d characters long", *r.MaxLength))
+		set("MaxLength", jen.Lit(*r.MaxLength), *r.MaxLength)
+		set("HasMaxLength", jen.True(), true)
 	}
 	if r.Pattern != "" {
 		what := r.PatternName
 		if what == "" {
 			what = fmt.Sprintf("a string matching %q", r.Pattern)
 		}
-		c.add(jen.Op("!").Id(c.e.patternVar(r.Pattern)).Dot("MatchString").Call(expr.Clone()), "must be "+what)
+		set("Pattern", jen.Id(e.patternVar(r.Pattern)), r.Pattern)
+		set("PatternWhat", jen.Lit(what), what)
 	}
 	if r.URI {
-		c.add(jen.Op("!").Qual(WirePath, "IsURI").Call(expr.Clone()), "must be an absolute URI")
+		set("URI", jen.True(), true)
 	}
 	if f, ok := stringFormats[r.Format]; ok {
-		c.add(jen.Op("!").Qual(WirePath, f.check).Call(expr.Clone()), "must be "+f.what)
+		set("Format", wq(f), f)
 	}
+	if len(key) == 0 {
+		return ""
+	}
+	if subject != "" {
+		set("Subject", jen.Lit(subject), subject)
+	}
+	k := strings.Join(key, "\x00")
+	for _, sr := range e.stringRules {
+		if sr.key == k {
+			return sr.name
+		}
+	}
+	name := fmt.Sprintf("stringRule%d", len(e.stringRules))
+	e.stringRules = append(e.stringRules, stringRule{name, k, fields})
+	return name
 }
 
 // stringFormats are the string formats checked besides uri, by the
-// runtime/wire function that checks them.
-var stringFormats = map[string]struct{ check, what string }{
-	"date-time": {"IsDateTime", "an RFC 3339 date-time"},
-	"date":      {"IsDate", "an RFC 3339 full-date"},
-	"uuid":      {"IsUUID", "a UUID"},
-	"regex":     {"IsRegex", "a regular expression (RE2)"},
+// runtime/wire Format constant that names them.
+var stringFormats = map[string]string{
+	"date-time": "FormatDateTime",
+	"date":      "FormatDate",
+	"uuid":      "FormatUUID",
+	"regex":     "FormatRegex",
 }
 
 // elemValidate checks an array item or map value (an addressable elem) of container r.

@@ -19,51 +19,22 @@ var aliasedTable = NewAliases(
 	Alias{Name: "workspaceDir", Member: "cwd"},
 )
 
-func (v *aliased) decodeField(d *Decoder, key []byte, seen []uint64) (bool, error) {
+var aliasedMembers = Members{Required: []string{"cwd"}, Aliases: aliasedTable}
+
+func (v *aliased) decodeField(d *Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "agentAlias":
 		v.AgentAlias = new(string)
-		return true, AtKey(DecodeString(v.AgentAlias, d), "agentAlias")
+		return Optional, AtKey(DecodeString(v.AgentAlias, d), "agentAlias")
 	case "cwd":
-		seen[0] |= 1
-		return true, AtKey(DecodeString(&v.Cwd, d), "cwd")
+		return 0, AtKey(DecodeString(&v.Cwd, d), "cwd")
 	}
-	return false, nil
+	return NotMember, nil
 }
 
 func (v *aliased) DecodeJSON(d *Decoder) error {
 	*v = aliased{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [1]uint64
-	var hits [2]AliasHit
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := aliasedTable.Take(d, key, hits[:])
-		if err == nil && !handled {
-			handled, err = v.decodeField(d, key, seen[:])
-		}
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	if err := aliasedTable.Resolve(d, hits[:], func(member []byte) (bool, error) { return v.decodeField(d, member, seen[:]) }); err != nil {
-		return err
-	}
-	if seen[0]&1 == 0 {
-		return d.Errorf("missing required member %q", "cwd")
-	}
-	return nil
+	return DecodeObject(d, &v.Unknown, v.decodeField, &aliasedMembers, nil)
 }
 
 func TestAliasesLenient(t *testing.T) {

@@ -5,30 +5,12 @@ package unstable
 
 import "github.com/acpgen/acpgen/runtime/wire"
 
+var membersAgentRequest = wire.Members{Required: []string{"id", "method"}}
+
 // DecodeJSON decodes one AgentRequest object, keeping unknown members.
 func (v *AgentRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -38,34 +20,21 @@ func (v *AgentRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AgentRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AgentRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "method":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
+		return 1, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
+		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AgentRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "id")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "method")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -150,30 +119,12 @@ func (v *RequestID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersWriteTextFileRequest = wire.Members{Required: []string{"sessionId", "path", "content"}}
+
 // DecodeJSON decodes one WriteTextFileRequest object, keeping unknown members.
 func (v *WriteTextFileRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = WriteTextFileRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersWriteTextFileRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -183,36 +134,19 @@ func (v *WriteTextFileRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *WriteTextFileRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *WriteTextFileRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "path":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Path, d), "path")
+		return 1, wire.AtKey(wire.DecodeString(&v.Path, d), "path")
 	case "content":
-		seen[0] |= 1 << 2
-		return true, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
+		return 2, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *WriteTextFileRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "path")
-	}
-	if seen[0]&(1<<2) == 0 {
-		return d.Errorf("missing required member %q", "content")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -268,30 +202,12 @@ func (v *SessionID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersReadTextFileRequest = wire.Members{Required: []string{"sessionId", "path"}}
+
 // DecodeJSON decodes one ReadTextFileRequest object, keeping unknown members.
 func (v *ReadTextFileRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ReadTextFileRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersReadTextFileRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -301,44 +217,31 @@ func (v *ReadTextFileRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ReadTextFileRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ReadTextFileRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "path":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Path, d), "path")
+		return 1, wire.AtKey(wire.DecodeString(&v.Path, d), "path")
 	case "line":
 		if d.TryNull() {
 			v.Line = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Line = new(uint32)
-		return true, wire.AtKey(wire.DecodeUint32(v.Line, d), "line")
+		return wire.Optional, wire.AtKey(wire.DecodeUint32(v.Line, d), "line")
 	case "limit":
 		if d.TryNull() {
 			v.Limit = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Limit = new(uint32)
-		return true, wire.AtKey(wire.DecodeUint32(v.Limit, d), "limit")
+		return wire.Optional, wire.AtKey(wire.DecodeUint32(v.Limit, d), "limit")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ReadTextFileRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "path")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -373,30 +276,12 @@ func (v *ReadTextFileRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersRequestPermissionRequest = wire.Members{Required: []string{"sessionId", "toolCall", "options"}}
+
 // DecodeJSON decodes one RequestPermissionRequest object, keeping unknown members.
 func (v *RequestPermissionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = RequestPermissionRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRequestPermissionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -406,36 +291,19 @@ func (v *RequestPermissionRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *RequestPermissionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *RequestPermissionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "toolCall":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.ToolCall.DecodeJSON(d), "toolCall")
+		return 1, wire.AtKey(v.ToolCall.DecodeJSON(d), "toolCall")
 	case "options":
-		seen[0] |= 1 << 2
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Options, false, (*PermissionOption).DecodeJSON), "options")
+		return 2, wire.AtKey(wire.DecodeSlice(d, &v.Options, false, (*PermissionOption).DecodeJSON), "options")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *RequestPermissionRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "toolCall")
-	}
-	if seen[0]&(1<<2) == 0 {
-		return d.Errorf("missing required member %q", "options")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -464,30 +332,12 @@ func (v *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersToolCallUpdate = wire.Members{Required: []string{"toolCallId"}}
+
 // DecodeJSON decodes one ToolCallUpdate object, keeping unknown members.
 func (v *ToolCallUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = ToolCallUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCallUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -497,116 +347,107 @@ func (v *ToolCallUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "toolCallId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
+		return 0, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
 	case "kind":
 		if d.TryNull() {
 			v.Kind = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Kind = new(ToolKind)
 		m := d.Mark()
 		if err := v.Kind.DecodeJSON(d); err != nil {
 			v.Kind = nil
-			return true, wire.AtKey(d.Recover(m, err), "kind")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "kind")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "status":
 		if d.TryNull() {
 			v.Status = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Status = new(ToolCallStatus)
 		m := d.Mark()
 		if err := v.Status.DecodeJSON(d); err != nil {
 			v.Status = nil
-			return true, wire.AtKey(d.Recover(m, err), "status")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "status")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "name":
 		if d.TryNull() {
 			v.Name = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Name = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Name, d); err != nil {
 			v.Name = nil
-			return true, wire.AtKey(d.Recover(m, err), "name")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "name")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "content":
 		if d.TryNull() {
 			v.Content = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Content, true, (*ToolCallContent).DecodeJSON); err != nil {
 			v.Content = nil
-			return true, wire.AtKey(d.Recover(m, err), "content")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "content")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "locations":
 		if d.TryNull() {
 			v.Locations = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Locations, true, (*ToolCallLocation).DecodeJSON); err != nil {
 			v.Locations = nil
-			return true, wire.AtKey(d.Recover(m, err), "locations")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "locations")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "rawInput":
 		if d.TryNull() {
 			v.RawInput = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeRaw(&v.RawInput, d); err != nil {
 			v.RawInput = nil
-			return true, wire.AtKey(d.Recover(m, err), "rawInput")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "rawInput")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "rawOutput":
 		if d.TryNull() {
 			v.RawOutput = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeRaw(&v.RawOutput, d); err != nil {
 			v.RawOutput = nil
-			return true, wire.AtKey(d.Recover(m, err), "rawOutput")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "rawOutput")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ToolCallUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "toolCallId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -808,45 +649,43 @@ func (v *ToolCallContent) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *ToolCallContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *ToolCallContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Content != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Content.decodeField(d, key, seen)
+		return v.Content.decodeField(d, key)
 	case v.Diff != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Diff.decodeField(d, key, seen)
+		return v.Diff.decodeField(d, key)
 	case v.Terminal != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Terminal.decodeField(d, key, seen)
+		return v.Terminal.decodeField(d, key)
 	case v.Unknown != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return false, nil
+		return wire.NotMember, nil
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *ToolCallContent) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *ToolCallContent) required(w int) []string {
 	switch {
 	case v.Content != nil:
-		return v.Content.checkRequired(d, seen)
+		return wire.Level(w, membersContent.Required)
 	case v.Diff != nil:
-		return v.Diff.checkRequired(d, seen)
+		return wire.Level(w, membersDiff.Required)
 	case v.Terminal != nil:
-		return v.Terminal.checkRequired(d, seen)
-	case v.Unknown != nil:
-		return nil
+		return wire.Level(w, membersTerminal.Required)
 	}
-	return d.Errorf("no variant of ToolCallContent selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -888,27 +727,7 @@ func (v *ToolCallContent) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -967,59 +786,57 @@ func (v *ContentBlock) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *ContentBlock) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *ContentBlock) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Text != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Text.decodeField(d, key, seen)
+		return v.Text.decodeField(d, key)
 	case v.Image != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Image.decodeField(d, key, seen)
+		return v.Image.decodeField(d, key)
 	case v.Audio != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Audio.decodeField(d, key, seen)
+		return v.Audio.decodeField(d, key)
 	case v.ResourceLink != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.ResourceLink.decodeField(d, key, seen)
+		return v.ResourceLink.decodeField(d, key)
 	case v.Resource != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Resource.decodeField(d, key, seen)
+		return v.Resource.decodeField(d, key)
 	case v.Unknown != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return false, nil
+		return wire.NotMember, nil
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *ContentBlock) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *ContentBlock) required(w int) []string {
 	switch {
 	case v.Text != nil:
-		return v.Text.checkRequired(d, seen)
+		return wire.Level(w, membersTextContent.Required)
 	case v.Image != nil:
-		return v.Image.checkRequired(d, seen)
+		return wire.Level(w, membersImageContent.Required)
 	case v.Audio != nil:
-		return v.Audio.checkRequired(d, seen)
+		return wire.Level(w, membersAudioContent.Required)
 	case v.ResourceLink != nil:
-		return v.ResourceLink.checkRequired(d, seen)
+		return wire.Level(w, membersResourceLink.Required)
 	case v.Resource != nil:
-		return v.Resource.checkRequired(d, seen)
-	case v.Unknown != nil:
-		return nil
+		return wire.Level(w, membersEmbeddedResource.Required)
 	}
-	return d.Errorf("no variant of ContentBlock selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -1071,27 +888,7 @@ func (v *ContentBlock) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1115,27 +912,7 @@ func (v *ContentBlock) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one Annotations object, keeping unknown members.
 func (v *Annotations) DecodeJSON(d *wire.Decoder) error {
 	*v = Annotations{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1145,53 +922,48 @@ func (v *Annotations) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *Annotations) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *Annotations) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "audience":
 		if d.TryNull() {
 			v.Audience = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Audience, true, (*Role).DecodeJSON); err != nil {
 			v.Audience = nil
-			return true, wire.AtKey(d.Recover(m, err), "audience")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "audience")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "lastModified":
 		if d.TryNull() {
 			v.LastModified = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.LastModified = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.LastModified, d); err != nil {
 			v.LastModified = nil
-			return true, wire.AtKey(d.Recover(m, err), "lastModified")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "lastModified")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "priority":
 		if d.TryNull() {
 			v.Priority = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Priority = new(float64)
 		m := d.Mark()
 		if err := wire.DecodeFloat64(v.Priority, d); err != nil {
 			v.Priority = nil
-			return true, wire.AtKey(d.Recover(m, err), "priority")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "priority")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *Annotations) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -1259,30 +1031,12 @@ func (v *Role) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersTextContent = wire.Members{Required: []string{"text"}}
+
 // DecodeJSON decodes one TextContent object, keeping unknown members.
 func (v *TextContent) DecodeJSON(d *wire.Decoder) error {
 	*v = TextContent{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTextContent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1292,36 +1046,27 @@ func (v *TextContent) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *TextContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *TextContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "annotations":
 		if d.TryNull() {
 			v.Annotations = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
 		if err := v.Annotations.DecodeJSON(d); err != nil {
 			v.Annotations = nil
-			return true, wire.AtKey(d.Recover(m, err), "annotations")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "text":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
+		return 0, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *TextContent) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "text")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -1350,30 +1095,12 @@ func (v *TextContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersImageContent = wire.Members{Required: []string{"data", "mimeType"}}
+
 // DecodeJSON decodes one ImageContent object, keeping unknown members.
 func (v *ImageContent) DecodeJSON(d *wire.Decoder) error {
 	*v = ImageContent{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersImageContent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1383,54 +1110,41 @@ func (v *ImageContent) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ImageContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ImageContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "annotations":
 		if d.TryNull() {
 			v.Annotations = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
 		if err := v.Annotations.DecodeJSON(d); err != nil {
 			v.Annotations = nil
-			return true, wire.AtKey(d.Recover(m, err), "annotations")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "data":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
+		return 0, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
 	case "mimeType":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.MimeType, d), "mimeType")
+		return 1, wire.AtKey(wire.DecodeString(&v.MimeType, d), "mimeType")
 	case "uri":
 		if d.TryNull() {
 			v.URI = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.URI = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.URI, d); err != nil {
 			v.URI = nil
-			return true, wire.AtKey(d.Recover(m, err), "uri")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "uri")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ImageContent) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "data")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "mimeType")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -1465,30 +1179,12 @@ func (v *ImageContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAudioContent = wire.Members{Required: []string{"data", "mimeType"}}
+
 // DecodeJSON decodes one AudioContent object, keeping unknown members.
 func (v *AudioContent) DecodeJSON(d *wire.Decoder) error {
 	*v = AudioContent{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAudioContent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1498,42 +1194,29 @@ func (v *AudioContent) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AudioContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AudioContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "annotations":
 		if d.TryNull() {
 			v.Annotations = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
 		if err := v.Annotations.DecodeJSON(d); err != nil {
 			v.Annotations = nil
-			return true, wire.AtKey(d.Recover(m, err), "annotations")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "data":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
+		return 0, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
 	case "mimeType":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.MimeType, d), "mimeType")
+		return 1, wire.AtKey(wire.DecodeString(&v.MimeType, d), "mimeType")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AudioContent) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "data")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "mimeType")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -1564,30 +1247,12 @@ func (v *AudioContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersResourceLink = wire.Members{Required: []string{"name", "uri"}}
+
 // DecodeJSON decodes one ResourceLink object, keeping unknown members.
 func (v *ResourceLink) DecodeJSON(d *wire.Decoder) error {
 	*v = ResourceLink{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersResourceLink, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1597,90 +1262,77 @@ func (v *ResourceLink) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "annotations":
 		if d.TryNull() {
 			v.Annotations = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
 		if err := v.Annotations.DecodeJSON(d); err != nil {
 			v.Annotations = nil
-			return true, wire.AtKey(d.Recover(m, err), "annotations")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "mimeType":
 		if d.TryNull() {
 			v.MimeType = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.MimeType = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.MimeType, d); err != nil {
 			v.MimeType = nil
-			return true, wire.AtKey(d.Recover(m, err), "mimeType")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "name":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "size":
 		if d.TryNull() {
 			v.Size = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Size = new(int64)
 		m := d.Mark()
 		if err := wire.DecodeInt64(v.Size, d); err != nil {
 			v.Size = nil
-			return true, wire.AtKey(d.Recover(m, err), "size")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "size")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "uri":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
+		return 1, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ResourceLink) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "uri")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -1753,25 +1405,25 @@ func (v *EmbeddedResourceResource) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *EmbeddedResourceResource) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *EmbeddedResourceResource) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.TextResourceContents != nil:
-		return v.TextResourceContents.decodeField(d, key, seen)
+		return v.TextResourceContents.decodeField(d, key)
 	case v.BlobResourceContents != nil:
-		return v.BlobResourceContents.decodeField(d, key, seen)
+		return v.BlobResourceContents.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *EmbeddedResourceResource) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *EmbeddedResourceResource) required(w int) []string {
 	switch {
 	case v.TextResourceContents != nil:
-		return v.TextResourceContents.checkRequired(d, seen)
+		return wire.Level(w, membersTextResourceContents.Required)
 	case v.BlobResourceContents != nil:
-		return v.BlobResourceContents.checkRequired(d, seen)
+		return wire.Level(w, membersBlobResourceContents.Required)
 	}
-	return d.Errorf("no variant of EmbeddedResourceResource selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -1802,27 +1454,7 @@ func (v *EmbeddedResourceResource) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1843,30 +1475,12 @@ func (v *EmbeddedResourceResource) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersTextResourceContents = wire.Members{Required: []string{"text", "uri"}}
+
 // DecodeJSON decodes one TextResourceContents object, keeping unknown members.
 func (v *TextResourceContents) DecodeJSON(d *wire.Decoder) error {
 	*v = TextResourceContents{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTextResourceContents, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1876,42 +1490,29 @@ func (v *TextResourceContents) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *TextResourceContents) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *TextResourceContents) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "mimeType":
 		if d.TryNull() {
 			v.MimeType = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.MimeType = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.MimeType, d); err != nil {
 			v.MimeType = nil
-			return true, wire.AtKey(d.Recover(m, err), "mimeType")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "text":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
+		return 0, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
 	case "uri":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
+		return 1, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *TextResourceContents) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "text")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "uri")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -1942,30 +1543,12 @@ func (v *TextResourceContents) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersBlobResourceContents = wire.Members{Required: []string{"blob", "uri"}}
+
 // DecodeJSON decodes one BlobResourceContents object, keeping unknown members.
 func (v *BlobResourceContents) DecodeJSON(d *wire.Decoder) error {
 	*v = BlobResourceContents{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersBlobResourceContents, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1975,42 +1558,29 @@ func (v *BlobResourceContents) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *BlobResourceContents) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *BlobResourceContents) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "blob":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Blob, d), "blob")
+		return 0, wire.AtKey(wire.DecodeString(&v.Blob, d), "blob")
 	case "mimeType":
 		if d.TryNull() {
 			v.MimeType = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.MimeType = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.MimeType, d); err != nil {
 			v.MimeType = nil
-			return true, wire.AtKey(d.Recover(m, err), "mimeType")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "uri":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
+		return 1, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *BlobResourceContents) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "blob")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "uri")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -2041,30 +1611,12 @@ func (v *BlobResourceContents) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersEmbeddedResource = wire.Members{Required: []string{"resource"}}
+
 // DecodeJSON decodes one EmbeddedResource object, keeping unknown members.
 func (v *EmbeddedResource) DecodeJSON(d *wire.Decoder) error {
 	*v = EmbeddedResource{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersEmbeddedResource, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2074,36 +1626,27 @@ func (v *EmbeddedResource) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *EmbeddedResource) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *EmbeddedResource) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "annotations":
 		if d.TryNull() {
 			v.Annotations = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
 		if err := v.Annotations.DecodeJSON(d); err != nil {
 			v.Annotations = nil
-			return true, wire.AtKey(d.Recover(m, err), "annotations")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "resource":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Resource.DecodeJSON(d), "resource")
+		return 0, wire.AtKey(v.Resource.DecodeJSON(d), "resource")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *EmbeddedResource) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "resource")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -2132,30 +1675,12 @@ func (v *EmbeddedResource) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersContent = wire.Members{Required: []string{"content"}}
+
 // DecodeJSON decodes one Content object, keeping unknown members.
 func (v *Content) DecodeJSON(d *wire.Decoder) error {
 	*v = Content{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersContent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2165,24 +1690,15 @@ func (v *Content) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *Content) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *Content) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "content":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
+		return 0, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *Content) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "content")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -2207,30 +1723,12 @@ func (v *Content) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersDiff = wire.Members{Required: []string{"path", "newText"}}
+
 // DecodeJSON decodes one Diff object, keeping unknown members.
 func (v *Diff) DecodeJSON(d *wire.Decoder) error {
 	*v = Diff{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDiff, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2240,42 +1738,29 @@ func (v *Diff) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *Diff) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *Diff) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "path":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Path, d), "path")
+		return 0, wire.AtKey(wire.DecodeString(&v.Path, d), "path")
 	case "oldText":
 		if d.TryNull() {
 			v.OldText = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.OldText = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.OldText, d); err != nil {
 			v.OldText = nil
-			return true, wire.AtKey(d.Recover(m, err), "oldText")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "oldText")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "newText":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.NewText, d), "newText")
+		return 1, wire.AtKey(wire.DecodeString(&v.NewText, d), "newText")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *Diff) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "path")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "newText")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -2333,30 +1818,12 @@ func (v *TerminalID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersTerminal = wire.Members{Required: []string{"terminalId"}}
+
 // DecodeJSON decodes one Terminal object, keeping unknown members.
 func (v *Terminal) DecodeJSON(d *wire.Decoder) error {
 	*v = Terminal{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminal, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2366,24 +1833,15 @@ func (v *Terminal) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *Terminal) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *Terminal) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "terminalId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
+		return 0, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *Terminal) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "terminalId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -2408,30 +1866,12 @@ func (v *Terminal) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersToolCallLocation = wire.Members{Required: []string{"path"}}
+
 // DecodeJSON decodes one ToolCallLocation object, keeping unknown members.
 func (v *ToolCallLocation) DecodeJSON(d *wire.Decoder) error {
 	*v = ToolCallLocation{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCallLocation, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2441,36 +1881,27 @@ func (v *ToolCallLocation) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ToolCallLocation) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ToolCallLocation) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "path":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Path, d), "path")
+		return 0, wire.AtKey(wire.DecodeString(&v.Path, d), "path")
 	case "line":
 		if d.TryNull() {
 			v.Line = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Line = new(uint32)
 		m := d.Mark()
 		if err := wire.DecodeUint32(v.Line, d); err != nil {
 			v.Line = nil
-			return true, wire.AtKey(d.Recover(m, err), "line")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "line")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ToolCallLocation) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "path")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -2499,30 +1930,12 @@ func (v *ToolCallLocation) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersPermissionOption = wire.Members{Required: []string{"optionId", "name", "kind"}}
+
 // DecodeJSON decodes one PermissionOption object, keeping unknown members.
 func (v *PermissionOption) DecodeJSON(d *wire.Decoder) error {
 	*v = PermissionOption{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPermissionOption, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2532,36 +1945,19 @@ func (v *PermissionOption) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PermissionOption) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PermissionOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "optionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.OptionID.DecodeJSON(d), "optionId")
+		return 0, wire.AtKey(v.OptionID.DecodeJSON(d), "optionId")
 	case "name":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "kind":
-		seen[0] |= 1 << 2
-		return true, wire.AtKey(v.Kind.DecodeJSON(d), "kind")
+		return 2, wire.AtKey(v.Kind.DecodeJSON(d), "kind")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PermissionOption) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "optionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<2) == 0 {
-		return d.Errorf("missing required member %q", "kind")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -2654,30 +2050,12 @@ func (v *PermissionOptionKind) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCreateTerminalRequest = wire.Members{Required: []string{"sessionId", "command"}}
+
 // DecodeJSON decodes one CreateTerminalRequest object, keeping unknown members.
 func (v *CreateTerminalRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = CreateTerminalRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateTerminalRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2687,56 +2065,43 @@ func (v *CreateTerminalRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CreateTerminalRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CreateTerminalRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "command":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Command, d), "command")
+		return 1, wire.AtKey(wire.DecodeString(&v.Command, d), "command")
 	case "args":
 		if d.Lenient() && d.TryNull() {
 			v.Args = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
 	case "env":
 		if d.Lenient() && d.TryNull() {
 			v.Env = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
 	case "cwd":
 		if d.TryNull() {
 			v.Cwd = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Cwd = new(string)
-		return true, wire.AtKey(wire.DecodeString(v.Cwd, d), "cwd")
+		return wire.Optional, wire.AtKey(wire.DecodeString(v.Cwd, d), "cwd")
 	case "outputByteLimit":
 		if d.TryNull() {
 			v.OutputByteLimit = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.OutputByteLimit = new(uint64)
-		return true, wire.AtKey(wire.DecodeUint64(v.OutputByteLimit, d), "outputByteLimit")
+		return wire.Optional, wire.AtKey(wire.DecodeUint64(v.OutputByteLimit, d), "outputByteLimit")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CreateTerminalRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "command")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -2779,30 +2144,12 @@ func (v *CreateTerminalRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersEnvVariable = wire.Members{Required: []string{"name", "value"}}
+
 // DecodeJSON decodes one EnvVariable object, keeping unknown members.
 func (v *EnvVariable) DecodeJSON(d *wire.Decoder) error {
 	*v = EnvVariable{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersEnvVariable, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2812,30 +2159,17 @@ func (v *EnvVariable) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *EnvVariable) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *EnvVariable) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "name":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "value":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Value, d), "value")
+		return 1, wire.AtKey(wire.DecodeString(&v.Value, d), "value")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *EnvVariable) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "value")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -2862,30 +2196,12 @@ func (v *EnvVariable) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersTerminalOutputRequest = wire.Members{Required: []string{"sessionId", "terminalId"}}
+
 // DecodeJSON decodes one TerminalOutputRequest object, keeping unknown members.
 func (v *TerminalOutputRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalOutputRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminalOutputRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2895,30 +2211,17 @@ func (v *TerminalOutputRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *TerminalOutputRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *TerminalOutputRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "terminalId":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
+		return 1, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *TerminalOutputRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "terminalId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -2945,30 +2248,12 @@ func (v *TerminalOutputRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersReleaseTerminalRequest = wire.Members{Required: []string{"sessionId", "terminalId"}}
+
 // DecodeJSON decodes one ReleaseTerminalRequest object, keeping unknown members.
 func (v *ReleaseTerminalRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ReleaseTerminalRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersReleaseTerminalRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2978,30 +2263,17 @@ func (v *ReleaseTerminalRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ReleaseTerminalRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ReleaseTerminalRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "terminalId":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
+		return 1, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ReleaseTerminalRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "terminalId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -3028,30 +2300,12 @@ func (v *ReleaseTerminalRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersWaitForTerminalExitRequest = wire.Members{Required: []string{"sessionId", "terminalId"}}
+
 // DecodeJSON decodes one WaitForTerminalExitRequest object, keeping unknown members.
 func (v *WaitForTerminalExitRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = WaitForTerminalExitRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersWaitForTerminalExitRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3061,30 +2315,17 @@ func (v *WaitForTerminalExitRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *WaitForTerminalExitRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *WaitForTerminalExitRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "terminalId":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
+		return 1, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *WaitForTerminalExitRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "terminalId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -3111,30 +2352,12 @@ func (v *WaitForTerminalExitRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersKillTerminalRequest = wire.Members{Required: []string{"sessionId", "terminalId"}}
+
 // DecodeJSON decodes one KillTerminalRequest object, keeping unknown members.
 func (v *KillTerminalRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = KillTerminalRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersKillTerminalRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3144,30 +2367,17 @@ func (v *KillTerminalRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *KillTerminalRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *KillTerminalRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "terminalId":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
+		return 1, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *KillTerminalRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "terminalId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -3194,33 +2404,15 @@ func (v *KillTerminalRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCreateElicitationRequest = wire.Members{Required: []string{"message"}}
+
 // DecodeJSON decodes one CreateElicitationRequest object, keeping unknown members.
 func (v *CreateElicitationRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = CreateElicitationRequest{}
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateElicitationRequest, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3230,24 +2422,23 @@ func (v *CreateElicitationRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CreateElicitationRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CreateElicitationRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "message":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
+		return 0, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return v.Mode.decodeField(d, key, seen[1:])
+	return wire.Inner(v.Mode.decodeField(d, key))
 }
 
-// checkRequired reports the first required member that decoding did not see.
-func (v *CreateElicitationRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "message")
+// required names the required members of level w: v's own, then the selected variant's.
+func (v *CreateElicitationRequest) required(w int) []string {
+	if w == 0 {
+		return membersCreateElicitationRequest.Required
 	}
-	return v.Mode.checkRequired(d, seen[1:])
+	return v.Mode.required(w - 1)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -3293,35 +2484,35 @@ func (v *CreateElicitationRequestMode) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *CreateElicitationRequestMode) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *CreateElicitationRequestMode) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Form != nil:
 		if string(key) == "mode" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Form.decodeField(d, key, seen)
+		return v.Form.decodeField(d, key)
 	case v.URL != nil:
 		if string(key) == "mode" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.URL.decodeField(d, key, seen)
+		return v.URL.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *CreateElicitationRequestMode) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *CreateElicitationRequestMode) required(w int) []string {
 	switch {
 	case v.Form != nil:
-		return v.Form.checkRequired(d, seen)
+		return v.Form.required(w)
 	case v.URL != nil:
-		return v.URL.checkRequired(d, seen)
+		return v.URL.required(w)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return v.Other.required(w)
 	}
-	return d.Errorf("no variant of CreateElicitationRequestMode selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -3350,33 +2541,15 @@ func (v *CreateElicitationRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCreateElicitationRequestModeOther = wire.Members{Required: []string{"mode"}}
+
 // DecodeJSON decodes one CreateElicitationRequestModeOther object, keeping unknown members.
 func (v *CreateElicitationRequestModeOther) DecodeJSON(d *wire.Decoder) error {
 	*v = CreateElicitationRequestModeOther{}
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateElicitationRequestModeOther, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3386,22 +2559,21 @@ func (v *CreateElicitationRequestModeOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CreateElicitationRequestModeOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CreateElicitationRequestModeOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "mode":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Mode, d), "mode")
+		return 0, wire.AtKey(wire.DecodeString(&v.Mode, d), "mode")
 	}
-	return v.Variant.decodeField(d, key, seen[1:])
+	return wire.Inner(v.Variant.decodeField(d, key))
 }
 
-// checkRequired reports the first required member that decoding did not see.
-func (v *CreateElicitationRequestModeOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "mode")
+// required names the required members of level w: v's own, then the selected variant's.
+func (v *CreateElicitationRequestModeOther) required(w int) []string {
+	if w == 0 {
+		return membersCreateElicitationRequestModeOther.Required
 	}
-	return v.Variant.checkRequired(d, seen[1:])
+	return v.Variant.required(w - 1)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -3443,25 +2615,25 @@ func (v *CreateElicitationRequestModeOtherVariant) selectVariant(d *wire.Decoder
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *CreateElicitationRequestModeOtherVariant) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *CreateElicitationRequestModeOtherVariant) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Session != nil:
-		return v.Session.decodeField(d, key, seen)
+		return v.Session.decodeField(d, key)
 	case v.Request != nil:
-		return v.Request.decodeField(d, key, seen)
+		return v.Request.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *CreateElicitationRequestModeOtherVariant) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *CreateElicitationRequestModeOtherVariant) required(w int) []string {
 	switch {
 	case v.Session != nil:
-		return v.Session.checkRequired(d, seen)
+		return wire.Level(w, membersElicitationSessionScope.Required)
 	case v.Request != nil:
-		return v.Request.checkRequired(d, seen)
+		return wire.Level(w, membersElicitationRequestScope.Required)
 	}
-	return d.Errorf("no variant of CreateElicitationRequestModeOtherVariant selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -3486,30 +2658,12 @@ func (v *CreateElicitationRequestModeOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersElicitationSessionScope = wire.Members{Required: []string{"sessionId"}}
+
 // DecodeJSON decodes one ElicitationSessionScope object, keeping unknown members.
 func (v *ElicitationSessionScope) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationSessionScope{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationSessionScope, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3519,34 +2673,25 @@ func (v *ElicitationSessionScope) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ElicitationSessionScope) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ElicitationSessionScope) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "toolCallId":
 		if d.TryNull() {
 			v.ToolCallID = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.ToolCallID = new(ToolCallID)
 		m := d.Mark()
 		if err := v.ToolCallID.DecodeJSON(d); err != nil {
 			v.ToolCallID = nil
-			return true, wire.AtKey(d.Recover(m, err), "toolCallId")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "toolCallId")
 		}
-		return true, nil
+		return wire.Optional, nil
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ElicitationSessionScope) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -3571,30 +2716,12 @@ func (v *ElicitationSessionScope) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersElicitationRequestScope = wire.Members{Required: []string{"requestId"}}
+
 // DecodeJSON decodes one ElicitationRequestScope object, keeping unknown members.
 func (v *ElicitationRequestScope) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationRequestScope{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationRequestScope, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3604,22 +2731,13 @@ func (v *ElicitationRequestScope) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ElicitationRequestScope) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ElicitationRequestScope) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "requestId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
+		return 0, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ElicitationRequestScope) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "requestId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -3643,27 +2761,7 @@ func (v *ElicitationRequestScope) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ElicitationSchema object, keeping unknown members.
 func (v *ElicitationSchema) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationSchema{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3673,58 +2771,53 @@ func (v *ElicitationSchema) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ElicitationSchema) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ElicitationSchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "type":
 		v.Type = new(ElicitationSchemaType)
 		m := d.Mark()
 		if err := v.Type.DecodeJSON(d); err != nil {
 			v.Type = nil
-			return true, wire.AtKey(d.Recover(m, err), "type")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "type")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "properties":
-		return true, wire.AtKey(wire.DecodeMap(d, &v.Properties, (*ElicitationPropertySchema).DecodeJSON), "properties")
+		return wire.Optional, wire.AtKey(wire.DecodeMap(d, &v.Properties, (*ElicitationPropertySchema).DecodeJSON), "properties")
 	case "required":
 		if d.TryNull() {
 			v.Required = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Required, false, wire.DecodeString), "required")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Required, false, wire.DecodeString), "required")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ElicitationSchema) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -3833,56 +2926,56 @@ func (v *ElicitationPropertySchema) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *ElicitationPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *ElicitationPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.String != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.String.decodeField(d, key, seen)
+		return v.String.decodeField(d, key)
 	case v.Number != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Number.decodeField(d, key, seen)
+		return v.Number.decodeField(d, key)
 	case v.Integer != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Integer.decodeField(d, key, seen)
+		return v.Integer.decodeField(d, key)
 	case v.Boolean != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Boolean.decodeField(d, key, seen)
+		return v.Boolean.decodeField(d, key)
 	case v.Array != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Array.decodeField(d, key, seen)
+		return v.Array.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *ElicitationPropertySchema) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *ElicitationPropertySchema) required(w int) []string {
 	switch {
 	case v.String != nil:
-		return v.String.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Number != nil:
-		return v.Number.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Integer != nil:
-		return v.Integer.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Boolean != nil:
-		return v.Boolean.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Array != nil:
-		return v.Array.checkRequired(d, seen)
+		return wire.Level(w, membersMultiSelectPropertySchema.Required)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersElicitationPropertySchemaOther.Required)
 	}
-	return d.Errorf("no variant of ElicitationPropertySchema selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -3934,27 +3027,7 @@ func (v *ElicitationPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3975,30 +3048,12 @@ func (v *ElicitationPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersElicitationPropertySchemaOther = wire.Members{Required: []string{"type"}}
+
 // DecodeJSON decodes one ElicitationPropertySchemaOther object, keeping unknown members.
 func (v *ElicitationPropertySchemaOther) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationPropertySchemaOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationPropertySchemaOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4008,22 +3063,13 @@ func (v *ElicitationPropertySchemaOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ElicitationPropertySchemaOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ElicitationPropertySchemaOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "type":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
+		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ElicitationPropertySchemaOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "type")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -4081,30 +3127,12 @@ func (v *StringFormat) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersEnumOption = wire.Members{Required: []string{"const", "title"}}
+
 // DecodeJSON decodes one EnumOption object, keeping unknown members.
 func (v *EnumOption) DecodeJSON(d *wire.Decoder) error {
 	*v = EnumOption{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersEnumOption, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4114,42 +3142,29 @@ func (v *EnumOption) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *EnumOption) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *EnumOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "const":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Const, d), "const")
+		return 0, wire.AtKey(wire.DecodeString(&v.Const, d), "const")
 	case "title":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
+		return 1, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *EnumOption) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "const")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "title")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -4183,27 +3198,7 @@ func (v *EnumOption) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one StringPropertySchema object, keeping unknown members.
 func (v *StringPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	*v = StringPropertySchema{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4213,94 +3208,89 @@ func (v *StringPropertySchema) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *StringPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *StringPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "minLength":
 		if d.TryNull() {
 			v.MinLength = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.MinLength = new(uint32)
-		return true, wire.AtKey(wire.DecodeUint32(v.MinLength, d), "minLength")
+		return wire.Optional, wire.AtKey(wire.DecodeUint32(v.MinLength, d), "minLength")
 	case "maxLength":
 		if d.TryNull() {
 			v.MaxLength = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.MaxLength = new(uint32)
-		return true, wire.AtKey(wire.DecodeUint32(v.MaxLength, d), "maxLength")
+		return wire.Optional, wire.AtKey(wire.DecodeUint32(v.MaxLength, d), "maxLength")
 	case "pattern":
 		if d.TryNull() {
 			v.Pattern = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Pattern = new(string)
-		return true, wire.AtKey(wire.DecodeString(v.Pattern, d), "pattern")
+		return wire.Optional, wire.AtKey(wire.DecodeString(v.Pattern, d), "pattern")
 	case "format":
 		if d.TryNull() {
 			v.Format = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Format = new(StringFormat)
-		return true, wire.AtKey(v.Format.DecodeJSON(d), "format")
+		return wire.Optional, wire.AtKey(v.Format.DecodeJSON(d), "format")
 	case "default":
 		if d.TryNull() {
 			v.Default = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Default = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Default, d); err != nil {
 			v.Default = nil
-			return true, wire.AtKey(d.Recover(m, err), "default")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "enum":
 		if d.TryNull() {
 			v.Enum = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Enum, false, wire.DecodeString), "enum")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Enum, false, wire.DecodeString), "enum")
 	case "oneOf":
 		if d.TryNull() {
 			v.OneOf = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.OneOf, false, (*EnumOption).DecodeJSON), "oneOf")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.OneOf, false, (*EnumOption).DecodeJSON), "oneOf")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *StringPropertySchema) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -4362,27 +3352,7 @@ func (v *StringPropertySchema) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one NumberPropertySchema object, keeping unknown members.
 func (v *NumberPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	*v = NumberPropertySchema{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4392,68 +3362,63 @@ func (v *NumberPropertySchema) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *NumberPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *NumberPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "minimum":
 		if d.TryNull() {
 			v.Minimum = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Minimum = new(float64)
-		return true, wire.AtKey(wire.DecodeFloat64(v.Minimum, d), "minimum")
+		return wire.Optional, wire.AtKey(wire.DecodeFloat64(v.Minimum, d), "minimum")
 	case "maximum":
 		if d.TryNull() {
 			v.Maximum = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Maximum = new(float64)
-		return true, wire.AtKey(wire.DecodeFloat64(v.Maximum, d), "maximum")
+		return wire.Optional, wire.AtKey(wire.DecodeFloat64(v.Maximum, d), "maximum")
 	case "default":
 		if d.TryNull() {
 			v.Default = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Default = new(float64)
 		m := d.Mark()
 		if err := wire.DecodeFloat64(v.Default, d); err != nil {
 			v.Default = nil
-			return true, wire.AtKey(d.Recover(m, err), "default")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *NumberPropertySchema) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -4499,27 +3464,7 @@ func (v *NumberPropertySchema) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one IntegerPropertySchema object, keeping unknown members.
 func (v *IntegerPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	*v = IntegerPropertySchema{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4529,68 +3474,63 @@ func (v *IntegerPropertySchema) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *IntegerPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *IntegerPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "minimum":
 		if d.TryNull() {
 			v.Minimum = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Minimum = new(int64)
-		return true, wire.AtKey(wire.DecodeInt64(v.Minimum, d), "minimum")
+		return wire.Optional, wire.AtKey(wire.DecodeInt64(v.Minimum, d), "minimum")
 	case "maximum":
 		if d.TryNull() {
 			v.Maximum = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Maximum = new(int64)
-		return true, wire.AtKey(wire.DecodeInt64(v.Maximum, d), "maximum")
+		return wire.Optional, wire.AtKey(wire.DecodeInt64(v.Maximum, d), "maximum")
 	case "default":
 		if d.TryNull() {
 			v.Default = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Default = new(int64)
 		m := d.Mark()
 		if err := wire.DecodeInt64(v.Default, d); err != nil {
 			v.Default = nil
-			return true, wire.AtKey(d.Recover(m, err), "default")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *IntegerPropertySchema) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -4636,27 +3576,7 @@ func (v *IntegerPropertySchema) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one BooleanPropertySchema object, keeping unknown members.
 func (v *BooleanPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	*v = BooleanPropertySchema{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4666,54 +3586,49 @@ func (v *BooleanPropertySchema) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *BooleanPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *BooleanPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "default":
 		if d.TryNull() {
 			v.Default = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Default = new(bool)
 		m := d.Mark()
 		if err := wire.DecodeBool(v.Default, d); err != nil {
 			v.Default = nil
-			return true, wire.AtKey(d.Recover(m, err), "default")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *BooleanPropertySchema) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -4773,32 +3688,32 @@ func (v *MultiSelectItems) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *MultiSelectItems) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *MultiSelectItems) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.String != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.String.decodeField(d, key, seen)
+		return v.String.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	case v.Titled != nil:
-		return v.Titled.decodeField(d, key, seen)
+		return v.Titled.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *MultiSelectItems) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *MultiSelectItems) required(w int) []string {
 	switch {
 	case v.String != nil:
-		return v.String.checkRequired(d, seen)
+		return wire.Level(w, membersStringMultiSelectItems.Required)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersMultiSelectItemsOther.Required)
 	case v.Titled != nil:
-		return v.Titled.checkRequired(d, seen)
+		return wire.Level(w, membersTitledMultiSelectItems.Required)
 	}
-	return d.Errorf("no variant of MultiSelectItems selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -4850,27 +3765,7 @@ func (v *MultiSelectItems) decodeObject(d *wire.Decoder, asFallback bool) error 
 			return err
 		}
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4891,30 +3786,12 @@ func (v *MultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersMultiSelectItemsOther = wire.Members{Required: []string{"type"}}
+
 // DecodeJSON decodes one MultiSelectItemsOther object, keeping unknown members.
 func (v *MultiSelectItemsOther) DecodeJSON(d *wire.Decoder) error {
 	*v = MultiSelectItemsOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMultiSelectItemsOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4924,22 +3801,13 @@ func (v *MultiSelectItemsOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MultiSelectItemsOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MultiSelectItemsOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "type":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
+		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MultiSelectItemsOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "type")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -4960,30 +3828,12 @@ func (v *MultiSelectItemsOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersStringMultiSelectItems = wire.Members{Required: []string{"enum"}}
+
 // DecodeJSON decodes one StringMultiSelectItems object, keeping unknown members.
 func (v *StringMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
 	*v = StringMultiSelectItems{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersStringMultiSelectItems, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4993,24 +3843,15 @@ func (v *StringMultiSelectItems) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *StringMultiSelectItems) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *StringMultiSelectItems) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "enum":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Enum, false, wire.DecodeString), "enum")
+		return 0, wire.AtKey(wire.DecodeSlice(d, &v.Enum, false, wire.DecodeString), "enum")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *StringMultiSelectItems) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "enum")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -5035,30 +3876,12 @@ func (v *StringMultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersTitledMultiSelectItems = wire.Members{Required: []string{"anyOf"}}
+
 // DecodeJSON decodes one TitledMultiSelectItems object, keeping unknown members.
 func (v *TitledMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
 	*v = TitledMultiSelectItems{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTitledMultiSelectItems, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5068,24 +3891,15 @@ func (v *TitledMultiSelectItems) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *TitledMultiSelectItems) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *TitledMultiSelectItems) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "anyOf":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.AnyOf, false, (*EnumOption).DecodeJSON), "anyOf")
+		return 0, wire.AtKey(wire.DecodeSlice(d, &v.AnyOf, false, (*EnumOption).DecodeJSON), "anyOf")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *TitledMultiSelectItems) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "anyOf")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -5110,30 +3924,12 @@ func (v *TitledMultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersMultiSelectPropertySchema = wire.Members{Required: []string{"items"}}
+
 // DecodeJSON decodes one MultiSelectPropertySchema object, keeping unknown members.
 func (v *MultiSelectPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	*v = MultiSelectPropertySchema{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMultiSelectPropertySchema, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5143,73 +3939,64 @@ func (v *MultiSelectPropertySchema) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MultiSelectPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MultiSelectPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "minItems":
 		if d.TryNull() {
 			v.MinItems = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.MinItems = new(uint64)
-		return true, wire.AtKey(wire.DecodeUint64(v.MinItems, d), "minItems")
+		return wire.Optional, wire.AtKey(wire.DecodeUint64(v.MinItems, d), "minItems")
 	case "maxItems":
 		if d.TryNull() {
 			v.MaxItems = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.MaxItems = new(uint64)
-		return true, wire.AtKey(wire.DecodeUint64(v.MaxItems, d), "maxItems")
+		return wire.Optional, wire.AtKey(wire.DecodeUint64(v.MaxItems, d), "maxItems")
 	case "items":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Items.DecodeJSON(d), "items")
+		return 0, wire.AtKey(v.Items.DecodeJSON(d), "items")
 	case "default":
 		if d.TryNull() {
 			v.Default = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Default, true, wire.DecodeString); err != nil {
 			v.Default = nil
-			return true, wire.AtKey(d.Recover(m, err), "default")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MultiSelectPropertySchema) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "items")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -5254,33 +4041,15 @@ func (v *MultiSelectPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersElicitationFormMode = wire.Members{Required: []string{"requestedSchema"}}
+
 // DecodeJSON decodes one ElicitationFormMode object, keeping unknown members.
 func (v *ElicitationFormMode) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationFormMode{}
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationFormMode, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5290,22 +4059,21 @@ func (v *ElicitationFormMode) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ElicitationFormMode) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ElicitationFormMode) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "requestedSchema":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.RequestedSchema.DecodeJSON(d), "requestedSchema")
+		return 0, wire.AtKey(v.RequestedSchema.DecodeJSON(d), "requestedSchema")
 	}
-	return v.Variant.decodeField(d, key, seen[1:])
+	return wire.Inner(v.Variant.decodeField(d, key))
 }
 
-// checkRequired reports the first required member that decoding did not see.
-func (v *ElicitationFormMode) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "requestedSchema")
+// required names the required members of level w: v's own, then the selected variant's.
+func (v *ElicitationFormMode) required(w int) []string {
+	if w == 0 {
+		return membersElicitationFormMode.Required
 	}
-	return v.Variant.checkRequired(d, seen[1:])
+	return v.Variant.required(w - 1)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -5347,25 +4115,25 @@ func (v *ElicitationFormModeVariant) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *ElicitationFormModeVariant) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *ElicitationFormModeVariant) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Session != nil:
-		return v.Session.decodeField(d, key, seen)
+		return v.Session.decodeField(d, key)
 	case v.Request != nil:
-		return v.Request.decodeField(d, key, seen)
+		return v.Request.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *ElicitationFormModeVariant) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *ElicitationFormModeVariant) required(w int) []string {
 	switch {
 	case v.Session != nil:
-		return v.Session.checkRequired(d, seen)
+		return wire.Level(w, membersElicitationSessionScope.Required)
 	case v.Request != nil:
-		return v.Request.checkRequired(d, seen)
+		return wire.Level(w, membersElicitationRequestScope.Required)
 	}
-	return d.Errorf("no variant of ElicitationFormModeVariant selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -5417,33 +4185,15 @@ func (v *ElicitationID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersElicitationURLMode = wire.Members{Required: []string{"elicitationId", "url"}}
+
 // DecodeJSON decodes one ElicitationURLMode object, keeping unknown members.
 func (v *ElicitationURLMode) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationURLMode{}
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationURLMode, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5453,28 +4203,23 @@ func (v *ElicitationURLMode) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ElicitationURLMode) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ElicitationURLMode) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "elicitationId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ElicitationID.DecodeJSON(d), "elicitationId")
+		return 0, wire.AtKey(v.ElicitationID.DecodeJSON(d), "elicitationId")
 	case "url":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
+		return 1, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
 	}
-	return v.Variant.decodeField(d, key, seen[1:])
+	return wire.Inner(v.Variant.decodeField(d, key))
 }
 
-// checkRequired reports the first required member that decoding did not see.
-func (v *ElicitationURLMode) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "elicitationId")
+// required names the required members of level w: v's own, then the selected variant's.
+func (v *ElicitationURLMode) required(w int) []string {
+	if w == 0 {
+		return membersElicitationURLMode.Required
 	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "url")
-	}
-	return v.Variant.checkRequired(d, seen[1:])
+	return v.Variant.required(w - 1)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -5518,25 +4263,25 @@ func (v *ElicitationURLModeVariant) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *ElicitationURLModeVariant) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *ElicitationURLModeVariant) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Session != nil:
-		return v.Session.decodeField(d, key, seen)
+		return v.Session.decodeField(d, key)
 	case v.Request != nil:
-		return v.Request.decodeField(d, key, seen)
+		return v.Request.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *ElicitationURLModeVariant) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *ElicitationURLModeVariant) required(w int) []string {
 	switch {
 	case v.Session != nil:
-		return v.Session.checkRequired(d, seen)
+		return wire.Level(w, membersElicitationSessionScope.Required)
 	case v.Request != nil:
-		return v.Request.checkRequired(d, seen)
+		return wire.Level(w, membersElicitationRequestScope.Required)
 	}
-	return d.Errorf("no variant of ElicitationURLModeVariant selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -5561,30 +4306,12 @@ func (v *ElicitationURLMode) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersMessageMCPRequest = wire.Members{Required: []string{"serverId", "requestId", "method"}}
+
 // DecodeJSON decodes one MessageMCPRequest object, keeping unknown members.
 func (v *MessageMCPRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = MessageMCPRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMessageMCPRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5594,42 +4321,25 @@ func (v *MessageMCPRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MessageMCPRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MessageMCPRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "serverId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ServerID.DecodeJSON(d), "serverId")
+		return 0, wire.AtKey(v.ServerID.DecodeJSON(d), "serverId")
 	case "requestId":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
+		return 1, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
 	case "method":
-		seen[0] |= 1 << 2
-		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
+		return 2, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeRawMap(d, &v.Params), "params")
+		return wire.Optional, wire.AtKey(wire.DecodeRawMap(d, &v.Params), "params")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MessageMCPRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "serverId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "requestId")
-	}
-	if seen[0]&(1<<2) == 0 {
-		return d.Errorf("missing required member %q", "method")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -5769,25 +4479,25 @@ func (v *AgentResponse) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *AgentResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *AgentResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Result != nil:
-		return v.Result.decodeField(d, key, seen)
+		return v.Result.decodeField(d, key)
 	case v.Error != nil:
-		return v.Error.decodeField(d, key, seen)
+		return v.Error.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *AgentResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *AgentResponse) required(w int) []string {
 	switch {
 	case v.Result != nil:
-		return v.Result.checkRequired(d, seen)
+		return wire.Level(w, membersAgentResponseResult.Required)
 	case v.Error != nil:
-		return v.Error.checkRequired(d, seen)
+		return wire.Level(w, membersAgentResponseError.Required)
 	}
-	return d.Errorf("no variant of AgentResponse selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -5818,27 +4528,7 @@ func (v *AgentResponse) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5859,30 +4549,12 @@ func (v *AgentResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAgentResponseResult = wire.Members{Required: []string{"id", "result"}}
+
 // DecodeJSON decodes one AgentResponseResult object, keeping unknown members.
 func (v *AgentResponseResult) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentResponseResult{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentResponseResult, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5892,28 +4564,15 @@ func (v *AgentResponseResult) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AgentResponseResult) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AgentResponseResult) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "result":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
+		return 1, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AgentResponseResult) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "id")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "result")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -5936,30 +4595,12 @@ func (v *AgentResponseResult) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAgentResponseError = wire.Members{Required: []string{"id", "error"}}
+
 // DecodeJSON decodes one AgentResponseError object, keeping unknown members.
 func (v *AgentResponseError) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentResponseError{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentResponseError, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5969,28 +4610,15 @@ func (v *AgentResponseError) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AgentResponseError) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AgentResponseError) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "error":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Error.DecodeJSON(d), "error")
+		return 1, wire.AtKey(v.Error.DecodeJSON(d), "error")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AgentResponseError) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "id")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "error")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -6013,30 +4641,12 @@ func (v *AgentResponseError) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersInitializeResponse = wire.Members{Required: []string{"protocolVersion"}}
+
 // DecodeJSON decodes one InitializeResponse object, keeping unknown members.
 func (v *InitializeResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = InitializeResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersInitializeResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6046,51 +4656,42 @@ func (v *InitializeResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *InitializeResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *InitializeResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "protocolVersion":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ProtocolVersion.DecodeJSON(d), "protocolVersion")
+		return 0, wire.AtKey(v.ProtocolVersion.DecodeJSON(d), "protocolVersion")
 	case "agentCapabilities":
 		v.AgentCapabilities = new(AgentCapabilities)
 		m := d.Mark()
 		if err := v.AgentCapabilities.DecodeJSON(d); err != nil {
 			v.AgentCapabilities = nil
-			return true, wire.AtKey(d.Recover(m, err), "agentCapabilities")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "agentCapabilities")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "authMethods":
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.AuthMethods, true, (*AuthMethod).DecodeJSON); err != nil {
 			v.AuthMethods = nil
-			return true, wire.AtKey(d.Recover(m, err), "authMethods")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "authMethods")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "agentInfo":
 		if d.TryNull() {
 			v.AgentInfo = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.AgentInfo = new(Implementation)
 		m := d.Mark()
 		if err := v.AgentInfo.DecodeJSON(d); err != nil {
 			v.AgentInfo = nil
-			return true, wire.AtKey(d.Recover(m, err), "agentInfo")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "agentInfo")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *InitializeResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "protocolVersion")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -6157,27 +4758,7 @@ func (v *ProtocolVersion) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one AgentCapabilities object, keeping unknown members.
 func (v *AgentCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6187,70 +4768,65 @@ func (v *AgentCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AgentCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AgentCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "loadSession":
 		v.LoadSession = new(bool)
 		m := d.Mark()
 		if err := wire.DecodeBool(v.LoadSession, d); err != nil {
 			v.LoadSession = nil
-			return true, wire.AtKey(d.Recover(m, err), "loadSession")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "loadSession")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "promptCapabilities":
 		v.PromptCapabilities = new(PromptCapabilities)
 		m := d.Mark()
 		if err := v.PromptCapabilities.DecodeJSON(d); err != nil {
 			v.PromptCapabilities = nil
-			return true, wire.AtKey(d.Recover(m, err), "promptCapabilities")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "promptCapabilities")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "mcpCapabilities":
 		v.MCPCapabilities = new(MCPCapabilities)
 		m := d.Mark()
 		if err := v.MCPCapabilities.DecodeJSON(d); err != nil {
 			v.MCPCapabilities = nil
-			return true, wire.AtKey(d.Recover(m, err), "mcpCapabilities")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "mcpCapabilities")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "sessionCapabilities":
 		v.SessionCapabilities = new(SessionCapabilities)
 		m := d.Mark()
 		if err := v.SessionCapabilities.DecodeJSON(d); err != nil {
 			v.SessionCapabilities = nil
-			return true, wire.AtKey(d.Recover(m, err), "sessionCapabilities")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "sessionCapabilities")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "auth":
 		v.Auth = new(AgentAuthCapabilities)
 		m := d.Mark()
 		if err := v.Auth.DecodeJSON(d); err != nil {
 			v.Auth = nil
-			return true, wire.AtKey(d.Recover(m, err), "auth")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "auth")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "providers":
 		if d.TryNull() {
 			v.Providers = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Providers = new(ProvidersCapabilities)
 		m := d.Mark()
 		if err := v.Providers.DecodeJSON(d); err != nil {
 			v.Providers = nil
-			return true, wire.AtKey(d.Recover(m, err), "providers")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "providers")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AgentCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -6300,27 +4876,7 @@ func (v *AgentCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one PromptCapabilities object, keeping unknown members.
 func (v *PromptCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = PromptCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6330,42 +4886,37 @@ func (v *PromptCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PromptCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PromptCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "image":
 		v.Image = new(bool)
 		m := d.Mark()
 		if err := wire.DecodeBool(v.Image, d); err != nil {
 			v.Image = nil
-			return true, wire.AtKey(d.Recover(m, err), "image")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "image")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "audio":
 		v.Audio = new(bool)
 		m := d.Mark()
 		if err := wire.DecodeBool(v.Audio, d); err != nil {
 			v.Audio = nil
-			return true, wire.AtKey(d.Recover(m, err), "audio")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "audio")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "embeddedContext":
 		v.EmbeddedContext = new(bool)
 		m := d.Mark()
 		if err := wire.DecodeBool(v.EmbeddedContext, d); err != nil {
 			v.EmbeddedContext = nil
-			return true, wire.AtKey(d.Recover(m, err), "embeddedContext")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "embeddedContext")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PromptCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -6403,27 +4954,7 @@ func (v *PromptCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one MCPCapabilities object, keeping unknown members.
 func (v *MCPCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6433,42 +4964,37 @@ func (v *MCPCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MCPCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MCPCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "http":
 		v.HTTP = new(bool)
 		m := d.Mark()
 		if err := wire.DecodeBool(v.HTTP, d); err != nil {
 			v.HTTP = nil
-			return true, wire.AtKey(d.Recover(m, err), "http")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "http")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "sse":
 		v.SSE = new(bool)
 		m := d.Mark()
 		if err := wire.DecodeBool(v.SSE, d); err != nil {
 			v.SSE = nil
-			return true, wire.AtKey(d.Recover(m, err), "sse")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "sse")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "acp":
 		v.ACP = new(bool)
 		m := d.Mark()
 		if err := wire.DecodeBool(v.ACP, d); err != nil {
 			v.ACP = nil
-			return true, wire.AtKey(d.Recover(m, err), "acp")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "acp")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MCPCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -6506,27 +5032,7 @@ func (v *MCPCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionCapabilities object, keeping unknown members.
 func (v *SessionCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6536,150 +5042,145 @@ func (v *SessionCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "list":
 		if d.TryNull() {
 			v.List = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.List = new(SessionListCapabilities)
 		m := d.Mark()
 		if err := v.List.DecodeJSON(d); err != nil {
 			v.List = nil
-			return true, wire.AtKey(d.Recover(m, err), "list")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "list")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "delete":
 		if d.TryNull() {
 			v.Delete = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Delete = new(SessionDeleteCapabilities)
 		m := d.Mark()
 		if err := v.Delete.DecodeJSON(d); err != nil {
 			v.Delete = nil
-			return true, wire.AtKey(d.Recover(m, err), "delete")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "delete")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "additionalDirectories":
 		if d.TryNull() {
 			v.AdditionalDirectories = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.AdditionalDirectories = new(SessionAdditionalDirectoriesCapabilities)
 		m := d.Mark()
 		if err := v.AdditionalDirectories.DecodeJSON(d); err != nil {
 			v.AdditionalDirectories = nil
-			return true, wire.AtKey(d.Recover(m, err), "additionalDirectories")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "additionalDirectories")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "systemPrompt":
 		if d.TryNull() {
 			v.SystemPrompt = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.SystemPrompt = new(SessionSystemPromptCapabilities)
 		m := d.Mark()
 		if err := v.SystemPrompt.DecodeJSON(d); err != nil {
 			v.SystemPrompt = nil
-			return true, wire.AtKey(d.Recover(m, err), "systemPrompt")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "systemPrompt")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "fork":
 		if d.TryNull() {
 			v.Fork = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Fork = new(SessionForkCapabilities)
 		m := d.Mark()
 		if err := v.Fork.DecodeJSON(d); err != nil {
 			v.Fork = nil
-			return true, wire.AtKey(d.Recover(m, err), "fork")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "fork")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "archive":
 		if d.TryNull() {
 			v.Archive = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Archive = new(SessionArchiveCapabilities)
 		m := d.Mark()
 		if err := v.Archive.DecodeJSON(d); err != nil {
 			v.Archive = nil
-			return true, wire.AtKey(d.Recover(m, err), "archive")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "archive")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "status":
 		if d.TryNull() {
 			v.Status = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Status = new(SessionStatusCapabilities)
 		m := d.Mark()
 		if err := v.Status.DecodeJSON(d); err != nil {
 			v.Status = nil
-			return true, wire.AtKey(d.Recover(m, err), "status")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "status")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(SessionTitleCapabilities)
 		m := d.Mark()
 		if err := v.Title.DecodeJSON(d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "resume":
 		if d.TryNull() {
 			v.Resume = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Resume = new(SessionResumeCapabilities)
 		m := d.Mark()
 		if err := v.Resume.DecodeJSON(d); err != nil {
 			v.Resume = nil
-			return true, wire.AtKey(d.Recover(m, err), "resume")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "resume")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "close":
 		if d.TryNull() {
 			v.Close = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Close = new(SessionCloseCapabilities)
 		m := d.Mark()
 		if err := v.Close.DecodeJSON(d); err != nil {
 			v.Close = nil
-			return true, wire.AtKey(d.Recover(m, err), "close")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "close")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	case "runtimeContext":
 		if d.TryNull() {
 			v.RuntimeContext = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.RuntimeContext = new(SessionRuntimeContextCapabilities)
 		m := d.Mark()
 		if err := v.RuntimeContext.DecodeJSON(d); err != nil {
 			v.RuntimeContext = nil
-			return true, wire.AtKey(d.Recover(m, err), "runtimeContext")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "runtimeContext")
 		}
-		return true, nil
+		return wire.Optional, nil
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -6749,27 +5250,7 @@ func (v *SessionCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionListCapabilities object, keeping unknown members.
 func (v *SessionListCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionListCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6779,18 +5260,13 @@ func (v *SessionListCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionListCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionListCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionListCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -6816,27 +5292,7 @@ func (v *SessionListCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionDeleteCapabilities object, keeping unknown members.
 func (v *SessionDeleteCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionDeleteCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6846,18 +5302,13 @@ func (v *SessionDeleteCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionDeleteCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionDeleteCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionDeleteCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -6883,27 +5334,7 @@ func (v *SessionDeleteCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionAdditionalDirectoriesCapabilities object, keeping unknown members.
 func (v *SessionAdditionalDirectoriesCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionAdditionalDirectoriesCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6913,18 +5344,13 @@ func (v *SessionAdditionalDirectoriesCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionAdditionalDirectoriesCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionAdditionalDirectoriesCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionAdditionalDirectoriesCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -6950,27 +5376,7 @@ func (v *SessionAdditionalDirectoriesCapabilities) UnmarshalJSON(data []byte) er
 // DecodeJSON decodes one SessionSystemPromptCapabilities object, keeping unknown members.
 func (v *SessionSystemPromptCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionSystemPromptCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6980,30 +5386,25 @@ func (v *SessionSystemPromptCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionSystemPromptCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionSystemPromptCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "mode":
 		if d.TryNull() {
 			v.Mode = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Mode = new(SessionSystemPromptModeCapabilities)
 		m := d.Mark()
 		if err := v.Mode.DecodeJSON(d); err != nil {
 			v.Mode = nil
-			return true, wire.AtKey(d.Recover(m, err), "mode")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "mode")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionSystemPromptCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7033,27 +5434,7 @@ func (v *SessionSystemPromptCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionSystemPromptModeCapabilities object, keeping unknown members.
 func (v *SessionSystemPromptModeCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionSystemPromptModeCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7063,30 +5444,25 @@ func (v *SessionSystemPromptModeCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionSystemPromptModeCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionSystemPromptModeCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "override":
 		if d.TryNull() {
 			v.Override = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Override = new(SessionSystemPromptOverrideCapabilities)
 		m := d.Mark()
 		if err := v.Override.DecodeJSON(d); err != nil {
 			v.Override = nil
-			return true, wire.AtKey(d.Recover(m, err), "override")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "override")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionSystemPromptModeCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7116,27 +5492,7 @@ func (v *SessionSystemPromptModeCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionSystemPromptOverrideCapabilities object, keeping unknown members.
 func (v *SessionSystemPromptOverrideCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionSystemPromptOverrideCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7146,18 +5502,13 @@ func (v *SessionSystemPromptOverrideCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionSystemPromptOverrideCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionSystemPromptOverrideCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionSystemPromptOverrideCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7183,27 +5534,7 @@ func (v *SessionSystemPromptOverrideCapabilities) UnmarshalJSON(data []byte) err
 // DecodeJSON decodes one SessionForkCapabilities object, keeping unknown members.
 func (v *SessionForkCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionForkCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7213,18 +5544,13 @@ func (v *SessionForkCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionForkCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionForkCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionForkCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7250,27 +5576,7 @@ func (v *SessionForkCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionArchiveCapabilities object, keeping unknown members.
 func (v *SessionArchiveCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionArchiveCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7280,18 +5586,13 @@ func (v *SessionArchiveCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionArchiveCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionArchiveCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionArchiveCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7317,27 +5618,7 @@ func (v *SessionArchiveCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionStatusCapabilities object, keeping unknown members.
 func (v *SessionStatusCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionStatusCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7347,18 +5628,13 @@ func (v *SessionStatusCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionStatusCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionStatusCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionStatusCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7384,27 +5660,7 @@ func (v *SessionStatusCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionTitleCapabilities object, keeping unknown members.
 func (v *SessionTitleCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionTitleCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7414,18 +5670,13 @@ func (v *SessionTitleCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionTitleCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionTitleCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionTitleCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7451,27 +5702,7 @@ func (v *SessionTitleCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionResumeCapabilities object, keeping unknown members.
 func (v *SessionResumeCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionResumeCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7481,18 +5712,13 @@ func (v *SessionResumeCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionResumeCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionResumeCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionResumeCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7518,27 +5744,7 @@ func (v *SessionResumeCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionCloseCapabilities object, keeping unknown members.
 func (v *SessionCloseCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionCloseCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7548,18 +5754,13 @@ func (v *SessionCloseCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionCloseCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionCloseCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionCloseCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7585,27 +5786,7 @@ func (v *SessionCloseCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one AgentAuthCapabilities object, keeping unknown members.
 func (v *AgentAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentAuthCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7615,42 +5796,37 @@ func (v *AgentAuthCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AgentAuthCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AgentAuthCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "status":
 		if d.TryNull() {
 			v.Status = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Status = new(AuthStatusCapabilities)
 		m := d.Mark()
 		if err := v.Status.DecodeJSON(d); err != nil {
 			v.Status = nil
-			return true, wire.AtKey(d.Recover(m, err), "status")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "status")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "logout":
 		if d.TryNull() {
 			v.Logout = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Logout = new(LogoutCapabilities)
 		m := d.Mark()
 		if err := v.Logout.DecodeJSON(d); err != nil {
 			v.Logout = nil
-			return true, wire.AtKey(d.Recover(m, err), "logout")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "logout")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AgentAuthCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7684,27 +5860,7 @@ func (v *AgentAuthCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one AuthStatusCapabilities object, keeping unknown members.
 func (v *AuthStatusCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthStatusCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7714,18 +5870,13 @@ func (v *AuthStatusCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AuthStatusCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AuthStatusCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AuthStatusCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7751,27 +5902,7 @@ func (v *AuthStatusCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one LogoutCapabilities object, keeping unknown members.
 func (v *LogoutCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = LogoutCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7781,18 +5912,13 @@ func (v *LogoutCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *LogoutCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *LogoutCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *LogoutCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7818,27 +5944,7 @@ func (v *LogoutCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ProvidersCapabilities object, keeping unknown members.
 func (v *ProvidersCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ProvidersCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7848,18 +5954,13 @@ func (v *ProvidersCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ProvidersCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ProvidersCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ProvidersCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7907,28 +6008,28 @@ func (v *AuthMethod) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *AuthMethod) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *AuthMethod) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Terminal != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Terminal.decodeField(d, key, seen)
+		return v.Terminal.decodeField(d, key)
 	case v.Agent != nil:
-		return v.Agent.decodeField(d, key, seen)
+		return v.Agent.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *AuthMethod) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *AuthMethod) required(w int) []string {
 	switch {
 	case v.Terminal != nil:
-		return v.Terminal.checkRequired(d, seen)
+		return wire.Level(w, membersAuthMethodTerminal.Required)
 	case v.Agent != nil:
-		return v.Agent.checkRequired(d, seen)
+		return wire.Level(w, membersAuthMethodAgent.Required)
 	}
-	return d.Errorf("no variant of AuthMethod selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -7976,27 +6077,7 @@ func (v *AuthMethod) decodeObject(d *wire.Decoder, asFallback bool) error {
 			return err
 		}
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8044,30 +6125,12 @@ func (v *AuthMethodID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAuthMethodTerminal = wire.Members{Required: []string{"id", "name"}}
+
 // DecodeJSON decodes one AuthMethodTerminal object, keeping unknown members.
 func (v *AuthMethodTerminal) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthMethodTerminal{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthMethodTerminal, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8077,54 +6140,41 @@ func (v *AuthMethodTerminal) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AuthMethodTerminal) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AuthMethodTerminal) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "name":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "args":
 		if d.Lenient() && d.TryNull() {
 			v.Args = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
 	case "env":
 		if d.Lenient() && d.TryNull() {
 			v.Env = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeMap(d, &v.Env, wire.DecodeString), "env")
+		return wire.Optional, wire.AtKey(wire.DecodeMap(d, &v.Env, wire.DecodeString), "env")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AuthMethodTerminal) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "id")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -8163,30 +6213,12 @@ func (v *AuthMethodTerminal) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAuthMethodAgent = wire.Members{Required: []string{"id", "name"}}
+
 // DecodeJSON decodes one AuthMethodAgent object, keeping unknown members.
 func (v *AuthMethodAgent) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthMethodAgent{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthMethodAgent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8196,42 +6228,29 @@ func (v *AuthMethodAgent) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AuthMethodAgent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AuthMethodAgent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "name":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AuthMethodAgent) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "id")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -8262,30 +6281,12 @@ func (v *AuthMethodAgent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersImplementation = wire.Members{Required: []string{"name", "version"}}
+
 // DecodeJSON decodes one Implementation object, keeping unknown members.
 func (v *Implementation) DecodeJSON(d *wire.Decoder) error {
 	*v = Implementation{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersImplementation, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8295,42 +6296,29 @@ func (v *Implementation) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *Implementation) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *Implementation) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "name":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "version":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Version, d), "version")
+		return 1, wire.AtKey(wire.DecodeString(&v.Version, d), "version")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *Implementation) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "version")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -8364,27 +6352,7 @@ func (v *Implementation) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one AuthenticateResponse object, keeping unknown members.
 func (v *AuthenticateResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthenticateResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8394,18 +6362,13 @@ func (v *AuthenticateResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AuthenticateResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AuthenticateResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AuthenticateResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -8428,30 +6391,12 @@ func (v *AuthenticateResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersListProvidersResponse = wire.Members{Required: []string{"providers"}}
+
 // DecodeJSON decodes one ListProvidersResponse object, keeping unknown members.
 func (v *ListProvidersResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = ListProvidersResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersListProvidersResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8461,24 +6406,15 @@ func (v *ListProvidersResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ListProvidersResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ListProvidersResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "providers":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Providers, false, (*ProviderInfo).DecodeJSON), "providers")
+		return 0, wire.AtKey(wire.DecodeSlice(d, &v.Providers, false, (*ProviderInfo).DecodeJSON), "providers")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ListProvidersResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "providers")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -8503,30 +6439,12 @@ func (v *ListProvidersResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersProviderInfo = wire.Members{Required: []string{"providerId", "supported", "required"}}
+
 // DecodeJSON decodes one ProviderInfo object, keeping unknown members.
 func (v *ProviderInfo) DecodeJSON(d *wire.Decoder) error {
 	*v = ProviderInfo{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProviderInfo, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8536,48 +6454,31 @@ func (v *ProviderInfo) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ProviderInfo) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ProviderInfo) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "providerId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ProviderID.DecodeJSON(d), "providerId")
+		return 0, wire.AtKey(v.ProviderID.DecodeJSON(d), "providerId")
 	case "supported":
-		seen[0] |= 1 << 1
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Supported, true, (*LlmProtocol).DecodeJSON); err != nil {
 			v.Supported = nil
-			return true, wire.AtKey(d.Recover(m, err), "supported")
+			return 1, wire.AtKey(d.Recover(m, err), "supported")
 		}
-		return true, nil
+		return 1, nil
 	case "required":
-		seen[0] |= 1 << 2
-		return true, wire.AtKey(wire.DecodeBool(&v.Required, d), "required")
+		return 2, wire.AtKey(wire.DecodeBool(&v.Required, d), "required")
 	case "current":
 		if d.TryNull() {
 			v.Current = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Current = new(ProviderCurrentConfig)
-		return true, wire.AtKey(v.Current.DecodeJSON(d), "current")
+		return wire.Optional, wire.AtKey(v.Current.DecodeJSON(d), "current")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ProviderInfo) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "providerId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "supported")
-	}
-	if seen[0]&(1<<2) == 0 {
-		return d.Errorf("missing required member %q", "required")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -8676,30 +6577,12 @@ func (v *LlmProtocol) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersProviderCurrentConfig = wire.Members{Required: []string{"apiType", "baseUrl"}}
+
 // DecodeJSON decodes one ProviderCurrentConfig object, keeping unknown members.
 func (v *ProviderCurrentConfig) DecodeJSON(d *wire.Decoder) error {
 	*v = ProviderCurrentConfig{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProviderCurrentConfig, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8709,30 +6592,17 @@ func (v *ProviderCurrentConfig) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ProviderCurrentConfig) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ProviderCurrentConfig) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "apiType":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.APIType.DecodeJSON(d), "apiType")
+		return 0, wire.AtKey(v.APIType.DecodeJSON(d), "apiType")
 	case "baseUrl":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.BaseURL, d), "baseUrl")
+		return 1, wire.AtKey(wire.DecodeString(&v.BaseURL, d), "baseUrl")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ProviderCurrentConfig) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "apiType")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "baseUrl")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -8762,27 +6632,7 @@ func (v *ProviderCurrentConfig) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SetProviderResponse object, keeping unknown members.
 func (v *SetProviderResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = SetProviderResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8792,18 +6642,13 @@ func (v *SetProviderResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SetProviderResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SetProviderResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SetProviderResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -8829,27 +6674,7 @@ func (v *SetProviderResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one DisableProviderResponse object, keeping unknown members.
 func (v *DisableProviderResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = DisableProviderResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8859,18 +6684,13 @@ func (v *DisableProviderResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *DisableProviderResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *DisableProviderResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *DisableProviderResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -8896,27 +6716,7 @@ func (v *DisableProviderResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one LogoutResponse object, keeping unknown members.
 func (v *LogoutResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = LogoutResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8926,18 +6726,13 @@ func (v *LogoutResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *LogoutResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *LogoutResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *LogoutResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -8960,30 +6755,12 @@ func (v *LogoutResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAuthStatusResponse = wire.Members{Required: []string{"state"}}
+
 // DecodeJSON decodes one AuthStatusResponse object, keeping unknown members.
 func (v *AuthStatusResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthStatusResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthStatusResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8993,31 +6770,22 @@ func (v *AuthStatusResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AuthStatusResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AuthStatusResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "state":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.State.DecodeJSON(d), "state")
+		return 0, wire.AtKey(v.State.DecodeJSON(d), "state")
 	case "accounts":
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Accounts, true, (*AuthAccount).DecodeJSON); err != nil {
 			v.Accounts = nil
-			return true, wire.AtKey(d.Recover(m, err), "accounts")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "accounts")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AuthStatusResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "state")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -9083,30 +6851,12 @@ func (v *AuthState) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAuthAccount = wire.Members{Required: []string{"label"}}
+
 // DecodeJSON decodes one AuthAccount object, keeping unknown members.
 func (v *AuthAccount) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthAccount{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthAccount, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9116,72 +6866,63 @@ func (v *AuthAccount) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AuthAccount) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AuthAccount) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "label":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Label, d), "label")
+		return 0, wire.AtKey(wire.DecodeString(&v.Label, d), "label")
 	case "active":
 		if d.TryNull() {
 			v.Active = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Active = new(bool)
 		m := d.Mark()
 		if err := wire.DecodeBool(v.Active, d); err != nil {
 			v.Active = nil
-			return true, wire.AtKey(d.Recover(m, err), "active")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "active")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "name":
 		if d.TryNull() {
 			v.Name = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Name = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Name, d); err != nil {
 			v.Name = nil
-			return true, wire.AtKey(d.Recover(m, err), "name")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "name")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "email":
 		if d.TryNull() {
 			v.Email = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Email = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Email, d); err != nil {
 			v.Email = nil
-			return true, wire.AtKey(d.Recover(m, err), "email")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "email")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "organization":
 		if d.TryNull() {
 			v.Organization = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Organization = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Organization, d); err != nil {
 			v.Organization = nil
-			return true, wire.AtKey(d.Recover(m, err), "organization")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "organization")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AuthAccount) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "label")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -9222,30 +6963,12 @@ func (v *AuthAccount) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersNewSessionResponse = wire.Members{Required: []string{"sessionId"}}
+
 // DecodeJSON decodes one NewSessionResponse object, keeping unknown members.
 func (v *NewSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = NewSessionResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersNewSessionResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9255,47 +6978,38 @@ func (v *NewSessionResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *NewSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *NewSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "modes":
 		if d.TryNull() {
 			v.Modes = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Modes = new(SessionModeState)
 		m := d.Mark()
 		if err := v.Modes.DecodeJSON(d); err != nil {
 			v.Modes = nil
-			return true, wire.AtKey(d.Recover(m, err), "modes")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "modes")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "configOptions":
 		if d.TryNull() {
 			v.ConfigOptions = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
 			v.ConfigOptions = nil
-			return true, wire.AtKey(d.Recover(m, err), "configOptions")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "configOptions")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *NewSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -9328,30 +7042,12 @@ func (v *NewSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionModeState = wire.Members{Required: []string{"currentModeId", "availableModes"}}
+
 // DecodeJSON decodes one SessionModeState object, keeping unknown members.
 func (v *SessionModeState) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionModeState{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionModeState, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9361,35 +7057,22 @@ func (v *SessionModeState) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionModeState) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionModeState) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "currentModeId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.CurrentModeID.DecodeJSON(d), "currentModeId")
+		return 0, wire.AtKey(v.CurrentModeID.DecodeJSON(d), "currentModeId")
 	case "availableModes":
-		seen[0] |= 1 << 1
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.AvailableModes, true, (*SessionMode).DecodeJSON); err != nil {
 			v.AvailableModes = nil
-			return true, wire.AtKey(d.Recover(m, err), "availableModes")
+			return 1, wire.AtKey(d.Recover(m, err), "availableModes")
 		}
-		return true, nil
+		return 1, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionModeState) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "currentModeId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "availableModes")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -9443,30 +7126,12 @@ func (v *SessionModeID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionMode = wire.Members{Required: []string{"id", "name"}}
+
 // DecodeJSON decodes one SessionMode object, keeping unknown members.
 func (v *SessionMode) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionMode{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionMode, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9476,42 +7141,29 @@ func (v *SessionMode) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionMode) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionMode) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "name":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionMode) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "id")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -9542,33 +7194,15 @@ func (v *SessionMode) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionConfigOption = wire.Members{Required: []string{"id", "name"}}
+
 // DecodeJSON decodes one SessionConfigOption object, keeping unknown members.
 func (v *SessionConfigOption) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigOption{}
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigOption, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9578,54 +7212,49 @@ func (v *SessionConfigOption) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionConfigOption) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionConfigOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "name":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "category":
 		if d.TryNull() {
 			v.Category = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Category = new(SessionConfigOptionCategory)
 		m := d.Mark()
 		if err := v.Category.DecodeJSON(d); err != nil {
 			v.Category = nil
-			return true, wire.AtKey(d.Recover(m, err), "category")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "category")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return v.Type.decodeField(d, key, seen[1:])
+	return wire.Inner(v.Type.decodeField(d, key))
 }
 
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionConfigOption) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "id")
+// required names the required members of level w: v's own, then the selected variant's.
+func (v *SessionConfigOption) required(w int) []string {
+	if w == 0 {
+		return membersSessionConfigOption.Required
 	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	return v.Type.checkRequired(d, seen[1:])
+	return v.Type.required(w - 1)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -9684,38 +7313,36 @@ func (v *SessionConfigOptionType) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *SessionConfigOptionType) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *SessionConfigOptionType) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Select != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Select.decodeField(d, key, seen)
+		return v.Select.decodeField(d, key)
 	case v.Boolean != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Boolean.decodeField(d, key, seen)
+		return v.Boolean.decodeField(d, key)
 	case v.Unknown != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return false, nil
+		return wire.NotMember, nil
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *SessionConfigOptionType) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *SessionConfigOptionType) required(w int) []string {
 	switch {
 	case v.Select != nil:
-		return v.Select.checkRequired(d, seen)
+		return wire.Level(w, membersSessionConfigSelect.Required)
 	case v.Boolean != nil:
-		return v.Boolean.checkRequired(d, seen)
-	case v.Unknown != nil:
-		return nil
+		return wire.Level(w, membersSessionConfigBoolean.Required)
 	}
-	return d.Errorf("no variant of SessionConfigOptionType selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -9891,30 +7518,12 @@ func (v *SessionConfigSelectOptions) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionConfigSelectOption = wire.Members{Required: []string{"value", "name"}}
+
 // DecodeJSON decodes one SessionConfigSelectOption object, keeping unknown members.
 func (v *SessionConfigSelectOption) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigSelectOption{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigSelectOption, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9924,42 +7533,29 @@ func (v *SessionConfigSelectOption) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionConfigSelectOption) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionConfigSelectOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "value":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Value.DecodeJSON(d), "value")
+		return 0, wire.AtKey(v.Value.DecodeJSON(d), "value")
 	case "name":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionConfigSelectOption) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "value")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -9990,30 +7586,12 @@ func (v *SessionConfigSelectOption) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionConfigSelectGroup = wire.Members{Required: []string{"group", "name", "options"}}
+
 // DecodeJSON decodes one SessionConfigSelectGroup object, keeping unknown members.
 func (v *SessionConfigSelectGroup) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigSelectGroup{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigSelectGroup, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10023,41 +7601,24 @@ func (v *SessionConfigSelectGroup) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionConfigSelectGroup) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionConfigSelectGroup) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "group":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Group.DecodeJSON(d), "group")
+		return 0, wire.AtKey(v.Group.DecodeJSON(d), "group")
 	case "name":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "options":
-		seen[0] |= 1 << 2
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Options, true, (*SessionConfigSelectOption).DecodeJSON); err != nil {
 			v.Options = nil
-			return true, wire.AtKey(d.Recover(m, err), "options")
+			return 2, wire.AtKey(d.Recover(m, err), "options")
 		}
-		return true, nil
+		return 2, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionConfigSelectGroup) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "group")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<2) == 0 {
-		return d.Errorf("missing required member %q", "options")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -10113,30 +7674,12 @@ func (v *SessionConfigGroupID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionConfigSelect = wire.Members{Required: []string{"currentValue", "options"}}
+
 // DecodeJSON decodes one SessionConfigSelect object, keeping unknown members.
 func (v *SessionConfigSelect) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigSelect{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigSelect, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10146,28 +7689,15 @@ func (v *SessionConfigSelect) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionConfigSelect) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionConfigSelect) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "currentValue":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.CurrentValue.DecodeJSON(d), "currentValue")
+		return 0, wire.AtKey(v.CurrentValue.DecodeJSON(d), "currentValue")
 	case "options":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Options.DecodeJSON(d), "options")
+		return 1, wire.AtKey(v.Options.DecodeJSON(d), "options")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionConfigSelect) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "currentValue")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "options")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -10190,30 +7720,12 @@ func (v *SessionConfigSelect) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionConfigBoolean = wire.Members{Required: []string{"currentValue"}}
+
 // DecodeJSON decodes one SessionConfigBoolean object, keeping unknown members.
 func (v *SessionConfigBoolean) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigBoolean{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigBoolean, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10223,22 +7735,13 @@ func (v *SessionConfigBoolean) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionConfigBoolean) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionConfigBoolean) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "currentValue":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeBool(&v.CurrentValue, d), "currentValue")
+		return 0, wire.AtKey(wire.DecodeBool(&v.CurrentValue, d), "currentValue")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionConfigBoolean) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "currentValue")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -10262,27 +7765,7 @@ func (v *SessionConfigBoolean) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one LoadSessionResponse object, keeping unknown members.
 func (v *LoadSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = LoadSessionResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10292,41 +7775,36 @@ func (v *LoadSessionResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *LoadSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *LoadSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "modes":
 		if d.TryNull() {
 			v.Modes = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Modes = new(SessionModeState)
 		m := d.Mark()
 		if err := v.Modes.DecodeJSON(d); err != nil {
 			v.Modes = nil
-			return true, wire.AtKey(d.Recover(m, err), "modes")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "modes")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "configOptions":
 		if d.TryNull() {
 			v.ConfigOptions = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
 			v.ConfigOptions = nil
-			return true, wire.AtKey(d.Recover(m, err), "configOptions")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "configOptions")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *LoadSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -10357,30 +7835,12 @@ func (v *LoadSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersListSessionsResponse = wire.Members{Required: []string{"sessions"}}
+
 // DecodeJSON decodes one ListSessionsResponse object, keeping unknown members.
 func (v *ListSessionsResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = ListSessionsResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersListSessionsResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10390,41 +7850,32 @@ func (v *ListSessionsResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ListSessionsResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ListSessionsResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessions":
-		seen[0] |= 1 << 0
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Sessions, true, (*SessionInfo).DecodeJSON); err != nil {
 			v.Sessions = nil
-			return true, wire.AtKey(d.Recover(m, err), "sessions")
+			return 0, wire.AtKey(d.Recover(m, err), "sessions")
 		}
-		return true, nil
+		return 0, nil
 	case "nextCursor":
 		if d.TryNull() {
 			v.NextCursor = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.NextCursor = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.NextCursor, d); err != nil {
 			v.NextCursor = nil
-			return true, wire.AtKey(d.Recover(m, err), "nextCursor")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "nextCursor")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ListSessionsResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessions")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -10453,30 +7904,12 @@ func (v *ListSessionsResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionInfo = wire.Members{Required: []string{"sessionId", "cwd"}}
+
 // DecodeJSON decodes one SessionInfo object, keeping unknown members.
 func (v *SessionInfo) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionInfo{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionInfo, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10486,68 +7919,55 @@ func (v *SessionInfo) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionInfo) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionInfo) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "cwd":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
+		return 1, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
 	case "additionalDirectories":
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "updatedAt":
 		if d.TryNull() {
 			v.UpdatedAt = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.UpdatedAt = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.UpdatedAt, d); err != nil {
 			v.UpdatedAt = nil
-			return true, wire.AtKey(d.Recover(m, err), "updatedAt")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "updatedAt")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "archived":
 		if d.TryNull() {
 			v.Archived = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Archived = new(bool)
 		m := d.Mark()
 		if err := wire.DecodeBool(v.Archived, d); err != nil {
 			v.Archived = nil
-			return true, wire.AtKey(d.Recover(m, err), "archived")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "archived")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionInfo) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "cwd")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -10593,27 +8013,7 @@ func (v *SessionInfo) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one DeleteSessionResponse object, keeping unknown members.
 func (v *DeleteSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = DeleteSessionResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10623,18 +8023,13 @@ func (v *DeleteSessionResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *DeleteSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *DeleteSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *DeleteSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -10657,30 +8052,12 @@ func (v *DeleteSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersForkSessionResponse = wire.Members{Required: []string{"sessionId"}}
+
 // DecodeJSON decodes one ForkSessionResponse object, keeping unknown members.
 func (v *ForkSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = ForkSessionResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersForkSessionResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10690,47 +8067,38 @@ func (v *ForkSessionResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ForkSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ForkSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "modes":
 		if d.TryNull() {
 			v.Modes = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Modes = new(SessionModeState)
 		m := d.Mark()
 		if err := v.Modes.DecodeJSON(d); err != nil {
 			v.Modes = nil
-			return true, wire.AtKey(d.Recover(m, err), "modes")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "modes")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "configOptions":
 		if d.TryNull() {
 			v.ConfigOptions = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
 			v.ConfigOptions = nil
-			return true, wire.AtKey(d.Recover(m, err), "configOptions")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "configOptions")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ForkSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -10766,27 +8134,7 @@ func (v *ForkSessionResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ArchiveSessionResponse object, keeping unknown members.
 func (v *ArchiveSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = ArchiveSessionResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10796,18 +8144,13 @@ func (v *ArchiveSessionResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ArchiveSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ArchiveSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ArchiveSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -10833,27 +8176,7 @@ func (v *ArchiveSessionResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one UnarchiveSessionResponse object, keeping unknown members.
 func (v *UnarchiveSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = UnarchiveSessionResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10863,18 +8186,13 @@ func (v *UnarchiveSessionResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *UnarchiveSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *UnarchiveSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *UnarchiveSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -10897,30 +8215,12 @@ func (v *UnarchiveSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionStatusResponse = wire.Members{Required: []string{"status"}}
+
 // DecodeJSON decodes one SessionStatusResponse object, keeping unknown members.
 func (v *SessionStatusResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionStatusResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionStatusResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10930,24 +8230,15 @@ func (v *SessionStatusResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionStatusResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionStatusResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "status":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Status.DecodeJSON(d), "status")
+		return 0, wire.AtKey(v.Status.DecodeJSON(d), "status")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionStatusResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "status")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -11005,30 +8296,12 @@ func (v *SessionStatus) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSetSessionTitleResponse = wire.Members{Required: []string{"title"}}
+
 // DecodeJSON decodes one SetSessionTitleResponse object, keeping unknown members.
 func (v *SetSessionTitleResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionTitleResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionTitleResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11038,24 +8311,15 @@ func (v *SetSessionTitleResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SetSessionTitleResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SetSessionTitleResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "title":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
+		return 0, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SetSessionTitleResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "title")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -11083,27 +8347,7 @@ func (v *SetSessionTitleResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ResumeSessionResponse object, keeping unknown members.
 func (v *ResumeSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = ResumeSessionResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11113,41 +8357,36 @@ func (v *ResumeSessionResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ResumeSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ResumeSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "modes":
 		if d.TryNull() {
 			v.Modes = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Modes = new(SessionModeState)
 		m := d.Mark()
 		if err := v.Modes.DecodeJSON(d); err != nil {
 			v.Modes = nil
-			return true, wire.AtKey(d.Recover(m, err), "modes")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "modes")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "configOptions":
 		if d.TryNull() {
 			v.ConfigOptions = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
 			v.ConfigOptions = nil
-			return true, wire.AtKey(d.Recover(m, err), "configOptions")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "configOptions")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ResumeSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -11181,27 +8420,7 @@ func (v *ResumeSessionResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one CloseSessionResponse object, keeping unknown members.
 func (v *CloseSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = CloseSessionResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11211,18 +8430,13 @@ func (v *CloseSessionResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CloseSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CloseSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CloseSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -11248,27 +8462,7 @@ func (v *CloseSessionResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SetSessionModeResponse object, keeping unknown members.
 func (v *SetSessionModeResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionModeResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11278,18 +8472,13 @@ func (v *SetSessionModeResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SetSessionModeResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SetSessionModeResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SetSessionModeResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -11312,30 +8501,12 @@ func (v *SetSessionModeResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSetSessionConfigOptionResponse = wire.Members{Required: []string{"configOptions"}}
+
 // DecodeJSON decodes one SetSessionConfigOptionResponse object, keeping unknown members.
 func (v *SetSessionConfigOptionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionConfigOptionResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11345,29 +8516,20 @@ func (v *SetSessionConfigOptionResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SetSessionConfigOptionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SetSessionConfigOptionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "configOptions":
-		seen[0] |= 1 << 0
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
 			v.ConfigOptions = nil
-			return true, wire.AtKey(d.Recover(m, err), "configOptions")
+			return 0, wire.AtKey(d.Recover(m, err), "configOptions")
 		}
-		return true, nil
+		return 0, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SetSessionConfigOptionResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "configOptions")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -11392,30 +8554,12 @@ func (v *SetSessionConfigOptionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersPromptResponse = wire.Members{Required: []string{"stopReason"}}
+
 // DecodeJSON decodes one PromptResponse object, keeping unknown members.
 func (v *PromptResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = PromptResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPromptResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11425,36 +8569,27 @@ func (v *PromptResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PromptResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PromptResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "stopReason":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.StopReason.DecodeJSON(d), "stopReason")
+		return 0, wire.AtKey(v.StopReason.DecodeJSON(d), "stopReason")
 	case "usage":
 		if d.TryNull() {
 			v.Usage = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Usage = new(Usage)
 		m := d.Mark()
 		if err := v.Usage.DecodeJSON(d); err != nil {
 			v.Usage = nil
-			return true, wire.AtKey(d.Recover(m, err), "usage")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "usage")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PromptResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "stopReason")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -11522,30 +8657,12 @@ func (v *StopReason) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersUsage = wire.Members{Required: []string{"totalTokens", "inputTokens", "outputTokens"}}
+
 // DecodeJSON decodes one Usage object, keeping unknown members.
 func (v *Usage) DecodeJSON(d *wire.Decoder) error {
 	*v = Usage{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUsage, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11555,72 +8672,55 @@ func (v *Usage) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *Usage) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *Usage) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "totalTokens":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeUint64(&v.TotalTokens, d), "totalTokens")
+		return 0, wire.AtKey(wire.DecodeUint64(&v.TotalTokens, d), "totalTokens")
 	case "inputTokens":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeUint64(&v.InputTokens, d), "inputTokens")
+		return 1, wire.AtKey(wire.DecodeUint64(&v.InputTokens, d), "inputTokens")
 	case "outputTokens":
-		seen[0] |= 1 << 2
-		return true, wire.AtKey(wire.DecodeUint64(&v.OutputTokens, d), "outputTokens")
+		return 2, wire.AtKey(wire.DecodeUint64(&v.OutputTokens, d), "outputTokens")
 	case "thoughtTokens":
 		if d.TryNull() {
 			v.ThoughtTokens = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.ThoughtTokens = new(uint64)
 		m := d.Mark()
 		if err := wire.DecodeUint64(v.ThoughtTokens, d); err != nil {
 			v.ThoughtTokens = nil
-			return true, wire.AtKey(d.Recover(m, err), "thoughtTokens")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "thoughtTokens")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "cachedReadTokens":
 		if d.TryNull() {
 			v.CachedReadTokens = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.CachedReadTokens = new(uint64)
 		m := d.Mark()
 		if err := wire.DecodeUint64(v.CachedReadTokens, d); err != nil {
 			v.CachedReadTokens = nil
-			return true, wire.AtKey(d.Recover(m, err), "cachedReadTokens")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "cachedReadTokens")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "cachedWriteTokens":
 		if d.TryNull() {
 			v.CachedWriteTokens = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.CachedWriteTokens = new(uint64)
 		m := d.Mark()
 		if err := wire.DecodeUint64(v.CachedWriteTokens, d); err != nil {
 			v.CachedWriteTokens = nil
-			return true, wire.AtKey(d.Recover(m, err), "cachedWriteTokens")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "cachedWriteTokens")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *Usage) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "totalTokens")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "inputTokens")
-	}
-	if seen[0]&(1<<2) == 0 {
-		return d.Errorf("missing required member %q", "outputTokens")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -11688,30 +8788,12 @@ func (v *ExtResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersError = wire.Members{Required: []string{"code", "message"}}
+
 // DecodeJSON decodes one Error object, keeping unknown members.
 func (v *Error) DecodeJSON(d *wire.Decoder) error {
 	*v = Error{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersError, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11721,39 +8803,26 @@ func (v *Error) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *Error) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *Error) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "code":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Code.DecodeJSON(d), "code")
+		return 0, wire.AtKey(v.Code.DecodeJSON(d), "code")
 	case "message":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
+		return 1, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
 	case "data":
 		if d.TryNull() {
 			v.Data = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeRaw(&v.Data, d); err != nil {
 			v.Data = nil
-			return true, wire.AtKey(d.Recover(m, err), "data")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "data")
 		}
-		return true, nil
+		return wire.Optional, nil
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *Error) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "code")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "message")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -11806,30 +8875,12 @@ func (v *ErrorCode) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAgentNotification = wire.Members{Required: []string{"method"}}
+
 // DecodeJSON decodes one AgentNotification object, keeping unknown members.
 func (v *AgentNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentNotification{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11839,28 +8890,19 @@ func (v *AgentNotification) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AgentNotification) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AgentNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "method":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
+		return 0, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
+		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AgentNotification) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "method")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -11885,30 +8927,12 @@ func (v *AgentNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionNotification = wire.Members{Required: []string{"sessionId", "update"}}
+
 // DecodeJSON decodes one SessionNotification object, keeping unknown members.
 func (v *SessionNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionNotification{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11918,30 +8942,17 @@ func (v *SessionNotification) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionNotification) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "update":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Update.DecodeJSON(d), "update")
+		return 1, wire.AtKey(v.Update.DecodeJSON(d), "update")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionNotification) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "update")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -12048,157 +9059,155 @@ func (v *SessionUpdate) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *SessionUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *SessionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.UserMessageChunk != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.UserMessageChunk.decodeField(d, key, seen)
+		return v.UserMessageChunk.decodeField(d, key)
 	case v.AgentMessageChunk != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.AgentMessageChunk.decodeField(d, key, seen)
+		return v.AgentMessageChunk.decodeField(d, key)
 	case v.AgentThoughtChunk != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.AgentThoughtChunk.decodeField(d, key, seen)
+		return v.AgentThoughtChunk.decodeField(d, key)
 	case v.ToolCall != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.ToolCall.decodeField(d, key, seen)
+		return v.ToolCall.decodeField(d, key)
 	case v.ToolCallUpdate != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.ToolCallUpdate.decodeField(d, key, seen)
+		return v.ToolCallUpdate.decodeField(d, key)
 	case v.Plan != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Plan.decodeField(d, key, seen)
+		return v.Plan.decodeField(d, key)
 	case v.PlanUpdate != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.PlanUpdate.decodeField(d, key, seen)
+		return v.PlanUpdate.decodeField(d, key)
 	case v.PlanRemoved != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.PlanRemoved.decodeField(d, key, seen)
+		return v.PlanRemoved.decodeField(d, key)
 	case v.AvailableCommandsUpdate != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.AvailableCommandsUpdate.decodeField(d, key, seen)
+		return v.AvailableCommandsUpdate.decodeField(d, key)
 	case v.CurrentModeUpdate != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.CurrentModeUpdate.decodeField(d, key, seen)
+		return v.CurrentModeUpdate.decodeField(d, key)
 	case v.ConfigOptionUpdate != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.ConfigOptionUpdate.decodeField(d, key, seen)
+		return v.ConfigOptionUpdate.decodeField(d, key)
 	case v.SessionInfoUpdate != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.SessionInfoUpdate.decodeField(d, key, seen)
+		return v.SessionInfoUpdate.decodeField(d, key)
 	case v.UsageUpdate != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.UsageUpdate.decodeField(d, key, seen)
+		return v.UsageUpdate.decodeField(d, key)
 	case v.Notice != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Notice.decodeField(d, key, seen)
+		return v.Notice.decodeField(d, key)
 	case v.CompactionUpdate != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.CompactionUpdate.decodeField(d, key, seen)
+		return v.CompactionUpdate.decodeField(d, key)
 	case v.CompactionSummaryChunk != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.CompactionSummaryChunk.decodeField(d, key, seen)
+		return v.CompactionSummaryChunk.decodeField(d, key)
 	case v.SubagentUpdate != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.SubagentUpdate.decodeField(d, key, seen)
+		return v.SubagentUpdate.decodeField(d, key)
 	case v.SessionMessage != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.SessionMessage.decodeField(d, key, seen)
+		return v.SessionMessage.decodeField(d, key)
 	case v.SessionMessageChunk != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.SessionMessageChunk.decodeField(d, key, seen)
+		return v.SessionMessageChunk.decodeField(d, key)
 	case v.Unknown != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return false, nil
+		return wire.NotMember, nil
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *SessionUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *SessionUpdate) required(w int) []string {
 	switch {
 	case v.UserMessageChunk != nil:
-		return v.UserMessageChunk.checkRequired(d, seen)
+		return wire.Level(w, membersContentChunk.Required)
 	case v.AgentMessageChunk != nil:
-		return v.AgentMessageChunk.checkRequired(d, seen)
+		return wire.Level(w, membersContentChunk.Required)
 	case v.AgentThoughtChunk != nil:
-		return v.AgentThoughtChunk.checkRequired(d, seen)
+		return wire.Level(w, membersContentChunk.Required)
 	case v.ToolCall != nil:
-		return v.ToolCall.checkRequired(d, seen)
+		return wire.Level(w, membersToolCall.Required)
 	case v.ToolCallUpdate != nil:
-		return v.ToolCallUpdate.checkRequired(d, seen)
+		return wire.Level(w, membersToolCallUpdate.Required)
 	case v.Plan != nil:
-		return v.Plan.checkRequired(d, seen)
+		return wire.Level(w, membersPlan.Required)
 	case v.PlanUpdate != nil:
-		return v.PlanUpdate.checkRequired(d, seen)
+		return wire.Level(w, membersPlanUpdate.Required)
 	case v.PlanRemoved != nil:
-		return v.PlanRemoved.checkRequired(d, seen)
+		return wire.Level(w, membersPlanRemoved.Required)
 	case v.AvailableCommandsUpdate != nil:
-		return v.AvailableCommandsUpdate.checkRequired(d, seen)
+		return wire.Level(w, membersAvailableCommandsUpdate.Required)
 	case v.CurrentModeUpdate != nil:
-		return v.CurrentModeUpdate.checkRequired(d, seen)
+		return wire.Level(w, membersCurrentModeUpdate.Required)
 	case v.ConfigOptionUpdate != nil:
-		return v.ConfigOptionUpdate.checkRequired(d, seen)
+		return wire.Level(w, membersConfigOptionUpdate.Required)
 	case v.SessionInfoUpdate != nil:
-		return v.SessionInfoUpdate.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.UsageUpdate != nil:
-		return v.UsageUpdate.checkRequired(d, seen)
+		return wire.Level(w, membersUsageUpdate.Required)
 	case v.Notice != nil:
-		return v.Notice.checkRequired(d, seen)
+		return wire.Level(w, membersNotice.Required)
 	case v.CompactionUpdate != nil:
-		return v.CompactionUpdate.checkRequired(d, seen)
+		return wire.Level(w, membersCompactionUpdate.Required)
 	case v.CompactionSummaryChunk != nil:
-		return v.CompactionSummaryChunk.checkRequired(d, seen)
+		return wire.Level(w, membersCompactionSummaryChunk.Required)
 	case v.SubagentUpdate != nil:
-		return v.SubagentUpdate.checkRequired(d, seen)
+		return wire.Level(w, membersSubagentUpdate.Required)
 	case v.SessionMessage != nil:
-		return v.SessionMessage.checkRequired(d, seen)
+		return wire.Level(w, membersSessionMessage.Required)
 	case v.SessionMessageChunk != nil:
-		return v.SessionMessageChunk.checkRequired(d, seen)
-	case v.Unknown != nil:
-		return nil
+		return wire.Level(w, membersSessionMessageChunk.Required)
 	}
-	return d.Errorf("no variant of SessionUpdate selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -12320,27 +9329,7 @@ func (v *SessionUpdate) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12388,30 +9377,12 @@ func (v *MessageID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersContentChunk = wire.Members{Required: []string{"content"}}
+
 // DecodeJSON decodes one ContentChunk object, keeping unknown members.
 func (v *ContentChunk) DecodeJSON(d *wire.Decoder) error {
 	*v = ContentChunk{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersContentChunk, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12421,36 +9392,27 @@ func (v *ContentChunk) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ContentChunk) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ContentChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "content":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
+		return 0, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "messageId":
 		if d.TryNull() {
 			v.MessageID = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.MessageID = new(MessageID)
 		m := d.Mark()
 		if err := v.MessageID.DecodeJSON(d); err != nil {
 			v.MessageID = nil
-			return true, wire.AtKey(d.Recover(m, err), "messageId")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "messageId")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ContentChunk) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "content")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -12479,30 +9441,12 @@ func (v *ContentChunk) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersToolCall = wire.Members{Required: []string{"toolCallId", "title"}}
+
 // DecodeJSON decodes one ToolCall object, keeping unknown members.
 func (v *ToolCall) DecodeJSON(d *wire.Decoder) error {
 	*v = ToolCall{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCall, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12512,94 +9456,81 @@ func (v *ToolCall) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ToolCall) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ToolCall) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "toolCallId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
+		return 0, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
 	case "title":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
+		return 1, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "name":
 		if d.TryNull() {
 			v.Name = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Name = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Name, d); err != nil {
 			v.Name = nil
-			return true, wire.AtKey(d.Recover(m, err), "name")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "name")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "kind":
 		v.Kind = new(ToolKind)
 		m := d.Mark()
 		if err := v.Kind.DecodeJSON(d); err != nil {
 			v.Kind = nil
-			return true, wire.AtKey(d.Recover(m, err), "kind")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "kind")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "status":
 		v.Status = new(ToolCallStatus)
 		m := d.Mark()
 		if err := v.Status.DecodeJSON(d); err != nil {
 			v.Status = nil
-			return true, wire.AtKey(d.Recover(m, err), "status")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "status")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "content":
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Content, true, (*ToolCallContent).DecodeJSON); err != nil {
 			v.Content = nil
-			return true, wire.AtKey(d.Recover(m, err), "content")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "content")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "locations":
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Locations, true, (*ToolCallLocation).DecodeJSON); err != nil {
 			v.Locations = nil
-			return true, wire.AtKey(d.Recover(m, err), "locations")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "locations")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "rawInput":
 		if d.TryNull() {
 			v.RawInput = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeRaw(&v.RawInput, d); err != nil {
 			v.RawInput = nil
-			return true, wire.AtKey(d.Recover(m, err), "rawInput")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "rawInput")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "rawOutput":
 		if d.TryNull() {
 			v.RawOutput = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeRaw(&v.RawOutput, d); err != nil {
 			v.RawOutput = nil
-			return true, wire.AtKey(d.Recover(m, err), "rawOutput")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "rawOutput")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ToolCall) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "toolCallId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "title")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -12654,30 +9585,12 @@ func (v *ToolCall) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersPlanEntry = wire.Members{Required: []string{"content", "priority", "status"}}
+
 // DecodeJSON decodes one PlanEntry object, keeping unknown members.
 func (v *PlanEntry) DecodeJSON(d *wire.Decoder) error {
 	*v = PlanEntry{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlanEntry, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12687,36 +9600,19 @@ func (v *PlanEntry) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PlanEntry) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PlanEntry) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "content":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
+		return 0, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
 	case "priority":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Priority.DecodeJSON(d), "priority")
+		return 1, wire.AtKey(v.Priority.DecodeJSON(d), "priority")
 	case "status":
-		seen[0] |= 1 << 2
-		return true, wire.AtKey(v.Status.DecodeJSON(d), "status")
+		return 2, wire.AtKey(v.Status.DecodeJSON(d), "status")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PlanEntry) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "content")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "priority")
-	}
-	if seen[0]&(1<<2) == 0 {
-		return d.Errorf("missing required member %q", "status")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -12815,30 +9711,12 @@ func (v *PlanEntryStatus) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersPlan = wire.Members{Required: []string{"entries"}}
+
 // DecodeJSON decodes one Plan object, keeping unknown members.
 func (v *Plan) DecodeJSON(d *wire.Decoder) error {
 	*v = Plan{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlan, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12848,29 +9726,20 @@ func (v *Plan) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *Plan) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *Plan) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "entries":
-		seen[0] |= 1 << 0
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Entries, true, (*PlanEntry).DecodeJSON); err != nil {
 			v.Entries = nil
-			return true, wire.AtKey(d.Recover(m, err), "entries")
+			return 0, wire.AtKey(d.Recover(m, err), "entries")
 		}
-		return true, nil
+		return 0, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *Plan) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "entries")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -12927,45 +9796,43 @@ func (v *PlanUpdateContent) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *PlanUpdateContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *PlanUpdateContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Items != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Items.decodeField(d, key, seen)
+		return v.Items.decodeField(d, key)
 	case v.File != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.File.decodeField(d, key, seen)
+		return v.File.decodeField(d, key)
 	case v.Markdown != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Markdown.decodeField(d, key, seen)
+		return v.Markdown.decodeField(d, key)
 	case v.Unknown != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return false, nil
+		return wire.NotMember, nil
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *PlanUpdateContent) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *PlanUpdateContent) required(w int) []string {
 	switch {
 	case v.Items != nil:
-		return v.Items.checkRequired(d, seen)
+		return wire.Level(w, membersPlanItems.Required)
 	case v.File != nil:
-		return v.File.checkRequired(d, seen)
+		return wire.Level(w, membersPlanFile.Required)
 	case v.Markdown != nil:
-		return v.Markdown.checkRequired(d, seen)
-	case v.Unknown != nil:
-		return nil
+		return wire.Level(w, membersPlanMarkdown.Required)
 	}
-	return d.Errorf("no variant of PlanUpdateContent selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -13007,27 +9874,7 @@ func (v *PlanUpdateContent) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13075,30 +9922,12 @@ func (v *PlanID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersPlanItems = wire.Members{Required: []string{"planId", "entries"}}
+
 // DecodeJSON decodes one PlanItems object, keeping unknown members.
 func (v *PlanItems) DecodeJSON(d *wire.Decoder) error {
 	*v = PlanItems{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlanItems, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13108,35 +9937,22 @@ func (v *PlanItems) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PlanItems) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PlanItems) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "planId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
+		return 0, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
 	case "entries":
-		seen[0] |= 1 << 1
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Entries, true, (*PlanEntry).DecodeJSON); err != nil {
 			v.Entries = nil
-			return true, wire.AtKey(d.Recover(m, err), "entries")
+			return 1, wire.AtKey(d.Recover(m, err), "entries")
 		}
-		return true, nil
+		return 1, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PlanItems) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "planId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "entries")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -13163,30 +9979,12 @@ func (v *PlanItems) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersPlanFile = wire.Members{Required: []string{"planId", "uri"}}
+
 // DecodeJSON decodes one PlanFile object, keeping unknown members.
 func (v *PlanFile) DecodeJSON(d *wire.Decoder) error {
 	*v = PlanFile{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlanFile, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13196,30 +9994,17 @@ func (v *PlanFile) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PlanFile) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PlanFile) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "planId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
+		return 0, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
 	case "uri":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
+		return 1, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PlanFile) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "planId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "uri")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -13246,30 +10031,12 @@ func (v *PlanFile) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersPlanMarkdown = wire.Members{Required: []string{"planId", "content"}}
+
 // DecodeJSON decodes one PlanMarkdown object, keeping unknown members.
 func (v *PlanMarkdown) DecodeJSON(d *wire.Decoder) error {
 	*v = PlanMarkdown{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlanMarkdown, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13279,30 +10046,17 @@ func (v *PlanMarkdown) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PlanMarkdown) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PlanMarkdown) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "planId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
+		return 0, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
 	case "content":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
+		return 1, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PlanMarkdown) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "planId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "content")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -13329,30 +10083,12 @@ func (v *PlanMarkdown) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersPlanUpdate = wire.Members{Required: []string{"plan"}}
+
 // DecodeJSON decodes one PlanUpdate object, keeping unknown members.
 func (v *PlanUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = PlanUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlanUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13362,24 +10098,15 @@ func (v *PlanUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PlanUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PlanUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "plan":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Plan.DecodeJSON(d), "plan")
+		return 0, wire.AtKey(v.Plan.DecodeJSON(d), "plan")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PlanUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "plan")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -13404,30 +10131,12 @@ func (v *PlanUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersPlanRemoved = wire.Members{Required: []string{"planId"}}
+
 // DecodeJSON decodes one PlanRemoved object, keeping unknown members.
 func (v *PlanRemoved) DecodeJSON(d *wire.Decoder) error {
 	*v = PlanRemoved{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlanRemoved, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13437,24 +10146,15 @@ func (v *PlanRemoved) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PlanRemoved) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PlanRemoved) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "planId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
+		return 0, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PlanRemoved) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "planId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -13479,30 +10179,12 @@ func (v *PlanRemoved) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAvailableCommand = wire.Members{Required: []string{"name", "description"}}
+
 // DecodeJSON decodes one AvailableCommand object, keeping unknown members.
 func (v *AvailableCommand) DecodeJSON(d *wire.Decoder) error {
 	*v = AvailableCommand{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAvailableCommand, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13512,42 +10194,29 @@ func (v *AvailableCommand) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AvailableCommand) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AvailableCommand) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "name":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Description, d), "description")
+		return 1, wire.AtKey(wire.DecodeString(&v.Description, d), "description")
 	case "input":
 		if d.TryNull() {
 			v.Input = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Input = new(AvailableCommandInput)
 		m := d.Mark()
 		if err := v.Input.DecodeJSON(d); err != nil {
 			v.Input = nil
-			return true, wire.AtKey(d.Recover(m, err), "input")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "input")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AvailableCommand) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "description")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -13585,21 +10254,21 @@ func (v *AvailableCommandInput) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *AvailableCommandInput) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *AvailableCommandInput) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Unstructured != nil:
-		return v.Unstructured.decodeField(d, key, seen)
+		return v.Unstructured.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *AvailableCommandInput) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *AvailableCommandInput) required(w int) []string {
 	switch {
 	case v.Unstructured != nil:
-		return v.Unstructured.checkRequired(d, seen)
+		return wire.Level(w, membersUnstructuredCommandInput.Required)
 	}
-	return d.Errorf("no variant of AvailableCommandInput selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -13626,27 +10295,7 @@ func (v *AvailableCommandInput) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13667,30 +10316,12 @@ func (v *AvailableCommandInput) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersUnstructuredCommandInput = wire.Members{Required: []string{"hint"}}
+
 // DecodeJSON decodes one UnstructuredCommandInput object, keeping unknown members.
 func (v *UnstructuredCommandInput) DecodeJSON(d *wire.Decoder) error {
 	*v = UnstructuredCommandInput{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUnstructuredCommandInput, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13700,24 +10331,15 @@ func (v *UnstructuredCommandInput) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *UnstructuredCommandInput) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *UnstructuredCommandInput) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "hint":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Hint, d), "hint")
+		return 0, wire.AtKey(wire.DecodeString(&v.Hint, d), "hint")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *UnstructuredCommandInput) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "hint")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -13742,30 +10364,12 @@ func (v *UnstructuredCommandInput) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAvailableCommandsUpdate = wire.Members{Required: []string{"availableCommands"}}
+
 // DecodeJSON decodes one AvailableCommandsUpdate object, keeping unknown members.
 func (v *AvailableCommandsUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = AvailableCommandsUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAvailableCommandsUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13775,29 +10379,20 @@ func (v *AvailableCommandsUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AvailableCommandsUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AvailableCommandsUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "availableCommands":
-		seen[0] |= 1 << 0
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.AvailableCommands, true, (*AvailableCommand).DecodeJSON); err != nil {
 			v.AvailableCommands = nil
-			return true, wire.AtKey(d.Recover(m, err), "availableCommands")
+			return 0, wire.AtKey(d.Recover(m, err), "availableCommands")
 		}
-		return true, nil
+		return 0, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AvailableCommandsUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "availableCommands")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -13822,30 +10417,12 @@ func (v *AvailableCommandsUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCurrentModeUpdate = wire.Members{Required: []string{"currentModeId"}}
+
 // DecodeJSON decodes one CurrentModeUpdate object, keeping unknown members.
 func (v *CurrentModeUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = CurrentModeUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCurrentModeUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13855,24 +10432,15 @@ func (v *CurrentModeUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CurrentModeUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CurrentModeUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "currentModeId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.CurrentModeID.DecodeJSON(d), "currentModeId")
+		return 0, wire.AtKey(v.CurrentModeID.DecodeJSON(d), "currentModeId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CurrentModeUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "currentModeId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -13897,30 +10465,12 @@ func (v *CurrentModeUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersConfigOptionUpdate = wire.Members{Required: []string{"configOptions"}}
+
 // DecodeJSON decodes one ConfigOptionUpdate object, keeping unknown members.
 func (v *ConfigOptionUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = ConfigOptionUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersConfigOptionUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13930,29 +10480,20 @@ func (v *ConfigOptionUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ConfigOptionUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ConfigOptionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "configOptions":
-		seen[0] |= 1 << 0
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
 			v.ConfigOptions = nil
-			return true, wire.AtKey(d.Recover(m, err), "configOptions")
+			return 0, wire.AtKey(d.Recover(m, err), "configOptions")
 		}
-		return true, nil
+		return 0, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ConfigOptionUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "configOptions")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -13980,27 +10521,7 @@ func (v *ConfigOptionUpdate) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionInfoUpdate object, keeping unknown members.
 func (v *SessionInfoUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionInfoUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14010,42 +10531,37 @@ func (v *SessionInfoUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionInfoUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionInfoUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "updatedAt":
 		if d.TryNull() {
 			v.UpdatedAt = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.UpdatedAt = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.UpdatedAt, d); err != nil {
 			v.UpdatedAt = nil
-			return true, wire.AtKey(d.Recover(m, err), "updatedAt")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "updatedAt")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionInfoUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14076,30 +10592,12 @@ func (v *SessionInfoUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCost = wire.Members{Required: []string{"amount", "currency"}}
+
 // DecodeJSON decodes one Cost object, keeping unknown members.
 func (v *Cost) DecodeJSON(d *wire.Decoder) error {
 	*v = Cost{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCost, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14109,30 +10607,17 @@ func (v *Cost) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *Cost) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *Cost) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "amount":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeFloat64(&v.Amount, d), "amount")
+		return 0, wire.AtKey(wire.DecodeFloat64(&v.Amount, d), "amount")
 	case "currency":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Currency, d), "currency")
+		return 1, wire.AtKey(wire.DecodeString(&v.Currency, d), "currency")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *Cost) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "amount")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "currency")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14159,30 +10644,12 @@ func (v *Cost) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersUsageUpdate = wire.Members{Required: []string{"used", "size"}}
+
 // DecodeJSON decodes one UsageUpdate object, keeping unknown members.
 func (v *UsageUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = UsageUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUsageUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14192,42 +10659,29 @@ func (v *UsageUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *UsageUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *UsageUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "used":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeUint64(&v.Used, d), "used")
+		return 0, wire.AtKey(wire.DecodeUint64(&v.Used, d), "used")
 	case "size":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeUint64(&v.Size, d), "size")
+		return 1, wire.AtKey(wire.DecodeUint64(&v.Size, d), "size")
 	case "cost":
 		if d.TryNull() {
 			v.Cost = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Cost = new(Cost)
 		m := d.Mark()
 		if err := v.Cost.DecodeJSON(d); err != nil {
 			v.Cost = nil
-			return true, wire.AtKey(d.Recover(m, err), "cost")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "cost")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *UsageUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "used")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "size")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14293,30 +10747,12 @@ func (v *NoticeSeverity) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersNotice = wire.Members{Required: []string{"severity", "title"}}
+
 // DecodeJSON decodes one Notice object, keeping unknown members.
 func (v *Notice) DecodeJSON(d *wire.Decoder) error {
 	*v = Notice{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersNotice, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14326,42 +10762,29 @@ func (v *Notice) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *Notice) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *Notice) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "severity":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Severity.DecodeJSON(d), "severity")
+		return 0, wire.AtKey(v.Severity.DecodeJSON(d), "severity")
 	case "title":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
+		return 1, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *Notice) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "severity")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "title")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14456,30 +10879,12 @@ func (v *CompactionStatus) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCompactionUpdate = wire.Members{Required: []string{"compactionId", "status"}}
+
 // DecodeJSON decodes one CompactionUpdate object, keeping unknown members.
 func (v *CompactionUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = CompactionUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCompactionUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14489,53 +10894,40 @@ func (v *CompactionUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CompactionUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CompactionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "compactionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.CompactionID.DecodeJSON(d), "compactionId")
+		return 0, wire.AtKey(v.CompactionID.DecodeJSON(d), "compactionId")
 	case "status":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Status.DecodeJSON(d), "status")
+		return 1, wire.AtKey(v.Status.DecodeJSON(d), "status")
 	case "summary":
 		if d.TryNull() {
 			v.Summary = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Summary, true, (*ContentBlock).DecodeJSON); err != nil {
 			v.Summary = nil
-			return true, wire.AtKey(d.Recover(m, err), "summary")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "summary")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "error":
 		if d.TryNull() {
 			v.Error = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Error = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Error, d); err != nil {
 			v.Error = nil
-			return true, wire.AtKey(d.Recover(m, err), "error")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "error")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CompactionUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "compactionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "status")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14570,30 +10962,12 @@ func (v *CompactionUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCompactionSummaryChunk = wire.Members{Required: []string{"compactionId", "content"}}
+
 // DecodeJSON decodes one CompactionSummaryChunk object, keeping unknown members.
 func (v *CompactionSummaryChunk) DecodeJSON(d *wire.Decoder) error {
 	*v = CompactionSummaryChunk{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCompactionSummaryChunk, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14603,30 +10977,17 @@ func (v *CompactionSummaryChunk) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CompactionSummaryChunk) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CompactionSummaryChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "compactionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.CompactionID.DecodeJSON(d), "compactionId")
+		return 0, wire.AtKey(v.CompactionID.DecodeJSON(d), "compactionId")
 	case "content":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
+		return 1, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CompactionSummaryChunk) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "compactionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "content")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14656,27 +11017,7 @@ func (v *CompactionSummaryChunk) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SubagentSessionCapabilities object, keeping unknown members.
 func (v *SubagentSessionCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SubagentSessionCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14686,30 +11027,25 @@ func (v *SubagentSessionCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SubagentSessionCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SubagentSessionCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "cancel":
 		if d.TryNull() {
 			v.Cancel = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Cancel = new(SessionCancelCapabilities)
 		m := d.Mark()
 		if err := v.Cancel.DecodeJSON(d); err != nil {
 			v.Cancel = nil
-			return true, wire.AtKey(d.Recover(m, err), "cancel")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "cancel")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SubagentSessionCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14739,27 +11075,7 @@ func (v *SubagentSessionCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionCancelCapabilities object, keeping unknown members.
 func (v *SessionCancelCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionCancelCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14769,18 +11085,13 @@ func (v *SessionCancelCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionCancelCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionCancelCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionCancelCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14835,49 +11146,49 @@ func (v *StateUpdate) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *StateUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *StateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Running != nil:
 		if string(key) == "state" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Running.decodeField(d, key, seen)
+		return v.Running.decodeField(d, key)
 	case v.Idle != nil:
 		if string(key) == "state" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Idle.decodeField(d, key, seen)
+		return v.Idle.decodeField(d, key)
 	case v.RequiresAction != nil:
 		if string(key) == "state" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.RequiresAction.decodeField(d, key, seen)
+		return v.RequiresAction.decodeField(d, key)
 	case v.UnknownUnknownStateUpdate != nil:
 		if string(key) == "state" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.UnknownUnknownStateUpdate.decodeField(d, key, seen)
+		return v.UnknownUnknownStateUpdate.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *StateUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *StateUpdate) required(w int) []string {
 	switch {
 	case v.Running != nil:
-		return v.Running.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Idle != nil:
-		return v.Idle.checkRequired(d, seen)
+		return v.Idle.required(w)
 	case v.RequiresAction != nil:
-		return v.RequiresAction.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.UnknownUnknownStateUpdate != nil:
-		return v.UnknownUnknownStateUpdate.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersStateUpdateOther.Required)
 	}
-	return d.Errorf("no variant of StateUpdate selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -14924,27 +11235,7 @@ func (v *StateUpdate) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14965,30 +11256,12 @@ func (v *StateUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersStateUpdateOther = wire.Members{Required: []string{"state"}}
+
 // DecodeJSON decodes one StateUpdateOther object, keeping unknown members.
 func (v *StateUpdateOther) DecodeJSON(d *wire.Decoder) error {
 	*v = StateUpdateOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersStateUpdateOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14998,22 +11271,13 @@ func (v *StateUpdateOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *StateUpdateOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *StateUpdateOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "state":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.State, d), "state")
+		return 0, wire.AtKey(wire.DecodeString(&v.State, d), "state")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *StateUpdateOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "state")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -15037,27 +11301,7 @@ func (v *StateUpdateOther) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one RunningStateUpdate object, keeping unknown members.
 func (v *RunningStateUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = RunningStateUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15067,18 +11311,13 @@ func (v *RunningStateUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *RunningStateUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *RunningStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *RunningStateUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -15104,27 +11343,7 @@ func (v *RunningStateUpdate) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ErrorStopReason object, keeping unknown members.
 func (v *ErrorStopReason) DecodeJSON(d *wire.Decoder) error {
 	*v = ErrorStopReason{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15134,28 +11353,23 @@ func (v *ErrorStopReason) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ErrorStopReason) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ErrorStopReason) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "error":
 		if d.TryNull() {
 			v.Error = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Error = new(Error)
 		m := d.Mark()
 		if err := v.Error.DecodeJSON(d); err != nil {
 			v.Error = nil
-			return true, wire.AtKey(d.Recover(m, err), "error")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "error")
 		}
-		return true, nil
+		return wire.Optional, nil
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ErrorStopReason) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -15184,27 +11398,7 @@ func (v *IdleStateUpdate) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15214,30 +11408,33 @@ func (v *IdleStateUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *IdleStateUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *IdleStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "usage":
 		if d.TryNull() {
 			v.Usage = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Usage = new(Usage)
 		m := d.Mark()
 		if err := v.Usage.DecodeJSON(d); err != nil {
 			v.Usage = nil
-			return true, wire.AtKey(d.Recover(m, err), "usage")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "usage")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return v.StopReason.decodeField(d, key, seen[1:])
+	return wire.Inner(v.StopReason.decodeField(d, key))
 }
 
-// checkRequired reports the first required member that decoding did not see.
-func (v *IdleStateUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return v.StopReason.checkRequired(d, seen[1:])
+// required names the required members of level w: v's own, then the selected variant's.
+func (v *IdleStateUpdate) required(w int) []string {
+	if w == 0 {
+		return nil
+	}
+	return v.StopReason.required(w - 1)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -15298,70 +11495,70 @@ func (v *IdleStateUpdateStopReason) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *IdleStateUpdateStopReason) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *IdleStateUpdateStopReason) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.EndTurn != nil:
 		if string(key) == "stopReason" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.EndTurn.decodeField(d, key, seen)
+		return v.EndTurn.decodeField(d, key)
 	case v.MaxTokens != nil:
 		if string(key) == "stopReason" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.MaxTokens.decodeField(d, key, seen)
+		return v.MaxTokens.decodeField(d, key)
 	case v.MaxTurnRequests != nil:
 		if string(key) == "stopReason" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.MaxTurnRequests.decodeField(d, key, seen)
+		return v.MaxTurnRequests.decodeField(d, key)
 	case v.Refusal != nil:
 		if string(key) == "stopReason" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Refusal.decodeField(d, key, seen)
+		return v.Refusal.decodeField(d, key)
 	case v.Cancelled != nil:
 		if string(key) == "stopReason" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Cancelled.decodeField(d, key, seen)
+		return v.Cancelled.decodeField(d, key)
 	case v.Error != nil:
 		if string(key) == "stopReason" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Error.decodeField(d, key, seen)
+		return v.Error.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	case v.None != nil:
 		if string(key) == "stopReason" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.None.decodeField(d, key, seen)
+		return v.None.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *IdleStateUpdateStopReason) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *IdleStateUpdateStopReason) required(w int) []string {
 	switch {
 	case v.EndTurn != nil:
-		return v.EndTurn.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.MaxTokens != nil:
-		return v.MaxTokens.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.MaxTurnRequests != nil:
-		return v.MaxTurnRequests.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Refusal != nil:
-		return v.Refusal.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Cancelled != nil:
-		return v.Cancelled.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Error != nil:
-		return v.Error.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersIdleStateUpdateStopReasonOther.Required)
 	case v.None != nil:
-		return v.None.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	}
-	return d.Errorf("no variant of IdleStateUpdateStopReason selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -15407,27 +11604,7 @@ func (v *IdleStateUpdate) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one IdleStateUpdateStopReasonEndTurn object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonEndTurn) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonEndTurn{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15437,14 +11614,9 @@ func (v *IdleStateUpdateStopReasonEndTurn) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *IdleStateUpdateStopReasonEndTurn) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *IdleStateUpdateStopReasonEndTurn) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *IdleStateUpdateStopReasonEndTurn) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -15466,27 +11638,7 @@ func (v *IdleStateUpdateStopReasonEndTurn) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one IdleStateUpdateStopReasonMaxTokens object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonMaxTokens) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonMaxTokens{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15496,14 +11648,9 @@ func (v *IdleStateUpdateStopReasonMaxTokens) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *IdleStateUpdateStopReasonMaxTokens) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *IdleStateUpdateStopReasonMaxTokens) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *IdleStateUpdateStopReasonMaxTokens) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -15525,27 +11672,7 @@ func (v *IdleStateUpdateStopReasonMaxTokens) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one IdleStateUpdateStopReasonMaxTurnRequests object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonMaxTurnRequests) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonMaxTurnRequests{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15555,14 +11682,9 @@ func (v *IdleStateUpdateStopReasonMaxTurnRequests) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *IdleStateUpdateStopReasonMaxTurnRequests) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *IdleStateUpdateStopReasonMaxTurnRequests) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *IdleStateUpdateStopReasonMaxTurnRequests) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -15584,27 +11706,7 @@ func (v *IdleStateUpdateStopReasonMaxTurnRequests) UnmarshalJSON(data []byte) er
 // DecodeJSON decodes one IdleStateUpdateStopReasonRefusal object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonRefusal) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonRefusal{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15614,14 +11716,9 @@ func (v *IdleStateUpdateStopReasonRefusal) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *IdleStateUpdateStopReasonRefusal) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *IdleStateUpdateStopReasonRefusal) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *IdleStateUpdateStopReasonRefusal) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -15643,27 +11740,7 @@ func (v *IdleStateUpdateStopReasonRefusal) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one IdleStateUpdateStopReasonCancelled object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonCancelled) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonCancelled{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15673,14 +11750,9 @@ func (v *IdleStateUpdateStopReasonCancelled) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *IdleStateUpdateStopReasonCancelled) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *IdleStateUpdateStopReasonCancelled) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *IdleStateUpdateStopReasonCancelled) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -15699,30 +11771,12 @@ func (v *IdleStateUpdateStopReasonCancelled) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersIdleStateUpdateStopReasonOther = wire.Members{Required: []string{"stopReason"}}
+
 // DecodeJSON decodes one IdleStateUpdateStopReasonOther object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonOther) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersIdleStateUpdateStopReasonOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15732,22 +11786,13 @@ func (v *IdleStateUpdateStopReasonOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *IdleStateUpdateStopReasonOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *IdleStateUpdateStopReasonOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "stopReason":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.StopReason, d), "stopReason")
+		return 0, wire.AtKey(wire.DecodeString(&v.StopReason, d), "stopReason")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *IdleStateUpdateStopReasonOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "stopReason")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -15771,27 +11816,7 @@ func (v *IdleStateUpdateStopReasonOther) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one IdleStateUpdateStopReasonNone object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonNone) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonNone{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15801,14 +11826,9 @@ func (v *IdleStateUpdateStopReasonNone) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *IdleStateUpdateStopReasonNone) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *IdleStateUpdateStopReasonNone) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *IdleStateUpdateStopReasonNone) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -15830,27 +11850,7 @@ func (v *IdleStateUpdateStopReasonNone) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one RequiresActionStateUpdate object, keeping unknown members.
 func (v *RequiresActionStateUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = RequiresActionStateUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15860,18 +11860,13 @@ func (v *RequiresActionStateUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *RequiresActionStateUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *RequiresActionStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *RequiresActionStateUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -15897,27 +11892,7 @@ func (v *RequiresActionStateUpdate) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one UnknownStateUpdate object, keeping unknown members.
 func (v *UnknownStateUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = UnknownStateUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15927,18 +11902,13 @@ func (v *UnknownStateUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *UnknownStateUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *UnknownStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *UnknownStateUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -15961,30 +11931,12 @@ func (v *UnknownStateUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSubagentUpdate = wire.Members{Required: []string{"sessionId"}}
+
 // DecodeJSON decodes one SubagentUpdate object, keeping unknown members.
 func (v *SubagentUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = SubagentUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSubagentUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15994,85 +11946,76 @@ func (v *SubagentUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SubagentUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SubagentUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "capabilities":
 		if d.TryNull() {
 			v.Capabilities = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Capabilities = new(SubagentSessionCapabilities)
 		m := d.Mark()
 		if err := v.Capabilities.DecodeJSON(d); err != nil {
 			v.Capabilities = nil
-			return true, wire.AtKey(d.Recover(m, err), "capabilities")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "capabilities")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "state":
 		if d.TryNull() {
 			v.State = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.State = new(StateUpdate)
 		m := d.Mark()
 		if err := v.State.DecodeJSON(d); err != nil {
 			v.State = nil
-			return true, wire.AtKey(d.Recover(m, err), "state")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "state")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "cwd":
 		if d.TryNull() {
 			v.Cwd = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Cwd = new(string)
-		return true, wire.AtKey(wire.DecodeString(v.Cwd, d), "cwd")
+		return wire.Optional, wire.AtKey(wire.DecodeString(v.Cwd, d), "cwd")
 	case "additionalDirectories":
 		if d.TryNull() {
 			v.AdditionalDirectories = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SubagentUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -16121,30 +12064,12 @@ func (v *SubagentUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionMessage = wire.Members{Required: []string{"messageId"}}
+
 // DecodeJSON decodes one SessionMessage object, keeping unknown members.
 func (v *SessionMessage) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionMessage{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionMessage, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16154,83 +12079,74 @@ func (v *SessionMessage) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionMessage) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionMessage) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "messageId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
+		return 0, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
 	case "senderSessionId":
 		if d.TryNull() {
 			v.SenderSessionID = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.SenderSessionID = new(SessionID)
 		m := d.Mark()
 		if err := v.SenderSessionID.DecodeJSON(d); err != nil {
 			v.SenderSessionID = nil
-			return true, wire.AtKey(d.Recover(m, err), "senderSessionId")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "senderSessionId")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "recipientSessionId":
 		if d.TryNull() {
 			v.RecipientSessionID = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.RecipientSessionID = new(SessionID)
 		m := d.Mark()
 		if err := v.RecipientSessionID.DecodeJSON(d); err != nil {
 			v.RecipientSessionID = nil
-			return true, wire.AtKey(d.Recover(m, err), "recipientSessionId")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "recipientSessionId")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "senderMessageId":
 		if d.TryNull() {
 			v.SenderMessageID = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.SenderMessageID = new(MessageID)
 		m := d.Mark()
 		if err := v.SenderMessageID.DecodeJSON(d); err != nil {
 			v.SenderMessageID = nil
-			return true, wire.AtKey(d.Recover(m, err), "senderMessageId")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "senderMessageId")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "recipientMessageId":
 		if d.TryNull() {
 			v.RecipientMessageID = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.RecipientMessageID = new(MessageID)
 		m := d.Mark()
 		if err := v.RecipientMessageID.DecodeJSON(d); err != nil {
 			v.RecipientMessageID = nil
-			return true, wire.AtKey(d.Recover(m, err), "recipientMessageId")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "recipientMessageId")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "content":
 		if d.TryNull() {
 			v.Content = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Content, true, (*ContentBlock).DecodeJSON); err != nil {
 			v.Content = nil
-			return true, wire.AtKey(d.Recover(m, err), "content")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "content")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionMessage) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "messageId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -16275,30 +12191,12 @@ func (v *SessionMessage) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionMessageChunk = wire.Members{Required: []string{"messageId", "content"}}
+
 // DecodeJSON decodes one SessionMessageChunk object, keeping unknown members.
 func (v *SessionMessageChunk) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionMessageChunk{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionMessageChunk, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16308,30 +12206,17 @@ func (v *SessionMessageChunk) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionMessageChunk) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionMessageChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "messageId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
+		return 0, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
 	case "content":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
+		return 1, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionMessageChunk) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "messageId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "content")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -16358,30 +12243,12 @@ func (v *SessionMessageChunk) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCompleteElicitationNotification = wire.Members{Required: []string{"elicitationId"}}
+
 // DecodeJSON decodes one CompleteElicitationNotification object, keeping unknown members.
 func (v *CompleteElicitationNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = CompleteElicitationNotification{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCompleteElicitationNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16391,24 +12258,15 @@ func (v *CompleteElicitationNotification) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CompleteElicitationNotification) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CompleteElicitationNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "elicitationId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ElicitationID.DecodeJSON(d), "elicitationId")
+		return 0, wire.AtKey(v.ElicitationID.DecodeJSON(d), "elicitationId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CompleteElicitationNotification) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "elicitationId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -16433,30 +12291,12 @@ func (v *CompleteElicitationNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAuthStatusUpdateNotification = wire.Members{Required: []string{"state"}}
+
 // DecodeJSON decodes one AuthStatusUpdateNotification object, keeping unknown members.
 func (v *AuthStatusUpdateNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthStatusUpdateNotification{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthStatusUpdateNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16466,31 +12306,22 @@ func (v *AuthStatusUpdateNotification) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AuthStatusUpdateNotification) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AuthStatusUpdateNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "state":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.State.DecodeJSON(d), "state")
+		return 0, wire.AtKey(v.State.DecodeJSON(d), "state")
 	case "accounts":
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Accounts, true, (*AuthAccount).DecodeJSON); err != nil {
 			v.Accounts = nil
-			return true, wire.AtKey(d.Recover(m, err), "accounts")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "accounts")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AuthStatusUpdateNotification) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "state")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -16546,30 +12377,12 @@ func (v *ExtNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersClientRequest = wire.Members{Required: []string{"id", "method"}}
+
 // DecodeJSON decodes one ClientRequest object, keeping unknown members.
 func (v *ClientRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16579,34 +12392,21 @@ func (v *ClientRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ClientRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ClientRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "method":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
+		return 1, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
+		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ClientRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "id")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "method")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -16633,30 +12433,12 @@ func (v *ClientRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersInitializeRequest = wire.Members{Required: []string{"protocolVersion"}}
+
 // DecodeJSON decodes one InitializeRequest object, keeping unknown members.
 func (v *InitializeRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = InitializeRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersInitializeRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16666,44 +12448,35 @@ func (v *InitializeRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *InitializeRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *InitializeRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "protocolVersion":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ProtocolVersion.DecodeJSON(d), "protocolVersion")
+		return 0, wire.AtKey(v.ProtocolVersion.DecodeJSON(d), "protocolVersion")
 	case "clientCapabilities":
 		v.ClientCapabilities = new(ClientCapabilities)
 		m := d.Mark()
 		if err := v.ClientCapabilities.DecodeJSON(d); err != nil {
 			v.ClientCapabilities = nil
-			return true, wire.AtKey(d.Recover(m, err), "clientCapabilities")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "clientCapabilities")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "clientInfo":
 		if d.TryNull() {
 			v.ClientInfo = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.ClientInfo = new(Implementation)
 		m := d.Mark()
 		if err := v.ClientInfo.DecodeJSON(d); err != nil {
 			v.ClientInfo = nil
-			return true, wire.AtKey(d.Recover(m, err), "clientInfo")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "clientInfo")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *InitializeRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "protocolVersion")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -16739,27 +12512,7 @@ func (v *InitializeRequest) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ClientCapabilities object, keeping unknown members.
 func (v *ClientCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16769,90 +12522,85 @@ func (v *ClientCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ClientCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ClientCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "fs":
 		v.Fs = new(FileSystemCapabilities)
 		m := d.Mark()
 		if err := v.Fs.DecodeJSON(d); err != nil {
 			v.Fs = nil
-			return true, wire.AtKey(d.Recover(m, err), "fs")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "fs")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "terminal":
 		v.Terminal = new(bool)
 		m := d.Mark()
 		if err := wire.DecodeBool(v.Terminal, d); err != nil {
 			v.Terminal = nil
-			return true, wire.AtKey(d.Recover(m, err), "terminal")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "terminal")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "session":
 		if d.TryNull() {
 			v.Session = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Session = new(ClientSessionCapabilities)
 		m := d.Mark()
 		if err := v.Session.DecodeJSON(d); err != nil {
 			v.Session = nil
-			return true, wire.AtKey(d.Recover(m, err), "session")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "session")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "subagents":
 		if d.TryNull() {
 			v.Subagents = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Subagents = new(SubagentCapabilities)
 		m := d.Mark()
 		if err := v.Subagents.DecodeJSON(d); err != nil {
 			v.Subagents = nil
-			return true, wire.AtKey(d.Recover(m, err), "subagents")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "subagents")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "plan":
 		if d.TryNull() {
 			v.Plan = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Plan = new(PlanCapabilities)
 		m := d.Mark()
 		if err := v.Plan.DecodeJSON(d); err != nil {
 			v.Plan = nil
-			return true, wire.AtKey(d.Recover(m, err), "plan")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "plan")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "auth":
 		v.Auth = new(AuthCapabilities)
 		m := d.Mark()
 		if err := v.Auth.DecodeJSON(d); err != nil {
 			v.Auth = nil
-			return true, wire.AtKey(d.Recover(m, err), "auth")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "auth")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "elicitation":
 		if d.TryNull() {
 			v.Elicitation = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Elicitation = new(ElicitationCapabilities)
 		m := d.Mark()
 		if err := v.Elicitation.DecodeJSON(d); err != nil {
 			v.Elicitation = nil
-			return true, wire.AtKey(d.Recover(m, err), "elicitation")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "elicitation")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ClientCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -16906,27 +12654,7 @@ func (v *ClientCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one FileSystemCapabilities object, keeping unknown members.
 func (v *FileSystemCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = FileSystemCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16936,34 +12664,29 @@ func (v *FileSystemCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *FileSystemCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *FileSystemCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "readTextFile":
 		v.ReadTextFile = new(bool)
 		m := d.Mark()
 		if err := wire.DecodeBool(v.ReadTextFile, d); err != nil {
 			v.ReadTextFile = nil
-			return true, wire.AtKey(d.Recover(m, err), "readTextFile")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "readTextFile")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "writeTextFile":
 		v.WriteTextFile = new(bool)
 		m := d.Mark()
 		if err := wire.DecodeBool(v.WriteTextFile, d); err != nil {
 			v.WriteTextFile = nil
-			return true, wire.AtKey(d.Recover(m, err), "writeTextFile")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "writeTextFile")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *FileSystemCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -16997,27 +12720,7 @@ func (v *FileSystemCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ClientSessionCapabilities object, keeping unknown members.
 func (v *ClientSessionCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientSessionCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17027,54 +12730,49 @@ func (v *ClientSessionCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ClientSessionCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ClientSessionCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "compaction":
 		if d.TryNull() {
 			v.Compaction = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Compaction = new(CompactionCapabilities)
 		m := d.Mark()
 		if err := v.Compaction.DecodeJSON(d); err != nil {
 			v.Compaction = nil
-			return true, wire.AtKey(d.Recover(m, err), "compaction")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "compaction")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "configOptions":
 		if d.TryNull() {
 			v.ConfigOptions = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.ConfigOptions = new(SessionConfigOptionsCapabilities)
 		m := d.Mark()
 		if err := v.ConfigOptions.DecodeJSON(d); err != nil {
 			v.ConfigOptions = nil
-			return true, wire.AtKey(d.Recover(m, err), "configOptions")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "configOptions")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "notices":
 		if d.TryNull() {
 			v.Notices = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Notices = new(NoticeCapabilities)
 		m := d.Mark()
 		if err := v.Notices.DecodeJSON(d); err != nil {
 			v.Notices = nil
-			return true, wire.AtKey(d.Recover(m, err), "notices")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "notices")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ClientSessionCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -17112,27 +12810,7 @@ func (v *ClientSessionCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one CompactionCapabilities object, keeping unknown members.
 func (v *CompactionCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = CompactionCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17142,14 +12820,9 @@ func (v *CompactionCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CompactionCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CompactionCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CompactionCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -17171,27 +12844,7 @@ func (v *CompactionCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionConfigOptionsCapabilities object, keeping unknown members.
 func (v *SessionConfigOptionsCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigOptionsCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17201,30 +12854,25 @@ func (v *SessionConfigOptionsCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionConfigOptionsCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionConfigOptionsCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "boolean":
 		if d.TryNull() {
 			v.Boolean = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Boolean = new(BooleanConfigOptionCapabilities)
 		m := d.Mark()
 		if err := v.Boolean.DecodeJSON(d); err != nil {
 			v.Boolean = nil
-			return true, wire.AtKey(d.Recover(m, err), "boolean")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "boolean")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionConfigOptionsCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -17254,27 +12902,7 @@ func (v *SessionConfigOptionsCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one BooleanConfigOptionCapabilities object, keeping unknown members.
 func (v *BooleanConfigOptionCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = BooleanConfigOptionCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17284,18 +12912,13 @@ func (v *BooleanConfigOptionCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *BooleanConfigOptionCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *BooleanConfigOptionCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *BooleanConfigOptionCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -17321,27 +12944,7 @@ func (v *BooleanConfigOptionCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one NoticeCapabilities object, keeping unknown members.
 func (v *NoticeCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = NoticeCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17351,14 +12954,9 @@ func (v *NoticeCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *NoticeCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *NoticeCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *NoticeCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -17380,27 +12978,7 @@ func (v *NoticeCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SubagentCapabilities object, keeping unknown members.
 func (v *SubagentCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SubagentCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17410,18 +12988,13 @@ func (v *SubagentCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SubagentCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SubagentCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SubagentCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -17447,27 +13020,7 @@ func (v *SubagentCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one PlanCapabilities object, keeping unknown members.
 func (v *PlanCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = PlanCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17477,18 +13030,13 @@ func (v *PlanCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PlanCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PlanCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PlanCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -17514,27 +13062,7 @@ func (v *PlanCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one AuthCapabilities object, keeping unknown members.
 func (v *AuthCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17544,26 +13072,21 @@ func (v *AuthCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AuthCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AuthCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "terminal":
 		v.Terminal = new(bool)
 		m := d.Mark()
 		if err := wire.DecodeBool(v.Terminal, d); err != nil {
 			v.Terminal = nil
-			return true, wire.AtKey(d.Recover(m, err), "terminal")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "terminal")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AuthCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -17593,27 +13116,7 @@ func (v *AuthCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ElicitationCapabilities object, keeping unknown members.
 func (v *ElicitationCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17623,42 +13126,37 @@ func (v *ElicitationCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ElicitationCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ElicitationCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "form":
 		if d.TryNull() {
 			v.Form = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Form = new(ElicitationFormCapabilities)
 		m := d.Mark()
 		if err := v.Form.DecodeJSON(d); err != nil {
 			v.Form = nil
-			return true, wire.AtKey(d.Recover(m, err), "form")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "form")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "url":
 		if d.TryNull() {
 			v.URL = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.URL = new(ElicitationURLCapabilities)
 		m := d.Mark()
 		if err := v.URL.DecodeJSON(d); err != nil {
 			v.URL = nil
-			return true, wire.AtKey(d.Recover(m, err), "url")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "url")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ElicitationCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -17692,27 +13190,7 @@ func (v *ElicitationCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ElicitationFormCapabilities object, keeping unknown members.
 func (v *ElicitationFormCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationFormCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17722,18 +13200,13 @@ func (v *ElicitationFormCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ElicitationFormCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ElicitationFormCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ElicitationFormCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -17759,27 +13232,7 @@ func (v *ElicitationFormCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ElicitationURLCapabilities object, keeping unknown members.
 func (v *ElicitationURLCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationURLCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17789,18 +13242,13 @@ func (v *ElicitationURLCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ElicitationURLCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ElicitationURLCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ElicitationURLCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -17823,30 +13271,12 @@ func (v *ElicitationURLCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAuthenticateRequest = wire.Members{Required: []string{"methodId"}}
+
 // DecodeJSON decodes one AuthenticateRequest object, keeping unknown members.
 func (v *AuthenticateRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthenticateRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthenticateRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17856,24 +13286,15 @@ func (v *AuthenticateRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AuthenticateRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AuthenticateRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "methodId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
+		return 0, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AuthenticateRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "methodId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -17901,27 +13322,7 @@ func (v *AuthenticateRequest) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ListProvidersRequest object, keeping unknown members.
 func (v *ListProvidersRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ListProvidersRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17931,18 +13332,13 @@ func (v *ListProvidersRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ListProvidersRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ListProvidersRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ListProvidersRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -17965,30 +13361,12 @@ func (v *ListProvidersRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSetProviderRequest = wire.Members{Required: []string{"providerId", "apiType", "baseUrl"}}
+
 // DecodeJSON decodes one SetProviderRequest object, keeping unknown members.
 func (v *SetProviderRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = SetProviderRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetProviderRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17998,38 +13376,21 @@ func (v *SetProviderRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SetProviderRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SetProviderRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "providerId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ProviderID.DecodeJSON(d), "providerId")
+		return 0, wire.AtKey(v.ProviderID.DecodeJSON(d), "providerId")
 	case "apiType":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.APIType.DecodeJSON(d), "apiType")
+		return 1, wire.AtKey(v.APIType.DecodeJSON(d), "apiType")
 	case "baseUrl":
-		seen[0] |= 1 << 2
-		return true, wire.AtKey(wire.DecodeString(&v.BaseURL, d), "baseUrl")
+		return 2, wire.AtKey(wire.DecodeString(&v.BaseURL, d), "baseUrl")
 	case "headers":
-		return true, wire.AtKey(wire.DecodeMap(d, &v.Headers, wire.DecodeString), "headers")
+		return wire.Optional, wire.AtKey(wire.DecodeMap(d, &v.Headers, wire.DecodeString), "headers")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SetProviderRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "providerId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "apiType")
-	}
-	if seen[0]&(1<<2) == 0 {
-		return d.Errorf("missing required member %q", "baseUrl")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -18062,30 +13423,12 @@ func (v *SetProviderRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersDisableProviderRequest = wire.Members{Required: []string{"providerId"}}
+
 // DecodeJSON decodes one DisableProviderRequest object, keeping unknown members.
 func (v *DisableProviderRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = DisableProviderRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDisableProviderRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18095,24 +13438,15 @@ func (v *DisableProviderRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *DisableProviderRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *DisableProviderRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "providerId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ProviderID.DecodeJSON(d), "providerId")
+		return 0, wire.AtKey(v.ProviderID.DecodeJSON(d), "providerId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *DisableProviderRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "providerId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -18140,27 +13474,7 @@ func (v *DisableProviderRequest) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one LogoutRequest object, keeping unknown members.
 func (v *LogoutRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = LogoutRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18170,18 +13484,13 @@ func (v *LogoutRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *LogoutRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *LogoutRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *LogoutRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -18207,27 +13516,7 @@ func (v *LogoutRequest) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one AuthStatusRequest object, keeping unknown members.
 func (v *AuthStatusRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthStatusRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18237,18 +13526,13 @@ func (v *AuthStatusRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AuthStatusRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AuthStatusRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AuthStatusRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -18271,30 +13555,12 @@ func (v *AuthStatusRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersNewSessionRequest = wire.Members{Required: []string{"cwd", "mcpServers"}}
+
 // DecodeJSON decodes one NewSessionRequest object, keeping unknown members.
 func (v *NewSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = NewSessionRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersNewSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18304,43 +13570,30 @@ func (v *NewSessionRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "cwd":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
+		return 0, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
 	case "additionalDirectories":
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
 	case "mcpServers":
-		seen[0] |= 1 << 1
 		if d.Lenient() && d.TryNull() {
 			v.MCPServers = nil
-			return true, nil
+			return 1, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
+		return 1, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
 	case "systemPrompt":
 		if d.TryNull() {
 			v.SystemPrompt = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.SystemPrompt = new(SystemPrompt)
-		return true, wire.AtKey(v.SystemPrompt.DecodeJSON(d), "systemPrompt")
+		return wire.Optional, wire.AtKey(v.SystemPrompt.DecodeJSON(d), "systemPrompt")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *NewSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "cwd")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "mcpServers")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -18406,42 +13659,42 @@ func (v *MCPServer) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *MCPServer) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *MCPServer) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.HTTP != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.HTTP.decodeField(d, key, seen)
+		return v.HTTP.decodeField(d, key)
 	case v.SSE != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.SSE.decodeField(d, key, seen)
+		return v.SSE.decodeField(d, key)
 	case v.ACP != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.ACP.decodeField(d, key, seen)
+		return v.ACP.decodeField(d, key)
 	case v.Stdio != nil:
-		return v.Stdio.decodeField(d, key, seen)
+		return v.Stdio.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *MCPServer) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *MCPServer) required(w int) []string {
 	switch {
 	case v.HTTP != nil:
-		return v.HTTP.checkRequired(d, seen)
+		return wire.Level(w, membersMCPServerHTTP.Required)
 	case v.SSE != nil:
-		return v.SSE.checkRequired(d, seen)
+		return wire.Level(w, membersMCPServerSSE.Required)
 	case v.ACP != nil:
-		return v.ACP.checkRequired(d, seen)
+		return wire.Level(w, membersMCPServerACP.Required)
 	case v.Stdio != nil:
-		return v.Stdio.checkRequired(d, seen)
+		return wire.Level(w, membersMCPServerStdio.Required)
 	}
-	return d.Errorf("no variant of MCPServer selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -18499,27 +13752,7 @@ func (v *MCPServer) decodeObject(d *wire.Decoder, asFallback bool) error {
 			return err
 		}
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18540,30 +13773,12 @@ func (v *MCPServer) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersHTTPHeader = wire.Members{Required: []string{"name", "value"}}
+
 // DecodeJSON decodes one HTTPHeader object, keeping unknown members.
 func (v *HTTPHeader) DecodeJSON(d *wire.Decoder) error {
 	*v = HTTPHeader{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersHTTPHeader, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18573,30 +13788,17 @@ func (v *HTTPHeader) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *HTTPHeader) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *HTTPHeader) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "name":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "value":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Value, d), "value")
+		return 1, wire.AtKey(wire.DecodeString(&v.Value, d), "value")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *HTTPHeader) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "value")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -18623,30 +13825,12 @@ func (v *HTTPHeader) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersMCPServerHTTP = wire.Members{Required: []string{"name", "url", "headers"}}
+
 // DecodeJSON decodes one MCPServerHTTP object, keeping unknown members.
 func (v *MCPServerHTTP) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPServerHTTP{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPServerHTTP, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18656,40 +13840,23 @@ func (v *MCPServerHTTP) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MCPServerHTTP) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MCPServerHTTP) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "name":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "url":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
+		return 1, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
 	case "headers":
-		seen[0] |= 1 << 2
 		if d.Lenient() && d.TryNull() {
 			v.Headers = nil
-			return true, nil
+			return 2, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Headers, false, (*HTTPHeader).DecodeJSON), "headers")
+		return 2, wire.AtKey(wire.DecodeSlice(d, &v.Headers, false, (*HTTPHeader).DecodeJSON), "headers")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MCPServerHTTP) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "url")
-	}
-	if seen[0]&(1<<2) == 0 {
-		return d.Errorf("missing required member %q", "headers")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -18718,30 +13885,12 @@ func (v *MCPServerHTTP) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersMCPServerSSE = wire.Members{Required: []string{"name", "url", "headers"}}
+
 // DecodeJSON decodes one MCPServerSSE object, keeping unknown members.
 func (v *MCPServerSSE) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPServerSSE{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPServerSSE, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18751,40 +13900,23 @@ func (v *MCPServerSSE) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MCPServerSSE) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MCPServerSSE) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "name":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "url":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
+		return 1, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
 	case "headers":
-		seen[0] |= 1 << 2
 		if d.Lenient() && d.TryNull() {
 			v.Headers = nil
-			return true, nil
+			return 2, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Headers, false, (*HTTPHeader).DecodeJSON), "headers")
+		return 2, wire.AtKey(wire.DecodeSlice(d, &v.Headers, false, (*HTTPHeader).DecodeJSON), "headers")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MCPServerSSE) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "url")
-	}
-	if seen[0]&(1<<2) == 0 {
-		return d.Errorf("missing required member %q", "headers")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -18813,30 +13945,12 @@ func (v *MCPServerSSE) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersMCPServerACP = wire.Members{Required: []string{"name", "serverId"}}
+
 // DecodeJSON decodes one MCPServerACP object, keeping unknown members.
 func (v *MCPServerACP) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPServerACP{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPServerACP, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18846,30 +13960,17 @@ func (v *MCPServerACP) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MCPServerACP) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MCPServerACP) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "name":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "serverId":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.ServerID.DecodeJSON(d), "serverId")
+		return 1, wire.AtKey(v.ServerID.DecodeJSON(d), "serverId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MCPServerACP) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "serverId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -18896,30 +13997,12 @@ func (v *MCPServerACP) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersMCPServerStdio = wire.Members{Required: []string{"name", "command", "args", "env"}}
+
 // DecodeJSON decodes one MCPServerStdio object, keeping unknown members.
 func (v *MCPServerStdio) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPServerStdio{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPServerStdio, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18929,50 +14012,29 @@ func (v *MCPServerStdio) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MCPServerStdio) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MCPServerStdio) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "name":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "command":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Command, d), "command")
+		return 1, wire.AtKey(wire.DecodeString(&v.Command, d), "command")
 	case "args":
-		seen[0] |= 1 << 2
 		if d.Lenient() && d.TryNull() {
 			v.Args = nil
-			return true, nil
+			return 2, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
+		return 2, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
 	case "env":
-		seen[0] |= 1 << 3
 		if d.Lenient() && d.TryNull() {
 			v.Env = nil
-			return true, nil
+			return 3, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
+		return 3, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MCPServerStdio) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "command")
-	}
-	if seen[0]&(1<<2) == 0 {
-		return d.Errorf("missing required member %q", "args")
-	}
-	if seen[0]&(1<<3) == 0 {
-		return d.Errorf("missing required member %q", "env")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -19003,30 +14065,12 @@ func (v *MCPServerStdio) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSystemPrompt = wire.Members{Required: []string{"mode", "content"}}
+
 // DecodeJSON decodes one SystemPrompt object, keeping unknown members.
 func (v *SystemPrompt) DecodeJSON(d *wire.Decoder) error {
 	*v = SystemPrompt{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSystemPrompt, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -19036,30 +14080,17 @@ func (v *SystemPrompt) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SystemPrompt) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SystemPrompt) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "mode":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Mode.DecodeJSON(d), "mode")
+		return 0, wire.AtKey(v.Mode.DecodeJSON(d), "mode")
 	case "content":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Content, false, (*ContentBlock).DecodeJSON), "content")
+		return 1, wire.AtKey(wire.DecodeSlice(d, &v.Content, false, (*ContentBlock).DecodeJSON), "content")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SystemPrompt) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "mode")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "content")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -19119,30 +14150,12 @@ func (v *SystemPromptMode) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersLoadSessionRequest = wire.Members{Required: []string{"mcpServers", "cwd", "sessionId"}}
+
 // DecodeJSON decodes one LoadSessionRequest object, keeping unknown members.
 func (v *LoadSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = LoadSessionRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersLoadSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -19152,49 +14165,32 @@ func (v *LoadSessionRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *LoadSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *LoadSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "mcpServers":
-		seen[0] |= 1 << 0
 		if d.Lenient() && d.TryNull() {
 			v.MCPServers = nil
-			return true, nil
+			return 0, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
+		return 0, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
 	case "cwd":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
+		return 1, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
 	case "additionalDirectories":
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
 	case "sessionId":
-		seen[0] |= 1 << 2
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 2, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "systemPrompt":
 		if d.TryNull() {
 			v.SystemPrompt = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.SystemPrompt = new(SystemPrompt)
-		return true, wire.AtKey(v.SystemPrompt.DecodeJSON(d), "systemPrompt")
+		return wire.Optional, wire.AtKey(v.SystemPrompt.DecodeJSON(d), "systemPrompt")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *LoadSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "mcpServers")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "cwd")
-	}
-	if seen[0]&(1<<2) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -19234,27 +14230,7 @@ func (v *LoadSessionRequest) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ListSessionsRequest object, keeping unknown members.
 func (v *ListSessionsRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ListSessionsRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -19264,41 +14240,36 @@ func (v *ListSessionsRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ListSessionsRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ListSessionsRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "cwd":
 		if d.TryNull() {
 			v.Cwd = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Cwd = new(string)
-		return true, wire.AtKey(wire.DecodeString(v.Cwd, d), "cwd")
+		return wire.Optional, wire.AtKey(wire.DecodeString(v.Cwd, d), "cwd")
 	case "cursor":
 		if d.TryNull() {
 			v.Cursor = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Cursor = new(string)
-		return true, wire.AtKey(wire.DecodeString(v.Cursor, d), "cursor")
+		return wire.Optional, wire.AtKey(wire.DecodeString(v.Cursor, d), "cursor")
 	case "archived":
 		if d.TryNull() {
 			v.Archived = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Archived = new(SessionArchiveFilter)
-		return true, wire.AtKey(v.Archived.DecodeJSON(d), "archived")
+		return wire.Optional, wire.AtKey(v.Archived.DecodeJSON(d), "archived")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	case "additionalDirectories":
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ListSessionsRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -19372,30 +14343,12 @@ func (v *SessionArchiveFilter) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersDeleteSessionRequest = wire.Members{Required: []string{"sessionId"}}
+
 // DecodeJSON decodes one DeleteSessionRequest object, keeping unknown members.
 func (v *DeleteSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = DeleteSessionRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDeleteSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -19405,24 +14358,15 @@ func (v *DeleteSessionRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *DeleteSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *DeleteSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *DeleteSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -19447,30 +14391,12 @@ func (v *DeleteSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersForkSessionRequest = wire.Members{Required: []string{"sessionId", "cwd"}}
+
 // DecodeJSON decodes one ForkSessionRequest object, keeping unknown members.
 func (v *ForkSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ForkSessionRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersForkSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -19480,45 +14406,32 @@ func (v *ForkSessionRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ForkSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ForkSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "cwd":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
+		return 1, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
 	case "additionalDirectories":
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
 	case "mcpServers":
 		if d.Lenient() && d.TryNull() {
 			v.MCPServers = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
 	case "systemPrompt":
 		if d.TryNull() {
 			v.SystemPrompt = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.SystemPrompt = new(SystemPrompt)
-		return true, wire.AtKey(v.SystemPrompt.DecodeJSON(d), "systemPrompt")
+		return wire.Optional, wire.AtKey(v.SystemPrompt.DecodeJSON(d), "systemPrompt")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ForkSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "cwd")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -19557,30 +14470,12 @@ func (v *ForkSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersArchiveSessionRequest = wire.Members{Required: []string{"sessionId"}}
+
 // DecodeJSON decodes one ArchiveSessionRequest object, keeping unknown members.
 func (v *ArchiveSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ArchiveSessionRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersArchiveSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -19590,24 +14485,15 @@ func (v *ArchiveSessionRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ArchiveSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ArchiveSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ArchiveSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -19632,30 +14518,12 @@ func (v *ArchiveSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersUnarchiveSessionRequest = wire.Members{Required: []string{"sessionId"}}
+
 // DecodeJSON decodes one UnarchiveSessionRequest object, keeping unknown members.
 func (v *UnarchiveSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = UnarchiveSessionRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUnarchiveSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -19665,24 +14533,15 @@ func (v *UnarchiveSessionRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *UnarchiveSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *UnarchiveSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *UnarchiveSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -19707,30 +14566,12 @@ func (v *UnarchiveSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionStatusRequest = wire.Members{Required: []string{"sessionId"}}
+
 // DecodeJSON decodes one SessionStatusRequest object, keeping unknown members.
 func (v *SessionStatusRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionStatusRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionStatusRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -19740,24 +14581,15 @@ func (v *SessionStatusRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionStatusRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionStatusRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionStatusRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -19782,30 +14614,12 @@ func (v *SessionStatusRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSetSessionTitleRequest = wire.Members{Required: []string{"sessionId", "title"}}
+
 // DecodeJSON decodes one SetSessionTitleRequest object, keeping unknown members.
 func (v *SetSessionTitleRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionTitleRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionTitleRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -19815,30 +14629,17 @@ func (v *SetSessionTitleRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SetSessionTitleRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SetSessionTitleRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "title":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
+		return 1, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SetSessionTitleRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "title")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -19865,30 +14666,12 @@ func (v *SetSessionTitleRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersResumeSessionRequest = wire.Members{Required: []string{"sessionId", "cwd"}}
+
 // DecodeJSON decodes one ResumeSessionRequest object, keeping unknown members.
 func (v *ResumeSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ResumeSessionRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersResumeSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -19898,45 +14681,32 @@ func (v *ResumeSessionRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ResumeSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ResumeSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "cwd":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
+		return 1, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
 	case "additionalDirectories":
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
 	case "mcpServers":
 		if d.Lenient() && d.TryNull() {
 			v.MCPServers = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
 	case "systemPrompt":
 		if d.TryNull() {
 			v.SystemPrompt = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.SystemPrompt = new(SystemPrompt)
-		return true, wire.AtKey(v.SystemPrompt.DecodeJSON(d), "systemPrompt")
+		return wire.Optional, wire.AtKey(v.SystemPrompt.DecodeJSON(d), "systemPrompt")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ResumeSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "cwd")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -19975,30 +14745,12 @@ func (v *ResumeSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCloseSessionRequest = wire.Members{Required: []string{"sessionId"}}
+
 // DecodeJSON decodes one CloseSessionRequest object, keeping unknown members.
 func (v *CloseSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = CloseSessionRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCloseSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -20008,24 +14760,15 @@ func (v *CloseSessionRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CloseSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CloseSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CloseSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -20050,30 +14793,12 @@ func (v *CloseSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSetSessionModeRequest = wire.Members{Required: []string{"sessionId", "modeId"}}
+
 // DecodeJSON decodes one SetSessionModeRequest object, keeping unknown members.
 func (v *SetSessionModeRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionModeRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionModeRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -20083,30 +14808,17 @@ func (v *SetSessionModeRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SetSessionModeRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SetSessionModeRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "modeId":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.ModeID.DecodeJSON(d), "modeId")
+		return 1, wire.AtKey(v.ModeID.DecodeJSON(d), "modeId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SetSessionModeRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "modeId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -20133,6 +14845,8 @@ func (v *SetSessionModeRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSetSessionConfigOptionRequest = wire.Members{Required: []string{"sessionId", "configId"}}
+
 // DecodeJSON decodes one SetSessionConfigOptionRequest object, keeping unknown members. When the tagged variant fails, the object is retried as ValueID, as anyOf allows.
 func (v *SetSessionConfigOptionRequest) DecodeJSON(d *wire.Decoder) error {
 	m := d.Mark()
@@ -20155,27 +14869,7 @@ func (v *SetSessionConfigOptionRequest) decodeObject(d *wire.Decoder, asFallback
 			return err
 		}
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequest, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -20185,30 +14879,25 @@ func (v *SetSessionConfigOptionRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SetSessionConfigOptionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SetSessionConfigOptionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "configId":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.ConfigID.DecodeJSON(d), "configId")
+		return 1, wire.AtKey(v.ConfigID.DecodeJSON(d), "configId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return v.Type.decodeField(d, key, seen[1:])
+	return wire.Inner(v.Type.decodeField(d, key))
 }
 
-// checkRequired reports the first required member that decoding did not see.
-func (v *SetSessionConfigOptionRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
+// required names the required members of level w: v's own, then the selected variant's.
+func (v *SetSessionConfigOptionRequest) required(w int) []string {
+	if w == 0 {
+		return membersSetSessionConfigOptionRequest.Required
 	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "configId")
-	}
-	return v.Type.checkRequired(d, seen[1:])
+	return v.Type.required(w - 1)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -20255,28 +14944,28 @@ func (v *SetSessionConfigOptionRequestType) selectVariant(d *wire.Decoder) error
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *SetSessionConfigOptionRequestType) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *SetSessionConfigOptionRequestType) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Boolean != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Boolean.decodeField(d, key, seen)
+		return v.Boolean.decodeField(d, key)
 	case v.ValueID != nil:
-		return v.ValueID.decodeField(d, key, seen)
+		return v.ValueID.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *SetSessionConfigOptionRequestType) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *SetSessionConfigOptionRequestType) required(w int) []string {
 	switch {
 	case v.Boolean != nil:
-		return v.Boolean.checkRequired(d, seen)
+		return wire.Level(w, membersSetSessionConfigOptionRequestTypeBoolean.Required)
 	case v.ValueID != nil:
-		return v.ValueID.checkRequired(d, seen)
+		return wire.Level(w, membersSetSessionConfigOptionRequestTypeValueID.Required)
 	}
-	return d.Errorf("no variant of SetSessionConfigOptionRequestType selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -20302,30 +14991,12 @@ func (v *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSetSessionConfigOptionRequestTypeBoolean = wire.Members{Required: []string{"value"}}
+
 // DecodeJSON decodes one SetSessionConfigOptionRequestTypeBoolean object, keeping unknown members.
 func (v *SetSessionConfigOptionRequestTypeBoolean) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionConfigOptionRequestTypeBoolean{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequestTypeBoolean, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -20335,22 +15006,13 @@ func (v *SetSessionConfigOptionRequestTypeBoolean) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SetSessionConfigOptionRequestTypeBoolean) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SetSessionConfigOptionRequestTypeBoolean) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "value":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeBool(&v.Value, d), "value")
+		return 0, wire.AtKey(wire.DecodeBool(&v.Value, d), "value")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SetSessionConfigOptionRequestTypeBoolean) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "value")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -20371,30 +15033,12 @@ func (v *SetSessionConfigOptionRequestTypeBoolean) UnmarshalJSON(data []byte) er
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSetSessionConfigOptionRequestTypeValueID = wire.Members{Required: []string{"value"}}
+
 // DecodeJSON decodes one SetSessionConfigOptionRequestTypeValueID object, keeping unknown members.
 func (v *SetSessionConfigOptionRequestTypeValueID) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionConfigOptionRequestTypeValueID{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequestTypeValueID, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -20404,22 +15048,13 @@ func (v *SetSessionConfigOptionRequestTypeValueID) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SetSessionConfigOptionRequestTypeValueID) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SetSessionConfigOptionRequestTypeValueID) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "value":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Value.DecodeJSON(d), "value")
+		return 0, wire.AtKey(v.Value.DecodeJSON(d), "value")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SetSessionConfigOptionRequestTypeValueID) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "value")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -20440,30 +15075,12 @@ func (v *SetSessionConfigOptionRequestTypeValueID) UnmarshalJSON(data []byte) er
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersPromptRequest = wire.Members{Required: []string{"sessionId", "prompt"}}
+
 // DecodeJSON decodes one PromptRequest object, keeping unknown members.
 func (v *PromptRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = PromptRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPromptRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -20473,32 +15090,19 @@ func (v *PromptRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "prompt":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Prompt, false, (*ContentBlock).DecodeJSON), "prompt")
+		return 1, wire.AtKey(wire.DecodeSlice(d, &v.Prompt, false, (*ContentBlock).DecodeJSON), "prompt")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	case "runtimeContext":
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.RuntimeContext, false, (*RuntimeContextItem).DecodeJSON), "runtimeContext")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.RuntimeContext, false, (*RuntimeContextItem).DecodeJSON), "runtimeContext")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PromptRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "prompt")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -20555,25 +15159,25 @@ func (v *ClientResponse) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *ClientResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *ClientResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Result != nil:
-		return v.Result.decodeField(d, key, seen)
+		return v.Result.decodeField(d, key)
 	case v.Error != nil:
-		return v.Error.decodeField(d, key, seen)
+		return v.Error.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *ClientResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *ClientResponse) required(w int) []string {
 	switch {
 	case v.Result != nil:
-		return v.Result.checkRequired(d, seen)
+		return wire.Level(w, membersClientResponseResult.Required)
 	case v.Error != nil:
-		return v.Error.checkRequired(d, seen)
+		return wire.Level(w, membersClientResponseError.Required)
 	}
-	return d.Errorf("no variant of ClientResponse selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -20604,27 +15208,7 @@ func (v *ClientResponse) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -20645,30 +15229,12 @@ func (v *ClientResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersClientResponseResult = wire.Members{Required: []string{"id", "result"}}
+
 // DecodeJSON decodes one ClientResponseResult object, keeping unknown members.
 func (v *ClientResponseResult) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientResponseResult{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientResponseResult, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -20678,28 +15244,15 @@ func (v *ClientResponseResult) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ClientResponseResult) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ClientResponseResult) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "result":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
+		return 1, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ClientResponseResult) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "id")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "result")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -20722,30 +15275,12 @@ func (v *ClientResponseResult) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersClientResponseError = wire.Members{Required: []string{"id", "error"}}
+
 // DecodeJSON decodes one ClientResponseError object, keeping unknown members.
 func (v *ClientResponseError) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientResponseError{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientResponseError, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -20755,28 +15290,15 @@ func (v *ClientResponseError) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ClientResponseError) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ClientResponseError) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "error":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Error.DecodeJSON(d), "error")
+		return 1, wire.AtKey(v.Error.DecodeJSON(d), "error")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ClientResponseError) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "id")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "error")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -20802,27 +15324,7 @@ func (v *ClientResponseError) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one WriteTextFileResponse object, keeping unknown members.
 func (v *WriteTextFileResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = WriteTextFileResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -20832,18 +15334,13 @@ func (v *WriteTextFileResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *WriteTextFileResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *WriteTextFileResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *WriteTextFileResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -20866,30 +15363,12 @@ func (v *WriteTextFileResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersReadTextFileResponse = wire.Members{Required: []string{"content"}}
+
 // DecodeJSON decodes one ReadTextFileResponse object, keeping unknown members.
 func (v *ReadTextFileResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = ReadTextFileResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersReadTextFileResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -20899,24 +15378,15 @@ func (v *ReadTextFileResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ReadTextFileResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ReadTextFileResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "content":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
+		return 0, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ReadTextFileResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "content")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -20941,30 +15411,12 @@ func (v *ReadTextFileResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersRequestPermissionResponse = wire.Members{Required: []string{"outcome"}}
+
 // DecodeJSON decodes one RequestPermissionResponse object, keeping unknown members.
 func (v *RequestPermissionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = RequestPermissionResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRequestPermissionResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -20974,24 +15426,15 @@ func (v *RequestPermissionResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *RequestPermissionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *RequestPermissionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "outcome":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Outcome.DecodeJSON(d), "outcome")
+		return 0, wire.AtKey(v.Outcome.DecodeJSON(d), "outcome")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *RequestPermissionResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "outcome")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -21045,38 +15488,36 @@ func (v *RequestPermissionOutcome) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *RequestPermissionOutcome) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *RequestPermissionOutcome) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Cancelled != nil:
 		if string(key) == "outcome" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Cancelled.decodeField(d, key, seen)
+		return v.Cancelled.decodeField(d, key)
 	case v.Selected != nil:
 		if string(key) == "outcome" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Selected.decodeField(d, key, seen)
+		return v.Selected.decodeField(d, key)
 	case v.Unknown != nil:
 		if string(key) == "outcome" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return false, nil
+		return wire.NotMember, nil
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *RequestPermissionOutcome) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *RequestPermissionOutcome) required(w int) []string {
 	switch {
 	case v.Cancelled != nil:
-		return v.Cancelled.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Selected != nil:
-		return v.Selected.checkRequired(d, seen)
-	case v.Unknown != nil:
-		return nil
+		return wire.Level(w, membersSelectedPermissionOutcome.Required)
 	}
-	return d.Errorf("no variant of RequestPermissionOutcome selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -21113,27 +15554,7 @@ func (v *RequestPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -21157,27 +15578,7 @@ func (v *RequestPermissionOutcome) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one RequestPermissionOutcomeCancelled object, keeping unknown members.
 func (v *RequestPermissionOutcomeCancelled) DecodeJSON(d *wire.Decoder) error {
 	*v = RequestPermissionOutcomeCancelled{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -21187,14 +15588,9 @@ func (v *RequestPermissionOutcomeCancelled) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *RequestPermissionOutcomeCancelled) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *RequestPermissionOutcomeCancelled) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *RequestPermissionOutcomeCancelled) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -21213,30 +15609,12 @@ func (v *RequestPermissionOutcomeCancelled) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSelectedPermissionOutcome = wire.Members{Required: []string{"optionId"}}
+
 // DecodeJSON decodes one SelectedPermissionOutcome object, keeping unknown members.
 func (v *SelectedPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
 	*v = SelectedPermissionOutcome{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSelectedPermissionOutcome, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -21246,24 +15624,15 @@ func (v *SelectedPermissionOutcome) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SelectedPermissionOutcome) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SelectedPermissionOutcome) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "optionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.OptionID.DecodeJSON(d), "optionId")
+		return 0, wire.AtKey(v.OptionID.DecodeJSON(d), "optionId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SelectedPermissionOutcome) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "optionId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -21288,30 +15657,12 @@ func (v *SelectedPermissionOutcome) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCreateTerminalResponse = wire.Members{Required: []string{"terminalId"}}
+
 // DecodeJSON decodes one CreateTerminalResponse object, keeping unknown members.
 func (v *CreateTerminalResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = CreateTerminalResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateTerminalResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -21321,24 +15672,15 @@ func (v *CreateTerminalResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CreateTerminalResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CreateTerminalResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "terminalId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
+		return 0, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CreateTerminalResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "terminalId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -21363,30 +15705,12 @@ func (v *CreateTerminalResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersTerminalOutputResponse = wire.Members{Required: []string{"output", "truncated"}}
+
 // DecodeJSON decodes one TerminalOutputResponse object, keeping unknown members.
 func (v *TerminalOutputResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalOutputResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminalOutputResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -21396,42 +15720,29 @@ func (v *TerminalOutputResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *TerminalOutputResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *TerminalOutputResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "output":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Output, d), "output")
+		return 0, wire.AtKey(wire.DecodeString(&v.Output, d), "output")
 	case "truncated":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeBool(&v.Truncated, d), "truncated")
+		return 1, wire.AtKey(wire.DecodeBool(&v.Truncated, d), "truncated")
 	case "exitStatus":
 		if d.TryNull() {
 			v.ExitStatus = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.ExitStatus = new(TerminalExitStatus)
 		m := d.Mark()
 		if err := v.ExitStatus.DecodeJSON(d); err != nil {
 			v.ExitStatus = nil
-			return true, wire.AtKey(d.Recover(m, err), "exitStatus")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "exitStatus")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *TerminalOutputResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "output")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "truncated")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -21465,27 +15776,7 @@ func (v *TerminalOutputResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one TerminalExitStatus object, keeping unknown members.
 func (v *TerminalExitStatus) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalExitStatus{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -21495,42 +15786,37 @@ func (v *TerminalExitStatus) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *TerminalExitStatus) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *TerminalExitStatus) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "exitCode":
 		if d.TryNull() {
 			v.ExitCode = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.ExitCode = new(uint32)
 		m := d.Mark()
 		if err := wire.DecodeUint32(v.ExitCode, d); err != nil {
 			v.ExitCode = nil
-			return true, wire.AtKey(d.Recover(m, err), "exitCode")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "exitCode")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "signal":
 		if d.TryNull() {
 			v.Signal = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Signal = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Signal, d); err != nil {
 			v.Signal = nil
-			return true, wire.AtKey(d.Recover(m, err), "signal")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "signal")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *TerminalExitStatus) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -21564,27 +15850,7 @@ func (v *TerminalExitStatus) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ReleaseTerminalResponse object, keeping unknown members.
 func (v *ReleaseTerminalResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = ReleaseTerminalResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -21594,18 +15860,13 @@ func (v *ReleaseTerminalResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ReleaseTerminalResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ReleaseTerminalResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ReleaseTerminalResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -21631,27 +15892,7 @@ func (v *ReleaseTerminalResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one WaitForTerminalExitResponse object, keeping unknown members.
 func (v *WaitForTerminalExitResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = WaitForTerminalExitResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -21661,42 +15902,37 @@ func (v *WaitForTerminalExitResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *WaitForTerminalExitResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *WaitForTerminalExitResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "exitCode":
 		if d.TryNull() {
 			v.ExitCode = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.ExitCode = new(uint32)
 		m := d.Mark()
 		if err := wire.DecodeUint32(v.ExitCode, d); err != nil {
 			v.ExitCode = nil
-			return true, wire.AtKey(d.Recover(m, err), "exitCode")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "exitCode")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "signal":
 		if d.TryNull() {
 			v.Signal = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Signal = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Signal, d); err != nil {
 			v.Signal = nil
-			return true, wire.AtKey(d.Recover(m, err), "signal")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "signal")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *WaitForTerminalExitResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -21730,27 +15966,7 @@ func (v *WaitForTerminalExitResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one KillTerminalResponse object, keeping unknown members.
 func (v *KillTerminalResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = KillTerminalResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -21760,18 +15976,13 @@ func (v *KillTerminalResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *KillTerminalResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *KillTerminalResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *KillTerminalResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -21800,27 +16011,7 @@ func (v *CreateElicitationResponse) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -21830,18 +16021,21 @@ func (v *CreateElicitationResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CreateElicitationResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CreateElicitationResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return v.Action.decodeField(d, key, seen[1:])
+	return wire.Inner(v.Action.decodeField(d, key))
 }
 
-// checkRequired reports the first required member that decoding did not see.
-func (v *CreateElicitationResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return v.Action.checkRequired(d, seen[1:])
+// required names the required members of level w: v's own, then the selected variant's.
+func (v *CreateElicitationResponse) required(w int) []string {
+	if w == 0 {
+		return nil
+	}
+	return v.Action.required(w - 1)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -21888,42 +16082,42 @@ func (v *CreateElicitationResponseAction) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *CreateElicitationResponseAction) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *CreateElicitationResponseAction) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Accept != nil:
 		if string(key) == "action" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Accept.decodeField(d, key, seen)
+		return v.Accept.decodeField(d, key)
 	case v.Decline != nil:
 		if string(key) == "action" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Decline.decodeField(d, key, seen)
+		return v.Decline.decodeField(d, key)
 	case v.Cancel != nil:
 		if string(key) == "action" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Cancel.decodeField(d, key, seen)
+		return v.Cancel.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *CreateElicitationResponseAction) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *CreateElicitationResponseAction) required(w int) []string {
 	switch {
 	case v.Accept != nil:
-		return v.Accept.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Decline != nil:
-		return v.Decline.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Cancel != nil:
-		return v.Cancel.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersCreateElicitationResponseActionOther.Required)
 	}
-	return d.Errorf("no variant of CreateElicitationResponseAction selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -21958,27 +16152,7 @@ func (v *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one CreateElicitationResponseActionDecline object, keeping unknown members.
 func (v *CreateElicitationResponseActionDecline) DecodeJSON(d *wire.Decoder) error {
 	*v = CreateElicitationResponseActionDecline{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -21988,14 +16162,9 @@ func (v *CreateElicitationResponseActionDecline) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CreateElicitationResponseActionDecline) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CreateElicitationResponseActionDecline) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CreateElicitationResponseActionDecline) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -22017,27 +16186,7 @@ func (v *CreateElicitationResponseActionDecline) UnmarshalJSON(data []byte) erro
 // DecodeJSON decodes one CreateElicitationResponseActionCancel object, keeping unknown members.
 func (v *CreateElicitationResponseActionCancel) DecodeJSON(d *wire.Decoder) error {
 	*v = CreateElicitationResponseActionCancel{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -22047,14 +16196,9 @@ func (v *CreateElicitationResponseActionCancel) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CreateElicitationResponseActionCancel) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CreateElicitationResponseActionCancel) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CreateElicitationResponseActionCancel) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -22073,30 +16217,12 @@ func (v *CreateElicitationResponseActionCancel) UnmarshalJSON(data []byte) error
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCreateElicitationResponseActionOther = wire.Members{Required: []string{"action"}}
+
 // DecodeJSON decodes one CreateElicitationResponseActionOther object, keeping unknown members.
 func (v *CreateElicitationResponseActionOther) DecodeJSON(d *wire.Decoder) error {
 	*v = CreateElicitationResponseActionOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateElicitationResponseActionOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -22106,22 +16232,13 @@ func (v *CreateElicitationResponseActionOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CreateElicitationResponseActionOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CreateElicitationResponseActionOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "action":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Action, d), "action")
+		return 0, wire.AtKey(wire.DecodeString(&v.Action, d), "action")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CreateElicitationResponseActionOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "action")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -22240,27 +16357,7 @@ func (v *ElicitationContentValue) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ElicitationAcceptAction object, keeping unknown members.
 func (v *ElicitationAcceptAction) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationAcceptAction{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -22270,22 +16367,17 @@ func (v *ElicitationAcceptAction) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ElicitationAcceptAction) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ElicitationAcceptAction) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "content":
 		if d.TryNull() {
 			v.Content = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeMap(d, &v.Content, (*ElicitationContentValue).DecodeJSON), "content")
+		return wire.Optional, wire.AtKey(wire.DecodeMap(d, &v.Content, (*ElicitationContentValue).DecodeJSON), "content")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ElicitationAcceptAction) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -22334,25 +16426,25 @@ func (v *MessageMCPResponse) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *MessageMCPResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *MessageMCPResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Result != nil:
-		return v.Result.decodeField(d, key, seen)
+		return v.Result.decodeField(d, key)
 	case v.Error != nil:
-		return v.Error.decodeField(d, key, seen)
+		return v.Error.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *MessageMCPResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *MessageMCPResponse) required(w int) []string {
 	switch {
 	case v.Result != nil:
-		return v.Result.checkRequired(d, seen)
+		return wire.Level(w, membersMessageMCPResponseResult.Required)
 	case v.Error != nil:
-		return v.Error.checkRequired(d, seen)
+		return wire.Level(w, membersMessageMCPResponseError.Required)
 	}
-	return d.Errorf("no variant of MessageMCPResponse selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -22383,27 +16475,7 @@ func (v *MessageMCPResponse) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -22424,30 +16496,12 @@ func (v *MessageMCPResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersMessageMCPResponseResult = wire.Members{Required: []string{"result"}}
+
 // DecodeJSON decodes one MessageMCPResponseResult object, keeping unknown members.
 func (v *MessageMCPResponseResult) DecodeJSON(d *wire.Decoder) error {
 	*v = MessageMCPResponseResult{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMessageMCPResponseResult, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -22457,28 +16511,19 @@ func (v *MessageMCPResponseResult) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MessageMCPResponseResult) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MessageMCPResponseResult) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "result":
-		seen[0] |= 1 << 0
 		if d.TryNull() {
 			v.Result = nil
-			return true, nil
+			return 0, nil
 		}
-		return true, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
+		return 0, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MessageMCPResponseResult) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "result")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -22508,30 +16553,12 @@ func (v *MessageMCPResponseResult) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersMessageMCPResponseError = wire.Members{Required: []string{"error"}}
+
 // DecodeJSON decodes one MessageMCPResponseError object, keeping unknown members.
 func (v *MessageMCPResponseError) DecodeJSON(d *wire.Decoder) error {
 	*v = MessageMCPResponseError{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMessageMCPResponseError, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -22541,24 +16568,15 @@ func (v *MessageMCPResponseError) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MessageMCPResponseError) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MessageMCPResponseError) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "error":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Error.DecodeJSON(d), "error")
+		return 0, wire.AtKey(v.Error.DecodeJSON(d), "error")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MessageMCPResponseError) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "error")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -22583,30 +16601,12 @@ func (v *MessageMCPResponseError) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersMCPError = wire.Members{Required: []string{"code", "message"}}
+
 // DecodeJSON decodes one MCPError object, keeping unknown members.
 func (v *MCPError) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPError{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPError, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -22616,34 +16616,21 @@ func (v *MCPError) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MCPError) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MCPError) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "code":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeInt32(&v.Code, d), "code")
+		return 0, wire.AtKey(wire.DecodeInt32(&v.Code, d), "code")
 	case "message":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
+		return 1, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
 	case "data":
 		if d.TryNull() {
 			v.Data = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeRaw(&v.Data, d), "data")
+		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Data, d), "data")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MCPError) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "code")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "message")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -22670,30 +16657,12 @@ func (v *MCPError) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersClientNotification = wire.Members{Required: []string{"method"}}
+
 // DecodeJSON decodes one ClientNotification object, keeping unknown members.
 func (v *ClientNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientNotification{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -22703,28 +16672,19 @@ func (v *ClientNotification) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ClientNotification) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ClientNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "method":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
+		return 0, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
+		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ClientNotification) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "method")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -22749,30 +16709,12 @@ func (v *ClientNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCancelNotification = wire.Members{Required: []string{"sessionId"}}
+
 // DecodeJSON decodes one CancelNotification object, keeping unknown members.
 func (v *CancelNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = CancelNotification{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -22782,24 +16724,15 @@ func (v *CancelNotification) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CancelNotification) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CancelNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CancelNotification) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -22824,30 +16757,12 @@ func (v *CancelNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersMessageMCPNotification = wire.Members{Required: []string{"serverId", "requestId", "method"}}
+
 // DecodeJSON decodes one MessageMCPNotification object, keeping unknown members.
 func (v *MessageMCPNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = MessageMCPNotification{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMessageMCPNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -22857,42 +16772,25 @@ func (v *MessageMCPNotification) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MessageMCPNotification) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MessageMCPNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "serverId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ServerID.DecodeJSON(d), "serverId")
+		return 0, wire.AtKey(v.ServerID.DecodeJSON(d), "serverId")
 	case "requestId":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
+		return 1, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
 	case "method":
-		seen[0] |= 1 << 2
-		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
+		return 2, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeRawMap(d, &v.Params), "params")
+		return wire.Optional, wire.AtKey(wire.DecodeRawMap(d, &v.Params), "params")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MessageMCPNotification) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "serverId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "requestId")
-	}
-	if seen[0]&(1<<2) == 0 {
-		return d.Errorf("missing required member %q", "method")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -22925,30 +16823,12 @@ func (v *MessageMCPNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCancelRequestNotification = wire.Members{Required: []string{"requestId"}}
+
 // DecodeJSON decodes one CancelRequestNotification object, keeping unknown members.
 func (v *CancelRequestNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = CancelRequestNotification{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelRequestNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -22958,24 +16838,15 @@ func (v *CancelRequestNotification) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CancelRequestNotification) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CancelRequestNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "requestId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
+		return 0, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CancelRequestNotification) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "requestId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -23000,30 +16871,12 @@ func (v *CancelRequestNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersProxyRequest = wire.Members{Required: []string{"id", "method"}}
+
 // DecodeJSON decodes one ProxyRequest object, keeping unknown members.
 func (v *ProxyRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ProxyRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProxyRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -23033,34 +16886,21 @@ func (v *ProxyRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ProxyRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ProxyRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "method":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
+		return 1, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
+		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ProxyRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "id")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "method")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -23087,30 +16927,12 @@ func (v *ProxyRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersProxySuccessorRequest = wire.Members{Required: []string{"method"}}
+
 // DecodeJSON decodes one ProxySuccessorRequest object, keeping unknown members.
 func (v *ProxySuccessorRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ProxySuccessorRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProxySuccessorRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -23120,30 +16942,21 @@ func (v *ProxySuccessorRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ProxySuccessorRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ProxySuccessorRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "method":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
+		return 0, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
+		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ProxySuccessorRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "method")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -23198,25 +17011,25 @@ func (v *ProxyResponse) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *ProxyResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *ProxyResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Result != nil:
-		return v.Result.decodeField(d, key, seen)
+		return v.Result.decodeField(d, key)
 	case v.Error != nil:
-		return v.Error.decodeField(d, key, seen)
+		return v.Error.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *ProxyResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *ProxyResponse) required(w int) []string {
 	switch {
 	case v.Result != nil:
-		return v.Result.checkRequired(d, seen)
+		return wire.Level(w, membersProxyResponseResult.Required)
 	case v.Error != nil:
-		return v.Error.checkRequired(d, seen)
+		return wire.Level(w, membersProxyResponseError.Required)
 	}
-	return d.Errorf("no variant of ProxyResponse selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -23247,27 +17060,7 @@ func (v *ProxyResponse) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -23288,30 +17081,12 @@ func (v *ProxyResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersProxyResponseResult = wire.Members{Required: []string{"id", "result"}}
+
 // DecodeJSON decodes one ProxyResponseResult object, keeping unknown members.
 func (v *ProxyResponseResult) DecodeJSON(d *wire.Decoder) error {
 	*v = ProxyResponseResult{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProxyResponseResult, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -23321,28 +17096,15 @@ func (v *ProxyResponseResult) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ProxyResponseResult) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ProxyResponseResult) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "result":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
+		return 1, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ProxyResponseResult) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "id")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "result")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -23365,30 +17127,12 @@ func (v *ProxyResponseResult) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersProxyResponseError = wire.Members{Required: []string{"id", "error"}}
+
 // DecodeJSON decodes one ProxyResponseError object, keeping unknown members.
 func (v *ProxyResponseError) DecodeJSON(d *wire.Decoder) error {
 	*v = ProxyResponseError{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProxyResponseError, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -23398,28 +17142,15 @@ func (v *ProxyResponseError) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ProxyResponseError) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ProxyResponseError) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "error":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Error.DecodeJSON(d), "error")
+		return 1, wire.AtKey(v.Error.DecodeJSON(d), "error")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ProxyResponseError) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "id")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "error")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -23469,30 +17200,12 @@ func (v *ProxySuccessorResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersProxyNotification = wire.Members{Required: []string{"method"}}
+
 // DecodeJSON decodes one ProxyNotification object, keeping unknown members.
 func (v *ProxyNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = ProxyNotification{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProxyNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -23502,29 +17215,20 @@ func (v *ProxyNotification) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ProxyNotification) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ProxyNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "method":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
+		return 0, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Params = new(ProxyNotificationParams)
-		return true, wire.AtKey(v.Params.DecodeJSON(d), "params")
+		return wire.Optional, wire.AtKey(v.Params.DecodeJSON(d), "params")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ProxyNotification) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "method")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -23556,21 +17260,21 @@ func (v *ProxyNotificationParams) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *ProxyNotificationParams) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *ProxyNotificationParams) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.ProxySuccessorNotification != nil:
-		return v.ProxySuccessorNotification.decodeField(d, key, seen)
+		return v.ProxySuccessorNotification.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *ProxyNotificationParams) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *ProxyNotificationParams) required(w int) []string {
 	switch {
 	case v.ProxySuccessorNotification != nil:
-		return v.ProxySuccessorNotification.checkRequired(d, seen)
+		return wire.Level(w, membersProxySuccessorNotification.Required)
 	}
-	return d.Errorf("no variant of ProxyNotificationParams selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -23597,27 +17301,7 @@ func (v *ProxyNotificationParams) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -23638,30 +17322,12 @@ func (v *ProxyNotificationParams) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersProxySuccessorNotification = wire.Members{Required: []string{"method"}}
+
 // DecodeJSON decodes one ProxySuccessorNotification object, keeping unknown members.
 func (v *ProxySuccessorNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = ProxySuccessorNotification{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProxySuccessorNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -23671,30 +17337,21 @@ func (v *ProxySuccessorNotification) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ProxySuccessorNotification) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ProxySuccessorNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "method":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
+		return 0, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
+		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ProxySuccessorNotification) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "method")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -23726,27 +17383,7 @@ func (v *ProxySuccessorNotification) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionRuntimeContextCapabilities object, keeping unknown members.
 func (v *SessionRuntimeContextCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionRuntimeContextCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -23756,18 +17393,13 @@ func (v *SessionRuntimeContextCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionRuntimeContextCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionRuntimeContextCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionRuntimeContextCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -23790,30 +17422,12 @@ func (v *SessionRuntimeContextCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersRuntimeContextItem = wire.Members{Required: []string{"text"}}
+
 // DecodeJSON decodes one RuntimeContextItem object, keeping unknown members.
 func (v *RuntimeContextItem) DecodeJSON(d *wire.Decoder) error {
 	*v = RuntimeContextItem{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRuntimeContextItem, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -23823,25 +17437,16 @@ func (v *RuntimeContextItem) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *RuntimeContextItem) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *RuntimeContextItem) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "title":
 		v.Title = new(string)
-		return true, wire.AtKey(wire.DecodeString(v.Title, d), "title")
+		return wire.Optional, wire.AtKey(wire.DecodeString(v.Title, d), "title")
 	case "text":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
+		return 0, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *RuntimeContextItem) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "text")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.

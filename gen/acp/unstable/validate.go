@@ -1218,9 +1218,7 @@ func (x *ElicitationURLMode) Validate() error {
 }
 func (x *ElicitationURLMode) validate(v *wire.Validator) {
 	v.Push("url")
-	if !wire.IsURI(x.URL) {
-		v.Add("must be an absolute URI")
-	}
+	stringRule0.Check(v, x.URL)
 	v.Pop()
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "elicitationId", "url")
@@ -2431,23 +2429,13 @@ func (x *SessionInfo) Validate() error {
 }
 func (x *SessionInfo) validate(v *wire.Validator) {
 	v.Push("cwd")
-	if wire.RuneCount(x.Cwd) < 1 {
-		v.Add("must be at least 1 character long")
-	}
-	if !pattern0.MatchString(x.Cwd) {
-		v.Add("must be an absolute path")
-	}
+	stringRule1.Check(v, x.Cwd)
 	v.Pop()
 	if x.AdditionalDirectories != nil {
 		v.Push("additionalDirectories")
 		for i := range x.AdditionalDirectories {
 			v.PushIndex(i)
-			if wire.RuneCount(x.AdditionalDirectories[i]) < 1 {
-				v.Add("must be at least 1 character long")
-			}
-			if !pattern0.MatchString(x.AdditionalDirectories[i]) {
-				v.Add("must be an absolute path")
-			}
+			stringRule1.Check(v, x.AdditionalDirectories[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -3404,9 +3392,7 @@ func (x *Notice) Validate() error {
 }
 func (x *Notice) validate(v *wire.Validator) {
 	v.Push("title")
-	if wire.RuneCount(x.Title) < 1 {
-		v.Add("must be at least 1 character long")
-	}
+	stringRule2.Check(v, x.Title)
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
@@ -4315,23 +4301,13 @@ func (x *NewSessionRequest) Validate() error {
 }
 func (x *NewSessionRequest) validate(v *wire.Validator) {
 	v.Push("cwd")
-	if wire.RuneCount(x.Cwd) < 1 {
-		v.Add("must be at least 1 character long")
-	}
-	if !pattern0.MatchString(x.Cwd) {
-		v.Add("must be an absolute path")
-	}
+	stringRule1.Check(v, x.Cwd)
 	v.Pop()
 	if x.AdditionalDirectories != nil {
 		v.Push("additionalDirectories")
 		for i := range x.AdditionalDirectories {
 			v.PushIndex(i)
-			if wire.RuneCount(x.AdditionalDirectories[i]) < 1 {
-				v.Add("must be at least 1 character long")
-			}
-			if !pattern0.MatchString(x.AdditionalDirectories[i]) {
-				v.Add("must be an absolute path")
-			}
+			stringRule1.Check(v, x.AdditionalDirectories[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -4540,23 +4516,13 @@ func (x *LoadSessionRequest) validate(v *wire.Validator) {
 	}
 	v.Pop()
 	v.Push("cwd")
-	if wire.RuneCount(x.Cwd) < 1 {
-		v.Add("must be at least 1 character long")
-	}
-	if !pattern0.MatchString(x.Cwd) {
-		v.Add("must be an absolute path")
-	}
+	stringRule1.Check(v, x.Cwd)
 	v.Pop()
 	if x.AdditionalDirectories != nil {
 		v.Push("additionalDirectories")
 		for i := range x.AdditionalDirectories {
 			v.PushIndex(i)
-			if wire.RuneCount(x.AdditionalDirectories[i]) < 1 {
-				v.Add("must be at least 1 character long")
-			}
-			if !pattern0.MatchString(x.AdditionalDirectories[i]) {
-				v.Add("must be an absolute path")
-			}
+			stringRule1.Check(v, x.AdditionalDirectories[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -4585,12 +4551,7 @@ func (x *ListSessionsRequest) Validate() error {
 func (x *ListSessionsRequest) validate(v *wire.Validator) {
 	if x.Cwd != nil {
 		v.Push("cwd")
-		if wire.RuneCount(*x.Cwd) < 1 {
-			v.Add("must be at least 1 character long")
-		}
-		if !pattern0.MatchString(*x.Cwd) {
-			v.Add("must be an absolute path")
-		}
+		stringRule1.Check(v, *x.Cwd)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -4602,12 +4563,7 @@ func (x *ListSessionsRequest) validate(v *wire.Validator) {
 		v.Push("additionalDirectories")
 		for i := range x.AdditionalDirectories {
 			v.PushIndex(i)
-			if wire.RuneCount(x.AdditionalDirectories[i]) < 1 {
-				v.Add("must be at least 1 character long")
-			}
-			if !pattern0.MatchString(x.AdditionalDirectories[i]) {
-				v.Add("must be an absolute path")
-			}
+			stringRule1.Check(v, x.AdditionalDirectories[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -4650,23 +4606,13 @@ func (x *ForkSessionRequest) Validate() error {
 }
 func (x *ForkSessionRequest) validate(v *wire.Validator) {
 	v.Push("cwd")
-	if wire.RuneCount(x.Cwd) < 1 {
-		v.Add("must be at least 1 character long")
-	}
-	if !pattern0.MatchString(x.Cwd) {
-		v.Add("must be an absolute path")
-	}
+	stringRule1.Check(v, x.Cwd)
 	v.Pop()
 	if x.AdditionalDirectories != nil {
 		v.Push("additionalDirectories")
 		for i := range x.AdditionalDirectories {
 			v.PushIndex(i)
-			if wire.RuneCount(x.AdditionalDirectories[i]) < 1 {
-				v.Add("must be at least 1 character long")
-			}
-			if !pattern0.MatchString(x.AdditionalDirectories[i]) {
-				v.Add("must be an absolute path")
-			}
+			stringRule1.Check(v, x.AdditionalDirectories[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -4771,23 +4717,13 @@ func (x *ResumeSessionRequest) Validate() error {
 }
 func (x *ResumeSessionRequest) validate(v *wire.Validator) {
 	v.Push("cwd")
-	if wire.RuneCount(x.Cwd) < 1 {
-		v.Add("must be at least 1 character long")
-	}
-	if !pattern0.MatchString(x.Cwd) {
-		v.Add("must be an absolute path")
-	}
+	stringRule1.Check(v, x.Cwd)
 	v.Pop()
 	if x.AdditionalDirectories != nil {
 		v.Push("additionalDirectories")
 		for i := range x.AdditionalDirectories {
 			v.PushIndex(i)
-			if wire.RuneCount(x.AdditionalDirectories[i]) < 1 {
-				v.Add("must be at least 1 character long")
-			}
-			if !pattern0.MatchString(x.AdditionalDirectories[i]) {
-				v.Add("must be an absolute path")
-			}
+			stringRule1.Check(v, x.AdditionalDirectories[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -5721,3 +5657,10 @@ func (x *RuntimeContextItem) validate(v *wire.Validator) {
 }
 
 var pattern0 = regexp.MustCompile("^(/|[A-Za-z]:[\\\\/]|\\\\\\\\[^\\\\/]+[\\\\/][^\\\\/]+)")
+var stringRule0 = wire.StringRule{URI: true}
+var stringRule1 = wire.StringRule{
+	MinLength:   1,
+	Pattern:     pattern0,
+	PatternWhat: "an absolute path",
+}
+var stringRule2 = wire.StringRule{MinLength: 1}

@@ -8,30 +8,12 @@ import (
 	"math"
 )
 
+var membersAgentRequest = wire.Members{Required: []string{"id", "method"}}
+
 // DecodeJSON decodes one AgentRequest object, keeping unknown members.
 func (v *AgentRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -41,34 +23,21 @@ func (v *AgentRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AgentRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AgentRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "method":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
+		return 1, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
+		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AgentRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "id")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "method")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -148,30 +117,12 @@ func (v *RequestID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersRequestPermissionRequest = wire.Members{Required: []string{"sessionId", "title", "options"}}
+
 // DecodeJSON decodes one RequestPermissionRequest object, keeping unknown members.
 func (v *RequestPermissionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = RequestPermissionRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRequestPermissionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -181,55 +132,38 @@ func (v *RequestPermissionRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *RequestPermissionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *RequestPermissionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "title":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
+		return 1, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "subject":
 		if d.TryNull() {
 			v.Subject = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Subject = new(RequestPermissionSubject)
-		return true, wire.AtKey(v.Subject.DecodeJSON(d), "subject")
+		return wire.Optional, wire.AtKey(v.Subject.DecodeJSON(d), "subject")
 	case "options":
-		seen[0] |= 1 << 2
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Options, false, (*PermissionOption).DecodeJSON), "options")
+		return 2, wire.AtKey(wire.DecodeSlice(d, &v.Options, false, (*PermissionOption).DecodeJSON), "options")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *RequestPermissionRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "title")
-	}
-	if seen[0]&(1<<2) == 0 {
-		return d.Errorf("missing required member %q", "options")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -319,35 +253,35 @@ func (v *RequestPermissionSubject) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *RequestPermissionSubject) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *RequestPermissionSubject) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.ToolCall != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.ToolCall.decodeField(d, key, seen)
+		return v.ToolCall.decodeField(d, key)
 	case v.Command != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Command.decodeField(d, key, seen)
+		return v.Command.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *RequestPermissionSubject) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *RequestPermissionSubject) required(w int) []string {
 	switch {
 	case v.ToolCall != nil:
-		return v.ToolCall.checkRequired(d, seen)
+		return wire.Level(w, membersToolCallPermissionSubject.Required)
 	case v.Command != nil:
-		return v.Command.checkRequired(d, seen)
+		return wire.Level(w, membersCommandPermissionSubject.Required)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersRequestPermissionSubjectOther.Required)
 	}
-	return d.Errorf("no variant of RequestPermissionSubject selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -384,27 +318,7 @@ func (v *RequestPermissionSubject) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -425,30 +339,12 @@ func (v *RequestPermissionSubject) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersRequestPermissionSubjectOther = wire.Members{Required: []string{"type"}}
+
 // DecodeJSON decodes one RequestPermissionSubjectOther object, keeping unknown members.
 func (v *RequestPermissionSubjectOther) DecodeJSON(d *wire.Decoder) error {
 	*v = RequestPermissionSubjectOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRequestPermissionSubjectOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -458,22 +354,13 @@ func (v *RequestPermissionSubjectOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *RequestPermissionSubjectOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *RequestPermissionSubjectOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "type":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
+		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *RequestPermissionSubjectOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "type")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -494,30 +381,12 @@ func (v *RequestPermissionSubjectOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersToolCallUpdate = wire.Members{Required: []string{"toolCallId"}}
+
 // DecodeJSON decodes one ToolCallUpdate object, keeping unknown members.
 func (v *ToolCallUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = ToolCallUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCallUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -527,128 +396,119 @@ func (v *ToolCallUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "toolCallId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
+		return 0, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
 	case "name":
 		if d.TryNull() {
 			v.Name = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Name = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Name, d); err != nil {
 			v.Name = nil
-			return true, wire.AtKey(d.Recover(m, err), "name")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "name")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "kind":
 		if d.TryNull() {
 			v.Kind = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Kind = new(ToolKind)
 		m := d.Mark()
 		if err := v.Kind.DecodeJSON(d); err != nil {
 			v.Kind = nil
-			return true, wire.AtKey(d.Recover(m, err), "kind")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "kind")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "status":
 		if d.TryNull() {
 			v.Status = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Status = new(ToolCallStatus)
 		m := d.Mark()
 		if err := v.Status.DecodeJSON(d); err != nil {
 			v.Status = nil
-			return true, wire.AtKey(d.Recover(m, err), "status")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "status")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "content":
 		if d.TryNull() {
 			v.Content = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Content, true, (*ToolCallContent).DecodeJSON); err != nil {
 			v.Content = nil
-			return true, wire.AtKey(d.Recover(m, err), "content")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "content")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "locations":
 		if d.TryNull() {
 			v.Locations = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Locations, true, (*ToolCallLocation).DecodeJSON); err != nil {
 			v.Locations = nil
-			return true, wire.AtKey(d.Recover(m, err), "locations")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "locations")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "rawInput":
 		if d.TryNull() {
 			v.RawInput = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeRaw(&v.RawInput, d); err != nil {
 			v.RawInput = nil
-			return true, wire.AtKey(d.Recover(m, err), "rawInput")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "rawInput")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "rawOutput":
 		if d.TryNull() {
 			v.RawOutput = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeRaw(&v.RawOutput, d); err != nil {
 			v.RawOutput = nil
-			return true, wire.AtKey(d.Recover(m, err), "rawOutput")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "rawOutput")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "capabilities":
 		if d.TryNull() {
 			v.Capabilities = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Capabilities = new(ToolCallCapabilities)
 		m := d.Mark()
 		if err := v.Capabilities.DecodeJSON(d); err != nil {
 			v.Capabilities = nil
-			return true, wire.AtKey(d.Recover(m, err), "capabilities")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "capabilities")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ToolCallUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "toolCallId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -855,42 +715,42 @@ func (v *ToolCallContent) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *ToolCallContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *ToolCallContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Content != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Content.decodeField(d, key, seen)
+		return v.Content.decodeField(d, key)
 	case v.Diff != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Diff.decodeField(d, key, seen)
+		return v.Diff.decodeField(d, key)
 	case v.Terminal != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Terminal.decodeField(d, key, seen)
+		return v.Terminal.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *ToolCallContent) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *ToolCallContent) required(w int) []string {
 	switch {
 	case v.Content != nil:
-		return v.Content.checkRequired(d, seen)
+		return wire.Level(w, membersContent.Required)
 	case v.Diff != nil:
-		return v.Diff.checkRequired(d, seen)
+		return wire.Level(w, membersDiff.Required)
 	case v.Terminal != nil:
-		return v.Terminal.checkRequired(d, seen)
+		return wire.Level(w, membersTerminal.Required)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersToolCallContentOther.Required)
 	}
-	return d.Errorf("no variant of ToolCallContent selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -932,27 +792,7 @@ func (v *ToolCallContent) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -973,30 +813,12 @@ func (v *ToolCallContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersToolCallContentOther = wire.Members{Required: []string{"type"}}
+
 // DecodeJSON decodes one ToolCallContentOther object, keeping unknown members.
 func (v *ToolCallContentOther) DecodeJSON(d *wire.Decoder) error {
 	*v = ToolCallContentOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCallContentOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1006,22 +828,13 @@ func (v *ToolCallContentOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ToolCallContentOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ToolCallContentOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "type":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
+		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ToolCallContentOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "type")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -1077,56 +890,56 @@ func (v *ContentBlock) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *ContentBlock) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *ContentBlock) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Text != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Text.decodeField(d, key, seen)
+		return v.Text.decodeField(d, key)
 	case v.Image != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Image.decodeField(d, key, seen)
+		return v.Image.decodeField(d, key)
 	case v.Audio != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Audio.decodeField(d, key, seen)
+		return v.Audio.decodeField(d, key)
 	case v.ResourceLink != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.ResourceLink.decodeField(d, key, seen)
+		return v.ResourceLink.decodeField(d, key)
 	case v.Resource != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Resource.decodeField(d, key, seen)
+		return v.Resource.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *ContentBlock) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *ContentBlock) required(w int) []string {
 	switch {
 	case v.Text != nil:
-		return v.Text.checkRequired(d, seen)
+		return wire.Level(w, membersTextContent.Required)
 	case v.Image != nil:
-		return v.Image.checkRequired(d, seen)
+		return wire.Level(w, membersImageContent.Required)
 	case v.Audio != nil:
-		return v.Audio.checkRequired(d, seen)
+		return wire.Level(w, membersAudioContent.Required)
 	case v.ResourceLink != nil:
-		return v.ResourceLink.checkRequired(d, seen)
+		return wire.Level(w, membersResourceLink.Required)
 	case v.Resource != nil:
-		return v.Resource.checkRequired(d, seen)
+		return wire.Level(w, membersEmbeddedResource.Required)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersContentBlockOther.Required)
 	}
-	return d.Errorf("no variant of ContentBlock selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -1178,27 +991,7 @@ func (v *ContentBlock) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1219,30 +1012,12 @@ func (v *ContentBlock) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersContentBlockOther = wire.Members{Required: []string{"type"}}
+
 // DecodeJSON decodes one ContentBlockOther object, keeping unknown members.
 func (v *ContentBlockOther) DecodeJSON(d *wire.Decoder) error {
 	*v = ContentBlockOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersContentBlockOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1252,22 +1027,13 @@ func (v *ContentBlockOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ContentBlockOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ContentBlockOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "type":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
+		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ContentBlockOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "type")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -1291,27 +1057,7 @@ func (v *ContentBlockOther) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one Annotations object, keeping unknown members.
 func (v *Annotations) DecodeJSON(d *wire.Decoder) error {
 	*v = Annotations{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1321,53 +1067,48 @@ func (v *Annotations) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *Annotations) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *Annotations) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "audience":
 		if d.TryNull() {
 			v.Audience = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Audience, true, (*Role).DecodeJSON); err != nil {
 			v.Audience = nil
-			return true, wire.AtKey(d.Recover(m, err), "audience")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "audience")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "lastModified":
 		if d.TryNull() {
 			v.LastModified = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.LastModified = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.LastModified, d); err != nil {
 			v.LastModified = nil
-			return true, wire.AtKey(d.Recover(m, err), "lastModified")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "lastModified")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "priority":
 		if d.TryNull() {
 			v.Priority = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Priority = new(float64)
 		m := d.Mark()
 		if err := wire.DecodeFloat64(v.Priority, d); err != nil {
 			v.Priority = nil
-			return true, wire.AtKey(d.Recover(m, err), "priority")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "priority")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *Annotations) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -1435,30 +1176,12 @@ func (v *Role) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersTextContent = wire.Members{Required: []string{"text"}}
+
 // DecodeJSON decodes one TextContent object, keeping unknown members.
 func (v *TextContent) DecodeJSON(d *wire.Decoder) error {
 	*v = TextContent{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTextContent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1468,36 +1191,27 @@ func (v *TextContent) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *TextContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *TextContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "text":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
+		return 0, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
 	case "annotations":
 		if d.TryNull() {
 			v.Annotations = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
 		if err := v.Annotations.DecodeJSON(d); err != nil {
 			v.Annotations = nil
-			return true, wire.AtKey(d.Recover(m, err), "annotations")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *TextContent) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "text")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -1553,30 +1267,12 @@ func (v *MediaType) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersImageContent = wire.Members{Required: []string{"data", "mimeType"}}
+
 // DecodeJSON decodes one ImageContent object, keeping unknown members.
 func (v *ImageContent) DecodeJSON(d *wire.Decoder) error {
 	*v = ImageContent{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersImageContent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1586,54 +1282,41 @@ func (v *ImageContent) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ImageContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ImageContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "data":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
+		return 0, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
 	case "mimeType":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.MimeType.DecodeJSON(d), "mimeType")
+		return 1, wire.AtKey(v.MimeType.DecodeJSON(d), "mimeType")
 	case "uri":
 		if d.TryNull() {
 			v.URI = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.URI = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.URI, d); err != nil {
 			v.URI = nil
-			return true, wire.AtKey(d.Recover(m, err), "uri")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "uri")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "annotations":
 		if d.TryNull() {
 			v.Annotations = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
 		if err := v.Annotations.DecodeJSON(d); err != nil {
 			v.Annotations = nil
-			return true, wire.AtKey(d.Recover(m, err), "annotations")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ImageContent) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "data")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "mimeType")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -1668,30 +1351,12 @@ func (v *ImageContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAudioContent = wire.Members{Required: []string{"data", "mimeType"}}
+
 // DecodeJSON decodes one AudioContent object, keeping unknown members.
 func (v *AudioContent) DecodeJSON(d *wire.Decoder) error {
 	*v = AudioContent{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAudioContent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1701,42 +1366,29 @@ func (v *AudioContent) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AudioContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AudioContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "data":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
+		return 0, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
 	case "mimeType":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.MimeType.DecodeJSON(d), "mimeType")
+		return 1, wire.AtKey(v.MimeType.DecodeJSON(d), "mimeType")
 	case "annotations":
 		if d.TryNull() {
 			v.Annotations = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
 		if err := v.Annotations.DecodeJSON(d); err != nil {
 			v.Annotations = nil
-			return true, wire.AtKey(d.Recover(m, err), "annotations")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AudioContent) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "data")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "mimeType")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -1767,30 +1419,12 @@ func (v *AudioContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersIcon = wire.Members{Required: []string{"src"}}
+
 // DecodeJSON decodes one Icon object, keeping unknown members.
 func (v *Icon) DecodeJSON(d *wire.Decoder) error {
 	*v = Icon{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersIcon, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1800,59 +1434,50 @@ func (v *Icon) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *Icon) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *Icon) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "src":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Src, d), "src")
+		return 0, wire.AtKey(wire.DecodeString(&v.Src, d), "src")
 	case "mimeType":
 		if d.TryNull() {
 			v.MimeType = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.MimeType = new(MediaType)
 		m := d.Mark()
 		if err := v.MimeType.DecodeJSON(d); err != nil {
 			v.MimeType = nil
-			return true, wire.AtKey(d.Recover(m, err), "mimeType")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "sizes":
 		if d.TryNull() {
 			v.Sizes = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Sizes, true, wire.DecodeString); err != nil {
 			v.Sizes = nil
-			return true, wire.AtKey(d.Recover(m, err), "sizes")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "sizes")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "theme":
 		if d.TryNull() {
 			v.Theme = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Theme = new(IconTheme)
 		m := d.Mark()
 		if err := v.Theme.DecodeJSON(d); err != nil {
 			v.Theme = nil
-			return true, wire.AtKey(d.Recover(m, err), "theme")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "theme")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *Icon) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "src")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -1922,30 +1547,12 @@ func (v *IconTheme) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersResourceLink = wire.Members{Required: []string{"name", "uri"}}
+
 // DecodeJSON decodes one ResourceLink object, keeping unknown members.
 func (v *ResourceLink) DecodeJSON(d *wire.Decoder) error {
 	*v = ResourceLink{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersResourceLink, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1955,101 +1562,88 @@ func (v *ResourceLink) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "name":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "uri":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
+		return 1, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "icons":
 		if d.TryNull() {
 			v.Icons = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Icons, true, (*Icon).DecodeJSON); err != nil {
 			v.Icons = nil
-			return true, wire.AtKey(d.Recover(m, err), "icons")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "icons")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "mimeType":
 		if d.TryNull() {
 			v.MimeType = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.MimeType = new(MediaType)
 		m := d.Mark()
 		if err := v.MimeType.DecodeJSON(d); err != nil {
 			v.MimeType = nil
-			return true, wire.AtKey(d.Recover(m, err), "mimeType")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "size":
 		if d.TryNull() {
 			v.Size = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Size = new(uint64)
 		m := d.Mark()
 		if err := wire.DecodeUint64(v.Size, d); err != nil {
 			v.Size = nil
-			return true, wire.AtKey(d.Recover(m, err), "size")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "size")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "annotations":
 		if d.TryNull() {
 			v.Annotations = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
 		if err := v.Annotations.DecodeJSON(d); err != nil {
 			v.Annotations = nil
-			return true, wire.AtKey(d.Recover(m, err), "annotations")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ResourceLink) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "uri")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -2126,25 +1720,25 @@ func (v *EmbeddedResourceResource) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *EmbeddedResourceResource) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *EmbeddedResourceResource) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.TextResourceContents != nil:
-		return v.TextResourceContents.decodeField(d, key, seen)
+		return v.TextResourceContents.decodeField(d, key)
 	case v.BlobResourceContents != nil:
-		return v.BlobResourceContents.decodeField(d, key, seen)
+		return v.BlobResourceContents.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *EmbeddedResourceResource) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *EmbeddedResourceResource) required(w int) []string {
 	switch {
 	case v.TextResourceContents != nil:
-		return v.TextResourceContents.checkRequired(d, seen)
+		return wire.Level(w, membersTextResourceContents.Required)
 	case v.BlobResourceContents != nil:
-		return v.BlobResourceContents.checkRequired(d, seen)
+		return wire.Level(w, membersBlobResourceContents.Required)
 	}
-	return d.Errorf("no variant of EmbeddedResourceResource selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -2175,27 +1769,7 @@ func (v *EmbeddedResourceResource) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2216,30 +1790,12 @@ func (v *EmbeddedResourceResource) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersTextResourceContents = wire.Members{Required: []string{"text", "uri"}}
+
 // DecodeJSON decodes one TextResourceContents object, keeping unknown members.
 func (v *TextResourceContents) DecodeJSON(d *wire.Decoder) error {
 	*v = TextResourceContents{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTextResourceContents, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2249,42 +1805,29 @@ func (v *TextResourceContents) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *TextResourceContents) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *TextResourceContents) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "text":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
+		return 0, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
 	case "uri":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
+		return 1, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
 	case "mimeType":
 		if d.TryNull() {
 			v.MimeType = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.MimeType = new(MediaType)
 		m := d.Mark()
 		if err := v.MimeType.DecodeJSON(d); err != nil {
 			v.MimeType = nil
-			return true, wire.AtKey(d.Recover(m, err), "mimeType")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *TextResourceContents) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "text")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "uri")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -2315,30 +1858,12 @@ func (v *TextResourceContents) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersBlobResourceContents = wire.Members{Required: []string{"blob", "uri"}}
+
 // DecodeJSON decodes one BlobResourceContents object, keeping unknown members.
 func (v *BlobResourceContents) DecodeJSON(d *wire.Decoder) error {
 	*v = BlobResourceContents{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersBlobResourceContents, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2348,42 +1873,29 @@ func (v *BlobResourceContents) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *BlobResourceContents) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *BlobResourceContents) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "blob":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Blob, d), "blob")
+		return 0, wire.AtKey(wire.DecodeString(&v.Blob, d), "blob")
 	case "uri":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
+		return 1, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
 	case "mimeType":
 		if d.TryNull() {
 			v.MimeType = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.MimeType = new(MediaType)
 		m := d.Mark()
 		if err := v.MimeType.DecodeJSON(d); err != nil {
 			v.MimeType = nil
-			return true, wire.AtKey(d.Recover(m, err), "mimeType")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *BlobResourceContents) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "blob")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "uri")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -2414,30 +1926,12 @@ func (v *BlobResourceContents) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersEmbeddedResource = wire.Members{Required: []string{"resource"}}
+
 // DecodeJSON decodes one EmbeddedResource object, keeping unknown members.
 func (v *EmbeddedResource) DecodeJSON(d *wire.Decoder) error {
 	*v = EmbeddedResource{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersEmbeddedResource, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2447,36 +1941,27 @@ func (v *EmbeddedResource) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *EmbeddedResource) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *EmbeddedResource) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "resource":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Resource.DecodeJSON(d), "resource")
+		return 0, wire.AtKey(v.Resource.DecodeJSON(d), "resource")
 	case "annotations":
 		if d.TryNull() {
 			v.Annotations = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
 		if err := v.Annotations.DecodeJSON(d); err != nil {
 			v.Annotations = nil
-			return true, wire.AtKey(d.Recover(m, err), "annotations")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *EmbeddedResource) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "resource")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -2505,30 +1990,12 @@ func (v *EmbeddedResource) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersContent = wire.Members{Required: []string{"content"}}
+
 // DecodeJSON decodes one Content object, keeping unknown members.
 func (v *Content) DecodeJSON(d *wire.Decoder) error {
 	*v = Content{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersContent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2538,24 +2005,15 @@ func (v *Content) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *Content) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *Content) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "content":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
+		return 0, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *Content) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "content")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -2586,27 +2044,7 @@ func (v *DiffChange) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2616,42 +2054,45 @@ func (v *DiffChange) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *DiffChange) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *DiffChange) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "fileType":
 		if d.TryNull() {
 			v.FileType = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.FileType = new(DiffFileType)
 		m := d.Mark()
 		if err := v.FileType.DecodeJSON(d); err != nil {
 			v.FileType = nil
-			return true, wire.AtKey(d.Recover(m, err), "fileType")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "fileType")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "mimeType":
 		if d.TryNull() {
 			v.MimeType = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.MimeType = new(MediaType)
 		m := d.Mark()
 		if err := v.MimeType.DecodeJSON(d); err != nil {
 			v.MimeType = nil
-			return true, wire.AtKey(d.Recover(m, err), "mimeType")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return v.Operation.decodeField(d, key, seen[1:])
+	return wire.Inner(v.Operation.decodeField(d, key))
 }
 
-// checkRequired reports the first required member that decoding did not see.
-func (v *DiffChange) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return v.Operation.checkRequired(d, seen[1:])
+// required names the required members of level w: v's own, then the selected variant's.
+func (v *DiffChange) required(w int) []string {
+	if w == 0 {
+		return nil
+	}
+	return v.Operation.required(w - 1)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -2712,56 +2153,56 @@ func (v *DiffChangeOperation) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *DiffChangeOperation) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *DiffChangeOperation) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Add != nil:
 		if string(key) == "operation" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Add.decodeField(d, key, seen)
+		return v.Add.decodeField(d, key)
 	case v.Delete != nil:
 		if string(key) == "operation" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Delete.decodeField(d, key, seen)
+		return v.Delete.decodeField(d, key)
 	case v.Modify != nil:
 		if string(key) == "operation" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Modify.decodeField(d, key, seen)
+		return v.Modify.decodeField(d, key)
 	case v.Move != nil:
 		if string(key) == "operation" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Move.decodeField(d, key, seen)
+		return v.Move.decodeField(d, key)
 	case v.Copy != nil:
 		if string(key) == "operation" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Copy.decodeField(d, key, seen)
+		return v.Copy.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *DiffChangeOperation) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *DiffChangeOperation) required(w int) []string {
 	switch {
 	case v.Add != nil:
-		return v.Add.checkRequired(d, seen)
+		return wire.Level(w, membersDiffPathChange.Required)
 	case v.Delete != nil:
-		return v.Delete.checkRequired(d, seen)
+		return wire.Level(w, membersDiffPathChange.Required)
 	case v.Modify != nil:
-		return v.Modify.checkRequired(d, seen)
+		return wire.Level(w, membersDiffPathChange.Required)
 	case v.Move != nil:
-		return v.Move.checkRequired(d, seen)
+		return wire.Level(w, membersDiffPathPairChange.Required)
 	case v.Copy != nil:
-		return v.Copy.checkRequired(d, seen)
+		return wire.Level(w, membersDiffPathPairChange.Required)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersDiffChangeOperationOther.Required)
 	}
-	return d.Errorf("no variant of DiffChangeOperation selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -2799,30 +2240,12 @@ func (v *DiffChange) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersDiffChangeOperationOther = wire.Members{Required: []string{"operation"}}
+
 // DecodeJSON decodes one DiffChangeOperationOther object, keeping unknown members.
 func (v *DiffChangeOperationOther) DecodeJSON(d *wire.Decoder) error {
 	*v = DiffChangeOperationOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDiffChangeOperationOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2832,22 +2255,13 @@ func (v *DiffChangeOperationOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *DiffChangeOperationOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *DiffChangeOperationOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "operation":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Operation, d), "operation")
+		return 0, wire.AtKey(wire.DecodeString(&v.Operation, d), "operation")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *DiffChangeOperationOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "operation")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -2932,30 +2346,12 @@ func (v *AbsolutePath) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersDiffPathChange = wire.Members{Required: []string{"path"}}
+
 // DecodeJSON decodes one DiffPathChange object, keeping unknown members.
 func (v *DiffPathChange) DecodeJSON(d *wire.Decoder) error {
 	*v = DiffPathChange{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDiffPathChange, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2965,22 +2361,13 @@ func (v *DiffPathChange) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *DiffPathChange) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *DiffPathChange) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "path":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Path.DecodeJSON(d), "path")
+		return 0, wire.AtKey(v.Path.DecodeJSON(d), "path")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *DiffPathChange) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "path")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -3001,30 +2388,12 @@ func (v *DiffPathChange) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersDiffPathPairChange = wire.Members{Required: []string{"oldPath", "path"}}
+
 // DecodeJSON decodes one DiffPathPairChange object, keeping unknown members.
 func (v *DiffPathPairChange) DecodeJSON(d *wire.Decoder) error {
 	*v = DiffPathPairChange{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDiffPathPairChange, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3034,28 +2403,15 @@ func (v *DiffPathPairChange) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *DiffPathPairChange) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *DiffPathPairChange) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "oldPath":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.OldPath.DecodeJSON(d), "oldPath")
+		return 0, wire.AtKey(v.OldPath.DecodeJSON(d), "oldPath")
 	case "path":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Path.DecodeJSON(d), "path")
+		return 1, wire.AtKey(v.Path.DecodeJSON(d), "path")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *DiffPathPairChange) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "oldPath")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "path")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -3078,30 +2434,12 @@ func (v *DiffPathPairChange) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersDiffPatch = wire.Members{Required: []string{"format", "text"}}
+
 // DecodeJSON decodes one DiffPatch object, keeping unknown members.
 func (v *DiffPatch) DecodeJSON(d *wire.Decoder) error {
 	*v = DiffPatch{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDiffPatch, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3111,30 +2449,17 @@ func (v *DiffPatch) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *DiffPatch) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *DiffPatch) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "format":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Format.DecodeJSON(d), "format")
+		return 0, wire.AtKey(v.Format.DecodeJSON(d), "format")
 	case "text":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
+		return 1, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *DiffPatch) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "format")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "text")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -3192,30 +2517,12 @@ func (v *DiffPatchFormat) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersDiff = wire.Members{Required: []string{"changes"}}
+
 // DecodeJSON decodes one Diff object, keeping unknown members.
 func (v *Diff) DecodeJSON(d *wire.Decoder) error {
 	*v = Diff{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDiff, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3225,36 +2532,27 @@ func (v *Diff) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *Diff) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *Diff) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "changes":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Changes, true, (*DiffChange).DecodeJSON), "changes")
+		return 0, wire.AtKey(wire.DecodeSlice(d, &v.Changes, true, (*DiffChange).DecodeJSON), "changes")
 	case "patch":
 		if d.TryNull() {
 			v.Patch = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Patch = new(DiffPatch)
 		m := d.Mark()
 		if err := v.Patch.DecodeJSON(d); err != nil {
 			v.Patch = nil
-			return true, wire.AtKey(d.Recover(m, err), "patch")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "patch")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *Diff) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "changes")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -3310,30 +2608,12 @@ func (v *TerminalID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersTerminal = wire.Members{Required: []string{"terminalId"}}
+
 // DecodeJSON decodes one Terminal object, keeping unknown members.
 func (v *Terminal) DecodeJSON(d *wire.Decoder) error {
 	*v = Terminal{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminal, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3343,24 +2623,15 @@ func (v *Terminal) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *Terminal) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *Terminal) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "terminalId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
+		return 0, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *Terminal) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "terminalId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -3385,30 +2656,12 @@ func (v *Terminal) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersToolCallLocation = wire.Members{Required: []string{"path"}}
+
 // DecodeJSON decodes one ToolCallLocation object, keeping unknown members.
 func (v *ToolCallLocation) DecodeJSON(d *wire.Decoder) error {
 	*v = ToolCallLocation{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCallLocation, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3418,36 +2671,27 @@ func (v *ToolCallLocation) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ToolCallLocation) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ToolCallLocation) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "path":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Path.DecodeJSON(d), "path")
+		return 0, wire.AtKey(v.Path.DecodeJSON(d), "path")
 	case "line":
 		if d.TryNull() {
 			v.Line = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Line = new(uint32)
 		m := d.Mark()
 		if err := wire.DecodeUint32(v.Line, d); err != nil {
 			v.Line = nil
-			return true, wire.AtKey(d.Recover(m, err), "line")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "line")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ToolCallLocation) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "path")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -3479,27 +2723,7 @@ func (v *ToolCallLocation) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ToolCallCapabilities object, keeping unknown members.
 func (v *ToolCallCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ToolCallCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3509,30 +2733,25 @@ func (v *ToolCallCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ToolCallCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ToolCallCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "cancel":
 		if d.TryNull() {
 			v.Cancel = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Cancel = new(ToolCallCancelCapabilities)
 		m := d.Mark()
 		if err := v.Cancel.DecodeJSON(d); err != nil {
 			v.Cancel = nil
-			return true, wire.AtKey(d.Recover(m, err), "cancel")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "cancel")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ToolCallCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -3562,27 +2781,7 @@ func (v *ToolCallCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ToolCallCancelCapabilities object, keeping unknown members.
 func (v *ToolCallCancelCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ToolCallCancelCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3592,18 +2791,13 @@ func (v *ToolCallCancelCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ToolCallCancelCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ToolCallCancelCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ToolCallCancelCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -3626,30 +2820,12 @@ func (v *ToolCallCancelCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersToolCallPermissionSubject = wire.Members{Required: []string{"toolCall"}}
+
 // DecodeJSON decodes one ToolCallPermissionSubject object, keeping unknown members.
 func (v *ToolCallPermissionSubject) DecodeJSON(d *wire.Decoder) error {
 	*v = ToolCallPermissionSubject{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCallPermissionSubject, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3659,24 +2835,15 @@ func (v *ToolCallPermissionSubject) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ToolCallPermissionSubject) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ToolCallPermissionSubject) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "toolCall":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ToolCall.DecodeJSON(d), "toolCall")
+		return 0, wire.AtKey(v.ToolCall.DecodeJSON(d), "toolCall")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ToolCallPermissionSubject) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "toolCall")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -3701,30 +2868,12 @@ func (v *ToolCallPermissionSubject) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCommandPermissionSubject = wire.Members{Required: []string{"command", "cwd"}}
+
 // DecodeJSON decodes one CommandPermissionSubject object, keeping unknown members.
 func (v *CommandPermissionSubject) DecodeJSON(d *wire.Decoder) error {
 	*v = CommandPermissionSubject{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCommandPermissionSubject, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3734,54 +2883,41 @@ func (v *CommandPermissionSubject) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CommandPermissionSubject) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CommandPermissionSubject) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "command":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Command, d), "command")
+		return 0, wire.AtKey(wire.DecodeString(&v.Command, d), "command")
 	case "cwd":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
+		return 1, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
 	case "toolCallId":
 		if d.TryNull() {
 			v.ToolCallID = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.ToolCallID = new(ToolCallID)
 		m := d.Mark()
 		if err := v.ToolCallID.DecodeJSON(d); err != nil {
 			v.ToolCallID = nil
-			return true, wire.AtKey(d.Recover(m, err), "toolCallId")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "toolCallId")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "terminalId":
 		if d.TryNull() {
 			v.TerminalID = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.TerminalID = new(TerminalID)
 		m := d.Mark()
 		if err := v.TerminalID.DecodeJSON(d); err != nil {
 			v.TerminalID = nil
-			return true, wire.AtKey(d.Recover(m, err), "terminalId")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "terminalId")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CommandPermissionSubject) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "command")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "cwd")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -3816,30 +2952,12 @@ func (v *CommandPermissionSubject) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersPermissionOption = wire.Members{Required: []string{"optionId", "name", "kind"}}
+
 // DecodeJSON decodes one PermissionOption object, keeping unknown members.
 func (v *PermissionOption) DecodeJSON(d *wire.Decoder) error {
 	*v = PermissionOption{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPermissionOption, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3849,36 +2967,19 @@ func (v *PermissionOption) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PermissionOption) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PermissionOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "optionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.OptionID.DecodeJSON(d), "optionId")
+		return 0, wire.AtKey(v.OptionID.DecodeJSON(d), "optionId")
 	case "name":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "kind":
-		seen[0] |= 1 << 2
-		return true, wire.AtKey(v.Kind.DecodeJSON(d), "kind")
+		return 2, wire.AtKey(v.Kind.DecodeJSON(d), "kind")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PermissionOption) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "optionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<2) == 0 {
-		return d.Errorf("missing required member %q", "kind")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -3971,33 +3072,15 @@ func (v *PermissionOptionKind) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCreateElicitationRequest = wire.Members{Required: []string{"message"}}
+
 // DecodeJSON decodes one CreateElicitationRequest object, keeping unknown members.
 func (v *CreateElicitationRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = CreateElicitationRequest{}
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateElicitationRequest, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4007,24 +3090,23 @@ func (v *CreateElicitationRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CreateElicitationRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CreateElicitationRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "message":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
+		return 0, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return v.Mode.decodeField(d, key, seen[1:])
+	return wire.Inner(v.Mode.decodeField(d, key))
 }
 
-// checkRequired reports the first required member that decoding did not see.
-func (v *CreateElicitationRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "message")
+// required names the required members of level w: v's own, then the selected variant's.
+func (v *CreateElicitationRequest) required(w int) []string {
+	if w == 0 {
+		return membersCreateElicitationRequest.Required
 	}
-	return v.Mode.checkRequired(d, seen[1:])
+	return v.Mode.required(w - 1)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -4070,35 +3152,35 @@ func (v *CreateElicitationRequestMode) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *CreateElicitationRequestMode) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *CreateElicitationRequestMode) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Form != nil:
 		if string(key) == "mode" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Form.decodeField(d, key, seen)
+		return v.Form.decodeField(d, key)
 	case v.URL != nil:
 		if string(key) == "mode" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.URL.decodeField(d, key, seen)
+		return v.URL.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *CreateElicitationRequestMode) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *CreateElicitationRequestMode) required(w int) []string {
 	switch {
 	case v.Form != nil:
-		return v.Form.checkRequired(d, seen)
+		return v.Form.required(w)
 	case v.URL != nil:
-		return v.URL.checkRequired(d, seen)
+		return v.URL.required(w)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return v.Other.required(w)
 	}
-	return d.Errorf("no variant of CreateElicitationRequestMode selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -4127,33 +3209,15 @@ func (v *CreateElicitationRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCreateElicitationRequestModeOther = wire.Members{Required: []string{"mode"}}
+
 // DecodeJSON decodes one CreateElicitationRequestModeOther object, keeping unknown members.
 func (v *CreateElicitationRequestModeOther) DecodeJSON(d *wire.Decoder) error {
 	*v = CreateElicitationRequestModeOther{}
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateElicitationRequestModeOther, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4163,22 +3227,21 @@ func (v *CreateElicitationRequestModeOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CreateElicitationRequestModeOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CreateElicitationRequestModeOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "mode":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Mode, d), "mode")
+		return 0, wire.AtKey(wire.DecodeString(&v.Mode, d), "mode")
 	}
-	return v.Variant.decodeField(d, key, seen[1:])
+	return wire.Inner(v.Variant.decodeField(d, key))
 }
 
-// checkRequired reports the first required member that decoding did not see.
-func (v *CreateElicitationRequestModeOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "mode")
+// required names the required members of level w: v's own, then the selected variant's.
+func (v *CreateElicitationRequestModeOther) required(w int) []string {
+	if w == 0 {
+		return membersCreateElicitationRequestModeOther.Required
 	}
-	return v.Variant.checkRequired(d, seen[1:])
+	return v.Variant.required(w - 1)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -4220,25 +3283,25 @@ func (v *CreateElicitationRequestModeOtherVariant) selectVariant(d *wire.Decoder
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *CreateElicitationRequestModeOtherVariant) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *CreateElicitationRequestModeOtherVariant) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Session != nil:
-		return v.Session.decodeField(d, key, seen)
+		return v.Session.decodeField(d, key)
 	case v.Request != nil:
-		return v.Request.decodeField(d, key, seen)
+		return v.Request.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *CreateElicitationRequestModeOtherVariant) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *CreateElicitationRequestModeOtherVariant) required(w int) []string {
 	switch {
 	case v.Session != nil:
-		return v.Session.checkRequired(d, seen)
+		return wire.Level(w, membersElicitationSessionScope.Required)
 	case v.Request != nil:
-		return v.Request.checkRequired(d, seen)
+		return wire.Level(w, membersElicitationRequestScope.Required)
 	}
-	return d.Errorf("no variant of CreateElicitationRequestModeOtherVariant selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -4263,30 +3326,12 @@ func (v *CreateElicitationRequestModeOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersElicitationSessionScope = wire.Members{Required: []string{"sessionId"}}
+
 // DecodeJSON decodes one ElicitationSessionScope object, keeping unknown members.
 func (v *ElicitationSessionScope) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationSessionScope{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationSessionScope, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4296,34 +3341,25 @@ func (v *ElicitationSessionScope) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ElicitationSessionScope) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ElicitationSessionScope) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "toolCallId":
 		if d.TryNull() {
 			v.ToolCallID = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.ToolCallID = new(ToolCallID)
 		m := d.Mark()
 		if err := v.ToolCallID.DecodeJSON(d); err != nil {
 			v.ToolCallID = nil
-			return true, wire.AtKey(d.Recover(m, err), "toolCallId")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "toolCallId")
 		}
-		return true, nil
+		return wire.Optional, nil
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ElicitationSessionScope) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -4348,30 +3384,12 @@ func (v *ElicitationSessionScope) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersElicitationRequestScope = wire.Members{Required: []string{"requestId"}}
+
 // DecodeJSON decodes one ElicitationRequestScope object, keeping unknown members.
 func (v *ElicitationRequestScope) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationRequestScope{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationRequestScope, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4381,22 +3399,13 @@ func (v *ElicitationRequestScope) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ElicitationRequestScope) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ElicitationRequestScope) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "requestId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
+		return 0, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ElicitationRequestScope) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "requestId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -4417,30 +3426,12 @@ func (v *ElicitationRequestScope) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersElicitationSchema = wire.Members{Required: []string{"type", "properties"}}
+
 // DecodeJSON decodes one ElicitationSchema object, keeping unknown members.
 func (v *ElicitationSchema) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationSchema{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationSchema, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4450,60 +3441,47 @@ func (v *ElicitationSchema) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ElicitationSchema) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ElicitationSchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "type":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Type.DecodeJSON(d), "type")
+		return 0, wire.AtKey(v.Type.DecodeJSON(d), "type")
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "properties":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeMap(d, &v.Properties, (*ElicitationPropertySchema).DecodeJSON), "properties")
+		return 1, wire.AtKey(wire.DecodeMap(d, &v.Properties, (*ElicitationPropertySchema).DecodeJSON), "properties")
 	case "required":
 		if d.TryNull() {
 			v.Required = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Required, false, wire.DecodeString), "required")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Required, false, wire.DecodeString), "required")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ElicitationSchema) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "type")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "properties")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -4608,56 +3586,56 @@ func (v *ElicitationPropertySchema) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *ElicitationPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *ElicitationPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.String != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.String.decodeField(d, key, seen)
+		return v.String.decodeField(d, key)
 	case v.Number != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Number.decodeField(d, key, seen)
+		return v.Number.decodeField(d, key)
 	case v.Integer != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Integer.decodeField(d, key, seen)
+		return v.Integer.decodeField(d, key)
 	case v.Boolean != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Boolean.decodeField(d, key, seen)
+		return v.Boolean.decodeField(d, key)
 	case v.Array != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Array.decodeField(d, key, seen)
+		return v.Array.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *ElicitationPropertySchema) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *ElicitationPropertySchema) required(w int) []string {
 	switch {
 	case v.String != nil:
-		return v.String.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Number != nil:
-		return v.Number.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Integer != nil:
-		return v.Integer.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Boolean != nil:
-		return v.Boolean.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Array != nil:
-		return v.Array.checkRequired(d, seen)
+		return wire.Level(w, membersMultiSelectPropertySchema.Required)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersElicitationPropertySchemaOther.Required)
 	}
-	return d.Errorf("no variant of ElicitationPropertySchema selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -4709,27 +3687,7 @@ func (v *ElicitationPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4750,30 +3708,12 @@ func (v *ElicitationPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersElicitationPropertySchemaOther = wire.Members{Required: []string{"type"}}
+
 // DecodeJSON decodes one ElicitationPropertySchemaOther object, keeping unknown members.
 func (v *ElicitationPropertySchemaOther) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationPropertySchemaOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationPropertySchemaOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4783,22 +3723,13 @@ func (v *ElicitationPropertySchemaOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ElicitationPropertySchemaOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ElicitationPropertySchemaOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "type":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
+		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ElicitationPropertySchemaOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "type")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -4856,30 +3787,12 @@ func (v *StringFormat) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersEnumOption = wire.Members{Required: []string{"const", "title"}}
+
 // DecodeJSON decodes one EnumOption object, keeping unknown members.
 func (v *EnumOption) DecodeJSON(d *wire.Decoder) error {
 	*v = EnumOption{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersEnumOption, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4889,42 +3802,29 @@ func (v *EnumOption) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *EnumOption) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *EnumOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "const":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Const, d), "const")
+		return 0, wire.AtKey(wire.DecodeString(&v.Const, d), "const")
 	case "title":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
+		return 1, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *EnumOption) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "const")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "title")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -4958,27 +3858,7 @@ func (v *EnumOption) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one StringPropertySchema object, keeping unknown members.
 func (v *StringPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	*v = StringPropertySchema{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4988,94 +3868,89 @@ func (v *StringPropertySchema) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *StringPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *StringPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "minLength":
 		if d.TryNull() {
 			v.MinLength = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.MinLength = new(uint32)
-		return true, wire.AtKey(wire.DecodeUint32(v.MinLength, d), "minLength")
+		return wire.Optional, wire.AtKey(wire.DecodeUint32(v.MinLength, d), "minLength")
 	case "maxLength":
 		if d.TryNull() {
 			v.MaxLength = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.MaxLength = new(uint32)
-		return true, wire.AtKey(wire.DecodeUint32(v.MaxLength, d), "maxLength")
+		return wire.Optional, wire.AtKey(wire.DecodeUint32(v.MaxLength, d), "maxLength")
 	case "pattern":
 		if d.TryNull() {
 			v.Pattern = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Pattern = new(string)
-		return true, wire.AtKey(wire.DecodeString(v.Pattern, d), "pattern")
+		return wire.Optional, wire.AtKey(wire.DecodeString(v.Pattern, d), "pattern")
 	case "format":
 		if d.TryNull() {
 			v.Format = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Format = new(StringFormat)
-		return true, wire.AtKey(v.Format.DecodeJSON(d), "format")
+		return wire.Optional, wire.AtKey(v.Format.DecodeJSON(d), "format")
 	case "default":
 		if d.TryNull() {
 			v.Default = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Default = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Default, d); err != nil {
 			v.Default = nil
-			return true, wire.AtKey(d.Recover(m, err), "default")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "enum":
 		if d.TryNull() {
 			v.Enum = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Enum, false, wire.DecodeString), "enum")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Enum, false, wire.DecodeString), "enum")
 	case "oneOf":
 		if d.TryNull() {
 			v.OneOf = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.OneOf, false, (*EnumOption).DecodeJSON), "oneOf")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.OneOf, false, (*EnumOption).DecodeJSON), "oneOf")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *StringPropertySchema) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -5137,27 +4012,7 @@ func (v *StringPropertySchema) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one NumberPropertySchema object, keeping unknown members.
 func (v *NumberPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	*v = NumberPropertySchema{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5167,68 +4022,63 @@ func (v *NumberPropertySchema) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *NumberPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *NumberPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "minimum":
 		if d.TryNull() {
 			v.Minimum = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Minimum = new(float64)
-		return true, wire.AtKey(wire.DecodeFloat64(v.Minimum, d), "minimum")
+		return wire.Optional, wire.AtKey(wire.DecodeFloat64(v.Minimum, d), "minimum")
 	case "maximum":
 		if d.TryNull() {
 			v.Maximum = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Maximum = new(float64)
-		return true, wire.AtKey(wire.DecodeFloat64(v.Maximum, d), "maximum")
+		return wire.Optional, wire.AtKey(wire.DecodeFloat64(v.Maximum, d), "maximum")
 	case "default":
 		if d.TryNull() {
 			v.Default = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Default = new(float64)
 		m := d.Mark()
 		if err := wire.DecodeFloat64(v.Default, d); err != nil {
 			v.Default = nil
-			return true, wire.AtKey(d.Recover(m, err), "default")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *NumberPropertySchema) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -5274,27 +4124,7 @@ func (v *NumberPropertySchema) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one IntegerPropertySchema object, keeping unknown members.
 func (v *IntegerPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	*v = IntegerPropertySchema{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5304,68 +4134,63 @@ func (v *IntegerPropertySchema) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *IntegerPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *IntegerPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "minimum":
 		if d.TryNull() {
 			v.Minimum = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Minimum = new(int64)
-		return true, wire.AtKey(wire.DecodeInt64(v.Minimum, d), "minimum")
+		return wire.Optional, wire.AtKey(wire.DecodeInt64(v.Minimum, d), "minimum")
 	case "maximum":
 		if d.TryNull() {
 			v.Maximum = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Maximum = new(int64)
-		return true, wire.AtKey(wire.DecodeInt64(v.Maximum, d), "maximum")
+		return wire.Optional, wire.AtKey(wire.DecodeInt64(v.Maximum, d), "maximum")
 	case "default":
 		if d.TryNull() {
 			v.Default = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Default = new(int64)
 		m := d.Mark()
 		if err := wire.DecodeInt64(v.Default, d); err != nil {
 			v.Default = nil
-			return true, wire.AtKey(d.Recover(m, err), "default")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *IntegerPropertySchema) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -5411,27 +4236,7 @@ func (v *IntegerPropertySchema) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one BooleanPropertySchema object, keeping unknown members.
 func (v *BooleanPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	*v = BooleanPropertySchema{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5441,54 +4246,49 @@ func (v *BooleanPropertySchema) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *BooleanPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *BooleanPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "default":
 		if d.TryNull() {
 			v.Default = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Default = new(bool)
 		m := d.Mark()
 		if err := wire.DecodeBool(v.Default, d); err != nil {
 			v.Default = nil
-			return true, wire.AtKey(d.Recover(m, err), "default")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *BooleanPropertySchema) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -5548,32 +4348,32 @@ func (v *MultiSelectItems) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *MultiSelectItems) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *MultiSelectItems) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.String != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.String.decodeField(d, key, seen)
+		return v.String.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	case v.Titled != nil:
-		return v.Titled.decodeField(d, key, seen)
+		return v.Titled.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *MultiSelectItems) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *MultiSelectItems) required(w int) []string {
 	switch {
 	case v.String != nil:
-		return v.String.checkRequired(d, seen)
+		return wire.Level(w, membersStringMultiSelectItems.Required)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersMultiSelectItemsOther.Required)
 	case v.Titled != nil:
-		return v.Titled.checkRequired(d, seen)
+		return wire.Level(w, membersTitledMultiSelectItems.Required)
 	}
-	return d.Errorf("no variant of MultiSelectItems selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -5625,27 +4425,7 @@ func (v *MultiSelectItems) decodeObject(d *wire.Decoder, asFallback bool) error 
 			return err
 		}
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5666,30 +4446,12 @@ func (v *MultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersMultiSelectItemsOther = wire.Members{Required: []string{"type"}}
+
 // DecodeJSON decodes one MultiSelectItemsOther object, keeping unknown members.
 func (v *MultiSelectItemsOther) DecodeJSON(d *wire.Decoder) error {
 	*v = MultiSelectItemsOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMultiSelectItemsOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5699,22 +4461,13 @@ func (v *MultiSelectItemsOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MultiSelectItemsOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MultiSelectItemsOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "type":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
+		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MultiSelectItemsOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "type")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -5735,30 +4488,12 @@ func (v *MultiSelectItemsOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersStringMultiSelectItems = wire.Members{Required: []string{"enum"}}
+
 // DecodeJSON decodes one StringMultiSelectItems object, keeping unknown members.
 func (v *StringMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
 	*v = StringMultiSelectItems{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersStringMultiSelectItems, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5768,24 +4503,15 @@ func (v *StringMultiSelectItems) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *StringMultiSelectItems) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *StringMultiSelectItems) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "enum":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Enum, false, wire.DecodeString), "enum")
+		return 0, wire.AtKey(wire.DecodeSlice(d, &v.Enum, false, wire.DecodeString), "enum")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *StringMultiSelectItems) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "enum")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -5810,30 +4536,12 @@ func (v *StringMultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersTitledMultiSelectItems = wire.Members{Required: []string{"anyOf"}}
+
 // DecodeJSON decodes one TitledMultiSelectItems object, keeping unknown members.
 func (v *TitledMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
 	*v = TitledMultiSelectItems{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTitledMultiSelectItems, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5843,24 +4551,15 @@ func (v *TitledMultiSelectItems) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *TitledMultiSelectItems) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *TitledMultiSelectItems) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "anyOf":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.AnyOf, false, (*EnumOption).DecodeJSON), "anyOf")
+		return 0, wire.AtKey(wire.DecodeSlice(d, &v.AnyOf, false, (*EnumOption).DecodeJSON), "anyOf")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *TitledMultiSelectItems) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "anyOf")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -5885,30 +4584,12 @@ func (v *TitledMultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersMultiSelectPropertySchema = wire.Members{Required: []string{"items"}}
+
 // DecodeJSON decodes one MultiSelectPropertySchema object, keeping unknown members.
 func (v *MultiSelectPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	*v = MultiSelectPropertySchema{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMultiSelectPropertySchema, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5918,73 +4599,64 @@ func (v *MultiSelectPropertySchema) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MultiSelectPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MultiSelectPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "minItems":
 		if d.TryNull() {
 			v.MinItems = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.MinItems = new(uint64)
-		return true, wire.AtKey(wire.DecodeUint64(v.MinItems, d), "minItems")
+		return wire.Optional, wire.AtKey(wire.DecodeUint64(v.MinItems, d), "minItems")
 	case "maxItems":
 		if d.TryNull() {
 			v.MaxItems = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.MaxItems = new(uint64)
-		return true, wire.AtKey(wire.DecodeUint64(v.MaxItems, d), "maxItems")
+		return wire.Optional, wire.AtKey(wire.DecodeUint64(v.MaxItems, d), "maxItems")
 	case "items":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Items.DecodeJSON(d), "items")
+		return 0, wire.AtKey(v.Items.DecodeJSON(d), "items")
 	case "default":
 		if d.TryNull() {
 			v.Default = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Default, true, wire.DecodeString); err != nil {
 			v.Default = nil
-			return true, wire.AtKey(d.Recover(m, err), "default")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MultiSelectPropertySchema) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "items")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -6029,33 +4701,15 @@ func (v *MultiSelectPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersElicitationFormMode = wire.Members{Required: []string{"requestedSchema"}}
+
 // DecodeJSON decodes one ElicitationFormMode object, keeping unknown members.
 func (v *ElicitationFormMode) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationFormMode{}
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationFormMode, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6065,22 +4719,21 @@ func (v *ElicitationFormMode) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ElicitationFormMode) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ElicitationFormMode) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "requestedSchema":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.RequestedSchema.DecodeJSON(d), "requestedSchema")
+		return 0, wire.AtKey(v.RequestedSchema.DecodeJSON(d), "requestedSchema")
 	}
-	return v.Variant.decodeField(d, key, seen[1:])
+	return wire.Inner(v.Variant.decodeField(d, key))
 }
 
-// checkRequired reports the first required member that decoding did not see.
-func (v *ElicitationFormMode) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "requestedSchema")
+// required names the required members of level w: v's own, then the selected variant's.
+func (v *ElicitationFormMode) required(w int) []string {
+	if w == 0 {
+		return membersElicitationFormMode.Required
 	}
-	return v.Variant.checkRequired(d, seen[1:])
+	return v.Variant.required(w - 1)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -6122,25 +4775,25 @@ func (v *ElicitationFormModeVariant) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *ElicitationFormModeVariant) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *ElicitationFormModeVariant) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Session != nil:
-		return v.Session.decodeField(d, key, seen)
+		return v.Session.decodeField(d, key)
 	case v.Request != nil:
-		return v.Request.decodeField(d, key, seen)
+		return v.Request.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *ElicitationFormModeVariant) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *ElicitationFormModeVariant) required(w int) []string {
 	switch {
 	case v.Session != nil:
-		return v.Session.checkRequired(d, seen)
+		return wire.Level(w, membersElicitationSessionScope.Required)
 	case v.Request != nil:
-		return v.Request.checkRequired(d, seen)
+		return wire.Level(w, membersElicitationRequestScope.Required)
 	}
-	return d.Errorf("no variant of ElicitationFormModeVariant selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -6192,33 +4845,15 @@ func (v *ElicitationID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersElicitationURLMode = wire.Members{Required: []string{"elicitationId", "url"}}
+
 // DecodeJSON decodes one ElicitationURLMode object, keeping unknown members.
 func (v *ElicitationURLMode) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationURLMode{}
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationURLMode, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6228,28 +4863,23 @@ func (v *ElicitationURLMode) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ElicitationURLMode) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ElicitationURLMode) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "elicitationId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ElicitationID.DecodeJSON(d), "elicitationId")
+		return 0, wire.AtKey(v.ElicitationID.DecodeJSON(d), "elicitationId")
 	case "url":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
+		return 1, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
 	}
-	return v.Variant.decodeField(d, key, seen[1:])
+	return wire.Inner(v.Variant.decodeField(d, key))
 }
 
-// checkRequired reports the first required member that decoding did not see.
-func (v *ElicitationURLMode) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "elicitationId")
+// required names the required members of level w: v's own, then the selected variant's.
+func (v *ElicitationURLMode) required(w int) []string {
+	if w == 0 {
+		return membersElicitationURLMode.Required
 	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "url")
-	}
-	return v.Variant.checkRequired(d, seen[1:])
+	return v.Variant.required(w - 1)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -6293,25 +4923,25 @@ func (v *ElicitationURLModeVariant) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *ElicitationURLModeVariant) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *ElicitationURLModeVariant) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Session != nil:
-		return v.Session.decodeField(d, key, seen)
+		return v.Session.decodeField(d, key)
 	case v.Request != nil:
-		return v.Request.decodeField(d, key, seen)
+		return v.Request.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *ElicitationURLModeVariant) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *ElicitationURLModeVariant) required(w int) []string {
 	switch {
 	case v.Session != nil:
-		return v.Session.checkRequired(d, seen)
+		return wire.Level(w, membersElicitationSessionScope.Required)
 	case v.Request != nil:
-		return v.Request.checkRequired(d, seen)
+		return wire.Level(w, membersElicitationRequestScope.Required)
 	}
-	return d.Errorf("no variant of ElicitationURLModeVariant selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -6389,25 +5019,25 @@ func (v *AgentResponse) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *AgentResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *AgentResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Result != nil:
-		return v.Result.decodeField(d, key, seen)
+		return v.Result.decodeField(d, key)
 	case v.Error != nil:
-		return v.Error.decodeField(d, key, seen)
+		return v.Error.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *AgentResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *AgentResponse) required(w int) []string {
 	switch {
 	case v.Result != nil:
-		return v.Result.checkRequired(d, seen)
+		return wire.Level(w, membersAgentResponseResult.Required)
 	case v.Error != nil:
-		return v.Error.checkRequired(d, seen)
+		return wire.Level(w, membersAgentResponseError.Required)
 	}
-	return d.Errorf("no variant of AgentResponse selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -6438,27 +5068,7 @@ func (v *AgentResponse) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6479,30 +5089,12 @@ func (v *AgentResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAgentResponseResult = wire.Members{Required: []string{"id", "result"}}
+
 // DecodeJSON decodes one AgentResponseResult object, keeping unknown members.
 func (v *AgentResponseResult) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentResponseResult{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentResponseResult, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6512,28 +5104,15 @@ func (v *AgentResponseResult) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AgentResponseResult) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AgentResponseResult) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "result":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
+		return 1, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AgentResponseResult) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "id")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "result")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -6556,30 +5135,12 @@ func (v *AgentResponseResult) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAgentResponseError = wire.Members{Required: []string{"id", "error"}}
+
 // DecodeJSON decodes one AgentResponseError object, keeping unknown members.
 func (v *AgentResponseError) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentResponseError{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentResponseError, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6589,28 +5150,15 @@ func (v *AgentResponseError) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AgentResponseError) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AgentResponseError) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "error":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Error.DecodeJSON(d), "error")
+		return 1, wire.AtKey(v.Error.DecodeJSON(d), "error")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AgentResponseError) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "id")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "error")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -6691,30 +5239,12 @@ func (v *AgentResponseErrorID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersInitializeResponse = wire.Members{Required: []string{"protocolVersion", "info"}}
+
 // DecodeJSON decodes one InitializeResponse object, keeping unknown members.
 func (v *InitializeResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = InitializeResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersInitializeResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6724,45 +5254,32 @@ func (v *InitializeResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *InitializeResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *InitializeResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "protocolVersion":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ProtocolVersion.DecodeJSON(d), "protocolVersion")
+		return 0, wire.AtKey(v.ProtocolVersion.DecodeJSON(d), "protocolVersion")
 	case "info":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Info.DecodeJSON(d), "info")
+		return 1, wire.AtKey(v.Info.DecodeJSON(d), "info")
 	case "capabilities":
 		v.Capabilities = new(AgentCapabilities)
 		m := d.Mark()
 		if err := v.Capabilities.DecodeJSON(d); err != nil {
 			v.Capabilities = nil
-			return true, wire.AtKey(d.Recover(m, err), "capabilities")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "capabilities")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "authMethods":
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.AuthMethods, true, (*AuthMethod).DecodeJSON); err != nil {
 			v.AuthMethods = nil
-			return true, wire.AtKey(d.Recover(m, err), "authMethods")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "authMethods")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *InitializeResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "protocolVersion")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "info")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -6824,30 +5341,12 @@ func (v *ProtocolVersion) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersImplementation = wire.Members{Required: []string{"name", "version"}}
+
 // DecodeJSON decodes one Implementation object, keeping unknown members.
 func (v *Implementation) DecodeJSON(d *wire.Decoder) error {
 	*v = Implementation{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersImplementation, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6857,42 +5356,29 @@ func (v *Implementation) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *Implementation) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *Implementation) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "name":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "version":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Version, d), "version")
+		return 1, wire.AtKey(wire.DecodeString(&v.Version, d), "version")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *Implementation) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "version")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -6926,27 +5412,7 @@ func (v *Implementation) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one AgentCapabilities object, keeping unknown members.
 func (v *AgentCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6956,42 +5422,37 @@ func (v *AgentCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AgentCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AgentCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "session":
 		if d.TryNull() {
 			v.Session = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Session = new(SessionCapabilities)
 		m := d.Mark()
 		if err := v.Session.DecodeJSON(d); err != nil {
 			v.Session = nil
-			return true, wire.AtKey(d.Recover(m, err), "session")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "session")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "auth":
 		if d.TryNull() {
 			v.Auth = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Auth = new(AgentAuthCapabilities)
 		m := d.Mark()
 		if err := v.Auth.DecodeJSON(d); err != nil {
 			v.Auth = nil
-			return true, wire.AtKey(d.Recover(m, err), "auth")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "auth")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AgentCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7025,27 +5486,7 @@ func (v *AgentCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionCapabilities object, keeping unknown members.
 func (v *SessionCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7055,66 +5496,61 @@ func (v *SessionCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "prompt":
 		if d.TryNull() {
 			v.Prompt = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Prompt = new(PromptCapabilities)
 		m := d.Mark()
 		if err := v.Prompt.DecodeJSON(d); err != nil {
 			v.Prompt = nil
-			return true, wire.AtKey(d.Recover(m, err), "prompt")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "prompt")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "mcp":
 		if d.TryNull() {
 			v.MCP = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.MCP = new(MCPCapabilities)
 		m := d.Mark()
 		if err := v.MCP.DecodeJSON(d); err != nil {
 			v.MCP = nil
-			return true, wire.AtKey(d.Recover(m, err), "mcp")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "mcp")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "delete":
 		if d.TryNull() {
 			v.Delete = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Delete = new(SessionDeleteCapabilities)
 		m := d.Mark()
 		if err := v.Delete.DecodeJSON(d); err != nil {
 			v.Delete = nil
-			return true, wire.AtKey(d.Recover(m, err), "delete")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "delete")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "additionalDirectories":
 		if d.TryNull() {
 			v.AdditionalDirectories = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.AdditionalDirectories = new(SessionAdditionalDirectoriesCapabilities)
 		m := d.Mark()
 		if err := v.AdditionalDirectories.DecodeJSON(d); err != nil {
 			v.AdditionalDirectories = nil
-			return true, wire.AtKey(d.Recover(m, err), "additionalDirectories")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "additionalDirectories")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7156,27 +5592,7 @@ func (v *SessionCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one PromptCapabilities object, keeping unknown members.
 func (v *PromptCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = PromptCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7186,54 +5602,49 @@ func (v *PromptCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PromptCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PromptCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "image":
 		if d.TryNull() {
 			v.Image = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Image = new(PromptImageCapabilities)
 		m := d.Mark()
 		if err := v.Image.DecodeJSON(d); err != nil {
 			v.Image = nil
-			return true, wire.AtKey(d.Recover(m, err), "image")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "image")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "audio":
 		if d.TryNull() {
 			v.Audio = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Audio = new(PromptAudioCapabilities)
 		m := d.Mark()
 		if err := v.Audio.DecodeJSON(d); err != nil {
 			v.Audio = nil
-			return true, wire.AtKey(d.Recover(m, err), "audio")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "audio")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "embeddedContext":
 		if d.TryNull() {
 			v.EmbeddedContext = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.EmbeddedContext = new(PromptEmbeddedContextCapabilities)
 		m := d.Mark()
 		if err := v.EmbeddedContext.DecodeJSON(d); err != nil {
 			v.EmbeddedContext = nil
-			return true, wire.AtKey(d.Recover(m, err), "embeddedContext")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "embeddedContext")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PromptCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7271,27 +5682,7 @@ func (v *PromptCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one PromptImageCapabilities object, keeping unknown members.
 func (v *PromptImageCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = PromptImageCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7301,18 +5692,13 @@ func (v *PromptImageCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PromptImageCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PromptImageCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PromptImageCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7338,27 +5724,7 @@ func (v *PromptImageCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one PromptAudioCapabilities object, keeping unknown members.
 func (v *PromptAudioCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = PromptAudioCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7368,18 +5734,13 @@ func (v *PromptAudioCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PromptAudioCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PromptAudioCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PromptAudioCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7405,27 +5766,7 @@ func (v *PromptAudioCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one PromptEmbeddedContextCapabilities object, keeping unknown members.
 func (v *PromptEmbeddedContextCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = PromptEmbeddedContextCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7435,18 +5776,13 @@ func (v *PromptEmbeddedContextCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PromptEmbeddedContextCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PromptEmbeddedContextCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PromptEmbeddedContextCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7472,27 +5808,7 @@ func (v *PromptEmbeddedContextCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one MCPCapabilities object, keeping unknown members.
 func (v *MCPCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7502,42 +5818,37 @@ func (v *MCPCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MCPCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MCPCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "stdio":
 		if d.TryNull() {
 			v.Stdio = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Stdio = new(MCPStdioCapabilities)
 		m := d.Mark()
 		if err := v.Stdio.DecodeJSON(d); err != nil {
 			v.Stdio = nil
-			return true, wire.AtKey(d.Recover(m, err), "stdio")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "stdio")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "http":
 		if d.TryNull() {
 			v.HTTP = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.HTTP = new(MCPHTTPCapabilities)
 		m := d.Mark()
 		if err := v.HTTP.DecodeJSON(d); err != nil {
 			v.HTTP = nil
-			return true, wire.AtKey(d.Recover(m, err), "http")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "http")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MCPCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7571,27 +5882,7 @@ func (v *MCPCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one MCPStdioCapabilities object, keeping unknown members.
 func (v *MCPStdioCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPStdioCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7601,18 +5892,13 @@ func (v *MCPStdioCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MCPStdioCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MCPStdioCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MCPStdioCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7638,27 +5924,7 @@ func (v *MCPStdioCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one MCPHTTPCapabilities object, keeping unknown members.
 func (v *MCPHTTPCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPHTTPCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7668,18 +5934,13 @@ func (v *MCPHTTPCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MCPHTTPCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MCPHTTPCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MCPHTTPCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7705,27 +5966,7 @@ func (v *MCPHTTPCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionDeleteCapabilities object, keeping unknown members.
 func (v *SessionDeleteCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionDeleteCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7735,18 +5976,13 @@ func (v *SessionDeleteCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionDeleteCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionDeleteCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionDeleteCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7772,27 +6008,7 @@ func (v *SessionDeleteCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionAdditionalDirectoriesCapabilities object, keeping unknown members.
 func (v *SessionAdditionalDirectoriesCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionAdditionalDirectoriesCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7802,18 +6018,13 @@ func (v *SessionAdditionalDirectoriesCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionAdditionalDirectoriesCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionAdditionalDirectoriesCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionAdditionalDirectoriesCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7839,27 +6050,7 @@ func (v *SessionAdditionalDirectoriesCapabilities) UnmarshalJSON(data []byte) er
 // DecodeJSON decodes one AgentAuthCapabilities object, keeping unknown members.
 func (v *AgentAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentAuthCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7869,18 +6060,13 @@ func (v *AgentAuthCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AgentAuthCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AgentAuthCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AgentAuthCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7929,35 +6115,35 @@ func (v *AuthMethod) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *AuthMethod) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *AuthMethod) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Terminal != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Terminal.decodeField(d, key, seen)
+		return v.Terminal.decodeField(d, key)
 	case v.Agent != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Agent.decodeField(d, key, seen)
+		return v.Agent.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *AuthMethod) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *AuthMethod) required(w int) []string {
 	switch {
 	case v.Terminal != nil:
-		return v.Terminal.checkRequired(d, seen)
+		return wire.Level(w, membersAuthMethodTerminal.Required)
 	case v.Agent != nil:
-		return v.Agent.checkRequired(d, seen)
+		return wire.Level(w, membersAuthMethodAgent.Required)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersAuthMethodOther.Required)
 	}
-	return d.Errorf("no variant of AuthMethod selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -7994,27 +6180,7 @@ func (v *AuthMethod) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8035,30 +6201,12 @@ func (v *AuthMethod) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAuthMethodOther = wire.Members{Required: []string{"type", "methodId", "name"}}
+
 // DecodeJSON decodes one AuthMethodOther object, keeping unknown members.
 func (v *AuthMethodOther) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthMethodOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthMethodOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8068,34 +6216,17 @@ func (v *AuthMethodOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AuthMethodOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AuthMethodOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "type":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
+		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	case "methodId":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
+		return 1, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
 	case "name":
-		seen[0] |= 1 << 2
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 2, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AuthMethodOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "type")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "methodId")
-	}
-	if seen[0]&(1<<2) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -8147,30 +6278,12 @@ func (v *AuthMethodID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersEnvVariable = wire.Members{Required: []string{"name", "value"}}
+
 // DecodeJSON decodes one EnvVariable object, keeping unknown members.
 func (v *EnvVariable) DecodeJSON(d *wire.Decoder) error {
 	*v = EnvVariable{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersEnvVariable, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8180,30 +6293,17 @@ func (v *EnvVariable) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *EnvVariable) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *EnvVariable) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "name":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "value":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Value, d), "value")
+		return 1, wire.AtKey(wire.DecodeString(&v.Value, d), "value")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *EnvVariable) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "value")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -8230,30 +6330,12 @@ func (v *EnvVariable) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAuthMethodTerminal = wire.Members{Required: []string{"methodId", "name"}}
+
 // DecodeJSON decodes one AuthMethodTerminal object, keeping unknown members.
 func (v *AuthMethodTerminal) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthMethodTerminal{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthMethodTerminal, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8263,54 +6345,41 @@ func (v *AuthMethodTerminal) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AuthMethodTerminal) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AuthMethodTerminal) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "methodId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
+		return 0, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
 	case "name":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "args":
 		if d.Lenient() && d.TryNull() {
 			v.Args = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
 	case "env":
 		if d.Lenient() && d.TryNull() {
 			v.Env = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AuthMethodTerminal) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "methodId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -8349,30 +6418,12 @@ func (v *AuthMethodTerminal) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAuthMethodAgent = wire.Members{Required: []string{"methodId", "name"}}
+
 // DecodeJSON decodes one AuthMethodAgent object, keeping unknown members.
 func (v *AuthMethodAgent) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthMethodAgent{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthMethodAgent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8382,42 +6433,29 @@ func (v *AuthMethodAgent) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AuthMethodAgent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AuthMethodAgent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "methodId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
+		return 0, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
 	case "name":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AuthMethodAgent) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "methodId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -8451,27 +6489,7 @@ func (v *AuthMethodAgent) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one LoginAuthResponse object, keeping unknown members.
 func (v *LoginAuthResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = LoginAuthResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8481,18 +6499,13 @@ func (v *LoginAuthResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *LoginAuthResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *LoginAuthResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *LoginAuthResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -8518,27 +6531,7 @@ func (v *LoginAuthResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one LogoutAuthResponse object, keeping unknown members.
 func (v *LogoutAuthResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = LogoutAuthResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8548,18 +6541,13 @@ func (v *LogoutAuthResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *LogoutAuthResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *LogoutAuthResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *LogoutAuthResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -8582,30 +6570,12 @@ func (v *LogoutAuthResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersNewSessionResponse = wire.Members{Required: []string{"sessionId"}}
+
 // DecodeJSON decodes one NewSessionResponse object, keeping unknown members.
 func (v *NewSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = NewSessionResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersNewSessionResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8615,38 +6585,29 @@ func (v *NewSessionResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *NewSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *NewSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "configOptions":
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
 			v.ConfigOptions = nil
-			return true, wire.AtKey(d.Recover(m, err), "configOptions")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "configOptions")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "availableCommands":
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.AvailableCommands, true, (*AvailableCommand).DecodeJSON); err != nil {
 			v.AvailableCommands = nil
-			return true, wire.AtKey(d.Recover(m, err), "availableCommands")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "availableCommands")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *NewSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -8679,33 +6640,15 @@ func (v *NewSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionConfigOption = wire.Members{Required: []string{"configId", "name"}}
+
 // DecodeJSON decodes one SessionConfigOption object, keeping unknown members.
 func (v *SessionConfigOption) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigOption{}
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigOption, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8715,54 +6658,49 @@ func (v *SessionConfigOption) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionConfigOption) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionConfigOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "configId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ConfigID.DecodeJSON(d), "configId")
+		return 0, wire.AtKey(v.ConfigID.DecodeJSON(d), "configId")
 	case "name":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "category":
 		if d.TryNull() {
 			v.Category = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Category = new(SessionConfigOptionCategory)
 		m := d.Mark()
 		if err := v.Category.DecodeJSON(d); err != nil {
 			v.Category = nil
-			return true, wire.AtKey(d.Recover(m, err), "category")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "category")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return v.Type.decodeField(d, key, seen[1:])
+	return wire.Inner(v.Type.decodeField(d, key))
 }
 
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionConfigOption) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "configId")
+// required names the required members of level w: v's own, then the selected variant's.
+func (v *SessionConfigOption) required(w int) []string {
+	if w == 0 {
+		return membersSessionConfigOption.Required
 	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	return v.Type.checkRequired(d, seen[1:])
+	return v.Type.required(w - 1)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -8818,35 +6756,35 @@ func (v *SessionConfigOptionType) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *SessionConfigOptionType) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *SessionConfigOptionType) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Select != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Select.decodeField(d, key, seen)
+		return v.Select.decodeField(d, key)
 	case v.Boolean != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Boolean.decodeField(d, key, seen)
+		return v.Boolean.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *SessionConfigOptionType) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *SessionConfigOptionType) required(w int) []string {
 	switch {
 	case v.Select != nil:
-		return v.Select.checkRequired(d, seen)
+		return wire.Level(w, membersSessionConfigSelect.Required)
 	case v.Boolean != nil:
-		return v.Boolean.checkRequired(d, seen)
+		return wire.Level(w, membersSessionConfigBoolean.Required)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersSessionConfigOptionTypeOther.Required)
 	}
-	return d.Errorf("no variant of SessionConfigOptionType selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -8875,30 +6813,12 @@ func (v *SessionConfigOption) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionConfigOptionTypeOther = wire.Members{Required: []string{"type"}}
+
 // DecodeJSON decodes one SessionConfigOptionTypeOther object, keeping unknown members.
 func (v *SessionConfigOptionTypeOther) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigOptionTypeOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigOptionTypeOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8908,22 +6828,13 @@ func (v *SessionConfigOptionTypeOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionConfigOptionTypeOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionConfigOptionTypeOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "type":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
+		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionConfigOptionTypeOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "type")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -9091,30 +7002,12 @@ func (v *SessionConfigSelectOptions) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionConfigSelectOption = wire.Members{Required: []string{"value", "name"}}
+
 // DecodeJSON decodes one SessionConfigSelectOption object, keeping unknown members.
 func (v *SessionConfigSelectOption) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigSelectOption{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigSelectOption, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9124,42 +7017,29 @@ func (v *SessionConfigSelectOption) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionConfigSelectOption) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionConfigSelectOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "value":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Value.DecodeJSON(d), "value")
+		return 0, wire.AtKey(v.Value.DecodeJSON(d), "value")
 	case "name":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionConfigSelectOption) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "value")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -9190,30 +7070,12 @@ func (v *SessionConfigSelectOption) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionConfigSelectGroup = wire.Members{Required: []string{"groupId", "name", "options"}}
+
 // DecodeJSON decodes one SessionConfigSelectGroup object, keeping unknown members.
 func (v *SessionConfigSelectGroup) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigSelectGroup{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigSelectGroup, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9223,41 +7085,24 @@ func (v *SessionConfigSelectGroup) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionConfigSelectGroup) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionConfigSelectGroup) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "groupId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.GroupID.DecodeJSON(d), "groupId")
+		return 0, wire.AtKey(v.GroupID.DecodeJSON(d), "groupId")
 	case "name":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "options":
-		seen[0] |= 1 << 2
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Options, true, (*SessionConfigSelectOption).DecodeJSON); err != nil {
 			v.Options = nil
-			return true, wire.AtKey(d.Recover(m, err), "options")
+			return 2, wire.AtKey(d.Recover(m, err), "options")
 		}
-		return true, nil
+		return 2, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionConfigSelectGroup) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "groupId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<2) == 0 {
-		return d.Errorf("missing required member %q", "options")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -9313,30 +7158,12 @@ func (v *SessionConfigGroupID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionConfigSelect = wire.Members{Required: []string{"currentValue", "options"}}
+
 // DecodeJSON decodes one SessionConfigSelect object, keeping unknown members.
 func (v *SessionConfigSelect) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigSelect{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigSelect, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9346,28 +7173,15 @@ func (v *SessionConfigSelect) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionConfigSelect) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionConfigSelect) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "currentValue":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.CurrentValue.DecodeJSON(d), "currentValue")
+		return 0, wire.AtKey(v.CurrentValue.DecodeJSON(d), "currentValue")
 	case "options":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Options.DecodeJSON(d), "options")
+		return 1, wire.AtKey(v.Options.DecodeJSON(d), "options")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionConfigSelect) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "currentValue")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "options")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -9390,30 +7204,12 @@ func (v *SessionConfigSelect) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionConfigBoolean = wire.Members{Required: []string{"currentValue"}}
+
 // DecodeJSON decodes one SessionConfigBoolean object, keeping unknown members.
 func (v *SessionConfigBoolean) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigBoolean{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigBoolean, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9423,22 +7219,13 @@ func (v *SessionConfigBoolean) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionConfigBoolean) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionConfigBoolean) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "currentValue":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeBool(&v.CurrentValue, d), "currentValue")
+		return 0, wire.AtKey(wire.DecodeBool(&v.CurrentValue, d), "currentValue")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionConfigBoolean) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "currentValue")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -9482,28 +7269,28 @@ func (v *AvailableCommand) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *AvailableCommand) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *AvailableCommand) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Command != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Command.decodeField(d, key, seen)
+		return v.Command.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *AvailableCommand) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *AvailableCommand) required(w int) []string {
 	switch {
 	case v.Command != nil:
-		return v.Command.checkRequired(d, seen)
+		return wire.Level(w, membersCommand.Required)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersAvailableCommandOther.Required)
 	}
-	return d.Errorf("no variant of AvailableCommand selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -9535,27 +7322,7 @@ func (v *AvailableCommand) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9576,30 +7343,12 @@ func (v *AvailableCommand) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAvailableCommandOther = wire.Members{Required: []string{"type", "name", "description"}}
+
 // DecodeJSON decodes one AvailableCommandOther object, keeping unknown members.
 func (v *AvailableCommandOther) DecodeJSON(d *wire.Decoder) error {
 	*v = AvailableCommandOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAvailableCommandOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9609,34 +7358,17 @@ func (v *AvailableCommandOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AvailableCommandOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AvailableCommandOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "type":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
+		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	case "name":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
-		seen[0] |= 1 << 2
-		return true, wire.AtKey(wire.DecodeString(&v.Description, d), "description")
+		return 2, wire.AtKey(wire.DecodeString(&v.Description, d), "description")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AvailableCommandOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "type")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<2) == 0 {
-		return d.Errorf("missing required member %q", "description")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -9684,28 +7416,28 @@ func (v *AvailableCommandInput) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *AvailableCommandInput) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *AvailableCommandInput) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Text != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Text.decodeField(d, key, seen)
+		return v.Text.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *AvailableCommandInput) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *AvailableCommandInput) required(w int) []string {
 	switch {
 	case v.Text != nil:
-		return v.Text.checkRequired(d, seen)
+		return wire.Level(w, membersTextCommandInput.Required)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersAvailableCommandInputOther.Required)
 	}
-	return d.Errorf("no variant of AvailableCommandInput selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -9737,27 +7469,7 @@ func (v *AvailableCommandInput) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9778,30 +7490,12 @@ func (v *AvailableCommandInput) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAvailableCommandInputOther = wire.Members{Required: []string{"type"}}
+
 // DecodeJSON decodes one AvailableCommandInputOther object, keeping unknown members.
 func (v *AvailableCommandInputOther) DecodeJSON(d *wire.Decoder) error {
 	*v = AvailableCommandInputOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAvailableCommandInputOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9811,22 +7505,13 @@ func (v *AvailableCommandInputOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AvailableCommandInputOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AvailableCommandInputOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "type":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
+		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AvailableCommandInputOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "type")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -9847,30 +7532,12 @@ func (v *AvailableCommandInputOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersTextCommandInput = wire.Members{Required: []string{"hint"}}
+
 // DecodeJSON decodes one TextCommandInput object, keeping unknown members.
 func (v *TextCommandInput) DecodeJSON(d *wire.Decoder) error {
 	*v = TextCommandInput{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTextCommandInput, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9880,24 +7547,15 @@ func (v *TextCommandInput) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *TextCommandInput) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *TextCommandInput) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "hint":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Hint, d), "hint")
+		return 0, wire.AtKey(wire.DecodeString(&v.Hint, d), "hint")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *TextCommandInput) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "hint")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -9922,30 +7580,12 @@ func (v *TextCommandInput) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCommand = wire.Members{Required: []string{"name", "description"}}
+
 // DecodeJSON decodes one Command object, keeping unknown members.
 func (v *Command) DecodeJSON(d *wire.Decoder) error {
 	*v = Command{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCommand, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9955,42 +7595,29 @@ func (v *Command) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *Command) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *Command) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "name":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Description, d), "description")
+		return 1, wire.AtKey(wire.DecodeString(&v.Description, d), "description")
 	case "input":
 		if d.TryNull() {
 			v.Input = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Input = new(AvailableCommandInput)
 		m := d.Mark()
 		if err := v.Input.DecodeJSON(d); err != nil {
 			v.Input = nil
-			return true, wire.AtKey(d.Recover(m, err), "input")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "input")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *Command) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "description")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -10021,30 +7648,12 @@ func (v *Command) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersListSessionsResponse = wire.Members{Required: []string{"sessions"}}
+
 // DecodeJSON decodes one ListSessionsResponse object, keeping unknown members.
 func (v *ListSessionsResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = ListSessionsResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersListSessionsResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10054,36 +7663,27 @@ func (v *ListSessionsResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ListSessionsResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ListSessionsResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessions":
-		seen[0] |= 1 << 0
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Sessions, true, (*SessionInfo).DecodeJSON); err != nil {
 			v.Sessions = nil
-			return true, wire.AtKey(d.Recover(m, err), "sessions")
+			return 0, wire.AtKey(d.Recover(m, err), "sessions")
 		}
-		return true, nil
+		return 0, nil
 	case "nextCursor":
 		if d.TryNull() {
 			v.NextCursor = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.NextCursor = new(SessionListCursor)
-		return true, wire.AtKey(v.NextCursor.DecodeJSON(d), "nextCursor")
+		return wire.Optional, wire.AtKey(v.NextCursor.DecodeJSON(d), "nextCursor")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ListSessionsResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessions")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -10112,30 +7712,12 @@ func (v *ListSessionsResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionInfo = wire.Members{Required: []string{"sessionId", "cwd"}}
+
 // DecodeJSON decodes one SessionInfo object, keeping unknown members.
 func (v *SessionInfo) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionInfo{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionInfo, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10145,60 +7727,47 @@ func (v *SessionInfo) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionInfo) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionInfo) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "cwd":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
+		return 1, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
 	case "additionalDirectories":
 		if d.Lenient() && d.TryNull() {
 			v.AdditionalDirectories = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, (*AbsolutePath).DecodeJSON), "additionalDirectories")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, (*AbsolutePath).DecodeJSON), "additionalDirectories")
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "updatedAt":
 		if d.TryNull() {
 			v.UpdatedAt = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.UpdatedAt = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.UpdatedAt, d); err != nil {
 			v.UpdatedAt = nil
-			return true, wire.AtKey(d.Recover(m, err), "updatedAt")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "updatedAt")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionInfo) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "cwd")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -10267,27 +7836,7 @@ func (v *SessionListCursor) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one DeleteSessionResponse object, keeping unknown members.
 func (v *DeleteSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = DeleteSessionResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10297,18 +7846,13 @@ func (v *DeleteSessionResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *DeleteSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *DeleteSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *DeleteSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -10334,27 +7878,7 @@ func (v *DeleteSessionResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ResumeSessionResponse object, keeping unknown members.
 func (v *ResumeSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = ResumeSessionResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10364,32 +7888,27 @@ func (v *ResumeSessionResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ResumeSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ResumeSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "configOptions":
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
 			v.ConfigOptions = nil
-			return true, wire.AtKey(d.Recover(m, err), "configOptions")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "configOptions")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "availableCommands":
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.AvailableCommands, true, (*AvailableCommand).DecodeJSON); err != nil {
 			v.AvailableCommands = nil
-			return true, wire.AtKey(d.Recover(m, err), "availableCommands")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "availableCommands")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ResumeSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -10423,27 +7942,7 @@ func (v *ResumeSessionResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one CloseSessionResponse object, keeping unknown members.
 func (v *CloseSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = CloseSessionResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10453,18 +7952,13 @@ func (v *CloseSessionResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CloseSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CloseSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CloseSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -10490,27 +7984,7 @@ func (v *CloseSessionResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one CancelToolCallResponse object, keeping unknown members.
 func (v *CancelToolCallResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = CancelToolCallResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10520,18 +7994,13 @@ func (v *CancelToolCallResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CancelToolCallResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CancelToolCallResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CancelToolCallResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -10557,27 +8026,7 @@ func (v *CancelToolCallResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one CancelTerminalResponse object, keeping unknown members.
 func (v *CancelTerminalResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = CancelTerminalResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10587,18 +8036,13 @@ func (v *CancelTerminalResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CancelTerminalResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CancelTerminalResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CancelTerminalResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -10621,30 +8065,12 @@ func (v *CancelTerminalResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSetSessionConfigOptionResponse = wire.Members{Required: []string{"configOptions"}}
+
 // DecodeJSON decodes one SetSessionConfigOptionResponse object, keeping unknown members.
 func (v *SetSessionConfigOptionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionConfigOptionResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10654,24 +8080,15 @@ func (v *SetSessionConfigOptionResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SetSessionConfigOptionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SetSessionConfigOptionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "configOptions":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON), "configOptions")
+		return 0, wire.AtKey(wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON), "configOptions")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SetSessionConfigOptionResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "configOptions")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -10696,30 +8113,12 @@ func (v *SetSessionConfigOptionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersPromptResponse = wire.Members{Required: []string{"messageId"}}
+
 // DecodeJSON decodes one PromptResponse object, keeping unknown members.
 func (v *PromptResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = PromptResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPromptResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10729,24 +8128,15 @@ func (v *PromptResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PromptResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PromptResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "messageId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
+		return 0, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PromptResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "messageId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -10825,30 +8215,12 @@ func (v *ExtResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersError = wire.Members{Required: []string{"code", "message"}}
+
 // DecodeJSON decodes one Error object, keeping unknown members.
 func (v *Error) DecodeJSON(d *wire.Decoder) error {
 	*v = Error{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersError, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10858,40 +8230,27 @@ func (v *Error) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *Error) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *Error) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "code":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Code.DecodeJSON(d), "code")
+		return 0, wire.AtKey(v.Code.DecodeJSON(d), "code")
 	case "message":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
+		return 1, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
 	case "data":
 		if d.TryNull() {
 			v.Data = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Data = new(ErrorData)
 		m := d.Mark()
 		if err := v.Data.DecodeJSON(d); err != nil {
 			v.Data = nil
-			return true, wire.AtKey(d.Recover(m, err), "data")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "data")
 		}
-		return true, nil
+		return wire.Optional, nil
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *Error) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "code")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "message")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -11019,30 +8378,12 @@ func (v *ErrorData) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersUnsupportedProtocolVersionErrorData = wire.Members{Required: []string{"requested", "supported"}}
+
 // DecodeJSON decodes one UnsupportedProtocolVersionErrorData object, keeping unknown members.
 func (v *UnsupportedProtocolVersionErrorData) DecodeJSON(d *wire.Decoder) error {
 	*v = UnsupportedProtocolVersionErrorData{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUnsupportedProtocolVersionErrorData, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11052,30 +8393,17 @@ func (v *UnsupportedProtocolVersionErrorData) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *UnsupportedProtocolVersionErrorData) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *UnsupportedProtocolVersionErrorData) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "requested":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Requested.DecodeJSON(d), "requested")
+		return 0, wire.AtKey(v.Requested.DecodeJSON(d), "requested")
 	case "supported":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Supported, false, (*ProtocolVersion).DecodeJSON), "supported")
+		return 1, wire.AtKey(wire.DecodeSlice(d, &v.Supported, false, (*ProtocolVersion).DecodeJSON), "supported")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *UnsupportedProtocolVersionErrorData) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "requested")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "supported")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -11102,30 +8430,12 @@ func (v *UnsupportedProtocolVersionErrorData) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionNotFoundErrorData = wire.Members{Required: []string{"sessionId"}}
+
 // DecodeJSON decodes one SessionNotFoundErrorData object, keeping unknown members.
 func (v *SessionNotFoundErrorData) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionNotFoundErrorData{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionNotFoundErrorData, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11135,24 +8445,15 @@ func (v *SessionNotFoundErrorData) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionNotFoundErrorData) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionNotFoundErrorData) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionNotFoundErrorData) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -11177,30 +8478,12 @@ func (v *SessionNotFoundErrorData) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAgentNotification = wire.Members{Required: []string{"method"}}
+
 // DecodeJSON decodes one AgentNotification object, keeping unknown members.
 func (v *AgentNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentNotification{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11210,28 +8493,19 @@ func (v *AgentNotification) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AgentNotification) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AgentNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "method":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
+		return 0, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
+		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AgentNotification) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "method")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -11256,30 +8530,12 @@ func (v *AgentNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersUpdateSessionNotification = wire.Members{Required: []string{"sessionId", "update"}}
+
 // DecodeJSON decodes one UpdateSessionNotification object, keeping unknown members.
 func (v *UpdateSessionNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = UpdateSessionNotification{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUpdateSessionNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11289,30 +8545,17 @@ func (v *UpdateSessionNotification) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *UpdateSessionNotification) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *UpdateSessionNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "update":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Update.DecodeJSON(d), "update")
+		return 1, wire.AtKey(v.Update.DecodeJSON(d), "update")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *UpdateSessionNotification) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "update")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -11416,154 +8659,154 @@ func (v *SessionUpdate) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *SessionUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *SessionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.UserMessageChunk != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.UserMessageChunk.decodeField(d, key, seen)
+		return v.UserMessageChunk.decodeField(d, key)
 	case v.UserMessage != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.UserMessage.decodeField(d, key, seen)
+		return v.UserMessage.decodeField(d, key)
 	case v.AgentMessageChunk != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.AgentMessageChunk.decodeField(d, key, seen)
+		return v.AgentMessageChunk.decodeField(d, key)
 	case v.AgentMessage != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.AgentMessage.decodeField(d, key, seen)
+		return v.AgentMessage.decodeField(d, key)
 	case v.AgentThoughtChunk != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.AgentThoughtChunk.decodeField(d, key, seen)
+		return v.AgentThoughtChunk.decodeField(d, key)
 	case v.AgentThought != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.AgentThought.decodeField(d, key, seen)
+		return v.AgentThought.decodeField(d, key)
 	case v.StateUpdate != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.StateUpdate.decodeField(d, key, seen)
+		return v.StateUpdate.decodeField(d, key)
 	case v.ToolCallContentChunk != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.ToolCallContentChunk.decodeField(d, key, seen)
+		return v.ToolCallContentChunk.decodeField(d, key)
 	case v.ToolCallUpdate != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.ToolCallUpdate.decodeField(d, key, seen)
+		return v.ToolCallUpdate.decodeField(d, key)
 	case v.TerminalUpdate != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.TerminalUpdate.decodeField(d, key, seen)
+		return v.TerminalUpdate.decodeField(d, key)
 	case v.TerminalOutputChunk != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.TerminalOutputChunk.decodeField(d, key, seen)
+		return v.TerminalOutputChunk.decodeField(d, key)
 	case v.PlanUpdate != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.PlanUpdate.decodeField(d, key, seen)
+		return v.PlanUpdate.decodeField(d, key)
 	case v.AvailableCommandsUpdate != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.AvailableCommandsUpdate.decodeField(d, key, seen)
+		return v.AvailableCommandsUpdate.decodeField(d, key)
 	case v.ConfigOptionUpdate != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.ConfigOptionUpdate.decodeField(d, key, seen)
+		return v.ConfigOptionUpdate.decodeField(d, key)
 	case v.SessionInfoUpdate != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.SessionInfoUpdate.decodeField(d, key, seen)
+		return v.SessionInfoUpdate.decodeField(d, key)
 	case v.UsageUpdate != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.UsageUpdate.decodeField(d, key, seen)
+		return v.UsageUpdate.decodeField(d, key)
 	case v.Notice != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Notice.decodeField(d, key, seen)
+		return v.Notice.decodeField(d, key)
 	case v.CompactionUpdate != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.CompactionUpdate.decodeField(d, key, seen)
+		return v.CompactionUpdate.decodeField(d, key)
 	case v.CompactionSummaryChunk != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.CompactionSummaryChunk.decodeField(d, key, seen)
+		return v.CompactionSummaryChunk.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *SessionUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *SessionUpdate) required(w int) []string {
 	switch {
 	case v.UserMessageChunk != nil:
-		return v.UserMessageChunk.checkRequired(d, seen)
+		return wire.Level(w, membersContentChunk.Required)
 	case v.UserMessage != nil:
-		return v.UserMessage.checkRequired(d, seen)
+		return wire.Level(w, membersUserMessage.Required)
 	case v.AgentMessageChunk != nil:
-		return v.AgentMessageChunk.checkRequired(d, seen)
+		return wire.Level(w, membersContentChunk.Required)
 	case v.AgentMessage != nil:
-		return v.AgentMessage.checkRequired(d, seen)
+		return wire.Level(w, membersAgentMessage.Required)
 	case v.AgentThoughtChunk != nil:
-		return v.AgentThoughtChunk.checkRequired(d, seen)
+		return wire.Level(w, membersContentChunk.Required)
 	case v.AgentThought != nil:
-		return v.AgentThought.checkRequired(d, seen)
+		return wire.Level(w, membersAgentThought.Required)
 	case v.StateUpdate != nil:
-		return v.StateUpdate.checkRequired(d, seen)
+		return v.StateUpdate.required(w)
 	case v.ToolCallContentChunk != nil:
-		return v.ToolCallContentChunk.checkRequired(d, seen)
+		return wire.Level(w, membersToolCallContentChunk.Required)
 	case v.ToolCallUpdate != nil:
-		return v.ToolCallUpdate.checkRequired(d, seen)
+		return wire.Level(w, membersToolCallUpdate.Required)
 	case v.TerminalUpdate != nil:
-		return v.TerminalUpdate.checkRequired(d, seen)
+		return wire.Level(w, membersTerminalUpdate.Required)
 	case v.TerminalOutputChunk != nil:
-		return v.TerminalOutputChunk.checkRequired(d, seen)
+		return wire.Level(w, membersTerminalOutputChunk.Required)
 	case v.PlanUpdate != nil:
-		return v.PlanUpdate.checkRequired(d, seen)
+		return wire.Level(w, membersPlanUpdate.Required)
 	case v.AvailableCommandsUpdate != nil:
-		return v.AvailableCommandsUpdate.checkRequired(d, seen)
+		return wire.Level(w, membersAvailableCommandsUpdate.Required)
 	case v.ConfigOptionUpdate != nil:
-		return v.ConfigOptionUpdate.checkRequired(d, seen)
+		return wire.Level(w, membersConfigOptionUpdate.Required)
 	case v.SessionInfoUpdate != nil:
-		return v.SessionInfoUpdate.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.UsageUpdate != nil:
-		return v.UsageUpdate.checkRequired(d, seen)
+		return wire.Level(w, membersUsageUpdate.Required)
 	case v.Notice != nil:
-		return v.Notice.checkRequired(d, seen)
+		return wire.Level(w, membersNotice.Required)
 	case v.CompactionUpdate != nil:
-		return v.CompactionUpdate.checkRequired(d, seen)
+		return wire.Level(w, membersCompactionUpdate.Required)
 	case v.CompactionSummaryChunk != nil:
-		return v.CompactionSummaryChunk.checkRequired(d, seen)
+		return wire.Level(w, membersCompactionSummaryChunk.Required)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersSessionUpdateOther.Required)
 	}
-	return d.Errorf("no variant of SessionUpdate selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -11685,27 +8928,7 @@ func (v *SessionUpdate) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11726,30 +8949,12 @@ func (v *SessionUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionUpdateOther = wire.Members{Required: []string{"sessionUpdate"}}
+
 // DecodeJSON decodes one SessionUpdateOther object, keeping unknown members.
 func (v *SessionUpdateOther) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionUpdateOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionUpdateOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11759,22 +8964,13 @@ func (v *SessionUpdateOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionUpdateOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionUpdateOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionUpdate":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.SessionUpdate, d), "sessionUpdate")
+		return 0, wire.AtKey(wire.DecodeString(&v.SessionUpdate, d), "sessionUpdate")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionUpdateOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionUpdate")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -11795,30 +8991,12 @@ func (v *SessionUpdateOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersContentChunk = wire.Members{Required: []string{"messageId", "content"}}
+
 // DecodeJSON decodes one ContentChunk object, keeping unknown members.
 func (v *ContentChunk) DecodeJSON(d *wire.Decoder) error {
 	*v = ContentChunk{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersContentChunk, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11828,30 +9006,17 @@ func (v *ContentChunk) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ContentChunk) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ContentChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "messageId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
+		return 0, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
 	case "content":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
+		return 1, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ContentChunk) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "messageId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "content")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -11878,30 +9043,12 @@ func (v *ContentChunk) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersUserMessage = wire.Members{Required: []string{"messageId"}}
+
 // DecodeJSON decodes one UserMessage object, keeping unknown members.
 func (v *UserMessage) DecodeJSON(d *wire.Decoder) error {
 	*v = UserMessage{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUserMessage, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11911,35 +9058,26 @@ func (v *UserMessage) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *UserMessage) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *UserMessage) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "messageId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
+		return 0, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
 	case "content":
 		if d.TryNull() {
 			v.Content = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Content, true, (*ContentBlock).DecodeJSON); err != nil {
 			v.Content = nil
-			return true, wire.AtKey(d.Recover(m, err), "content")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "content")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *UserMessage) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "messageId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -11968,30 +9106,12 @@ func (v *UserMessage) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAgentMessage = wire.Members{Required: []string{"messageId"}}
+
 // DecodeJSON decodes one AgentMessage object, keeping unknown members.
 func (v *AgentMessage) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentMessage{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentMessage, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12001,35 +9121,26 @@ func (v *AgentMessage) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AgentMessage) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AgentMessage) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "messageId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
+		return 0, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
 	case "content":
 		if d.TryNull() {
 			v.Content = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Content, true, (*ContentBlock).DecodeJSON); err != nil {
 			v.Content = nil
-			return true, wire.AtKey(d.Recover(m, err), "content")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "content")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AgentMessage) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "messageId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -12058,30 +9169,12 @@ func (v *AgentMessage) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAgentThought = wire.Members{Required: []string{"messageId"}}
+
 // DecodeJSON decodes one AgentThought object, keeping unknown members.
 func (v *AgentThought) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentThought{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentThought, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12091,35 +9184,26 @@ func (v *AgentThought) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AgentThought) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AgentThought) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "messageId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
+		return 0, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
 	case "content":
 		if d.TryNull() {
 			v.Content = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Content, true, (*ContentBlock).DecodeJSON); err != nil {
 			v.Content = nil
-			return true, wire.AtKey(d.Recover(m, err), "content")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "content")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AgentThought) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "messageId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -12174,35 +9258,35 @@ func (v *BackgroundWork) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *BackgroundWork) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *BackgroundWork) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Terminal != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Terminal.decodeField(d, key, seen)
+		return v.Terminal.decodeField(d, key)
 	case v.ToolCall != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.ToolCall.decodeField(d, key, seen)
+		return v.ToolCall.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *BackgroundWork) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *BackgroundWork) required(w int) []string {
 	switch {
 	case v.Terminal != nil:
-		return v.Terminal.checkRequired(d, seen)
+		return wire.Level(w, membersBackgroundTerminal.Required)
 	case v.ToolCall != nil:
-		return v.ToolCall.checkRequired(d, seen)
+		return wire.Level(w, membersBackgroundToolCall.Required)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersBackgroundWorkOther.Required)
 	}
-	return d.Errorf("no variant of BackgroundWork selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -12239,27 +9323,7 @@ func (v *BackgroundWork) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12280,30 +9344,12 @@ func (v *BackgroundWork) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersBackgroundWorkOther = wire.Members{Required: []string{"type"}}
+
 // DecodeJSON decodes one BackgroundWorkOther object, keeping unknown members.
 func (v *BackgroundWorkOther) DecodeJSON(d *wire.Decoder) error {
 	*v = BackgroundWorkOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersBackgroundWorkOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12313,22 +9359,13 @@ func (v *BackgroundWorkOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *BackgroundWorkOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *BackgroundWorkOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "type":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
+		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *BackgroundWorkOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "type")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -12349,30 +9386,12 @@ func (v *BackgroundWorkOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersBackgroundTerminal = wire.Members{Required: []string{"terminalId"}}
+
 // DecodeJSON decodes one BackgroundTerminal object, keeping unknown members.
 func (v *BackgroundTerminal) DecodeJSON(d *wire.Decoder) error {
 	*v = BackgroundTerminal{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersBackgroundTerminal, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12382,24 +9401,15 @@ func (v *BackgroundTerminal) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *BackgroundTerminal) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *BackgroundTerminal) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "terminalId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
+		return 0, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *BackgroundTerminal) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "terminalId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -12424,30 +9434,12 @@ func (v *BackgroundTerminal) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersBackgroundToolCall = wire.Members{Required: []string{"toolCallId"}}
+
 // DecodeJSON decodes one BackgroundToolCall object, keeping unknown members.
 func (v *BackgroundToolCall) DecodeJSON(d *wire.Decoder) error {
 	*v = BackgroundToolCall{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersBackgroundToolCall, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12457,24 +9449,15 @@ func (v *BackgroundToolCall) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *BackgroundToolCall) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *BackgroundToolCall) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "toolCallId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
+		return 0, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *BackgroundToolCall) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "toolCallId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -12502,27 +9485,7 @@ func (v *BackgroundToolCall) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one RunningStateUpdate object, keeping unknown members.
 func (v *RunningStateUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = RunningStateUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12532,29 +9495,24 @@ func (v *RunningStateUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *RunningStateUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *RunningStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "background":
 		if d.TryNull() {
 			v.Background = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Background, false, (*BackgroundWork).DecodeJSON); err != nil {
 			v.Background = nil
-			return true, wire.AtKey(d.Recover(m, err), "background")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "background")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *RunningStateUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -12584,27 +9542,7 @@ func (v *RunningStateUpdate) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ErrorStopReason object, keeping unknown members.
 func (v *ErrorStopReason) DecodeJSON(d *wire.Decoder) error {
 	*v = ErrorStopReason{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12614,28 +9552,23 @@ func (v *ErrorStopReason) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ErrorStopReason) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ErrorStopReason) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "error":
 		if d.TryNull() {
 			v.Error = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Error = new(Error)
 		m := d.Mark()
 		if err := v.Error.DecodeJSON(d); err != nil {
 			v.Error = nil
-			return true, wire.AtKey(d.Recover(m, err), "error")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "error")
 		}
-		return true, nil
+		return wire.Optional, nil
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ErrorStopReason) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -12664,27 +9597,7 @@ func (v *IdleStateUpdate) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12694,29 +9607,32 @@ func (v *IdleStateUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *IdleStateUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *IdleStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "background":
 		if d.TryNull() {
 			v.Background = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Background, false, (*BackgroundWork).DecodeJSON); err != nil {
 			v.Background = nil
-			return true, wire.AtKey(d.Recover(m, err), "background")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "background")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return v.StopReason.decodeField(d, key, seen[1:])
+	return wire.Inner(v.StopReason.decodeField(d, key))
 }
 
-// checkRequired reports the first required member that decoding did not see.
-func (v *IdleStateUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return v.StopReason.checkRequired(d, seen[1:])
+// required names the required members of level w: v's own, then the selected variant's.
+func (v *IdleStateUpdate) required(w int) []string {
+	if w == 0 {
+		return nil
+	}
+	return v.StopReason.required(w - 1)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -12777,70 +9693,70 @@ func (v *IdleStateUpdateStopReason) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *IdleStateUpdateStopReason) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *IdleStateUpdateStopReason) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.EndTurn != nil:
 		if string(key) == "stopReason" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.EndTurn.decodeField(d, key, seen)
+		return v.EndTurn.decodeField(d, key)
 	case v.MaxTokens != nil:
 		if string(key) == "stopReason" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.MaxTokens.decodeField(d, key, seen)
+		return v.MaxTokens.decodeField(d, key)
 	case v.MaxTurnRequests != nil:
 		if string(key) == "stopReason" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.MaxTurnRequests.decodeField(d, key, seen)
+		return v.MaxTurnRequests.decodeField(d, key)
 	case v.Refusal != nil:
 		if string(key) == "stopReason" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Refusal.decodeField(d, key, seen)
+		return v.Refusal.decodeField(d, key)
 	case v.Cancelled != nil:
 		if string(key) == "stopReason" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Cancelled.decodeField(d, key, seen)
+		return v.Cancelled.decodeField(d, key)
 	case v.Error != nil:
 		if string(key) == "stopReason" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Error.decodeField(d, key, seen)
+		return v.Error.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	case v.None != nil:
 		if string(key) == "stopReason" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.None.decodeField(d, key, seen)
+		return v.None.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *IdleStateUpdateStopReason) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *IdleStateUpdateStopReason) required(w int) []string {
 	switch {
 	case v.EndTurn != nil:
-		return v.EndTurn.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.MaxTokens != nil:
-		return v.MaxTokens.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.MaxTurnRequests != nil:
-		return v.MaxTurnRequests.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Refusal != nil:
-		return v.Refusal.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Cancelled != nil:
-		return v.Cancelled.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Error != nil:
-		return v.Error.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersIdleStateUpdateStopReasonOther.Required)
 	case v.None != nil:
-		return v.None.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	}
-	return d.Errorf("no variant of IdleStateUpdateStopReason selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -12886,27 +9802,7 @@ func (v *IdleStateUpdate) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one IdleStateUpdateStopReasonEndTurn object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonEndTurn) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonEndTurn{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12916,14 +9812,9 @@ func (v *IdleStateUpdateStopReasonEndTurn) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *IdleStateUpdateStopReasonEndTurn) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *IdleStateUpdateStopReasonEndTurn) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *IdleStateUpdateStopReasonEndTurn) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -12945,27 +9836,7 @@ func (v *IdleStateUpdateStopReasonEndTurn) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one IdleStateUpdateStopReasonMaxTokens object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonMaxTokens) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonMaxTokens{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12975,14 +9846,9 @@ func (v *IdleStateUpdateStopReasonMaxTokens) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *IdleStateUpdateStopReasonMaxTokens) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *IdleStateUpdateStopReasonMaxTokens) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *IdleStateUpdateStopReasonMaxTokens) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -13004,27 +9870,7 @@ func (v *IdleStateUpdateStopReasonMaxTokens) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one IdleStateUpdateStopReasonMaxTurnRequests object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonMaxTurnRequests) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonMaxTurnRequests{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13034,14 +9880,9 @@ func (v *IdleStateUpdateStopReasonMaxTurnRequests) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *IdleStateUpdateStopReasonMaxTurnRequests) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *IdleStateUpdateStopReasonMaxTurnRequests) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *IdleStateUpdateStopReasonMaxTurnRequests) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -13063,27 +9904,7 @@ func (v *IdleStateUpdateStopReasonMaxTurnRequests) UnmarshalJSON(data []byte) er
 // DecodeJSON decodes one IdleStateUpdateStopReasonRefusal object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonRefusal) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonRefusal{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13093,14 +9914,9 @@ func (v *IdleStateUpdateStopReasonRefusal) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *IdleStateUpdateStopReasonRefusal) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *IdleStateUpdateStopReasonRefusal) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *IdleStateUpdateStopReasonRefusal) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -13122,27 +9938,7 @@ func (v *IdleStateUpdateStopReasonRefusal) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one IdleStateUpdateStopReasonCancelled object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonCancelled) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonCancelled{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13152,14 +9948,9 @@ func (v *IdleStateUpdateStopReasonCancelled) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *IdleStateUpdateStopReasonCancelled) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *IdleStateUpdateStopReasonCancelled) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *IdleStateUpdateStopReasonCancelled) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -13178,30 +9969,12 @@ func (v *IdleStateUpdateStopReasonCancelled) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersIdleStateUpdateStopReasonOther = wire.Members{Required: []string{"stopReason"}}
+
 // DecodeJSON decodes one IdleStateUpdateStopReasonOther object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonOther) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersIdleStateUpdateStopReasonOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13211,22 +9984,13 @@ func (v *IdleStateUpdateStopReasonOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *IdleStateUpdateStopReasonOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *IdleStateUpdateStopReasonOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "stopReason":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.StopReason, d), "stopReason")
+		return 0, wire.AtKey(wire.DecodeString(&v.StopReason, d), "stopReason")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *IdleStateUpdateStopReasonOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "stopReason")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -13250,27 +10014,7 @@ func (v *IdleStateUpdateStopReasonOther) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one IdleStateUpdateStopReasonNone object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonNone) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonNone{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13280,14 +10024,9 @@ func (v *IdleStateUpdateStopReasonNone) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *IdleStateUpdateStopReasonNone) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *IdleStateUpdateStopReasonNone) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *IdleStateUpdateStopReasonNone) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -13309,27 +10048,7 @@ func (v *IdleStateUpdateStopReasonNone) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one RequiresActionStateUpdate object, keeping unknown members.
 func (v *RequiresActionStateUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = RequiresActionStateUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13339,29 +10058,24 @@ func (v *RequiresActionStateUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *RequiresActionStateUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *RequiresActionStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "background":
 		if d.TryNull() {
 			v.Background = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Background, false, (*BackgroundWork).DecodeJSON); err != nil {
 			v.Background = nil
-			return true, wire.AtKey(d.Recover(m, err), "background")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "background")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *RequiresActionStateUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -13417,42 +10131,42 @@ func (v *StateUpdate) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *StateUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *StateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Running != nil:
 		if string(key) == "state" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Running.decodeField(d, key, seen)
+		return v.Running.decodeField(d, key)
 	case v.Idle != nil:
 		if string(key) == "state" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Idle.decodeField(d, key, seen)
+		return v.Idle.decodeField(d, key)
 	case v.RequiresAction != nil:
 		if string(key) == "state" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.RequiresAction.decodeField(d, key, seen)
+		return v.RequiresAction.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *StateUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *StateUpdate) required(w int) []string {
 	switch {
 	case v.Running != nil:
-		return v.Running.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Idle != nil:
-		return v.Idle.checkRequired(d, seen)
+		return v.Idle.required(w)
 	case v.RequiresAction != nil:
-		return v.RequiresAction.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersStateUpdateOther.Required)
 	}
-	return d.Errorf("no variant of StateUpdate selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -13494,27 +10208,7 @@ func (v *StateUpdate) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13535,30 +10229,12 @@ func (v *StateUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersStateUpdateOther = wire.Members{Required: []string{"state"}}
+
 // DecodeJSON decodes one StateUpdateOther object, keeping unknown members.
 func (v *StateUpdateOther) DecodeJSON(d *wire.Decoder) error {
 	*v = StateUpdateOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersStateUpdateOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13568,22 +10244,13 @@ func (v *StateUpdateOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *StateUpdateOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *StateUpdateOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "state":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.State, d), "state")
+		return 0, wire.AtKey(wire.DecodeString(&v.State, d), "state")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *StateUpdateOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "state")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -13604,30 +10271,12 @@ func (v *StateUpdateOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersToolCallContentChunk = wire.Members{Required: []string{"toolCallId", "content"}}
+
 // DecodeJSON decodes one ToolCallContentChunk object, keeping unknown members.
 func (v *ToolCallContentChunk) DecodeJSON(d *wire.Decoder) error {
 	*v = ToolCallContentChunk{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCallContentChunk, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13637,30 +10286,17 @@ func (v *ToolCallContentChunk) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ToolCallContentChunk) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ToolCallContentChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "toolCallId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
+		return 0, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
 	case "content":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
+		return 1, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ToolCallContentChunk) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "toolCallId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "content")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -13687,30 +10323,12 @@ func (v *ToolCallContentChunk) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersTerminalOutput = wire.Members{Required: []string{"data"}}
+
 // DecodeJSON decodes one TerminalOutput object, keeping unknown members.
 func (v *TerminalOutput) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalOutput{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminalOutput, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13720,24 +10338,15 @@ func (v *TerminalOutput) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *TerminalOutput) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *TerminalOutput) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "data":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
+		return 0, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *TerminalOutput) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "data")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -13765,27 +10374,7 @@ func (v *TerminalOutput) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one TerminalExitStatus object, keeping unknown members.
 func (v *TerminalExitStatus) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalExitStatus{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13795,42 +10384,37 @@ func (v *TerminalExitStatus) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *TerminalExitStatus) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *TerminalExitStatus) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "exitCode":
 		if d.TryNull() {
 			v.ExitCode = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.ExitCode = new(int64)
 		m := d.Mark()
 		if err := wire.DecodeInt64(v.ExitCode, d); err != nil {
 			v.ExitCode = nil
-			return true, wire.AtKey(d.Recover(m, err), "exitCode")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "exitCode")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "signal":
 		if d.TryNull() {
 			v.Signal = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Signal = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Signal, d); err != nil {
 			v.Signal = nil
-			return true, wire.AtKey(d.Recover(m, err), "signal")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "signal")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *TerminalExitStatus) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -13861,30 +10445,12 @@ func (v *TerminalExitStatus) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersTerminalSize = wire.Members{Required: []string{"cols", "rows"}}
+
 // DecodeJSON decodes one TerminalSize object, keeping unknown members.
 func (v *TerminalSize) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalSize{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminalSize, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13894,30 +10460,17 @@ func (v *TerminalSize) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *TerminalSize) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *TerminalSize) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "cols":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeUint16(&v.Cols, d), "cols")
+		return 0, wire.AtKey(wire.DecodeUint16(&v.Cols, d), "cols")
 	case "rows":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeUint16(&v.Rows, d), "rows")
+		return 1, wire.AtKey(wire.DecodeUint16(&v.Rows, d), "rows")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *TerminalSize) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "cols")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "rows")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -13947,27 +10500,7 @@ func (v *TerminalSize) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one TerminalCapabilities object, keeping unknown members.
 func (v *TerminalCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13977,30 +10510,25 @@ func (v *TerminalCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *TerminalCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *TerminalCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "cancel":
 		if d.TryNull() {
 			v.Cancel = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Cancel = new(TerminalCancelCapabilities)
 		m := d.Mark()
 		if err := v.Cancel.DecodeJSON(d); err != nil {
 			v.Cancel = nil
-			return true, wire.AtKey(d.Recover(m, err), "cancel")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "cancel")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *TerminalCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14030,27 +10558,7 @@ func (v *TerminalCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one TerminalCancelCapabilities object, keeping unknown members.
 func (v *TerminalCancelCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalCancelCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14060,18 +10568,13 @@ func (v *TerminalCancelCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *TerminalCancelCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *TerminalCancelCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *TerminalCancelCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14094,30 +10597,12 @@ func (v *TerminalCancelCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersTerminalUpdate = wire.Members{Required: []string{"terminalId"}}
+
 // DecodeJSON decodes one TerminalUpdate object, keeping unknown members.
 func (v *TerminalUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminalUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14127,96 +10612,87 @@ func (v *TerminalUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *TerminalUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *TerminalUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "terminalId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
+		return 0, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "command":
 		if d.TryNull() {
 			v.Command = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Command = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Command, d); err != nil {
 			v.Command = nil
-			return true, wire.AtKey(d.Recover(m, err), "command")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "command")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "cwd":
 		if d.TryNull() {
 			v.Cwd = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Cwd = new(AbsolutePath)
 		m := d.Mark()
 		if err := v.Cwd.DecodeJSON(d); err != nil {
 			v.Cwd = nil
-			return true, wire.AtKey(d.Recover(m, err), "cwd")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "cwd")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "output":
 		if d.TryNull() {
 			v.Output = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Output = new(TerminalOutput)
 		m := d.Mark()
 		if err := v.Output.DecodeJSON(d); err != nil {
 			v.Output = nil
-			return true, wire.AtKey(d.Recover(m, err), "output")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "output")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "exitStatus":
 		if d.TryNull() {
 			v.ExitStatus = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.ExitStatus = new(TerminalExitStatus)
 		m := d.Mark()
 		if err := v.ExitStatus.DecodeJSON(d); err != nil {
 			v.ExitStatus = nil
-			return true, wire.AtKey(d.Recover(m, err), "exitStatus")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "exitStatus")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "size":
 		if d.TryNull() {
 			v.Size = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Size = new(TerminalSize)
 		m := d.Mark()
 		if err := v.Size.DecodeJSON(d); err != nil {
 			v.Size = nil
-			return true, wire.AtKey(d.Recover(m, err), "size")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "size")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "capabilities":
 		if d.TryNull() {
 			v.Capabilities = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Capabilities = new(TerminalCapabilities)
 		m := d.Mark()
 		if err := v.Capabilities.DecodeJSON(d); err != nil {
 			v.Capabilities = nil
-			return true, wire.AtKey(d.Recover(m, err), "capabilities")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "capabilities")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *TerminalUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "terminalId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14265,30 +10741,12 @@ func (v *TerminalUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersTerminalOutputChunk = wire.Members{Required: []string{"terminalId", "data"}}
+
 // DecodeJSON decodes one TerminalOutputChunk object, keeping unknown members.
 func (v *TerminalOutputChunk) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalOutputChunk{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminalOutputChunk, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14298,30 +10756,17 @@ func (v *TerminalOutputChunk) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *TerminalOutputChunk) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *TerminalOutputChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "terminalId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
+		return 0, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "data":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
+		return 1, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *TerminalOutputChunk) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "terminalId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "data")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14371,28 +10816,28 @@ func (v *PlanUpdateContent) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *PlanUpdateContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *PlanUpdateContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Items != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Items.decodeField(d, key, seen)
+		return v.Items.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *PlanUpdateContent) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *PlanUpdateContent) required(w int) []string {
 	switch {
 	case v.Items != nil:
-		return v.Items.checkRequired(d, seen)
+		return wire.Level(w, membersPlanItems.Required)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersPlanUpdateContentOther.Required)
 	}
-	return d.Errorf("no variant of PlanUpdateContent selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -14424,27 +10869,7 @@ func (v *PlanUpdateContent) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14465,30 +10890,12 @@ func (v *PlanUpdateContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersPlanUpdateContentOther = wire.Members{Required: []string{"type", "planId"}}
+
 // DecodeJSON decodes one PlanUpdateContentOther object, keeping unknown members.
 func (v *PlanUpdateContentOther) DecodeJSON(d *wire.Decoder) error {
 	*v = PlanUpdateContentOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlanUpdateContentOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14498,28 +10905,15 @@ func (v *PlanUpdateContentOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PlanUpdateContentOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PlanUpdateContentOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "type":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
+		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	case "planId":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
+		return 1, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PlanUpdateContentOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "type")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "planId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14569,30 +10963,12 @@ func (v *PlanID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersPlanEntry = wire.Members{Required: []string{"content", "priority", "status"}}
+
 // DecodeJSON decodes one PlanEntry object, keeping unknown members.
 func (v *PlanEntry) DecodeJSON(d *wire.Decoder) error {
 	*v = PlanEntry{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlanEntry, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14602,36 +10978,19 @@ func (v *PlanEntry) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PlanEntry) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PlanEntry) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "content":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
+		return 0, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
 	case "priority":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Priority.DecodeJSON(d), "priority")
+		return 1, wire.AtKey(v.Priority.DecodeJSON(d), "priority")
 	case "status":
-		seen[0] |= 1 << 2
-		return true, wire.AtKey(v.Status.DecodeJSON(d), "status")
+		return 2, wire.AtKey(v.Status.DecodeJSON(d), "status")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PlanEntry) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "content")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "priority")
-	}
-	if seen[0]&(1<<2) == 0 {
-		return d.Errorf("missing required member %q", "status")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14732,30 +11091,12 @@ func (v *PlanEntryStatus) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersPlanItems = wire.Members{Required: []string{"planId", "entries"}}
+
 // DecodeJSON decodes one PlanItems object, keeping unknown members.
 func (v *PlanItems) DecodeJSON(d *wire.Decoder) error {
 	*v = PlanItems{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlanItems, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14765,30 +11106,17 @@ func (v *PlanItems) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PlanItems) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PlanItems) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "planId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
+		return 0, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
 	case "entries":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Entries, true, (*PlanEntry).DecodeJSON), "entries")
+		return 1, wire.AtKey(wire.DecodeSlice(d, &v.Entries, true, (*PlanEntry).DecodeJSON), "entries")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PlanItems) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "planId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "entries")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14815,30 +11143,12 @@ func (v *PlanItems) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersPlanUpdate = wire.Members{Required: []string{"plan"}}
+
 // DecodeJSON decodes one PlanUpdate object, keeping unknown members.
 func (v *PlanUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = PlanUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlanUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14848,24 +11158,15 @@ func (v *PlanUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PlanUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PlanUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "plan":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Plan.DecodeJSON(d), "plan")
+		return 0, wire.AtKey(v.Plan.DecodeJSON(d), "plan")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PlanUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "plan")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14890,30 +11191,12 @@ func (v *PlanUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAvailableCommandsUpdate = wire.Members{Required: []string{"availableCommands"}}
+
 // DecodeJSON decodes one AvailableCommandsUpdate object, keeping unknown members.
 func (v *AvailableCommandsUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = AvailableCommandsUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAvailableCommandsUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14923,24 +11206,15 @@ func (v *AvailableCommandsUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AvailableCommandsUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AvailableCommandsUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "availableCommands":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.AvailableCommands, true, (*AvailableCommand).DecodeJSON), "availableCommands")
+		return 0, wire.AtKey(wire.DecodeSlice(d, &v.AvailableCommands, true, (*AvailableCommand).DecodeJSON), "availableCommands")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AvailableCommandsUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "availableCommands")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14965,30 +11239,12 @@ func (v *AvailableCommandsUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersConfigOptionUpdate = wire.Members{Required: []string{"configOptions"}}
+
 // DecodeJSON decodes one ConfigOptionUpdate object, keeping unknown members.
 func (v *ConfigOptionUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = ConfigOptionUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersConfigOptionUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14998,24 +11254,15 @@ func (v *ConfigOptionUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ConfigOptionUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ConfigOptionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "configOptions":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON), "configOptions")
+		return 0, wire.AtKey(wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON), "configOptions")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ConfigOptionUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "configOptions")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -15043,27 +11290,7 @@ func (v *ConfigOptionUpdate) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionInfoUpdate object, keeping unknown members.
 func (v *SessionInfoUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionInfoUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15073,42 +11300,37 @@ func (v *SessionInfoUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionInfoUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionInfoUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "updatedAt":
 		if d.TryNull() {
 			v.UpdatedAt = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.UpdatedAt = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.UpdatedAt, d); err != nil {
 			v.UpdatedAt = nil
-			return true, wire.AtKey(d.Recover(m, err), "updatedAt")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "updatedAt")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionInfoUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -15139,30 +11361,12 @@ func (v *SessionInfoUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCost = wire.Members{Required: []string{"amount", "currency"}}
+
 // DecodeJSON decodes one Cost object, keeping unknown members.
 func (v *Cost) DecodeJSON(d *wire.Decoder) error {
 	*v = Cost{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCost, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15172,30 +11376,17 @@ func (v *Cost) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *Cost) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *Cost) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "amount":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeFloat64(&v.Amount, d), "amount")
+		return 0, wire.AtKey(wire.DecodeFloat64(&v.Amount, d), "amount")
 	case "currency":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Currency, d), "currency")
+		return 1, wire.AtKey(wire.DecodeString(&v.Currency, d), "currency")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *Cost) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "amount")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "currency")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -15222,30 +11413,12 @@ func (v *Cost) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersUsageUpdate = wire.Members{Required: []string{"used", "size"}}
+
 // DecodeJSON decodes one UsageUpdate object, keeping unknown members.
 func (v *UsageUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = UsageUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUsageUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15255,42 +11428,29 @@ func (v *UsageUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *UsageUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *UsageUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "used":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeUint64(&v.Used, d), "used")
+		return 0, wire.AtKey(wire.DecodeUint64(&v.Used, d), "used")
 	case "size":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeUint64(&v.Size, d), "size")
+		return 1, wire.AtKey(wire.DecodeUint64(&v.Size, d), "size")
 	case "cost":
 		if d.TryNull() {
 			v.Cost = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Cost = new(Cost)
 		m := d.Mark()
 		if err := v.Cost.DecodeJSON(d); err != nil {
 			v.Cost = nil
-			return true, wire.AtKey(d.Recover(m, err), "cost")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "cost")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *UsageUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "used")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "size")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -15356,30 +11516,12 @@ func (v *NoticeSeverity) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersNotice = wire.Members{Required: []string{"severity", "title"}}
+
 // DecodeJSON decodes one Notice object, keeping unknown members.
 func (v *Notice) DecodeJSON(d *wire.Decoder) error {
 	*v = Notice{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersNotice, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15389,42 +11531,29 @@ func (v *Notice) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *Notice) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *Notice) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "severity":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Severity.DecodeJSON(d), "severity")
+		return 0, wire.AtKey(v.Severity.DecodeJSON(d), "severity")
 	case "title":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
+		return 1, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *Notice) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "severity")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "title")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -15519,30 +11648,12 @@ func (v *CompactionStatus) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCompactionUpdate = wire.Members{Required: []string{"compactionId", "status"}}
+
 // DecodeJSON decodes one CompactionUpdate object, keeping unknown members.
 func (v *CompactionUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = CompactionUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCompactionUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15552,53 +11663,40 @@ func (v *CompactionUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CompactionUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CompactionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "compactionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.CompactionID.DecodeJSON(d), "compactionId")
+		return 0, wire.AtKey(v.CompactionID.DecodeJSON(d), "compactionId")
 	case "status":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Status.DecodeJSON(d), "status")
+		return 1, wire.AtKey(v.Status.DecodeJSON(d), "status")
 	case "summary":
 		if d.TryNull() {
 			v.Summary = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Summary, true, (*ContentBlock).DecodeJSON); err != nil {
 			v.Summary = nil
-			return true, wire.AtKey(d.Recover(m, err), "summary")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "summary")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "error":
 		if d.TryNull() {
 			v.Error = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Error = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Error, d); err != nil {
 			v.Error = nil
-			return true, wire.AtKey(d.Recover(m, err), "error")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "error")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CompactionUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "compactionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "status")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -15633,30 +11731,12 @@ func (v *CompactionUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCompactionSummaryChunk = wire.Members{Required: []string{"compactionId", "content"}}
+
 // DecodeJSON decodes one CompactionSummaryChunk object, keeping unknown members.
 func (v *CompactionSummaryChunk) DecodeJSON(d *wire.Decoder) error {
 	*v = CompactionSummaryChunk{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCompactionSummaryChunk, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15666,30 +11746,17 @@ func (v *CompactionSummaryChunk) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CompactionSummaryChunk) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CompactionSummaryChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "compactionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.CompactionID.DecodeJSON(d), "compactionId")
+		return 0, wire.AtKey(v.CompactionID.DecodeJSON(d), "compactionId")
 	case "content":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
+		return 1, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CompactionSummaryChunk) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "compactionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "content")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -15716,30 +11783,12 @@ func (v *CompactionSummaryChunk) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCompleteElicitationNotification = wire.Members{Required: []string{"elicitationId"}}
+
 // DecodeJSON decodes one CompleteElicitationNotification object, keeping unknown members.
 func (v *CompleteElicitationNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = CompleteElicitationNotification{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCompleteElicitationNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15749,24 +11798,15 @@ func (v *CompleteElicitationNotification) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CompleteElicitationNotification) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CompleteElicitationNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "elicitationId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ElicitationID.DecodeJSON(d), "elicitationId")
+		return 0, wire.AtKey(v.ElicitationID.DecodeJSON(d), "elicitationId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CompleteElicitationNotification) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "elicitationId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -15818,30 +11858,12 @@ func (v *ExtNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersClientRequest = wire.Members{Required: []string{"id", "method"}}
+
 // DecodeJSON decodes one ClientRequest object, keeping unknown members.
 func (v *ClientRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15851,34 +11873,21 @@ func (v *ClientRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ClientRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ClientRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "method":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
+		return 1, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
+		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ClientRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "id")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "method")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -15905,30 +11914,12 @@ func (v *ClientRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersInitializeRequest = wire.Members{Required: []string{"protocolVersion", "info"}}
+
 // DecodeJSON decodes one InitializeRequest object, keeping unknown members.
 func (v *InitializeRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = InitializeRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersInitializeRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15938,38 +11929,25 @@ func (v *InitializeRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *InitializeRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *InitializeRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "protocolVersion":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ProtocolVersion.DecodeJSON(d), "protocolVersion")
+		return 0, wire.AtKey(v.ProtocolVersion.DecodeJSON(d), "protocolVersion")
 	case "info":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Info.DecodeJSON(d), "info")
+		return 1, wire.AtKey(v.Info.DecodeJSON(d), "info")
 	case "capabilities":
 		v.Capabilities = new(ClientCapabilities)
 		m := d.Mark()
 		if err := v.Capabilities.DecodeJSON(d); err != nil {
 			v.Capabilities = nil
-			return true, wire.AtKey(d.Recover(m, err), "capabilities")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "capabilities")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *InitializeRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "protocolVersion")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "info")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -16003,27 +11981,7 @@ func (v *InitializeRequest) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ClientCapabilities object, keeping unknown members.
 func (v *ClientCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16033,42 +11991,37 @@ func (v *ClientCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ClientCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ClientCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "auth":
 		if d.TryNull() {
 			v.Auth = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Auth = new(ClientAuthCapabilities)
 		m := d.Mark()
 		if err := v.Auth.DecodeJSON(d); err != nil {
 			v.Auth = nil
-			return true, wire.AtKey(d.Recover(m, err), "auth")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "auth")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "elicitation":
 		if d.TryNull() {
 			v.Elicitation = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Elicitation = new(ElicitationCapabilities)
 		m := d.Mark()
 		if err := v.Elicitation.DecodeJSON(d); err != nil {
 			v.Elicitation = nil
-			return true, wire.AtKey(d.Recover(m, err), "elicitation")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "elicitation")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ClientCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -16102,27 +12055,7 @@ func (v *ClientCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ClientAuthCapabilities object, keeping unknown members.
 func (v *ClientAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientAuthCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16132,30 +12065,25 @@ func (v *ClientAuthCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ClientAuthCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ClientAuthCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "terminal":
 		if d.TryNull() {
 			v.Terminal = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Terminal = new(TerminalAuthCapabilities)
 		m := d.Mark()
 		if err := v.Terminal.DecodeJSON(d); err != nil {
 			v.Terminal = nil
-			return true, wire.AtKey(d.Recover(m, err), "terminal")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "terminal")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ClientAuthCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -16185,27 +12113,7 @@ func (v *ClientAuthCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one TerminalAuthCapabilities object, keeping unknown members.
 func (v *TerminalAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalAuthCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16215,18 +12123,13 @@ func (v *TerminalAuthCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *TerminalAuthCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *TerminalAuthCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *TerminalAuthCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -16252,27 +12155,7 @@ func (v *TerminalAuthCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ElicitationCapabilities object, keeping unknown members.
 func (v *ElicitationCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16282,42 +12165,37 @@ func (v *ElicitationCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ElicitationCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ElicitationCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "form":
 		if d.TryNull() {
 			v.Form = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Form = new(ElicitationFormCapabilities)
 		m := d.Mark()
 		if err := v.Form.DecodeJSON(d); err != nil {
 			v.Form = nil
-			return true, wire.AtKey(d.Recover(m, err), "form")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "form")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "url":
 		if d.TryNull() {
 			v.URL = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.URL = new(ElicitationURLCapabilities)
 		m := d.Mark()
 		if err := v.URL.DecodeJSON(d); err != nil {
 			v.URL = nil
-			return true, wire.AtKey(d.Recover(m, err), "url")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "url")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ElicitationCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -16351,27 +12229,7 @@ func (v *ElicitationCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ElicitationFormCapabilities object, keeping unknown members.
 func (v *ElicitationFormCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationFormCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16381,18 +12239,13 @@ func (v *ElicitationFormCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ElicitationFormCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ElicitationFormCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ElicitationFormCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -16418,27 +12271,7 @@ func (v *ElicitationFormCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ElicitationURLCapabilities object, keeping unknown members.
 func (v *ElicitationURLCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationURLCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16448,18 +12281,13 @@ func (v *ElicitationURLCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ElicitationURLCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ElicitationURLCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ElicitationURLCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -16482,30 +12310,12 @@ func (v *ElicitationURLCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersLoginAuthRequest = wire.Members{Required: []string{"methodId"}}
+
 // DecodeJSON decodes one LoginAuthRequest object, keeping unknown members.
 func (v *LoginAuthRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = LoginAuthRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersLoginAuthRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16515,24 +12325,15 @@ func (v *LoginAuthRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *LoginAuthRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *LoginAuthRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "methodId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
+		return 0, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *LoginAuthRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "methodId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -16560,27 +12361,7 @@ func (v *LoginAuthRequest) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one LogoutAuthRequest object, keeping unknown members.
 func (v *LogoutAuthRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = LogoutAuthRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16590,18 +12371,13 @@ func (v *LogoutAuthRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *LogoutAuthRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *LogoutAuthRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *LogoutAuthRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -16624,30 +12400,12 @@ func (v *LogoutAuthRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersNewSessionRequest = wire.Members{Required: []string{"cwd"}}
+
 // DecodeJSON decodes one NewSessionRequest object, keeping unknown members.
 func (v *NewSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = NewSessionRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersNewSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16657,36 +12415,27 @@ func (v *NewSessionRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "cwd":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
+		return 0, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
 	case "additionalDirectories":
 		if d.Lenient() && d.TryNull() {
 			v.AdditionalDirectories = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, (*AbsolutePath).DecodeJSON), "additionalDirectories")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, (*AbsolutePath).DecodeJSON), "additionalDirectories")
 	case "mcpServers":
 		if d.Lenient() && d.TryNull() {
 			v.MCPServers = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *NewSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "cwd")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -16745,35 +12494,35 @@ func (v *MCPServer) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *MCPServer) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *MCPServer) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.HTTP != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.HTTP.decodeField(d, key, seen)
+		return v.HTTP.decodeField(d, key)
 	case v.Stdio != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Stdio.decodeField(d, key, seen)
+		return v.Stdio.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *MCPServer) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *MCPServer) required(w int) []string {
 	switch {
 	case v.HTTP != nil:
-		return v.HTTP.checkRequired(d, seen)
+		return wire.Level(w, membersMCPServerHTTP.Required)
 	case v.Stdio != nil:
-		return v.Stdio.checkRequired(d, seen)
+		return wire.Level(w, membersMCPServerStdio.Required)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersMCPServerOther.Required)
 	}
-	return d.Errorf("no variant of MCPServer selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -16810,27 +12559,7 @@ func (v *MCPServer) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16851,30 +12580,12 @@ func (v *MCPServer) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersMCPServerOther = wire.Members{Required: []string{"type"}}
+
 // DecodeJSON decodes one MCPServerOther object, keeping unknown members.
 func (v *MCPServerOther) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPServerOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPServerOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16884,22 +12595,13 @@ func (v *MCPServerOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MCPServerOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MCPServerOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "type":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
+		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MCPServerOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "type")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -16920,30 +12622,12 @@ func (v *MCPServerOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersHTTPHeader = wire.Members{Required: []string{"name", "value"}}
+
 // DecodeJSON decodes one HTTPHeader object, keeping unknown members.
 func (v *HTTPHeader) DecodeJSON(d *wire.Decoder) error {
 	*v = HTTPHeader{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersHTTPHeader, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16953,30 +12637,17 @@ func (v *HTTPHeader) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *HTTPHeader) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *HTTPHeader) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "name":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "value":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Value, d), "value")
+		return 1, wire.AtKey(wire.DecodeString(&v.Value, d), "value")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *HTTPHeader) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "value")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -17003,30 +12674,12 @@ func (v *HTTPHeader) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersMCPServerHTTP = wire.Members{Required: []string{"name", "url"}}
+
 // DecodeJSON decodes one MCPServerHTTP object, keeping unknown members.
 func (v *MCPServerHTTP) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPServerHTTP{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPServerHTTP, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17036,36 +12689,23 @@ func (v *MCPServerHTTP) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MCPServerHTTP) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MCPServerHTTP) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "name":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "url":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
+		return 1, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
 	case "headers":
 		if d.Lenient() && d.TryNull() {
 			v.Headers = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Headers, false, (*HTTPHeader).DecodeJSON), "headers")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Headers, false, (*HTTPHeader).DecodeJSON), "headers")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MCPServerHTTP) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "url")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -17096,30 +12736,12 @@ func (v *MCPServerHTTP) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersMCPServerStdio = wire.Members{Required: []string{"name", "command"}}
+
 // DecodeJSON decodes one MCPServerStdio object, keeping unknown members.
 func (v *MCPServerStdio) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPServerStdio{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPServerStdio, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17129,42 +12751,29 @@ func (v *MCPServerStdio) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MCPServerStdio) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MCPServerStdio) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "name":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "command":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Command.DecodeJSON(d), "command")
+		return 1, wire.AtKey(v.Command.DecodeJSON(d), "command")
 	case "args":
 		if d.Lenient() && d.TryNull() {
 			v.Args = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
 	case "env":
 		if d.Lenient() && d.TryNull() {
 			v.Env = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MCPServerStdio) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "command")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -17202,27 +12811,7 @@ func (v *MCPServerStdio) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ListSessionsRequest object, keeping unknown members.
 func (v *ListSessionsRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ListSessionsRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17232,32 +12821,27 @@ func (v *ListSessionsRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ListSessionsRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ListSessionsRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "cwd":
 		if d.TryNull() {
 			v.Cwd = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Cwd = new(AbsolutePath)
-		return true, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
+		return wire.Optional, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
 	case "cursor":
 		if d.TryNull() {
 			v.Cursor = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Cursor = new(SessionListCursor)
-		return true, wire.AtKey(v.Cursor.DecodeJSON(d), "cursor")
+		return wire.Optional, wire.AtKey(v.Cursor.DecodeJSON(d), "cursor")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ListSessionsRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -17288,30 +12872,12 @@ func (v *ListSessionsRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersDeleteSessionRequest = wire.Members{Required: []string{"sessionId"}}
+
 // DecodeJSON decodes one DeleteSessionRequest object, keeping unknown members.
 func (v *DeleteSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = DeleteSessionRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDeleteSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17321,24 +12887,15 @@ func (v *DeleteSessionRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *DeleteSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *DeleteSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *DeleteSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -17363,30 +12920,12 @@ func (v *DeleteSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersResumeSessionRequest = wire.Members{Required: []string{"sessionId", "cwd"}}
+
 // DecodeJSON decodes one ResumeSessionRequest object, keeping unknown members.
 func (v *ResumeSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ResumeSessionRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersResumeSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17396,49 +12935,36 @@ func (v *ResumeSessionRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ResumeSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ResumeSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "cwd":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
+		return 1, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
 	case "additionalDirectories":
 		if d.Lenient() && d.TryNull() {
 			v.AdditionalDirectories = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, (*AbsolutePath).DecodeJSON), "additionalDirectories")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, (*AbsolutePath).DecodeJSON), "additionalDirectories")
 	case "mcpServers":
 		if d.Lenient() && d.TryNull() {
 			v.MCPServers = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
 	case "replayFrom":
 		if d.TryNull() {
 			v.ReplayFrom = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.ReplayFrom = new(ReplayFrom)
-		return true, wire.AtKey(v.ReplayFrom.DecodeJSON(d), "replayFrom")
+		return wire.Optional, wire.AtKey(v.ReplayFrom.DecodeJSON(d), "replayFrom")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ResumeSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "cwd")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -17500,28 +13026,28 @@ func (v *ReplayFrom) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *ReplayFrom) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *ReplayFrom) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Start != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Start.decodeField(d, key, seen)
+		return v.Start.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *ReplayFrom) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *ReplayFrom) required(w int) []string {
 	switch {
 	case v.Start != nil:
-		return v.Start.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersReplayFromOther.Required)
 	}
-	return d.Errorf("no variant of ReplayFrom selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -17553,27 +13079,7 @@ func (v *ReplayFrom) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17594,30 +13100,12 @@ func (v *ReplayFrom) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersReplayFromOther = wire.Members{Required: []string{"type"}}
+
 // DecodeJSON decodes one ReplayFromOther object, keeping unknown members.
 func (v *ReplayFromOther) DecodeJSON(d *wire.Decoder) error {
 	*v = ReplayFromOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersReplayFromOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17627,22 +13115,13 @@ func (v *ReplayFromOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ReplayFromOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ReplayFromOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "type":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
+		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ReplayFromOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "type")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -17666,27 +13145,7 @@ func (v *ReplayFromOther) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ReplayFromStart object, keeping unknown members.
 func (v *ReplayFromStart) DecodeJSON(d *wire.Decoder) error {
 	*v = ReplayFromStart{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17696,18 +13155,13 @@ func (v *ReplayFromStart) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ReplayFromStart) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ReplayFromStart) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ReplayFromStart) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -17730,30 +13184,12 @@ func (v *ReplayFromStart) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCloseSessionRequest = wire.Members{Required: []string{"sessionId"}}
+
 // DecodeJSON decodes one CloseSessionRequest object, keeping unknown members.
 func (v *CloseSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = CloseSessionRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCloseSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17763,24 +13199,15 @@ func (v *CloseSessionRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CloseSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CloseSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CloseSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -17805,30 +13232,12 @@ func (v *CloseSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCancelToolCallRequest = wire.Members{Required: []string{"sessionId", "toolCallId"}}
+
 // DecodeJSON decodes one CancelToolCallRequest object, keeping unknown members.
 func (v *CancelToolCallRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = CancelToolCallRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelToolCallRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17838,30 +13247,17 @@ func (v *CancelToolCallRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CancelToolCallRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CancelToolCallRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "toolCallId":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
+		return 1, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CancelToolCallRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "toolCallId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -17888,30 +13284,12 @@ func (v *CancelToolCallRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCancelTerminalRequest = wire.Members{Required: []string{"sessionId", "terminalId"}}
+
 // DecodeJSON decodes one CancelTerminalRequest object, keeping unknown members.
 func (v *CancelTerminalRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = CancelTerminalRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelTerminalRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17921,30 +13299,17 @@ func (v *CancelTerminalRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CancelTerminalRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CancelTerminalRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "terminalId":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
+		return 1, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CancelTerminalRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "terminalId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -17971,33 +13336,15 @@ func (v *CancelTerminalRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSetSessionConfigOptionRequest = wire.Members{Required: []string{"sessionId", "configId"}}
+
 // DecodeJSON decodes one SetSessionConfigOptionRequest object, keeping unknown members.
 func (v *SetSessionConfigOptionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionConfigOptionRequest{}
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequest, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18007,30 +13354,25 @@ func (v *SetSessionConfigOptionRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SetSessionConfigOptionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SetSessionConfigOptionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "configId":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.ConfigID.DecodeJSON(d), "configId")
+		return 1, wire.AtKey(v.ConfigID.DecodeJSON(d), "configId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return v.Type.decodeField(d, key, seen[1:])
+	return wire.Inner(v.Type.decodeField(d, key))
 }
 
-// checkRequired reports the first required member that decoding did not see.
-func (v *SetSessionConfigOptionRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
+// required names the required members of level w: v's own, then the selected variant's.
+func (v *SetSessionConfigOptionRequest) required(w int) []string {
+	if w == 0 {
+		return membersSetSessionConfigOptionRequest.Required
 	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "configId")
-	}
-	return v.Type.checkRequired(d, seen[1:])
+	return v.Type.required(w - 1)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -18078,35 +13420,35 @@ func (v *SetSessionConfigOptionRequestType) selectVariant(d *wire.Decoder) error
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *SetSessionConfigOptionRequestType) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *SetSessionConfigOptionRequestType) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.ID != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.ID.decodeField(d, key, seen)
+		return v.ID.decodeField(d, key)
 	case v.Boolean != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Boolean.decodeField(d, key, seen)
+		return v.Boolean.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *SetSessionConfigOptionRequestType) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *SetSessionConfigOptionRequestType) required(w int) []string {
 	switch {
 	case v.ID != nil:
-		return v.ID.checkRequired(d, seen)
+		return wire.Level(w, membersSetSessionConfigOptionRequestTypeID.Required)
 	case v.Boolean != nil:
-		return v.Boolean.checkRequired(d, seen)
+		return wire.Level(w, membersSetSessionConfigOptionRequestTypeBoolean.Required)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersSetSessionConfigOptionRequestTypeOther.Required)
 	}
-	return d.Errorf("no variant of SetSessionConfigOptionRequestType selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -18135,30 +13477,12 @@ func (v *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSetSessionConfigOptionRequestTypeID = wire.Members{Required: []string{"value"}}
+
 // DecodeJSON decodes one SetSessionConfigOptionRequestTypeID object, keeping unknown members.
 func (v *SetSessionConfigOptionRequestTypeID) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionConfigOptionRequestTypeID{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequestTypeID, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18168,22 +13492,13 @@ func (v *SetSessionConfigOptionRequestTypeID) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SetSessionConfigOptionRequestTypeID) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SetSessionConfigOptionRequestTypeID) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "value":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Value.DecodeJSON(d), "value")
+		return 0, wire.AtKey(v.Value.DecodeJSON(d), "value")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SetSessionConfigOptionRequestTypeID) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "value")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -18204,30 +13519,12 @@ func (v *SetSessionConfigOptionRequestTypeID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSetSessionConfigOptionRequestTypeBoolean = wire.Members{Required: []string{"value"}}
+
 // DecodeJSON decodes one SetSessionConfigOptionRequestTypeBoolean object, keeping unknown members.
 func (v *SetSessionConfigOptionRequestTypeBoolean) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionConfigOptionRequestTypeBoolean{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequestTypeBoolean, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18237,22 +13534,13 @@ func (v *SetSessionConfigOptionRequestTypeBoolean) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SetSessionConfigOptionRequestTypeBoolean) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SetSessionConfigOptionRequestTypeBoolean) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "value":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeBool(&v.Value, d), "value")
+		return 0, wire.AtKey(wire.DecodeBool(&v.Value, d), "value")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SetSessionConfigOptionRequestTypeBoolean) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "value")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -18273,30 +13561,12 @@ func (v *SetSessionConfigOptionRequestTypeBoolean) UnmarshalJSON(data []byte) er
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSetSessionConfigOptionRequestTypeOther = wire.Members{Required: []string{"type", "value"}}
+
 // DecodeJSON decodes one SetSessionConfigOptionRequestTypeOther object, keeping unknown members.
 func (v *SetSessionConfigOptionRequestTypeOther) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionConfigOptionRequestTypeOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequestTypeOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18306,32 +13576,19 @@ func (v *SetSessionConfigOptionRequestTypeOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SetSessionConfigOptionRequestTypeOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SetSessionConfigOptionRequestTypeOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "type":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
+		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	case "value":
-		seen[0] |= 1 << 1
 		if d.TryNull() {
 			v.Value = nil
-			return true, nil
+			return 1, nil
 		}
-		return true, wire.AtKey(wire.DecodeRaw(&v.Value, d), "value")
+		return 1, wire.AtKey(wire.DecodeRaw(&v.Value, d), "value")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SetSessionConfigOptionRequestTypeOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "type")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "value")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -18359,30 +13616,12 @@ func (v *SetSessionConfigOptionRequestTypeOther) UnmarshalJSON(data []byte) erro
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersPromptRequest = wire.Members{Required: []string{"sessionId", "prompt"}}
+
 // DecodeJSON decodes one PromptRequest object, keeping unknown members.
 func (v *PromptRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = PromptRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPromptRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18392,30 +13631,17 @@ func (v *PromptRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "prompt":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Prompt, false, (*ContentBlock).DecodeJSON), "prompt")
+		return 1, wire.AtKey(wire.DecodeSlice(d, &v.Prompt, false, (*ContentBlock).DecodeJSON), "prompt")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PromptRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "prompt")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -18468,25 +13694,25 @@ func (v *ClientResponse) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *ClientResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *ClientResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Result != nil:
-		return v.Result.decodeField(d, key, seen)
+		return v.Result.decodeField(d, key)
 	case v.Error != nil:
-		return v.Error.decodeField(d, key, seen)
+		return v.Error.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *ClientResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *ClientResponse) required(w int) []string {
 	switch {
 	case v.Result != nil:
-		return v.Result.checkRequired(d, seen)
+		return wire.Level(w, membersClientResponseResult.Required)
 	case v.Error != nil:
-		return v.Error.checkRequired(d, seen)
+		return wire.Level(w, membersClientResponseError.Required)
 	}
-	return d.Errorf("no variant of ClientResponse selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -18517,27 +13743,7 @@ func (v *ClientResponse) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18558,30 +13764,12 @@ func (v *ClientResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersClientResponseResult = wire.Members{Required: []string{"id", "result"}}
+
 // DecodeJSON decodes one ClientResponseResult object, keeping unknown members.
 func (v *ClientResponseResult) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientResponseResult{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientResponseResult, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18591,28 +13779,15 @@ func (v *ClientResponseResult) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ClientResponseResult) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ClientResponseResult) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "result":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
+		return 1, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ClientResponseResult) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "id")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "result")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -18635,30 +13810,12 @@ func (v *ClientResponseResult) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersClientResponseError = wire.Members{Required: []string{"id", "error"}}
+
 // DecodeJSON decodes one ClientResponseError object, keeping unknown members.
 func (v *ClientResponseError) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientResponseError{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientResponseError, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18668,28 +13825,15 @@ func (v *ClientResponseError) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ClientResponseError) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ClientResponseError) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "error":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Error.DecodeJSON(d), "error")
+		return 1, wire.AtKey(v.Error.DecodeJSON(d), "error")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ClientResponseError) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "id")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "error")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -18770,30 +13914,12 @@ func (v *ClientResponseErrorID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersRequestPermissionResponse = wire.Members{Required: []string{"outcome"}}
+
 // DecodeJSON decodes one RequestPermissionResponse object, keeping unknown members.
 func (v *RequestPermissionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = RequestPermissionResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRequestPermissionResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18803,24 +13929,15 @@ func (v *RequestPermissionResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *RequestPermissionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *RequestPermissionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "outcome":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Outcome.DecodeJSON(d), "outcome")
+		return 0, wire.AtKey(v.Outcome.DecodeJSON(d), "outcome")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *RequestPermissionResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "outcome")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -18871,35 +13988,35 @@ func (v *RequestPermissionOutcome) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *RequestPermissionOutcome) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *RequestPermissionOutcome) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Cancelled != nil:
 		if string(key) == "outcome" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Cancelled.decodeField(d, key, seen)
+		return v.Cancelled.decodeField(d, key)
 	case v.Selected != nil:
 		if string(key) == "outcome" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Selected.decodeField(d, key, seen)
+		return v.Selected.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *RequestPermissionOutcome) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *RequestPermissionOutcome) required(w int) []string {
 	switch {
 	case v.Cancelled != nil:
-		return v.Cancelled.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Selected != nil:
-		return v.Selected.checkRequired(d, seen)
+		return wire.Level(w, membersSelectedPermissionOutcome.Required)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersRequestPermissionOutcomeOther.Required)
 	}
-	return d.Errorf("no variant of RequestPermissionOutcome selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -18936,27 +14053,7 @@ func (v *RequestPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18977,30 +14074,12 @@ func (v *RequestPermissionOutcome) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersRequestPermissionOutcomeOther = wire.Members{Required: []string{"outcome"}}
+
 // DecodeJSON decodes one RequestPermissionOutcomeOther object, keeping unknown members.
 func (v *RequestPermissionOutcomeOther) DecodeJSON(d *wire.Decoder) error {
 	*v = RequestPermissionOutcomeOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRequestPermissionOutcomeOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -19010,22 +14089,13 @@ func (v *RequestPermissionOutcomeOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *RequestPermissionOutcomeOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *RequestPermissionOutcomeOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "outcome":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Outcome, d), "outcome")
+		return 0, wire.AtKey(wire.DecodeString(&v.Outcome, d), "outcome")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *RequestPermissionOutcomeOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "outcome")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -19049,27 +14119,7 @@ func (v *RequestPermissionOutcomeOther) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one CancelledPermissionOutcome object, keeping unknown members.
 func (v *CancelledPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
 	*v = CancelledPermissionOutcome{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -19079,18 +14129,13 @@ func (v *CancelledPermissionOutcome) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CancelledPermissionOutcome) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CancelledPermissionOutcome) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CancelledPermissionOutcome) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -19113,30 +14158,12 @@ func (v *CancelledPermissionOutcome) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSelectedPermissionOutcome = wire.Members{Required: []string{"optionId"}}
+
 // DecodeJSON decodes one SelectedPermissionOutcome object, keeping unknown members.
 func (v *SelectedPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
 	*v = SelectedPermissionOutcome{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSelectedPermissionOutcome, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -19146,24 +14173,15 @@ func (v *SelectedPermissionOutcome) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SelectedPermissionOutcome) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SelectedPermissionOutcome) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "optionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.OptionID.DecodeJSON(d), "optionId")
+		return 0, wire.AtKey(v.OptionID.DecodeJSON(d), "optionId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SelectedPermissionOutcome) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "optionId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -19194,27 +14212,7 @@ func (v *CreateElicitationResponse) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -19224,18 +14222,21 @@ func (v *CreateElicitationResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CreateElicitationResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CreateElicitationResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return v.Action.decodeField(d, key, seen[1:])
+	return wire.Inner(v.Action.decodeField(d, key))
 }
 
-// checkRequired reports the first required member that decoding did not see.
-func (v *CreateElicitationResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return v.Action.checkRequired(d, seen[1:])
+// required names the required members of level w: v's own, then the selected variant's.
+func (v *CreateElicitationResponse) required(w int) []string {
+	if w == 0 {
+		return nil
+	}
+	return v.Action.required(w - 1)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -19282,42 +14283,42 @@ func (v *CreateElicitationResponseAction) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *CreateElicitationResponseAction) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *CreateElicitationResponseAction) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Accept != nil:
 		if string(key) == "action" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Accept.decodeField(d, key, seen)
+		return v.Accept.decodeField(d, key)
 	case v.Decline != nil:
 		if string(key) == "action" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Decline.decodeField(d, key, seen)
+		return v.Decline.decodeField(d, key)
 	case v.Cancel != nil:
 		if string(key) == "action" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Cancel.decodeField(d, key, seen)
+		return v.Cancel.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *CreateElicitationResponseAction) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *CreateElicitationResponseAction) required(w int) []string {
 	switch {
 	case v.Accept != nil:
-		return v.Accept.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Decline != nil:
-		return v.Decline.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Cancel != nil:
-		return v.Cancel.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersCreateElicitationResponseActionOther.Required)
 	}
-	return d.Errorf("no variant of CreateElicitationResponseAction selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -19352,27 +14353,7 @@ func (v *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one CreateElicitationResponseActionDecline object, keeping unknown members.
 func (v *CreateElicitationResponseActionDecline) DecodeJSON(d *wire.Decoder) error {
 	*v = CreateElicitationResponseActionDecline{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -19382,14 +14363,9 @@ func (v *CreateElicitationResponseActionDecline) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CreateElicitationResponseActionDecline) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CreateElicitationResponseActionDecline) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CreateElicitationResponseActionDecline) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -19411,27 +14387,7 @@ func (v *CreateElicitationResponseActionDecline) UnmarshalJSON(data []byte) erro
 // DecodeJSON decodes one CreateElicitationResponseActionCancel object, keeping unknown members.
 func (v *CreateElicitationResponseActionCancel) DecodeJSON(d *wire.Decoder) error {
 	*v = CreateElicitationResponseActionCancel{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -19441,14 +14397,9 @@ func (v *CreateElicitationResponseActionCancel) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CreateElicitationResponseActionCancel) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CreateElicitationResponseActionCancel) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CreateElicitationResponseActionCancel) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -19467,30 +14418,12 @@ func (v *CreateElicitationResponseActionCancel) UnmarshalJSON(data []byte) error
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCreateElicitationResponseActionOther = wire.Members{Required: []string{"action"}}
+
 // DecodeJSON decodes one CreateElicitationResponseActionOther object, keeping unknown members.
 func (v *CreateElicitationResponseActionOther) DecodeJSON(d *wire.Decoder) error {
 	*v = CreateElicitationResponseActionOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateElicitationResponseActionOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -19500,22 +14433,13 @@ func (v *CreateElicitationResponseActionOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CreateElicitationResponseActionOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CreateElicitationResponseActionOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "action":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Action, d), "action")
+		return 0, wire.AtKey(wire.DecodeString(&v.Action, d), "action")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CreateElicitationResponseActionOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "action")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -19665,27 +14589,7 @@ func (v *ElicitationContentValue) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ElicitationAcceptAction object, keeping unknown members.
 func (v *ElicitationAcceptAction) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationAcceptAction{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -19695,22 +14599,17 @@ func (v *ElicitationAcceptAction) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ElicitationAcceptAction) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ElicitationAcceptAction) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "content":
 		if d.TryNull() {
 			v.Content = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeMap(d, &v.Content, (*ElicitationContentValue).DecodeJSON), "content")
+		return wire.Optional, wire.AtKey(wire.DecodeMap(d, &v.Content, (*ElicitationContentValue).DecodeJSON), "content")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ElicitationAcceptAction) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -19733,30 +14632,12 @@ func (v *ElicitationAcceptAction) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersClientNotification = wire.Members{Required: []string{"method"}}
+
 // DecodeJSON decodes one ClientNotification object, keeping unknown members.
 func (v *ClientNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientNotification{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -19766,28 +14647,19 @@ func (v *ClientNotification) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ClientNotification) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ClientNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "method":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
+		return 0, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
+		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ClientNotification) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "method")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -19812,30 +14684,12 @@ func (v *ClientNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCancelSessionNotification = wire.Members{Required: []string{"sessionId"}}
+
 // DecodeJSON decodes one CancelSessionNotification object, keeping unknown members.
 func (v *CancelSessionNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = CancelSessionNotification{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelSessionNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -19845,24 +14699,15 @@ func (v *CancelSessionNotification) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CancelSessionNotification) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CancelSessionNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CancelSessionNotification) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -19887,30 +14732,12 @@ func (v *CancelSessionNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCancelRequestNotification = wire.Members{Required: []string{"requestId"}}
+
 // DecodeJSON decodes one CancelRequestNotification object, keeping unknown members.
 func (v *CancelRequestNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = CancelRequestNotification{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelRequestNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -19920,24 +14747,15 @@ func (v *CancelRequestNotification) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CancelRequestNotification) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CancelRequestNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "requestId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
+		return 0, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CancelRequestNotification) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "requestId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.

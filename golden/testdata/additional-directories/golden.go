@@ -19,71 +19,72 @@ package additionaldirectories
 //     ForkSessionRequest.appendFields, ListSessionsRequest.decodeField,
 //     ListSessionsRequest.appendFields, SessionInfo.decodeField
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
-	// ... 1 unchanged case
+	case "cwd":
+		return 0, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
 	case "additionalDirectories":
 		// removed:
 		//	if d.Lenient() && d.TryNull() {
 		//		v.AdditionalDirectories = nil
-		//		return true, nil
+		//		return wire.Optional, nil
 		//	}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
-	case "mcpServers":
-		// ... 3 unchanged statements
-	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return false, nil
-}
-
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *LoadSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
-	switch string(key) {
-	// ... 2 unchanged cases
-	case "additionalDirectories":
-		// removed:
-		//	if d.Lenient() && d.TryNull() {
-		//		v.AdditionalDirectories = nil
-		//		return true, nil
-		//	}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
-	case "mcpServers":
-		// ... 3 unchanged statements
-	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return false, nil
-}
-
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ResumeSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
-	switch string(key) {
-	// ... 2 unchanged cases
-	case "additionalDirectories":
-		// removed:
-		//	if d.Lenient() && d.TryNull() {
-		//		v.AdditionalDirectories = nil
-		//		return true, nil
-		//	}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
 	case "mcpServers":
 		// ... 2 unchanged statements
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ForkSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *LoadSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	switch string(key) {
+	// ... 2 unchanged cases
+	case "additionalDirectories":
+		// removed:
+		//	if d.Lenient() && d.TryNull() {
+		//		v.AdditionalDirectories = nil
+		//		return wire.Optional, nil
+		//	}
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
+	case "mcpServers":
+		// ... 2 unchanged statements
+	case "_meta":
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+	}
+	return wire.NotMember, nil
+}
+
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ResumeSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	switch string(key) {
+	// ... 2 unchanged cases
+	case "additionalDirectories":
+		// removed:
+		//	if d.Lenient() && d.TryNull() {
+		//		v.AdditionalDirectories = nil
+		//		return wire.Optional, nil
+		//	}
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
+	case "mcpServers":
+		// ... 2 unchanged statements
+	case "_meta":
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+	}
+	return wire.NotMember, nil
+}
+
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ForkSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	// ... 4 unchanged cases
 	case "additionalDirectories":
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -96,14 +97,14 @@ func (v *ForkSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ListSessionsRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ListSessionsRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	// ... 3 unchanged cases
 	case "additionalDirectories":
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -116,8 +117,8 @@ func (v *ListSessionsRequest) appendFields(b []byte, comma bool) ([]byte, bool) 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionInfo) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionInfo) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	// ... 2 unchanged cases
 	case "additionalDirectories":
@@ -125,15 +126,15 @@ func (v *SessionInfo) decodeField(d *wire.Decoder, key []byte, seen []uint64) (b
 		//	m := d.Mark()
 		//	if err := wire.DecodeSlice(d, &v.AdditionalDirectories, true, wire.DecodeString); err != nil {
 		//		v.AdditionalDirectories = nil
-		//		return true, wire.AtKey(d.Recover(m, err), "additionalDirectories")
+		//		return wire.Optional, wire.AtKey(d.Recover(m, err), "additionalDirectories")
 		//	}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
 	case "title":
 		// ... 5 unchanged statements
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
 // ==== defs_test.go ====
@@ -409,29 +410,19 @@ type SessionInfo struct {
 
 // ==== validate.go ====
 //
-// added: pattern0
+// added: pattern0, stringRule0
 // changed: NewSessionRequest.validate, LoadSessionRequest.validate, ResumeSessionRequest.validate,
 //     ForkSessionRequest.validate, ListSessionsRequest.validate, SessionInfo.validate
 
 func (x *NewSessionRequest) validate(v *wire.Validator) {
 	v.Push("cwd")
-	if wire.RuneCount(x.Cwd) < 1 {
-		v.Add("must be at least 1 character long")
-	}
-	if !pattern0.MatchString(x.Cwd) {
-		v.Add("must be an absolute path")
-	}
+	stringRule0.Check(v, x.Cwd)
 	v.Pop()
 	if x.AdditionalDirectories != nil {
 		v.Push("additionalDirectories")
 		for i := range x.AdditionalDirectories {
 			v.PushIndex(i)
-			if wire.RuneCount(x.AdditionalDirectories[i]) < 1 {
-				v.Add("must be at least 1 character long")
-			}
-			if !pattern0.MatchString(x.AdditionalDirectories[i]) {
-				v.Add("must be an absolute path")
-			}
+			stringRule0.Check(v, x.AdditionalDirectories[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -441,23 +432,13 @@ func (x *NewSessionRequest) validate(v *wire.Validator) {
 
 func (x *LoadSessionRequest) validate(v *wire.Validator) {
 	v.Push("cwd")
-	if wire.RuneCount(x.Cwd) < 1 {
-		v.Add("must be at least 1 character long")
-	}
-	if !pattern0.MatchString(x.Cwd) {
-		v.Add("must be an absolute path")
-	}
+	stringRule0.Check(v, x.Cwd)
 	v.Pop()
 	if x.AdditionalDirectories != nil {
 		v.Push("additionalDirectories")
 		for i := range x.AdditionalDirectories {
 			v.PushIndex(i)
-			if wire.RuneCount(x.AdditionalDirectories[i]) < 1 {
-				v.Add("must be at least 1 character long")
-			}
-			if !pattern0.MatchString(x.AdditionalDirectories[i]) {
-				v.Add("must be an absolute path")
-			}
+			stringRule0.Check(v, x.AdditionalDirectories[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -467,23 +448,13 @@ func (x *LoadSessionRequest) validate(v *wire.Validator) {
 
 func (x *ResumeSessionRequest) validate(v *wire.Validator) {
 	v.Push("cwd")
-	if wire.RuneCount(x.Cwd) < 1 {
-		v.Add("must be at least 1 character long")
-	}
-	if !pattern0.MatchString(x.Cwd) {
-		v.Add("must be an absolute path")
-	}
+	stringRule0.Check(v, x.Cwd)
 	v.Pop()
 	if x.AdditionalDirectories != nil {
 		v.Push("additionalDirectories")
 		for i := range x.AdditionalDirectories {
 			v.PushIndex(i)
-			if wire.RuneCount(x.AdditionalDirectories[i]) < 1 {
-				v.Add("must be at least 1 character long")
-			}
-			if !pattern0.MatchString(x.AdditionalDirectories[i]) {
-				v.Add("must be an absolute path")
-			}
+			stringRule0.Check(v, x.AdditionalDirectories[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -493,24 +464,14 @@ func (x *ResumeSessionRequest) validate(v *wire.Validator) {
 
 func (x *ForkSessionRequest) validate(v *wire.Validator) {
 	v.Push("cwd")
-	if wire.RuneCount(x.Cwd) < 1 {
-		v.Add("must be at least 1 character long")
-	}
-	if !pattern0.MatchString(x.Cwd) {
-		v.Add("must be an absolute path")
-	}
+	stringRule0.Check(v, x.Cwd)
 	v.Pop()
 	// ... 2 unchanged statements
 	if x.AdditionalDirectories != nil {
 		v.Push("additionalDirectories")
 		for i := range x.AdditionalDirectories {
 			v.PushIndex(i)
-			if wire.RuneCount(x.AdditionalDirectories[i]) < 1 {
-				v.Add("must be at least 1 character long")
-			}
-			if !pattern0.MatchString(x.AdditionalDirectories[i]) {
-				v.Add("must be an absolute path")
-			}
+			stringRule0.Check(v, x.AdditionalDirectories[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -523,12 +484,7 @@ func (x *ForkSessionRequest) validate(v *wire.Validator) {
 func (x *ListSessionsRequest) validate(v *wire.Validator) {
 	if x.Cwd != nil {
 		v.Push("cwd")
-		if wire.RuneCount(*x.Cwd) < 1 {
-			v.Add("must be at least 1 character long")
-		}
-		if !pattern0.MatchString(*x.Cwd) {
-			v.Add("must be an absolute path")
-		}
+		stringRule0.Check(v, *x.Cwd)
 		v.Pop()
 	}
 	// ... 1 unchanged statement
@@ -536,12 +492,7 @@ func (x *ListSessionsRequest) validate(v *wire.Validator) {
 		v.Push("additionalDirectories")
 		for i := range x.AdditionalDirectories {
 			v.PushIndex(i)
-			if wire.RuneCount(x.AdditionalDirectories[i]) < 1 {
-				v.Add("must be at least 1 character long")
-			}
-			if !pattern0.MatchString(x.AdditionalDirectories[i]) {
-				v.Add("must be an absolute path")
-			}
+			stringRule0.Check(v, x.AdditionalDirectories[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -553,23 +504,13 @@ func (x *ListSessionsRequest) validate(v *wire.Validator) {
 
 func (x *SessionInfo) validate(v *wire.Validator) {
 	v.Push("cwd")
-	if wire.RuneCount(x.Cwd) < 1 {
-		v.Add("must be at least 1 character long")
-	}
-	if !pattern0.MatchString(x.Cwd) {
-		v.Add("must be an absolute path")
-	}
+	stringRule0.Check(v, x.Cwd)
 	v.Pop()
 	if x.AdditionalDirectories != nil {
 		v.Push("additionalDirectories")
 		for i := range x.AdditionalDirectories {
 			v.PushIndex(i)
-			if wire.RuneCount(x.AdditionalDirectories[i]) < 1 {
-				v.Add("must be at least 1 character long")
-			}
-			if !pattern0.MatchString(x.AdditionalDirectories[i]) {
-				v.Add("must be an absolute path")
-			}
+			stringRule0.Check(v, x.AdditionalDirectories[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -578,3 +519,9 @@ func (x *SessionInfo) validate(v *wire.Validator) {
 }
 
 var pattern0 = regexp.MustCompile("^(/|[A-Za-z]:[\\\\/]|\\\\\\\\[^\\\\/]+[\\\\/][^\\\\/]+)")
+
+var stringRule0 = wire.StringRule{
+	MinLength:   1,
+	Pattern:     pattern0,
+	PatternWhat: "an absolute path",
+}

@@ -14,38 +14,37 @@ package runtimecontext
 
 // ==== codec.go ====
 //
-// added: RuntimeContextItem.decodeField, RuntimeContextItem.appendFields
+// added: membersRuntimeContextItem, RuntimeContextItem.decodeField, RuntimeContextItem.appendFields
 // added, not shown: the same as another type's, with the type's name replaced:
-//   DecodeJSON of SessionRuntimeContextCapabilities, RuntimeContextItem (as Error.DecodeJSON)
+//   DecodeJSON of SessionRuntimeContextCapabilities (as ClientCapabilities.DecodeJSON)
 //   AppendJSON of SessionRuntimeContextCapabilities, RuntimeContextItem (as Error.AppendJSON)
 //   decodeField of SessionRuntimeContextCapabilities (as ClientCapabilities.decodeField)
-//   checkRequired of SessionRuntimeContextCapabilities (as ClientCapabilities.checkRequired)
 //   appendFields of SessionRuntimeContextCapabilities (as ClientCapabilities.appendFields)
 //   MarshalJSON of SessionRuntimeContextCapabilities, RuntimeContextItem (as RequestID.MarshalJSON)
 //   UnmarshalJSON of SessionRuntimeContextCapabilities,
 //     RuntimeContextItem (as SessionID.UnmarshalJSON)
-//   checkRequired of RuntimeContextItem (as TextContent.checkRequired)
+//   DecodeJSON of RuntimeContextItem (as Error.DecodeJSON)
 // changed: SessionCapabilities.decodeField, SessionCapabilities.appendFields,
 //     PromptRequest.decodeField, PromptRequest.appendFields
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	// ... 4 unchanged cases
 	case "runtimeContext":
 		if d.TryNull() {
 			v.RuntimeContext = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.RuntimeContext = new(SessionRuntimeContextCapabilities)
 		m := d.Mark()
 		if err := v.RuntimeContext.DecodeJSON(d); err != nil {
 			v.RuntimeContext = nil
-			return true, wire.AtKey(d.Recover(m, err), "runtimeContext")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "runtimeContext")
 		}
-		return true, nil
+		return wire.Optional, nil
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -58,14 +57,14 @@ func (v *SessionCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	// ... 3 unchanged cases
 	case "runtimeContext":
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.RuntimeContext, false, (*RuntimeContextItem).DecodeJSON), "runtimeContext")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.RuntimeContext, false, (*RuntimeContextItem).DecodeJSON), "runtimeContext")
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -78,17 +77,18 @@ func (v *PromptRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *RuntimeContextItem) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+var membersRuntimeContextItem = wire.Members{Required: []string{"text"}}
+
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *RuntimeContextItem) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "title":
 		v.Title = new(string)
-		return true, wire.AtKey(wire.DecodeString(v.Title, d), "title")
+		return wire.Optional, wire.AtKey(wire.DecodeString(v.Title, d), "title")
 	case "text":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
+		return 0, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.

@@ -17,23 +17,19 @@ package sandboxagent
 // added: SandboxAgentSessionMeta.decodeField, SandboxAgentSessionMeta.appendFields,
 //     SandboxAgentExtensions.decodeField, SandboxAgentExtensions.appendFields,
 //     SandboxAgentCapabilities.decodeField, SandboxAgentCapabilities.appendFields,
-//     SandboxAgentQuestionOutcome.DecodeJSON, SandboxAgentRequestQuestionRequest.decodeField,
-//     SandboxAgentRequestQuestionRequest.checkRequired,
-//     SandboxAgentRequestQuestionRequest.appendFields,
+//     SandboxAgentQuestionOutcome.DecodeJSON, membersSandboxAgentRequestQuestionRequest,
+//     SandboxAgentRequestQuestionRequest.decodeField,
+//     SandboxAgentRequestQuestionRequest.appendFields, membersSandboxAgentRequestQuestionResponse,
 //     SandboxAgentRequestQuestionResponse.decodeField,
-//     SandboxAgentRequestQuestionResponse.checkRequired,
-//     SandboxAgentRequestQuestionResponse.appendFields, SandboxAgentSetMetadataRequest.decodeField,
-//     SandboxAgentSetMetadataRequest.checkRequired, SandboxAgentSetMetadataRequest.appendFields,
+//     SandboxAgentRequestQuestionResponse.appendFields, membersSandboxAgentSetMetadataRequest,
+//     SandboxAgentSetMetadataRequest.decodeField, SandboxAgentSetMetadataRequest.appendFields,
 //     SandboxAgentSetMetadataResponse.decodeField
 // added, not shown: the same as another type's, with the type's name replaced:
 //   DecodeJSON of SandboxAgentSessionMeta, SandboxAgentExtensions, SandboxAgentCapabilities,
-//     SandboxAgentRequestQuestionRequest, SandboxAgentRequestQuestionResponse,
-//     SandboxAgentSetMetadataRequest, SandboxAgentSetMetadataResponse (as Error.DecodeJSON)
+//     SandboxAgentSetMetadataResponse (as ClientCapabilities.DecodeJSON)
 //   AppendJSON of SandboxAgentSessionMeta, SandboxAgentExtensions, SandboxAgentCapabilities,
 //     SandboxAgentRequestQuestionRequest, SandboxAgentRequestQuestionResponse,
 //     SandboxAgentSetMetadataRequest, SandboxAgentSetMetadataResponse (as Error.AppendJSON)
-//   checkRequired of SandboxAgentSessionMeta, SandboxAgentExtensions, SandboxAgentCapabilities,
-//     SandboxAgentSetMetadataResponse (as ClientCapabilities.checkRequired)
 //   MarshalJSON of SandboxAgentSessionMeta, SandboxAgentExtensions, SandboxAgentCapabilities,
 //     SandboxAgentRequestQuestionRequest, SandboxAgentRequestQuestionResponse,
 //     SandboxAgentSetMetadataRequest, SandboxAgentSetMetadataResponse (as RequestID.MarshalJSON)
@@ -43,30 +39,32 @@ package sandboxagent
 //     SandboxAgentSetMetadataResponse (as SessionID.UnmarshalJSON)
 //   AppendJSON of SandboxAgentQuestionOutcome (as SessionID.AppendJSON)
 //   MarshalJSON of SandboxAgentQuestionOutcome (as SessionID.MarshalJSON)
+//   DecodeJSON of SandboxAgentRequestQuestionRequest, SandboxAgentRequestQuestionResponse,
+//     SandboxAgentSetMetadataRequest (as Error.DecodeJSON)
 //   appendFields of SandboxAgentSetMetadataResponse (as ClientCapabilities.appendFields)
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SandboxAgentSessionMeta) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SandboxAgentSessionMeta) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "requestedSessionId":
 		v.RequestedSessionID = new(string)
-		return true, wire.AtKey(wire.DecodeString(v.RequestedSessionID, d), "requestedSessionId")
+		return wire.Optional, wire.AtKey(wire.DecodeString(v.RequestedSessionID, d), "requestedSessionId")
 	case "title":
 		v.Title = new(string)
-		return true, wire.AtKey(wire.DecodeString(v.Title, d), "title")
+		return wire.Optional, wire.AtKey(wire.DecodeString(v.Title, d), "title")
 	case "skills":
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Skills, false, wire.DecodeString), "skills")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Skills, false, wire.DecodeString), "skills")
 	case "agentVersionRequested":
 		v.AgentVersionRequested = new(string)
-		return true, wire.AtKey(wire.DecodeString(v.AgentVersionRequested, d), "agentVersionRequested")
+		return wire.Optional, wire.AtKey(wire.DecodeString(v.AgentVersionRequested, d), "agentVersionRequested")
 	case "permissionMode":
 		v.PermissionMode = new(string)
-		return true, wire.AtKey(wire.DecodeString(v.PermissionMode, d), "permissionMode")
+		return wire.Optional, wire.AtKey(wire.DecodeString(v.PermissionMode, d), "permissionMode")
 	case "variant":
 		v.Variant = new(string)
-		return true, wire.AtKey(wire.DecodeString(v.Variant, d), "variant")
+		return wire.Optional, wire.AtKey(wire.DecodeString(v.Variant, d), "variant")
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -98,23 +96,23 @@ func (v *SandboxAgentSessionMeta) appendFields(b []byte, comma bool) ([]byte, bo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SandboxAgentExtensions) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SandboxAgentExtensions) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionMetadata":
 		v.SessionMetadata = new(bool)
-		return true, wire.AtKey(wire.DecodeBool(v.SessionMetadata, d), "sessionMetadata")
+		return wire.Optional, wire.AtKey(wire.DecodeBool(v.SessionMetadata, d), "sessionMetadata")
 	case "requestQuestion":
 		v.RequestQuestion = new(bool)
-		return true, wire.AtKey(wire.DecodeBool(v.RequestQuestion, d), "requestQuestion")
+		return wire.Optional, wire.AtKey(wire.DecodeBool(v.RequestQuestion, d), "requestQuestion")
 	case "sessionTerminate":
 		v.SessionTerminate = new(bool)
-		return true, wire.AtKey(wire.DecodeBool(v.SessionTerminate, d), "sessionTerminate")
+		return wire.Optional, wire.AtKey(wire.DecodeBool(v.SessionTerminate, d), "sessionTerminate")
 	case "sessionEventsPoll":
 		v.SessionEventsPoll = new(bool)
-		return true, wire.AtKey(wire.DecodeBool(v.SessionEventsPoll, d), "sessionEventsPoll")
+		return wire.Optional, wire.AtKey(wire.DecodeBool(v.SessionEventsPoll, d), "sessionEventsPoll")
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -138,14 +136,14 @@ func (v *SandboxAgentExtensions) appendFields(b []byte, comma bool) ([]byte, boo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SandboxAgentCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SandboxAgentCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "extensions":
 		v.Extensions = new(SandboxAgentExtensions)
-		return true, wire.AtKey(v.Extensions.DecodeJSON(d), "extensions")
+		return wire.Optional, wire.AtKey(v.Extensions.DecodeJSON(d), "extensions")
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -176,36 +174,25 @@ func (v *SandboxAgentQuestionOutcome) DecodeJSON(d *wire.Decoder) error {
 	return nil
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SandboxAgentRequestQuestionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+var membersSandboxAgentRequestQuestionRequest = wire.Members{Required: []string{"sessionId", "question"}}
+
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SandboxAgentRequestQuestionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "question":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Question, d), "question")
+		return 1, wire.AtKey(wire.DecodeString(&v.Question, d), "question")
 	case "options":
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Options, false, wire.DecodeString), "options")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Options, false, wire.DecodeString), "options")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeRawMap(d, &v.Meta), "_meta")
+		return wire.Optional, wire.AtKey(wire.DecodeRawMap(d, &v.Meta), "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SandboxAgentRequestQuestionRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "question")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -225,31 +212,24 @@ func (v *SandboxAgentRequestQuestionRequest) appendFields(b []byte, comma bool) 
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SandboxAgentRequestQuestionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+var membersSandboxAgentRequestQuestionResponse = wire.Members{Required: []string{"outcome"}}
+
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SandboxAgentRequestQuestionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "outcome":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Outcome.DecodeJSON(d), "outcome")
+		return 0, wire.AtKey(v.Outcome.DecodeJSON(d), "outcome")
 	case "answer":
 		v.Answer = new(string)
-		return true, wire.AtKey(wire.DecodeString(v.Answer, d), "answer")
+		return wire.Optional, wire.AtKey(wire.DecodeString(v.Answer, d), "answer")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeRawMap(d, &v.Meta), "_meta")
+		return wire.Optional, wire.AtKey(wire.DecodeRawMap(d, &v.Meta), "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SandboxAgentRequestQuestionResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "outcome")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -267,34 +247,23 @@ func (v *SandboxAgentRequestQuestionResponse) appendFields(b []byte, comma bool)
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SandboxAgentSetMetadataRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+var membersSandboxAgentSetMetadataRequest = wire.Members{Required: []string{"sessionId", "metadata"}}
+
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SandboxAgentSetMetadataRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "metadata":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Metadata.DecodeJSON(d), "metadata")
+		return 1, wire.AtKey(v.Metadata.DecodeJSON(d), "metadata")
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeRawMap(d, &v.Meta), "_meta")
+		return wire.Optional, wire.AtKey(wire.DecodeRawMap(d, &v.Meta), "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SandboxAgentSetMetadataRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "metadata")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -310,17 +279,17 @@ func (v *SandboxAgentSetMetadataRequest) appendFields(b []byte, comma bool) ([]b
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SandboxAgentSetMetadataResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SandboxAgentSetMetadataResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
 		if d.TryNull() {
 			v.Meta = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeRawMap(d, &v.Meta), "_meta")
+		return wire.Optional, wire.AtKey(wire.DecodeRawMap(d, &v.Meta), "_meta")
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
 // ==== defs_test.go ====

@@ -16,25 +16,23 @@ package zeroclaw
 //
 // added: aliasesNewSessionRequest, aliasesLoadSessionRequest, aliasesCancelNotification,
 //     ZeroClawInitializeMeta.decodeField, ZeroClawInitializeMeta.appendFields,
-//     ZeroClawStopSessionRequest.decodeField, ZeroClawStopSessionRequest.appendFields,
-//     ZeroClawStopSessionResponse.decodeField, ZeroClawStopSessionResponse.checkRequired,
-//     ZeroClawStopSessionResponse.appendFields
+//     membersZeroClawStopSessionRequest, ZeroClawStopSessionRequest.decodeField,
+//     ZeroClawStopSessionRequest.appendFields, membersZeroClawStopSessionResponse,
+//     ZeroClawStopSessionResponse.decodeField, ZeroClawStopSessionResponse.appendFields
 // added, not shown: the same as another type's, with the type's name replaced:
-//   DecodeJSON of ZeroClawInitializeMeta, ZeroClawStopSessionRequest,
-//     ZeroClawStopSessionResponse (as Error.DecodeJSON)
+//   DecodeJSON of ZeroClawInitializeMeta (as ClientCapabilities.DecodeJSON)
 //   AppendJSON of ZeroClawInitializeMeta, ZeroClawStopSessionRequest,
 //     ZeroClawStopSessionResponse (as Error.AppendJSON)
-//   checkRequired of ZeroClawInitializeMeta (as ClientCapabilities.checkRequired)
 //   MarshalJSON of ZeroClawInitializeMeta, ZeroClawStopSessionRequest,
 //     ZeroClawStopSessionResponse (as RequestID.MarshalJSON)
 //   UnmarshalJSON of ZeroClawInitializeMeta, ZeroClawStopSessionRequest,
 //     ZeroClawStopSessionResponse, ZeroClawErrorCode (as SessionID.UnmarshalJSON)
-//   checkRequired of ZeroClawStopSessionRequest (as NewSessionResponse.checkRequired)
+//   DecodeJSON of ZeroClawStopSessionRequest, ZeroClawStopSessionResponse (as Error.DecodeJSON)
 //   DecodeJSON of ZeroClawErrorCode (as ErrorCode.DecodeJSON)
 //   AppendJSON of ZeroClawErrorCode (as ErrorCode.AppendJSON)
 //   MarshalJSON of ZeroClawErrorCode (as SessionID.MarshalJSON)
-// changed: NewSessionRequest.DecodeJSON, NewSessionRequest.decodeField,
-//     NewSessionRequest.appendFields, LoadSessionRequest.DecodeJSON, CancelNotification.DecodeJSON
+// changed: membersNewSessionRequest, NewSessionRequest.decodeField, NewSessionRequest.appendFields,
+//     membersLoadSessionRequest, membersCancelNotification
 
 // aliasesNewSessionRequest lists the other names of NewSessionRequest's members, in precedence order: lenient decoding
 // reads one when the member itself is absent; strict decoding refuses them; encoding writes the member's own name.
@@ -45,37 +43,20 @@ var aliasesNewSessionRequest = wire.NewAliases(
 	wire.Alias{Name: "agent", Member: "agentAlias"},
 )
 
-// DecodeJSON decodes one NewSessionRequest object, keeping unknown members.
-func (v *NewSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	// ... 3 unchanged statements
-	var hits [2]wire.AliasHit
-	for {
-		// ... 3 unchanged statements
-		// removed:
-		//	handled, err := v.decodeField(d, key, seen[:])
-		handled, err := aliasesNewSessionRequest.Take(d, key, hits[:])
-		if err == nil && !handled {
-			handled, err = v.decodeField(d, key, seen[:])
-		}
-		// ... 2 unchanged statements
-	}
-	if err := aliasesNewSessionRequest.Resolve(d, hits[:], func(member []byte) (bool, error) {
-		return v.decodeField(d, member, seen[:])
-	}); err != nil {
-		return err
-	}
-	return v.checkRequired(d, seen[:])
+var membersNewSessionRequest = wire.Members{
+	Aliases:  aliasesNewSessionRequest,
+	Required: []string{"cwd", "mcpServers"},
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	// ... 4 unchanged cases
 	case "agentAlias":
 		v.AgentAlias = new(string)
-		return true, wire.AtKey(wire.DecodeString(v.AgentAlias, d), "agentAlias")
+		return wire.Optional, wire.AtKey(wire.DecodeString(v.AgentAlias, d), "agentAlias")
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -94,26 +75,9 @@ var aliasesLoadSessionRequest = wire.NewAliases(
 	wire.Alias{Name: "session_id", Member: "sessionId"},
 )
 
-// DecodeJSON decodes one LoadSessionRequest object, keeping unknown members.
-func (v *LoadSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	// ... 3 unchanged statements
-	var hits [1]wire.AliasHit
-	for {
-		// ... 3 unchanged statements
-		// removed:
-		//	handled, err := v.decodeField(d, key, seen[:])
-		handled, err := aliasesLoadSessionRequest.Take(d, key, hits[:])
-		if err == nil && !handled {
-			handled, err = v.decodeField(d, key, seen[:])
-		}
-		// ... 2 unchanged statements
-	}
-	if err := aliasesLoadSessionRequest.Resolve(d, hits[:], func(member []byte) (bool, error) {
-		return v.decodeField(d, member, seen[:])
-	}); err != nil {
-		return err
-	}
-	return v.checkRequired(d, seen[:])
+var membersLoadSessionRequest = wire.Members{
+	Aliases:  aliasesLoadSessionRequest,
+	Required: []string{"sessionId", "cwd", "mcpServers"},
 }
 
 // aliasesCancelNotification lists the other names of CancelNotification's members, in precedence order: lenient decoding
@@ -122,42 +86,25 @@ var aliasesCancelNotification = wire.NewAliases(
 	wire.Alias{Name: "session_id", Member: "sessionId"},
 )
 
-// DecodeJSON decodes one CancelNotification object, keeping unknown members.
-func (v *CancelNotification) DecodeJSON(d *wire.Decoder) error {
-	// ... 3 unchanged statements
-	var hits [1]wire.AliasHit
-	for {
-		// ... 3 unchanged statements
-		// removed:
-		//	handled, err := v.decodeField(d, key, seen[:])
-		handled, err := aliasesCancelNotification.Take(d, key, hits[:])
-		if err == nil && !handled {
-			handled, err = v.decodeField(d, key, seen[:])
-		}
-		// ... 2 unchanged statements
-	}
-	if err := aliasesCancelNotification.Resolve(d, hits[:], func(member []byte) (bool, error) {
-		return v.decodeField(d, member, seen[:])
-	}); err != nil {
-		return err
-	}
-	return v.checkRequired(d, seen[:])
+var membersCancelNotification = wire.Members{
+	Aliases:  aliasesCancelNotification,
+	Required: []string{"sessionId"},
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ZeroClawInitializeMeta) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ZeroClawInitializeMeta) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "defaultModel":
 		v.DefaultModel = new(string)
-		return true, wire.AtKey(wire.DecodeString(v.DefaultModel, d), "defaultModel")
+		return wire.Optional, wire.AtKey(wire.DecodeString(v.DefaultModel, d), "defaultModel")
 	case "maxSessions":
 		v.MaxSessions = new(uint32)
-		return true, wire.AtKey(wire.DecodeUint32(v.MaxSessions, d), "maxSessions")
+		return wire.Optional, wire.AtKey(wire.DecodeUint32(v.MaxSessions, d), "maxSessions")
 	case "sessionTimeoutSecs":
 		v.SessionTimeoutSecs = new(uint64)
-		return true, wire.AtKey(wire.DecodeUint64(v.SessionTimeoutSecs, d), "sessionTimeoutSecs")
+		return wire.Optional, wire.AtKey(wire.DecodeUint64(v.SessionTimeoutSecs, d), "sessionTimeoutSecs")
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -177,14 +124,15 @@ func (v *ZeroClawInitializeMeta) appendFields(b []byte, comma bool) ([]byte, boo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ZeroClawStopSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+var membersZeroClawStopSessionRequest = wire.Members{Required: []string{"sessionId"}}
+
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ZeroClawStopSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -194,28 +142,17 @@ func (v *ZeroClawStopSessionRequest) appendFields(b []byte, comma bool) ([]byte,
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ZeroClawStopSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+var membersZeroClawStopSessionResponse = wire.Members{Required: []string{"sessionId", "stopped"}}
+
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ZeroClawStopSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "stopped":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeBool(&v.Stopped, d), "stopped")
+		return 1, wire.AtKey(wire.DecodeBool(&v.Stopped, d), "stopped")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ZeroClawStopSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "stopped")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -533,7 +470,7 @@ const ZeroClawErrorCodeSessionBusy ZeroClawErrorCode = -32002
 // ==== validate.go ====
 //
 // added: ZeroClawInitializeMeta.validate, ZeroClawStopSessionRequest.validate,
-//     ZeroClawStopSessionResponse.validate
+//     ZeroClawStopSessionResponse.validate, stringRule0
 // added, not shown: the same as another type's, with the type's name replaced:
 //   Validate of ZeroClawInitializeMeta, ZeroClawStopSessionRequest, ZeroClawStopSessionResponse,
 //     ZeroClawErrorCode (as SessionID.Validate)
@@ -544,9 +481,7 @@ func (x *NewSessionRequest) validate(v *wire.Validator) {
 	// ... 4 unchanged statements
 	if x.AgentAlias != nil {
 		v.Push("agentAlias")
-		if wire.RuneCount(*x.AgentAlias) < 1 {
-			v.Add("must be at least 1 character long")
-		}
+		stringRule0.Check(v, *x.AgentAlias)
 		v.Pop()
 	}
 	if len(x.Unknown) > 0 {
@@ -571,3 +506,5 @@ func (x *ZeroClawStopSessionResponse) validate(v *wire.Validator) {
 		v.Declared(x.Unknown, "sessionId", "stopped")
 	}
 }
+
+var stringRule0 = wire.StringRule{MinLength: 1}

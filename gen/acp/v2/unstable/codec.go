@@ -8,30 +8,12 @@ import (
 	"math"
 )
 
+var membersAgentRequest = wire.Members{Required: []string{"id", "method"}}
+
 // DecodeJSON decodes one AgentRequest object, keeping unknown members.
 func (v *AgentRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -41,34 +23,21 @@ func (v *AgentRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AgentRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AgentRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "method":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
+		return 1, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
+		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AgentRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "id")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "method")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -148,30 +117,12 @@ func (v *RequestID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersRequestPermissionRequest = wire.Members{Required: []string{"sessionId", "title", "options"}}
+
 // DecodeJSON decodes one RequestPermissionRequest object, keeping unknown members.
 func (v *RequestPermissionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = RequestPermissionRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRequestPermissionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -181,55 +132,38 @@ func (v *RequestPermissionRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *RequestPermissionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *RequestPermissionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "title":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
+		return 1, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "subject":
 		if d.TryNull() {
 			v.Subject = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Subject = new(RequestPermissionSubject)
-		return true, wire.AtKey(v.Subject.DecodeJSON(d), "subject")
+		return wire.Optional, wire.AtKey(v.Subject.DecodeJSON(d), "subject")
 	case "options":
-		seen[0] |= 1 << 2
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Options, false, (*PermissionOption).DecodeJSON), "options")
+		return 2, wire.AtKey(wire.DecodeSlice(d, &v.Options, false, (*PermissionOption).DecodeJSON), "options")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *RequestPermissionRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "title")
-	}
-	if seen[0]&(1<<2) == 0 {
-		return d.Errorf("missing required member %q", "options")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -319,35 +253,35 @@ func (v *RequestPermissionSubject) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *RequestPermissionSubject) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *RequestPermissionSubject) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.ToolCall != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.ToolCall.decodeField(d, key, seen)
+		return v.ToolCall.decodeField(d, key)
 	case v.Command != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Command.decodeField(d, key, seen)
+		return v.Command.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *RequestPermissionSubject) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *RequestPermissionSubject) required(w int) []string {
 	switch {
 	case v.ToolCall != nil:
-		return v.ToolCall.checkRequired(d, seen)
+		return wire.Level(w, membersToolCallPermissionSubject.Required)
 	case v.Command != nil:
-		return v.Command.checkRequired(d, seen)
+		return wire.Level(w, membersCommandPermissionSubject.Required)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersRequestPermissionSubjectOther.Required)
 	}
-	return d.Errorf("no variant of RequestPermissionSubject selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -384,27 +318,7 @@ func (v *RequestPermissionSubject) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -425,30 +339,12 @@ func (v *RequestPermissionSubject) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersRequestPermissionSubjectOther = wire.Members{Required: []string{"type"}}
+
 // DecodeJSON decodes one RequestPermissionSubjectOther object, keeping unknown members.
 func (v *RequestPermissionSubjectOther) DecodeJSON(d *wire.Decoder) error {
 	*v = RequestPermissionSubjectOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRequestPermissionSubjectOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -458,22 +354,13 @@ func (v *RequestPermissionSubjectOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *RequestPermissionSubjectOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *RequestPermissionSubjectOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "type":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
+		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *RequestPermissionSubjectOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "type")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -494,30 +381,12 @@ func (v *RequestPermissionSubjectOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersToolCallUpdate = wire.Members{Required: []string{"toolCallId"}}
+
 // DecodeJSON decodes one ToolCallUpdate object, keeping unknown members.
 func (v *ToolCallUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = ToolCallUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCallUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -527,128 +396,119 @@ func (v *ToolCallUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "toolCallId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
+		return 0, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
 	case "name":
 		if d.TryNull() {
 			v.Name = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Name = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Name, d); err != nil {
 			v.Name = nil
-			return true, wire.AtKey(d.Recover(m, err), "name")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "name")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "kind":
 		if d.TryNull() {
 			v.Kind = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Kind = new(ToolKind)
 		m := d.Mark()
 		if err := v.Kind.DecodeJSON(d); err != nil {
 			v.Kind = nil
-			return true, wire.AtKey(d.Recover(m, err), "kind")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "kind")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "status":
 		if d.TryNull() {
 			v.Status = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Status = new(ToolCallStatus)
 		m := d.Mark()
 		if err := v.Status.DecodeJSON(d); err != nil {
 			v.Status = nil
-			return true, wire.AtKey(d.Recover(m, err), "status")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "status")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "content":
 		if d.TryNull() {
 			v.Content = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Content, true, (*ToolCallContent).DecodeJSON); err != nil {
 			v.Content = nil
-			return true, wire.AtKey(d.Recover(m, err), "content")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "content")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "locations":
 		if d.TryNull() {
 			v.Locations = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Locations, true, (*ToolCallLocation).DecodeJSON); err != nil {
 			v.Locations = nil
-			return true, wire.AtKey(d.Recover(m, err), "locations")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "locations")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "rawInput":
 		if d.TryNull() {
 			v.RawInput = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeRaw(&v.RawInput, d); err != nil {
 			v.RawInput = nil
-			return true, wire.AtKey(d.Recover(m, err), "rawInput")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "rawInput")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "rawOutput":
 		if d.TryNull() {
 			v.RawOutput = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeRaw(&v.RawOutput, d); err != nil {
 			v.RawOutput = nil
-			return true, wire.AtKey(d.Recover(m, err), "rawOutput")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "rawOutput")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "capabilities":
 		if d.TryNull() {
 			v.Capabilities = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Capabilities = new(ToolCallCapabilities)
 		m := d.Mark()
 		if err := v.Capabilities.DecodeJSON(d); err != nil {
 			v.Capabilities = nil
-			return true, wire.AtKey(d.Recover(m, err), "capabilities")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "capabilities")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ToolCallUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "toolCallId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -855,42 +715,42 @@ func (v *ToolCallContent) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *ToolCallContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *ToolCallContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Content != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Content.decodeField(d, key, seen)
+		return v.Content.decodeField(d, key)
 	case v.Diff != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Diff.decodeField(d, key, seen)
+		return v.Diff.decodeField(d, key)
 	case v.Terminal != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Terminal.decodeField(d, key, seen)
+		return v.Terminal.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *ToolCallContent) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *ToolCallContent) required(w int) []string {
 	switch {
 	case v.Content != nil:
-		return v.Content.checkRequired(d, seen)
+		return wire.Level(w, membersContent.Required)
 	case v.Diff != nil:
-		return v.Diff.checkRequired(d, seen)
+		return wire.Level(w, membersDiff.Required)
 	case v.Terminal != nil:
-		return v.Terminal.checkRequired(d, seen)
+		return wire.Level(w, membersTerminal.Required)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersToolCallContentOther.Required)
 	}
-	return d.Errorf("no variant of ToolCallContent selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -932,27 +792,7 @@ func (v *ToolCallContent) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -973,30 +813,12 @@ func (v *ToolCallContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersToolCallContentOther = wire.Members{Required: []string{"type"}}
+
 // DecodeJSON decodes one ToolCallContentOther object, keeping unknown members.
 func (v *ToolCallContentOther) DecodeJSON(d *wire.Decoder) error {
 	*v = ToolCallContentOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCallContentOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1006,22 +828,13 @@ func (v *ToolCallContentOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ToolCallContentOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ToolCallContentOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "type":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
+		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ToolCallContentOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "type")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -1077,56 +890,56 @@ func (v *ContentBlock) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *ContentBlock) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *ContentBlock) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Text != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Text.decodeField(d, key, seen)
+		return v.Text.decodeField(d, key)
 	case v.Image != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Image.decodeField(d, key, seen)
+		return v.Image.decodeField(d, key)
 	case v.Audio != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Audio.decodeField(d, key, seen)
+		return v.Audio.decodeField(d, key)
 	case v.ResourceLink != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.ResourceLink.decodeField(d, key, seen)
+		return v.ResourceLink.decodeField(d, key)
 	case v.Resource != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Resource.decodeField(d, key, seen)
+		return v.Resource.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *ContentBlock) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *ContentBlock) required(w int) []string {
 	switch {
 	case v.Text != nil:
-		return v.Text.checkRequired(d, seen)
+		return wire.Level(w, membersTextContent.Required)
 	case v.Image != nil:
-		return v.Image.checkRequired(d, seen)
+		return wire.Level(w, membersImageContent.Required)
 	case v.Audio != nil:
-		return v.Audio.checkRequired(d, seen)
+		return wire.Level(w, membersAudioContent.Required)
 	case v.ResourceLink != nil:
-		return v.ResourceLink.checkRequired(d, seen)
+		return wire.Level(w, membersResourceLink.Required)
 	case v.Resource != nil:
-		return v.Resource.checkRequired(d, seen)
+		return wire.Level(w, membersEmbeddedResource.Required)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersContentBlockOther.Required)
 	}
-	return d.Errorf("no variant of ContentBlock selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -1178,27 +991,7 @@ func (v *ContentBlock) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1219,30 +1012,12 @@ func (v *ContentBlock) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersContentBlockOther = wire.Members{Required: []string{"type"}}
+
 // DecodeJSON decodes one ContentBlockOther object, keeping unknown members.
 func (v *ContentBlockOther) DecodeJSON(d *wire.Decoder) error {
 	*v = ContentBlockOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersContentBlockOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1252,22 +1027,13 @@ func (v *ContentBlockOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ContentBlockOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ContentBlockOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "type":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
+		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ContentBlockOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "type")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -1291,27 +1057,7 @@ func (v *ContentBlockOther) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one Annotations object, keeping unknown members.
 func (v *Annotations) DecodeJSON(d *wire.Decoder) error {
 	*v = Annotations{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1321,53 +1067,48 @@ func (v *Annotations) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *Annotations) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *Annotations) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "audience":
 		if d.TryNull() {
 			v.Audience = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Audience, true, (*Role).DecodeJSON); err != nil {
 			v.Audience = nil
-			return true, wire.AtKey(d.Recover(m, err), "audience")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "audience")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "lastModified":
 		if d.TryNull() {
 			v.LastModified = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.LastModified = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.LastModified, d); err != nil {
 			v.LastModified = nil
-			return true, wire.AtKey(d.Recover(m, err), "lastModified")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "lastModified")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "priority":
 		if d.TryNull() {
 			v.Priority = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Priority = new(float64)
 		m := d.Mark()
 		if err := wire.DecodeFloat64(v.Priority, d); err != nil {
 			v.Priority = nil
-			return true, wire.AtKey(d.Recover(m, err), "priority")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "priority")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *Annotations) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -1435,30 +1176,12 @@ func (v *Role) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersTextContent = wire.Members{Required: []string{"text"}}
+
 // DecodeJSON decodes one TextContent object, keeping unknown members.
 func (v *TextContent) DecodeJSON(d *wire.Decoder) error {
 	*v = TextContent{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTextContent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1468,36 +1191,27 @@ func (v *TextContent) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *TextContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *TextContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "text":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
+		return 0, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
 	case "annotations":
 		if d.TryNull() {
 			v.Annotations = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
 		if err := v.Annotations.DecodeJSON(d); err != nil {
 			v.Annotations = nil
-			return true, wire.AtKey(d.Recover(m, err), "annotations")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *TextContent) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "text")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -1553,30 +1267,12 @@ func (v *MediaType) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersImageContent = wire.Members{Required: []string{"data", "mimeType"}}
+
 // DecodeJSON decodes one ImageContent object, keeping unknown members.
 func (v *ImageContent) DecodeJSON(d *wire.Decoder) error {
 	*v = ImageContent{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersImageContent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1586,54 +1282,41 @@ func (v *ImageContent) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ImageContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ImageContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "data":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
+		return 0, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
 	case "mimeType":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.MimeType.DecodeJSON(d), "mimeType")
+		return 1, wire.AtKey(v.MimeType.DecodeJSON(d), "mimeType")
 	case "uri":
 		if d.TryNull() {
 			v.URI = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.URI = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.URI, d); err != nil {
 			v.URI = nil
-			return true, wire.AtKey(d.Recover(m, err), "uri")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "uri")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "annotations":
 		if d.TryNull() {
 			v.Annotations = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
 		if err := v.Annotations.DecodeJSON(d); err != nil {
 			v.Annotations = nil
-			return true, wire.AtKey(d.Recover(m, err), "annotations")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ImageContent) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "data")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "mimeType")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -1668,30 +1351,12 @@ func (v *ImageContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAudioContent = wire.Members{Required: []string{"data", "mimeType"}}
+
 // DecodeJSON decodes one AudioContent object, keeping unknown members.
 func (v *AudioContent) DecodeJSON(d *wire.Decoder) error {
 	*v = AudioContent{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAudioContent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1701,42 +1366,29 @@ func (v *AudioContent) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AudioContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AudioContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "data":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
+		return 0, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
 	case "mimeType":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.MimeType.DecodeJSON(d), "mimeType")
+		return 1, wire.AtKey(v.MimeType.DecodeJSON(d), "mimeType")
 	case "annotations":
 		if d.TryNull() {
 			v.Annotations = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
 		if err := v.Annotations.DecodeJSON(d); err != nil {
 			v.Annotations = nil
-			return true, wire.AtKey(d.Recover(m, err), "annotations")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AudioContent) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "data")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "mimeType")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -1767,30 +1419,12 @@ func (v *AudioContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersIcon = wire.Members{Required: []string{"src"}}
+
 // DecodeJSON decodes one Icon object, keeping unknown members.
 func (v *Icon) DecodeJSON(d *wire.Decoder) error {
 	*v = Icon{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersIcon, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1800,59 +1434,50 @@ func (v *Icon) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *Icon) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *Icon) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "src":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Src, d), "src")
+		return 0, wire.AtKey(wire.DecodeString(&v.Src, d), "src")
 	case "mimeType":
 		if d.TryNull() {
 			v.MimeType = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.MimeType = new(MediaType)
 		m := d.Mark()
 		if err := v.MimeType.DecodeJSON(d); err != nil {
 			v.MimeType = nil
-			return true, wire.AtKey(d.Recover(m, err), "mimeType")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "sizes":
 		if d.TryNull() {
 			v.Sizes = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Sizes, true, wire.DecodeString); err != nil {
 			v.Sizes = nil
-			return true, wire.AtKey(d.Recover(m, err), "sizes")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "sizes")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "theme":
 		if d.TryNull() {
 			v.Theme = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Theme = new(IconTheme)
 		m := d.Mark()
 		if err := v.Theme.DecodeJSON(d); err != nil {
 			v.Theme = nil
-			return true, wire.AtKey(d.Recover(m, err), "theme")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "theme")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *Icon) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "src")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -1922,30 +1547,12 @@ func (v *IconTheme) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersResourceLink = wire.Members{Required: []string{"name", "uri"}}
+
 // DecodeJSON decodes one ResourceLink object, keeping unknown members.
 func (v *ResourceLink) DecodeJSON(d *wire.Decoder) error {
 	*v = ResourceLink{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersResourceLink, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1955,101 +1562,88 @@ func (v *ResourceLink) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "name":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "uri":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
+		return 1, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "icons":
 		if d.TryNull() {
 			v.Icons = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Icons, true, (*Icon).DecodeJSON); err != nil {
 			v.Icons = nil
-			return true, wire.AtKey(d.Recover(m, err), "icons")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "icons")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "mimeType":
 		if d.TryNull() {
 			v.MimeType = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.MimeType = new(MediaType)
 		m := d.Mark()
 		if err := v.MimeType.DecodeJSON(d); err != nil {
 			v.MimeType = nil
-			return true, wire.AtKey(d.Recover(m, err), "mimeType")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "size":
 		if d.TryNull() {
 			v.Size = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Size = new(uint64)
 		m := d.Mark()
 		if err := wire.DecodeUint64(v.Size, d); err != nil {
 			v.Size = nil
-			return true, wire.AtKey(d.Recover(m, err), "size")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "size")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "annotations":
 		if d.TryNull() {
 			v.Annotations = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
 		if err := v.Annotations.DecodeJSON(d); err != nil {
 			v.Annotations = nil
-			return true, wire.AtKey(d.Recover(m, err), "annotations")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ResourceLink) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "uri")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -2126,25 +1720,25 @@ func (v *EmbeddedResourceResource) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *EmbeddedResourceResource) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *EmbeddedResourceResource) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.TextResourceContents != nil:
-		return v.TextResourceContents.decodeField(d, key, seen)
+		return v.TextResourceContents.decodeField(d, key)
 	case v.BlobResourceContents != nil:
-		return v.BlobResourceContents.decodeField(d, key, seen)
+		return v.BlobResourceContents.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *EmbeddedResourceResource) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *EmbeddedResourceResource) required(w int) []string {
 	switch {
 	case v.TextResourceContents != nil:
-		return v.TextResourceContents.checkRequired(d, seen)
+		return wire.Level(w, membersTextResourceContents.Required)
 	case v.BlobResourceContents != nil:
-		return v.BlobResourceContents.checkRequired(d, seen)
+		return wire.Level(w, membersBlobResourceContents.Required)
 	}
-	return d.Errorf("no variant of EmbeddedResourceResource selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -2175,27 +1769,7 @@ func (v *EmbeddedResourceResource) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2216,30 +1790,12 @@ func (v *EmbeddedResourceResource) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersTextResourceContents = wire.Members{Required: []string{"text", "uri"}}
+
 // DecodeJSON decodes one TextResourceContents object, keeping unknown members.
 func (v *TextResourceContents) DecodeJSON(d *wire.Decoder) error {
 	*v = TextResourceContents{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTextResourceContents, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2249,42 +1805,29 @@ func (v *TextResourceContents) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *TextResourceContents) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *TextResourceContents) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "text":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
+		return 0, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
 	case "uri":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
+		return 1, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
 	case "mimeType":
 		if d.TryNull() {
 			v.MimeType = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.MimeType = new(MediaType)
 		m := d.Mark()
 		if err := v.MimeType.DecodeJSON(d); err != nil {
 			v.MimeType = nil
-			return true, wire.AtKey(d.Recover(m, err), "mimeType")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *TextResourceContents) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "text")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "uri")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -2315,30 +1858,12 @@ func (v *TextResourceContents) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersBlobResourceContents = wire.Members{Required: []string{"blob", "uri"}}
+
 // DecodeJSON decodes one BlobResourceContents object, keeping unknown members.
 func (v *BlobResourceContents) DecodeJSON(d *wire.Decoder) error {
 	*v = BlobResourceContents{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersBlobResourceContents, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2348,42 +1873,29 @@ func (v *BlobResourceContents) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *BlobResourceContents) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *BlobResourceContents) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "blob":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Blob, d), "blob")
+		return 0, wire.AtKey(wire.DecodeString(&v.Blob, d), "blob")
 	case "uri":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
+		return 1, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
 	case "mimeType":
 		if d.TryNull() {
 			v.MimeType = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.MimeType = new(MediaType)
 		m := d.Mark()
 		if err := v.MimeType.DecodeJSON(d); err != nil {
 			v.MimeType = nil
-			return true, wire.AtKey(d.Recover(m, err), "mimeType")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *BlobResourceContents) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "blob")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "uri")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -2414,30 +1926,12 @@ func (v *BlobResourceContents) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersEmbeddedResource = wire.Members{Required: []string{"resource"}}
+
 // DecodeJSON decodes one EmbeddedResource object, keeping unknown members.
 func (v *EmbeddedResource) DecodeJSON(d *wire.Decoder) error {
 	*v = EmbeddedResource{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersEmbeddedResource, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2447,36 +1941,27 @@ func (v *EmbeddedResource) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *EmbeddedResource) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *EmbeddedResource) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "resource":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Resource.DecodeJSON(d), "resource")
+		return 0, wire.AtKey(v.Resource.DecodeJSON(d), "resource")
 	case "annotations":
 		if d.TryNull() {
 			v.Annotations = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
 		if err := v.Annotations.DecodeJSON(d); err != nil {
 			v.Annotations = nil
-			return true, wire.AtKey(d.Recover(m, err), "annotations")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *EmbeddedResource) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "resource")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -2505,30 +1990,12 @@ func (v *EmbeddedResource) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersContent = wire.Members{Required: []string{"content"}}
+
 // DecodeJSON decodes one Content object, keeping unknown members.
 func (v *Content) DecodeJSON(d *wire.Decoder) error {
 	*v = Content{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersContent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2538,24 +2005,15 @@ func (v *Content) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *Content) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *Content) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "content":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
+		return 0, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *Content) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "content")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -2586,27 +2044,7 @@ func (v *DiffChange) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2616,42 +2054,45 @@ func (v *DiffChange) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *DiffChange) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *DiffChange) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "fileType":
 		if d.TryNull() {
 			v.FileType = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.FileType = new(DiffFileType)
 		m := d.Mark()
 		if err := v.FileType.DecodeJSON(d); err != nil {
 			v.FileType = nil
-			return true, wire.AtKey(d.Recover(m, err), "fileType")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "fileType")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "mimeType":
 		if d.TryNull() {
 			v.MimeType = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.MimeType = new(MediaType)
 		m := d.Mark()
 		if err := v.MimeType.DecodeJSON(d); err != nil {
 			v.MimeType = nil
-			return true, wire.AtKey(d.Recover(m, err), "mimeType")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return v.Operation.decodeField(d, key, seen[1:])
+	return wire.Inner(v.Operation.decodeField(d, key))
 }
 
-// checkRequired reports the first required member that decoding did not see.
-func (v *DiffChange) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return v.Operation.checkRequired(d, seen[1:])
+// required names the required members of level w: v's own, then the selected variant's.
+func (v *DiffChange) required(w int) []string {
+	if w == 0 {
+		return nil
+	}
+	return v.Operation.required(w - 1)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -2712,56 +2153,56 @@ func (v *DiffChangeOperation) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *DiffChangeOperation) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *DiffChangeOperation) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Add != nil:
 		if string(key) == "operation" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Add.decodeField(d, key, seen)
+		return v.Add.decodeField(d, key)
 	case v.Delete != nil:
 		if string(key) == "operation" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Delete.decodeField(d, key, seen)
+		return v.Delete.decodeField(d, key)
 	case v.Modify != nil:
 		if string(key) == "operation" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Modify.decodeField(d, key, seen)
+		return v.Modify.decodeField(d, key)
 	case v.Move != nil:
 		if string(key) == "operation" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Move.decodeField(d, key, seen)
+		return v.Move.decodeField(d, key)
 	case v.Copy != nil:
 		if string(key) == "operation" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Copy.decodeField(d, key, seen)
+		return v.Copy.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *DiffChangeOperation) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *DiffChangeOperation) required(w int) []string {
 	switch {
 	case v.Add != nil:
-		return v.Add.checkRequired(d, seen)
+		return wire.Level(w, membersDiffPathChange.Required)
 	case v.Delete != nil:
-		return v.Delete.checkRequired(d, seen)
+		return wire.Level(w, membersDiffPathChange.Required)
 	case v.Modify != nil:
-		return v.Modify.checkRequired(d, seen)
+		return wire.Level(w, membersDiffPathChange.Required)
 	case v.Move != nil:
-		return v.Move.checkRequired(d, seen)
+		return wire.Level(w, membersDiffPathPairChange.Required)
 	case v.Copy != nil:
-		return v.Copy.checkRequired(d, seen)
+		return wire.Level(w, membersDiffPathPairChange.Required)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersDiffChangeOperationOther.Required)
 	}
-	return d.Errorf("no variant of DiffChangeOperation selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -2799,30 +2240,12 @@ func (v *DiffChange) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersDiffChangeOperationOther = wire.Members{Required: []string{"operation"}}
+
 // DecodeJSON decodes one DiffChangeOperationOther object, keeping unknown members.
 func (v *DiffChangeOperationOther) DecodeJSON(d *wire.Decoder) error {
 	*v = DiffChangeOperationOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDiffChangeOperationOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2832,22 +2255,13 @@ func (v *DiffChangeOperationOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *DiffChangeOperationOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *DiffChangeOperationOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "operation":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Operation, d), "operation")
+		return 0, wire.AtKey(wire.DecodeString(&v.Operation, d), "operation")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *DiffChangeOperationOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "operation")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -2932,30 +2346,12 @@ func (v *AbsolutePath) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersDiffPathChange = wire.Members{Required: []string{"path"}}
+
 // DecodeJSON decodes one DiffPathChange object, keeping unknown members.
 func (v *DiffPathChange) DecodeJSON(d *wire.Decoder) error {
 	*v = DiffPathChange{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDiffPathChange, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2965,22 +2361,13 @@ func (v *DiffPathChange) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *DiffPathChange) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *DiffPathChange) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "path":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Path.DecodeJSON(d), "path")
+		return 0, wire.AtKey(v.Path.DecodeJSON(d), "path")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *DiffPathChange) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "path")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -3001,30 +2388,12 @@ func (v *DiffPathChange) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersDiffPathPairChange = wire.Members{Required: []string{"oldPath", "path"}}
+
 // DecodeJSON decodes one DiffPathPairChange object, keeping unknown members.
 func (v *DiffPathPairChange) DecodeJSON(d *wire.Decoder) error {
 	*v = DiffPathPairChange{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDiffPathPairChange, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3034,28 +2403,15 @@ func (v *DiffPathPairChange) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *DiffPathPairChange) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *DiffPathPairChange) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "oldPath":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.OldPath.DecodeJSON(d), "oldPath")
+		return 0, wire.AtKey(v.OldPath.DecodeJSON(d), "oldPath")
 	case "path":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Path.DecodeJSON(d), "path")
+		return 1, wire.AtKey(v.Path.DecodeJSON(d), "path")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *DiffPathPairChange) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "oldPath")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "path")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -3078,30 +2434,12 @@ func (v *DiffPathPairChange) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersDiffPatch = wire.Members{Required: []string{"format", "text"}}
+
 // DecodeJSON decodes one DiffPatch object, keeping unknown members.
 func (v *DiffPatch) DecodeJSON(d *wire.Decoder) error {
 	*v = DiffPatch{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDiffPatch, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3111,30 +2449,17 @@ func (v *DiffPatch) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *DiffPatch) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *DiffPatch) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "format":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Format.DecodeJSON(d), "format")
+		return 0, wire.AtKey(v.Format.DecodeJSON(d), "format")
 	case "text":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
+		return 1, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *DiffPatch) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "format")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "text")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -3192,30 +2517,12 @@ func (v *DiffPatchFormat) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersDiff = wire.Members{Required: []string{"changes"}}
+
 // DecodeJSON decodes one Diff object, keeping unknown members.
 func (v *Diff) DecodeJSON(d *wire.Decoder) error {
 	*v = Diff{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDiff, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3225,36 +2532,27 @@ func (v *Diff) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *Diff) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *Diff) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "changes":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Changes, true, (*DiffChange).DecodeJSON), "changes")
+		return 0, wire.AtKey(wire.DecodeSlice(d, &v.Changes, true, (*DiffChange).DecodeJSON), "changes")
 	case "patch":
 		if d.TryNull() {
 			v.Patch = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Patch = new(DiffPatch)
 		m := d.Mark()
 		if err := v.Patch.DecodeJSON(d); err != nil {
 			v.Patch = nil
-			return true, wire.AtKey(d.Recover(m, err), "patch")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "patch")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *Diff) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "changes")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -3310,30 +2608,12 @@ func (v *TerminalID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersTerminal = wire.Members{Required: []string{"terminalId"}}
+
 // DecodeJSON decodes one Terminal object, keeping unknown members.
 func (v *Terminal) DecodeJSON(d *wire.Decoder) error {
 	*v = Terminal{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminal, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3343,24 +2623,15 @@ func (v *Terminal) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *Terminal) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *Terminal) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "terminalId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
+		return 0, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *Terminal) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "terminalId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -3385,30 +2656,12 @@ func (v *Terminal) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersToolCallLocation = wire.Members{Required: []string{"path"}}
+
 // DecodeJSON decodes one ToolCallLocation object, keeping unknown members.
 func (v *ToolCallLocation) DecodeJSON(d *wire.Decoder) error {
 	*v = ToolCallLocation{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCallLocation, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3418,36 +2671,27 @@ func (v *ToolCallLocation) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ToolCallLocation) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ToolCallLocation) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "path":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Path.DecodeJSON(d), "path")
+		return 0, wire.AtKey(v.Path.DecodeJSON(d), "path")
 	case "line":
 		if d.TryNull() {
 			v.Line = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Line = new(uint32)
 		m := d.Mark()
 		if err := wire.DecodeUint32(v.Line, d); err != nil {
 			v.Line = nil
-			return true, wire.AtKey(d.Recover(m, err), "line")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "line")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ToolCallLocation) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "path")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -3479,27 +2723,7 @@ func (v *ToolCallLocation) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ToolCallCapabilities object, keeping unknown members.
 func (v *ToolCallCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ToolCallCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3509,30 +2733,25 @@ func (v *ToolCallCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ToolCallCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ToolCallCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "cancel":
 		if d.TryNull() {
 			v.Cancel = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Cancel = new(ToolCallCancelCapabilities)
 		m := d.Mark()
 		if err := v.Cancel.DecodeJSON(d); err != nil {
 			v.Cancel = nil
-			return true, wire.AtKey(d.Recover(m, err), "cancel")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "cancel")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ToolCallCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -3562,27 +2781,7 @@ func (v *ToolCallCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ToolCallCancelCapabilities object, keeping unknown members.
 func (v *ToolCallCancelCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ToolCallCancelCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3592,18 +2791,13 @@ func (v *ToolCallCancelCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ToolCallCancelCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ToolCallCancelCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ToolCallCancelCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -3626,30 +2820,12 @@ func (v *ToolCallCancelCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersToolCallPermissionSubject = wire.Members{Required: []string{"toolCall"}}
+
 // DecodeJSON decodes one ToolCallPermissionSubject object, keeping unknown members.
 func (v *ToolCallPermissionSubject) DecodeJSON(d *wire.Decoder) error {
 	*v = ToolCallPermissionSubject{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCallPermissionSubject, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3659,24 +2835,15 @@ func (v *ToolCallPermissionSubject) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ToolCallPermissionSubject) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ToolCallPermissionSubject) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "toolCall":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ToolCall.DecodeJSON(d), "toolCall")
+		return 0, wire.AtKey(v.ToolCall.DecodeJSON(d), "toolCall")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ToolCallPermissionSubject) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "toolCall")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -3701,30 +2868,12 @@ func (v *ToolCallPermissionSubject) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCommandPermissionSubject = wire.Members{Required: []string{"command", "cwd"}}
+
 // DecodeJSON decodes one CommandPermissionSubject object, keeping unknown members.
 func (v *CommandPermissionSubject) DecodeJSON(d *wire.Decoder) error {
 	*v = CommandPermissionSubject{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCommandPermissionSubject, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3734,54 +2883,41 @@ func (v *CommandPermissionSubject) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CommandPermissionSubject) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CommandPermissionSubject) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "command":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Command, d), "command")
+		return 0, wire.AtKey(wire.DecodeString(&v.Command, d), "command")
 	case "cwd":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
+		return 1, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
 	case "toolCallId":
 		if d.TryNull() {
 			v.ToolCallID = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.ToolCallID = new(ToolCallID)
 		m := d.Mark()
 		if err := v.ToolCallID.DecodeJSON(d); err != nil {
 			v.ToolCallID = nil
-			return true, wire.AtKey(d.Recover(m, err), "toolCallId")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "toolCallId")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "terminalId":
 		if d.TryNull() {
 			v.TerminalID = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.TerminalID = new(TerminalID)
 		m := d.Mark()
 		if err := v.TerminalID.DecodeJSON(d); err != nil {
 			v.TerminalID = nil
-			return true, wire.AtKey(d.Recover(m, err), "terminalId")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "terminalId")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CommandPermissionSubject) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "command")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "cwd")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -3816,30 +2952,12 @@ func (v *CommandPermissionSubject) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersPermissionOption = wire.Members{Required: []string{"optionId", "name", "kind"}}
+
 // DecodeJSON decodes one PermissionOption object, keeping unknown members.
 func (v *PermissionOption) DecodeJSON(d *wire.Decoder) error {
 	*v = PermissionOption{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPermissionOption, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3849,36 +2967,19 @@ func (v *PermissionOption) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PermissionOption) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PermissionOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "optionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.OptionID.DecodeJSON(d), "optionId")
+		return 0, wire.AtKey(v.OptionID.DecodeJSON(d), "optionId")
 	case "name":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "kind":
-		seen[0] |= 1 << 2
-		return true, wire.AtKey(v.Kind.DecodeJSON(d), "kind")
+		return 2, wire.AtKey(v.Kind.DecodeJSON(d), "kind")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PermissionOption) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "optionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<2) == 0 {
-		return d.Errorf("missing required member %q", "kind")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -3971,33 +3072,15 @@ func (v *PermissionOptionKind) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCreateElicitationRequest = wire.Members{Required: []string{"message"}}
+
 // DecodeJSON decodes one CreateElicitationRequest object, keeping unknown members.
 func (v *CreateElicitationRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = CreateElicitationRequest{}
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateElicitationRequest, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4007,24 +3090,23 @@ func (v *CreateElicitationRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CreateElicitationRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CreateElicitationRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "message":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
+		return 0, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return v.Mode.decodeField(d, key, seen[1:])
+	return wire.Inner(v.Mode.decodeField(d, key))
 }
 
-// checkRequired reports the first required member that decoding did not see.
-func (v *CreateElicitationRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "message")
+// required names the required members of level w: v's own, then the selected variant's.
+func (v *CreateElicitationRequest) required(w int) []string {
+	if w == 0 {
+		return membersCreateElicitationRequest.Required
 	}
-	return v.Mode.checkRequired(d, seen[1:])
+	return v.Mode.required(w - 1)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -4070,35 +3152,35 @@ func (v *CreateElicitationRequestMode) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *CreateElicitationRequestMode) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *CreateElicitationRequestMode) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Form != nil:
 		if string(key) == "mode" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Form.decodeField(d, key, seen)
+		return v.Form.decodeField(d, key)
 	case v.URL != nil:
 		if string(key) == "mode" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.URL.decodeField(d, key, seen)
+		return v.URL.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *CreateElicitationRequestMode) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *CreateElicitationRequestMode) required(w int) []string {
 	switch {
 	case v.Form != nil:
-		return v.Form.checkRequired(d, seen)
+		return v.Form.required(w)
 	case v.URL != nil:
-		return v.URL.checkRequired(d, seen)
+		return v.URL.required(w)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return v.Other.required(w)
 	}
-	return d.Errorf("no variant of CreateElicitationRequestMode selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -4127,33 +3209,15 @@ func (v *CreateElicitationRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCreateElicitationRequestModeOther = wire.Members{Required: []string{"mode"}}
+
 // DecodeJSON decodes one CreateElicitationRequestModeOther object, keeping unknown members.
 func (v *CreateElicitationRequestModeOther) DecodeJSON(d *wire.Decoder) error {
 	*v = CreateElicitationRequestModeOther{}
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateElicitationRequestModeOther, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4163,22 +3227,21 @@ func (v *CreateElicitationRequestModeOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CreateElicitationRequestModeOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CreateElicitationRequestModeOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "mode":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Mode, d), "mode")
+		return 0, wire.AtKey(wire.DecodeString(&v.Mode, d), "mode")
 	}
-	return v.Variant.decodeField(d, key, seen[1:])
+	return wire.Inner(v.Variant.decodeField(d, key))
 }
 
-// checkRequired reports the first required member that decoding did not see.
-func (v *CreateElicitationRequestModeOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "mode")
+// required names the required members of level w: v's own, then the selected variant's.
+func (v *CreateElicitationRequestModeOther) required(w int) []string {
+	if w == 0 {
+		return membersCreateElicitationRequestModeOther.Required
 	}
-	return v.Variant.checkRequired(d, seen[1:])
+	return v.Variant.required(w - 1)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -4220,25 +3283,25 @@ func (v *CreateElicitationRequestModeOtherVariant) selectVariant(d *wire.Decoder
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *CreateElicitationRequestModeOtherVariant) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *CreateElicitationRequestModeOtherVariant) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Session != nil:
-		return v.Session.decodeField(d, key, seen)
+		return v.Session.decodeField(d, key)
 	case v.Request != nil:
-		return v.Request.decodeField(d, key, seen)
+		return v.Request.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *CreateElicitationRequestModeOtherVariant) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *CreateElicitationRequestModeOtherVariant) required(w int) []string {
 	switch {
 	case v.Session != nil:
-		return v.Session.checkRequired(d, seen)
+		return wire.Level(w, membersElicitationSessionScope.Required)
 	case v.Request != nil:
-		return v.Request.checkRequired(d, seen)
+		return wire.Level(w, membersElicitationRequestScope.Required)
 	}
-	return d.Errorf("no variant of CreateElicitationRequestModeOtherVariant selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -4263,30 +3326,12 @@ func (v *CreateElicitationRequestModeOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersElicitationSessionScope = wire.Members{Required: []string{"sessionId"}}
+
 // DecodeJSON decodes one ElicitationSessionScope object, keeping unknown members.
 func (v *ElicitationSessionScope) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationSessionScope{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationSessionScope, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4296,34 +3341,25 @@ func (v *ElicitationSessionScope) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ElicitationSessionScope) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ElicitationSessionScope) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "toolCallId":
 		if d.TryNull() {
 			v.ToolCallID = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.ToolCallID = new(ToolCallID)
 		m := d.Mark()
 		if err := v.ToolCallID.DecodeJSON(d); err != nil {
 			v.ToolCallID = nil
-			return true, wire.AtKey(d.Recover(m, err), "toolCallId")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "toolCallId")
 		}
-		return true, nil
+		return wire.Optional, nil
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ElicitationSessionScope) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -4348,30 +3384,12 @@ func (v *ElicitationSessionScope) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersElicitationRequestScope = wire.Members{Required: []string{"requestId"}}
+
 // DecodeJSON decodes one ElicitationRequestScope object, keeping unknown members.
 func (v *ElicitationRequestScope) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationRequestScope{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationRequestScope, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4381,22 +3399,13 @@ func (v *ElicitationRequestScope) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ElicitationRequestScope) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ElicitationRequestScope) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "requestId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
+		return 0, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ElicitationRequestScope) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "requestId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -4417,30 +3426,12 @@ func (v *ElicitationRequestScope) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersElicitationSchema = wire.Members{Required: []string{"type", "properties"}}
+
 // DecodeJSON decodes one ElicitationSchema object, keeping unknown members.
 func (v *ElicitationSchema) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationSchema{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationSchema, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4450,60 +3441,47 @@ func (v *ElicitationSchema) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ElicitationSchema) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ElicitationSchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "type":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Type.DecodeJSON(d), "type")
+		return 0, wire.AtKey(v.Type.DecodeJSON(d), "type")
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "properties":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeMap(d, &v.Properties, (*ElicitationPropertySchema).DecodeJSON), "properties")
+		return 1, wire.AtKey(wire.DecodeMap(d, &v.Properties, (*ElicitationPropertySchema).DecodeJSON), "properties")
 	case "required":
 		if d.TryNull() {
 			v.Required = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Required, false, wire.DecodeString), "required")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Required, false, wire.DecodeString), "required")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ElicitationSchema) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "type")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "properties")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -4608,56 +3586,56 @@ func (v *ElicitationPropertySchema) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *ElicitationPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *ElicitationPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.String != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.String.decodeField(d, key, seen)
+		return v.String.decodeField(d, key)
 	case v.Number != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Number.decodeField(d, key, seen)
+		return v.Number.decodeField(d, key)
 	case v.Integer != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Integer.decodeField(d, key, seen)
+		return v.Integer.decodeField(d, key)
 	case v.Boolean != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Boolean.decodeField(d, key, seen)
+		return v.Boolean.decodeField(d, key)
 	case v.Array != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Array.decodeField(d, key, seen)
+		return v.Array.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *ElicitationPropertySchema) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *ElicitationPropertySchema) required(w int) []string {
 	switch {
 	case v.String != nil:
-		return v.String.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Number != nil:
-		return v.Number.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Integer != nil:
-		return v.Integer.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Boolean != nil:
-		return v.Boolean.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Array != nil:
-		return v.Array.checkRequired(d, seen)
+		return wire.Level(w, membersMultiSelectPropertySchema.Required)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersElicitationPropertySchemaOther.Required)
 	}
-	return d.Errorf("no variant of ElicitationPropertySchema selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -4709,27 +3687,7 @@ func (v *ElicitationPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4750,30 +3708,12 @@ func (v *ElicitationPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersElicitationPropertySchemaOther = wire.Members{Required: []string{"type"}}
+
 // DecodeJSON decodes one ElicitationPropertySchemaOther object, keeping unknown members.
 func (v *ElicitationPropertySchemaOther) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationPropertySchemaOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationPropertySchemaOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4783,22 +3723,13 @@ func (v *ElicitationPropertySchemaOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ElicitationPropertySchemaOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ElicitationPropertySchemaOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "type":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
+		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ElicitationPropertySchemaOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "type")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -4856,30 +3787,12 @@ func (v *StringFormat) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersEnumOption = wire.Members{Required: []string{"const", "title"}}
+
 // DecodeJSON decodes one EnumOption object, keeping unknown members.
 func (v *EnumOption) DecodeJSON(d *wire.Decoder) error {
 	*v = EnumOption{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersEnumOption, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4889,42 +3802,29 @@ func (v *EnumOption) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *EnumOption) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *EnumOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "const":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Const, d), "const")
+		return 0, wire.AtKey(wire.DecodeString(&v.Const, d), "const")
 	case "title":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
+		return 1, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *EnumOption) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "const")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "title")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -4958,27 +3858,7 @@ func (v *EnumOption) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one StringPropertySchema object, keeping unknown members.
 func (v *StringPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	*v = StringPropertySchema{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -4988,94 +3868,89 @@ func (v *StringPropertySchema) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *StringPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *StringPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "minLength":
 		if d.TryNull() {
 			v.MinLength = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.MinLength = new(uint32)
-		return true, wire.AtKey(wire.DecodeUint32(v.MinLength, d), "minLength")
+		return wire.Optional, wire.AtKey(wire.DecodeUint32(v.MinLength, d), "minLength")
 	case "maxLength":
 		if d.TryNull() {
 			v.MaxLength = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.MaxLength = new(uint32)
-		return true, wire.AtKey(wire.DecodeUint32(v.MaxLength, d), "maxLength")
+		return wire.Optional, wire.AtKey(wire.DecodeUint32(v.MaxLength, d), "maxLength")
 	case "pattern":
 		if d.TryNull() {
 			v.Pattern = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Pattern = new(string)
-		return true, wire.AtKey(wire.DecodeString(v.Pattern, d), "pattern")
+		return wire.Optional, wire.AtKey(wire.DecodeString(v.Pattern, d), "pattern")
 	case "format":
 		if d.TryNull() {
 			v.Format = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Format = new(StringFormat)
-		return true, wire.AtKey(v.Format.DecodeJSON(d), "format")
+		return wire.Optional, wire.AtKey(v.Format.DecodeJSON(d), "format")
 	case "default":
 		if d.TryNull() {
 			v.Default = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Default = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Default, d); err != nil {
 			v.Default = nil
-			return true, wire.AtKey(d.Recover(m, err), "default")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "enum":
 		if d.TryNull() {
 			v.Enum = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Enum, false, wire.DecodeString), "enum")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Enum, false, wire.DecodeString), "enum")
 	case "oneOf":
 		if d.TryNull() {
 			v.OneOf = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.OneOf, false, (*EnumOption).DecodeJSON), "oneOf")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.OneOf, false, (*EnumOption).DecodeJSON), "oneOf")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *StringPropertySchema) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -5137,27 +4012,7 @@ func (v *StringPropertySchema) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one NumberPropertySchema object, keeping unknown members.
 func (v *NumberPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	*v = NumberPropertySchema{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5167,68 +4022,63 @@ func (v *NumberPropertySchema) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *NumberPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *NumberPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "minimum":
 		if d.TryNull() {
 			v.Minimum = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Minimum = new(float64)
-		return true, wire.AtKey(wire.DecodeFloat64(v.Minimum, d), "minimum")
+		return wire.Optional, wire.AtKey(wire.DecodeFloat64(v.Minimum, d), "minimum")
 	case "maximum":
 		if d.TryNull() {
 			v.Maximum = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Maximum = new(float64)
-		return true, wire.AtKey(wire.DecodeFloat64(v.Maximum, d), "maximum")
+		return wire.Optional, wire.AtKey(wire.DecodeFloat64(v.Maximum, d), "maximum")
 	case "default":
 		if d.TryNull() {
 			v.Default = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Default = new(float64)
 		m := d.Mark()
 		if err := wire.DecodeFloat64(v.Default, d); err != nil {
 			v.Default = nil
-			return true, wire.AtKey(d.Recover(m, err), "default")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *NumberPropertySchema) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -5274,27 +4124,7 @@ func (v *NumberPropertySchema) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one IntegerPropertySchema object, keeping unknown members.
 func (v *IntegerPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	*v = IntegerPropertySchema{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5304,68 +4134,63 @@ func (v *IntegerPropertySchema) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *IntegerPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *IntegerPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "minimum":
 		if d.TryNull() {
 			v.Minimum = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Minimum = new(int64)
-		return true, wire.AtKey(wire.DecodeInt64(v.Minimum, d), "minimum")
+		return wire.Optional, wire.AtKey(wire.DecodeInt64(v.Minimum, d), "minimum")
 	case "maximum":
 		if d.TryNull() {
 			v.Maximum = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Maximum = new(int64)
-		return true, wire.AtKey(wire.DecodeInt64(v.Maximum, d), "maximum")
+		return wire.Optional, wire.AtKey(wire.DecodeInt64(v.Maximum, d), "maximum")
 	case "default":
 		if d.TryNull() {
 			v.Default = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Default = new(int64)
 		m := d.Mark()
 		if err := wire.DecodeInt64(v.Default, d); err != nil {
 			v.Default = nil
-			return true, wire.AtKey(d.Recover(m, err), "default")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *IntegerPropertySchema) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -5411,27 +4236,7 @@ func (v *IntegerPropertySchema) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one BooleanPropertySchema object, keeping unknown members.
 func (v *BooleanPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	*v = BooleanPropertySchema{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5441,54 +4246,49 @@ func (v *BooleanPropertySchema) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *BooleanPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *BooleanPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "default":
 		if d.TryNull() {
 			v.Default = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Default = new(bool)
 		m := d.Mark()
 		if err := wire.DecodeBool(v.Default, d); err != nil {
 			v.Default = nil
-			return true, wire.AtKey(d.Recover(m, err), "default")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *BooleanPropertySchema) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -5548,32 +4348,32 @@ func (v *MultiSelectItems) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *MultiSelectItems) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *MultiSelectItems) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.String != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.String.decodeField(d, key, seen)
+		return v.String.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	case v.Titled != nil:
-		return v.Titled.decodeField(d, key, seen)
+		return v.Titled.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *MultiSelectItems) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *MultiSelectItems) required(w int) []string {
 	switch {
 	case v.String != nil:
-		return v.String.checkRequired(d, seen)
+		return wire.Level(w, membersStringMultiSelectItems.Required)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersMultiSelectItemsOther.Required)
 	case v.Titled != nil:
-		return v.Titled.checkRequired(d, seen)
+		return wire.Level(w, membersTitledMultiSelectItems.Required)
 	}
-	return d.Errorf("no variant of MultiSelectItems selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -5625,27 +4425,7 @@ func (v *MultiSelectItems) decodeObject(d *wire.Decoder, asFallback bool) error 
 			return err
 		}
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5666,30 +4446,12 @@ func (v *MultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersMultiSelectItemsOther = wire.Members{Required: []string{"type"}}
+
 // DecodeJSON decodes one MultiSelectItemsOther object, keeping unknown members.
 func (v *MultiSelectItemsOther) DecodeJSON(d *wire.Decoder) error {
 	*v = MultiSelectItemsOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMultiSelectItemsOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5699,22 +4461,13 @@ func (v *MultiSelectItemsOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MultiSelectItemsOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MultiSelectItemsOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "type":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
+		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MultiSelectItemsOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "type")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -5735,30 +4488,12 @@ func (v *MultiSelectItemsOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersStringMultiSelectItems = wire.Members{Required: []string{"enum"}}
+
 // DecodeJSON decodes one StringMultiSelectItems object, keeping unknown members.
 func (v *StringMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
 	*v = StringMultiSelectItems{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersStringMultiSelectItems, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5768,24 +4503,15 @@ func (v *StringMultiSelectItems) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *StringMultiSelectItems) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *StringMultiSelectItems) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "enum":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Enum, false, wire.DecodeString), "enum")
+		return 0, wire.AtKey(wire.DecodeSlice(d, &v.Enum, false, wire.DecodeString), "enum")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *StringMultiSelectItems) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "enum")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -5810,30 +4536,12 @@ func (v *StringMultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersTitledMultiSelectItems = wire.Members{Required: []string{"anyOf"}}
+
 // DecodeJSON decodes one TitledMultiSelectItems object, keeping unknown members.
 func (v *TitledMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
 	*v = TitledMultiSelectItems{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTitledMultiSelectItems, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5843,24 +4551,15 @@ func (v *TitledMultiSelectItems) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *TitledMultiSelectItems) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *TitledMultiSelectItems) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "anyOf":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.AnyOf, false, (*EnumOption).DecodeJSON), "anyOf")
+		return 0, wire.AtKey(wire.DecodeSlice(d, &v.AnyOf, false, (*EnumOption).DecodeJSON), "anyOf")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *TitledMultiSelectItems) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "anyOf")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -5885,30 +4584,12 @@ func (v *TitledMultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersMultiSelectPropertySchema = wire.Members{Required: []string{"items"}}
+
 // DecodeJSON decodes one MultiSelectPropertySchema object, keeping unknown members.
 func (v *MultiSelectPropertySchema) DecodeJSON(d *wire.Decoder) error {
 	*v = MultiSelectPropertySchema{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMultiSelectPropertySchema, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -5918,73 +4599,64 @@ func (v *MultiSelectPropertySchema) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MultiSelectPropertySchema) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MultiSelectPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "minItems":
 		if d.TryNull() {
 			v.MinItems = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.MinItems = new(uint64)
-		return true, wire.AtKey(wire.DecodeUint64(v.MinItems, d), "minItems")
+		return wire.Optional, wire.AtKey(wire.DecodeUint64(v.MinItems, d), "minItems")
 	case "maxItems":
 		if d.TryNull() {
 			v.MaxItems = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.MaxItems = new(uint64)
-		return true, wire.AtKey(wire.DecodeUint64(v.MaxItems, d), "maxItems")
+		return wire.Optional, wire.AtKey(wire.DecodeUint64(v.MaxItems, d), "maxItems")
 	case "items":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Items.DecodeJSON(d), "items")
+		return 0, wire.AtKey(v.Items.DecodeJSON(d), "items")
 	case "default":
 		if d.TryNull() {
 			v.Default = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Default, true, wire.DecodeString); err != nil {
 			v.Default = nil
-			return true, wire.AtKey(d.Recover(m, err), "default")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MultiSelectPropertySchema) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "items")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -6029,33 +4701,15 @@ func (v *MultiSelectPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersElicitationFormMode = wire.Members{Required: []string{"requestedSchema"}}
+
 // DecodeJSON decodes one ElicitationFormMode object, keeping unknown members.
 func (v *ElicitationFormMode) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationFormMode{}
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationFormMode, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6065,22 +4719,21 @@ func (v *ElicitationFormMode) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ElicitationFormMode) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ElicitationFormMode) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "requestedSchema":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.RequestedSchema.DecodeJSON(d), "requestedSchema")
+		return 0, wire.AtKey(v.RequestedSchema.DecodeJSON(d), "requestedSchema")
 	}
-	return v.Variant.decodeField(d, key, seen[1:])
+	return wire.Inner(v.Variant.decodeField(d, key))
 }
 
-// checkRequired reports the first required member that decoding did not see.
-func (v *ElicitationFormMode) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "requestedSchema")
+// required names the required members of level w: v's own, then the selected variant's.
+func (v *ElicitationFormMode) required(w int) []string {
+	if w == 0 {
+		return membersElicitationFormMode.Required
 	}
-	return v.Variant.checkRequired(d, seen[1:])
+	return v.Variant.required(w - 1)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -6122,25 +4775,25 @@ func (v *ElicitationFormModeVariant) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *ElicitationFormModeVariant) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *ElicitationFormModeVariant) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Session != nil:
-		return v.Session.decodeField(d, key, seen)
+		return v.Session.decodeField(d, key)
 	case v.Request != nil:
-		return v.Request.decodeField(d, key, seen)
+		return v.Request.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *ElicitationFormModeVariant) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *ElicitationFormModeVariant) required(w int) []string {
 	switch {
 	case v.Session != nil:
-		return v.Session.checkRequired(d, seen)
+		return wire.Level(w, membersElicitationSessionScope.Required)
 	case v.Request != nil:
-		return v.Request.checkRequired(d, seen)
+		return wire.Level(w, membersElicitationRequestScope.Required)
 	}
-	return d.Errorf("no variant of ElicitationFormModeVariant selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -6192,33 +4845,15 @@ func (v *ElicitationID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersElicitationURLMode = wire.Members{Required: []string{"elicitationId", "url"}}
+
 // DecodeJSON decodes one ElicitationURLMode object, keeping unknown members.
 func (v *ElicitationURLMode) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationURLMode{}
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationURLMode, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6228,28 +4863,23 @@ func (v *ElicitationURLMode) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ElicitationURLMode) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ElicitationURLMode) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "elicitationId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ElicitationID.DecodeJSON(d), "elicitationId")
+		return 0, wire.AtKey(v.ElicitationID.DecodeJSON(d), "elicitationId")
 	case "url":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
+		return 1, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
 	}
-	return v.Variant.decodeField(d, key, seen[1:])
+	return wire.Inner(v.Variant.decodeField(d, key))
 }
 
-// checkRequired reports the first required member that decoding did not see.
-func (v *ElicitationURLMode) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "elicitationId")
+// required names the required members of level w: v's own, then the selected variant's.
+func (v *ElicitationURLMode) required(w int) []string {
+	if w == 0 {
+		return membersElicitationURLMode.Required
 	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "url")
-	}
-	return v.Variant.checkRequired(d, seen[1:])
+	return v.Variant.required(w - 1)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -6293,25 +4923,25 @@ func (v *ElicitationURLModeVariant) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *ElicitationURLModeVariant) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *ElicitationURLModeVariant) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Session != nil:
-		return v.Session.decodeField(d, key, seen)
+		return v.Session.decodeField(d, key)
 	case v.Request != nil:
-		return v.Request.decodeField(d, key, seen)
+		return v.Request.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *ElicitationURLModeVariant) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *ElicitationURLModeVariant) required(w int) []string {
 	switch {
 	case v.Session != nil:
-		return v.Session.checkRequired(d, seen)
+		return wire.Level(w, membersElicitationSessionScope.Required)
 	case v.Request != nil:
-		return v.Request.checkRequired(d, seen)
+		return wire.Level(w, membersElicitationRequestScope.Required)
 	}
-	return d.Errorf("no variant of ElicitationURLModeVariant selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -6336,30 +4966,12 @@ func (v *ElicitationURLMode) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersMessageMCPRequest = wire.Members{Required: []string{"serverId", "requestId", "method"}}
+
 // DecodeJSON decodes one MessageMCPRequest object, keeping unknown members.
 func (v *MessageMCPRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = MessageMCPRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMessageMCPRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6369,42 +4981,25 @@ func (v *MessageMCPRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MessageMCPRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MessageMCPRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "serverId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ServerID.DecodeJSON(d), "serverId")
+		return 0, wire.AtKey(v.ServerID.DecodeJSON(d), "serverId")
 	case "requestId":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
+		return 1, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
 	case "method":
-		seen[0] |= 1 << 2
-		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
+		return 2, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeRawMap(d, &v.Params), "params")
+		return wire.Optional, wire.AtKey(wire.DecodeRawMap(d, &v.Params), "params")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MessageMCPRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "serverId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "requestId")
-	}
-	if seen[0]&(1<<2) == 0 {
-		return d.Errorf("missing required member %q", "method")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -6544,25 +5139,25 @@ func (v *AgentResponse) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *AgentResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *AgentResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Result != nil:
-		return v.Result.decodeField(d, key, seen)
+		return v.Result.decodeField(d, key)
 	case v.Error != nil:
-		return v.Error.decodeField(d, key, seen)
+		return v.Error.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *AgentResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *AgentResponse) required(w int) []string {
 	switch {
 	case v.Result != nil:
-		return v.Result.checkRequired(d, seen)
+		return wire.Level(w, membersAgentResponseResult.Required)
 	case v.Error != nil:
-		return v.Error.checkRequired(d, seen)
+		return wire.Level(w, membersAgentResponseError.Required)
 	}
-	return d.Errorf("no variant of AgentResponse selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -6593,27 +5188,7 @@ func (v *AgentResponse) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6634,30 +5209,12 @@ func (v *AgentResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAgentResponseResult = wire.Members{Required: []string{"id", "result"}}
+
 // DecodeJSON decodes one AgentResponseResult object, keeping unknown members.
 func (v *AgentResponseResult) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentResponseResult{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentResponseResult, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6667,28 +5224,15 @@ func (v *AgentResponseResult) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AgentResponseResult) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AgentResponseResult) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "result":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
+		return 1, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AgentResponseResult) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "id")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "result")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -6711,30 +5255,12 @@ func (v *AgentResponseResult) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAgentResponseError = wire.Members{Required: []string{"id", "error"}}
+
 // DecodeJSON decodes one AgentResponseError object, keeping unknown members.
 func (v *AgentResponseError) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentResponseError{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentResponseError, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6744,28 +5270,15 @@ func (v *AgentResponseError) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AgentResponseError) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AgentResponseError) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "error":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Error.DecodeJSON(d), "error")
+		return 1, wire.AtKey(v.Error.DecodeJSON(d), "error")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AgentResponseError) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "id")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "error")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -6846,30 +5359,12 @@ func (v *AgentResponseErrorID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersInitializeResponse = wire.Members{Required: []string{"protocolVersion", "info"}}
+
 // DecodeJSON decodes one InitializeResponse object, keeping unknown members.
 func (v *InitializeResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = InitializeResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersInitializeResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6879,45 +5374,32 @@ func (v *InitializeResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *InitializeResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *InitializeResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "protocolVersion":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ProtocolVersion.DecodeJSON(d), "protocolVersion")
+		return 0, wire.AtKey(v.ProtocolVersion.DecodeJSON(d), "protocolVersion")
 	case "info":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Info.DecodeJSON(d), "info")
+		return 1, wire.AtKey(v.Info.DecodeJSON(d), "info")
 	case "capabilities":
 		v.Capabilities = new(AgentCapabilities)
 		m := d.Mark()
 		if err := v.Capabilities.DecodeJSON(d); err != nil {
 			v.Capabilities = nil
-			return true, wire.AtKey(d.Recover(m, err), "capabilities")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "capabilities")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "authMethods":
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.AuthMethods, true, (*AuthMethod).DecodeJSON); err != nil {
 			v.AuthMethods = nil
-			return true, wire.AtKey(d.Recover(m, err), "authMethods")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "authMethods")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *InitializeResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "protocolVersion")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "info")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -6979,30 +5461,12 @@ func (v *ProtocolVersion) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersImplementation = wire.Members{Required: []string{"name", "version"}}
+
 // DecodeJSON decodes one Implementation object, keeping unknown members.
 func (v *Implementation) DecodeJSON(d *wire.Decoder) error {
 	*v = Implementation{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersImplementation, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7012,42 +5476,29 @@ func (v *Implementation) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *Implementation) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *Implementation) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "name":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "version":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Version, d), "version")
+		return 1, wire.AtKey(wire.DecodeString(&v.Version, d), "version")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *Implementation) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "version")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7081,27 +5532,7 @@ func (v *Implementation) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one AgentCapabilities object, keeping unknown members.
 func (v *AgentCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7111,54 +5542,49 @@ func (v *AgentCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AgentCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AgentCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "session":
 		if d.TryNull() {
 			v.Session = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Session = new(SessionCapabilities)
 		m := d.Mark()
 		if err := v.Session.DecodeJSON(d); err != nil {
 			v.Session = nil
-			return true, wire.AtKey(d.Recover(m, err), "session")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "session")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "auth":
 		if d.TryNull() {
 			v.Auth = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Auth = new(AgentAuthCapabilities)
 		m := d.Mark()
 		if err := v.Auth.DecodeJSON(d); err != nil {
 			v.Auth = nil
-			return true, wire.AtKey(d.Recover(m, err), "auth")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "auth")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "providers":
 		if d.TryNull() {
 			v.Providers = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Providers = new(ProvidersCapabilities)
 		m := d.Mark()
 		if err := v.Providers.DecodeJSON(d); err != nil {
 			v.Providers = nil
-			return true, wire.AtKey(d.Recover(m, err), "providers")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "providers")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AgentCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7196,27 +5622,7 @@ func (v *AgentCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionCapabilities object, keeping unknown members.
 func (v *SessionCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7226,126 +5632,121 @@ func (v *SessionCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "prompt":
 		if d.TryNull() {
 			v.Prompt = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Prompt = new(PromptCapabilities)
 		m := d.Mark()
 		if err := v.Prompt.DecodeJSON(d); err != nil {
 			v.Prompt = nil
-			return true, wire.AtKey(d.Recover(m, err), "prompt")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "prompt")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "mcp":
 		if d.TryNull() {
 			v.MCP = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.MCP = new(MCPCapabilities)
 		m := d.Mark()
 		if err := v.MCP.DecodeJSON(d); err != nil {
 			v.MCP = nil
-			return true, wire.AtKey(d.Recover(m, err), "mcp")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "mcp")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "delete":
 		if d.TryNull() {
 			v.Delete = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Delete = new(SessionDeleteCapabilities)
 		m := d.Mark()
 		if err := v.Delete.DecodeJSON(d); err != nil {
 			v.Delete = nil
-			return true, wire.AtKey(d.Recover(m, err), "delete")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "delete")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "additionalDirectories":
 		if d.TryNull() {
 			v.AdditionalDirectories = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.AdditionalDirectories = new(SessionAdditionalDirectoriesCapabilities)
 		m := d.Mark()
 		if err := v.AdditionalDirectories.DecodeJSON(d); err != nil {
 			v.AdditionalDirectories = nil
-			return true, wire.AtKey(d.Recover(m, err), "additionalDirectories")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "additionalDirectories")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "systemPrompt":
 		if d.TryNull() {
 			v.SystemPrompt = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.SystemPrompt = new(SessionSystemPromptCapabilities)
 		m := d.Mark()
 		if err := v.SystemPrompt.DecodeJSON(d); err != nil {
 			v.SystemPrompt = nil
-			return true, wire.AtKey(d.Recover(m, err), "systemPrompt")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "systemPrompt")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "fork":
 		if d.TryNull() {
 			v.Fork = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Fork = new(SessionForkCapabilities)
 		m := d.Mark()
 		if err := v.Fork.DecodeJSON(d); err != nil {
 			v.Fork = nil
-			return true, wire.AtKey(d.Recover(m, err), "fork")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "fork")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "archive":
 		if d.TryNull() {
 			v.Archive = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Archive = new(SessionArchiveCapabilities)
 		m := d.Mark()
 		if err := v.Archive.DecodeJSON(d); err != nil {
 			v.Archive = nil
-			return true, wire.AtKey(d.Recover(m, err), "archive")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "archive")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "status":
 		if d.TryNull() {
 			v.Status = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Status = new(SessionStatusCapabilities)
 		m := d.Mark()
 		if err := v.Status.DecodeJSON(d); err != nil {
 			v.Status = nil
-			return true, wire.AtKey(d.Recover(m, err), "status")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "status")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(SessionTitleCapabilities)
 		m := d.Mark()
 		if err := v.Title.DecodeJSON(d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7407,27 +5808,7 @@ func (v *SessionCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one PromptCapabilities object, keeping unknown members.
 func (v *PromptCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = PromptCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7437,54 +5818,49 @@ func (v *PromptCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PromptCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PromptCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "image":
 		if d.TryNull() {
 			v.Image = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Image = new(PromptImageCapabilities)
 		m := d.Mark()
 		if err := v.Image.DecodeJSON(d); err != nil {
 			v.Image = nil
-			return true, wire.AtKey(d.Recover(m, err), "image")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "image")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "audio":
 		if d.TryNull() {
 			v.Audio = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Audio = new(PromptAudioCapabilities)
 		m := d.Mark()
 		if err := v.Audio.DecodeJSON(d); err != nil {
 			v.Audio = nil
-			return true, wire.AtKey(d.Recover(m, err), "audio")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "audio")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "embeddedContext":
 		if d.TryNull() {
 			v.EmbeddedContext = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.EmbeddedContext = new(PromptEmbeddedContextCapabilities)
 		m := d.Mark()
 		if err := v.EmbeddedContext.DecodeJSON(d); err != nil {
 			v.EmbeddedContext = nil
-			return true, wire.AtKey(d.Recover(m, err), "embeddedContext")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "embeddedContext")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PromptCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7522,27 +5898,7 @@ func (v *PromptCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one PromptImageCapabilities object, keeping unknown members.
 func (v *PromptImageCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = PromptImageCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7552,18 +5908,13 @@ func (v *PromptImageCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PromptImageCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PromptImageCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PromptImageCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7589,27 +5940,7 @@ func (v *PromptImageCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one PromptAudioCapabilities object, keeping unknown members.
 func (v *PromptAudioCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = PromptAudioCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7619,18 +5950,13 @@ func (v *PromptAudioCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PromptAudioCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PromptAudioCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PromptAudioCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7656,27 +5982,7 @@ func (v *PromptAudioCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one PromptEmbeddedContextCapabilities object, keeping unknown members.
 func (v *PromptEmbeddedContextCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = PromptEmbeddedContextCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7686,18 +5992,13 @@ func (v *PromptEmbeddedContextCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PromptEmbeddedContextCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PromptEmbeddedContextCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PromptEmbeddedContextCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7723,27 +6024,7 @@ func (v *PromptEmbeddedContextCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one MCPCapabilities object, keeping unknown members.
 func (v *MCPCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7753,54 +6034,49 @@ func (v *MCPCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MCPCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MCPCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "stdio":
 		if d.TryNull() {
 			v.Stdio = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Stdio = new(MCPStdioCapabilities)
 		m := d.Mark()
 		if err := v.Stdio.DecodeJSON(d); err != nil {
 			v.Stdio = nil
-			return true, wire.AtKey(d.Recover(m, err), "stdio")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "stdio")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "http":
 		if d.TryNull() {
 			v.HTTP = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.HTTP = new(MCPHTTPCapabilities)
 		m := d.Mark()
 		if err := v.HTTP.DecodeJSON(d); err != nil {
 			v.HTTP = nil
-			return true, wire.AtKey(d.Recover(m, err), "http")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "http")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "acp":
 		if d.TryNull() {
 			v.ACP = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.ACP = new(MCPACPCapabilities)
 		m := d.Mark()
 		if err := v.ACP.DecodeJSON(d); err != nil {
 			v.ACP = nil
-			return true, wire.AtKey(d.Recover(m, err), "acp")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "acp")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MCPCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7838,27 +6114,7 @@ func (v *MCPCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one MCPStdioCapabilities object, keeping unknown members.
 func (v *MCPStdioCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPStdioCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7868,18 +6124,13 @@ func (v *MCPStdioCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MCPStdioCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MCPStdioCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MCPStdioCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7905,27 +6156,7 @@ func (v *MCPStdioCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one MCPHTTPCapabilities object, keeping unknown members.
 func (v *MCPHTTPCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPHTTPCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7935,18 +6166,13 @@ func (v *MCPHTTPCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MCPHTTPCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MCPHTTPCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MCPHTTPCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -7972,27 +6198,7 @@ func (v *MCPHTTPCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one MCPACPCapabilities object, keeping unknown members.
 func (v *MCPACPCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPACPCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8002,18 +6208,13 @@ func (v *MCPACPCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MCPACPCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MCPACPCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MCPACPCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -8039,27 +6240,7 @@ func (v *MCPACPCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionDeleteCapabilities object, keeping unknown members.
 func (v *SessionDeleteCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionDeleteCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8069,18 +6250,13 @@ func (v *SessionDeleteCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionDeleteCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionDeleteCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionDeleteCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -8106,27 +6282,7 @@ func (v *SessionDeleteCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionAdditionalDirectoriesCapabilities object, keeping unknown members.
 func (v *SessionAdditionalDirectoriesCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionAdditionalDirectoriesCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8136,18 +6292,13 @@ func (v *SessionAdditionalDirectoriesCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionAdditionalDirectoriesCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionAdditionalDirectoriesCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionAdditionalDirectoriesCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -8173,27 +6324,7 @@ func (v *SessionAdditionalDirectoriesCapabilities) UnmarshalJSON(data []byte) er
 // DecodeJSON decodes one SessionSystemPromptCapabilities object, keeping unknown members.
 func (v *SessionSystemPromptCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionSystemPromptCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8203,30 +6334,25 @@ func (v *SessionSystemPromptCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionSystemPromptCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionSystemPromptCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "mode":
 		if d.TryNull() {
 			v.Mode = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Mode = new(SessionSystemPromptModeCapabilities)
 		m := d.Mark()
 		if err := v.Mode.DecodeJSON(d); err != nil {
 			v.Mode = nil
-			return true, wire.AtKey(d.Recover(m, err), "mode")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "mode")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionSystemPromptCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -8256,27 +6382,7 @@ func (v *SessionSystemPromptCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionSystemPromptModeCapabilities object, keeping unknown members.
 func (v *SessionSystemPromptModeCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionSystemPromptModeCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8286,30 +6392,25 @@ func (v *SessionSystemPromptModeCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionSystemPromptModeCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionSystemPromptModeCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "override":
 		if d.TryNull() {
 			v.Override = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Override = new(SessionSystemPromptOverrideCapabilities)
 		m := d.Mark()
 		if err := v.Override.DecodeJSON(d); err != nil {
 			v.Override = nil
-			return true, wire.AtKey(d.Recover(m, err), "override")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "override")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionSystemPromptModeCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -8339,27 +6440,7 @@ func (v *SessionSystemPromptModeCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionSystemPromptOverrideCapabilities object, keeping unknown members.
 func (v *SessionSystemPromptOverrideCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionSystemPromptOverrideCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8369,18 +6450,13 @@ func (v *SessionSystemPromptOverrideCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionSystemPromptOverrideCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionSystemPromptOverrideCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionSystemPromptOverrideCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -8406,27 +6482,7 @@ func (v *SessionSystemPromptOverrideCapabilities) UnmarshalJSON(data []byte) err
 // DecodeJSON decodes one SessionForkCapabilities object, keeping unknown members.
 func (v *SessionForkCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionForkCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8436,18 +6492,13 @@ func (v *SessionForkCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionForkCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionForkCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionForkCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -8473,27 +6524,7 @@ func (v *SessionForkCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionArchiveCapabilities object, keeping unknown members.
 func (v *SessionArchiveCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionArchiveCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8503,18 +6534,13 @@ func (v *SessionArchiveCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionArchiveCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionArchiveCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionArchiveCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -8540,27 +6566,7 @@ func (v *SessionArchiveCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionStatusCapabilities object, keeping unknown members.
 func (v *SessionStatusCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionStatusCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8570,18 +6576,13 @@ func (v *SessionStatusCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionStatusCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionStatusCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionStatusCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -8607,27 +6608,7 @@ func (v *SessionStatusCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionTitleCapabilities object, keeping unknown members.
 func (v *SessionTitleCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionTitleCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8637,18 +6618,13 @@ func (v *SessionTitleCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionTitleCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionTitleCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionTitleCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -8674,27 +6650,7 @@ func (v *SessionTitleCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one AgentAuthCapabilities object, keeping unknown members.
 func (v *AgentAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentAuthCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8704,30 +6660,25 @@ func (v *AgentAuthCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AgentAuthCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AgentAuthCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "status":
 		if d.TryNull() {
 			v.Status = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Status = new(AuthStatusCapabilities)
 		m := d.Mark()
 		if err := v.Status.DecodeJSON(d); err != nil {
 			v.Status = nil
-			return true, wire.AtKey(d.Recover(m, err), "status")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "status")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AgentAuthCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -8757,27 +6708,7 @@ func (v *AgentAuthCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one AuthStatusCapabilities object, keeping unknown members.
 func (v *AuthStatusCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthStatusCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8787,18 +6718,13 @@ func (v *AuthStatusCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AuthStatusCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AuthStatusCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AuthStatusCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -8824,27 +6750,7 @@ func (v *AuthStatusCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ProvidersCapabilities object, keeping unknown members.
 func (v *ProvidersCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ProvidersCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8854,18 +6760,13 @@ func (v *ProvidersCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ProvidersCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ProvidersCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ProvidersCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -8914,35 +6815,35 @@ func (v *AuthMethod) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *AuthMethod) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *AuthMethod) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Terminal != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Terminal.decodeField(d, key, seen)
+		return v.Terminal.decodeField(d, key)
 	case v.Agent != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Agent.decodeField(d, key, seen)
+		return v.Agent.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *AuthMethod) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *AuthMethod) required(w int) []string {
 	switch {
 	case v.Terminal != nil:
-		return v.Terminal.checkRequired(d, seen)
+		return wire.Level(w, membersAuthMethodTerminal.Required)
 	case v.Agent != nil:
-		return v.Agent.checkRequired(d, seen)
+		return wire.Level(w, membersAuthMethodAgent.Required)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersAuthMethodOther.Required)
 	}
-	return d.Errorf("no variant of AuthMethod selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -8979,27 +6880,7 @@ func (v *AuthMethod) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9020,30 +6901,12 @@ func (v *AuthMethod) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAuthMethodOther = wire.Members{Required: []string{"type", "methodId", "name"}}
+
 // DecodeJSON decodes one AuthMethodOther object, keeping unknown members.
 func (v *AuthMethodOther) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthMethodOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthMethodOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9053,34 +6916,17 @@ func (v *AuthMethodOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AuthMethodOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AuthMethodOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "type":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
+		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	case "methodId":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
+		return 1, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
 	case "name":
-		seen[0] |= 1 << 2
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 2, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AuthMethodOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "type")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "methodId")
-	}
-	if seen[0]&(1<<2) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -9132,30 +6978,12 @@ func (v *AuthMethodID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersEnvVariable = wire.Members{Required: []string{"name", "value"}}
+
 // DecodeJSON decodes one EnvVariable object, keeping unknown members.
 func (v *EnvVariable) DecodeJSON(d *wire.Decoder) error {
 	*v = EnvVariable{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersEnvVariable, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9165,30 +6993,17 @@ func (v *EnvVariable) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *EnvVariable) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *EnvVariable) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "name":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "value":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Value, d), "value")
+		return 1, wire.AtKey(wire.DecodeString(&v.Value, d), "value")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *EnvVariable) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "value")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -9215,30 +7030,12 @@ func (v *EnvVariable) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAuthMethodTerminal = wire.Members{Required: []string{"methodId", "name"}}
+
 // DecodeJSON decodes one AuthMethodTerminal object, keeping unknown members.
 func (v *AuthMethodTerminal) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthMethodTerminal{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthMethodTerminal, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9248,54 +7045,41 @@ func (v *AuthMethodTerminal) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AuthMethodTerminal) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AuthMethodTerminal) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "methodId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
+		return 0, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
 	case "name":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "args":
 		if d.Lenient() && d.TryNull() {
 			v.Args = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
 	case "env":
 		if d.Lenient() && d.TryNull() {
 			v.Env = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AuthMethodTerminal) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "methodId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -9334,30 +7118,12 @@ func (v *AuthMethodTerminal) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAuthMethodAgent = wire.Members{Required: []string{"methodId", "name"}}
+
 // DecodeJSON decodes one AuthMethodAgent object, keeping unknown members.
 func (v *AuthMethodAgent) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthMethodAgent{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthMethodAgent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9367,42 +7133,29 @@ func (v *AuthMethodAgent) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AuthMethodAgent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AuthMethodAgent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "methodId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
+		return 0, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
 	case "name":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AuthMethodAgent) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "methodId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -9436,27 +7189,7 @@ func (v *AuthMethodAgent) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one LoginAuthResponse object, keeping unknown members.
 func (v *LoginAuthResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = LoginAuthResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9466,18 +7199,13 @@ func (v *LoginAuthResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *LoginAuthResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *LoginAuthResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *LoginAuthResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -9500,30 +7228,12 @@ func (v *LoginAuthResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersListProvidersResponse = wire.Members{Required: []string{"providers"}}
+
 // DecodeJSON decodes one ListProvidersResponse object, keeping unknown members.
 func (v *ListProvidersResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = ListProvidersResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersListProvidersResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9533,24 +7243,15 @@ func (v *ListProvidersResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ListProvidersResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ListProvidersResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "providers":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Providers, false, (*ProviderInfo).DecodeJSON), "providers")
+		return 0, wire.AtKey(wire.DecodeSlice(d, &v.Providers, false, (*ProviderInfo).DecodeJSON), "providers")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ListProvidersResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "providers")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -9575,30 +7276,12 @@ func (v *ListProvidersResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersProviderInfo = wire.Members{Required: []string{"providerId", "supported", "required"}}
+
 // DecodeJSON decodes one ProviderInfo object, keeping unknown members.
 func (v *ProviderInfo) DecodeJSON(d *wire.Decoder) error {
 	*v = ProviderInfo{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProviderInfo, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9608,48 +7291,31 @@ func (v *ProviderInfo) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ProviderInfo) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ProviderInfo) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "providerId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ProviderID.DecodeJSON(d), "providerId")
+		return 0, wire.AtKey(v.ProviderID.DecodeJSON(d), "providerId")
 	case "supported":
-		seen[0] |= 1 << 1
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Supported, true, (*LlmProtocol).DecodeJSON); err != nil {
 			v.Supported = nil
-			return true, wire.AtKey(d.Recover(m, err), "supported")
+			return 1, wire.AtKey(d.Recover(m, err), "supported")
 		}
-		return true, nil
+		return 1, nil
 	case "required":
-		seen[0] |= 1 << 2
-		return true, wire.AtKey(wire.DecodeBool(&v.Required, d), "required")
+		return 2, wire.AtKey(wire.DecodeBool(&v.Required, d), "required")
 	case "current":
 		if d.TryNull() {
 			v.Current = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Current = new(ProviderCurrentConfig)
-		return true, wire.AtKey(v.Current.DecodeJSON(d), "current")
+		return wire.Optional, wire.AtKey(v.Current.DecodeJSON(d), "current")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ProviderInfo) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "providerId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "supported")
-	}
-	if seen[0]&(1<<2) == 0 {
-		return d.Errorf("missing required member %q", "required")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -9748,30 +7414,12 @@ func (v *LlmProtocol) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersProviderCurrentConfig = wire.Members{Required: []string{"apiType", "baseUrl"}}
+
 // DecodeJSON decodes one ProviderCurrentConfig object, keeping unknown members.
 func (v *ProviderCurrentConfig) DecodeJSON(d *wire.Decoder) error {
 	*v = ProviderCurrentConfig{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProviderCurrentConfig, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9781,30 +7429,17 @@ func (v *ProviderCurrentConfig) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ProviderCurrentConfig) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ProviderCurrentConfig) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "apiType":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.APIType.DecodeJSON(d), "apiType")
+		return 0, wire.AtKey(v.APIType.DecodeJSON(d), "apiType")
 	case "baseUrl":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.BaseURL, d), "baseUrl")
+		return 1, wire.AtKey(wire.DecodeString(&v.BaseURL, d), "baseUrl")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ProviderCurrentConfig) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "apiType")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "baseUrl")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -9834,27 +7469,7 @@ func (v *ProviderCurrentConfig) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SetProviderResponse object, keeping unknown members.
 func (v *SetProviderResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = SetProviderResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9864,18 +7479,13 @@ func (v *SetProviderResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SetProviderResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SetProviderResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SetProviderResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -9901,27 +7511,7 @@ func (v *SetProviderResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one DisableProviderResponse object, keeping unknown members.
 func (v *DisableProviderResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = DisableProviderResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9931,18 +7521,13 @@ func (v *DisableProviderResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *DisableProviderResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *DisableProviderResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *DisableProviderResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -9968,27 +7553,7 @@ func (v *DisableProviderResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one LogoutAuthResponse object, keeping unknown members.
 func (v *LogoutAuthResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = LogoutAuthResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9998,18 +7563,13 @@ func (v *LogoutAuthResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *LogoutAuthResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *LogoutAuthResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *LogoutAuthResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -10032,30 +7592,12 @@ func (v *LogoutAuthResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAuthStatusResponse = wire.Members{Required: []string{"state"}}
+
 // DecodeJSON decodes one AuthStatusResponse object, keeping unknown members.
 func (v *AuthStatusResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthStatusResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthStatusResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10065,31 +7607,22 @@ func (v *AuthStatusResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AuthStatusResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AuthStatusResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "state":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.State.DecodeJSON(d), "state")
+		return 0, wire.AtKey(v.State.DecodeJSON(d), "state")
 	case "accounts":
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Accounts, true, (*AuthAccount).DecodeJSON); err != nil {
 			v.Accounts = nil
-			return true, wire.AtKey(d.Recover(m, err), "accounts")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "accounts")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AuthStatusResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "state")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -10155,30 +7688,12 @@ func (v *AuthState) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAuthAccount = wire.Members{Required: []string{"label"}}
+
 // DecodeJSON decodes one AuthAccount object, keeping unknown members.
 func (v *AuthAccount) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthAccount{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthAccount, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10188,72 +7703,63 @@ func (v *AuthAccount) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AuthAccount) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AuthAccount) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "label":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Label, d), "label")
+		return 0, wire.AtKey(wire.DecodeString(&v.Label, d), "label")
 	case "active":
 		if d.TryNull() {
 			v.Active = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Active = new(bool)
 		m := d.Mark()
 		if err := wire.DecodeBool(v.Active, d); err != nil {
 			v.Active = nil
-			return true, wire.AtKey(d.Recover(m, err), "active")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "active")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "name":
 		if d.TryNull() {
 			v.Name = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Name = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Name, d); err != nil {
 			v.Name = nil
-			return true, wire.AtKey(d.Recover(m, err), "name")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "name")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "email":
 		if d.TryNull() {
 			v.Email = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Email = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Email, d); err != nil {
 			v.Email = nil
-			return true, wire.AtKey(d.Recover(m, err), "email")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "email")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "organization":
 		if d.TryNull() {
 			v.Organization = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Organization = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Organization, d); err != nil {
 			v.Organization = nil
-			return true, wire.AtKey(d.Recover(m, err), "organization")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "organization")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AuthAccount) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "label")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -10294,30 +7800,12 @@ func (v *AuthAccount) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersNewSessionResponse = wire.Members{Required: []string{"sessionId"}}
+
 // DecodeJSON decodes one NewSessionResponse object, keeping unknown members.
 func (v *NewSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = NewSessionResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersNewSessionResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10327,38 +7815,29 @@ func (v *NewSessionResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *NewSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *NewSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "configOptions":
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
 			v.ConfigOptions = nil
-			return true, wire.AtKey(d.Recover(m, err), "configOptions")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "configOptions")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "availableCommands":
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.AvailableCommands, true, (*AvailableCommand).DecodeJSON); err != nil {
 			v.AvailableCommands = nil
-			return true, wire.AtKey(d.Recover(m, err), "availableCommands")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "availableCommands")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *NewSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -10391,33 +7870,15 @@ func (v *NewSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionConfigOption = wire.Members{Required: []string{"configId", "name"}}
+
 // DecodeJSON decodes one SessionConfigOption object, keeping unknown members.
 func (v *SessionConfigOption) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigOption{}
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigOption, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10427,54 +7888,49 @@ func (v *SessionConfigOption) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionConfigOption) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionConfigOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "configId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ConfigID.DecodeJSON(d), "configId")
+		return 0, wire.AtKey(v.ConfigID.DecodeJSON(d), "configId")
 	case "name":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "category":
 		if d.TryNull() {
 			v.Category = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Category = new(SessionConfigOptionCategory)
 		m := d.Mark()
 		if err := v.Category.DecodeJSON(d); err != nil {
 			v.Category = nil
-			return true, wire.AtKey(d.Recover(m, err), "category")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "category")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return v.Type.decodeField(d, key, seen[1:])
+	return wire.Inner(v.Type.decodeField(d, key))
 }
 
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionConfigOption) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "configId")
+// required names the required members of level w: v's own, then the selected variant's.
+func (v *SessionConfigOption) required(w int) []string {
+	if w == 0 {
+		return membersSessionConfigOption.Required
 	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	return v.Type.checkRequired(d, seen[1:])
+	return v.Type.required(w - 1)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -10530,35 +7986,35 @@ func (v *SessionConfigOptionType) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *SessionConfigOptionType) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *SessionConfigOptionType) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Select != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Select.decodeField(d, key, seen)
+		return v.Select.decodeField(d, key)
 	case v.Boolean != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Boolean.decodeField(d, key, seen)
+		return v.Boolean.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *SessionConfigOptionType) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *SessionConfigOptionType) required(w int) []string {
 	switch {
 	case v.Select != nil:
-		return v.Select.checkRequired(d, seen)
+		return wire.Level(w, membersSessionConfigSelect.Required)
 	case v.Boolean != nil:
-		return v.Boolean.checkRequired(d, seen)
+		return wire.Level(w, membersSessionConfigBoolean.Required)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersSessionConfigOptionTypeOther.Required)
 	}
-	return d.Errorf("no variant of SessionConfigOptionType selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -10587,30 +8043,12 @@ func (v *SessionConfigOption) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionConfigOptionTypeOther = wire.Members{Required: []string{"type"}}
+
 // DecodeJSON decodes one SessionConfigOptionTypeOther object, keeping unknown members.
 func (v *SessionConfigOptionTypeOther) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigOptionTypeOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigOptionTypeOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10620,22 +8058,13 @@ func (v *SessionConfigOptionTypeOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionConfigOptionTypeOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionConfigOptionTypeOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "type":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
+		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionConfigOptionTypeOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "type")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -10803,30 +8232,12 @@ func (v *SessionConfigSelectOptions) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionConfigSelectOption = wire.Members{Required: []string{"value", "name"}}
+
 // DecodeJSON decodes one SessionConfigSelectOption object, keeping unknown members.
 func (v *SessionConfigSelectOption) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigSelectOption{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigSelectOption, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10836,42 +8247,29 @@ func (v *SessionConfigSelectOption) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionConfigSelectOption) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionConfigSelectOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "value":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Value.DecodeJSON(d), "value")
+		return 0, wire.AtKey(v.Value.DecodeJSON(d), "value")
 	case "name":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionConfigSelectOption) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "value")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -10902,30 +8300,12 @@ func (v *SessionConfigSelectOption) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionConfigSelectGroup = wire.Members{Required: []string{"groupId", "name", "options"}}
+
 // DecodeJSON decodes one SessionConfigSelectGroup object, keeping unknown members.
 func (v *SessionConfigSelectGroup) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigSelectGroup{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigSelectGroup, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -10935,41 +8315,24 @@ func (v *SessionConfigSelectGroup) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionConfigSelectGroup) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionConfigSelectGroup) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "groupId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.GroupID.DecodeJSON(d), "groupId")
+		return 0, wire.AtKey(v.GroupID.DecodeJSON(d), "groupId")
 	case "name":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "options":
-		seen[0] |= 1 << 2
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Options, true, (*SessionConfigSelectOption).DecodeJSON); err != nil {
 			v.Options = nil
-			return true, wire.AtKey(d.Recover(m, err), "options")
+			return 2, wire.AtKey(d.Recover(m, err), "options")
 		}
-		return true, nil
+		return 2, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionConfigSelectGroup) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "groupId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<2) == 0 {
-		return d.Errorf("missing required member %q", "options")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -11025,30 +8388,12 @@ func (v *SessionConfigGroupID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionConfigSelect = wire.Members{Required: []string{"currentValue", "options"}}
+
 // DecodeJSON decodes one SessionConfigSelect object, keeping unknown members.
 func (v *SessionConfigSelect) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigSelect{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigSelect, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11058,28 +8403,15 @@ func (v *SessionConfigSelect) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionConfigSelect) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionConfigSelect) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "currentValue":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.CurrentValue.DecodeJSON(d), "currentValue")
+		return 0, wire.AtKey(v.CurrentValue.DecodeJSON(d), "currentValue")
 	case "options":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Options.DecodeJSON(d), "options")
+		return 1, wire.AtKey(v.Options.DecodeJSON(d), "options")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionConfigSelect) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "currentValue")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "options")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -11102,30 +8434,12 @@ func (v *SessionConfigSelect) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionConfigBoolean = wire.Members{Required: []string{"currentValue"}}
+
 // DecodeJSON decodes one SessionConfigBoolean object, keeping unknown members.
 func (v *SessionConfigBoolean) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionConfigBoolean{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigBoolean, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11135,22 +8449,13 @@ func (v *SessionConfigBoolean) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionConfigBoolean) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionConfigBoolean) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "currentValue":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeBool(&v.CurrentValue, d), "currentValue")
+		return 0, wire.AtKey(wire.DecodeBool(&v.CurrentValue, d), "currentValue")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionConfigBoolean) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "currentValue")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -11194,28 +8499,28 @@ func (v *AvailableCommand) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *AvailableCommand) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *AvailableCommand) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Command != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Command.decodeField(d, key, seen)
+		return v.Command.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *AvailableCommand) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *AvailableCommand) required(w int) []string {
 	switch {
 	case v.Command != nil:
-		return v.Command.checkRequired(d, seen)
+		return wire.Level(w, membersCommand.Required)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersAvailableCommandOther.Required)
 	}
-	return d.Errorf("no variant of AvailableCommand selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -11247,27 +8552,7 @@ func (v *AvailableCommand) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11288,30 +8573,12 @@ func (v *AvailableCommand) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAvailableCommandOther = wire.Members{Required: []string{"type", "name", "description"}}
+
 // DecodeJSON decodes one AvailableCommandOther object, keeping unknown members.
 func (v *AvailableCommandOther) DecodeJSON(d *wire.Decoder) error {
 	*v = AvailableCommandOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAvailableCommandOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11321,34 +8588,17 @@ func (v *AvailableCommandOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AvailableCommandOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AvailableCommandOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "type":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
+		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	case "name":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
-		seen[0] |= 1 << 2
-		return true, wire.AtKey(wire.DecodeString(&v.Description, d), "description")
+		return 2, wire.AtKey(wire.DecodeString(&v.Description, d), "description")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AvailableCommandOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "type")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<2) == 0 {
-		return d.Errorf("missing required member %q", "description")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -11396,28 +8646,28 @@ func (v *AvailableCommandInput) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *AvailableCommandInput) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *AvailableCommandInput) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Text != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Text.decodeField(d, key, seen)
+		return v.Text.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *AvailableCommandInput) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *AvailableCommandInput) required(w int) []string {
 	switch {
 	case v.Text != nil:
-		return v.Text.checkRequired(d, seen)
+		return wire.Level(w, membersTextCommandInput.Required)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersAvailableCommandInputOther.Required)
 	}
-	return d.Errorf("no variant of AvailableCommandInput selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -11449,27 +8699,7 @@ func (v *AvailableCommandInput) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11490,30 +8720,12 @@ func (v *AvailableCommandInput) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAvailableCommandInputOther = wire.Members{Required: []string{"type"}}
+
 // DecodeJSON decodes one AvailableCommandInputOther object, keeping unknown members.
 func (v *AvailableCommandInputOther) DecodeJSON(d *wire.Decoder) error {
 	*v = AvailableCommandInputOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAvailableCommandInputOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11523,22 +8735,13 @@ func (v *AvailableCommandInputOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AvailableCommandInputOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AvailableCommandInputOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "type":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
+		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AvailableCommandInputOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "type")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -11559,30 +8762,12 @@ func (v *AvailableCommandInputOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersTextCommandInput = wire.Members{Required: []string{"hint"}}
+
 // DecodeJSON decodes one TextCommandInput object, keeping unknown members.
 func (v *TextCommandInput) DecodeJSON(d *wire.Decoder) error {
 	*v = TextCommandInput{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTextCommandInput, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11592,24 +8777,15 @@ func (v *TextCommandInput) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *TextCommandInput) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *TextCommandInput) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "hint":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Hint, d), "hint")
+		return 0, wire.AtKey(wire.DecodeString(&v.Hint, d), "hint")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *TextCommandInput) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "hint")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -11634,30 +8810,12 @@ func (v *TextCommandInput) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCommand = wire.Members{Required: []string{"name", "description"}}
+
 // DecodeJSON decodes one Command object, keeping unknown members.
 func (v *Command) DecodeJSON(d *wire.Decoder) error {
 	*v = Command{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCommand, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11667,42 +8825,29 @@ func (v *Command) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *Command) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *Command) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "name":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Description, d), "description")
+		return 1, wire.AtKey(wire.DecodeString(&v.Description, d), "description")
 	case "input":
 		if d.TryNull() {
 			v.Input = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Input = new(AvailableCommandInput)
 		m := d.Mark()
 		if err := v.Input.DecodeJSON(d); err != nil {
 			v.Input = nil
-			return true, wire.AtKey(d.Recover(m, err), "input")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "input")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *Command) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "description")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -11733,30 +8878,12 @@ func (v *Command) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersListSessionsResponse = wire.Members{Required: []string{"sessions"}}
+
 // DecodeJSON decodes one ListSessionsResponse object, keeping unknown members.
 func (v *ListSessionsResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = ListSessionsResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersListSessionsResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11766,36 +8893,27 @@ func (v *ListSessionsResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ListSessionsResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ListSessionsResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessions":
-		seen[0] |= 1 << 0
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Sessions, true, (*SessionInfo).DecodeJSON); err != nil {
 			v.Sessions = nil
-			return true, wire.AtKey(d.Recover(m, err), "sessions")
+			return 0, wire.AtKey(d.Recover(m, err), "sessions")
 		}
-		return true, nil
+		return 0, nil
 	case "nextCursor":
 		if d.TryNull() {
 			v.NextCursor = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.NextCursor = new(SessionListCursor)
-		return true, wire.AtKey(v.NextCursor.DecodeJSON(d), "nextCursor")
+		return wire.Optional, wire.AtKey(v.NextCursor.DecodeJSON(d), "nextCursor")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ListSessionsResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessions")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -11824,30 +8942,12 @@ func (v *ListSessionsResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionInfo = wire.Members{Required: []string{"sessionId", "cwd"}}
+
 // DecodeJSON decodes one SessionInfo object, keeping unknown members.
 func (v *SessionInfo) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionInfo{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionInfo, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -11857,72 +8957,59 @@ func (v *SessionInfo) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionInfo) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionInfo) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "cwd":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
+		return 1, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
 	case "additionalDirectories":
 		if d.Lenient() && d.TryNull() {
 			v.AdditionalDirectories = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, (*AbsolutePath).DecodeJSON), "additionalDirectories")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, (*AbsolutePath).DecodeJSON), "additionalDirectories")
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "updatedAt":
 		if d.TryNull() {
 			v.UpdatedAt = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.UpdatedAt = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.UpdatedAt, d); err != nil {
 			v.UpdatedAt = nil
-			return true, wire.AtKey(d.Recover(m, err), "updatedAt")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "updatedAt")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "archived":
 		if d.TryNull() {
 			v.Archived = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Archived = new(bool)
 		m := d.Mark()
 		if err := wire.DecodeBool(v.Archived, d); err != nil {
 			v.Archived = nil
-			return true, wire.AtKey(d.Recover(m, err), "archived")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "archived")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionInfo) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "cwd")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -11995,27 +9082,7 @@ func (v *SessionListCursor) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one DeleteSessionResponse object, keeping unknown members.
 func (v *DeleteSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = DeleteSessionResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12025,18 +9092,13 @@ func (v *DeleteSessionResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *DeleteSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *DeleteSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *DeleteSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -12059,30 +9121,12 @@ func (v *DeleteSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersForkSessionResponse = wire.Members{Required: []string{"sessionId"}}
+
 // DecodeJSON decodes one ForkSessionResponse object, keeping unknown members.
 func (v *ForkSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = ForkSessionResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersForkSessionResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12092,38 +9136,29 @@ func (v *ForkSessionResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ForkSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ForkSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "configOptions":
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
 			v.ConfigOptions = nil
-			return true, wire.AtKey(d.Recover(m, err), "configOptions")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "configOptions")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "availableCommands":
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.AvailableCommands, true, (*AvailableCommand).DecodeJSON); err != nil {
 			v.AvailableCommands = nil
-			return true, wire.AtKey(d.Recover(m, err), "availableCommands")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "availableCommands")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ForkSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -12159,27 +9194,7 @@ func (v *ForkSessionResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ArchiveSessionResponse object, keeping unknown members.
 func (v *ArchiveSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = ArchiveSessionResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12189,18 +9204,13 @@ func (v *ArchiveSessionResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ArchiveSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ArchiveSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ArchiveSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -12226,27 +9236,7 @@ func (v *ArchiveSessionResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one UnarchiveSessionResponse object, keeping unknown members.
 func (v *UnarchiveSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = UnarchiveSessionResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12256,18 +9246,13 @@ func (v *UnarchiveSessionResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *UnarchiveSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *UnarchiveSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *UnarchiveSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -12290,30 +9275,12 @@ func (v *UnarchiveSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionStatusResponse = wire.Members{Required: []string{"status"}}
+
 // DecodeJSON decodes one SessionStatusResponse object, keeping unknown members.
 func (v *SessionStatusResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionStatusResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionStatusResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12323,36 +9290,27 @@ func (v *SessionStatusResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionStatusResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionStatusResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "status":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Status.DecodeJSON(d), "status")
+		return 0, wire.AtKey(v.Status.DecodeJSON(d), "status")
 	case "state":
 		if d.TryNull() {
 			v.State = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.State = new(StateUpdate)
 		m := d.Mark()
 		if err := v.State.DecodeJSON(d); err != nil {
 			v.State = nil
-			return true, wire.AtKey(d.Recover(m, err), "state")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "state")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionStatusResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "status")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -12446,49 +9404,49 @@ func (v *StateUpdate) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *StateUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *StateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Running != nil:
 		if string(key) == "state" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Running.decodeField(d, key, seen)
+		return v.Running.decodeField(d, key)
 	case v.Idle != nil:
 		if string(key) == "state" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Idle.decodeField(d, key, seen)
+		return v.Idle.decodeField(d, key)
 	case v.RequiresAction != nil:
 		if string(key) == "state" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.RequiresAction.decodeField(d, key, seen)
+		return v.RequiresAction.decodeField(d, key)
 	case v.UnknownUnknownStateUpdate != nil:
 		if string(key) == "state" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.UnknownUnknownStateUpdate.decodeField(d, key, seen)
+		return v.UnknownUnknownStateUpdate.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *StateUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *StateUpdate) required(w int) []string {
 	switch {
 	case v.Running != nil:
-		return v.Running.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Idle != nil:
-		return v.Idle.checkRequired(d, seen)
+		return v.Idle.required(w)
 	case v.RequiresAction != nil:
-		return v.RequiresAction.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.UnknownUnknownStateUpdate != nil:
-		return v.UnknownUnknownStateUpdate.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersStateUpdateOther.Required)
 	}
-	return d.Errorf("no variant of StateUpdate selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -12535,27 +9493,7 @@ func (v *StateUpdate) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12576,30 +9514,12 @@ func (v *StateUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersStateUpdateOther = wire.Members{Required: []string{"state"}}
+
 // DecodeJSON decodes one StateUpdateOther object, keeping unknown members.
 func (v *StateUpdateOther) DecodeJSON(d *wire.Decoder) error {
 	*v = StateUpdateOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersStateUpdateOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12609,22 +9529,13 @@ func (v *StateUpdateOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *StateUpdateOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *StateUpdateOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "state":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.State, d), "state")
+		return 0, wire.AtKey(wire.DecodeString(&v.State, d), "state")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *StateUpdateOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "state")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -12674,42 +9585,42 @@ func (v *BackgroundWork) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *BackgroundWork) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *BackgroundWork) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Terminal != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Terminal.decodeField(d, key, seen)
+		return v.Terminal.decodeField(d, key)
 	case v.ToolCall != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.ToolCall.decodeField(d, key, seen)
+		return v.ToolCall.decodeField(d, key)
 	case v.Subagent != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Subagent.decodeField(d, key, seen)
+		return v.Subagent.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *BackgroundWork) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *BackgroundWork) required(w int) []string {
 	switch {
 	case v.Terminal != nil:
-		return v.Terminal.checkRequired(d, seen)
+		return wire.Level(w, membersBackgroundTerminal.Required)
 	case v.ToolCall != nil:
-		return v.ToolCall.checkRequired(d, seen)
+		return wire.Level(w, membersBackgroundToolCall.Required)
 	case v.Subagent != nil:
-		return v.Subagent.checkRequired(d, seen)
+		return wire.Level(w, membersBackgroundSubagent.Required)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersBackgroundWorkOther.Required)
 	}
-	return d.Errorf("no variant of BackgroundWork selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -12751,27 +9662,7 @@ func (v *BackgroundWork) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12792,30 +9683,12 @@ func (v *BackgroundWork) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersBackgroundWorkOther = wire.Members{Required: []string{"type"}}
+
 // DecodeJSON decodes one BackgroundWorkOther object, keeping unknown members.
 func (v *BackgroundWorkOther) DecodeJSON(d *wire.Decoder) error {
 	*v = BackgroundWorkOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersBackgroundWorkOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12825,22 +9698,13 @@ func (v *BackgroundWorkOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *BackgroundWorkOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *BackgroundWorkOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "type":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
+		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *BackgroundWorkOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "type")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -12861,30 +9725,12 @@ func (v *BackgroundWorkOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersBackgroundTerminal = wire.Members{Required: []string{"terminalId"}}
+
 // DecodeJSON decodes one BackgroundTerminal object, keeping unknown members.
 func (v *BackgroundTerminal) DecodeJSON(d *wire.Decoder) error {
 	*v = BackgroundTerminal{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersBackgroundTerminal, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12894,24 +9740,15 @@ func (v *BackgroundTerminal) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *BackgroundTerminal) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *BackgroundTerminal) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "terminalId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
+		return 0, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *BackgroundTerminal) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "terminalId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -12936,30 +9773,12 @@ func (v *BackgroundTerminal) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersBackgroundToolCall = wire.Members{Required: []string{"toolCallId"}}
+
 // DecodeJSON decodes one BackgroundToolCall object, keeping unknown members.
 func (v *BackgroundToolCall) DecodeJSON(d *wire.Decoder) error {
 	*v = BackgroundToolCall{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersBackgroundToolCall, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -12969,24 +9788,15 @@ func (v *BackgroundToolCall) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *BackgroundToolCall) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *BackgroundToolCall) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "toolCallId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
+		return 0, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *BackgroundToolCall) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "toolCallId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -13011,30 +9821,12 @@ func (v *BackgroundToolCall) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersBackgroundSubagent = wire.Members{Required: []string{"sessionId"}}
+
 // DecodeJSON decodes one BackgroundSubagent object, keeping unknown members.
 func (v *BackgroundSubagent) DecodeJSON(d *wire.Decoder) error {
 	*v = BackgroundSubagent{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersBackgroundSubagent, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13044,24 +9836,15 @@ func (v *BackgroundSubagent) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *BackgroundSubagent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *BackgroundSubagent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *BackgroundSubagent) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -13089,27 +9872,7 @@ func (v *BackgroundSubagent) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one RunningStateUpdate object, keeping unknown members.
 func (v *RunningStateUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = RunningStateUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13119,29 +9882,24 @@ func (v *RunningStateUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *RunningStateUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *RunningStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "background":
 		if d.TryNull() {
 			v.Background = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Background, false, (*BackgroundWork).DecodeJSON); err != nil {
 			v.Background = nil
-			return true, wire.AtKey(d.Recover(m, err), "background")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "background")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *RunningStateUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -13168,30 +9926,12 @@ func (v *RunningStateUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersError = wire.Members{Required: []string{"code", "message"}}
+
 // DecodeJSON decodes one Error object, keeping unknown members.
 func (v *Error) DecodeJSON(d *wire.Decoder) error {
 	*v = Error{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersError, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13201,40 +9941,27 @@ func (v *Error) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *Error) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *Error) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "code":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Code.DecodeJSON(d), "code")
+		return 0, wire.AtKey(v.Code.DecodeJSON(d), "code")
 	case "message":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
+		return 1, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
 	case "data":
 		if d.TryNull() {
 			v.Data = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Data = new(ErrorData)
 		m := d.Mark()
 		if err := v.Data.DecodeJSON(d); err != nil {
 			v.Data = nil
-			return true, wire.AtKey(d.Recover(m, err), "data")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "data")
 		}
-		return true, nil
+		return wire.Optional, nil
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *Error) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "code")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "message")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -13362,30 +10089,12 @@ func (v *ErrorData) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersUnsupportedProtocolVersionErrorData = wire.Members{Required: []string{"requested", "supported"}}
+
 // DecodeJSON decodes one UnsupportedProtocolVersionErrorData object, keeping unknown members.
 func (v *UnsupportedProtocolVersionErrorData) DecodeJSON(d *wire.Decoder) error {
 	*v = UnsupportedProtocolVersionErrorData{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUnsupportedProtocolVersionErrorData, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13395,30 +10104,17 @@ func (v *UnsupportedProtocolVersionErrorData) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *UnsupportedProtocolVersionErrorData) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *UnsupportedProtocolVersionErrorData) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "requested":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Requested.DecodeJSON(d), "requested")
+		return 0, wire.AtKey(v.Requested.DecodeJSON(d), "requested")
 	case "supported":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Supported, false, (*ProtocolVersion).DecodeJSON), "supported")
+		return 1, wire.AtKey(wire.DecodeSlice(d, &v.Supported, false, (*ProtocolVersion).DecodeJSON), "supported")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *UnsupportedProtocolVersionErrorData) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "requested")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "supported")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -13445,30 +10141,12 @@ func (v *UnsupportedProtocolVersionErrorData) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionNotFoundErrorData = wire.Members{Required: []string{"sessionId"}}
+
 // DecodeJSON decodes one SessionNotFoundErrorData object, keeping unknown members.
 func (v *SessionNotFoundErrorData) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionNotFoundErrorData{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionNotFoundErrorData, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13478,24 +10156,15 @@ func (v *SessionNotFoundErrorData) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionNotFoundErrorData) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionNotFoundErrorData) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionNotFoundErrorData) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -13523,27 +10192,7 @@ func (v *SessionNotFoundErrorData) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ErrorStopReason object, keeping unknown members.
 func (v *ErrorStopReason) DecodeJSON(d *wire.Decoder) error {
 	*v = ErrorStopReason{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13553,28 +10202,23 @@ func (v *ErrorStopReason) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ErrorStopReason) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ErrorStopReason) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "error":
 		if d.TryNull() {
 			v.Error = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Error = new(Error)
 		m := d.Mark()
 		if err := v.Error.DecodeJSON(d); err != nil {
 			v.Error = nil
-			return true, wire.AtKey(d.Recover(m, err), "error")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "error")
 		}
-		return true, nil
+		return wire.Optional, nil
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ErrorStopReason) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -13597,30 +10241,12 @@ func (v *ErrorStopReason) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersUsage = wire.Members{Required: []string{"totalTokens", "inputTokens", "outputTokens"}}
+
 // DecodeJSON decodes one Usage object, keeping unknown members.
 func (v *Usage) DecodeJSON(d *wire.Decoder) error {
 	*v = Usage{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUsage, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13630,72 +10256,55 @@ func (v *Usage) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *Usage) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *Usage) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "totalTokens":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeUint64(&v.TotalTokens, d), "totalTokens")
+		return 0, wire.AtKey(wire.DecodeUint64(&v.TotalTokens, d), "totalTokens")
 	case "inputTokens":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeUint64(&v.InputTokens, d), "inputTokens")
+		return 1, wire.AtKey(wire.DecodeUint64(&v.InputTokens, d), "inputTokens")
 	case "outputTokens":
-		seen[0] |= 1 << 2
-		return true, wire.AtKey(wire.DecodeUint64(&v.OutputTokens, d), "outputTokens")
+		return 2, wire.AtKey(wire.DecodeUint64(&v.OutputTokens, d), "outputTokens")
 	case "thoughtTokens":
 		if d.TryNull() {
 			v.ThoughtTokens = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.ThoughtTokens = new(uint64)
 		m := d.Mark()
 		if err := wire.DecodeUint64(v.ThoughtTokens, d); err != nil {
 			v.ThoughtTokens = nil
-			return true, wire.AtKey(d.Recover(m, err), "thoughtTokens")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "thoughtTokens")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "cachedReadTokens":
 		if d.TryNull() {
 			v.CachedReadTokens = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.CachedReadTokens = new(uint64)
 		m := d.Mark()
 		if err := wire.DecodeUint64(v.CachedReadTokens, d); err != nil {
 			v.CachedReadTokens = nil
-			return true, wire.AtKey(d.Recover(m, err), "cachedReadTokens")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "cachedReadTokens")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "cachedWriteTokens":
 		if d.TryNull() {
 			v.CachedWriteTokens = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.CachedWriteTokens = new(uint64)
 		m := d.Mark()
 		if err := wire.DecodeUint64(v.CachedWriteTokens, d); err != nil {
 			v.CachedWriteTokens = nil
-			return true, wire.AtKey(d.Recover(m, err), "cachedWriteTokens")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "cachedWriteTokens")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *Usage) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "totalTokens")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "inputTokens")
-	}
-	if seen[0]&(1<<2) == 0 {
-		return d.Errorf("missing required member %q", "outputTokens")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -13742,27 +10351,7 @@ func (v *IdleStateUpdate) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13772,41 +10361,44 @@ func (v *IdleStateUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *IdleStateUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *IdleStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "usage":
 		if d.TryNull() {
 			v.Usage = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Usage = new(Usage)
 		m := d.Mark()
 		if err := v.Usage.DecodeJSON(d); err != nil {
 			v.Usage = nil
-			return true, wire.AtKey(d.Recover(m, err), "usage")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "usage")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "background":
 		if d.TryNull() {
 			v.Background = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Background, false, (*BackgroundWork).DecodeJSON); err != nil {
 			v.Background = nil
-			return true, wire.AtKey(d.Recover(m, err), "background")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "background")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return v.StopReason.decodeField(d, key, seen[1:])
+	return wire.Inner(v.StopReason.decodeField(d, key))
 }
 
-// checkRequired reports the first required member that decoding did not see.
-func (v *IdleStateUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return v.StopReason.checkRequired(d, seen[1:])
+// required names the required members of level w: v's own, then the selected variant's.
+func (v *IdleStateUpdate) required(w int) []string {
+	if w == 0 {
+		return nil
+	}
+	return v.StopReason.required(w - 1)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -13871,70 +10463,70 @@ func (v *IdleStateUpdateStopReason) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *IdleStateUpdateStopReason) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *IdleStateUpdateStopReason) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.EndTurn != nil:
 		if string(key) == "stopReason" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.EndTurn.decodeField(d, key, seen)
+		return v.EndTurn.decodeField(d, key)
 	case v.MaxTokens != nil:
 		if string(key) == "stopReason" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.MaxTokens.decodeField(d, key, seen)
+		return v.MaxTokens.decodeField(d, key)
 	case v.MaxTurnRequests != nil:
 		if string(key) == "stopReason" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.MaxTurnRequests.decodeField(d, key, seen)
+		return v.MaxTurnRequests.decodeField(d, key)
 	case v.Refusal != nil:
 		if string(key) == "stopReason" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Refusal.decodeField(d, key, seen)
+		return v.Refusal.decodeField(d, key)
 	case v.Cancelled != nil:
 		if string(key) == "stopReason" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Cancelled.decodeField(d, key, seen)
+		return v.Cancelled.decodeField(d, key)
 	case v.Error != nil:
 		if string(key) == "stopReason" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Error.decodeField(d, key, seen)
+		return v.Error.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	case v.None != nil:
 		if string(key) == "stopReason" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.None.decodeField(d, key, seen)
+		return v.None.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *IdleStateUpdateStopReason) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *IdleStateUpdateStopReason) required(w int) []string {
 	switch {
 	case v.EndTurn != nil:
-		return v.EndTurn.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.MaxTokens != nil:
-		return v.MaxTokens.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.MaxTurnRequests != nil:
-		return v.MaxTurnRequests.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Refusal != nil:
-		return v.Refusal.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Cancelled != nil:
-		return v.Cancelled.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Error != nil:
-		return v.Error.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersIdleStateUpdateStopReasonOther.Required)
 	case v.None != nil:
-		return v.None.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	}
-	return d.Errorf("no variant of IdleStateUpdateStopReason selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -13980,27 +10572,7 @@ func (v *IdleStateUpdate) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one IdleStateUpdateStopReasonEndTurn object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonEndTurn) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonEndTurn{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14010,14 +10582,9 @@ func (v *IdleStateUpdateStopReasonEndTurn) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *IdleStateUpdateStopReasonEndTurn) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *IdleStateUpdateStopReasonEndTurn) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *IdleStateUpdateStopReasonEndTurn) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14039,27 +10606,7 @@ func (v *IdleStateUpdateStopReasonEndTurn) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one IdleStateUpdateStopReasonMaxTokens object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonMaxTokens) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonMaxTokens{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14069,14 +10616,9 @@ func (v *IdleStateUpdateStopReasonMaxTokens) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *IdleStateUpdateStopReasonMaxTokens) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *IdleStateUpdateStopReasonMaxTokens) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *IdleStateUpdateStopReasonMaxTokens) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14098,27 +10640,7 @@ func (v *IdleStateUpdateStopReasonMaxTokens) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one IdleStateUpdateStopReasonMaxTurnRequests object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonMaxTurnRequests) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonMaxTurnRequests{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14128,14 +10650,9 @@ func (v *IdleStateUpdateStopReasonMaxTurnRequests) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *IdleStateUpdateStopReasonMaxTurnRequests) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *IdleStateUpdateStopReasonMaxTurnRequests) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *IdleStateUpdateStopReasonMaxTurnRequests) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14157,27 +10674,7 @@ func (v *IdleStateUpdateStopReasonMaxTurnRequests) UnmarshalJSON(data []byte) er
 // DecodeJSON decodes one IdleStateUpdateStopReasonRefusal object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonRefusal) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonRefusal{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14187,14 +10684,9 @@ func (v *IdleStateUpdateStopReasonRefusal) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *IdleStateUpdateStopReasonRefusal) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *IdleStateUpdateStopReasonRefusal) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *IdleStateUpdateStopReasonRefusal) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14216,27 +10708,7 @@ func (v *IdleStateUpdateStopReasonRefusal) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one IdleStateUpdateStopReasonCancelled object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonCancelled) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonCancelled{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14246,14 +10718,9 @@ func (v *IdleStateUpdateStopReasonCancelled) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *IdleStateUpdateStopReasonCancelled) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *IdleStateUpdateStopReasonCancelled) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *IdleStateUpdateStopReasonCancelled) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14272,30 +10739,12 @@ func (v *IdleStateUpdateStopReasonCancelled) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersIdleStateUpdateStopReasonOther = wire.Members{Required: []string{"stopReason"}}
+
 // DecodeJSON decodes one IdleStateUpdateStopReasonOther object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonOther) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersIdleStateUpdateStopReasonOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14305,22 +10754,13 @@ func (v *IdleStateUpdateStopReasonOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *IdleStateUpdateStopReasonOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *IdleStateUpdateStopReasonOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "stopReason":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.StopReason, d), "stopReason")
+		return 0, wire.AtKey(wire.DecodeString(&v.StopReason, d), "stopReason")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *IdleStateUpdateStopReasonOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "stopReason")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14344,27 +10784,7 @@ func (v *IdleStateUpdateStopReasonOther) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one IdleStateUpdateStopReasonNone object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonNone) DecodeJSON(d *wire.Decoder) error {
 	*v = IdleStateUpdateStopReasonNone{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14374,14 +10794,9 @@ func (v *IdleStateUpdateStopReasonNone) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *IdleStateUpdateStopReasonNone) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *IdleStateUpdateStopReasonNone) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *IdleStateUpdateStopReasonNone) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14403,27 +10818,7 @@ func (v *IdleStateUpdateStopReasonNone) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one RequiresActionStateUpdate object, keeping unknown members.
 func (v *RequiresActionStateUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = RequiresActionStateUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14433,29 +10828,24 @@ func (v *RequiresActionStateUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *RequiresActionStateUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *RequiresActionStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "background":
 		if d.TryNull() {
 			v.Background = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Background, false, (*BackgroundWork).DecodeJSON); err != nil {
 			v.Background = nil
-			return true, wire.AtKey(d.Recover(m, err), "background")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "background")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *RequiresActionStateUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14485,27 +10875,7 @@ func (v *RequiresActionStateUpdate) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one UnknownStateUpdate object, keeping unknown members.
 func (v *UnknownStateUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = UnknownStateUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14515,29 +10885,24 @@ func (v *UnknownStateUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *UnknownStateUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *UnknownStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "background":
 		if d.TryNull() {
 			v.Background = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Background, false, (*BackgroundWork).DecodeJSON); err != nil {
 			v.Background = nil
-			return true, wire.AtKey(d.Recover(m, err), "background")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "background")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *UnknownStateUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14564,30 +10929,12 @@ func (v *UnknownStateUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSetSessionTitleResponse = wire.Members{Required: []string{"title"}}
+
 // DecodeJSON decodes one SetSessionTitleResponse object, keeping unknown members.
 func (v *SetSessionTitleResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionTitleResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionTitleResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14597,24 +10944,15 @@ func (v *SetSessionTitleResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SetSessionTitleResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SetSessionTitleResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "title":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
+		return 0, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SetSessionTitleResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "title")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14642,27 +10980,7 @@ func (v *SetSessionTitleResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ResumeSessionResponse object, keeping unknown members.
 func (v *ResumeSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = ResumeSessionResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14672,32 +10990,27 @@ func (v *ResumeSessionResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ResumeSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ResumeSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "configOptions":
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
 			v.ConfigOptions = nil
-			return true, wire.AtKey(d.Recover(m, err), "configOptions")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "configOptions")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "availableCommands":
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.AvailableCommands, true, (*AvailableCommand).DecodeJSON); err != nil {
 			v.AvailableCommands = nil
-			return true, wire.AtKey(d.Recover(m, err), "availableCommands")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "availableCommands")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ResumeSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14731,27 +11044,7 @@ func (v *ResumeSessionResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one CloseSessionResponse object, keeping unknown members.
 func (v *CloseSessionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = CloseSessionResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14761,18 +11054,13 @@ func (v *CloseSessionResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CloseSessionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CloseSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CloseSessionResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14798,27 +11086,7 @@ func (v *CloseSessionResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one CancelToolCallResponse object, keeping unknown members.
 func (v *CancelToolCallResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = CancelToolCallResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14828,18 +11096,13 @@ func (v *CancelToolCallResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CancelToolCallResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CancelToolCallResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CancelToolCallResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14865,27 +11128,7 @@ func (v *CancelToolCallResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one CancelTerminalResponse object, keeping unknown members.
 func (v *CancelTerminalResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = CancelTerminalResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14895,18 +11138,13 @@ func (v *CancelTerminalResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CancelTerminalResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CancelTerminalResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CancelTerminalResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -14929,30 +11167,12 @@ func (v *CancelTerminalResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSetSessionConfigOptionResponse = wire.Members{Required: []string{"configOptions"}}
+
 // DecodeJSON decodes one SetSessionConfigOptionResponse object, keeping unknown members.
 func (v *SetSessionConfigOptionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionConfigOptionResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14962,24 +11182,15 @@ func (v *SetSessionConfigOptionResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SetSessionConfigOptionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SetSessionConfigOptionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "configOptions":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON), "configOptions")
+		return 0, wire.AtKey(wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON), "configOptions")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SetSessionConfigOptionResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "configOptions")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -15004,30 +11215,12 @@ func (v *SetSessionConfigOptionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersPromptResponse = wire.Members{Required: []string{"messageId"}}
+
 // DecodeJSON decodes one PromptResponse object, keeping unknown members.
 func (v *PromptResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = PromptResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPromptResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15037,24 +11230,15 @@ func (v *PromptResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PromptResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PromptResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "messageId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
+		return 0, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PromptResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "messageId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -15133,30 +11317,12 @@ func (v *ExtResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAgentNotification = wire.Members{Required: []string{"method"}}
+
 // DecodeJSON decodes one AgentNotification object, keeping unknown members.
 func (v *AgentNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentNotification{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15166,28 +11332,19 @@ func (v *AgentNotification) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AgentNotification) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AgentNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "method":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
+		return 0, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
+		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AgentNotification) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "method")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -15212,30 +11369,12 @@ func (v *AgentNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersUpdateSessionNotification = wire.Members{Required: []string{"sessionId", "update"}}
+
 // DecodeJSON decodes one UpdateSessionNotification object, keeping unknown members.
 func (v *UpdateSessionNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = UpdateSessionNotification{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUpdateSessionNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15245,30 +11384,17 @@ func (v *UpdateSessionNotification) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *UpdateSessionNotification) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *UpdateSessionNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "update":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Update.DecodeJSON(d), "update")
+		return 1, wire.AtKey(v.Update.DecodeJSON(d), "update")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *UpdateSessionNotification) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "update")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -15384,182 +11510,182 @@ func (v *SessionUpdate) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *SessionUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *SessionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.UserMessageChunk != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.UserMessageChunk.decodeField(d, key, seen)
+		return v.UserMessageChunk.decodeField(d, key)
 	case v.UserMessage != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.UserMessage.decodeField(d, key, seen)
+		return v.UserMessage.decodeField(d, key)
 	case v.AgentMessageChunk != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.AgentMessageChunk.decodeField(d, key, seen)
+		return v.AgentMessageChunk.decodeField(d, key)
 	case v.AgentMessage != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.AgentMessage.decodeField(d, key, seen)
+		return v.AgentMessage.decodeField(d, key)
 	case v.AgentThoughtChunk != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.AgentThoughtChunk.decodeField(d, key, seen)
+		return v.AgentThoughtChunk.decodeField(d, key)
 	case v.AgentThought != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.AgentThought.decodeField(d, key, seen)
+		return v.AgentThought.decodeField(d, key)
 	case v.StateUpdate != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.StateUpdate.decodeField(d, key, seen)
+		return v.StateUpdate.decodeField(d, key)
 	case v.ToolCallContentChunk != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.ToolCallContentChunk.decodeField(d, key, seen)
+		return v.ToolCallContentChunk.decodeField(d, key)
 	case v.ToolCallUpdate != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.ToolCallUpdate.decodeField(d, key, seen)
+		return v.ToolCallUpdate.decodeField(d, key)
 	case v.TerminalUpdate != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.TerminalUpdate.decodeField(d, key, seen)
+		return v.TerminalUpdate.decodeField(d, key)
 	case v.TerminalOutputChunk != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.TerminalOutputChunk.decodeField(d, key, seen)
+		return v.TerminalOutputChunk.decodeField(d, key)
 	case v.PlanUpdate != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.PlanUpdate.decodeField(d, key, seen)
+		return v.PlanUpdate.decodeField(d, key)
 	case v.PlanRemoved != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.PlanRemoved.decodeField(d, key, seen)
+		return v.PlanRemoved.decodeField(d, key)
 	case v.AvailableCommandsUpdate != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.AvailableCommandsUpdate.decodeField(d, key, seen)
+		return v.AvailableCommandsUpdate.decodeField(d, key)
 	case v.ConfigOptionUpdate != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.ConfigOptionUpdate.decodeField(d, key, seen)
+		return v.ConfigOptionUpdate.decodeField(d, key)
 	case v.SessionInfoUpdate != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.SessionInfoUpdate.decodeField(d, key, seen)
+		return v.SessionInfoUpdate.decodeField(d, key)
 	case v.UsageUpdate != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.UsageUpdate.decodeField(d, key, seen)
+		return v.UsageUpdate.decodeField(d, key)
 	case v.Notice != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Notice.decodeField(d, key, seen)
+		return v.Notice.decodeField(d, key)
 	case v.CompactionUpdate != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.CompactionUpdate.decodeField(d, key, seen)
+		return v.CompactionUpdate.decodeField(d, key)
 	case v.CompactionSummaryChunk != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.CompactionSummaryChunk.decodeField(d, key, seen)
+		return v.CompactionSummaryChunk.decodeField(d, key)
 	case v.SubagentUpdate != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.SubagentUpdate.decodeField(d, key, seen)
+		return v.SubagentUpdate.decodeField(d, key)
 	case v.SessionMessage != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.SessionMessage.decodeField(d, key, seen)
+		return v.SessionMessage.decodeField(d, key)
 	case v.SessionMessageChunk != nil:
 		if string(key) == "sessionUpdate" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.SessionMessageChunk.decodeField(d, key, seen)
+		return v.SessionMessageChunk.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *SessionUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *SessionUpdate) required(w int) []string {
 	switch {
 	case v.UserMessageChunk != nil:
-		return v.UserMessageChunk.checkRequired(d, seen)
+		return wire.Level(w, membersContentChunk.Required)
 	case v.UserMessage != nil:
-		return v.UserMessage.checkRequired(d, seen)
+		return wire.Level(w, membersUserMessage.Required)
 	case v.AgentMessageChunk != nil:
-		return v.AgentMessageChunk.checkRequired(d, seen)
+		return wire.Level(w, membersContentChunk.Required)
 	case v.AgentMessage != nil:
-		return v.AgentMessage.checkRequired(d, seen)
+		return wire.Level(w, membersAgentMessage.Required)
 	case v.AgentThoughtChunk != nil:
-		return v.AgentThoughtChunk.checkRequired(d, seen)
+		return wire.Level(w, membersContentChunk.Required)
 	case v.AgentThought != nil:
-		return v.AgentThought.checkRequired(d, seen)
+		return wire.Level(w, membersAgentThought.Required)
 	case v.StateUpdate != nil:
-		return v.StateUpdate.checkRequired(d, seen)
+		return v.StateUpdate.required(w)
 	case v.ToolCallContentChunk != nil:
-		return v.ToolCallContentChunk.checkRequired(d, seen)
+		return wire.Level(w, membersToolCallContentChunk.Required)
 	case v.ToolCallUpdate != nil:
-		return v.ToolCallUpdate.checkRequired(d, seen)
+		return wire.Level(w, membersToolCallUpdate.Required)
 	case v.TerminalUpdate != nil:
-		return v.TerminalUpdate.checkRequired(d, seen)
+		return wire.Level(w, membersTerminalUpdate.Required)
 	case v.TerminalOutputChunk != nil:
-		return v.TerminalOutputChunk.checkRequired(d, seen)
+		return wire.Level(w, membersTerminalOutputChunk.Required)
 	case v.PlanUpdate != nil:
-		return v.PlanUpdate.checkRequired(d, seen)
+		return wire.Level(w, membersPlanUpdate.Required)
 	case v.PlanRemoved != nil:
-		return v.PlanRemoved.checkRequired(d, seen)
+		return wire.Level(w, membersPlanRemoved.Required)
 	case v.AvailableCommandsUpdate != nil:
-		return v.AvailableCommandsUpdate.checkRequired(d, seen)
+		return wire.Level(w, membersAvailableCommandsUpdate.Required)
 	case v.ConfigOptionUpdate != nil:
-		return v.ConfigOptionUpdate.checkRequired(d, seen)
+		return wire.Level(w, membersConfigOptionUpdate.Required)
 	case v.SessionInfoUpdate != nil:
-		return v.SessionInfoUpdate.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.UsageUpdate != nil:
-		return v.UsageUpdate.checkRequired(d, seen)
+		return wire.Level(w, membersUsageUpdate.Required)
 	case v.Notice != nil:
-		return v.Notice.checkRequired(d, seen)
+		return wire.Level(w, membersNotice.Required)
 	case v.CompactionUpdate != nil:
-		return v.CompactionUpdate.checkRequired(d, seen)
+		return wire.Level(w, membersCompactionUpdate.Required)
 	case v.CompactionSummaryChunk != nil:
-		return v.CompactionSummaryChunk.checkRequired(d, seen)
+		return wire.Level(w, membersCompactionSummaryChunk.Required)
 	case v.SubagentUpdate != nil:
-		return v.SubagentUpdate.checkRequired(d, seen)
+		return wire.Level(w, membersSubagentUpdate.Required)
 	case v.SessionMessage != nil:
-		return v.SessionMessage.checkRequired(d, seen)
+		return wire.Level(w, membersSessionMessage.Required)
 	case v.SessionMessageChunk != nil:
-		return v.SessionMessageChunk.checkRequired(d, seen)
+		return wire.Level(w, membersSessionMessageChunk.Required)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersSessionUpdateOther.Required)
 	}
-	return d.Errorf("no variant of SessionUpdate selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -15701,27 +11827,7 @@ func (v *SessionUpdate) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15742,30 +11848,12 @@ func (v *SessionUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionUpdateOther = wire.Members{Required: []string{"sessionUpdate"}}
+
 // DecodeJSON decodes one SessionUpdateOther object, keeping unknown members.
 func (v *SessionUpdateOther) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionUpdateOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionUpdateOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15775,22 +11863,13 @@ func (v *SessionUpdateOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionUpdateOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionUpdateOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionUpdate":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.SessionUpdate, d), "sessionUpdate")
+		return 0, wire.AtKey(wire.DecodeString(&v.SessionUpdate, d), "sessionUpdate")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionUpdateOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionUpdate")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -15811,30 +11890,12 @@ func (v *SessionUpdateOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersContentChunk = wire.Members{Required: []string{"messageId", "content"}}
+
 // DecodeJSON decodes one ContentChunk object, keeping unknown members.
 func (v *ContentChunk) DecodeJSON(d *wire.Decoder) error {
 	*v = ContentChunk{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersContentChunk, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15844,30 +11905,17 @@ func (v *ContentChunk) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ContentChunk) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ContentChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "messageId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
+		return 0, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
 	case "content":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
+		return 1, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ContentChunk) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "messageId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "content")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -15894,30 +11942,12 @@ func (v *ContentChunk) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersUserMessage = wire.Members{Required: []string{"messageId"}}
+
 // DecodeJSON decodes one UserMessage object, keeping unknown members.
 func (v *UserMessage) DecodeJSON(d *wire.Decoder) error {
 	*v = UserMessage{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUserMessage, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15927,35 +11957,26 @@ func (v *UserMessage) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *UserMessage) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *UserMessage) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "messageId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
+		return 0, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
 	case "content":
 		if d.TryNull() {
 			v.Content = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Content, true, (*ContentBlock).DecodeJSON); err != nil {
 			v.Content = nil
-			return true, wire.AtKey(d.Recover(m, err), "content")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "content")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *UserMessage) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "messageId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -15984,30 +12005,12 @@ func (v *UserMessage) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAgentMessage = wire.Members{Required: []string{"messageId"}}
+
 // DecodeJSON decodes one AgentMessage object, keeping unknown members.
 func (v *AgentMessage) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentMessage{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentMessage, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16017,35 +12020,26 @@ func (v *AgentMessage) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AgentMessage) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AgentMessage) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "messageId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
+		return 0, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
 	case "content":
 		if d.TryNull() {
 			v.Content = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Content, true, (*ContentBlock).DecodeJSON); err != nil {
 			v.Content = nil
-			return true, wire.AtKey(d.Recover(m, err), "content")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "content")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AgentMessage) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "messageId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -16074,30 +12068,12 @@ func (v *AgentMessage) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAgentThought = wire.Members{Required: []string{"messageId"}}
+
 // DecodeJSON decodes one AgentThought object, keeping unknown members.
 func (v *AgentThought) DecodeJSON(d *wire.Decoder) error {
 	*v = AgentThought{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentThought, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16107,35 +12083,26 @@ func (v *AgentThought) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AgentThought) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AgentThought) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "messageId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
+		return 0, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
 	case "content":
 		if d.TryNull() {
 			v.Content = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Content, true, (*ContentBlock).DecodeJSON); err != nil {
 			v.Content = nil
-			return true, wire.AtKey(d.Recover(m, err), "content")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "content")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AgentThought) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "messageId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -16164,30 +12131,12 @@ func (v *AgentThought) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersToolCallContentChunk = wire.Members{Required: []string{"toolCallId", "content"}}
+
 // DecodeJSON decodes one ToolCallContentChunk object, keeping unknown members.
 func (v *ToolCallContentChunk) DecodeJSON(d *wire.Decoder) error {
 	*v = ToolCallContentChunk{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCallContentChunk, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16197,30 +12146,17 @@ func (v *ToolCallContentChunk) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ToolCallContentChunk) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ToolCallContentChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "toolCallId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
+		return 0, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
 	case "content":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
+		return 1, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ToolCallContentChunk) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "toolCallId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "content")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -16247,30 +12183,12 @@ func (v *ToolCallContentChunk) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersTerminalOutput = wire.Members{Required: []string{"data"}}
+
 // DecodeJSON decodes one TerminalOutput object, keeping unknown members.
 func (v *TerminalOutput) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalOutput{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminalOutput, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16280,24 +12198,15 @@ func (v *TerminalOutput) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *TerminalOutput) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *TerminalOutput) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "data":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
+		return 0, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *TerminalOutput) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "data")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -16325,27 +12234,7 @@ func (v *TerminalOutput) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one TerminalExitStatus object, keeping unknown members.
 func (v *TerminalExitStatus) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalExitStatus{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16355,42 +12244,37 @@ func (v *TerminalExitStatus) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *TerminalExitStatus) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *TerminalExitStatus) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "exitCode":
 		if d.TryNull() {
 			v.ExitCode = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.ExitCode = new(int64)
 		m := d.Mark()
 		if err := wire.DecodeInt64(v.ExitCode, d); err != nil {
 			v.ExitCode = nil
-			return true, wire.AtKey(d.Recover(m, err), "exitCode")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "exitCode")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "signal":
 		if d.TryNull() {
 			v.Signal = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Signal = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Signal, d); err != nil {
 			v.Signal = nil
-			return true, wire.AtKey(d.Recover(m, err), "signal")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "signal")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *TerminalExitStatus) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -16421,30 +12305,12 @@ func (v *TerminalExitStatus) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersTerminalSize = wire.Members{Required: []string{"cols", "rows"}}
+
 // DecodeJSON decodes one TerminalSize object, keeping unknown members.
 func (v *TerminalSize) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalSize{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminalSize, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16454,30 +12320,17 @@ func (v *TerminalSize) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *TerminalSize) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *TerminalSize) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "cols":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeUint16(&v.Cols, d), "cols")
+		return 0, wire.AtKey(wire.DecodeUint16(&v.Cols, d), "cols")
 	case "rows":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeUint16(&v.Rows, d), "rows")
+		return 1, wire.AtKey(wire.DecodeUint16(&v.Rows, d), "rows")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *TerminalSize) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "cols")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "rows")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -16507,27 +12360,7 @@ func (v *TerminalSize) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one TerminalCapabilities object, keeping unknown members.
 func (v *TerminalCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16537,30 +12370,25 @@ func (v *TerminalCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *TerminalCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *TerminalCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "cancel":
 		if d.TryNull() {
 			v.Cancel = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Cancel = new(TerminalCancelCapabilities)
 		m := d.Mark()
 		if err := v.Cancel.DecodeJSON(d); err != nil {
 			v.Cancel = nil
-			return true, wire.AtKey(d.Recover(m, err), "cancel")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "cancel")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *TerminalCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -16590,27 +12418,7 @@ func (v *TerminalCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one TerminalCancelCapabilities object, keeping unknown members.
 func (v *TerminalCancelCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalCancelCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16620,18 +12428,13 @@ func (v *TerminalCancelCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *TerminalCancelCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *TerminalCancelCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *TerminalCancelCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -16654,30 +12457,12 @@ func (v *TerminalCancelCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersTerminalUpdate = wire.Members{Required: []string{"terminalId"}}
+
 // DecodeJSON decodes one TerminalUpdate object, keeping unknown members.
 func (v *TerminalUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminalUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16687,96 +12472,87 @@ func (v *TerminalUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *TerminalUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *TerminalUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "terminalId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
+		return 0, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "command":
 		if d.TryNull() {
 			v.Command = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Command = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Command, d); err != nil {
 			v.Command = nil
-			return true, wire.AtKey(d.Recover(m, err), "command")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "command")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "cwd":
 		if d.TryNull() {
 			v.Cwd = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Cwd = new(AbsolutePath)
 		m := d.Mark()
 		if err := v.Cwd.DecodeJSON(d); err != nil {
 			v.Cwd = nil
-			return true, wire.AtKey(d.Recover(m, err), "cwd")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "cwd")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "output":
 		if d.TryNull() {
 			v.Output = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Output = new(TerminalOutput)
 		m := d.Mark()
 		if err := v.Output.DecodeJSON(d); err != nil {
 			v.Output = nil
-			return true, wire.AtKey(d.Recover(m, err), "output")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "output")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "exitStatus":
 		if d.TryNull() {
 			v.ExitStatus = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.ExitStatus = new(TerminalExitStatus)
 		m := d.Mark()
 		if err := v.ExitStatus.DecodeJSON(d); err != nil {
 			v.ExitStatus = nil
-			return true, wire.AtKey(d.Recover(m, err), "exitStatus")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "exitStatus")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "size":
 		if d.TryNull() {
 			v.Size = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Size = new(TerminalSize)
 		m := d.Mark()
 		if err := v.Size.DecodeJSON(d); err != nil {
 			v.Size = nil
-			return true, wire.AtKey(d.Recover(m, err), "size")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "size")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "capabilities":
 		if d.TryNull() {
 			v.Capabilities = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Capabilities = new(TerminalCapabilities)
 		m := d.Mark()
 		if err := v.Capabilities.DecodeJSON(d); err != nil {
 			v.Capabilities = nil
-			return true, wire.AtKey(d.Recover(m, err), "capabilities")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "capabilities")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *TerminalUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "terminalId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -16825,30 +12601,12 @@ func (v *TerminalUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersTerminalOutputChunk = wire.Members{Required: []string{"terminalId", "data"}}
+
 // DecodeJSON decodes one TerminalOutputChunk object, keeping unknown members.
 func (v *TerminalOutputChunk) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalOutputChunk{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminalOutputChunk, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -16858,30 +12616,17 @@ func (v *TerminalOutputChunk) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *TerminalOutputChunk) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *TerminalOutputChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "terminalId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
+		return 0, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "data":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
+		return 1, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *TerminalOutputChunk) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "terminalId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "data")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -16937,42 +12682,42 @@ func (v *PlanUpdateContent) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *PlanUpdateContent) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *PlanUpdateContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Items != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Items.decodeField(d, key, seen)
+		return v.Items.decodeField(d, key)
 	case v.File != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.File.decodeField(d, key, seen)
+		return v.File.decodeField(d, key)
 	case v.Markdown != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Markdown.decodeField(d, key, seen)
+		return v.Markdown.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *PlanUpdateContent) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *PlanUpdateContent) required(w int) []string {
 	switch {
 	case v.Items != nil:
-		return v.Items.checkRequired(d, seen)
+		return wire.Level(w, membersPlanItems.Required)
 	case v.File != nil:
-		return v.File.checkRequired(d, seen)
+		return wire.Level(w, membersPlanFile.Required)
 	case v.Markdown != nil:
-		return v.Markdown.checkRequired(d, seen)
+		return wire.Level(w, membersPlanMarkdown.Required)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersPlanUpdateContentOther.Required)
 	}
-	return d.Errorf("no variant of PlanUpdateContent selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -17014,27 +12759,7 @@ func (v *PlanUpdateContent) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17055,30 +12780,12 @@ func (v *PlanUpdateContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersPlanUpdateContentOther = wire.Members{Required: []string{"type", "planId"}}
+
 // DecodeJSON decodes one PlanUpdateContentOther object, keeping unknown members.
 func (v *PlanUpdateContentOther) DecodeJSON(d *wire.Decoder) error {
 	*v = PlanUpdateContentOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlanUpdateContentOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17088,28 +12795,15 @@ func (v *PlanUpdateContentOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PlanUpdateContentOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PlanUpdateContentOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "type":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
+		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	case "planId":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
+		return 1, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PlanUpdateContentOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "type")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "planId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -17159,30 +12853,12 @@ func (v *PlanID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersPlanEntry = wire.Members{Required: []string{"content", "priority", "status"}}
+
 // DecodeJSON decodes one PlanEntry object, keeping unknown members.
 func (v *PlanEntry) DecodeJSON(d *wire.Decoder) error {
 	*v = PlanEntry{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlanEntry, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17192,36 +12868,19 @@ func (v *PlanEntry) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PlanEntry) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PlanEntry) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "content":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
+		return 0, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
 	case "priority":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Priority.DecodeJSON(d), "priority")
+		return 1, wire.AtKey(v.Priority.DecodeJSON(d), "priority")
 	case "status":
-		seen[0] |= 1 << 2
-		return true, wire.AtKey(v.Status.DecodeJSON(d), "status")
+		return 2, wire.AtKey(v.Status.DecodeJSON(d), "status")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PlanEntry) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "content")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "priority")
-	}
-	if seen[0]&(1<<2) == 0 {
-		return d.Errorf("missing required member %q", "status")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -17322,30 +12981,12 @@ func (v *PlanEntryStatus) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersPlanItems = wire.Members{Required: []string{"planId", "entries"}}
+
 // DecodeJSON decodes one PlanItems object, keeping unknown members.
 func (v *PlanItems) DecodeJSON(d *wire.Decoder) error {
 	*v = PlanItems{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlanItems, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17355,30 +12996,17 @@ func (v *PlanItems) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PlanItems) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PlanItems) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "planId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
+		return 0, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
 	case "entries":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Entries, true, (*PlanEntry).DecodeJSON), "entries")
+		return 1, wire.AtKey(wire.DecodeSlice(d, &v.Entries, true, (*PlanEntry).DecodeJSON), "entries")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PlanItems) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "planId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "entries")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -17405,30 +13033,12 @@ func (v *PlanItems) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersPlanFile = wire.Members{Required: []string{"planId", "uri"}}
+
 // DecodeJSON decodes one PlanFile object, keeping unknown members.
 func (v *PlanFile) DecodeJSON(d *wire.Decoder) error {
 	*v = PlanFile{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlanFile, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17438,30 +13048,17 @@ func (v *PlanFile) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PlanFile) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PlanFile) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "planId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
+		return 0, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
 	case "uri":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
+		return 1, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PlanFile) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "planId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "uri")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -17488,30 +13085,12 @@ func (v *PlanFile) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersPlanMarkdown = wire.Members{Required: []string{"planId", "content"}}
+
 // DecodeJSON decodes one PlanMarkdown object, keeping unknown members.
 func (v *PlanMarkdown) DecodeJSON(d *wire.Decoder) error {
 	*v = PlanMarkdown{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlanMarkdown, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17521,30 +13100,17 @@ func (v *PlanMarkdown) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PlanMarkdown) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PlanMarkdown) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "planId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
+		return 0, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
 	case "content":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
+		return 1, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PlanMarkdown) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "planId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "content")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -17571,30 +13137,12 @@ func (v *PlanMarkdown) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersPlanUpdate = wire.Members{Required: []string{"plan"}}
+
 // DecodeJSON decodes one PlanUpdate object, keeping unknown members.
 func (v *PlanUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = PlanUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlanUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17604,24 +13152,15 @@ func (v *PlanUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PlanUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PlanUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "plan":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Plan.DecodeJSON(d), "plan")
+		return 0, wire.AtKey(v.Plan.DecodeJSON(d), "plan")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PlanUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "plan")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -17646,30 +13185,12 @@ func (v *PlanUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersPlanRemoved = wire.Members{Required: []string{"planId"}}
+
 // DecodeJSON decodes one PlanRemoved object, keeping unknown members.
 func (v *PlanRemoved) DecodeJSON(d *wire.Decoder) error {
 	*v = PlanRemoved{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlanRemoved, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17679,24 +13200,15 @@ func (v *PlanRemoved) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PlanRemoved) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PlanRemoved) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "planId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
+		return 0, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PlanRemoved) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "planId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -17721,30 +13233,12 @@ func (v *PlanRemoved) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAvailableCommandsUpdate = wire.Members{Required: []string{"availableCommands"}}
+
 // DecodeJSON decodes one AvailableCommandsUpdate object, keeping unknown members.
 func (v *AvailableCommandsUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = AvailableCommandsUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAvailableCommandsUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17754,24 +13248,15 @@ func (v *AvailableCommandsUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AvailableCommandsUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AvailableCommandsUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "availableCommands":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.AvailableCommands, true, (*AvailableCommand).DecodeJSON), "availableCommands")
+		return 0, wire.AtKey(wire.DecodeSlice(d, &v.AvailableCommands, true, (*AvailableCommand).DecodeJSON), "availableCommands")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AvailableCommandsUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "availableCommands")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -17796,30 +13281,12 @@ func (v *AvailableCommandsUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersConfigOptionUpdate = wire.Members{Required: []string{"configOptions"}}
+
 // DecodeJSON decodes one ConfigOptionUpdate object, keeping unknown members.
 func (v *ConfigOptionUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = ConfigOptionUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersConfigOptionUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17829,24 +13296,15 @@ func (v *ConfigOptionUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ConfigOptionUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ConfigOptionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "configOptions":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON), "configOptions")
+		return 0, wire.AtKey(wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON), "configOptions")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ConfigOptionUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "configOptions")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -17874,27 +13332,7 @@ func (v *ConfigOptionUpdate) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionInfoUpdate object, keeping unknown members.
 func (v *SessionInfoUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionInfoUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -17904,42 +13342,37 @@ func (v *SessionInfoUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionInfoUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionInfoUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "updatedAt":
 		if d.TryNull() {
 			v.UpdatedAt = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.UpdatedAt = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.UpdatedAt, d); err != nil {
 			v.UpdatedAt = nil
-			return true, wire.AtKey(d.Recover(m, err), "updatedAt")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "updatedAt")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionInfoUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -17970,30 +13403,12 @@ func (v *SessionInfoUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCost = wire.Members{Required: []string{"amount", "currency"}}
+
 // DecodeJSON decodes one Cost object, keeping unknown members.
 func (v *Cost) DecodeJSON(d *wire.Decoder) error {
 	*v = Cost{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCost, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18003,30 +13418,17 @@ func (v *Cost) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *Cost) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *Cost) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "amount":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeFloat64(&v.Amount, d), "amount")
+		return 0, wire.AtKey(wire.DecodeFloat64(&v.Amount, d), "amount")
 	case "currency":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Currency, d), "currency")
+		return 1, wire.AtKey(wire.DecodeString(&v.Currency, d), "currency")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *Cost) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "amount")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "currency")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -18053,30 +13455,12 @@ func (v *Cost) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersUsageUpdate = wire.Members{Required: []string{"used", "size"}}
+
 // DecodeJSON decodes one UsageUpdate object, keeping unknown members.
 func (v *UsageUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = UsageUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUsageUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18086,42 +13470,29 @@ func (v *UsageUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *UsageUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *UsageUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "used":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeUint64(&v.Used, d), "used")
+		return 0, wire.AtKey(wire.DecodeUint64(&v.Used, d), "used")
 	case "size":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeUint64(&v.Size, d), "size")
+		return 1, wire.AtKey(wire.DecodeUint64(&v.Size, d), "size")
 	case "cost":
 		if d.TryNull() {
 			v.Cost = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Cost = new(Cost)
 		m := d.Mark()
 		if err := v.Cost.DecodeJSON(d); err != nil {
 			v.Cost = nil
-			return true, wire.AtKey(d.Recover(m, err), "cost")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "cost")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *UsageUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "used")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "size")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -18187,30 +13558,12 @@ func (v *NoticeSeverity) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersNotice = wire.Members{Required: []string{"severity", "title"}}
+
 // DecodeJSON decodes one Notice object, keeping unknown members.
 func (v *Notice) DecodeJSON(d *wire.Decoder) error {
 	*v = Notice{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersNotice, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18220,42 +13573,29 @@ func (v *Notice) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *Notice) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *Notice) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "severity":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Severity.DecodeJSON(d), "severity")
+		return 0, wire.AtKey(v.Severity.DecodeJSON(d), "severity")
 	case "title":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
+		return 1, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *Notice) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "severity")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "title")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -18350,30 +13690,12 @@ func (v *CompactionStatus) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCompactionUpdate = wire.Members{Required: []string{"compactionId", "status"}}
+
 // DecodeJSON decodes one CompactionUpdate object, keeping unknown members.
 func (v *CompactionUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = CompactionUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCompactionUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18383,53 +13705,40 @@ func (v *CompactionUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CompactionUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CompactionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "compactionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.CompactionID.DecodeJSON(d), "compactionId")
+		return 0, wire.AtKey(v.CompactionID.DecodeJSON(d), "compactionId")
 	case "status":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Status.DecodeJSON(d), "status")
+		return 1, wire.AtKey(v.Status.DecodeJSON(d), "status")
 	case "summary":
 		if d.TryNull() {
 			v.Summary = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Summary, true, (*ContentBlock).DecodeJSON); err != nil {
 			v.Summary = nil
-			return true, wire.AtKey(d.Recover(m, err), "summary")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "summary")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "error":
 		if d.TryNull() {
 			v.Error = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Error = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Error, d); err != nil {
 			v.Error = nil
-			return true, wire.AtKey(d.Recover(m, err), "error")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "error")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CompactionUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "compactionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "status")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -18464,30 +13773,12 @@ func (v *CompactionUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCompactionSummaryChunk = wire.Members{Required: []string{"compactionId", "content"}}
+
 // DecodeJSON decodes one CompactionSummaryChunk object, keeping unknown members.
 func (v *CompactionSummaryChunk) DecodeJSON(d *wire.Decoder) error {
 	*v = CompactionSummaryChunk{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCompactionSummaryChunk, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18497,30 +13788,17 @@ func (v *CompactionSummaryChunk) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CompactionSummaryChunk) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CompactionSummaryChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "compactionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.CompactionID.DecodeJSON(d), "compactionId")
+		return 0, wire.AtKey(v.CompactionID.DecodeJSON(d), "compactionId")
 	case "content":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
+		return 1, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CompactionSummaryChunk) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "compactionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "content")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -18550,27 +13828,7 @@ func (v *CompactionSummaryChunk) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SubagentSessionCapabilities object, keeping unknown members.
 func (v *SubagentSessionCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SubagentSessionCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18580,30 +13838,25 @@ func (v *SubagentSessionCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SubagentSessionCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SubagentSessionCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "cancel":
 		if d.TryNull() {
 			v.Cancel = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Cancel = new(SessionCancelCapabilities)
 		m := d.Mark()
 		if err := v.Cancel.DecodeJSON(d); err != nil {
 			v.Cancel = nil
-			return true, wire.AtKey(d.Recover(m, err), "cancel")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "cancel")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SubagentSessionCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -18633,27 +13886,7 @@ func (v *SubagentSessionCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one SessionCancelCapabilities object, keeping unknown members.
 func (v *SessionCancelCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionCancelCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18663,18 +13896,13 @@ func (v *SessionCancelCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionCancelCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionCancelCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionCancelCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -18697,30 +13925,12 @@ func (v *SessionCancelCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSubagentUpdate = wire.Members{Required: []string{"sessionId"}}
+
 // DecodeJSON decodes one SubagentUpdate object, keeping unknown members.
 func (v *SubagentUpdate) DecodeJSON(d *wire.Decoder) error {
 	*v = SubagentUpdate{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSubagentUpdate, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18730,85 +13940,76 @@ func (v *SubagentUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SubagentUpdate) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SubagentUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Title = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Title, d); err != nil {
 			v.Title = nil
-			return true, wire.AtKey(d.Recover(m, err), "title")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "description":
 		if d.TryNull() {
 			v.Description = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Description = new(string)
 		m := d.Mark()
 		if err := wire.DecodeString(v.Description, d); err != nil {
 			v.Description = nil
-			return true, wire.AtKey(d.Recover(m, err), "description")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "capabilities":
 		if d.TryNull() {
 			v.Capabilities = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Capabilities = new(SubagentSessionCapabilities)
 		m := d.Mark()
 		if err := v.Capabilities.DecodeJSON(d); err != nil {
 			v.Capabilities = nil
-			return true, wire.AtKey(d.Recover(m, err), "capabilities")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "capabilities")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "state":
 		if d.TryNull() {
 			v.State = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.State = new(StateUpdate)
 		m := d.Mark()
 		if err := v.State.DecodeJSON(d); err != nil {
 			v.State = nil
-			return true, wire.AtKey(d.Recover(m, err), "state")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "state")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "cwd":
 		if d.TryNull() {
 			v.Cwd = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Cwd = new(AbsolutePath)
-		return true, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
+		return wire.Optional, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
 	case "additionalDirectories":
 		if d.TryNull() {
 			v.AdditionalDirectories = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, (*AbsolutePath).DecodeJSON), "additionalDirectories")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, (*AbsolutePath).DecodeJSON), "additionalDirectories")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SubagentUpdate) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -18857,30 +14058,12 @@ func (v *SubagentUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionMessage = wire.Members{Required: []string{"messageId"}}
+
 // DecodeJSON decodes one SessionMessage object, keeping unknown members.
 func (v *SessionMessage) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionMessage{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionMessage, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -18890,83 +14073,74 @@ func (v *SessionMessage) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionMessage) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionMessage) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "messageId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
+		return 0, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
 	case "senderSessionId":
 		if d.TryNull() {
 			v.SenderSessionID = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.SenderSessionID = new(SessionID)
 		m := d.Mark()
 		if err := v.SenderSessionID.DecodeJSON(d); err != nil {
 			v.SenderSessionID = nil
-			return true, wire.AtKey(d.Recover(m, err), "senderSessionId")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "senderSessionId")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "recipientSessionId":
 		if d.TryNull() {
 			v.RecipientSessionID = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.RecipientSessionID = new(SessionID)
 		m := d.Mark()
 		if err := v.RecipientSessionID.DecodeJSON(d); err != nil {
 			v.RecipientSessionID = nil
-			return true, wire.AtKey(d.Recover(m, err), "recipientSessionId")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "recipientSessionId")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "senderMessageId":
 		if d.TryNull() {
 			v.SenderMessageID = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.SenderMessageID = new(MessageID)
 		m := d.Mark()
 		if err := v.SenderMessageID.DecodeJSON(d); err != nil {
 			v.SenderMessageID = nil
-			return true, wire.AtKey(d.Recover(m, err), "senderMessageId")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "senderMessageId")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "recipientMessageId":
 		if d.TryNull() {
 			v.RecipientMessageID = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.RecipientMessageID = new(MessageID)
 		m := d.Mark()
 		if err := v.RecipientMessageID.DecodeJSON(d); err != nil {
 			v.RecipientMessageID = nil
-			return true, wire.AtKey(d.Recover(m, err), "recipientMessageId")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "recipientMessageId")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "content":
 		if d.TryNull() {
 			v.Content = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Content, true, (*ContentBlock).DecodeJSON); err != nil {
 			v.Content = nil
-			return true, wire.AtKey(d.Recover(m, err), "content")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "content")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionMessage) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "messageId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -19011,30 +14185,12 @@ func (v *SessionMessage) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionMessageChunk = wire.Members{Required: []string{"messageId", "content"}}
+
 // DecodeJSON decodes one SessionMessageChunk object, keeping unknown members.
 func (v *SessionMessageChunk) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionMessageChunk{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionMessageChunk, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -19044,30 +14200,17 @@ func (v *SessionMessageChunk) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionMessageChunk) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionMessageChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "messageId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
+		return 0, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
 	case "content":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Content.DecodeJSON(d), "content")
+		return 1, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionMessageChunk) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "messageId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "content")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -19094,30 +14237,12 @@ func (v *SessionMessageChunk) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCompleteElicitationNotification = wire.Members{Required: []string{"elicitationId"}}
+
 // DecodeJSON decodes one CompleteElicitationNotification object, keeping unknown members.
 func (v *CompleteElicitationNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = CompleteElicitationNotification{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCompleteElicitationNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -19127,24 +14252,15 @@ func (v *CompleteElicitationNotification) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CompleteElicitationNotification) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CompleteElicitationNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "elicitationId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ElicitationID.DecodeJSON(d), "elicitationId")
+		return 0, wire.AtKey(v.ElicitationID.DecodeJSON(d), "elicitationId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CompleteElicitationNotification) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "elicitationId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -19169,30 +14285,12 @@ func (v *CompleteElicitationNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersAuthStatusUpdateNotification = wire.Members{Required: []string{"state"}}
+
 // DecodeJSON decodes one AuthStatusUpdateNotification object, keeping unknown members.
 func (v *AuthStatusUpdateNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthStatusUpdateNotification{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthStatusUpdateNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -19202,31 +14300,22 @@ func (v *AuthStatusUpdateNotification) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AuthStatusUpdateNotification) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AuthStatusUpdateNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "state":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.State.DecodeJSON(d), "state")
+		return 0, wire.AtKey(v.State.DecodeJSON(d), "state")
 	case "accounts":
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Accounts, true, (*AuthAccount).DecodeJSON); err != nil {
 			v.Accounts = nil
-			return true, wire.AtKey(d.Recover(m, err), "accounts")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "accounts")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AuthStatusUpdateNotification) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "state")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -19282,30 +14371,12 @@ func (v *ExtNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersClientRequest = wire.Members{Required: []string{"id", "method"}}
+
 // DecodeJSON decodes one ClientRequest object, keeping unknown members.
 func (v *ClientRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -19315,34 +14386,21 @@ func (v *ClientRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ClientRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ClientRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "method":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
+		return 1, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
+		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ClientRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "id")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "method")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -19369,30 +14427,12 @@ func (v *ClientRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersInitializeRequest = wire.Members{Required: []string{"protocolVersion", "info"}}
+
 // DecodeJSON decodes one InitializeRequest object, keeping unknown members.
 func (v *InitializeRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = InitializeRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersInitializeRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -19402,38 +14442,25 @@ func (v *InitializeRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *InitializeRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *InitializeRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "protocolVersion":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ProtocolVersion.DecodeJSON(d), "protocolVersion")
+		return 0, wire.AtKey(v.ProtocolVersion.DecodeJSON(d), "protocolVersion")
 	case "info":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Info.DecodeJSON(d), "info")
+		return 1, wire.AtKey(v.Info.DecodeJSON(d), "info")
 	case "capabilities":
 		v.Capabilities = new(ClientCapabilities)
 		m := d.Mark()
 		if err := v.Capabilities.DecodeJSON(d); err != nil {
 			v.Capabilities = nil
-			return true, wire.AtKey(d.Recover(m, err), "capabilities")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "capabilities")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *InitializeRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "protocolVersion")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "info")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -19467,27 +14494,7 @@ func (v *InitializeRequest) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ClientCapabilities object, keeping unknown members.
 func (v *ClientCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -19497,42 +14504,37 @@ func (v *ClientCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ClientCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ClientCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "auth":
 		if d.TryNull() {
 			v.Auth = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Auth = new(ClientAuthCapabilities)
 		m := d.Mark()
 		if err := v.Auth.DecodeJSON(d); err != nil {
 			v.Auth = nil
-			return true, wire.AtKey(d.Recover(m, err), "auth")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "auth")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "elicitation":
 		if d.TryNull() {
 			v.Elicitation = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Elicitation = new(ElicitationCapabilities)
 		m := d.Mark()
 		if err := v.Elicitation.DecodeJSON(d); err != nil {
 			v.Elicitation = nil
-			return true, wire.AtKey(d.Recover(m, err), "elicitation")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "elicitation")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ClientCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -19566,27 +14568,7 @@ func (v *ClientCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ClientAuthCapabilities object, keeping unknown members.
 func (v *ClientAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientAuthCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -19596,30 +14578,25 @@ func (v *ClientAuthCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ClientAuthCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ClientAuthCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "terminal":
 		if d.TryNull() {
 			v.Terminal = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Terminal = new(TerminalAuthCapabilities)
 		m := d.Mark()
 		if err := v.Terminal.DecodeJSON(d); err != nil {
 			v.Terminal = nil
-			return true, wire.AtKey(d.Recover(m, err), "terminal")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "terminal")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ClientAuthCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -19649,27 +14626,7 @@ func (v *ClientAuthCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one TerminalAuthCapabilities object, keeping unknown members.
 func (v *TerminalAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = TerminalAuthCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -19679,18 +14636,13 @@ func (v *TerminalAuthCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *TerminalAuthCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *TerminalAuthCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *TerminalAuthCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -19716,27 +14668,7 @@ func (v *TerminalAuthCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ElicitationCapabilities object, keeping unknown members.
 func (v *ElicitationCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -19746,42 +14678,37 @@ func (v *ElicitationCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ElicitationCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ElicitationCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "form":
 		if d.TryNull() {
 			v.Form = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Form = new(ElicitationFormCapabilities)
 		m := d.Mark()
 		if err := v.Form.DecodeJSON(d); err != nil {
 			v.Form = nil
-			return true, wire.AtKey(d.Recover(m, err), "form")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "form")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "url":
 		if d.TryNull() {
 			v.URL = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.URL = new(ElicitationURLCapabilities)
 		m := d.Mark()
 		if err := v.URL.DecodeJSON(d); err != nil {
 			v.URL = nil
-			return true, wire.AtKey(d.Recover(m, err), "url")
+			return wire.Optional, wire.AtKey(d.Recover(m, err), "url")
 		}
-		return true, nil
+		return wire.Optional, nil
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ElicitationCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -19815,27 +14742,7 @@ func (v *ElicitationCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ElicitationFormCapabilities object, keeping unknown members.
 func (v *ElicitationFormCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationFormCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -19845,18 +14752,13 @@ func (v *ElicitationFormCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ElicitationFormCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ElicitationFormCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ElicitationFormCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -19882,27 +14784,7 @@ func (v *ElicitationFormCapabilities) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ElicitationURLCapabilities object, keeping unknown members.
 func (v *ElicitationURLCapabilities) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationURLCapabilities{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -19912,18 +14794,13 @@ func (v *ElicitationURLCapabilities) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ElicitationURLCapabilities) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ElicitationURLCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ElicitationURLCapabilities) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -19946,30 +14823,12 @@ func (v *ElicitationURLCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersLoginAuthRequest = wire.Members{Required: []string{"methodId"}}
+
 // DecodeJSON decodes one LoginAuthRequest object, keeping unknown members.
 func (v *LoginAuthRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = LoginAuthRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersLoginAuthRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -19979,24 +14838,15 @@ func (v *LoginAuthRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *LoginAuthRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *LoginAuthRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "methodId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
+		return 0, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *LoginAuthRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "methodId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -20024,27 +14874,7 @@ func (v *LoginAuthRequest) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ListProvidersRequest object, keeping unknown members.
 func (v *ListProvidersRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ListProvidersRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -20054,18 +14884,13 @@ func (v *ListProvidersRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ListProvidersRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ListProvidersRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ListProvidersRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -20088,30 +14913,12 @@ func (v *ListProvidersRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSetProviderRequest = wire.Members{Required: []string{"providerId", "apiType", "baseUrl"}}
+
 // DecodeJSON decodes one SetProviderRequest object, keeping unknown members.
 func (v *SetProviderRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = SetProviderRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetProviderRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -20121,38 +14928,21 @@ func (v *SetProviderRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SetProviderRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SetProviderRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "providerId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ProviderID.DecodeJSON(d), "providerId")
+		return 0, wire.AtKey(v.ProviderID.DecodeJSON(d), "providerId")
 	case "apiType":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.APIType.DecodeJSON(d), "apiType")
+		return 1, wire.AtKey(v.APIType.DecodeJSON(d), "apiType")
 	case "baseUrl":
-		seen[0] |= 1 << 2
-		return true, wire.AtKey(wire.DecodeString(&v.BaseURL, d), "baseUrl")
+		return 2, wire.AtKey(wire.DecodeString(&v.BaseURL, d), "baseUrl")
 	case "headers":
-		return true, wire.AtKey(wire.DecodeMap(d, &v.Headers, wire.DecodeString), "headers")
+		return wire.Optional, wire.AtKey(wire.DecodeMap(d, &v.Headers, wire.DecodeString), "headers")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SetProviderRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "providerId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "apiType")
-	}
-	if seen[0]&(1<<2) == 0 {
-		return d.Errorf("missing required member %q", "baseUrl")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -20185,30 +14975,12 @@ func (v *SetProviderRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersDisableProviderRequest = wire.Members{Required: []string{"providerId"}}
+
 // DecodeJSON decodes one DisableProviderRequest object, keeping unknown members.
 func (v *DisableProviderRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = DisableProviderRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDisableProviderRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -20218,24 +14990,15 @@ func (v *DisableProviderRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *DisableProviderRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *DisableProviderRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "providerId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ProviderID.DecodeJSON(d), "providerId")
+		return 0, wire.AtKey(v.ProviderID.DecodeJSON(d), "providerId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *DisableProviderRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "providerId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -20263,27 +15026,7 @@ func (v *DisableProviderRequest) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one LogoutAuthRequest object, keeping unknown members.
 func (v *LogoutAuthRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = LogoutAuthRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -20293,18 +15036,13 @@ func (v *LogoutAuthRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *LogoutAuthRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *LogoutAuthRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *LogoutAuthRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -20330,27 +15068,7 @@ func (v *LogoutAuthRequest) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one AuthStatusRequest object, keeping unknown members.
 func (v *AuthStatusRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = AuthStatusRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -20360,18 +15078,13 @@ func (v *AuthStatusRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *AuthStatusRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *AuthStatusRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *AuthStatusRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -20394,30 +15107,12 @@ func (v *AuthStatusRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersNewSessionRequest = wire.Members{Required: []string{"cwd"}}
+
 // DecodeJSON decodes one NewSessionRequest object, keeping unknown members.
 func (v *NewSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = NewSessionRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersNewSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -20427,43 +15122,34 @@ func (v *NewSessionRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "cwd":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
+		return 0, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
 	case "additionalDirectories":
 		if d.Lenient() && d.TryNull() {
 			v.AdditionalDirectories = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, (*AbsolutePath).DecodeJSON), "additionalDirectories")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, (*AbsolutePath).DecodeJSON), "additionalDirectories")
 	case "mcpServers":
 		if d.Lenient() && d.TryNull() {
 			v.MCPServers = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
 	case "systemPrompt":
 		if d.TryNull() {
 			v.SystemPrompt = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.SystemPrompt = new(SystemPrompt)
-		return true, wire.AtKey(v.SystemPrompt.DecodeJSON(d), "systemPrompt")
+		return wire.Optional, wire.AtKey(v.SystemPrompt.DecodeJSON(d), "systemPrompt")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *NewSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "cwd")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -20529,42 +15215,42 @@ func (v *MCPServer) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *MCPServer) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *MCPServer) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.HTTP != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.HTTP.decodeField(d, key, seen)
+		return v.HTTP.decodeField(d, key)
 	case v.ACP != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.ACP.decodeField(d, key, seen)
+		return v.ACP.decodeField(d, key)
 	case v.Stdio != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Stdio.decodeField(d, key, seen)
+		return v.Stdio.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *MCPServer) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *MCPServer) required(w int) []string {
 	switch {
 	case v.HTTP != nil:
-		return v.HTTP.checkRequired(d, seen)
+		return wire.Level(w, membersMCPServerHTTP.Required)
 	case v.ACP != nil:
-		return v.ACP.checkRequired(d, seen)
+		return wire.Level(w, membersMCPServerACP.Required)
 	case v.Stdio != nil:
-		return v.Stdio.checkRequired(d, seen)
+		return wire.Level(w, membersMCPServerStdio.Required)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersMCPServerOther.Required)
 	}
-	return d.Errorf("no variant of MCPServer selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -20606,27 +15292,7 @@ func (v *MCPServer) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -20647,30 +15313,12 @@ func (v *MCPServer) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersMCPServerOther = wire.Members{Required: []string{"type"}}
+
 // DecodeJSON decodes one MCPServerOther object, keeping unknown members.
 func (v *MCPServerOther) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPServerOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPServerOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -20680,22 +15328,13 @@ func (v *MCPServerOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MCPServerOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MCPServerOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "type":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
+		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MCPServerOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "type")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -20716,30 +15355,12 @@ func (v *MCPServerOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersHTTPHeader = wire.Members{Required: []string{"name", "value"}}
+
 // DecodeJSON decodes one HTTPHeader object, keeping unknown members.
 func (v *HTTPHeader) DecodeJSON(d *wire.Decoder) error {
 	*v = HTTPHeader{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersHTTPHeader, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -20749,30 +15370,17 @@ func (v *HTTPHeader) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *HTTPHeader) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *HTTPHeader) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "name":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "value":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Value, d), "value")
+		return 1, wire.AtKey(wire.DecodeString(&v.Value, d), "value")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *HTTPHeader) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "value")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -20799,30 +15407,12 @@ func (v *HTTPHeader) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersMCPServerHTTP = wire.Members{Required: []string{"name", "url"}}
+
 // DecodeJSON decodes one MCPServerHTTP object, keeping unknown members.
 func (v *MCPServerHTTP) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPServerHTTP{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPServerHTTP, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -20832,36 +15422,23 @@ func (v *MCPServerHTTP) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MCPServerHTTP) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MCPServerHTTP) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "name":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "url":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
+		return 1, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
 	case "headers":
 		if d.Lenient() && d.TryNull() {
 			v.Headers = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Headers, false, (*HTTPHeader).DecodeJSON), "headers")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Headers, false, (*HTTPHeader).DecodeJSON), "headers")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MCPServerHTTP) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "url")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -20892,30 +15469,12 @@ func (v *MCPServerHTTP) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersMCPServerACP = wire.Members{Required: []string{"name", "serverId"}}
+
 // DecodeJSON decodes one MCPServerACP object, keeping unknown members.
 func (v *MCPServerACP) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPServerACP{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPServerACP, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -20925,30 +15484,17 @@ func (v *MCPServerACP) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MCPServerACP) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MCPServerACP) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "name":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "serverId":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.ServerID.DecodeJSON(d), "serverId")
+		return 1, wire.AtKey(v.ServerID.DecodeJSON(d), "serverId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MCPServerACP) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "serverId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -20975,30 +15521,12 @@ func (v *MCPServerACP) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersMCPServerStdio = wire.Members{Required: []string{"name", "command"}}
+
 // DecodeJSON decodes one MCPServerStdio object, keeping unknown members.
 func (v *MCPServerStdio) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPServerStdio{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPServerStdio, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -21008,42 +15536,29 @@ func (v *MCPServerStdio) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MCPServerStdio) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MCPServerStdio) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "name":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
+		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "command":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Command.DecodeJSON(d), "command")
+		return 1, wire.AtKey(v.Command.DecodeJSON(d), "command")
 	case "args":
 		if d.Lenient() && d.TryNull() {
 			v.Args = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
 	case "env":
 		if d.Lenient() && d.TryNull() {
 			v.Env = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MCPServerStdio) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "name")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "command")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -21078,30 +15593,12 @@ func (v *MCPServerStdio) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSystemPrompt = wire.Members{Required: []string{"mode", "content"}}
+
 // DecodeJSON decodes one SystemPrompt object, keeping unknown members.
 func (v *SystemPrompt) DecodeJSON(d *wire.Decoder) error {
 	*v = SystemPrompt{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSystemPrompt, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -21111,30 +15608,17 @@ func (v *SystemPrompt) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SystemPrompt) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SystemPrompt) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "mode":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Mode.DecodeJSON(d), "mode")
+		return 0, wire.AtKey(v.Mode.DecodeJSON(d), "mode")
 	case "content":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Content, false, (*ContentBlock).DecodeJSON), "content")
+		return 1, wire.AtKey(wire.DecodeSlice(d, &v.Content, false, (*ContentBlock).DecodeJSON), "content")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SystemPrompt) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "mode")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "content")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -21197,27 +15681,7 @@ func (v *SystemPromptMode) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ListSessionsRequest object, keeping unknown members.
 func (v *ListSessionsRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ListSessionsRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -21227,39 +15691,34 @@ func (v *ListSessionsRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ListSessionsRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ListSessionsRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "cwd":
 		if d.TryNull() {
 			v.Cwd = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Cwd = new(AbsolutePath)
-		return true, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
+		return wire.Optional, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
 	case "cursor":
 		if d.TryNull() {
 			v.Cursor = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Cursor = new(SessionListCursor)
-		return true, wire.AtKey(v.Cursor.DecodeJSON(d), "cursor")
+		return wire.Optional, wire.AtKey(v.Cursor.DecodeJSON(d), "cursor")
 	case "archived":
 		if d.TryNull() {
 			v.Archived = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Archived = new(SessionArchiveFilter)
-		return true, wire.AtKey(v.Archived.DecodeJSON(d), "archived")
+		return wire.Optional, wire.AtKey(v.Archived.DecodeJSON(d), "archived")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ListSessionsRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -21329,30 +15788,12 @@ func (v *SessionArchiveFilter) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersDeleteSessionRequest = wire.Members{Required: []string{"sessionId"}}
+
 // DecodeJSON decodes one DeleteSessionRequest object, keeping unknown members.
 func (v *DeleteSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = DeleteSessionRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDeleteSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -21362,24 +15803,15 @@ func (v *DeleteSessionRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *DeleteSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *DeleteSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *DeleteSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -21404,30 +15836,12 @@ func (v *DeleteSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersForkSessionRequest = wire.Members{Required: []string{"sessionId", "cwd"}}
+
 // DecodeJSON decodes one ForkSessionRequest object, keeping unknown members.
 func (v *ForkSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ForkSessionRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersForkSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -21437,49 +15851,36 @@ func (v *ForkSessionRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ForkSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ForkSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "cwd":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
+		return 1, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
 	case "additionalDirectories":
 		if d.Lenient() && d.TryNull() {
 			v.AdditionalDirectories = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, (*AbsolutePath).DecodeJSON), "additionalDirectories")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, (*AbsolutePath).DecodeJSON), "additionalDirectories")
 	case "mcpServers":
 		if d.Lenient() && d.TryNull() {
 			v.MCPServers = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
 	case "systemPrompt":
 		if d.TryNull() {
 			v.SystemPrompt = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.SystemPrompt = new(SystemPrompt)
-		return true, wire.AtKey(v.SystemPrompt.DecodeJSON(d), "systemPrompt")
+		return wire.Optional, wire.AtKey(v.SystemPrompt.DecodeJSON(d), "systemPrompt")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ForkSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "cwd")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -21518,30 +15919,12 @@ func (v *ForkSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersArchiveSessionRequest = wire.Members{Required: []string{"sessionId"}}
+
 // DecodeJSON decodes one ArchiveSessionRequest object, keeping unknown members.
 func (v *ArchiveSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ArchiveSessionRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersArchiveSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -21551,24 +15934,15 @@ func (v *ArchiveSessionRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ArchiveSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ArchiveSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ArchiveSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -21593,30 +15967,12 @@ func (v *ArchiveSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersUnarchiveSessionRequest = wire.Members{Required: []string{"sessionId"}}
+
 // DecodeJSON decodes one UnarchiveSessionRequest object, keeping unknown members.
 func (v *UnarchiveSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = UnarchiveSessionRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUnarchiveSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -21626,24 +15982,15 @@ func (v *UnarchiveSessionRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *UnarchiveSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *UnarchiveSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *UnarchiveSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -21668,30 +16015,12 @@ func (v *UnarchiveSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSessionStatusRequest = wire.Members{Required: []string{"sessionId"}}
+
 // DecodeJSON decodes one SessionStatusRequest object, keeping unknown members.
 func (v *SessionStatusRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = SessionStatusRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionStatusRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -21701,24 +16030,15 @@ func (v *SessionStatusRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SessionStatusRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SessionStatusRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SessionStatusRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -21743,30 +16063,12 @@ func (v *SessionStatusRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSetSessionTitleRequest = wire.Members{Required: []string{"sessionId", "title"}}
+
 // DecodeJSON decodes one SetSessionTitleRequest object, keeping unknown members.
 func (v *SetSessionTitleRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionTitleRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionTitleRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -21776,30 +16078,17 @@ func (v *SetSessionTitleRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SetSessionTitleRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SetSessionTitleRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "title":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
+		return 1, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SetSessionTitleRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "title")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -21826,30 +16115,12 @@ func (v *SetSessionTitleRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersResumeSessionRequest = wire.Members{Required: []string{"sessionId", "cwd"}}
+
 // DecodeJSON decodes one ResumeSessionRequest object, keeping unknown members.
 func (v *ResumeSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ResumeSessionRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersResumeSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -21859,56 +16130,43 @@ func (v *ResumeSessionRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ResumeSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ResumeSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "cwd":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
+		return 1, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
 	case "additionalDirectories":
 		if d.Lenient() && d.TryNull() {
 			v.AdditionalDirectories = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, (*AbsolutePath).DecodeJSON), "additionalDirectories")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, (*AbsolutePath).DecodeJSON), "additionalDirectories")
 	case "mcpServers":
 		if d.Lenient() && d.TryNull() {
 			v.MCPServers = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
 	case "replayFrom":
 		if d.TryNull() {
 			v.ReplayFrom = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.ReplayFrom = new(ReplayFrom)
-		return true, wire.AtKey(v.ReplayFrom.DecodeJSON(d), "replayFrom")
+		return wire.Optional, wire.AtKey(v.ReplayFrom.DecodeJSON(d), "replayFrom")
 	case "systemPrompt":
 		if d.TryNull() {
 			v.SystemPrompt = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.SystemPrompt = new(SystemPrompt)
-		return true, wire.AtKey(v.SystemPrompt.DecodeJSON(d), "systemPrompt")
+		return wire.Optional, wire.AtKey(v.SystemPrompt.DecodeJSON(d), "systemPrompt")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ResumeSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "cwd")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -21974,28 +16232,28 @@ func (v *ReplayFrom) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *ReplayFrom) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *ReplayFrom) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Start != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Start.decodeField(d, key, seen)
+		return v.Start.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *ReplayFrom) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *ReplayFrom) required(w int) []string {
 	switch {
 	case v.Start != nil:
-		return v.Start.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersReplayFromOther.Required)
 	}
-	return d.Errorf("no variant of ReplayFrom selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -22027,27 +16285,7 @@ func (v *ReplayFrom) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -22068,30 +16306,12 @@ func (v *ReplayFrom) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersReplayFromOther = wire.Members{Required: []string{"type"}}
+
 // DecodeJSON decodes one ReplayFromOther object, keeping unknown members.
 func (v *ReplayFromOther) DecodeJSON(d *wire.Decoder) error {
 	*v = ReplayFromOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersReplayFromOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -22101,22 +16321,13 @@ func (v *ReplayFromOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ReplayFromOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ReplayFromOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "type":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
+		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ReplayFromOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "type")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -22140,27 +16351,7 @@ func (v *ReplayFromOther) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ReplayFromStart object, keeping unknown members.
 func (v *ReplayFromStart) DecodeJSON(d *wire.Decoder) error {
 	*v = ReplayFromStart{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -22170,18 +16361,13 @@ func (v *ReplayFromStart) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ReplayFromStart) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ReplayFromStart) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ReplayFromStart) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -22204,30 +16390,12 @@ func (v *ReplayFromStart) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCloseSessionRequest = wire.Members{Required: []string{"sessionId"}}
+
 // DecodeJSON decodes one CloseSessionRequest object, keeping unknown members.
 func (v *CloseSessionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = CloseSessionRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCloseSessionRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -22237,24 +16405,15 @@ func (v *CloseSessionRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CloseSessionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CloseSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CloseSessionRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -22279,30 +16438,12 @@ func (v *CloseSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCancelToolCallRequest = wire.Members{Required: []string{"sessionId", "toolCallId"}}
+
 // DecodeJSON decodes one CancelToolCallRequest object, keeping unknown members.
 func (v *CancelToolCallRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = CancelToolCallRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelToolCallRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -22312,30 +16453,17 @@ func (v *CancelToolCallRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CancelToolCallRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CancelToolCallRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "toolCallId":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
+		return 1, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CancelToolCallRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "toolCallId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -22362,30 +16490,12 @@ func (v *CancelToolCallRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCancelTerminalRequest = wire.Members{Required: []string{"sessionId", "terminalId"}}
+
 // DecodeJSON decodes one CancelTerminalRequest object, keeping unknown members.
 func (v *CancelTerminalRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = CancelTerminalRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelTerminalRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -22395,30 +16505,17 @@ func (v *CancelTerminalRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CancelTerminalRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CancelTerminalRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "terminalId":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
+		return 1, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CancelTerminalRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "terminalId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -22445,33 +16542,15 @@ func (v *CancelTerminalRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSetSessionConfigOptionRequest = wire.Members{Required: []string{"sessionId", "configId"}}
+
 // DecodeJSON decodes one SetSessionConfigOptionRequest object, keeping unknown members.
 func (v *SetSessionConfigOptionRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionConfigOptionRequest{}
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequest, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -22481,30 +16560,25 @@ func (v *SetSessionConfigOptionRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SetSessionConfigOptionRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SetSessionConfigOptionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "configId":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.ConfigID.DecodeJSON(d), "configId")
+		return 1, wire.AtKey(v.ConfigID.DecodeJSON(d), "configId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return v.Type.decodeField(d, key, seen[1:])
+	return wire.Inner(v.Type.decodeField(d, key))
 }
 
-// checkRequired reports the first required member that decoding did not see.
-func (v *SetSessionConfigOptionRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
+// required names the required members of level w: v's own, then the selected variant's.
+func (v *SetSessionConfigOptionRequest) required(w int) []string {
+	if w == 0 {
+		return membersSetSessionConfigOptionRequest.Required
 	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "configId")
-	}
-	return v.Type.checkRequired(d, seen[1:])
+	return v.Type.required(w - 1)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -22552,35 +16626,35 @@ func (v *SetSessionConfigOptionRequestType) selectVariant(d *wire.Decoder) error
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *SetSessionConfigOptionRequestType) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *SetSessionConfigOptionRequestType) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.ID != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.ID.decodeField(d, key, seen)
+		return v.ID.decodeField(d, key)
 	case v.Boolean != nil:
 		if string(key) == "type" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Boolean.decodeField(d, key, seen)
+		return v.Boolean.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *SetSessionConfigOptionRequestType) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *SetSessionConfigOptionRequestType) required(w int) []string {
 	switch {
 	case v.ID != nil:
-		return v.ID.checkRequired(d, seen)
+		return wire.Level(w, membersSetSessionConfigOptionRequestTypeID.Required)
 	case v.Boolean != nil:
-		return v.Boolean.checkRequired(d, seen)
+		return wire.Level(w, membersSetSessionConfigOptionRequestTypeBoolean.Required)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersSetSessionConfigOptionRequestTypeOther.Required)
 	}
-	return d.Errorf("no variant of SetSessionConfigOptionRequestType selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -22609,30 +16683,12 @@ func (v *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSetSessionConfigOptionRequestTypeID = wire.Members{Required: []string{"value"}}
+
 // DecodeJSON decodes one SetSessionConfigOptionRequestTypeID object, keeping unknown members.
 func (v *SetSessionConfigOptionRequestTypeID) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionConfigOptionRequestTypeID{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequestTypeID, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -22642,22 +16698,13 @@ func (v *SetSessionConfigOptionRequestTypeID) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SetSessionConfigOptionRequestTypeID) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SetSessionConfigOptionRequestTypeID) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "value":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Value.DecodeJSON(d), "value")
+		return 0, wire.AtKey(v.Value.DecodeJSON(d), "value")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SetSessionConfigOptionRequestTypeID) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "value")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -22678,30 +16725,12 @@ func (v *SetSessionConfigOptionRequestTypeID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSetSessionConfigOptionRequestTypeBoolean = wire.Members{Required: []string{"value"}}
+
 // DecodeJSON decodes one SetSessionConfigOptionRequestTypeBoolean object, keeping unknown members.
 func (v *SetSessionConfigOptionRequestTypeBoolean) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionConfigOptionRequestTypeBoolean{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequestTypeBoolean, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -22711,22 +16740,13 @@ func (v *SetSessionConfigOptionRequestTypeBoolean) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SetSessionConfigOptionRequestTypeBoolean) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SetSessionConfigOptionRequestTypeBoolean) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "value":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeBool(&v.Value, d), "value")
+		return 0, wire.AtKey(wire.DecodeBool(&v.Value, d), "value")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SetSessionConfigOptionRequestTypeBoolean) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "value")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -22747,30 +16767,12 @@ func (v *SetSessionConfigOptionRequestTypeBoolean) UnmarshalJSON(data []byte) er
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSetSessionConfigOptionRequestTypeOther = wire.Members{Required: []string{"type", "value"}}
+
 // DecodeJSON decodes one SetSessionConfigOptionRequestTypeOther object, keeping unknown members.
 func (v *SetSessionConfigOptionRequestTypeOther) DecodeJSON(d *wire.Decoder) error {
 	*v = SetSessionConfigOptionRequestTypeOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequestTypeOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -22780,32 +16782,19 @@ func (v *SetSessionConfigOptionRequestTypeOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SetSessionConfigOptionRequestTypeOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SetSessionConfigOptionRequestTypeOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "type":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
+		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	case "value":
-		seen[0] |= 1 << 1
 		if d.TryNull() {
 			v.Value = nil
-			return true, nil
+			return 1, nil
 		}
-		return true, wire.AtKey(wire.DecodeRaw(&v.Value, d), "value")
+		return 1, wire.AtKey(wire.DecodeRaw(&v.Value, d), "value")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SetSessionConfigOptionRequestTypeOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "type")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "value")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -22833,30 +16822,12 @@ func (v *SetSessionConfigOptionRequestTypeOther) UnmarshalJSON(data []byte) erro
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersPromptRequest = wire.Members{Required: []string{"sessionId", "prompt"}}
+
 // DecodeJSON decodes one PromptRequest object, keeping unknown members.
 func (v *PromptRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = PromptRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPromptRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -22866,30 +16837,17 @@ func (v *PromptRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "prompt":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeSlice(d, &v.Prompt, false, (*ContentBlock).DecodeJSON), "prompt")
+		return 1, wire.AtKey(wire.DecodeSlice(d, &v.Prompt, false, (*ContentBlock).DecodeJSON), "prompt")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *PromptRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "prompt")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -22942,25 +16900,25 @@ func (v *ClientResponse) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *ClientResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *ClientResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Result != nil:
-		return v.Result.decodeField(d, key, seen)
+		return v.Result.decodeField(d, key)
 	case v.Error != nil:
-		return v.Error.decodeField(d, key, seen)
+		return v.Error.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *ClientResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *ClientResponse) required(w int) []string {
 	switch {
 	case v.Result != nil:
-		return v.Result.checkRequired(d, seen)
+		return wire.Level(w, membersClientResponseResult.Required)
 	case v.Error != nil:
-		return v.Error.checkRequired(d, seen)
+		return wire.Level(w, membersClientResponseError.Required)
 	}
-	return d.Errorf("no variant of ClientResponse selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -22991,27 +16949,7 @@ func (v *ClientResponse) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -23032,30 +16970,12 @@ func (v *ClientResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersClientResponseResult = wire.Members{Required: []string{"id", "result"}}
+
 // DecodeJSON decodes one ClientResponseResult object, keeping unknown members.
 func (v *ClientResponseResult) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientResponseResult{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientResponseResult, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -23065,28 +16985,15 @@ func (v *ClientResponseResult) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ClientResponseResult) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ClientResponseResult) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "result":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
+		return 1, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ClientResponseResult) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "id")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "result")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -23109,30 +17016,12 @@ func (v *ClientResponseResult) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersClientResponseError = wire.Members{Required: []string{"id", "error"}}
+
 // DecodeJSON decodes one ClientResponseError object, keeping unknown members.
 func (v *ClientResponseError) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientResponseError{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientResponseError, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -23142,28 +17031,15 @@ func (v *ClientResponseError) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ClientResponseError) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ClientResponseError) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "error":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Error.DecodeJSON(d), "error")
+		return 1, wire.AtKey(v.Error.DecodeJSON(d), "error")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ClientResponseError) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "id")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "error")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -23244,30 +17120,12 @@ func (v *ClientResponseErrorID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersRequestPermissionResponse = wire.Members{Required: []string{"outcome"}}
+
 // DecodeJSON decodes one RequestPermissionResponse object, keeping unknown members.
 func (v *RequestPermissionResponse) DecodeJSON(d *wire.Decoder) error {
 	*v = RequestPermissionResponse{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRequestPermissionResponse, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -23277,24 +17135,15 @@ func (v *RequestPermissionResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *RequestPermissionResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *RequestPermissionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "outcome":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Outcome.DecodeJSON(d), "outcome")
+		return 0, wire.AtKey(v.Outcome.DecodeJSON(d), "outcome")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *RequestPermissionResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "outcome")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -23345,35 +17194,35 @@ func (v *RequestPermissionOutcome) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *RequestPermissionOutcome) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *RequestPermissionOutcome) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Cancelled != nil:
 		if string(key) == "outcome" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Cancelled.decodeField(d, key, seen)
+		return v.Cancelled.decodeField(d, key)
 	case v.Selected != nil:
 		if string(key) == "outcome" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Selected.decodeField(d, key, seen)
+		return v.Selected.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *RequestPermissionOutcome) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *RequestPermissionOutcome) required(w int) []string {
 	switch {
 	case v.Cancelled != nil:
-		return v.Cancelled.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Selected != nil:
-		return v.Selected.checkRequired(d, seen)
+		return wire.Level(w, membersSelectedPermissionOutcome.Required)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersRequestPermissionOutcomeOther.Required)
 	}
-	return d.Errorf("no variant of RequestPermissionOutcome selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -23410,27 +17259,7 @@ func (v *RequestPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -23451,30 +17280,12 @@ func (v *RequestPermissionOutcome) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersRequestPermissionOutcomeOther = wire.Members{Required: []string{"outcome"}}
+
 // DecodeJSON decodes one RequestPermissionOutcomeOther object, keeping unknown members.
 func (v *RequestPermissionOutcomeOther) DecodeJSON(d *wire.Decoder) error {
 	*v = RequestPermissionOutcomeOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRequestPermissionOutcomeOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -23484,22 +17295,13 @@ func (v *RequestPermissionOutcomeOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *RequestPermissionOutcomeOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *RequestPermissionOutcomeOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "outcome":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Outcome, d), "outcome")
+		return 0, wire.AtKey(wire.DecodeString(&v.Outcome, d), "outcome")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *RequestPermissionOutcomeOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "outcome")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -23523,27 +17325,7 @@ func (v *RequestPermissionOutcomeOther) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one CancelledPermissionOutcome object, keeping unknown members.
 func (v *CancelledPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
 	*v = CancelledPermissionOutcome{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -23553,18 +17335,13 @@ func (v *CancelledPermissionOutcome) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CancelledPermissionOutcome) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CancelledPermissionOutcome) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CancelledPermissionOutcome) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -23587,30 +17364,12 @@ func (v *CancelledPermissionOutcome) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersSelectedPermissionOutcome = wire.Members{Required: []string{"optionId"}}
+
 // DecodeJSON decodes one SelectedPermissionOutcome object, keeping unknown members.
 func (v *SelectedPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
 	*v = SelectedPermissionOutcome{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSelectedPermissionOutcome, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -23620,24 +17379,15 @@ func (v *SelectedPermissionOutcome) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *SelectedPermissionOutcome) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *SelectedPermissionOutcome) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "optionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.OptionID.DecodeJSON(d), "optionId")
+		return 0, wire.AtKey(v.OptionID.DecodeJSON(d), "optionId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *SelectedPermissionOutcome) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "optionId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -23668,27 +17418,7 @@ func (v *CreateElicitationResponse) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -23698,18 +17428,21 @@ func (v *CreateElicitationResponse) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CreateElicitationResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CreateElicitationResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return v.Action.decodeField(d, key, seen[1:])
+	return wire.Inner(v.Action.decodeField(d, key))
 }
 
-// checkRequired reports the first required member that decoding did not see.
-func (v *CreateElicitationResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return v.Action.checkRequired(d, seen[1:])
+// required names the required members of level w: v's own, then the selected variant's.
+func (v *CreateElicitationResponse) required(w int) []string {
+	if w == 0 {
+		return nil
+	}
+	return v.Action.required(w - 1)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -23756,42 +17489,42 @@ func (v *CreateElicitationResponseAction) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *CreateElicitationResponseAction) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *CreateElicitationResponseAction) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Accept != nil:
 		if string(key) == "action" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Accept.decodeField(d, key, seen)
+		return v.Accept.decodeField(d, key)
 	case v.Decline != nil:
 		if string(key) == "action" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Decline.decodeField(d, key, seen)
+		return v.Decline.decodeField(d, key)
 	case v.Cancel != nil:
 		if string(key) == "action" {
-			return true, d.Skip()
+			return wire.Optional, d.Skip()
 		}
-		return v.Cancel.decodeField(d, key, seen)
+		return v.Cancel.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key, seen)
+		return v.Other.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *CreateElicitationResponseAction) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *CreateElicitationResponseAction) required(w int) []string {
 	switch {
 	case v.Accept != nil:
-		return v.Accept.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Decline != nil:
-		return v.Decline.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Cancel != nil:
-		return v.Cancel.checkRequired(d, seen)
+		return wire.Level(w, nil)
 	case v.Other != nil:
-		return v.Other.checkRequired(d, seen)
+		return wire.Level(w, membersCreateElicitationResponseActionOther.Required)
 	}
-	return d.Errorf("no variant of CreateElicitationResponseAction selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -23826,27 +17559,7 @@ func (v *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one CreateElicitationResponseActionDecline object, keeping unknown members.
 func (v *CreateElicitationResponseActionDecline) DecodeJSON(d *wire.Decoder) error {
 	*v = CreateElicitationResponseActionDecline{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -23856,14 +17569,9 @@ func (v *CreateElicitationResponseActionDecline) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CreateElicitationResponseActionDecline) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CreateElicitationResponseActionDecline) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CreateElicitationResponseActionDecline) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -23885,27 +17593,7 @@ func (v *CreateElicitationResponseActionDecline) UnmarshalJSON(data []byte) erro
 // DecodeJSON decodes one CreateElicitationResponseActionCancel object, keeping unknown members.
 func (v *CreateElicitationResponseActionCancel) DecodeJSON(d *wire.Decoder) error {
 	*v = CreateElicitationResponseActionCancel{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -23915,14 +17603,9 @@ func (v *CreateElicitationResponseActionCancel) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CreateElicitationResponseActionCancel) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CreateElicitationResponseActionCancel) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CreateElicitationResponseActionCancel) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -23941,30 +17624,12 @@ func (v *CreateElicitationResponseActionCancel) UnmarshalJSON(data []byte) error
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCreateElicitationResponseActionOther = wire.Members{Required: []string{"action"}}
+
 // DecodeJSON decodes one CreateElicitationResponseActionOther object, keeping unknown members.
 func (v *CreateElicitationResponseActionOther) DecodeJSON(d *wire.Decoder) error {
 	*v = CreateElicitationResponseActionOther{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateElicitationResponseActionOther, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -23974,22 +17639,13 @@ func (v *CreateElicitationResponseActionOther) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CreateElicitationResponseActionOther) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CreateElicitationResponseActionOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "action":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Action, d), "action")
+		return 0, wire.AtKey(wire.DecodeString(&v.Action, d), "action")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CreateElicitationResponseActionOther) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "action")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -24139,27 +17795,7 @@ func (v *ElicitationContentValue) UnmarshalJSON(data []byte) error {
 // DecodeJSON decodes one ElicitationAcceptAction object, keeping unknown members.
 func (v *ElicitationAcceptAction) DecodeJSON(d *wire.Decoder) error {
 	*v = ElicitationAcceptAction{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -24169,22 +17805,17 @@ func (v *ElicitationAcceptAction) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ElicitationAcceptAction) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ElicitationAcceptAction) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "content":
 		if d.TryNull() {
 			v.Content = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeMap(d, &v.Content, (*ElicitationContentValue).DecodeJSON), "content")
+		return wire.Optional, wire.AtKey(wire.DecodeMap(d, &v.Content, (*ElicitationContentValue).DecodeJSON), "content")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ElicitationAcceptAction) checkRequired(d *wire.Decoder, seen []uint64) error {
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -24233,25 +17864,25 @@ func (v *MessageMCPResponse) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *MessageMCPResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *MessageMCPResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Result != nil:
-		return v.Result.decodeField(d, key, seen)
+		return v.Result.decodeField(d, key)
 	case v.Error != nil:
-		return v.Error.decodeField(d, key, seen)
+		return v.Error.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *MessageMCPResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *MessageMCPResponse) required(w int) []string {
 	switch {
 	case v.Result != nil:
-		return v.Result.checkRequired(d, seen)
+		return wire.Level(w, membersMessageMCPResponseResult.Required)
 	case v.Error != nil:
-		return v.Error.checkRequired(d, seen)
+		return wire.Level(w, membersMessageMCPResponseError.Required)
 	}
-	return d.Errorf("no variant of MessageMCPResponse selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -24282,27 +17913,7 @@ func (v *MessageMCPResponse) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -24323,30 +17934,12 @@ func (v *MessageMCPResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersMessageMCPResponseResult = wire.Members{Required: []string{"result"}}
+
 // DecodeJSON decodes one MessageMCPResponseResult object, keeping unknown members.
 func (v *MessageMCPResponseResult) DecodeJSON(d *wire.Decoder) error {
 	*v = MessageMCPResponseResult{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMessageMCPResponseResult, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -24356,28 +17949,19 @@ func (v *MessageMCPResponseResult) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MessageMCPResponseResult) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MessageMCPResponseResult) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "result":
-		seen[0] |= 1 << 0
 		if d.TryNull() {
 			v.Result = nil
-			return true, nil
+			return 0, nil
 		}
-		return true, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
+		return 0, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MessageMCPResponseResult) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "result")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -24407,30 +17991,12 @@ func (v *MessageMCPResponseResult) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersMessageMCPResponseError = wire.Members{Required: []string{"error"}}
+
 // DecodeJSON decodes one MessageMCPResponseError object, keeping unknown members.
 func (v *MessageMCPResponseError) DecodeJSON(d *wire.Decoder) error {
 	*v = MessageMCPResponseError{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMessageMCPResponseError, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -24440,24 +18006,15 @@ func (v *MessageMCPResponseError) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MessageMCPResponseError) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MessageMCPResponseError) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "error":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.Error.DecodeJSON(d), "error")
+		return 0, wire.AtKey(v.Error.DecodeJSON(d), "error")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MessageMCPResponseError) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "error")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -24482,30 +18039,12 @@ func (v *MessageMCPResponseError) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersMCPError = wire.Members{Required: []string{"code", "message"}}
+
 // DecodeJSON decodes one MCPError object, keeping unknown members.
 func (v *MCPError) DecodeJSON(d *wire.Decoder) error {
 	*v = MCPError{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPError, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -24515,34 +18054,21 @@ func (v *MCPError) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MCPError) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MCPError) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "code":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeInt32(&v.Code, d), "code")
+		return 0, wire.AtKey(wire.DecodeInt32(&v.Code, d), "code")
 	case "message":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
+		return 1, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
 	case "data":
 		if d.TryNull() {
 			v.Data = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeRaw(&v.Data, d), "data")
+		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Data, d), "data")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MCPError) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "code")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "message")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -24569,30 +18095,12 @@ func (v *MCPError) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersClientNotification = wire.Members{Required: []string{"method"}}
+
 // DecodeJSON decodes one ClientNotification object, keeping unknown members.
 func (v *ClientNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = ClientNotification{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -24602,28 +18110,19 @@ func (v *ClientNotification) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ClientNotification) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ClientNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "method":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
+		return 0, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
+		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ClientNotification) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "method")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -24648,30 +18147,12 @@ func (v *ClientNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCancelSessionNotification = wire.Members{Required: []string{"sessionId"}}
+
 // DecodeJSON decodes one CancelSessionNotification object, keeping unknown members.
 func (v *CancelSessionNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = CancelSessionNotification{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelSessionNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -24681,24 +18162,15 @@ func (v *CancelSessionNotification) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CancelSessionNotification) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CancelSessionNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CancelSessionNotification) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "sessionId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -24723,30 +18195,12 @@ func (v *CancelSessionNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersMessageMCPNotification = wire.Members{Required: []string{"serverId", "requestId", "method"}}
+
 // DecodeJSON decodes one MessageMCPNotification object, keeping unknown members.
 func (v *MessageMCPNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = MessageMCPNotification{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMessageMCPNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -24756,42 +18210,25 @@ func (v *MessageMCPNotification) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *MessageMCPNotification) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *MessageMCPNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "serverId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ServerID.DecodeJSON(d), "serverId")
+		return 0, wire.AtKey(v.ServerID.DecodeJSON(d), "serverId")
 	case "requestId":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
+		return 1, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
 	case "method":
-		seen[0] |= 1 << 2
-		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
+		return 2, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeRawMap(d, &v.Params), "params")
+		return wire.Optional, wire.AtKey(wire.DecodeRawMap(d, &v.Params), "params")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *MessageMCPNotification) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "serverId")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "requestId")
-	}
-	if seen[0]&(1<<2) == 0 {
-		return d.Errorf("missing required member %q", "method")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -24824,30 +18261,12 @@ func (v *MessageMCPNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersCancelRequestNotification = wire.Members{Required: []string{"requestId"}}
+
 // DecodeJSON decodes one CancelRequestNotification object, keeping unknown members.
 func (v *CancelRequestNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = CancelRequestNotification{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelRequestNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -24857,24 +18276,15 @@ func (v *CancelRequestNotification) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *CancelRequestNotification) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CancelRequestNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "requestId":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
+		return 0, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *CancelRequestNotification) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "requestId")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -24899,30 +18309,12 @@ func (v *CancelRequestNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersProxyRequest = wire.Members{Required: []string{"id", "method"}}
+
 // DecodeJSON decodes one ProxyRequest object, keeping unknown members.
 func (v *ProxyRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ProxyRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProxyRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -24932,34 +18324,21 @@ func (v *ProxyRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ProxyRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ProxyRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "method":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
+		return 1, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
+		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ProxyRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "id")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "method")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -24986,30 +18365,12 @@ func (v *ProxyRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersProxySuccessorRequest = wire.Members{Required: []string{"method"}}
+
 // DecodeJSON decodes one ProxySuccessorRequest object, keeping unknown members.
 func (v *ProxySuccessorRequest) DecodeJSON(d *wire.Decoder) error {
 	*v = ProxySuccessorRequest{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProxySuccessorRequest, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -25019,30 +18380,21 @@ func (v *ProxySuccessorRequest) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ProxySuccessorRequest) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ProxySuccessorRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "method":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
+		return 0, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
+		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ProxySuccessorRequest) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "method")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -25097,25 +18449,25 @@ func (v *ProxyResponse) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *ProxyResponse) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *ProxyResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Result != nil:
-		return v.Result.decodeField(d, key, seen)
+		return v.Result.decodeField(d, key)
 	case v.Error != nil:
-		return v.Error.decodeField(d, key, seen)
+		return v.Error.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *ProxyResponse) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *ProxyResponse) required(w int) []string {
 	switch {
 	case v.Result != nil:
-		return v.Result.checkRequired(d, seen)
+		return wire.Level(w, membersProxyResponseResult.Required)
 	case v.Error != nil:
-		return v.Error.checkRequired(d, seen)
+		return wire.Level(w, membersProxyResponseError.Required)
 	}
-	return d.Errorf("no variant of ProxyResponse selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -25146,27 +18498,7 @@ func (v *ProxyResponse) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -25187,30 +18519,12 @@ func (v *ProxyResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersProxyResponseResult = wire.Members{Required: []string{"id", "result"}}
+
 // DecodeJSON decodes one ProxyResponseResult object, keeping unknown members.
 func (v *ProxyResponseResult) DecodeJSON(d *wire.Decoder) error {
 	*v = ProxyResponseResult{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProxyResponseResult, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -25220,28 +18534,15 @@ func (v *ProxyResponseResult) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ProxyResponseResult) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ProxyResponseResult) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "result":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
+		return 1, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ProxyResponseResult) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "id")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "result")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -25264,30 +18565,12 @@ func (v *ProxyResponseResult) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersProxyResponseError = wire.Members{Required: []string{"id", "error"}}
+
 // DecodeJSON decodes one ProxyResponseError object, keeping unknown members.
 func (v *ProxyResponseError) DecodeJSON(d *wire.Decoder) error {
 	*v = ProxyResponseError{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProxyResponseError, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -25297,28 +18580,15 @@ func (v *ProxyResponseError) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ProxyResponseError) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ProxyResponseError) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
 	case "error":
-		seen[0] |= 1 << 1
-		return true, wire.AtKey(v.Error.DecodeJSON(d), "error")
+		return 1, wire.AtKey(v.Error.DecodeJSON(d), "error")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ProxyResponseError) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "id")
-	}
-	if seen[0]&(1<<1) == 0 {
-		return d.Errorf("missing required member %q", "error")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -25426,30 +18696,12 @@ func (v *ProxySuccessorResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersProxyNotification = wire.Members{Required: []string{"method"}}
+
 // DecodeJSON decodes one ProxyNotification object, keeping unknown members.
 func (v *ProxyNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = ProxyNotification{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProxyNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -25459,29 +18711,20 @@ func (v *ProxyNotification) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ProxyNotification) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ProxyNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "method":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
+		return 0, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
-			return true, nil
+			return wire.Optional, nil
 		}
 		v.Params = new(ProxyNotificationParams)
-		return true, wire.AtKey(v.Params.DecodeJSON(d), "params")
+		return wire.Optional, wire.AtKey(v.Params.DecodeJSON(d), "params")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ProxyNotification) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "method")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
@@ -25513,21 +18756,21 @@ func (v *ProxyNotificationParams) selectVariant(d *wire.Decoder) error {
 }
 
 // decodeField decodes a member of the selected variant.
-func (v *ProxyNotificationParams) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+func (v *ProxyNotificationParams) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.ProxySuccessorNotification != nil:
-		return v.ProxySuccessorNotification.decodeField(d, key, seen)
+		return v.ProxySuccessorNotification.decodeField(d, key)
 	}
-	return false, nil
+	return wire.NotMember, nil
 }
 
-// checkRequired checks the selected variant's required members.
-func (v *ProxyNotificationParams) checkRequired(d *wire.Decoder, seen []uint64) error {
+// required names the selected variant's required members of level w.
+func (v *ProxyNotificationParams) required(w int) []string {
 	switch {
 	case v.ProxySuccessorNotification != nil:
-		return v.ProxySuccessorNotification.checkRequired(d, seen)
+		return wire.Level(w, membersProxySuccessorNotification.Required)
 	}
-	return d.Errorf("no variant of ProxyNotificationParams selected")
+	return nil
 }
 
 // appendFields appends the selected variant's members, its tag first.
@@ -25554,27 +18797,7 @@ func (v *ProxyNotificationParams) DecodeJSON(d *wire.Decoder) error {
 	if err := v.selectVariant(d); err != nil {
 		return err
 	}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, v.unknownSink())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -25595,30 +18818,12 @@ func (v *ProxyNotificationParams) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var membersProxySuccessorNotification = wire.Members{Required: []string{"method"}}
+
 // DecodeJSON decodes one ProxySuccessorNotification object, keeping unknown members.
 func (v *ProxySuccessorNotification) DecodeJSON(d *wire.Decoder) error {
 	*v = ProxySuccessorNotification{}
-	if err := d.BeginObject(); err != nil {
-		return err
-	}
-	var seen [4]uint64
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		handled, err := v.decodeField(d, key, seen[:])
-		if err == nil && !handled {
-			err = d.KeepUnknown(key, &v.Unknown)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return v.checkRequired(d, seen[:])
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProxySuccessorNotification, nil)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -25628,30 +18833,21 @@ func (v *ProxySuccessorNotification) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// decodeField decodes the member named key; it reports false for a member it does not declare.
-func (v *ProxySuccessorNotification) decodeField(d *wire.Decoder, key []byte, seen []uint64) (bool, error) {
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *ProxySuccessorNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "method":
-		seen[0] |= 1 << 0
-		return true, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
+		return 0, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
 	case "params":
 		if d.TryNull() {
 			v.Params = nil
-			return true, nil
+			return wire.Optional, nil
 		}
-		return true, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
+		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
 	case "_meta":
-		return true, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
-	return false, nil
-}
-
-// checkRequired reports the first required member that decoding did not see.
-func (v *ProxySuccessorNotification) checkRequired(d *wire.Decoder, seen []uint64) error {
-	if seen[0]&(1<<0) == 0 {
-		return d.Errorf("missing required member %q", "method")
-	}
-	return nil
+	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.

@@ -384,9 +384,7 @@ func (x *ImageContent) Validate() error {
 func (x *ImageContent) validate(v *wire.Validator) {
 	if x.URI != nil {
 		v.Push("uri")
-		if !wire.IsURI(*x.URI) {
-			v.Add("must be an absolute URI")
-		}
+		stringRule0.Check(v, *x.URI)
 		v.Pop()
 	}
 	if x.Annotations != nil {
@@ -434,9 +432,7 @@ func (x *Icon) Validate() error {
 }
 func (x *Icon) validate(v *wire.Validator) {
 	v.Push("src")
-	if !wire.IsURI(x.Src) {
-		v.Add("must be an absolute URI")
-	}
+	stringRule0.Check(v, x.Src)
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
@@ -464,9 +460,7 @@ func (x *ResourceLink) Validate() error {
 }
 func (x *ResourceLink) validate(v *wire.Validator) {
 	v.Push("uri")
-	if !wire.IsURI(x.URI) {
-		v.Add("must be an absolute URI")
-	}
+	stringRule0.Check(v, x.URI)
 	v.Pop()
 	if x.Icons != nil {
 		v.Push("icons")
@@ -521,9 +515,7 @@ func (x *TextResourceContents) Validate() error {
 }
 func (x *TextResourceContents) validate(v *wire.Validator) {
 	v.Push("uri")
-	if !wire.IsURI(x.URI) {
-		v.Add("must be an absolute URI")
-	}
+	stringRule0.Check(v, x.URI)
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
@@ -543,9 +535,7 @@ func (x *BlobResourceContents) Validate() error {
 }
 func (x *BlobResourceContents) validate(v *wire.Validator) {
 	v.Push("uri")
-	if !wire.IsURI(x.URI) {
-		v.Add("must be an absolute URI")
-	}
+	stringRule0.Check(v, x.URI)
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
@@ -1143,9 +1133,7 @@ func (x *StringPropertySchema) Validate() error {
 func (x *StringPropertySchema) validate(v *wire.Validator) {
 	if x.Pattern != nil {
 		v.Push("pattern")
-		if !wire.IsRegex(*x.Pattern) {
-			v.Add("must be a regular expression (RE2)")
-		}
+		stringRule1.Check(v, *x.Pattern)
 		v.Pop()
 	}
 	if x.Enum != nil {
@@ -1406,9 +1394,7 @@ func (x *ElicitationURLMode) Validate() error {
 }
 func (x *ElicitationURLMode) validate(v *wire.Validator) {
 	v.Push("url")
-	if !wire.IsURI(x.URL) {
-		v.Add("must be an absolute URI")
-	}
+	stringRule0.Check(v, x.URL)
 	v.Pop()
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "elicitationId", "url")
@@ -2299,9 +2285,7 @@ func (x *ProviderCurrentConfig) Validate() error {
 }
 func (x *ProviderCurrentConfig) validate(v *wire.Validator) {
 	v.Push("baseUrl")
-	if !wire.IsURI(x.BaseURL) {
-		v.Add("must be an absolute URI")
-	}
+	stringRule0.Check(v, x.BaseURL)
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
@@ -2787,9 +2771,7 @@ func (x *SessionInfo) Validate() error {
 func (x *SessionInfo) validate(v *wire.Validator) {
 	if x.UpdatedAt != nil {
 		v.Push("updatedAt")
-		if !wire.IsDateTime(*x.UpdatedAt) {
-			v.Add("must be an RFC 3339 date-time")
-		}
+		stringRule2.Check(v, *x.UpdatedAt)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -4132,9 +4114,7 @@ func (x *PlanFile) Validate() error {
 }
 func (x *PlanFile) validate(v *wire.Validator) {
 	v.Push("uri")
-	if !wire.IsURI(x.URI) {
-		v.Add("must be an absolute URI")
-	}
+	stringRule0.Check(v, x.URI)
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
@@ -4257,9 +4237,7 @@ func (x *SessionInfoUpdate) Validate() error {
 func (x *SessionInfoUpdate) validate(v *wire.Validator) {
 	if x.UpdatedAt != nil {
 		v.Push("updatedAt")
-		if !wire.IsDateTime(*x.UpdatedAt) {
-			v.Add("must be an RFC 3339 date-time")
-		}
+		stringRule2.Check(v, *x.UpdatedAt)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -4332,9 +4310,7 @@ func (x *Notice) Validate() error {
 }
 func (x *Notice) validate(v *wire.Validator) {
 	v.Push("title")
-	if wire.RuneCount(x.Title) < 1 {
-		v.Add("must be at least 1 character long")
-	}
+	stringRule3.Check(v, x.Title)
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
@@ -4794,9 +4770,7 @@ func (x *SetProviderRequest) Validate() error {
 }
 func (x *SetProviderRequest) validate(v *wire.Validator) {
 	v.Push("baseUrl")
-	if !wire.IsURI(x.BaseURL) {
-		v.Add("must be an absolute URI")
-	}
+	stringRule0.Check(v, x.BaseURL)
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
@@ -4960,9 +4934,7 @@ func (x *MCPServerHTTP) Validate() error {
 }
 func (x *MCPServerHTTP) validate(v *wire.Validator) {
 	v.Push("url")
-	if !wire.IsURI(x.URL) {
-		v.Add("must be an absolute URI")
-	}
+	stringRule0.Check(v, x.URL)
 	v.Pop()
 	if x.Headers != nil {
 		v.Push("headers")
@@ -6128,3 +6100,8 @@ func (x *ProxySuccessorNotification) validate(v *wire.Validator) {
 		v.Declared(x.Unknown, "method", "params", "_meta")
 	}
 }
+
+var stringRule0 = wire.StringRule{URI: true}
+var stringRule1 = wire.StringRule{Format: wire.FormatRegex}
+var stringRule2 = wire.StringRule{Format: wire.FormatDateTime}
+var stringRule3 = wire.StringRule{MinLength: 1}

@@ -1,0 +1,77 @@
+package wire
+
+import (
+	"regexp"
+	"strconv"
+)
+
+// This file holds the schema's constraints as values the generated code
+// declares once per distinct set of keywords and checks through one method,
+// instead of one inline test per keyword.
+
+// Format is a string format JSON Schema names and the validator checks.
+type Format uint8
+
+// The formats checked (others are annotations only).
+const (
+	NoFormat Format = iota
+	FormatDateTime
+	FormatDate
+	FormatUUID
+	FormatRegex
+)
+
+// formats maps a format to its check and what a failing value must be.
+var formats = [...]struct {
+	check func(string) bool
+	what  string
+}{
+	FormatDateTime: {IsDateTime, "an RFC 3339 date-time"},
+	FormatDate:     {IsDate, "an RFC 3339 full-date"},
+	FormatUUID:     {IsUUID, "a UUID"},
+	FormatRegex:    {IsRegex, "a regular expression (RE2)"},
+}
+
+// StringRule is the constraints of one string value: minLength, maxLength
+// (in characters), pattern, an absolute URI, a format. The zero value
+// accepts every string.
+type StringRule struct {
+	// Subject prefixes every reason ("name " for a member name checked
+	// against propertyNames).
+	Subject      string
+	MinLength    int // 0: no lower bound
+	MaxLength    int // checked when HasMaxLength
+	HasMaxLength bool
+	Pattern      *regexp.Regexp
+	// PatternWhat is what a matching string is, for the reason ("a string
+	// matching ..." or the pattern's name).
+	PatternWhat string
+	URI         bool
+	Format      Format
+}
+
+// Check adds to v every constraint s breaks, at v's current position.
+func (r *StringRule) Check(v *Validator, s string) {
+	if r.MinLength > 0 && RuneCount(s) < r.MinLength {
+		v.Add(r.Subject + "must be at least " + characters(r.MinLength) + " long")
+	}
+	if r.HasMaxLength && RuneCount(s) > r.MaxLength {
+		v.Add(r.Subject + "must be at most " + strconv.Itoa(r.MaxLength) + " characters long")
+	}
+	if r.Pattern != nil && !r.Pattern.MatchString(s) {
+		v.Add(r.Subject + "must be " + r.PatternWhat)
+	}
+	if r.URI && !IsURI(s) {
+		v.Add(r.Subject + "must be an absolute URI")
+	}
+	if f := formats[r.Format]; f.check != nil && !f.check(s) {
+		v.Add(r.Subject + "must be " + f.what)
+	}
+}
+
+func characters(n int) string {
+	if n == 1 {
+		return "1 character"
+	}
+	return strconv.Itoa(n) + " characters"
+}

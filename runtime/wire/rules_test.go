@@ -1,0 +1,43 @@
+package wire
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestStringRuleReasons(t *testing.T) {
+	abs := regexp.MustCompile(`^/`)
+	for _, c := range []struct {
+		rule StringRule
+		in   string
+		want []string
+	}{
+		{StringRule{}, "", nil},
+		{StringRule{MinLength: 1}, "", []string{"must be at least 1 character long"}},
+		{StringRule{MinLength: 2}, "é", []string{"must be at least 2 characters long"}},
+		{StringRule{MinLength: 2}, "éé", nil},
+		{StringRule{MaxLength: 0, HasMaxLength: true}, "a", []string{"must be at most 0 characters long"}},
+		{StringRule{MaxLength: 2, HasMaxLength: true}, "éé", nil},
+		{StringRule{Pattern: abs, PatternWhat: "an absolute path"}, "rel", []string{"must be an absolute path"}},
+		{StringRule{URI: true}, "no-scheme", []string{"must be an absolute URI"}},
+		{StringRule{Format: FormatDateTime}, "2024-01-01T00:00:00Z", nil},
+		{StringRule{Format: FormatDate}, "yesterday", []string{"must be an RFC 3339 full-date"}},
+		{StringRule{Format: FormatUUID}, "x", []string{"must be a UUID"}},
+		{StringRule{Format: FormatRegex}, "(", []string{"must be a regular expression (RE2)"}},
+		{StringRule{Subject: "name ", MinLength: 3, Pattern: abs, PatternWhat: "absolute"}, "a",
+			[]string{"name must be absolute", "name must be at least 3 characters long"}}, // sorted by reason
+	} {
+		var v Validator
+		c.rule.Check(&v, c.in)
+		var got []string
+		if err := v.Err(); err != nil {
+			for _, e := range err.(*ValidationError).Violations {
+				got = append(got, e.Reason)
+			}
+		}
+		if strings.Join(got, "|") != strings.Join(c.want, "|") {
+			t.Errorf("%+v on %q: %q, want %q", c.rule, c.in, got, c.want)
+		}
+	}
+}
