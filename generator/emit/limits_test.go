@@ -29,7 +29,7 @@ func TestAliasedMembersLimit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = emit.Files(m, emit.Config{Package: "x", ImportPath: "example.com/x", NoSchema: "test"})
+		_, err = emit.Files(m, emit.Config{Package: "x", ImportPath: "example.com/x"})
 		return err
 	}
 	if err := files(8); err != nil {
