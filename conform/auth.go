@@ -12,7 +12,9 @@ const authRequired = -32000
 
 // authState is what the run learnt about the agent's authentication.
 type authState struct {
-	// refused is the agent's answer to session/new when it was -32000.
+	// refused is the agent's first -32000 answer to a valid request
+	// (session/new, or session/prompt on a session it created), with the
+	// method it answered: "session/new answered error -32000 ...".
 	refused string
 }
 
@@ -68,12 +70,17 @@ func (c *proc) login() {
 	}
 }
 
-// refusedSession notes a -32000 answer to session creation: every case that
-// needs a session is blocked from then on.
-func (r *agentRun) refusedSession(f *frame) {
-	if codeIs(f, authRequired) && r.auth.refused == "" {
-		r.auth.refused = describe(f)
+// refusedBy notes a -32000 answer to a valid request of method: a case the
+// refusal kept from running is blocked from then on. Agents refuse session
+// creation, or create sessions and refuse their prompts.
+func (r *agentRun) refusedBy(method string, f *frame) bool {
+	if !codeIs(f, authRequired) {
+		return false
 	}
+	if r.auth.refused == "" {
+		r.auth.refused = method + " answered " + describe(f)
+	}
+	return true
 }
 
 // hint says how to unblock the run: authenticate first, with one of the
@@ -98,7 +105,7 @@ func (r *agentRun) hint() string {
 		lists = fmt.Sprintf("the agent lists authMethods [%s]", strings.Join(ids, ", "))
 	}
 	if r.o.AuthMethod != "" {
-		return fmt.Sprintf("session/new answered %s after --auth-method %s; %s", r.auth.refused, r.o.AuthMethod, lists)
+		return fmt.Sprintf("%s after --auth-method %s; %s", r.auth.refused, r.o.AuthMethod, lists)
 	}
-	return fmt.Sprintf("session/new answered %s: authenticate first: --auth-method ID; %s", r.auth.refused, lists)
+	return fmt.Sprintf("%s: authenticate first: --auth-method ID; %s", r.auth.refused, lists)
 }

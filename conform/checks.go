@@ -28,10 +28,26 @@ func updateKind(f *frame) string {
 	return p.Update.Kind
 }
 
+// The prompt turn's cases in the order category.
+const (
+	caseTurnOrder   = "session/prompt response follows its session/update"
+	caseTurnSession = "session/prompt updates name the turn's session"
+)
+
+// turnBlocked records the prompt turn's cases as blocked: the agent refused
+// the prompt (-32000), so no turn ran to judge, and their vacuous pass would
+// claim what was never seen.
+func (r *agentRun) turnBlocked(refusal string) {
+	for _, k := range []struct{ name, source string }{{caseTurnOrder, srcPromptTurn}, {caseTurnSession, srcUpdateSession}} {
+		r.add(Result{Category: "order", Case: k.name, Level: Should, Source: k.source,
+			Expected: "a prompt turn to judge", Observed: "blocked: the prompt was answered " + refusal, Verdict: Blocked})
+	}
+}
+
 // turnSession checks that the turn output sent while a prompt ran names the
 // prompt's session.
 func (r *agentRun) turnSession(c *proc, session string, resp *frame, seq int) {
-	res := Result{Category: "order", Case: "session/prompt updates name the turn's session", Level: Should,
+	res := Result{Category: "order", Case: caseTurnSession, Level: Should,
 		Source:   srcUpdateSession,
 		Expected: "every turn update of the prompt with its sessionId"}
 	n, other := 0, ""
@@ -161,6 +177,7 @@ func (r *agentRun) loadReplay(c *proc) {
 	var f *frame
 	if err == nil {
 		f, err = c.request(pm.Wire, r.fill(pm.Params, r.p.example(pm.Params.Def), session, promptText))
+		r.refusedBy(pm.Wire, f)
 	}
 	if err != nil || f.Error != nil {
 		res.Verdict, res.Observed = Fail, "no history to load: "+errOr(err, f)
