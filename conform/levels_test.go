@@ -223,6 +223,27 @@ func TestConfigProbeMatchesOptionType(t *testing.T) {
 	}
 }
 
+// The answer to set_config_option is compared with session/new's options
+// by their ids: v1's id, v2's configId.
+func TestConfigOptionsComparedByID(t *testing.T) {
+	for _, c := range []struct{ listed, got, want string }{
+		{`[{"id":"a"},{"id":"b"}]`, `[{"id":"a"}]`, "b"},
+		{`[{"configId":"a"},{"configId":"b"}]`, `[{"configId":"a"}]`, "b"},
+		{`[{"configId":"a"},{"configId":"b"}]`, `[{"configId":"b"},{"configId":"a"}]`, ""},
+	} {
+		var listed, got []configOption
+		if err := json.Unmarshal([]byte(c.listed), &listed); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(c.got), &got); err != nil {
+			t.Fatal(err)
+		}
+		if missing := strings.Join(missingOptions(listed, got), ","); missing != c.want {
+			t.Errorf("listed %s, answered %s: missing %q, want %q", c.listed, c.got, missing, c.want)
+		}
+	}
+}
+
 // An agent that negotiates 65535 down to 2 has its initialize result
 // validated against the v2 schema, not v1's; one that negotiates a version
 // this release has no schema of is noted once, with no schema failure.
