@@ -73,14 +73,59 @@ func (c *proc) login() {
 // refusedBy notes a -32000 answer to a valid request of method: a case the
 // refusal kept from running is blocked from then on. Agents refuse session
 // creation, or create sessions and refuse their prompts.
-func (r *agentRun) refusedBy(method string, f *frame) bool {
-	if !codeIs(f, authRequired) {
-		return false
+func (r *agentRun) refusedBy(method string, f *frame) {
+	if codeIs(f, authRequired) {
+		r.noteRefusal(method + " answered " + describe(f))
 	}
+}
+
+// noteRefusal keeps the run's first refusal, which the hint names.
+func (r *agentRun) noteRefusal(refusal string) {
 	if r.auth.refused == "" {
-		r.auth.refused = method + " answered " + describe(f)
+		r.auth.refused = refusal
 	}
-	return true
+}
+
+// blockRefusedTurn blocks the order cases recorded from the n-th result on
+// when the prompt turn they judged was a refusal: a v1 prompt answered
+// -32000, or a v2 turn that ended idle with a -32000 error (claude-agent-acp
+// without credentials). No turn ran, so their verdicts claim nothing.
+func (r *agentRun) blockRefusedTurn(c *proc, session string, resp *frame, seq, n int) {
+	refusal := idleRefusal(c, session, seq)
+	if codeIs(resp, authRequired) {
+		refusal = "session/prompt answered " + describe(resp)
+	}
+	if refusal == "" {
+		return
+	}
+	r.noteRefusal(refusal)
+	for i := n; i < len(r.out); i++ {
+		if r.out[i].Category == "order" {
+			r.out[i].Verdict, r.out[i].Observed = Blocked, "blocked: "+refusal
+		}
+	}
+}
+
+// idleRefusal is the -32000 error an idle state_update of session after seq
+// carries ("" when none does).
+func idleRefusal(c *proc, session string, seq int) string {
+	for _, f := range c.since(seq) {
+		if s, ok := stateOf(f, session); !ok || s.State != "idle" {
+			continue
+		}
+		var p struct {
+			Update struct {
+				Error *rpcError `json:"error"`
+			} `json:"update"`
+		}
+		if json.Unmarshal(f.Params, &p) != nil {
+			continue
+		}
+		if idle := (&frame{Error: p.Update.Error}); codeIs(idle, authRequired) {
+			return "session/prompt's turn ended idle with " + describe(idle)
+		}
+	}
+	return ""
 }
 
 // hint says how to unblock the run: authenticate first, with one of the

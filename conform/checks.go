@@ -34,16 +34,6 @@ const (
 	caseTurnSession = "session/prompt updates name the turn's session"
 )
 
-// turnBlocked records the prompt turn's cases as blocked: the agent refused
-// the prompt (-32000), so no turn ran to judge, and their vacuous pass would
-// claim what was never seen.
-func (r *agentRun) turnBlocked(refusal string) {
-	for _, k := range []struct{ name, source string }{{caseTurnOrder, srcPromptTurn}, {caseTurnSession, srcUpdateSession}} {
-		r.add(Result{Category: "order", Case: k.name, Level: Should, Source: k.source,
-			Expected: "a prompt turn to judge", Observed: "blocked: the prompt was answered " + refusal, Verdict: Blocked})
-	}
-}
-
 // turnSession checks that the turn output sent while a prompt ran names the
 // prompt's session.
 func (r *agentRun) turnSession(c *proc, session string, resp *frame, seq int) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -142,6 +143,27 @@ func TestPromptAuthRefusalBlocks(t *testing.T) {
 		t.Errorf("session/new valid params: %q, want pass", verdicts["methods/session/new valid params"])
 	}
 	if want := "session/prompt answered error -32000"; rep.Failed() || !rep.Blocked() || !strings.HasPrefix(rep.Hint, want) {
+		t.Errorf("Failed() %v, Blocked() %v, hint %q; want false, true, %q...", rep.Failed(), rep.Blocked(), rep.Hint, want)
+	}
+}
+
+// A v2 agent whose prompt turn ends idle with a -32000 error (as
+// claude-agent-acp's does without credentials): the turn's cases are
+// blocked, not passed, and the run is blocked.
+func TestV2TurnAuthRefusalBlocks(t *testing.T) {
+	agent, filter := buildCmd(t, "./examples/agent"), buildCmd(t, "./conform/testdata/v2filter")
+	rep := checkChannel(t, "v2", []string{filter, "-refuse-turn", agent}, "methods", "order")
+	for _, name := range append(slices.Clone(v2TurnCases[:3]), caseTurnSession) {
+		if r := find(rep, name); r == nil || r.Verdict != Blocked {
+			t.Errorf("%s: %+v, want blocked", name, r)
+		}
+	}
+	for _, r := range rep.Results {
+		if r.Verdict == Fail && r.Level == Must {
+			t.Errorf("%s: %s: MUST failure, observed %s", r.Category, r.Case, r.Observed)
+		}
+	}
+	if want := "session/prompt's turn ended idle with error -32000"; rep.Failed() || !rep.Blocked() || !strings.HasPrefix(rep.Hint, want) {
 		t.Errorf("Failed() %v, Blocked() %v, hint %q; want false, true, %q...", rep.Failed(), rep.Blocked(), rep.Hint, want)
 	}
 }

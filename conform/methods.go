@@ -199,7 +199,7 @@ func (r *agentRun) method(c *proc, m *ir.Method, at *advertisedObject) {
 		}
 		seq := c.seq()
 		f, err := c.request(m.Wire, valid)
-		refused := r.refusedBy(m.Wire, f)
+		r.refusedBy(m.Wire, f)
 		switch {
 		case err != nil:
 			res.Verdict, res.Observed = Fail, err.Error()
@@ -217,15 +217,15 @@ func (r *agentRun) method(c *proc, m *ir.Method, at *advertisedObject) {
 		}
 		unimplemented = codeIs(f, -32601)
 		r.add(res)
-		if t := r.p.Model.Turn; t != nil && m == t.Prompt && refused {
-			r.turnBlocked(describe(f))
-		} else if t != nil && m == t.Prompt && f != nil {
+		if t := r.p.Model.Turn; t != nil && m == t.Prompt && f != nil {
+			n := len(r.out)
 			if f.Error == nil && r.v2Turn() {
 				r.promptTurnV2(c, session, f, seq)
 			} else {
 				r.order(c, caseTurnOrder, Should, session, f, seq)
 			}
 			r.turnSession(c, session, f, seq)
+			r.blockRefusedTurn(c, session, f, seq, n)
 		}
 		if t := r.p.Model.Turn; t != nil && m == t.Prompt && r.p.Protocol >= 2 {
 			r.unsupportedBlock(c, m, valid)
