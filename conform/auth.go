@@ -12,7 +12,9 @@ const authRequired = -32000
 
 // authState is what the run learnt about the agent's authentication.
 type authState struct {
-	// refused is the agent's answer to session/new when it was -32000.
+	// refused is the agent's first -32000 answer to a valid request
+	// (session/new, or session/prompt on a session it created), with the
+	// method it answered: "session/new answered error -32000 ...".
 	refused string
 }
 
@@ -68,12 +70,62 @@ func (c *proc) login() {
 	}
 }
 
-// refusedSession notes a -32000 answer to session creation: every case that
-// needs a session is blocked from then on.
-func (r *agentRun) refusedSession(f *frame) {
-	if codeIs(f, authRequired) && r.auth.refused == "" {
-		r.auth.refused = describe(f)
+// refusedBy notes a -32000 answer to a valid request of method: a case the
+// refusal kept from running is blocked from then on. Agents refuse session
+// creation, or create sessions and refuse their prompts.
+func (r *agentRun) refusedBy(method string, f *frame) {
+	if codeIs(f, authRequired) {
+		r.noteRefusal(method + " answered " + describe(f))
 	}
+}
+
+// noteRefusal keeps the run's first refusal, which the hint names.
+func (r *agentRun) noteRefusal(refusal string) {
+	if r.auth.refused == "" {
+		r.auth.refused = refusal
+	}
+}
+
+// blockRefusedTurn blocks the order cases recorded from the n-th result on
+// when the prompt turn they judged was a refusal: a v1 prompt answered
+// -32000, or a v2 turn that ended idle with a -32000 error (claude-agent-acp
+// without credentials). No turn ran, so their verdicts claim nothing.
+func (r *agentRun) blockRefusedTurn(c *proc, session string, resp *frame, seq, n int) {
+	refusal := idleRefusal(c, session, seq)
+	if codeIs(resp, authRequired) {
+		refusal = "session/prompt answered " + describe(resp)
+	}
+	if refusal == "" {
+		return
+	}
+	r.noteRefusal(refusal)
+	for i := n; i < len(r.out); i++ {
+		if r.out[i].Category == "order" {
+			r.out[i].Verdict, r.out[i].Observed = Blocked, "blocked: "+refusal
+		}
+	}
+}
+
+// idleRefusal is the -32000 error an idle state_update of session after seq
+// carries ("" when none does).
+func idleRefusal(c *proc, session string, seq int) string {
+	for _, f := range c.since(seq) {
+		if s, ok := stateOf(f, session); !ok || s.State != "idle" {
+			continue
+		}
+		var p struct {
+			Update struct {
+				Error *rpcError `json:"error"`
+			} `json:"update"`
+		}
+		if json.Unmarshal(f.Params, &p) != nil {
+			continue
+		}
+		if idle := (&frame{Error: p.Update.Error}); codeIs(idle, authRequired) {
+			return "session/prompt's turn ended idle with " + describe(idle)
+		}
+	}
+	return ""
 }
 
 // hint says how to unblock the run: authenticate first, with one of the
@@ -98,7 +150,7 @@ func (r *agentRun) hint() string {
 		lists = fmt.Sprintf("the agent lists authMethods [%s]", strings.Join(ids, ", "))
 	}
 	if r.o.AuthMethod != "" {
-		return fmt.Sprintf("session/new answered %s after --auth-method %s; %s", r.auth.refused, r.o.AuthMethod, lists)
+		return fmt.Sprintf("%s after --auth-method %s; %s", r.auth.refused, r.o.AuthMethod, lists)
 	}
-	return fmt.Sprintf("session/new answered %s: authenticate first: --auth-method ID; %s", r.auth.refused, lists)
+	return fmt.Sprintf("%s: authenticate first: --auth-method ID; %s", r.auth.refused, lists)
 }

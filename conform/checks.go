@@ -28,10 +28,16 @@ func updateKind(f *frame) string {
 	return p.Update.Kind
 }
 
+// The prompt turn's cases in the order category.
+const (
+	caseTurnOrder   = "session/prompt response follows its session/update"
+	caseTurnSession = "session/prompt updates name the turn's session"
+)
+
 // turnSession checks that the turn output sent while a prompt ran names the
 // prompt's session.
 func (r *agentRun) turnSession(c *proc, session string, resp *frame, seq int) {
-	res := Result{Category: "order", Case: "session/prompt updates name the turn's session", Level: Should,
+	res := Result{Category: "order", Case: caseTurnSession, Level: Should,
 		Source:   srcUpdateSession,
 		Expected: "every turn update of the prompt with its sessionId"}
 	n, other := 0, ""
@@ -87,11 +93,28 @@ func firstErr(errs ...error) error {
 	return nil
 }
 
-// configOption is what the checker reads of a SessionConfigOption.
+// configOption is what the checker reads of a SessionConfigOption: its id,
+// v1's id or v2's configId.
 type configOption struct {
-	ID           string          `json:"id"`
-	Type         string          `json:"type"`
-	CurrentValue json.RawMessage `json:"currentValue"`
+	ID       string `json:"id"`
+	ConfigID string `json:"configId"`
+}
+
+func (o configOption) key() string { return o.ID + o.ConfigID }
+
+// missingOptions lists the ids of listed that got lacks.
+func missingOptions(listed, got []configOption) []string {
+	have := map[string]bool{}
+	for _, o := range got {
+		have[o.key()] = true
+	}
+	var missing []string
+	for _, o := range listed {
+		if !have[o.key()] {
+			missing = append(missing, o.key())
+		}
+	}
+	return missing
 }
 
 // configOptions sets the session's first advertised option to its current
@@ -113,13 +136,9 @@ func (r *agentRun) configOptions(c *proc, session string, created json.RawMessag
 		r.add(res)
 		return
 	}
-	opt := listed.ConfigOptions[0]
-	params := map[string]any{"sessionId": session, "configId": opt.ID, "value": opt.CurrentValue}
-	if opt.Type == "boolean" {
-		params["type"] = "boolean"
-	}
-	b, _ := json.Marshal(params)
-	f, err := c.request(m.Wire, b)
+	// The valid-params probe's params: the first option, set to its
+	// current value.
+	f, err := c.request(m.Wire, r.advertised(m, r.fill(m.Params, r.p.example(m.Params.Def), session, ""), created))
 	if err != nil || f.Error != nil {
 		res.Verdict, res.Observed = Fail, errOr(err, f)
 		r.add(res)
@@ -129,16 +148,7 @@ func (r *agentRun) configOptions(c *proc, session string, created json.RawMessag
 		ConfigOptions []configOption `json:"configOptions"`
 	}
 	_ = json.Unmarshal(f.Result, &got)
-	have := map[string]bool{}
-	for _, o := range got.ConfigOptions {
-		have[o.ID] = true
-	}
-	var missing []string
-	for _, o := range listed.ConfigOptions {
-		if !have[o.ID] {
-			missing = append(missing, o.ID)
-		}
-	}
+	missing := missingOptions(listed.ConfigOptions, got.ConfigOptions)
 	res.Verdict, res.Observed = Pass, fmt.Sprintf("%d of %d options", len(got.ConfigOptions), len(listed.ConfigOptions))
 	if len(missing) > 0 {
 		res.Verdict, res.Observed = Fail, "missing "+strings.Join(missing, ", ")
@@ -164,6 +174,7 @@ func (r *agentRun) loadReplay(c *proc) {
 	var f *frame
 	if err == nil {
 		f, err = c.request(pm.Wire, r.fill(pm.Params, r.p.example(pm.Params.Def), session, promptText))
+		r.refusedBy(pm.Wire, f)
 	}
 	if err != nil || f.Error != nil {
 		res.Verdict, res.Observed = Fail, "no history to load: "+errOr(err, f)

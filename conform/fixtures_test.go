@@ -22,6 +22,7 @@ var mustFixtures = []struct {
 	{[]string{"-crash-on-nonobject-params"}, []string{"methods"}, []string{kindKeepsRunning}},
 	{[]string{"-unknown-method-internal"}, []string{"unknown-method"}, []string{kindUnknownReq}},
 	{[]string{"-answer-notifications"}, []string{"unknown-method"}, []string{kindUnknownNote}},
+	{[]string{"-answer-notifications-without-id"}, []string{"unknown-method"}, []string{kindUnknownNote}},
 	{[]string{"-prompt-error"}, []string{"methods"}, []string{kindValidParams}},
 	{[]string{"-duplicate-sessions"}, []string{"methods"}, []string{kindSessionIDs}},
 	{[]string{"-rfd", "-load-answer-first"}, []string{"order"}, []string{kindLoadReplay}},

@@ -1,8 +1,14 @@
 package conform
 
 import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/acpgen/acpgen/internal/pinned"
 )
 
 // Every case names the rule it rests on, at a level that rule gives: the
@@ -144,6 +150,56 @@ func TestAuthRefusalBlocks(t *testing.T) {
 	}
 }
 
+// An agent that creates sessions but answers session/prompt with -32000
+// (as claude-agent-acp does without credentials): the prompt and the cases
+// that need a turn (its ordering, the cancelled turn, the load replay's
+// history) are blocked, not failed or passed vacuously.
+func TestPromptAuthRefusalBlocks(t *testing.T) {
+	bin := buildCmd(t, "./conform/testdata/brokenagent")
+	rep := checkOpts(t, "", Options{Argv: []string{bin, "-auth-prompt", "-rfd"},
+		Categories: []string{"initialize", "methods", "cancel", "order"}})
+	verdicts := map[string]Verdict{}
+	for _, r := range rep.Results {
+		verdicts[r.Category+"/"+r.Case] = r.Verdict
+		if r.Verdict == Fail && r.Level == Must {
+			t.Errorf("%s: %s: MUST failure, observed %s", r.Category, r.Case, r.Observed)
+		}
+	}
+	for _, want := range []string{"methods/session/prompt valid params", "order/" + caseTurnOrder, "order/" + caseTurnSession,
+		"cancel/session/cancel ends the turn", "order/session/load replays the history before its response"} {
+		if verdicts[want] != Blocked {
+			t.Errorf("%s: %q, want blocked", want, verdicts[want])
+		}
+	}
+	if verdicts["methods/session/new valid params"] != Pass {
+		t.Errorf("session/new valid params: %q, want pass", verdicts["methods/session/new valid params"])
+	}
+	if want := "session/prompt answered error -32000"; rep.Failed() || !rep.Blocked() || !strings.HasPrefix(rep.Hint, want) {
+		t.Errorf("Failed() %v, Blocked() %v, hint %q; want false, true, %q...", rep.Failed(), rep.Blocked(), rep.Hint, want)
+	}
+}
+
+// A v2 agent whose prompt turn ends idle with a -32000 error (as
+// claude-agent-acp's does without credentials): the turn's cases are
+// blocked, not passed, and the run is blocked.
+func TestV2TurnAuthRefusalBlocks(t *testing.T) {
+	agent, filter := buildCmd(t, "./examples/agent"), buildCmd(t, "./conform/testdata/v2filter")
+	rep := checkChannel(t, "v2", []string{filter, "-refuse-turn", agent}, "methods", "order")
+	for _, name := range append(slices.Clone(v2TurnCases[:3]), caseTurnSession) {
+		if r := find(rep, name); r == nil || r.Verdict != Blocked {
+			t.Errorf("%s: %+v, want blocked", name, r)
+		}
+	}
+	for _, r := range rep.Results {
+		if r.Verdict == Fail && r.Level == Must {
+			t.Errorf("%s: %s: MUST failure, observed %s", r.Category, r.Case, r.Observed)
+		}
+	}
+	if want := "session/prompt's turn ended idle with error -32000"; rep.Failed() || !rep.Blocked() || !strings.HasPrefix(rep.Hint, want) {
+		t.Errorf("Failed() %v, Blocked() %v, hint %q; want false, true, %q...", rep.Failed(), rep.Blocked(), rep.Hint, want)
+	}
+}
+
 // Session-level updates after a turn's response (session_info_update,
 // available_commands_update) are not late turn output; an
 // agent_message_chunk after it is.
@@ -186,6 +242,59 @@ func TestProbesUseAdvertisedIDs(t *testing.T) {
 	}
 	if seen != 2 {
 		t.Errorf("%d set_mode/set_config_option valid params cases, want 2", seen)
+	}
+}
+
+// The set_config_option probe tags the advertised value with the variant
+// its option's type takes in the profile's schema (a select's value id: v2
+// "id", v1 untagged; a boolean "boolean"), whatever tag the def's example
+// carries, so the probe's params are valid.
+func TestConfigProbeMatchesOptionType(t *testing.T) {
+	for _, c := range []struct{ channel, option, want string }{
+		{"", `{"id":"mode","name":"Mode","type":"select","currentValue":"auto","options":[]}`, ``},
+		{"", `{"id":"fast","name":"Fast","type":"boolean","currentValue":true}`, `"boolean"`},
+		{"v2", `{"configId":"mode","name":"Mode","type":"select","currentValue":"auto","options":[]}`, `"id"`},
+		{"v2", `{"configId":"fast","name":"Fast","type":"boolean","currentValue":true}`, `"boolean"`},
+	} {
+		p, err := LoadProfile(context.Background(), ProfileOptions{Config: filepath.Join(pinned.Root(t), "acpgen.json"), Channel: c.channel})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &agentRun{p: p}
+		m := p.Method("session/set_config_option")
+		created := json.RawMessage(`{"sessionId":"s1","configOptions":[` + c.option + `]}`)
+		params := r.advertised(m, r.fill(m.Params, p.example(m.Params.Def), "s1", ""), created)
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(params, &obj); err != nil {
+			t.Fatal(err)
+		}
+		if string(obj["type"]) != c.want || string(obj["value"]) == "" {
+			t.Errorf("%s %s: params %s, want type %s", c.channel, c.option, params, c.want)
+		}
+		if vs, _ := p.Violations(m.Params.Def, params); len(vs) > 0 {
+			t.Errorf("%s %s: params %s invalid: %s %s", c.channel, c.option, params, vs[0].Pointer, vs[0].Reason)
+		}
+	}
+}
+
+// The answer to set_config_option is compared with session/new's options
+// by their ids: v1's id, v2's configId.
+func TestConfigOptionsComparedByID(t *testing.T) {
+	for _, c := range []struct{ listed, got, want string }{
+		{`[{"id":"a"},{"id":"b"}]`, `[{"id":"a"}]`, "b"},
+		{`[{"configId":"a"},{"configId":"b"}]`, `[{"configId":"a"}]`, "b"},
+		{`[{"configId":"a"},{"configId":"b"}]`, `[{"configId":"b"},{"configId":"a"}]`, ""},
+	} {
+		var listed, got []configOption
+		if err := json.Unmarshal([]byte(c.listed), &listed); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(c.got), &got); err != nil {
+			t.Fatal(err)
+		}
+		if missing := strings.Join(missingOptions(listed, got), ","); missing != c.want {
+			t.Errorf("listed %s, answered %s: missing %q, want %q", c.listed, c.got, missing, c.want)
+		}
 	}
 }
 

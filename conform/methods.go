@@ -57,7 +57,7 @@ func (r *agentRun) newSession(c *proc) (string, json.RawMessage, error) {
 		return "", nil, err
 	}
 	if f.Error != nil {
-		r.refusedSession(f)
+		r.refusedBy("session/new", f)
 		return "", nil, fmt.Errorf("session/new: %s", describe(f))
 	}
 	var res struct {
@@ -98,7 +98,10 @@ func (r *agentRun) unknownMethods(c *proc) {
 	f, err := c.request("acpgen/conform_unknown", json.RawMessage(`{}`))
 	res.Verdict, res.Observed = Pass, "no reply"
 	for _, g := range c.since(seq) {
-		if g.isResponse() && (string(g.ID) == "null" || f == nil || string(g.ID) != string(f.ID)) {
+		// A reply without an id is a reply too (codex-acp 0.16.0 answers
+		// unknown notifications so); frames judges its missing id.
+		anonymous := g.Bad == "" && g.Method == "" && len(g.ID) == 0 && (g.Result != nil || g.Error != nil)
+		if anonymous || g.isResponse() && (string(g.ID) == "null" || f == nil || string(g.ID) != string(f.ID)) {
 			res.Verdict, res.Observed = Fail, "replied: "+string(g.Raw)
 		}
 	}
@@ -196,6 +199,7 @@ func (r *agentRun) method(c *proc, m *ir.Method, at *advertisedObject) {
 		}
 		seq := c.seq()
 		f, err := c.request(m.Wire, valid)
+		r.refusedBy(m.Wire, f)
 		switch {
 		case err != nil:
 			res.Verdict, res.Observed = Fail, err.Error()
@@ -214,12 +218,14 @@ func (r *agentRun) method(c *proc, m *ir.Method, at *advertisedObject) {
 		unimplemented = codeIs(f, -32601)
 		r.add(res)
 		if t := r.p.Model.Turn; t != nil && m == t.Prompt && f != nil {
+			n := len(r.out)
 			if f.Error == nil && r.v2Turn() {
 				r.promptTurnV2(c, session, f, seq)
 			} else {
-				r.order(c, "session/prompt response follows its session/update", Should, session, f, seq)
+				r.order(c, caseTurnOrder, Should, session, f, seq)
 			}
 			r.turnSession(c, session, f, seq)
+			r.blockRefusedTurn(c, session, f, seq, n)
 		}
 		if t := r.p.Model.Turn; t != nil && m == t.Prompt && r.p.Protocol >= 2 {
 			r.unsupportedBlock(c, m, valid)
@@ -405,6 +411,7 @@ func (r *agentRun) cancel(c *proc) {
 	case err != nil:
 		res.Verdict, res.Observed = Fail, err.Error()
 	case f.Error != nil:
+		r.refusedBy(pm.Wire, f)
 		res.Verdict, res.Observed = Fail, describe(f)
 	case f.Seq < sent && json.Unmarshal(f.Result, &out) == nil:
 		res.Verdict, res.Observed = Warn, "not exercised: the turn ended (stopReason "+out.StopReason+") before the cancel was sent; a prompt the agent works on longer would test it"

@@ -76,9 +76,7 @@ func (r *agentRun) advertised(m *ir.Method, params, created json.RawMessage) jso
 			if v := opt["currentValue"]; v != nil {
 				// Setting the current value is valid and changes nothing.
 				obj["value"] = v
-				if t := opt["type"]; string(t) == `"boolean"` {
-					obj["type"] = t
-				}
+				r.valueType(obj, opt["type"])
 			}
 		}
 	}
@@ -87,6 +85,21 @@ func (r *agentRun) advertised(m *ir.Method, params, created json.RawMessage) jso
 	}
 	b, _ := json.Marshal(obj)
 	return b
+}
+
+// valueType tags the value set_config_option sends with its variant: a
+// boolean option's "boolean"; a select option's value is a value id, which
+// v2 tags "id" and v1 leaves untagged. The def's example may carry another
+// variant's tag.
+func (r *agentRun) valueType(params map[string]json.RawMessage, optionType json.RawMessage) {
+	switch {
+	case string(optionType) == `"boolean"`:
+		params["type"] = optionType
+	case r.p.Protocol >= 2:
+		params["type"] = json.RawMessage(`"id"`)
+	default:
+		delete(params, "type")
+	}
 }
 
 // lifecycle orders the methods the way a client calls them: logging in

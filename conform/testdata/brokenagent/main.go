@@ -156,7 +156,7 @@ func main() {
 				reply(m.ID, map[string]any{})
 			}
 		case acp.MethodSessionNew:
-			if p, ok := check[acp.NewSessionRequest](m.ID, absolutize(m.Params)); ok && !refused(m.ID) {
+			if p, ok := check[acp.NewSessionRequest](m.ID, absolutize(m.Params)); ok && !refused(m.ID, m.Method) {
 				sessions++
 				sid := "s" + strings.Repeat("1", sessions)
 				if sameSession {
@@ -168,7 +168,7 @@ func main() {
 		case acp.MethodSessionSetMode, acp.MethodSessionSetConfigOption:
 			setState(m.ID, m.Method, m.Params)
 		case acp.MethodSessionPrompt:
-			if p, ok := check[acp.PromptRequest](m.ID, textless(m.Params)); ok {
+			if p, ok := check[acp.PromptRequest](m.ID, textless(m.Params)); ok && !refused(m.ID, m.Method) {
 				record(p)
 				go prompt(m.ID, p)
 			}

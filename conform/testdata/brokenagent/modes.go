@@ -14,6 +14,8 @@ import (
 //	-auth        lists the auth method "conform-key" and answers session/new
 //	             with -32000 (authentication required) until authenticate
 //	             names it
+//	-auth-prompt lists "conform-key" as -auth does, creates sessions, and
+//	             answers session/prompt with -32000 until authenticate names it
 //	-chatty      sends session_info_update and available_commands_update
 //	             after every prompt's response (session-level updates)
 //	-late        sends an agent_message_chunk after the prompt's response
@@ -29,6 +31,7 @@ import (
 //	             N and a v2 InitializeResponse body (invalid under v1)
 var (
 	authMode   = has("-auth")
+	authPrompt = has("-auth-prompt")
 	chattyMode = has("-chatty")
 	lateMode   = has("-late")
 	modesMode  = has("-modes")
@@ -56,7 +59,7 @@ func initResult(requested int) any {
 			"capabilities": map[string]any{}, "authMethods": []any{map[string]any{"type": "agent", "methodId": "conform-key", "name": "Key"}}}
 	}
 	res := map[string]any{"protocolVersion": answeredVersion(requested), "agentCapabilities": capabilities()}
-	if authMode {
+	if authMode || authPrompt {
 		res["authMethods"] = []any{map[string]any{"id": "conform-key", "name": "Key"}}
 	}
 	return res
@@ -69,9 +72,10 @@ func login(methodID string) {
 	}
 }
 
-// refused answers a session/new the agent will not serve yet.
-func refused(id json.RawMessage) bool {
-	if authMode && !authenticated {
+// refused answers a session/new (or with -auth-prompt a session/prompt) the
+// agent will not serve yet.
+func refused(id json.RawMessage, method string) bool {
+	if !authenticated && (authMode && method == "session/new" || authPrompt && method == "session/prompt") {
 		fail(id, -32000, "Authentication required", nil)
 		return true
 	}

@@ -20,6 +20,8 @@ var (
 	// answerNotes answers every notification but session/cancel with an
 	// error.
 	answerNotes = has("-answer-notifications")
+	// answerNotesNoID answers them with an error that has no id.
+	answerNotesNoID = has("-answer-notifications-without-id")
 	// promptError answers a prompt that does not wait with -32603.
 	promptError = has("-prompt-error")
 	// ignoreCancel ends a cancelled turn a second after the cancel, with
@@ -70,8 +72,11 @@ func unknownMethod(id json.RawMessage, method string) {
 
 // notification handles a notification other than session/cancel.
 func notification(method string) {
-	if answerNotes {
+	switch {
+	case answerNotes:
 		fail(nil, -32601, "Method not found", method)
+	case answerNotesNoID:
+		send(map[string]any{"jsonrpc": "2.0", "error": map[string]any{"code": -32601, "message": "Method not found", "data": method}})
 	}
 }
 

@@ -4,6 +4,9 @@
 //	-no-idle          drops every idle state_update (the turn never ends)
 //	-cancel-end-turn  reports a cancelled turn's idle with stopReason end_turn
 //	-late             repeats a turn's last agent_message_chunk after its idle
+//	-refuse-turn      ends every turn that was not cancelled idle with
+//	                  stopReason error and a -32000 error (authentication
+//	                  required), as claude-agent-acp does without credentials
 //	-tool-cancel      adds, after each running state_update, a tool call that
 //	                  advertises capabilities.cancel (a correct agent's update)
 //	-resume-answer-first  holds what the agent writes while a session/resume
@@ -244,6 +247,10 @@ func filter(mode string, line []byte, last map[string][]byte) [][]byte {
 		return nil
 	case mode == "-cancel-end-turn" && state == "idle" && stop == "cancelled":
 		u.Params.Update["stopReason"] = json.RawMessage(`"end_turn"`)
+		return [][]byte{rewrite(u)}
+	case mode == "-refuse-turn" && state == "idle" && stop != "" && stop != "cancelled":
+		u.Params.Update["stopReason"] = json.RawMessage(`"error"`)
+		u.Params.Update["error"] = json.RawMessage(`{"code":-32000,"message":"Authentication required"}`)
 		return [][]byte{rewrite(u)}
 	case mode == "-late" && state == "idle" && last[u.Params.SessionID] != nil:
 		return [][]byte{line, last[u.Params.SessionID]}
