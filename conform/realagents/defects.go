@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // defect says whose defect the failing cases of agent whose

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command realagents scores the real ACP agents published on npm with
 // acpgen conform. It installs each agent into a temporary npm prefix, runs
 // `acpgen conform agent --json` on it with no credentials, a clean HOME and
