@@ -37,7 +37,7 @@ func scriptTrace(t *testing.T, script []step) []byte {
 	c := NewChecker(testProfiles(t))
 	clock := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	c.now = func() time.Time { return clock }
-	s := newSink(c, &bytes.Buffer{}, &trace)
+	s := stream{sink: newSink(&bytes.Buffer{}, &trace), checker: c}
 	s.now = c.now
 	for _, st := range script {
 		dir := ToAgent

@@ -58,7 +58,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting the agent: %w", err)
 	}
-	s := newSink(NewChecker(o.Profiles), stderr, o.Trace)
+	s := stream{sink: newSink(stderr, o.Trace), checker: NewChecker(o.Profiles)}
 	go func() {
 		_ = relay(toAgent, o.Stdin, func(line []byte, long bool) { s.observe(ToAgent, line, long) })
 		toAgent.Close()

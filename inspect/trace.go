@@ -15,6 +15,9 @@ import (
 type Record struct {
 	Time      time.Time `json:"time"`
 	Direction Direction `json:"direction"`
+	// Connection names the network connection the frame travelled on
+	// (see ServeNetwork); empty over stdio.
+	Connection string `json:"connection,omitempty"`
 	// Raw is the frame as written, without its newline; RawBase64 holds it
 	// instead when it is not valid UTF-8.
 	Raw       string `json:"raw,omitempty"`
@@ -30,36 +33,44 @@ func (r *Record) Bytes() []byte {
 	return []byte(r.Raw)
 }
 
-// sink judges frames and writes what they cause: one stderr line per
-// finding and, with a trace, one record per frame. A frame is judged and
-// written whole before the next one, whichever direction it travels.
+// sink writes what judged frames cause: one stderr line per finding and,
+// with a trace, one record per frame. A frame is judged and written whole
+// before the next one, whichever direction or connection it travels.
 type sink struct {
-	mu      sync.Mutex
-	checker *Checker
-	stderr  io.Writer
-	trace   *bufio.Writer
-	now     func() time.Time
-	err     error // the first trace write error
+	mu     sync.Mutex
+	stderr io.Writer
+	trace  *bufio.Writer
+	now    func() time.Time
+	err    error // the first trace write error
 	// Findings counts the findings at each level.
 	findings map[string]int
 }
 
-func newSink(c *Checker, stderr, trace io.Writer) *sink {
-	s := &sink{checker: c, stderr: stderr, now: time.Now, findings: map[string]int{}}
+func newSink(stderr, trace io.Writer) *sink {
+	s := &sink{stderr: stderr, now: time.Now, findings: map[string]int{}}
 	if trace != nil {
 		s.trace = bufio.NewWriter(trace)
 	}
 	return s
 }
 
-// observe judges one line written in dir.
-func (s *sink) observe(dir Direction, line []byte, truncated bool) {
+// stream is one relayed connection: its own checker, a sink shared with
+// the other connections.
+type stream struct {
+	*sink
+	checker *Checker
+	// conn names the connection in the trace; "" over stdio.
+	conn string
+}
+
+// observe judges one frame written in dir.
+func (s stream) observe(dir Direction, line []byte, truncated bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var msg Message
 	if truncated {
 		msg = Message{Kind: "invalid", Findings: []Finding{{Direction: dir, Rule: ruleTooLong.name, Level: ruleTooLong.level,
-			Source: ruleTooLong.source, Detail: fmt.Sprintf("a line over %d bytes, passed on without being judged", maxJudged)}}}
+			Source: ruleTooLong.source, Detail: fmt.Sprintf("a frame over %d bytes, passed on without being judged", maxJudged)}}}
 	} else {
 		msg = s.checker.Observe(dir, line)
 	}
@@ -70,7 +81,7 @@ func (s *sink) observe(dir Direction, line []byte, truncated bool) {
 	if s.trace == nil || s.err != nil {
 		return
 	}
-	rec := Record{Time: s.now().UTC(), Direction: dir, Message: msg}
+	rec := Record{Time: s.now().UTC(), Direction: dir, Connection: s.conn, Message: msg}
 	if utf8.Valid(line) {
 		rec.Raw = string(line)
 	} else {

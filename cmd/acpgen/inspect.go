@@ -2,10 +2,14 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"log/slog"
+	"net"
 	"os"
 
 	"github.com/acpgen/acpgen/conform"
 	"github.com/acpgen/acpgen/inspect"
+	"github.com/acpgen/acpgen/runtime/acphttp"
 	"github.com/urfave/cli/v2"
 )
 
@@ -13,18 +17,27 @@ func inspectCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "inspect",
 		Usage:     "relay an editor's stdio to an agent unchanged and check every message both ways (schema, gates, lifecycle)",
-		ArgsUsage: "-- AGENT [ARGS]",
+		ArgsUsage: "-- AGENT [ARGS]  |  --listen ADDR --connect URL",
 		Description: "Put it in the editor's agent command in front of the agent. Findings go to stderr, one line each\n" +
 			"(direction, method, level, rule, JSON pointer); stdout carries the agent's bytes only.\n" +
-			"Exits with the agent's exit status.",
+			"Exits with the agent's exit status.\n" +
+			"With --listen and --connect it serves ACP over the network at http://ADDR/acp (loopback only) and\n" +
+			"relays each client connection to the agent at URL over a connection of its own, until interrupted;\n" +
+			"it prints \"listening on URL\" on stderr once bound.",
 		Flags: []cli.Flag{
 			configFlag(),
 			cacheFlag(),
 			&cli.StringFlag{Name: "channel", Usage: "schema channel: stable, unstable, v2 or v2-unstable; the other protocol version's counterpart is used when the session negotiates it; default as for conform agent"},
 			&cli.StringFlag{Name: "trace", Usage: "write every frame with its findings to this file as JSON lines (read by inspect report)"},
+			&cli.StringFlag{Name: "listen", Usage: "serve clients over the network at this loopback address (host:port; port 0 picks one); needs --connect"},
+			&cli.StringFlag{Name: "connect", Usage: "with --listen: the agent's endpoint URL (ws, wss, http or https)"},
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() == 0 {
+			network := c.IsSet("listen") || c.IsSet("connect")
+			switch {
+			case network && (c.String("listen") == "" || c.String("connect") == "" || c.NArg() > 0):
+				return usageErrorf(c, "over the network give both --listen ADDR and --connect URL, and no agent command")
+			case !network && c.NArg() == 0:
 				return usageErrorf(c, "no agent command given: %s inspect [flags] -- AGENT [ARGS]", invocation())
 			}
 			profiles, err := inspect.LoadProfiles(c.Context, conform.ProfileOptions{
@@ -33,15 +46,15 @@ func inspectCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			o := inspect.Options{Argv: c.Args().Slice(), Profiles: profiles, Stdin: c.App.Reader, Stdout: c.App.Writer, Stderr: c.App.ErrWriter}
-			if path := c.String("trace"); path != "" {
-				f, err := os.Create(path)
-				if err != nil {
-					return err
-				}
-				defer f.Close()
-				o.Trace = f
+			trace, closeTrace, err := createTrace(c.String("trace"))
+			if err != nil {
+				return err
 			}
+			defer closeTrace()
+			if network {
+				return inspectNetwork(c, profiles, trace)
+			}
+			o := inspect.Options{Argv: c.Args().Slice(), Profiles: profiles, Stdin: c.App.Reader, Stdout: c.App.Writer, Stderr: c.App.ErrWriter, Trace: trace}
 			res, err := inspect.Run(c.Context, o)
 			if err != nil {
 				return err
@@ -53,6 +66,36 @@ func inspectCommand() *cli.Command {
 		},
 		Subcommands: []*cli.Command{inspectReportCommand()},
 	}
+}
+
+// createTrace creates the trace file at path, if one is asked for.
+func createTrace(path string) (io.Writer, func(), error) {
+	if path == "" {
+		return nil, func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, func() { f.Close() }, nil
+}
+
+// inspectNetwork serves --listen, relaying to --connect, until interrupted.
+func inspectNetwork(c *cli.Context, profiles *inspect.Profiles, trace io.Writer) error {
+	logger := slog.New(slog.NewTextHandler(c.App.ErrWriter, nil))
+	o := inspect.NetOptions{
+		Listen: c.String("listen"), Connect: c.String("connect"), Profiles: profiles,
+		Stderr: c.App.ErrWriter, Trace: trace,
+		Server: acphttp.Options{Logger: logger}, Dial: acphttp.DialOptions{Logger: logger},
+		Listening: func(a net.Addr) {
+			fmt.Fprintf(c.App.ErrWriter, "listening on http://%s%s\n", a, acphttp.DefaultPath)
+		},
+	}
+	if _, err := inspect.ServeNetwork(c.Context, o); err != nil {
+		return err
+	}
+	return c.Context.Err() // interrupted: exit 130
+
 }
 
 // agentExit ends inspect with the agent's exit status.

@@ -1,14 +1,20 @@
 package main
 
 import (
+	"bufio"
+	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
 
 // TestInspectExitStatus: inspect exits with the agent's status, and 2 when
-// no agent is given; inspect report names a bad trace's file and line.
+// no agent is given (or over the network, without both --listen and
+// --connect); it refuses to listen on an address other than loopback;
+// inspect report names a bad trace's file and line.
 func TestInspectExitStatus(t *testing.T) {
 	bin := acpgenBinary(t)
 	root, _ := filepath.Abs("../..")
@@ -22,6 +28,9 @@ func TestInspectExitStatus(t *testing.T) {
 		{[]string{"inspect", "--config", config, "--", "true"}, 0, ""},
 		{[]string{"inspect"}, ExitStatusUsage, "no agent command given"},
 		{[]string{"inspect", "report"}, ExitStatusUsage, "want one trace file"},
+		{[]string{"inspect", "--listen", "127.0.0.1:0"}, ExitStatusUsage, "give both --listen ADDR and --connect URL"},
+		{[]string{"inspect", "--listen", "127.0.0.1:0", "--connect", "ws://127.0.0.1:1/acp", "--", "true"}, ExitStatusUsage, "and no agent command"},
+		{[]string{"inspect", "--config", config, "--listen", "0.0.0.0:0", "--connect", "ws://127.0.0.1:1/acp"}, 1, "refusing to serve without Options.Auth"},
 		{[]string{"inspect", "report", filepath.Join(t.TempDir(), "none.jsonl")}, 1, "none.jsonl"},
 	} {
 		cmd := exec.Command(bin, c.args...)
@@ -34,5 +43,31 @@ func TestInspectExitStatus(t *testing.T) {
 		if code != c.code || !strings.Contains(string(out), c.want) {
 			t.Errorf("%q: exit %d, want %d; output %q lacks %q", c.args, code, c.code, out, c.want)
 		}
+	}
+}
+
+// inspect --listen prints the address it bound on stderr, and serves until
+// interrupted (exit 130).
+func TestInspectListening(t *testing.T) {
+	root, _ := filepath.Abs("../..")
+	cmd := exec.Command(acpgenBinary(t), "inspect", "--config", filepath.Join(root, "acpgen.json"),
+		"--listen", "127.0.0.1:0", "--connect", "ws://127.0.0.1:1/acp")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(stderr).ReadString('\n')
+	if !regexp.MustCompile(`^listening on http://127\.0\.0\.1:[1-9][0-9]*/acp\n$`).MatchString(line) {
+		t.Errorf("stderr %q, want the bound URL", line)
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, stderr) // to its end: the process exited
+	if cmd.Wait(); cmd.ProcessState.ExitCode() != ExitStatusInterrupted {
+		t.Errorf("interrupted: %v, want exit %d", cmd.ProcessState, ExitStatusInterrupted)
 	}
 }
