@@ -84,6 +84,10 @@ func TestObserverSeesAndPropagates(t *testing.T) {
 		t.Fatalf("invalid params: %v", err)
 	}
 	so.expect(t, `begin inbound request do session="s2" meta=`, `end inbound do code=-32602 err=true`)
+	if _, err := c.Conn.Call(ctx, "nope", wire.Raw(`{}`)); code(err) != wire.CodeMethodNotFound {
+		t.Fatalf("an unknown method: %v", err)
+	}
+	so.expect(t, `begin inbound request nope session="" meta=`, `end inbound nope code=-32601 err=true`)
 
 	if err := dispatch.Notify(ctx, c, tellM, &msg{S: "s3", X: "w"}); err != nil {
 		t.Fatal(err)
