@@ -20,7 +20,7 @@ func Call[P, R any](ctx context.Context, e *End, m *Request[P, R], params P) (R,
 		var zero R
 		return zero, err
 	}
-	raw, err := e.Conn.Call(ctx, m.Wire, msg(params).AppendJSON(nil))
+	raw, err := e.call(ctx, m.Wire, msg(params).AppendJSON(nil))
 	return result(e, g, m, raw, err)
 }
 
@@ -32,7 +32,7 @@ func Open[P, R any](ctx context.Context, e *End, m *Request[P, R], params P) (R,
 		var zero R
 		return zero, err
 	}
-	raw, err := e.Conn.Call(ctx, m.Wire, msg(params).AppendJSON(nil))
+	raw, err := e.call(ctx, m.Wire, msg(params).AppendJSON(nil))
 	return result(e, nil, m, raw, err)
 }
 
@@ -53,10 +53,10 @@ func CallTurn[P, R any](ctx context.Context, e *End, m *Request[P, R], params P,
 	if err != nil {
 		return zero, err
 	}
-	raw, err := e.Conn.Call(ctx, m.Wire, msg(params).AppendJSON(nil))
+	raw, err := e.call(ctx, m.Wire, msg(params).AppendJSON(nil))
 	if err != nil && ctx.Err() != nil {
 		// A failed write is logged by the runtime and fails every later call.
-		_ = e.Conn.Notify(context.WithoutCancel(ctx), cancel, cancelParams.AppendJSON(nil))
+		_ = e.notify(context.WithoutCancel(ctx), cancel, cancelParams.AppendJSON(nil))
 	}
 	return result(e, g, m, raw, err)
 }
@@ -72,7 +72,7 @@ func Notify[P any](ctx context.Context, e *End, m *Notification[P], params P) er
 	if err != nil {
 		return err
 	}
-	return e.Conn.Notify(ctx, m.Wire, msg(params).AppendJSON(nil))
+	return e.notify(ctx, m.Wire, msg(params).AppendJSON(nil))
 }
 
 // ready returns the negotiated gates, or an error when initialize has not

@@ -36,6 +36,9 @@ type Options struct {
 	// OnDrop is told about inbound notifications that were dropped. Nil
 	// logs them with RPC.Logger, or to stderr.
 	OnDrop func(method string, err error)
+	// Observer, when set, is told about every request and notification
+	// the connection receives or sends (tracing); see Observer.
+	Observer Observer
 }
 
 // End is the runtime's part of a generated connection end: the JSON-RPC
@@ -48,6 +51,7 @@ type End struct {
 	log    *slog.Logger
 	onDrop func(method string, err error)
 	ext    ExtHandler
+	obs    Observer
 	gates  atomic.Pointer[negotiation]
 }
 
@@ -73,6 +77,7 @@ func Connect[H any](e *End, routes *Routes[H], h H, ext any, r io.Reader, w io.W
 		}
 	}
 	e.ext, _ = ext.(ExtHandler)
+	e.obs = o.Observer
 	e.Conn = jsonrpc.NewConn(r, w, router[H]{e, routes, h}, o.RPC)
 }
 

@@ -5,11 +5,13 @@ import (
 )
 
 // msg is a message type as the generator writes them, reduced to what the
-// tests need: an object with the string members "s" (the session) and "x".
+// tests need: an object with the string members "sessionId" and "x", and
+// "_meta" kept as JSON.
 // x "bad" fails validation; x "new" is a variant this version does not
 // know, accepted only leniently.
 type msg struct {
 	S, X string
+	Meta wire.Raw
 }
 
 func (m *msg) DecodeJSON(d *wire.Decoder) error {
@@ -22,8 +24,10 @@ func (m *msg) DecodeJSON(d *wire.Decoder) error {
 			return err
 		}
 		switch string(key) {
-		case "s":
+		case "sessionId":
 			m.S, err = d.ReadString()
+		case "_meta":
+			m.Meta, err = d.ReadRaw()
 		case "x":
 			m.X, err = d.ReadString()
 		default:
@@ -38,8 +42,11 @@ func (m *msg) DecodeJSON(d *wire.Decoder) error {
 func (m *msg) AppendJSON(b []byte) []byte {
 	comma := false
 	b = append(b, '{')
-	b = wire.AppendString(wire.Key(b, &comma, `"s":`), m.S)
+	b = wire.AppendString(wire.Key(b, &comma, `"sessionId":`), m.S)
 	b = wire.AppendString(wire.Key(b, &comma, `"x":`), m.X)
+	if m.Meta != nil {
+		b = append(wire.Key(b, &comma, `"_meta":`), m.Meta...)
+	}
 	return append(b, '}')
 }
 

@@ -122,6 +122,15 @@ type router[H any] struct {
 }
 
 func (r router[H]) HandleRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
+	if r.e.obs != nil {
+		return r.e.observeRequest(ctx, method, params, func(ctx context.Context) (wire.Raw, error) {
+			return r.request(ctx, method, params)
+		})
+	}
+	return r.request(ctx, method, params)
+}
+
+func (r router[H]) request(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
 	g := r.e.Negotiated()
 	switch {
 	case method == r.routes.open:
@@ -139,6 +148,16 @@ func (r router[H]) HandleRequest(ctx context.Context, method string, params wire
 }
 
 func (r router[H]) HandleNotification(ctx context.Context, method string, params wire.Raw) {
+	if r.e.obs != nil {
+		r.e.observeNotification(ctx, method, params, func(ctx context.Context) {
+			r.notification(ctx, method, params)
+		})
+		return
+	}
+	r.notification(ctx, method, params)
+}
+
+func (r router[H]) notification(ctx context.Context, method string, params wire.Raw) {
 	g := r.e.Negotiated()
 	if g == nil {
 		r.e.onDrop(method, errors.New("received before initialize"))

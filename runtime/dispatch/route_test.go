@@ -74,9 +74,13 @@ func (s *server) Open(_ context.Context, p *msg) (*msg, error) {
 	return p, s.end.Negotiate(openM.Wire, negotiated{testGates(&walks), &caps{}}, p)
 }
 
-func (s *server) Do(_ context.Context, p *msg) (*msg, error) {
-	if p.X == "nil" {
+func (s *server) Do(ctx context.Context, p *msg) (*msg, error) {
+	switch p.X {
+	case "nil":
 		return nil, nil
+	case "ctx":
+		v, _ := ctx.Value(observed{}).(string)
+		return &msg{X: v}, nil
 	}
 	return &msg{X: "ok:" + p.X}, nil
 }
@@ -98,15 +102,18 @@ func (s *server) ExtRequest(_ context.Context, method string, _ wire.Raw) (wire.
 func (s *server) ExtNotification(context.Context, string, wire.Raw) {}
 
 // connect runs a server and a client end over pipes until the test ends.
-func connect(t *testing.T) (*server, *dispatch.End) {
+func connect(t testing.TB) (*server, *dispatch.End) { return connectObserved(t, nil, nil) }
+
+// connectObserved is connect with an Observer on each end (nil: none).
+func connectObserved(t testing.TB, serverObs, clientObs dispatch.Observer) (*server, *dispatch.End) {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	s := &server{events: make(chan string, 8), turning: make(chan struct{})}
 	c := &dispatch.End{}
 	sr, cw := io.Pipe()
 	cr, sw := io.Pipe()
 	drop := func(method string, err error) { s.events <- "dropped " + method + ": " + err.Error() }
-	dispatch.Connect(&s.end, routes, handler(s), s, sr, sw, dispatch.Options{RPC: jsonrpc.Options{Logger: quiet}, OnDrop: drop})
-	dispatch.Connect(c, dispatch.NewRoutes[handler](openM.Wire), nil, nil, cr, cw, dispatch.Options{RPC: jsonrpc.Options{Logger: quiet}})
+	dispatch.Connect(&s.end, routes, handler(s), s, sr, sw, dispatch.Options{RPC: jsonrpc.Options{Logger: quiet}, OnDrop: drop, Observer: serverObs})
+	dispatch.Connect(c, dispatch.NewRoutes[handler](openM.Wire), nil, nil, cr, cw, dispatch.Options{RPC: jsonrpc.Options{Logger: quiet}, Observer: clientObs})
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(2)
@@ -165,7 +172,7 @@ func TestRouting(t *testing.T) {
 	if _, err := dispatch.Call(ctx, c, doM, &msg{X: "bad"}); !errors.As(err, &le) || le.What != "params" {
 		t.Errorf("invalid params sent: %v, want a LocalError", err)
 	}
-	if res, err := c.Conn.Call(ctx, "do", wire.Raw(`{"x":"new"}`)); err != nil || string(res) != `{"s":"","x":"ok:new"}` {
+	if res, err := c.Conn.Call(ctx, "do", wire.Raw(`{"x":"new"}`)); err != nil || string(res) != `{"sessionId":"","x":"ok:new"}` {
 		t.Errorf("an unknown variant is accepted leniently: %s, %v", res, err)
 	}
 	if _, err := c.Conn.Call(ctx, "do", wire.Raw(`{"x":1}`)); code(err) != wire.CodeInvalidParams {

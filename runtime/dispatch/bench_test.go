@@ -1,0 +1,26 @@
+package dispatch_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/acpgen/acpgen/runtime/dispatch"
+)
+
+// BenchmarkCall measures a typed call and its response over pipes, and a
+// typed notification, with no Observer: the cost tracing adds when unset.
+func BenchmarkCall(b *testing.B) {
+	_, c := connect(b)
+	ctx := context.Background()
+	if _, err := dispatch.Open(ctx, c, openM, &msg{}); err != nil {
+		b.Fatal(err)
+	}
+	c.SetNegotiated(negotiated{testGates(new(int)), &caps{"a": true, "b": true}})
+	p := &msg{S: "s1", X: "echo"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := dispatch.Call(ctx, c, doM, p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
