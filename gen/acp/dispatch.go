@@ -164,10 +164,8 @@ var agentSessionCancelDesc = dispatch.Notification[*CancelNotification]{
 	},
 }
 
-// AgentMethods describes each method the agent handles (see package runtime/dispatch): its
-// wire name, its params and result types and how they are decoded and checked. The
-// connections route and call through it; a proxy can intercept any method with it.
-var AgentMethods = struct {
+// AgentMethodTable is the type of AgentMethods: one descriptor per method the agent handles.
+type AgentMethodTable struct {
 	// Initialize is the request initialize.
 	Initialize *dispatch.Request[*InitializeRequest, *InitializeResponse]
 	// Authenticate is the request authenticate.
@@ -194,7 +192,12 @@ var AgentMethods = struct {
 	SessionPrompt *dispatch.Request[*PromptRequest, *PromptResponse]
 	// SessionCancel is the notification session/cancel.
 	SessionCancel *dispatch.Notification[*CancelNotification]
-}{
+}
+
+// AgentMethods describes each method the agent handles (see package runtime/dispatch): its
+// wire name, its params and result types and how they are decoded and checked. The
+// connections route and call through it; a proxy can intercept any method with it.
+var AgentMethods = AgentMethodTable{
 	Initialize:             &agentInitializeDesc,
 	Authenticate:           &agentAuthenticateDesc,
 	Logout:                 &agentLogoutDesc,
@@ -324,10 +327,8 @@ var clientElicitationCompleteDesc = dispatch.Notification[*CompleteElicitationNo
 	},
 }
 
-// ClientMethods describes each method the client handles (see package runtime/dispatch): its
-// wire name, its params and result types and how they are decoded and checked. The
-// connections route and call through it; a proxy can intercept any method with it.
-var ClientMethods = struct {
+// ClientMethodTable is the type of ClientMethods: one descriptor per method the client handles.
+type ClientMethodTable struct {
 	// FsWriteTextFile is the request fs/write_text_file.
 	FsWriteTextFile *dispatch.Request[*WriteTextFileRequest, *WriteTextFileResponse]
 	// FsReadTextFile is the request fs/read_text_file.
@@ -350,7 +351,12 @@ var ClientMethods = struct {
 	SessionUpdate *dispatch.Notification[*SessionNotification]
 	// ElicitationComplete is the notification elicitation/complete.
 	ElicitationComplete *dispatch.Notification[*CompleteElicitationNotification]
-}{
+}
+
+// ClientMethods describes each method the client handles (see package runtime/dispatch): its
+// wire name, its params and result types and how they are decoded and checked. The
+// connections route and call through it; a proxy can intercept any method with it.
+var ClientMethods = ClientMethodTable{
 	FsWriteTextFile:          &clientFsWriteTextFileDesc,
 	FsReadTextFile:           &clientFsReadTextFileDesc,
 	SessionRequestPermission: &clientSessionRequestPermissionDesc,

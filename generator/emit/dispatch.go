@@ -89,6 +89,11 @@ func (e *emitter) dispatch(f *jen.File) {
 // tableName is the exported table of the methods sd handles.
 func tableName(sd *side) string { return sd.Name + "Methods" }
 
+// tableType is the named struct type of tableName: named, so that a method
+// a later schema adds is a field added (a compatible change), not a new
+// type of the variable.
+func tableType(sd *side) string { return sd.Name + "MethodTable" }
+
 // descriptorVar is the package-level variable holding m's descriptor.
 func descriptorVar(m *ir.Method) string {
 	return lower(ir.GoName(m.Side)) + methodGo(m) + "Desc"
@@ -138,10 +143,13 @@ func (e *emitter) methodTable(f *jen.File, sd *side) {
 		f.Var().Id(descriptorVar(m)).Op("=").Add(typ).Values(lit)
 	}
 	f.Line()
+	f.Comment(fmt.Sprintf("%s is the type of %s: one descriptor per method the %s handles.", tableType(sd), tableName(sd), sd.name))
+	f.Type().Id(tableType(sd)).Struct(fields...)
+	f.Line()
 	f.Comment(fmt.Sprintf("%s describes each method the %s handles (see package runtime/dispatch): its", tableName(sd), sd.name))
 	f.Comment("wire name, its params and result types and how they are decoded and checked. The")
 	f.Comment("connections route and call through it; a proxy can intercept any method with it.")
-	f.Var().Id(tableName(sd)).Op("=").Struct(fields...).Values(append(values, jen.Line())...)
+	f.Var().Id(tableName(sd)).Op("=").Id(tableType(sd)).Values(append(values, jen.Line())...)
 	f.Line()
 }
 

@@ -119,7 +119,7 @@ var reservedConn = setOf("Run", "Close", "Negotiated", "Send", "SendNotification
 // reservedDecls are the package-level names acpgen declares besides the
 // model's types and constants (and Method<Wire>, added per schema).
 var reservedDecls = setOf("AgentConn", "ClientConn", "AgentHandler", "ClientHandler", "UnimplementedAgentHandler", "UnimplementedClientHandler",
-	"NewAgentConn", "NewClientConn", "ExtHandler", "ConnOptions", "AgentMethods", "ClientMethods", "Negotiated", "MethodCapability", "MethodInfo", "Methods",
+	"NewAgentConn", "NewClientConn", "ExtHandler", "ConnOptions", "AgentMethods", "ClientMethods", "AgentMethodTable", "ClientMethodTable", "Negotiated", "MethodCapability", "MethodInfo", "Methods",
 	"CurrentProtocolVersion", "SchemaPackage", "SchemaVersion", "SchemaFile", "SchemaSHA256", "OverlayInfo", "Overlays", "DedupeRoots",
 	// api.go: the runtime's types under the package's names, and the checks.
 	"RPCError", "Raw", "ValidationError", "GateError", "LocalError", "EncodeError", "RPCOptions", "NewError", "CheckAgentHandler", "CheckClientHandler")

@@ -270,10 +270,8 @@ var agentMCPMessageDesc = dispatch.Notification[*MessageMCPNotification]{
 	},
 }
 
-// AgentMethods describes each method the agent handles (see package runtime/dispatch): its
-// wire name, its params and result types and how they are decoded and checked. The
-// connections route and call through it; a proxy can intercept any method with it.
-var AgentMethods = struct {
+// AgentMethodTable is the type of AgentMethods: one descriptor per method the agent handles.
+type AgentMethodTable struct {
 	// Initialize is the request initialize.
 	Initialize *dispatch.Request[*InitializeRequest, *InitializeResponse]
 	// Authenticate is the request authenticate.
@@ -320,7 +318,12 @@ var AgentMethods = struct {
 	SessionCancel *dispatch.Notification[*CancelNotification]
 	// MCPMessage is the notification mcp/message.
 	MCPMessage *dispatch.Notification[*MessageMCPNotification]
-}{
+}
+
+// AgentMethods describes each method the agent handles (see package runtime/dispatch): its
+// wire name, its params and result types and how they are decoded and checked. The
+// connections route and call through it; a proxy can intercept any method with it.
+var AgentMethods = AgentMethodTable{
 	Initialize:             &agentInitializeDesc,
 	Authenticate:           &agentAuthenticateDesc,
 	ProvidersList:          &agentProvidersListDesc,
@@ -478,10 +481,8 @@ var clientAuthStatusUpdateDesc = dispatch.Notification[*AuthStatusUpdateNotifica
 	},
 }
 
-// ClientMethods describes each method the client handles (see package runtime/dispatch): its
-// wire name, its params and result types and how they are decoded and checked. The
-// connections route and call through it; a proxy can intercept any method with it.
-var ClientMethods = struct {
+// ClientMethodTable is the type of ClientMethods: one descriptor per method the client handles.
+type ClientMethodTable struct {
 	// FsWriteTextFile is the request fs/write_text_file.
 	FsWriteTextFile *dispatch.Request[*WriteTextFileRequest, *WriteTextFileResponse]
 	// FsReadTextFile is the request fs/read_text_file.
@@ -508,7 +509,12 @@ var ClientMethods = struct {
 	ElicitationComplete *dispatch.Notification[*CompleteElicitationNotification]
 	// AuthStatusUpdate is the notification auth/status_update.
 	AuthStatusUpdate *dispatch.Notification[*AuthStatusUpdateNotification]
-}{
+}
+
+// ClientMethods describes each method the client handles (see package runtime/dispatch): its
+// wire name, its params and result types and how they are decoded and checked. The
+// connections route and call through it; a proxy can intercept any method with it.
+var ClientMethods = ClientMethodTable{
 	FsWriteTextFile:          &clientFsWriteTextFileDesc,
 	FsReadTextFile:           &clientFsReadTextFileDesc,
 	SessionRequestPermission: &clientSessionRequestPermissionDesc,

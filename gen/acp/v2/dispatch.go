@@ -161,10 +161,8 @@ var agentSessionCancelDesc = dispatch.Notification[*CancelSessionNotification]{
 	},
 }
 
-// AgentMethods describes each method the agent handles (see package runtime/dispatch): its
-// wire name, its params and result types and how they are decoded and checked. The
-// connections route and call through it; a proxy can intercept any method with it.
-var AgentMethods = struct {
+// AgentMethodTable is the type of AgentMethods: one descriptor per method the agent handles.
+type AgentMethodTable struct {
 	// Initialize is the request initialize.
 	Initialize *dispatch.Request[*InitializeRequest, *InitializeResponse]
 	// AuthLogin is the request auth/login.
@@ -191,7 +189,12 @@ var AgentMethods = struct {
 	SessionPrompt *dispatch.Request[*PromptRequest, *PromptResponse]
 	// SessionCancel is the notification session/cancel.
 	SessionCancel *dispatch.Notification[*CancelSessionNotification]
-}{
+}
+
+// AgentMethods describes each method the agent handles (see package runtime/dispatch): its
+// wire name, its params and result types and how they are decoded and checked. The
+// connections route and call through it; a proxy can intercept any method with it.
+var AgentMethods = AgentMethodTable{
 	Initialize:             &agentInitializeDesc,
 	AuthLogin:              &agentAuthLoginDesc,
 	AuthLogout:             &agentAuthLogoutDesc,
@@ -244,10 +247,8 @@ var clientElicitationCompleteDesc = dispatch.Notification[*CompleteElicitationNo
 	},
 }
 
-// ClientMethods describes each method the client handles (see package runtime/dispatch): its
-// wire name, its params and result types and how they are decoded and checked. The
-// connections route and call through it; a proxy can intercept any method with it.
-var ClientMethods = struct {
+// ClientMethodTable is the type of ClientMethods: one descriptor per method the client handles.
+type ClientMethodTable struct {
 	// SessionRequestPermission is the request session/request_permission.
 	SessionRequestPermission *dispatch.Request[*RequestPermissionRequest, *RequestPermissionResponse]
 	// ElicitationCreate is the request elicitation/create.
@@ -256,7 +257,12 @@ var ClientMethods = struct {
 	SessionUpdate *dispatch.Notification[*UpdateSessionNotification]
 	// ElicitationComplete is the notification elicitation/complete.
 	ElicitationComplete *dispatch.Notification[*CompleteElicitationNotification]
-}{
+}
+
+// ClientMethods describes each method the client handles (see package runtime/dispatch): its
+// wire name, its params and result types and how they are decoded and checked. The
+// connections route and call through it; a proxy can intercept any method with it.
+var ClientMethods = ClientMethodTable{
 	SessionRequestPermission: &clientSessionRequestPermissionDesc,
 	ElicitationCreate:        &clientElicitationCreateDesc,
 	SessionUpdate:            &clientSessionUpdateDesc,

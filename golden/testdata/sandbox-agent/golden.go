@@ -325,7 +325,8 @@ var schema = acpgentest.Schema{
 //     AgentConn.SandboxagentSessionRequestQuestion,
 //     UnimplementedClientHandler.SandboxagentSessionRequestQuestion,
 //     ClientConn.SandboxagentSessionSetMetadata
-// changed: AgentMethods, ClientMethods, AgentHandler, agentRoutes, ClientHandler, clientRoutes
+// changed: AgentMethodTable, AgentMethods, ClientMethodTable, ClientMethods, AgentHandler,
+//     agentRoutes, ClientHandler, clientRoutes
 
 var agentSandboxagentSessionSetMetadataDesc = dispatch.Request[*SandboxAgentSetMetadataRequest, *SandboxAgentSetMetadataResponse]{
 	Method: dispatch.Method{Wire: MethodSandboxagentSessionSetMetadata, Side: "agent", SessionScoped: true},
@@ -339,10 +340,8 @@ var agentSandboxagentSessionSetMetadataDesc = dispatch.Request[*SandboxAgentSetM
 	},
 }
 
-// AgentMethods describes each method the agent handles (see package runtime/dispatch): its
-// wire name, its params and result types and how they are decoded and checked. The
-// connections route and call through it; a proxy can intercept any method with it.
-var AgentMethods = struct {
+// AgentMethodTable is the type of AgentMethods: one descriptor per method the agent handles.
+type AgentMethodTable struct {
 	// Initialize is the request initialize.
 	Initialize *dispatch.Request[*InitializeRequest, *InitializeResponse]
 	// SessionNew is the request session/new.
@@ -361,7 +360,12 @@ var AgentMethods = struct {
 	SessionCancel *dispatch.Notification[*CancelNotification]
 	// SandboxagentSessionSetMetadata is the request _sandboxagent/session/set_metadata.
 	SandboxagentSessionSetMetadata *dispatch.Request[*SandboxAgentSetMetadataRequest, *SandboxAgentSetMetadataResponse]
-}{
+}
+
+// AgentMethods describes each method the agent handles (see package runtime/dispatch): its
+// wire name, its params and result types and how they are decoded and checked. The
+// connections route and call through it; a proxy can intercept any method with it.
+var AgentMethods = AgentMethodTable{
 	Initialize:                     &agentInitializeDesc,
 	SessionNew:                     &agentSessionNewDesc,
 	SessionLoad:                    &agentSessionLoadDesc,
@@ -385,17 +389,20 @@ var clientSandboxagentSessionRequestQuestionDesc = dispatch.Request[*SandboxAgen
 	},
 }
 
-// ClientMethods describes each method the client handles (see package runtime/dispatch): its
-// wire name, its params and result types and how they are decoded and checked. The
-// connections route and call through it; a proxy can intercept any method with it.
-var ClientMethods = struct {
+// ClientMethodTable is the type of ClientMethods: one descriptor per method the client handles.
+type ClientMethodTable struct {
 	// SessionUpdate is the notification session/update.
 	SessionUpdate *dispatch.Notification[*SessionNotification]
 	// FsReadTextFile is the request fs/read_text_file.
 	FsReadTextFile *dispatch.Request[*ReadTextFileRequest, *ReadTextFileResponse]
 	// SandboxagentSessionRequestQuestion is the request _sandboxagent/session/request_question.
 	SandboxagentSessionRequestQuestion *dispatch.Request[*SandboxAgentRequestQuestionRequest, *SandboxAgentRequestQuestionResponse]
-}{
+}
+
+// ClientMethods describes each method the client handles (see package runtime/dispatch): its
+// wire name, its params and result types and how they are decoded and checked. The
+// connections route and call through it; a proxy can intercept any method with it.
+var ClientMethods = ClientMethodTable{
 	SessionUpdate:                      &clientSessionUpdateDesc,
 	FsReadTextFile:                     &clientFsReadTextFileDesc,
 	SandboxagentSessionRequestQuestion: &clientSandboxagentSessionRequestQuestionDesc,

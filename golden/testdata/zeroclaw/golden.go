@@ -188,7 +188,7 @@ var schema = acpgentest.Schema{
 // ==== dispatch.go ====
 //
 // added: agentSessionStopDesc, UnimplementedAgentHandler.SessionStop, ClientConn.SessionStop
-// changed: AgentMethods, AgentHandler, agentRoutes
+// changed: AgentMethodTable, AgentMethods, AgentHandler, agentRoutes
 
 var agentSessionStopDesc = dispatch.Request[*ZeroClawStopSessionRequest, *ZeroClawStopSessionResponse]{
 	Method: dispatch.Method{Wire: MethodSessionStop, Side: "agent", SessionScoped: true},
@@ -202,10 +202,8 @@ var agentSessionStopDesc = dispatch.Request[*ZeroClawStopSessionRequest, *ZeroCl
 	},
 }
 
-// AgentMethods describes each method the agent handles (see package runtime/dispatch): its
-// wire name, its params and result types and how they are decoded and checked. The
-// connections route and call through it; a proxy can intercept any method with it.
-var AgentMethods = struct {
+// AgentMethodTable is the type of AgentMethods: one descriptor per method the agent handles.
+type AgentMethodTable struct {
 	// Initialize is the request initialize.
 	Initialize *dispatch.Request[*InitializeRequest, *InitializeResponse]
 	// SessionNew is the request session/new.
@@ -224,7 +222,12 @@ var AgentMethods = struct {
 	SessionCancel *dispatch.Notification[*CancelNotification]
 	// SessionStop is the request session/stop.
 	SessionStop *dispatch.Request[*ZeroClawStopSessionRequest, *ZeroClawStopSessionResponse]
-}{
+}
+
+// AgentMethods describes each method the agent handles (see package runtime/dispatch): its
+// wire name, its params and result types and how they are decoded and checked. The
+// connections route and call through it; a proxy can intercept any method with it.
+var AgentMethods = AgentMethodTable{
 	// ... 8 unchanged elements
 	SessionStop: &agentSessionStopDesc,
 }

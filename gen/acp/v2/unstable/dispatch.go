@@ -267,10 +267,8 @@ var agentMCPMessageDesc = dispatch.Notification[*MessageMCPNotification]{
 	},
 }
 
-// AgentMethods describes each method the agent handles (see package runtime/dispatch): its
-// wire name, its params and result types and how they are decoded and checked. The
-// connections route and call through it; a proxy can intercept any method with it.
-var AgentMethods = struct {
+// AgentMethodTable is the type of AgentMethods: one descriptor per method the agent handles.
+type AgentMethodTable struct {
 	// Initialize is the request initialize.
 	Initialize *dispatch.Request[*InitializeRequest, *InitializeResponse]
 	// AuthLogin is the request auth/login.
@@ -317,7 +315,12 @@ var AgentMethods = struct {
 	SessionCancel *dispatch.Notification[*CancelSessionNotification]
 	// MCPMessage is the notification mcp/message.
 	MCPMessage *dispatch.Notification[*MessageMCPNotification]
-}{
+}
+
+// AgentMethods describes each method the agent handles (see package runtime/dispatch): its
+// wire name, its params and result types and how they are decoded and checked. The
+// connections route and call through it; a proxy can intercept any method with it.
+var AgentMethods = AgentMethodTable{
 	Initialize:             &agentInitializeDesc,
 	AuthLogin:              &agentAuthLoginDesc,
 	ProvidersList:          &agentProvidersListDesc,
@@ -398,10 +401,8 @@ var clientAuthStatusUpdateDesc = dispatch.Notification[*AuthStatusUpdateNotifica
 	},
 }
 
-// ClientMethods describes each method the client handles (see package runtime/dispatch): its
-// wire name, its params and result types and how they are decoded and checked. The
-// connections route and call through it; a proxy can intercept any method with it.
-var ClientMethods = struct {
+// ClientMethodTable is the type of ClientMethods: one descriptor per method the client handles.
+type ClientMethodTable struct {
 	// SessionRequestPermission is the request session/request_permission.
 	SessionRequestPermission *dispatch.Request[*RequestPermissionRequest, *RequestPermissionResponse]
 	// ElicitationCreate is the request elicitation/create.
@@ -414,7 +415,12 @@ var ClientMethods = struct {
 	ElicitationComplete *dispatch.Notification[*CompleteElicitationNotification]
 	// AuthStatusUpdate is the notification auth/status_update.
 	AuthStatusUpdate *dispatch.Notification[*AuthStatusUpdateNotification]
-}{
+}
+
+// ClientMethods describes each method the client handles (see package runtime/dispatch): its
+// wire name, its params and result types and how they are decoded and checked. The
+// connections route and call through it; a proxy can intercept any method with it.
+var ClientMethods = ClientMethodTable{
 	SessionRequestPermission: &clientSessionRequestPermissionDesc,
 	ElicitationCreate:        &clientElicitationCreateDesc,
 	MCPMessage:               &clientMCPMessageDesc,
