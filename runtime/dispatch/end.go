@@ -7,6 +7,7 @@ import (
 	"os"
 	"sync/atomic"
 
+	"github.com/acpgen/acpgen/runtime/internal/peerlog"
 	"github.com/acpgen/acpgen/runtime/jsonrpc"
 	"github.com/acpgen/acpgen/runtime/wire"
 )
@@ -34,7 +35,8 @@ type Options struct {
 	// Strict decodes inbound messages without the schema's leniency.
 	Strict bool
 	// OnDrop is told about inbound notifications that were dropped. Nil
-	// logs them with RPC.Logger, or to stderr.
+	// logs them with RPC.Logger, or to stderr: the first line, then one
+	// count of the repeats per ten seconds.
 	OnDrop func(method string, err error)
 	// Observer, when set, is told about every request and notification
 	// the connection receives or sends (tracing); see Observer.
@@ -53,6 +55,7 @@ type End struct {
 	ext    ExtHandler
 	obs    Observer
 	gates  atomic.Pointer[negotiation]
+	drops  peerlog.Limiter // the default OnDrop's warning
 }
 
 // negotiation boxes the Gates initialize settled, so it is read without a lock.
@@ -73,7 +76,8 @@ func Connect[H any](e *End, routes *Routes[H], h H, ext any, r io.Reader, w io.W
 	if e.onDrop == nil {
 		log := e.log
 		e.onDrop = func(method string, err error) {
-			log.Warn("dropped inbound notification", "method", method, "error", err)
+			// The peer chooses how many it sends: one line, then a count.
+			e.drops.Log(log, slog.LevelWarn, "dropped inbound notification", "method", method, "error", err)
 		}
 	}
 	e.ext, _ = ext.(ExtHandler)
