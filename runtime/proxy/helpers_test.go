@@ -11,6 +11,7 @@ import (
 	"time"
 
 	acp "github.com/acpgen/acpgen/gen/acp/unstable"
+	"github.com/acpgen/acpgen/runtime/jsonrpc"
 	"github.com/acpgen/acpgen/runtime/proxy"
 )
 
@@ -201,4 +202,65 @@ func (f frames) next(t *testing.T) string {
 		t.Fatal("no frame came")
 		return ""
 	}
+}
+
+// handAgent drives the successor's end by hand.
+type handAgent struct {
+	t  *testing.T
+	in frames
+	w  io.Writer
+}
+
+func (ch *chain) byHand(t *testing.T) *handAgent {
+	return &handAgent{t: t, in: frames{bufio.NewReader(ch.agent.r)}, w: ch.agent.w}
+}
+
+// read returns the next message the agent gets and its envelope.
+func (h *handAgent) read() (string, jsonrpc.Envelope) {
+	h.t.Helper()
+	line := h.in.next(h.t)
+	env, err := jsonrpc.PeekEnvelope([]byte(line))
+	if err != nil {
+		h.t.Fatalf("the agent got %q: %v", line, err)
+	}
+	return line, env
+}
+
+// expect reads the next message, which must be method.
+func (h *handAgent) expect(method string) (string, jsonrpc.Envelope) {
+	h.t.Helper()
+	line, env := h.read()
+	if env.Name != method {
+		h.t.Fatalf("the agent got %s, want %s", line, method)
+	}
+	return line, env
+}
+
+// send writes one line to the proxy.
+func (h *handAgent) send(line string) {
+	h.t.Helper()
+	if _, err := io.WriteString(h.w, line+"\n"); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// answer answers the request env with result.
+func (h *handAgent) answer(env jsonrpc.Envelope, result string) {
+	h.send(`{"jsonrpc":"2.0","id":` + string(env.ID) + `,"result":` + result + `}`)
+}
+
+// initialize answers the client's initialize.
+func (h *handAgent) initialize() {
+	_, env := h.expect("initialize")
+	h.answer(env, fmt.Sprintf(`{"protocolVersion":%d}`, acp.CurrentProtocolVersion))
+}
+
+// peek returns line's envelope.
+func peek(t *testing.T, line string) (string, jsonrpc.Envelope) {
+	t.Helper()
+	env, err := jsonrpc.PeekEnvelope([]byte(line))
+	if err != nil {
+		t.Fatalf("%q: %v", line, err)
+	}
+	return line, env
 }
