@@ -3,8 +3,10 @@ package proxy_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +15,7 @@ import (
 	acp "github.com/acpgen/acpgen/gen/acp/unstable"
 	"github.com/acpgen/acpgen/runtime/jsonrpc"
 	"github.com/acpgen/acpgen/runtime/proxy"
+	"github.com/acpgen/acpgen/runtime/wire"
 )
 
 // wait bounds every wait of these tests: generous, so a loaded machine
@@ -263,4 +266,32 @@ func peek(t *testing.T, line string) (string, jsonrpc.Envelope) {
 		t.Fatalf("%q: %v", line, err)
 	}
 	return line, env
+}
+
+// frame builds a request (id set) or a notification.
+func frame(id wire.Raw, method string, params wire.Raw) []byte {
+	b := []byte(`{"jsonrpc":"2.0"`)
+	if id != nil {
+		b = append(append(b, `,"id":`...), id...)
+	}
+	b = append(append(b, `,"method":`...), strconvQuote(method)...)
+	if len(params) > 0 {
+		b = append(append(b, `,"params":`...), params...)
+	}
+	return append(b, '}')
+}
+
+func strconvQuote(s string) string { return strconv.Quote(s) }
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// requestIDOf returns the requestId of $/cancel_request params, as JSON.
+func requestIDOf(params wire.Raw) (string, bool) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.RequestID == nil {
+		return "", false
+	}
+	return string(p.RequestID), true
 }
