@@ -14,12 +14,18 @@
 //
 // Everything else passes as the same bytes with the same ids.
 //
-// Usage: proxy [-- ] AGENT [ARGS...]
+// Usage:
 //
-// It speaks ACP on stdin and stdout to the editor and starts the agent with
-// its stdin and stdout as the other side; the agent's stderr is the
-// proxy's. It exits 0 when the editor closes stdin, 1 when the agent exits
-// first or a side fails.
+//	proxy [--] AGENT [ARGS...]
+//	proxy -component
+//
+// Run transparently (the first form) it speaks ACP on stdin and stdout to
+// the editor and starts the agent, whose stdin and stdout are the other side
+// and whose stderr is the proxy's. With -component it is a Proxy Chains
+// component (the unstable schema's proxy/initialize and proxy/successor):
+// stdin and stdout are its one connection to a conductor, which starts it
+// and the agent. It exits 0 when its input (the editor's, or the
+// conductor's) ends, 1 when the agent exits first or a side fails.
 package main
 
 import (
@@ -36,12 +42,13 @@ import (
 )
 
 func main() {
+	component := flag.Bool("component", false, "run as a Proxy Chains component: stdin and stdout are the conductor's connection")
 	flag.Usage = func() {
-		fmt.Fprintln(flag.CommandLine.Output(), "usage: proxy [--] AGENT [ARGS...]")
+		fmt.Fprintln(flag.CommandLine.Output(), "usage: proxy [--] AGENT [ARGS...]\n       proxy -component")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if flag.NArg() == 0 {
+	if *component == (flag.NArg() > 0) {
 		flag.Usage()
 		os.Exit(2)
 	}
@@ -49,7 +56,14 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	m := newMeter(log)
-	err := transparent(ctx, newProxy(m, log), flag.Args())
+	p := newProxy(m, log)
+	var err error
+	if *component {
+		pred, succ := proxy.Component(proxy.Stream(os.Stdin, os.Stdout))
+		err = p.Run(ctx, pred, succ)
+	} else {
+		err = transparent(ctx, p, flag.Args())
+	}
 	m.report()
 	if err != nil {
 		log.Error("proxy ended", "err", err)
