@@ -194,9 +194,13 @@ func errorCode(err error, answered bool) wire.ErrorCode {
 // begin starts observing a message of this End's: its session and _meta
 // are read from params. The Finish it returns is never nil.
 func (e *End) begin(ctx context.Context, dir Direction, method string, notification bool, params []byte) (context.Context, *Message, Finish) {
+	return begin(ctx, e.obs, dir, method, notification, params)
+}
+
+func begin(ctx context.Context, o Observer, dir Direction, method string, notification bool, params []byte) (context.Context, *Message, Finish) {
 	m := &Message{Method: method, Direction: dir, Notification: notification}
 	m.SessionID, m.Meta, _, _ = scanParams(params)
-	ctx, finish := e.obs.Begin(ctx, m)
+	ctx, finish := o.Begin(ctx, m)
 	if finish == nil {
 		finish = func(wire.ErrorCode, error) {}
 	}
@@ -206,8 +210,17 @@ func (e *End) begin(ctx context.Context, dir Direction, method string, notificat
 // send observes an outbound message: it returns the context to send it
 // under and params with what the observer injects into _meta.
 func (e *End) send(ctx context.Context, method string, notification bool, params []byte) (context.Context, []byte, Finish) {
-	ctx, m, finish := e.begin(ctx, Outbound, method, notification, params)
-	if len(m.Inject) > 0 {
+	return Observe(ctx, e.obs, Outbound, method, notification, params)
+}
+
+// Observe tells o of a message that no End sends or receives itself, as a
+// relay (runtime/proxy) sees it: the session and _meta are read from
+// params. For an outbound message the params returned carry what o
+// injects into their _meta (a new slice; params is not modified). The
+// Finish returned is never nil.
+func Observe(ctx context.Context, o Observer, dir Direction, method string, notification bool, params []byte) (context.Context, []byte, Finish) {
+	ctx, m, finish := begin(ctx, o, dir, method, notification, params)
+	if dir == Outbound && len(m.Inject) > 0 {
 		_, _, start, end := scanParams(params)
 		params = withMeta(params, m.Inject, start, end)
 	}

@@ -1,0 +1,76 @@
+package proxy
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/acpgen/acpgen/runtime/wire"
+)
+
+// idSpace is where the proxy's own request ids come from: JSON strings
+// "<prefix>.<n>", the prefix 32 hex digits from crypto/rand (128 bits) per
+// chain. A peer's ids are relayed unchanged, and no peer can mint an id with
+// a prefix it has not seen, so a response whose id carries the prefix
+// answers one of the proxy's own requests (next, Call) and is never relayed.
+type idSpace struct {
+	prefix string
+	last   atomic.Uint64
+}
+
+func newIDSpace() *idSpace {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand panics instead)
+	return &idSpace{prefix: hex.EncodeToString(b[:]) + "."}
+}
+
+// next returns a fresh id as JSON and as its key.
+func (s *idSpace) next() (wire.Raw, string) {
+	id := s.prefix + strconv.FormatUint(s.last.Add(1), 10)
+	return wire.Raw(wire.AppendString(nil, id)), "s" + id
+}
+
+// owns reports whether id is one of the proxy's own and returns its key.
+func (s *idSpace) owns(id wire.Raw) (string, bool) {
+	k := idKey(id)
+	return k, strings.HasPrefix(k, "s"+s.prefix)
+}
+
+// idKey maps a JSON-RPC id to a key equal ids share: a string by its
+// unescaped value, a number by its text, anything else (null) "z".
+func idKey(raw wire.Raw) string {
+	switch raw.Kind() {
+	case wire.KindString:
+		d := wire.NewDecoder(raw, wire.Strict)
+		if s, err := d.ReadString(); err == nil {
+			return "s" + s
+		}
+	case wire.KindNumber:
+		return "n" + string(raw)
+	}
+	return "z"
+}
+
+// requestID reads the requestId member of $/cancel_request params.
+func requestID(params wire.Raw) (wire.Raw, bool) {
+	d := wire.NewDecoder(params, wire.Lenient)
+	if d.Peek() != wire.KindObject || d.BeginObject() != nil {
+		return nil, false
+	}
+	for {
+		key, ok, err := d.NextKey()
+		if err != nil || !ok {
+			return nil, false
+		}
+		if string(key) != "requestId" {
+			if d.Skip() != nil {
+				return nil, false
+			}
+			continue
+		}
+		v, err := d.ReadRaw()
+		return v, err == nil
+	}
+}
