@@ -118,7 +118,7 @@ func staleError() error {
 const firstSteps = `Start in your module with:
    acpgen init                        write acpgen.json (the schema release and channels)
    acpgen generate                    fetch and verify the schema, write the Go packages
-   acpgen scaffold agent --out DIR    a compiling starter agent (or: scaffold client)
+   acpgen scaffold agent --out DIR    a compiling starter agent (or: scaffold client, scaffold proxy)
    acpgen conform agent -- AGENT      check an agent against the protocol
 In a module that has acpgen as a tool, run each as go tool acpgen.`
 
