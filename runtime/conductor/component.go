@@ -21,6 +21,7 @@ type component struct {
 	stdin  *os.File // the conductor's end of each pipe
 	stdout *os.File
 	exited chan struct{} // closed once the process is reaped
+	errEnd chan struct{} // closed once its stderr is copied to its end
 	status int           // as a shell reports it; set before exited closes
 	killed atomic.Bool   // stopped by the conductor
 }
@@ -30,7 +31,7 @@ type component struct {
 // "[pos label] " on every line (discarded when stderr is nil).
 func startComponent(pos int, argv []string, stderr io.Writer) (*component, error) {
 	label := filepath.Base(argv[0])
-	c := &component{label: label, exited: make(chan struct{})}
+	c := &component{label: label, exited: make(chan struct{}), errEnd: make(chan struct{})}
 	c.cmd = exec.Command(argv[0], argv[1:]...)
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -62,7 +63,12 @@ func startComponent(pos int, argv []string, stderr io.Writer) (*component, error
 	c.stdin, c.stdout = inW, outR
 	c.peer = newPeer(pos, fmt.Sprintf("component %d (%s)", pos, label), inW)
 	if errR != nil {
-		go copyPrefixed(stderr, errR, fmt.Sprintf("[%d %s] ", pos, label))
+		go func() {
+			defer close(c.errEnd)
+			copyPrefixed(stderr, errR, fmt.Sprintf("[%d %s] ", pos, label))
+		}()
+	} else {
+		close(c.errEnd)
 	}
 	go c.wait()
 	return c, nil
@@ -113,9 +119,9 @@ func (c *component) kill() {
 }
 
 // watch reports the component's end on ended once its process has exited
-// and its stdout has ended. When one happens without the other, the other
-// has grace to follow: the process is then killed, and frames still in a
-// pipe held open by a stray child are given up.
+// and its stdout and stderr have ended. When one happens without the
+// others, they have grace to follow: the process is then killed, and what
+// is still in a pipe held open by a stray child is given up.
 func (c *component) watch(readDone <-chan struct{}, grace time.Duration, ended chan<- *component) {
 	select {
 	case <-readDone:
@@ -133,6 +139,13 @@ func (c *component) watch(readDone <-chan struct{}, grace time.Duration, ended c
 	case <-expired:
 		c.kill()
 		<-c.exited
+	}
+	// The process is gone: its stderr ends as soon as the copy catches up.
+	t2 := time.NewTimer(grace)
+	defer t2.Stop()
+	select {
+	case <-c.errEnd:
+	case <-t2.C:
 	}
 	ended <- c
 }

@@ -52,6 +52,14 @@ func TestPromptTurnThroughTwoProxies(t *testing.T) {
 	}
 }
 
+// started waits for the running turn's "go" update.
+func (e *editor) started() {
+	e.t.Helper()
+	if m := e.next(); m.Method != "session/update" || chunkText(m) != "go" {
+		e.t.Fatalf("got %+v, want the turn's first update", m)
+	}
+}
+
 func chunkText(m msg) string {
 	var p struct {
 		Update struct {
@@ -71,8 +79,11 @@ func TestCancelEveryHop(t *testing.T) {
 	e := startChain(t, Options{Components: [][]string{self(t, "proxy:a"), self(t, "proxy:b"), {exampleAgent(t)}}})
 	e.initialize()
 	sid := e.session
-	prompt := `{"jsonrpc":"2.0","id":"p1","method":"session/prompt","params":{"sessionId":` + sid + `,"prompt":[{"type":"text","text":"wait"}]}}`
+	// "go" streams an update before the turn waits: the cancel is sent once
+	// the turn runs.
+	prompt := `{"jsonrpc":"2.0","id":"p1","method":"session/prompt","params":{"sessionId":` + sid + `,"prompt":[{"type":"text","text":"go wait"}]}}`
 	e.send(prompt)
+	e.started()
 	e.send(`{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":"p1"}}`)
 	if got := errorOf(t, e.response(`"p1"`)); got.Code != -32800 {
 		t.Fatalf("cancelled prompt: %+v, want -32800", got)
@@ -87,6 +98,7 @@ func TestCancelEveryHop(t *testing.T) {
 		t.Errorf("a hop got a cancel for an id not its own:\n%s", stderr)
 	}
 	e.send(strings.Replace(prompt, `"p1"`, `"p2"`, 1))
+	e.started()
 	e.send(`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":` + sid + `}}`)
 	if m := e.response(`"p2"`); !strings.Contains(string(m.Result), `"cancelled"`) {
 		t.Fatalf("prompt after session/cancel: %s %s, want stopReason cancelled", m.Result, m.Error)
@@ -144,7 +156,7 @@ func jsonEqual(a, b []byte) bool {
 // status; a proxy that ignores the end of its stdin is killed; Run reports
 // which component ended the chain. Components' stderr arrives prefixed.
 func TestComponentExitEndsChain(t *testing.T) {
-	e := startChain(t, Options{Grace: 200 * time.Millisecond,
+	e := startChain(t, Options{Grace: time.Second,
 		Components: [][]string{self(t, "proxy:a:stubborn"), self(t, "agent")}})
 	e.initialize()
 	e.send(`{"jsonrpc":"2.0","id":"hang","method":"_test/hang","params":{}}`)
