@@ -89,8 +89,10 @@ func (c *chain) serve(p *peer, r io.Reader) error {
 		case tooBig:
 			reason := fmt.Sprintf("a line longer than %d bytes is skipped", c.maxFrame)
 			p.write(errorFrame(nil, &wire.RPCError{Code: wire.CodeInvalidRequest, Message: "Invalid request", Data: details(reason)}))
-		case len(bytes.TrimSpace(frame)) > 0:
-			rt.route(bytes.TrimSpace(frame))
+		default:
+			if frame = bytes.TrimSpace(frame); len(frame) > 0 {
+				rt.route(frame)
+			}
 		}
 		if err != nil {
 			if errors.Is(err, io.EOF) || peerlog.Gone(err) {
@@ -152,7 +154,7 @@ func (r *router) plain(env *jsonrpc.Envelope, k kind) {
 	m := outbound{method: env.Method, params: env.Params}
 	if r.from.pos == 0 {
 		to := r.peers[1]
-		m.method = r.downstreamMethod(env.Name, env.Method, to)
+		m.method = r.downstreamMethod(k, env.Name, env.Method, to)
 		r.send(env, k, to, m)
 		return
 	}
@@ -161,11 +163,11 @@ func (r *router) plain(env *jsonrpc.Envelope, k kind) {
 	r.send(env, k, to, m)
 }
 
-// downstreamMethod is the method a request going down the chain arrives
-// with: initialize becomes proxy/initialize for a component that has a
-// successor.
-func (r *router) downstreamMethod(name string, method wire.Raw, to *peer) wire.Raw {
-	if name == methodInitialize && !r.last(to) {
+// downstreamMethod is the method a message going down the chain arrives
+// with: an initialize request becomes proxy/initialize for a component that
+// has a successor.
+func (r *router) downstreamMethod(k kind, name string, method wire.Raw, to *peer) wire.Raw {
+	if k == kindRequest && name == methodInitialize && !r.last(to) {
 		return proxyInitializeJSON
 	}
 	return method
@@ -186,7 +188,7 @@ func (r *router) successor(env *jsonrpc.Envelope, k kind) {
 		return
 	}
 	to := r.peers[r.from.pos+1]
-	m.method = r.downstreamMethod(name, m.method, to)
+	m.method = r.downstreamMethod(k, name, m.method, to)
 	r.send(env, k, to, m)
 }
 
