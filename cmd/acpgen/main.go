@@ -53,11 +53,14 @@ func exitStatus(ctx context.Context, err error) int {
 	var b blockedError
 	var u usageError
 	var a agentExit
+	var ce chainEnded
 	switch {
 	case ctx.Err() != nil: // the error is how the interrupted step ended
 		return ExitStatusInterrupted
 	case errors.As(err, &a):
 		return a.status
+	case errors.As(err, &ce):
+		return ExitStatusChainEnded
 	case errors.As(err, &v):
 		return ExitStatusVerdict
 	case errors.As(err, &b):
@@ -161,6 +164,7 @@ func app() *cli.App {
 			scaffoldCommand(),
 			conformCommand(),
 			inspectCommand(),
+			conductCommand(),
 			versionCommand(),
 		},
 	}
