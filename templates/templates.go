@@ -1,9 +1,10 @@
 // Package templates holds the starter programs `acpgen scaffold` writes: an
-// ACP agent and an ACP client on stdio, built on a package acpgen generated.
+// ACP agent, an ACP client and an ACP proxy on stdio, built on a package
+// acpgen generated.
 // They are text/template files embedded in the binary, so a scaffold needs
 // nothing but the acpgen command.
 //
-// Layout: one folder per kind (agent/, client/) whose NAME.tmpl files become
+// Layout: one folder per kind (agent/, client/, proxy/) whose NAME.tmpl files become
 // NAME in the output folder, and module/go.mod.tmpl for a starter that is a
 // module of its own.
 package templates
@@ -20,7 +21,7 @@ import (
 	"text/template"
 )
 
-//go:embed agent client module
+//go:embed agent client proxy module
 var files embed.FS
 
 // Data is what the templates are executed with.
@@ -54,7 +55,7 @@ type Requirement struct {
 
 // Kinds returns the kinds of starter, sorted.
 func Kinds() []string {
-	return []string{"agent", "client"}
+	return []string{"agent", "client", "proxy"}
 }
 
 // dotFiles names the outputs whose names start with a dot, which embed
@@ -70,7 +71,7 @@ const BinDir = "bin"
 // so template whitespace never reaches the output.
 func Render(kind string, d Data) (map[string][]byte, error) {
 	if !slices.Contains(Kinds(), kind) {
-		return nil, fmt.Errorf("unknown kind of starter %q (want %s)", kind, strings.Join(Kinds(), " or "))
+		return nil, fmt.Errorf("unknown kind of starter %q (want %s)", kind, strings.Join(Kinds(), ", "))
 	}
 	if d.Name == "" || d.Import == "" {
 		return nil, fmt.Errorf("templates: Name and Import are required")

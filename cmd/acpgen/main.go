@@ -53,11 +53,14 @@ func exitStatus(ctx context.Context, err error) int {
 	var b blockedError
 	var u usageError
 	var a agentExit
+	var ce chainEnded
 	switch {
 	case ctx.Err() != nil: // the error is how the interrupted step ended
 		return ExitStatusInterrupted
 	case errors.As(err, &a):
 		return a.status
+	case errors.As(err, &ce):
+		return ExitStatusChainEnded
 	case errors.As(err, &v):
 		return ExitStatusVerdict
 	case errors.As(err, &b):
@@ -118,7 +121,7 @@ func staleError() error {
 const firstSteps = `Start in your module with:
    acpgen init                        write acpgen.json (the schema release and channels)
    acpgen generate                    fetch and verify the schema, write the Go packages
-   acpgen scaffold agent --out DIR    a compiling starter agent (or: scaffold client)
+   acpgen scaffold agent --out DIR    a compiling starter agent (or: scaffold client, scaffold proxy)
    acpgen conform agent -- AGENT      check an agent against the protocol
 In a module that has acpgen as a tool, run each as go tool acpgen.`
 
@@ -161,6 +164,7 @@ func app() *cli.App {
 			scaffoldCommand(),
 			conformCommand(),
 			inspectCommand(),
+			conductCommand(),
 			versionCommand(),
 		},
 	}

@@ -24,7 +24,7 @@ func scaffoldCommand() *cli.Command {
 				&cli.StringFlag{Name: "out", Required: true, Usage: "folder to write to; it must not exist or be empty (nothing is ever overwritten)"},
 				&cli.StringFlag{Name: "module", Usage: "make the starter a module of its own with this module path (default: join the module that holds --out, else a new module named after the folder)"},
 				&cli.StringFlag{Name: "import", Usage: "import path of the generated ACP package to build on (default: the package the nearest " + config.FileName + " (the current folder, else above it within the module) generates, its stable channel or else its first v1 channel; the starters speak protocol v1; without one " + defaultImport + ")"},
-				&cli.BoolFlag{Name: "unstable", Usage: "build on the unstable channel instead (the configuration's unstable channel; without one " + defaultImport + "/unstable)"},
+				&cli.BoolFlag{Name: "unstable", Usage: "build on the unstable channel instead (the configuration's unstable channel; without one " + defaultImport + "/unstable); a proxy always does"},
 				&cli.StringFlag{Name: "acpgen-version", Usage: "version of " + acpgenModule + " a new go.mod requires (default: this acpgen's own version, or the replacement folder it was built from; else what the module in reach uses)"},
 				&cli.StringFlag{Name: "replace", Usage: "folder that a new go.mod replaces " + acpgenModule + " with (a local checkout)"},
 				&cli.BoolFlag{Name: "http", Usage: "agent only: serve ACP over the network at http://ADDR/acp (WebSocket and Streamable HTTP) instead of stdio"},
@@ -39,9 +39,11 @@ func scaffoldCommand() *cli.Command {
 	}
 	return &cli.Command{
 		Name:  "scaffold",
-		Usage: "write a compiling starter ACP agent or client built on a generated package",
+		Usage: "write a compiling starter ACP agent, client or proxy built on a generated package",
 		Description: "The starter is package main: a handler type that embeds the generated Unimplemented handler\n" +
-			"and a main that serves ACP on stdin/stdout (agent) or runs an agent as a subprocess (client).\n" +
+			"and a main that serves ACP on stdin/stdout (agent) or runs an agent as a subprocess (client);\n" +
+			"or a proxy on runtime/proxy (the unstable channel by default) that hides terminals from the agent\n" +
+			"and counts tokens, run between an editor and an agent or as a Proxy Chains component.\n" +
 			"When --out lies inside an existing Go module and --module is not given, the starter joins that\n" +
 			"module (which must require " + acpgenModule + "); otherwise it gets its own go.mod, which requires\n" +
 			"acpgen as this acpgen was installed (its version, or a replace directive for its folder).",

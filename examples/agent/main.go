@@ -4,7 +4,9 @@
 // agent on the v2 draft instead (v2.go): runtime/router picks the version.
 //
 // Each prompt turn streams the prompt's words back as agent_message_chunk
-// updates and ends with stopReason end_turn. The word "wait" blocks the turn
+// updates and ends with stopReason end_turn. The word "terminal" runs `pwd`
+// in a terminal of the client when the client offers terminals, and streams
+// the outcome in its place (terminal.go). The word "wait" blocks the turn
 // until the client sends session/cancel, which then ends it with stopReason
 // cancelled (the generated AgentConn does that conversion). It also shows the
 // two RFD overlays this repository generates with:
@@ -201,6 +203,11 @@ func (a *agent) SessionPrompt(ctx context.Context, p *acp.PromptRequest) (*acp.P
 			continue // only text is advertised; other kinds never pass the gates
 		}
 		for _, w := range strings.Fields(b.Text.Text) {
+			if w == terminalWord {
+				if w, err = a.terminal(ctx, p.SessionID); err != nil {
+					return nil, err
+				}
+			}
 			if w == waitWord {
 				// A long-running step: the turn's context ends on session/cancel.
 				<-ctx.Done()

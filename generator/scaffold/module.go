@@ -28,8 +28,8 @@ type Package struct {
 
 // importPath is the package to build on: --import, else the package the
 // nearest configuration (config.Find) generates (its stable channel, or the
-// first v1 channel; its unstable channel with --unstable), else this
-// repository's own generated package.
+// first v1 channel; its unstable channel with --unstable or for a proxy),
+// else this repository's own generated package.
 func importPath(o Options) (Package, error) {
 	if o.Import != "" {
 		if o.Unstable {
@@ -38,7 +38,9 @@ func importPath(o Options) (Package, error) {
 		return Package{Path: o.Import}, nil
 	}
 	want := "stable"
-	if o.Unstable {
+	if o.Unstable || o.Kind == "proxy" {
+		// The proxy starter needs what only the unstable channel carries:
+		// Proxy Chains, and the usage it counts.
 		want = "unstable"
 	}
 	r, err := config.Open("", config.Overrides{})
@@ -52,7 +54,11 @@ func importPath(o Options) (Package, error) {
 	if err != nil {
 		return Package{}, fmt.Errorf("%w\n(scaffold builds on the package this configuration generates; give --import to choose another)", err)
 	}
-	return configuredPackage(r, want)
+	pkg, err := configuredPackage(r, want)
+	if err != nil && o.Kind == "proxy" && !o.Unstable {
+		err = fmt.Errorf("the proxy starter builds on an unstable channel (Proxy Chains, token usage), but %s generates none; add one, or give --import with a package that has them", r.File)
+	}
+	return pkg, err
 }
 
 // configuredPackage is the package r generates for channel want.

@@ -41,9 +41,12 @@ func (st *Starter) PrintNextSteps(w io.Writer) {
 	}
 	st.printModuleSteps(w)
 	bin := templates.BinDir + "/" + d.Name // ignored by the starter's .gitignore
-	if kind == "agent" {
+	switch kind {
+	case "agent":
 		fmt.Fprintf(w, "  go build -o %s . && ./%s   # speaks ACP on stdin/stdout\n", bin, bin)
-	} else {
+	case "proxy":
+		fmt.Fprintf(w, "  go build -o %s . && ./%s -- AGENT [ARGS...]   # an editor runs it in the agent's place\n", bin, bin)
+	default:
 		fmt.Fprintf(w, "  go build -o %s . && ./%s -prompt 'Hello' AGENT [ARGS...]\n", bin, bin)
 	}
 }

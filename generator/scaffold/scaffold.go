@@ -1,5 +1,5 @@
-// Package scaffold writes the starter agents and clients of `acpgen
-// scaffold`: which generated package a starter builds on, whether it joins
+// Package scaffold writes the starter agents, clients and proxies of
+// `acpgen scaffold`: which generated package a starter builds on, whether it joins
 // the module around it or gets a go.mod of its own, and how that go.mod
 // requires acpgen.
 package scaffold

@@ -113,3 +113,29 @@ func TestWrite(t *testing.T) {
 		}
 	}
 }
+
+// A proxy starter builds on the unstable channel unless --import says
+// otherwise, and a configuration without one is refused.
+func TestWriteProxy(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	st, err := Write(Options{Kind: "proxy", Out: "p", Install: Install{Version: "v1.4.0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Data.Import != DefaultImport+"/unstable" {
+		t.Errorf("import %s", st.Data.Import)
+	}
+	var next strings.Builder
+	st.PrintNextSteps(&next)
+	if !strings.Contains(next.String(), "(.gitignore, proxy.go, proxy_test.go, go.mod, main.go)") || !strings.Contains(next.String(), "./bin/p -- AGENT [ARGS...]") {
+		t.Errorf("next steps:\n%s", next.String())
+	}
+	if st, err := Write(Options{Kind: "proxy", Out: "q", Import: "example.com/acp"}); err != nil || st.Data.Import != "example.com/acp" {
+		t.Errorf("--import: %+v, %v", st, err)
+	}
+	writeFile(t, filepath.Join(dir, "acpgen.json"), `{"channels": [{"name": "stable", "out": "acp"}]}`)
+	if _, err := Write(Options{Kind: "proxy", Out: "r"}); err == nil || !strings.Contains(err.Error(), "the proxy starter builds on an unstable channel") {
+		t.Errorf("a configuration without an unstable channel: %v", err)
+	}
+}

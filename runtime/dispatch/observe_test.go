@@ -98,3 +98,23 @@ func TestObserverSeesAndPropagates(t *testing.T) {
 	co.expect(t, `begin outbound notification tell session="s3" meta=`, `end outbound tell code=0 err=false`)
 	so.expect(t, `begin inbound notification tell session="s3" meta={"baggage":"b=1","traceparent":"00-t"}`, `end inbound tell code=0 err=false`)
 }
+
+// Observe, as a relay uses it: a received message is observed as it is; a
+// sent one gets what the observer injects into a copy of its params.
+func TestObserveRelayed(t *testing.T) {
+	f := newFake("relay", map[string]string{"traceparent": "00-x"})
+	params := []byte(`{"sessionId":"s1","_meta":{"traceparent":"00-old","keep":1}}`)
+	orig := string(params)
+	ctx, got, finish := dispatch.Observe(context.Background(), f, dispatch.Inbound, "session/prompt", false, params)
+	if string(got) != orig || ctx.Value(observed{}) != "relay" {
+		t.Errorf("inbound: params %s, context marked %v", got, ctx.Value(observed{}))
+	}
+	finish(0, nil)
+	_, got, _ = dispatch.Observe(ctx, f, dispatch.Outbound, "session/prompt", false, params)
+	if want := `{"sessionId":"s1","_meta":{"keep":1,"traceparent":"00-x"}}`; string(got) != want || string(params) != orig {
+		t.Errorf("outbound: %s, want %s; the original became %s", got, want, params)
+	}
+	if l := <-f.lines; l != `begin inbound request session/prompt session="s1" meta={"traceparent":"00-old","keep":1}` {
+		t.Errorf("first observation: %s", l)
+	}
+}

@@ -129,17 +129,25 @@ func endError(cause error) *wire.RPCError {
 	return &wire.RPCError{Code: wire.CodeInternalError, Message: cause.Error()}
 }
 
-// readEnded ends the chain for a side whose Read failed: the successor's
-// end is the chain's end; the predecessor's io.EOF is a half-close, passed
-// on to the successor once what was read before it is relayed.
+// readEnded queues the end of side s's input behind what was read before
+// it, so that is relayed first.
 func (c *chain) readEnded(s side, err error) {
+	if !c.queue[s].push(&item{eof: true, err: err}) {
+		c.end(s, err) // the chain has ended already: this records nothing
+	}
+}
+
+// inputEnded acts on the end of side s's input once what was read before
+// it is relayed: the predecessor's io.EOF is a half-close, passed on to the
+// successor (whose input ends, and which then ends the chain as its output
+// ends); anything else ends the chain.
+func (c *chain) inputEnded(s side, err error) {
 	if s == predecessor && errors.Is(err, io.EOF) {
 		c.mu.Lock()
 		c.predClosed = !c.ended
 		c.mu.Unlock()
-		if c.queue[s].push(&item{eof: true}) {
-			return
-		}
+		c.closeInput(s.other())
+		return
 	}
 	if errors.Is(err, io.EOF) {
 		err = errors.New(s.String() + " closed the connection")

@@ -23,5 +23,7 @@
 // chain ends: every request still waiting is answered with a JSON-RPC
 // error naming what ended it, and Run returns that.
 //
-// docs/proxies.md describes the proxy.
+// Component turns a proxy's connection to a Proxy Chains conductor into
+// the two links Run takes. docs/proxies.md describes both ways to run a
+// proxy.
 package proxy

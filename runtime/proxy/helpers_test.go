@@ -3,15 +3,19 @@ package proxy_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	acp "github.com/acpgen/acpgen/gen/acp/unstable"
+	"github.com/acpgen/acpgen/runtime/jsonrpc"
 	"github.com/acpgen/acpgen/runtime/proxy"
+	"github.com/acpgen/acpgen/runtime/wire"
 )
 
 // wait bounds every wait of these tests: generous, so a loaded machine
@@ -201,4 +205,93 @@ func (f frames) next(t *testing.T) string {
 		t.Fatal("no frame came")
 		return ""
 	}
+}
+
+// handAgent drives the successor's end by hand.
+type handAgent struct {
+	t  *testing.T
+	in frames
+	w  io.Writer
+}
+
+func (ch *chain) byHand(t *testing.T) *handAgent {
+	return &handAgent{t: t, in: frames{bufio.NewReader(ch.agent.r)}, w: ch.agent.w}
+}
+
+// read returns the next message the agent gets and its envelope.
+func (h *handAgent) read() (string, jsonrpc.Envelope) {
+	h.t.Helper()
+	line := h.in.next(h.t)
+	env, err := jsonrpc.PeekEnvelope([]byte(line))
+	if err != nil {
+		h.t.Fatalf("the agent got %q: %v", line, err)
+	}
+	return line, env
+}
+
+// expect reads the next message, which must be method.
+func (h *handAgent) expect(method string) (string, jsonrpc.Envelope) {
+	h.t.Helper()
+	line, env := h.read()
+	if env.Name != method {
+		h.t.Fatalf("the agent got %s, want %s", line, method)
+	}
+	return line, env
+}
+
+// send writes one line to the proxy.
+func (h *handAgent) send(line string) {
+	h.t.Helper()
+	if _, err := io.WriteString(h.w, line+"\n"); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// answer answers the request env with result.
+func (h *handAgent) answer(env jsonrpc.Envelope, result string) {
+	h.send(`{"jsonrpc":"2.0","id":` + string(env.ID) + `,"result":` + result + `}`)
+}
+
+// initialize answers the client's initialize.
+func (h *handAgent) initialize() {
+	_, env := h.expect("initialize")
+	h.answer(env, fmt.Sprintf(`{"protocolVersion":%d}`, acp.CurrentProtocolVersion))
+}
+
+// peek returns line's envelope.
+func peek(t *testing.T, line string) (string, jsonrpc.Envelope) {
+	t.Helper()
+	env, err := jsonrpc.PeekEnvelope([]byte(line))
+	if err != nil {
+		t.Fatalf("%q: %v", line, err)
+	}
+	return line, env
+}
+
+// frame builds a request (id set) or a notification.
+func frame(id wire.Raw, method string, params wire.Raw) []byte {
+	b := []byte(`{"jsonrpc":"2.0"`)
+	if id != nil {
+		b = append(append(b, `,"id":`...), id...)
+	}
+	b = append(append(b, `,"method":`...), strconvQuote(method)...)
+	if len(params) > 0 {
+		b = append(append(b, `,"params":`...), params...)
+	}
+	return append(b, '}')
+}
+
+func strconvQuote(s string) string { return strconv.Quote(s) }
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// requestIDOf returns the requestId of $/cancel_request params, as JSON.
+func requestIDOf(params wire.Raw) (string, bool) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.RequestID == nil {
+		return "", false
+	}
+	return string(p.RequestID), true
 }

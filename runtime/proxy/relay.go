@@ -14,7 +14,8 @@ type item struct {
 	valid   bool      // env holds a JSON-RPC object (not a batch, not garbage)
 	x       *exchange // set when an interceptor claims the message
 	answers string    // the key of the proxy's call it answers, when it waits its turn
-	eof     bool      // the side closed its input after the messages before
+	eof     bool      // the side's input ended after the messages before
+	err     error     // how it ended
 }
 
 func (it *item) isRequest() bool { return it.valid && it.env.Method != nil && it.env.ID != nil }
@@ -94,7 +95,7 @@ func (c *chain) forward(s side) {
 		case it.answers != "":
 			c.answerInOrder(it.answers, it)
 		case it.eof:
-			c.closeInput(s.other())
+			c.inputEnded(s, it.err)
 		case it.x != nil:
 			c.intercept(it.x)
 		default:

@@ -1,0 +1,312 @@
+package conductor
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"sync"
+
+	"github.com/acpgen/acpgen/runtime/internal/peerlog"
+	"github.com/acpgen/acpgen/runtime/jsonrpc"
+	"github.com/acpgen/acpgen/runtime/wire"
+)
+
+// Bounds of the routing. A reader holds the one frame it routes (up to the
+// frame bound) and its read buffer; frames are written through, never
+// queued. At most MaxPending requests the conductor sent on one connection
+// wait for their answers; past that a request is refused with
+// jsonrpc.CodeOverloaded.
+const (
+	// MaxPending bounds the conductor's unanswered requests per connection.
+	MaxPending = 4096
+	readSize   = 64 << 10
+)
+
+// peer is one connection of the chain: the editor (position 0) or a
+// component (positions 1 to n, the agent last).
+type peer struct {
+	pos  int
+	name string // in messages: "the editor", "component 2 (filter)"
+
+	wmu sync.Mutex // one frame at a time
+	w   io.Writer
+
+	// Guarded by chain.mu.
+	next      int64            // the conductor's last request id on this connection
+	pending   map[int64]origin // the conductor's requests here, by id
+	forwarded map[string]route // this peer's requests the conductor forwarded, by idKey
+}
+
+// origin is where a request the conductor sent came from.
+type origin struct {
+	from *peer
+	id   wire.Raw // the sender's id, a copy
+}
+
+// route is where the conductor sent a request on: the peer and its own id
+// there.
+type route struct {
+	to *peer
+	id int64
+}
+
+func newPeer(pos int, name string, w io.Writer) *peer {
+	return &peer{pos: pos, name: name, w: w, pending: map[int64]origin{}, forwarded: map[string]route{}}
+}
+
+// write writes one whole frame. A peer that has gone is the chain's end to
+// handle, not the writer's.
+func (p *peer) write(frame []byte) {
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	_, _ = p.w.Write(frame)
+}
+
+// chain routes messages between the editor and the components.
+type chain struct {
+	mu       sync.Mutex
+	peers    []*peer // the editor, then the components
+	ended    *wire.RPCError
+	log      *slog.Logger
+	maxFrame int
+	dropped  peerlog.Limiter // frames the conductor cannot route
+}
+
+// last reports whether p is the agent: the component without a successor.
+func (c *chain) last(p *peer) bool { return p.pos == len(c.peers)-1 }
+
+// serve reads p's frames and routes each, until the end of r.
+func (c *chain) serve(p *peer, r io.Reader) error {
+	br := bufio.NewReaderSize(r, readSize)
+	rt := &router{chain: c, from: p}
+	for {
+		frame, tooBig, err := jsonrpc.ReadFrame(br, c.maxFrame)
+		switch {
+		case tooBig:
+			reason := fmt.Sprintf("a line longer than %d bytes is skipped", c.maxFrame)
+			p.write(errorFrame(nil, &wire.RPCError{Code: wire.CodeInvalidRequest, Message: "Invalid request", Data: details(reason)}))
+		default:
+			if frame = bytes.TrimSpace(frame); len(frame) > 0 {
+				rt.route(frame)
+			}
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) || peerlog.Gone(err) {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// details is error data as jsonrpc writes it: the reason under "details".
+func details(reason string) wire.Raw {
+	return wire.Raw(append(wire.AppendString([]byte(`{"details":`), reason), '}'))
+}
+
+// router routes one peer's frames; buf is reused for each frame written.
+type router struct {
+	*chain
+	from *peer
+	buf  []byte
+}
+
+func (r *router) route(frame []byte) {
+	env, err := jsonrpc.PeekEnvelope(frame)
+	if err != nil {
+		var fe *jsonrpc.FrameError
+		if errors.As(err, &fe) {
+			r.from.write(errorFrame(nil, fe.RPCError()))
+		}
+		return
+	}
+	k, reason := classify(&env)
+	switch {
+	case reason != "":
+		var id wire.Raw
+		if env.Method != nil && env.ID != nil && env.IDValid() {
+			id = env.ID // a request's id is echoed; a response's never
+		}
+		r.from.write(errorFrame(id, invalidRequest(reason)))
+	case k == kindResponse:
+		r.respond(&env)
+	case env.Name == methodProxySuccessor && r.from.pos > 0:
+		r.successor(&env, k)
+	case k == kindNotification && env.Name == methodCancelRequest:
+		r.cancel(env.Params)
+	default:
+		r.plain(&env, k)
+	}
+}
+
+func invalidRequest(reason string) *wire.RPCError {
+	return &wire.RPCError{Code: wire.CodeInvalidRequest, Message: "Invalid request", Data: details(reason)}
+}
+
+// plain forwards a message sent as itself: the editor's to the first
+// component, a component's to its predecessor (wrapped, unless that is the
+// editor).
+func (r *router) plain(env *jsonrpc.Envelope, k kind) {
+	m := outbound{method: env.Method, params: env.Params}
+	if r.from.pos == 0 {
+		to := r.peers[1]
+		m.method = r.downstreamMethod(k, env.Name, env.Method, to)
+		r.send(env, k, to, m)
+		return
+	}
+	to := r.peers[r.from.pos-1]
+	m.wrap = to.pos > 0
+	r.send(env, k, to, m)
+}
+
+// downstreamMethod is the method a message going down the chain arrives
+// with: an initialize request becomes proxy/initialize for a component that
+// has a successor.
+func (r *router) downstreamMethod(k kind, name string, method wire.Raw, to *peer) wire.Raw {
+	if k == kindRequest && name == methodInitialize && !r.last(to) {
+		return proxyInitializeJSON
+	}
+	return method
+}
+
+// successor unwraps a component's proxy/successor message and sends it, as
+// itself, to the component's successor.
+func (r *router) successor(env *jsonrpc.Envelope, k kind) {
+	if r.last(r.from) {
+		r.refuse(env, k, &wire.RPCError{Code: wire.CodeMethodNotFound,
+			Message: "Method not found: " + methodProxySuccessor + ": " + r.from.name + " is the last in the chain, it has no successor"})
+		return
+	}
+	m, name, reason := unwrap(env.Params)
+	if reason != "" {
+		r.refuse(env, k, &wire.RPCError{Code: wire.CodeInvalidParams,
+			Message: "Invalid params: " + methodProxySuccessor + ": " + reason})
+		return
+	}
+	to := r.peers[r.from.pos+1]
+	m.method = r.downstreamMethod(k, name, m.method, to)
+	r.send(env, k, to, m)
+}
+
+// refuse answers a request with the conductor's own error; a notification
+// cannot be answered, so it is logged and dropped.
+func (r *router) refuse(env *jsonrpc.Envelope, k kind, e *wire.RPCError) {
+	if k == kindRequest {
+		r.from.write(errorFrame(env.ID, e))
+		return
+	}
+	r.dropped.Log(r.log, slog.LevelWarn, "conductor: notification dropped", "from", r.from.name, "reason", e.Message)
+}
+
+// send writes m to the peer to; a request goes under the conductor's own id
+// there, remembered for its response and for cancellation.
+func (r *router) send(env *jsonrpc.Envelope, k kind, to *peer, m outbound) {
+	if k == kindNotification {
+		if r.over() {
+			return
+		}
+		r.buf = m.appendTo(r.buf[:0], nil)
+		to.write(r.buf)
+		return
+	}
+	id, refusal := r.open(env.ID, to)
+	if refusal != nil {
+		r.from.write(errorFrame(env.ID, refusal))
+		return
+	}
+	r.buf = m.appendTo(r.buf[:0], strconv.AppendInt(nil, id, 10))
+	to.write(r.buf)
+}
+
+// over reports a chain that has ended.
+func (r *router) over() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ended != nil
+}
+
+// open takes the next id of the conductor's on to for a request of from's
+// with id senderID, or says why the request is refused.
+func (r *router) open(senderID wire.Raw, to *peer) (int64, *wire.RPCError) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case r.ended != nil:
+		return 0, r.ended
+	case len(to.pending) >= MaxPending:
+		return 0, &wire.RPCError{Code: jsonrpc.CodeOverloaded,
+			Message: fmt.Sprintf("Server overloaded: %s has %d requests unanswered; retry later", to.name, MaxPending)}
+	}
+	to.next++
+	to.pending[to.next] = origin{from: r.from, id: append(wire.Raw(nil), senderID...)}
+	r.from.forwarded[idKey(senderID)] = route{to: to, id: to.next}
+	return to.next, nil
+}
+
+// respond returns a response to the peer whose request it answers, under
+// that peer's id, with the result or error unchanged.
+func (r *router) respond(env *jsonrpc.Envelope) {
+	id, ok := conductorID(env.ID)
+	var o origin
+	if ok {
+		r.mu.Lock()
+		if o, ok = r.from.pending[id]; ok {
+			delete(r.from.pending, id)
+			key := idKey(o.id)
+			if o.from.forwarded[key] == (route{to: r.from, id: id}) {
+				delete(o.from.forwarded, key)
+			}
+		}
+		r.mu.Unlock()
+	}
+	if !ok {
+		r.dropped.Log(r.log, slog.LevelWarn, "conductor: response to no request of the conductor's dropped", "from", r.from.name, "id", string(env.ID))
+		return
+	}
+	r.buf = appendResponse(r.buf[:0], o.id, env.Result, env.Error)
+	o.from.write(r.buf)
+}
+
+// cancel handles a peer's $/cancel_request for a request the conductor
+// forwarded: the conductor cancels its own request, with its own id, on
+// the connection it sent it on. The peer's id never travels further.
+func (r *router) cancel(params wire.Raw) {
+	key, ok := cancelledID(params)
+	if !ok {
+		r.dropped.Log(r.log, slog.LevelWarn, "conductor: "+methodCancelRequest+" without a requestId dropped", "from", r.from.name)
+		return
+	}
+	r.mu.Lock()
+	rt, ok := r.from.forwarded[key]
+	r.mu.Unlock()
+	if ok {
+		r.buf = appendCancel(r.buf[:0], rt.id)
+		rt.to.write(r.buf)
+	}
+}
+
+// end ends the chain with e: every request of the editor's still waiting
+// is answered with e, and so is every later one.
+func (c *chain) end(e *wire.RPCError) {
+	editor := c.peers[0]
+	c.mu.Lock()
+	if c.ended != nil {
+		c.mu.Unlock()
+		return
+	}
+	c.ended = e
+	var ids []wire.Raw
+	for key, rt := range editor.forwarded {
+		ids = append(ids, rt.to.pending[rt.id].id)
+		delete(rt.to.pending, rt.id)
+		delete(editor.forwarded, key)
+	}
+	c.mu.Unlock()
+	for _, id := range ids {
+		editor.write(errorFrame(id, e))
+	}
+}

@@ -1,0 +1,238 @@
+package proxy
+
+import (
+	"errors"
+	"io"
+	"sync"
+
+	"github.com/acpgen/acpgen/runtime/jsonrpc"
+	"github.com/acpgen/acpgen/runtime/wire"
+)
+
+// Proxy Chains wire names (the unstable schema's proxy side).
+const (
+	methodProxyInitialize = "proxy/initialize"
+	methodProxySuccessor  = "proxy/successor"
+	methodInitialize      = "initialize"
+	methodCancelRequest   = jsonrpc.CancelRequestMethod
+)
+
+// Component turns conn, a proxy's one connection to a Proxy Chains
+// conductor, into the predecessor and successor links Run takes:
+//
+//   - proxy/initialize reaches the predecessor link as initialize (same id
+//     and params), so an interceptor on initialize sees it, and the
+//     proxy forwards initialize to its successor before it answers;
+//   - a proxy/successor request or notification from the conductor is the
+//     successor's message it wraps, its envelope's _meta dropped
+//     (hop-local); the answer to it goes back as the answer to the
+//     proxy/successor request, unchanged;
+//   - every other message is the predecessor's, and what the proxy sends
+//     its predecessor goes to the conductor as is;
+//   - what the proxy sends its successor goes out wrapped in
+//     proxy/successor, without envelope _meta; the answer is the
+//     successor's;
+//   - $/cancel_request is per hop, never wrapped: one from the conductor
+//     goes to the link whose request it names, and the proxy's cancel of
+//     a request it wrapped names that request.
+func Component(conn Link) (predecessor, successor Link) {
+	c := &component{conn: conn, sent: map[string]bool{}, got: map[string]bool{}, closed: make(chan struct{})}
+	for s := range c.in {
+		c.in[s] = make(chan read)
+	}
+	return &vlink{c, 0}, &vlink{c, 1}
+}
+
+type component struct {
+	conn   Link
+	wmu    sync.Mutex // the two links write to one connection
+	mu     sync.Mutex
+	sent   map[string]bool // ids of requests sent to the successor, wrapped
+	got    map[string]bool // ids of proxy/successor requests received, unanswered
+	in     [2]chan read    // what the demultiplexer hands each link
+	start  sync.Once
+	closed chan struct{}
+	once   sync.Once
+}
+
+type read struct {
+	frame []byte
+	err   error
+}
+
+// vlink is one of the two links over the conductor connection.
+type vlink struct {
+	c *component
+	s side
+}
+
+func (v *vlink) Read() ([]byte, error) {
+	v.c.start.Do(func() { go v.c.demux() })
+	select {
+	case r := <-v.c.in[v.s]:
+		return r.frame, r.err
+	case <-v.c.closed:
+		return nil, io.EOF
+	}
+}
+
+func (v *vlink) Write(msg []byte) error {
+	if v.s == successor {
+		msg = v.c.wrap(msg)
+	}
+	v.c.wmu.Lock()
+	defer v.c.wmu.Unlock()
+	return v.c.conn.Write(msg)
+}
+
+// Close closes the conductor connection: the two links share it.
+func (v *vlink) Close() error {
+	var err error
+	v.c.once.Do(func() {
+		close(v.c.closed)
+		err = v.c.conn.Close()
+	})
+	return err
+}
+
+// demux reads the conductor connection and hands each message to its
+// link; the connection's end goes to the predecessor link, whose end ends
+// the chain.
+func (c *component) demux() {
+	for {
+		frame, err := c.conn.Read()
+		s := predecessor
+		if err == nil {
+			frame, s = c.route(frame)
+		}
+		if frame == nil && err == nil {
+			continue
+		}
+		select {
+		case c.in[s] <- read{frame, err}:
+		case <-c.closed:
+			return
+		}
+		if err != nil && !errors.Is(err, ErrFrameTooBig) {
+			return
+		}
+	}
+}
+
+// route says which link a message from the conductor is for, unwrapping
+// or renaming it; a nil frame was answered here.
+func (c *component) route(frame []byte) ([]byte, side) {
+	env, err := jsonrpc.PeekEnvelope(frame)
+	if err != nil {
+		return frame, predecessor
+	}
+	switch {
+	case env.Name == methodProxySuccessor && env.Method != nil:
+		return c.unwrap(frame, env), successor
+	case env.Name == methodProxyInitialize && env.ID != nil:
+		return appendMessage(nil, env.ID, methodInitialize, env.Params), predecessor
+	case env.Name == methodCancelRequest:
+		if id, ok := requestID(env.Params); ok && c.has(c.got, idKey(id), false) {
+			return frame, successor
+		}
+	case env.Method == nil && env.ID != nil:
+		if c.has(c.sent, idKey(env.ID), true) {
+			return frame, successor
+		}
+	}
+	return frame, predecessor
+}
+
+// has reports whether set holds key, deleting it when del is set.
+func (c *component) has(set map[string]bool, key string, del bool) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ok := set[key]
+	if ok && del {
+		delete(set, key)
+	}
+	return ok
+}
+
+// unwrap returns the message a proxy/successor envelope carries, with the
+// envelope's id; one whose params are not an envelope is answered -32602
+// (nil returned).
+func (c *component) unwrap(frame []byte, env jsonrpc.Envelope) []byte {
+	method, params, ok := envelope(env.Params)
+	if !ok {
+		if env.ID != nil {
+			b, _ := jsonrpc.AppendError(nil, env.ID, &wire.RPCError{Code: wire.CodeInvalidParams, Message: "Invalid params: proxy/successor needs a method"})
+			c.wmu.Lock()
+			_ = c.conn.Write(b[:len(b)-1])
+			c.wmu.Unlock()
+		}
+		return nil
+	}
+	if env.ID != nil {
+		c.mu.Lock()
+		c.got[idKey(env.ID)] = true
+		c.mu.Unlock()
+	}
+	return appendMessage(nil, env.ID, method, params)
+}
+
+// envelope reads proxy/successor params: the wrapped method and params
+// (nil when absent or null).
+func envelope(p wire.Raw) (method string, params wire.Raw, ok bool) {
+	d := wire.NewDecoder(p, wire.Lenient)
+	if d.Peek() != wire.KindObject || d.BeginObject() != nil {
+		return "", nil, false
+	}
+	for {
+		key, more, err := d.NextKey()
+		if err != nil {
+			return "", nil, false
+		}
+		if !more {
+			return method, params, ok
+		}
+		switch string(key) {
+		case "method":
+			method, err = d.ReadString()
+			ok = err == nil
+		case "params":
+			params, err = d.ReadRaw()
+			if params.Kind() == wire.KindNull {
+				params = nil
+			}
+		default:
+			err = d.Skip()
+		}
+		if err != nil {
+			return "", nil, false
+		}
+	}
+}
+
+// wrap returns a message for the successor as the conductor takes it:
+// requests and notifications inside proxy/successor, answers and
+// $/cancel_request as they are.
+func (c *component) wrap(msg []byte) []byte {
+	env, err := jsonrpc.PeekEnvelope(msg)
+	switch {
+	case err != nil:
+		return msg
+	case env.Method == nil:
+		if env.ID != nil {
+			c.has(c.got, idKey(env.ID), true)
+		}
+		return msg
+	case env.Name == methodCancelRequest:
+		return msg
+	}
+	if env.ID != nil {
+		c.mu.Lock()
+		c.sent[idKey(env.ID)] = true
+		c.mu.Unlock()
+	}
+	b := wire.AppendString(append([]byte(nil), `{"method":`...), env.Name)
+	if env.Params != nil && env.Params.Kind() != wire.KindNull {
+		b = append(append(b, `,"params":`...), env.Params...)
+	}
+	return appendMessage(nil, env.ID, methodProxySuccessor, append(b, '}'))
+}
