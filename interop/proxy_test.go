@@ -3,6 +3,7 @@ package interop
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -57,29 +58,64 @@ func policyV2(h *hop) *hop {
 	return h
 }
 
-// runChain runs node with args, speaking ACP on its file descriptors 3
-// (in) and 4 (out), through hops in series, the last one starting the
-// agent, and returns node's output. The client's end of input reaches the
-// first hop only once every hop's successor has answered the requests the
-// hop cancelled: those answers are then known to come from the agent's
-// handling of the cancel, not from the end of the chain.
+// nodeClient is a node script speaking ACP on its file descriptors 3
+// (in) and 4 (out).
+type nodeClient struct {
+	cmd            *exec.Cmd
+	in             *os.File // what the script writes
+	out            *os.File // what the script reads
+	stdout, stderr bytes.Buffer
+}
+
+func startNode(ctx context.Context, t *testing.T, args ...string) *nodeClient {
+	t.Helper()
+	toNode, out := pipe(t)
+	in, fromNode := pipe(t)
+	n := &nodeClient{cmd: exec.CommandContext(ctx, "node", args...), in: in, out: out}
+	n.cmd.ExtraFiles = []*os.File{toNode, fromNode}
+	n.cmd.Stdout, n.cmd.Stderr = &n.stdout, &n.stderr
+	if err := n.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	toNode.Close()
+	fromNode.Close()
+	return n
+}
+
+// finish logs what the script printed when it or the test failed, stops
+// the test when the script did, and returns its output.
+func (n *nodeClient) finish(t *testing.T, err error, agentErr fmt.Stringer) string {
+	t.Helper()
+	if err != nil || t.Failed() {
+		t.Logf("node %s: %v\nstdout:\n%s\nstderr:\n%s\nagent stderr:\n%s", strings.Join(n.cmd.Args[1:], " "), err, &n.stdout, &n.stderr, agentErr)
+	}
+	if err != nil {
+		t.FailNow()
+	}
+	return n.stdout.String()
+}
+
+func pipe(t *testing.T) (r, w *os.File) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, w
+}
+
+// runChain runs node with args through hops in series, the last one
+// starting the agent, and returns node's output. The client's end of input
+// reaches the first hop only once every hop's successor has answered the
+// requests the hop cancelled: those answers are then known to come from
+// the agent's handling of the cancel, not from the end of the chain.
 func runChain(t *testing.T, hops []*hop, agent []string, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), chainWait)
 	defer cancel()
-	toNode, toNodeW := pipe(t)
-	fromNode, fromNodeW := pipe(t)
-	node := exec.CommandContext(ctx, "node", args...)
-	node.ExtraFiles = []*os.File{toNode, fromNodeW}
-	var stdout, stderr, agentErr bytes.Buffer
-	node.Stdout, node.Stderr = &stdout, &stderr
-	if err := node.Start(); err != nil {
-		t.Fatal(err)
-	}
-	toNode.Close()
-	fromNodeW.Close()
+	node := startNode(ctx, t, args...)
+	var agentErr bytes.Buffer
 	changed := make(chan struct{}, 1)
-	pred := proxy.Stream(fromNode, toNodeW)
+	pred := proxy.Stream(node.in, node.out)
 	for i, h := range hops {
 		h.pred = recording(pred, changed)
 		var succ proxy.Link
@@ -103,7 +139,7 @@ func runChain(t *testing.T, hops []*hop, agent []string, args ...string) string 
 		ran[i] = make(chan error, 1)
 		go func() { ran[i] <- h.p.Run(ctx, h.pred, h.succ) }()
 	}
-	nodeErr := node.Wait()
+	nodeErr := node.cmd.Wait()
 	if nodeErr != nil {
 		cancel()
 	}
@@ -117,21 +153,7 @@ func runChain(t *testing.T, hops []*hop, agent []string, args ...string) string 
 			t.Fatalf("%s: Run did not return", h.name)
 		}
 	}
-	if nodeErr != nil || t.Failed() {
-		t.Logf("node %s: %v\nstdout:\n%s\nstderr:\n%s\nagent stderr:\n%s", strings.Join(args, " "), nodeErr, &stdout, &stderr, &agentErr)
-	}
-	if nodeErr != nil {
-		t.FailNow()
-	}
-	return stdout.String()
-}
-
-func pipe(t *testing.T) (r, w *os.File) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r, w
+	return node.finish(t, nodeErr, &agentErr)
 }
 
 // awaitSettled waits until every hop's cancelled requests are answered.
@@ -159,6 +181,14 @@ type v1Agent struct {
 	cancelled string
 }
 
+// v1Agents are the TypeScript agent and examples/agent (agentBin).
+func v1Agents(agentBin string) []v1Agent {
+	return []v1Agent{
+		{name: "ts-agent", argv: []string{"node", "ts-agent.mjs"}, tools: true, cancelled: "stopReason=cancelled"},
+		{name: "examples-agent", argv: []string{agentBin}, cancelled: "error -32800"},
+	}
+}
+
 // proxyChain is a chain of hops; policy is whether its first hop is the
 // policy proxy.
 type proxyChain struct {
@@ -182,11 +212,7 @@ var proxyChains = []proxyChain{
 func TestTypeScriptClientThroughProxies(t *testing.T) {
 	requireSDK(t)
 	agentBin, _ := binaries(t)
-	agents := []v1Agent{
-		{name: "ts-agent", argv: []string{"node", "ts-agent.mjs"}, tools: true, cancelled: "stopReason=cancelled"},
-		{name: "examples-agent", argv: []string{agentBin}, cancelled: "error -32800"},
-	}
-	for _, a := range agents {
+	for _, a := range v1Agents(agentBin) {
 		for _, c := range proxyChains {
 			t.Run(a.name+"/"+c.name, func(t *testing.T) { throughProxies(t, a, c) })
 		}
@@ -196,31 +222,52 @@ func TestTypeScriptClientThroughProxies(t *testing.T) {
 const notes = "notes from the editor"
 
 func throughProxies(t *testing.T, a v1Agent, c proxyChain) {
+	hops := c.hops()
+	out := runChain(t, hops, a.argv, proxyClientArgs(t, a)...)
+	checkProxyClient(t, out, a, c)
+	for i, h := range hops {
+		checkHop(t, h, c.policy && i == 0)
+	}
+}
+
+// proxyClientArgs is node's command line for ts-proxy-client.mjs against
+// agent a, with fresh roots.
+func proxyClientArgs(t *testing.T, a v1Agent) []string {
 	cwd, dirs := roots(t)
 	if err := os.WriteFile(filepath.Join(cwd, "notes.txt"), []byte(notes), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	args := []string{"ts-proxy-client.mjs"}
-	steps := []string{"initialize", "session/new", "session/prompt", "burst", "$/cancel_request", "session/cancel", "exit"}
 	if a.tools {
 		args = append(args, "--tools")
+	}
+	return append(append(args, cwd), dirs...)
+}
+
+// checkProxyClient checks what ts-proxy-client.mjs printed against agent a
+// through chain c.
+func checkProxyClient(t *testing.T, out string, a v1Agent, c proxyChain) {
+	t.Helper()
+	steps := []string{"initialize", "session/new", "session/prompt", "burst", "$/cancel_request", "session/cancel", "exit"}
+	if a.tools {
 		steps = slices.Insert(steps, 4, "permission and read")
 	}
-	hops := c.hops()
-	out := runChain(t, hops, a.argv, append(args, append([]string{cwd}, dirs...)...)...)
 	got := wantSteps(t, out, steps...)
 	for step, want := range expectedSteps(a, c) {
 		if got[step] != want {
 			t.Errorf("%s: %q\nwant %q", step, got[step], want)
 		}
 	}
-	for i, h := range hops {
-		tr := h.traffic()
-		if n := tr.checkRelayed(t); n < 500 {
-			t.Errorf("%s relayed %d session/update notifications, want the turns' (more than 500)", h.name, n)
-		}
-		checkCancels(t, tr, c.policy && i == 0)
+}
+
+// checkHop checks what crossed h in a run of ts-proxy-client.mjs.
+func checkHop(t *testing.T, h *hop, intercepting bool) {
+	t.Helper()
+	tr := h.traffic()
+	if n := tr.checkRelayed(t); n < 500 {
+		t.Errorf("%s relayed %d session/update notifications, want the turns' (more than 500)", h.name, n)
 	}
+	checkCancels(t, tr, intercepting)
 }
 
 // expectedSteps is what ts-proxy-client.mjs prints through chain c.

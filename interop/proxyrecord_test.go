@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"slices"
 	"sync"
 	"testing"
@@ -61,6 +62,7 @@ type recorder struct {
 
 	mu            sync.Mutex
 	read, written [][]byte
+	cancels       int // $/cancel_request messages written
 }
 
 func recording(l proxy.Link, changed chan struct{}) *recorder {
@@ -84,6 +86,9 @@ func (r *recorder) Read() ([]byte, error) {
 func (r *recorder) Write(b []byte) error {
 	r.mu.Lock()
 	r.written = append(r.written, bytes.Clone(b))
+	if parse(b).method == jsonrpc.CancelRequestMethod {
+		r.cancels++
+	}
 	r.mu.Unlock()
 	r.signal()
 	return r.Link.Write(b)
@@ -95,6 +100,13 @@ func (r *recorder) CloseWrite() error {
 		return hc.CloseWrite()
 	}
 	return r.Link.Close()
+}
+
+// cancelCount is the number of $/cancel_request messages written.
+func (r *recorder) cancelCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.cancels
 }
 
 func (r *recorder) signal() {
@@ -290,4 +302,55 @@ func (h *hop) settled() bool {
 		}
 	}
 	return true
+}
+
+// trafficFile is a hop's traffic as a component writes it for the test:
+// the frames as strings, by link.
+type trafficFile struct {
+	Name   string
+	Claims [2]map[string]bool
+	Links  [2]struct{ Read, Written []string }
+}
+
+// dump writes h's traffic to file.
+func (h *hop) dump(file string) error {
+	rec := trafficFile{Name: h.name, Claims: h.claims}
+	for s, r := range []*recorder{h.pred, h.succ} {
+		read, written := r.frames()
+		for _, f := range read {
+			rec.Links[s].Read = append(rec.Links[s].Read, string(f))
+		}
+		for _, f := range written {
+			rec.Links[s].Written = append(rec.Links[s].Written, string(f))
+		}
+	}
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(file, b, 0o644)
+}
+
+// loadHop reads a hop's traffic that dump wrote.
+func loadHop(file string) (*hop, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var rec trafficFile
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return nil, err
+	}
+	h := &hop{name: rec.Name, claims: rec.Claims}
+	links := [2]*recorder{{}, {}}
+	for s, l := range rec.Links {
+		for _, f := range l.Read {
+			links[s].read = append(links[s].read, []byte(f))
+		}
+		for _, f := range l.Written {
+			links[s].written = append(links[s].written, []byte(f))
+		}
+	}
+	h.pred, h.succ = links[0], links[1]
+	return h, nil
 }
