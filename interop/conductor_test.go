@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -136,7 +137,7 @@ func TestTypeScriptClientThroughConductor(t *testing.T) {
 				a.argv,
 			}
 			out := runConducted(t, components, len(files), proxyClientArgs(t, a)...)
-			checkProxyClient(t, out, a, proxyChains[1])
+			checkProxyClient(t, out, a, expectedSteps(a, proxyChains[1]))
 			for i, f := range files {
 				h, err := loadHop(f)
 				if err != nil {
@@ -146,6 +147,47 @@ func TestTypeScriptClientThroughConductor(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The shipped examples/proxy, twice as Proxy Chains components under the
+// conductor, in front of the TypeScript agent and examples/agent, with the
+// TypeScript SDK's client as the editor: the flow runs as through two
+// transparent proxies, but for $/cancel_request, which the first proxy
+// answers itself (it intercepts session/prompt to count tokens).
+func TestTypeScriptClientThroughExampleProxies(t *testing.T) {
+	requireSDK(t)
+	agentBin, _ := binaries(t)
+	proxyBin := exampleProxy(t)
+	for _, a := range v1Agents(agentBin) {
+		t.Run(a.name, func(t *testing.T) {
+			components := [][]string{{proxyBin, "-component"}, {proxyBin, "-component"}, a.argv}
+			out := runConducted(t, components, 0, proxyClientArgs(t, a)...)
+			want := expectedSteps(a, proxyChains[2])
+			want["$/cancel_request"] = "answered error -32800"
+			checkProxyClient(t, out, a, want)
+		})
+	}
+}
+
+var (
+	proxyOnce sync.Once
+	proxyErr  error
+)
+
+// exampleProxy builds examples/proxy beside the other example binaries.
+func exampleProxy(t *testing.T) string {
+	t.Helper()
+	binaries(t)
+	bin := filepath.Join(binDir, "proxy")
+	proxyOnce.Do(func() {
+		if out, err := exec.Command("go", "build", "-o", bin, "../examples/proxy").CombinedOutput(); err != nil {
+			proxyErr = fmt.Errorf("go build examples/proxy: %v\n%s", err, out)
+		}
+	})
+	if proxyErr != nil {
+		t.Fatal(proxyErr)
+	}
+	return bin
 }
 
 // runConducted runs node with args as the editor of the conductor's chain
@@ -158,6 +200,9 @@ func runConducted(t *testing.T, components [][]string, proxies int, args ...stri
 	defer cancel()
 	node := startNode(ctx, t, args...)
 	stderr := &lineWatch{want: proxies, settled: make(chan struct{})}
+	if proxies == 0 {
+		close(stderr.settled)
+	}
 	type result struct {
 		res *conductor.Result
 		err error
@@ -172,6 +217,7 @@ func runConducted(t *testing.T, components [][]string, proxies int, args ...stri
 			Grace:      chainWait / 4,
 		})
 		node.out.Close()
+		node.in.Close()
 		ran <- result{res, err}
 	}()
 	nodeErr := node.cmd.Wait()

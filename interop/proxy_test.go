@@ -224,7 +224,7 @@ const notes = "notes from the editor"
 func throughProxies(t *testing.T, a v1Agent, c proxyChain) {
 	hops := c.hops()
 	out := runChain(t, hops, a.argv, proxyClientArgs(t, a)...)
-	checkProxyClient(t, out, a, c)
+	checkProxyClient(t, out, a, expectedSteps(a, c))
 	for i, h := range hops {
 		checkHop(t, h, c.policy && i == 0)
 	}
@@ -246,16 +246,16 @@ func proxyClientArgs(t *testing.T, a v1Agent) []string {
 
 // checkProxyClient checks what ts-proxy-client.mjs printed against agent a
 // through chain c.
-func checkProxyClient(t *testing.T, out string, a v1Agent, c proxyChain) {
+func checkProxyClient(t *testing.T, out string, a v1Agent, want map[string]string) {
 	t.Helper()
 	steps := []string{"initialize", "session/new", "session/prompt", "burst", "$/cancel_request", "session/cancel", "exit"}
 	if a.tools {
 		steps = slices.Insert(steps, 4, "permission and read")
 	}
 	got := wantSteps(t, out, steps...)
-	for step, want := range expectedSteps(a, c) {
-		if got[step] != want {
-			t.Errorf("%s: %q\nwant %q", step, got[step], want)
+	for step, w := range want {
+		if got[step] != w {
+			t.Errorf("%s: %q\nwant %q", step, got[step], w)
 		}
 	}
 }
