@@ -206,7 +206,9 @@ func check(t *GateTable, g Grants, m *MethodGates, result bool, v any) (out []wi
 		rs = &m.Result
 	}
 	var root reflect.Value
-	for _, r := range rs.resolve(t) {
+	rows := rs.resolve(t)
+	for i := range rows {
+		r := &rows[i]
 		ok := g.has(r.cap)
 		if r.path == nil {
 			if !ok {
@@ -222,7 +224,7 @@ func check(t *GateTable, g Grants, m *MethodGates, result bool, v any) (out []wi
 				return out
 			}
 		}
-		out = walk(root, &r, m.Method, out)
+		out = walk(root, r, m.Method, out)
 	}
 	return out
 }

@@ -228,3 +228,22 @@ func TestGatePatterns(t *testing.T) {
 		}
 	}
 }
+
+// TestGateCheckDoesNotAllocate: a walk that finds no use allocates nothing,
+// so the per-message check costs no garbage.
+func TestGateCheckDoesNotAllocate(t *testing.T) {
+	mg := dispatch.MethodGates{Method: "m", Params: dispatch.GateRows{Type: dispatch.TypeOf[tree], Gates: []dispatch.Gate{
+		{Capability: "a", Use: "Items.*.V.A"},
+		{Capability: "a", Use: "ByKey.*.Kind", Variant: "x", Enum: true},
+	}}}
+	tb := dispatch.GateTable{Capabilities: []dispatch.Capability{{Path: "a"}}, Methods: []*dispatch.MethodGates{&mg}}
+	g := dispatch.Grant(&tb, &adv{`{}`}, (*adv)(nil))
+	v := &tree{Items: []item{{}, {V: union{B: &payload{}}}, {}}}
+	if n := testing.AllocsPerRun(100, func() {
+		if vs := tb.CheckParams(g, "m", v); vs != nil {
+			t.Fatal(vs)
+		}
+	}); n != 0 {
+		t.Errorf("a check that finds nothing allocates %v times", n)
+	}
+}

@@ -36,7 +36,11 @@ type member struct {
 
 // resolvePath resolves the pattern use against t, the message's type.
 func resolvePath(t reflect.Type, use string) (*path, error) {
-	return resolveSegs(t, strings.Split(use, "."))
+	segs := strings.Split(use, ".")
+	if len(segs) > maxDepth {
+		return nil, fmt.Errorf("more than %d steps", maxDepth)
+	}
+	return resolveSegs(t, segs)
 }
 
 func resolveSegs(t reflect.Type, segs []string) (*path, error) {
@@ -81,11 +85,16 @@ func deref(t reflect.Type) reflect.Type {
 	return t
 }
 
+// maxDepth bounds the tokens of a pattern's pointers, so the walker's
+// pointer so far lives on the stack.
+const maxDepth = 16
+
 // walker walks one row's pattern, recording each use as a violation.
 type walker struct {
 	row    *gateRow
 	method string
-	at     []tok // the pointer so far
+	at     [maxDepth]tok // the pointer so far: at[:n]
+	n      int
 	out    []wire.GateViolation
 }
 
@@ -98,8 +107,7 @@ type tok struct {
 
 // walk appends to out the violations of row's pattern in v, the message.
 func walk(v reflect.Value, row *gateRow, method string, out []wire.GateViolation) []wire.GateViolation {
-	var at [8]tok
-	w := walker{row: row, method: method, at: at[:0], out: out}
+	w := walker{row: row, method: method, out: out}
 	w.walk(v, row.path)
 	return w.out
 }
@@ -171,15 +179,16 @@ func (w *walker) each(v reflect.Value, rest *path) {
 
 // into walks rest in v, reached through the token t.
 func (w *walker) into(t tok, v reflect.Value, rest *path) {
-	w.at = append(w.at, t)
+	w.at[w.n] = t
+	w.n++
 	w.walk(v, rest)
-	w.at = w.at[:len(w.at)-1]
+	w.n--
 }
 
 // use records a violation at the pointer so far, plus last when not "".
 func (w *walker) use(last string) {
 	var b strings.Builder
-	for _, t := range w.at {
+	for _, t := range w.at[:w.n] {
 		b.WriteByte('/')
 		if t.index < 0 {
 			b.WriteString(t.name)
