@@ -3,6 +3,7 @@ package dispatch
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"sync"
 
 	"github.com/acpgen/acpgen/runtime/wire"
@@ -50,6 +51,7 @@ type GateRows struct {
 
 	once sync.Once
 	rows []gateRow
+	tree node // the rows' Use patterns, merged
 	typ  reflect.Type
 }
 
@@ -79,8 +81,9 @@ type Gate struct {
 // gateRow is a Gate resolved against its table and message type.
 type gateRow struct {
 	*Gate
-	cap  int
-	path *path // nil for a method gate
+	i      int  // its index in its GateRows
+	cap    int  // its capability's index in the table
+	walked bool // it has a Use pattern (else it gates the method)
 }
 
 // TypeOf returns the type of *T: GateRows.Type of a message of type T.
@@ -94,21 +97,22 @@ func (r *GateRows) resolve(t *GateTable) []gateRow {
 		if r.Type != nil {
 			r.typ = r.Type()
 		}
+		if len(r.Gates) > maxRows {
+			panic(fmt.Sprintf("dispatch: %d gates on one message, more than %d", len(r.Gates), maxRows))
+		}
 		r.rows = make([]gateRow, len(r.Gates))
 		for i := range r.Gates {
 			g := &r.Gates[i]
-			r.rows[i] = gateRow{Gate: g, cap: t.capability(g.Capability)}
+			r.rows[i] = gateRow{Gate: g, i: i, cap: t.capability(g.Capability), walked: g.Use != ""}
 			if g.Use == "" {
 				continue
 			}
 			if r.typ == nil {
 				panic(fmt.Sprintf("dispatch: gate %q on a message of no type", g.Use))
 			}
-			p, err := resolvePath(r.typ.Elem(), g.Use)
-			if err != nil {
+			if err := r.tree.add(r.typ.Elem(), g.Use, i, g.Required); err != nil {
 				panic(fmt.Sprintf("dispatch: gate %q on %s: %v", g.Use, r.typ, err))
 			}
-			r.rows[i].path = p
 		}
 	})
 	return r.rows
@@ -151,7 +155,7 @@ func (t *GateTable) Allows(g Grants, path string) bool {
 func (t *GateTable) MethodCapability(method string) (string, bool) {
 	if m := t.method(method); m != nil {
 		for _, r := range m.Params.resolve(t) {
-			if r.path == nil {
+			if !r.walked {
 				return r.Capability, true
 			}
 		}
@@ -184,7 +188,7 @@ func allowsMethod(t *GateTable, g Grants, m *MethodGates) (bool, string) {
 		return true, ""
 	}
 	for _, r := range m.Params.resolve(t) {
-		if r.path == nil {
+		if !r.walked {
 			if g.has(r.cap) {
 				return true, ""
 			}
@@ -194,10 +198,11 @@ func allowsMethod(t *GateTable, g Grants, m *MethodGates) (bool, string) {
 	return true, ""
 }
 
-// check evaluates m's rows on its params or result v. A row's pattern is
-// walked only when the capability's state makes what it finds a violation:
-// a use without the capability, or (Required) an absence with it.
-func check(t *GateTable, g Grants, m *MethodGates, result bool, v any) (out []wire.GateViolation) {
+// check evaluates m's rows on its params or result v. The patterns are
+// walked only for the rows whose capability's state makes what they find a
+// violation: a use without the capability, or (Required) an absence with
+// it. Violations come in row order.
+func check(t *GateTable, g Grants, m *MethodGates, result bool, v any) []wire.GateViolation {
 	if m == nil {
 		return nil
 	}
@@ -205,26 +210,30 @@ func check(t *GateTable, g Grants, m *MethodGates, result bool, v any) (out []wi
 	if result {
 		rs = &m.Result
 	}
-	var root reflect.Value
-	rows := rs.resolve(t)
-	for i := range rows {
-		r := &rows[i]
+	w := walker{rows: rs.resolve(t)}
+	for i := range w.rows {
+		r := &w.rows[i]
 		ok := g.has(r.cap)
-		if r.path == nil {
-			if !ok {
-				out = append(out, wire.GateViolation{Method: m.Method, Capability: r.Capability})
-			}
-			continue
+		switch {
+		case !r.walked && !ok:
+			w.hits = append(w.hits, hit{i, wire.GateViolation{Capability: r.Capability}})
+		case r.walked && ok == r.Required:
+			w.active |= 1 << i
 		}
-		if ok != r.Required {
-			continue
+	}
+	if w.active != 0 {
+		if root := pointee(rs.typ, v); root.IsValid() {
+			w.visit(root, &rs.tree)
 		}
-		if !root.IsValid() {
-			if root = pointee(rs.typ, v); !root.IsValid() {
-				return out
-			}
-		}
-		out = walk(root, r, m.Method, out)
+	}
+	if len(w.hits) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(w.hits, func(a, b hit) int { return a.row - b.row })
+	out := make([]wire.GateViolation, len(w.hits))
+	for i, h := range w.hits {
+		out[i] = h.v
+		out[i].Method = m.Method
 	}
 	return out
 }

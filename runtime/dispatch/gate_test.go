@@ -247,3 +247,22 @@ func TestGateCheckDoesNotAllocate(t *testing.T) {
 		t.Errorf("a check that finds nothing allocates %v times", n)
 	}
 }
+
+// TestGateViolationsInRowOrder: one walk serves every row of a message, and
+// the violations still come row by row, each row's in message order.
+func TestGateViolationsInRowOrder(t *testing.T) {
+	mg := dispatch.MethodGates{Method: "m", Params: dispatch.GateRows{Type: dispatch.TypeOf[tree], Gates: []dispatch.Gate{
+		{Capability: "a", Use: "Items.*.V.A", Variant: "A"},
+		{Capability: "a"},
+		{Capability: "a", Use: "Items.*.V.B", Variant: "B"},
+	}}}
+	tb := dispatch.GateTable{Capabilities: []dispatch.Capability{{Path: "a"}}, Methods: []*dispatch.MethodGates{&mg}}
+	v := &tree{Items: []item{{V: union{B: &payload{}}}, {V: union{A: &payload{}}}, {V: union{B: &payload{}}}}}
+	var got []string
+	for _, x := range tb.CheckParams(dispatch.Grants{}, "m", v) {
+		got = append(got, x.Variant+x.Pointer)
+	}
+	if want := []string{"A/items/1", "", "B/items/0", "B/items/2"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

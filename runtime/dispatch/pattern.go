@@ -3,6 +3,7 @@ package dispatch
 import (
 	"cmp"
 	"fmt"
+	"math/bits"
 	"reflect"
 	"slices"
 	"strconv"
@@ -13,69 +14,102 @@ import (
 )
 
 // A Gate's Use pattern is walked over the decoded message, not its JSON: the
-// walk costs the pattern's length, not the message's (a session/update
+// walk costs the patterns' length, not the message's (a session/update
 // holding a long text is no slower to check), and it sees exactly what the
 // handler gets, after lenient decoding. Reflection reaches the fields; the
-// names are resolved to field indices once per row (GateRows.resolve).
+// names are resolved to field indices once (GateRows.resolve), and the
+// patterns of one message's rows are merged into one tree, so a message is
+// walked once however many of its rows apply (a prompt's items once for
+// the image, audio and resource gates).
 
-// path is a resolved Use pattern from one value: a move into every item or
-// map value (each), or into one of members. nil is the end of the pattern.
-type path struct {
-	each    bool
-	rest    *path // after each
-	members []member
+// maxRows bounds the rows on one message: a walk's rows are a bit set.
+const maxRows = 64
+
+// maxDepth bounds a pattern's steps, and so its pointers' tokens.
+const maxDepth = 16
+
+// node is a place in the message that some rows' patterns reach.
+type node struct {
+	rows    uint64 // the rows whose patterns go through or end here
+	ends    uint64 // the rows whose patterns end here: being here is the use (Enum: holding the value)
+	each    *node  // into every array item or map value
+	members []*edge
 }
 
-// member is a move into a struct field; a union's variants are several.
-type member struct {
+// edge is a move into a struct field: a member, a variant, an inline union.
+type edge struct {
 	index    int
 	token    string // the escaped JSON member name; "" for a variant or an inline union
 	optional bool   // a nil slice or map is absent (the tag's omitempty)
-	rest     *path
+	rows     uint64 // the rows whose patterns take this edge
+	absent   uint64 // the Required rows ending here: the member's absence is the use
+	next     *node
 }
 
-// resolvePath resolves the pattern use against t, the message's type.
-func resolvePath(t reflect.Type, use string) (*path, error) {
+// add merges row i's pattern, use, from n, the place of a value of type t.
+func (n *node) add(t reflect.Type, use string, i int, required bool) error {
 	segs := strings.Split(use, ".")
 	if len(segs) > maxDepth {
-		return nil, fmt.Errorf("more than %d steps", maxDepth)
+		return fmt.Errorf("more than %d steps", maxDepth)
 	}
-	return resolveSegs(t, segs)
+	return n.addSegs(t, segs, uint64(1)<<i, required)
 }
 
-func resolveSegs(t reflect.Type, segs []string) (*path, error) {
+func (n *node) addSegs(t reflect.Type, segs []string, bit uint64, required bool) error {
+	n.rows |= bit
 	if len(segs) == 0 {
-		return nil, nil
+		n.ends |= bit
+		return nil
 	}
 	if segs[0] == "*" {
 		switch t.Kind() {
 		case reflect.Slice, reflect.Array, reflect.Map:
 		default:
-			return nil, fmt.Errorf("* on a %s", t)
+			return fmt.Errorf("* on a %s", t)
 		}
-		rest, err := resolveSegs(deref(t.Elem()), segs[1:])
-		return &path{each: true, rest: rest}, err
+		if n.each == nil {
+			n.each = &node{}
+		}
+		return n.each.addSegs(deref(t.Elem()), segs[1:], bit, required)
 	}
 	if t.Kind() != reflect.Struct {
-		return nil, fmt.Errorf("field %s of a %s", segs[0], t)
+		return fmt.Errorf("field %s of a %s", segs[0], t)
 	}
-	p := &path{}
 	for _, name := range strings.Split(segs[0], "|") {
 		f, ok := t.FieldByName(name)
 		if !ok || len(f.Index) != 1 {
-			return nil, fmt.Errorf("%s has no field %s", t, name)
+			return fmt.Errorf("%s has no field %s", t, name)
 		}
-		rest, err := resolveSegs(deref(f.Type), segs[1:])
-		if err != nil {
-			return nil, err
+		e := n.edge(f)
+		e.rows |= bit
+		if required && len(segs) == 1 {
+			e.absent |= bit
+			continue
 		}
-		tag, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if tag == "-" {
-			tag = ""
+		if e.next == nil {
+			e.next = &node{}
 		}
-		p.members = append(p.members, member{index: f.Index[0], token: jsonpointer.Escape(tag), optional: opts == "omitempty", rest: rest})
+		if err := e.next.addSegs(deref(f.Type), segs[1:], bit, required); err != nil {
+			return err
+		}
 	}
-	return p, nil
+	return nil
+}
+
+// edge returns n's edge into the field f, added when n has none.
+func (n *node) edge(f reflect.StructField) *edge {
+	for _, e := range n.members {
+		if e.index == f.Index[0] {
+			return e
+		}
+	}
+	tag, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+	if tag == "-" {
+		tag = ""
+	}
+	e := &edge{index: f.Index[0], token: jsonpointer.Escape(tag), optional: opts == "omitempty"}
+	n.members = append(n.members, e)
+	return e
 }
 
 func deref(t reflect.Type) reflect.Type {
@@ -85,17 +119,13 @@ func deref(t reflect.Type) reflect.Type {
 	return t
 }
 
-// maxDepth bounds the tokens of a pattern's pointers, so the walker's
-// pointer so far lives on the stack.
-const maxDepth = 16
-
-// walker walks one row's pattern, recording each use as a violation.
+// walker walks a message's tree for the active rows, recording each use.
 type walker struct {
-	row    *gateRow
-	method string
+	rows   []gateRow
+	active uint64
 	at     [maxDepth]tok // the pointer so far: at[:n]
 	n      int
-	out    []wire.GateViolation
+	hits   []hit
 }
 
 // tok is one pointer token: an array index, or (index -1) a member name or
@@ -105,65 +135,66 @@ type tok struct {
 	index int
 }
 
-// walk appends to out the violations of row's pattern in v, the message.
-func walk(v reflect.Value, row *gateRow, method string, out []wire.GateViolation) []wire.GateViolation {
-	w := walker{row: row, method: method, out: out}
-	w.walk(v, row.path)
-	return w.out
+// hit is a violation of the row at index row.
+type hit struct {
+	row int
+	v   wire.GateViolation
 }
 
-func (w *walker) walk(v reflect.Value, p *path) {
-	switch {
-	case p == nil:
-		if !w.row.Enum || (v.Kind() == reflect.String && v.String() == w.row.Variant) {
-			w.use("")
+func (w *walker) visit(v reflect.Value, n *node) {
+	for b := n.ends & w.active; b != 0; b &= b - 1 {
+		r := &w.rows[bits.TrailingZeros64(b)]
+		if !r.Enum || (v.Kind() == reflect.String && v.String() == r.Variant) {
+			w.use(r, "")
 		}
-	case p.each:
-		w.each(v, p.rest)
-	default:
-		for i := range p.members {
-			w.member(v, &p.members[i])
+	}
+	if n.each != nil && n.each.rows&w.active != 0 {
+		w.each(v, n.each)
+	}
+	for _, e := range n.members {
+		if e.rows&w.active != 0 {
+			w.member(v, e)
 		}
 	}
 }
 
-// member moves into m's field of v when it is present; at the end of a
-// Required row's pattern, its absence is the use.
-func (w *walker) member(v reflect.Value, m *member) {
-	f := v.Field(m.index)
+// member moves into e's field of v when it is present; for the Required
+// rows ending there, its absence is the use.
+func (w *walker) member(v reflect.Value, e *edge) {
+	f := v.Field(e.index)
 	absent := false
 	switch f.Kind() {
 	case reflect.Pointer:
 		absent = f.IsNil()
+		if !absent {
+			f = f.Elem()
+		}
 	case reflect.Slice, reflect.Map:
-		absent = m.optional && f.IsNil()
+		absent = e.optional && f.IsNil()
 	}
-	if w.row.Required && m.rest == nil {
-		if absent {
-			w.use(m.token)
+	if absent {
+		for b := e.absent & w.active; b != 0; b &= b - 1 {
+			w.use(&w.rows[bits.TrailingZeros64(b)], e.token)
 		}
 		return
 	}
-	if absent {
+	if e.next == nil || e.next.rows&w.active == 0 {
 		return
 	}
-	if f.Kind() == reflect.Pointer {
-		f = f.Elem()
-	}
-	if m.token == "" {
-		w.walk(f, m.rest) // a variant, or a union inline in its object
+	if e.token == "" {
+		w.visit(f, e.next) // a variant, or a union inline in its object
 		return
 	}
-	w.into(tok{name: m.token, index: -1}, f, m.rest)
+	w.into(tok{name: e.token, index: -1}, f, e.next)
 }
 
-// each walks on in every item or map value of v (map keys in order); a nil
-// item is not walked into.
-func (w *walker) each(v reflect.Value, rest *path) {
+// each visits n in every item or map value of v (map keys in order); a nil
+// item is not visited.
+func (w *walker) each(v reflect.Value, n *node) {
 	if v.Kind() != reflect.Map {
 		for i := range v.Len() {
 			if e := v.Index(i); e.Kind() != reflect.Pointer || !e.IsNil() {
-				w.into(tok{index: i}, reflect.Indirect(e), rest)
+				w.into(tok{index: i}, reflect.Indirect(e), n)
 			}
 		}
 		return
@@ -172,21 +203,21 @@ func (w *walker) each(v reflect.Value, rest *path) {
 	slices.SortFunc(keys, func(a, b reflect.Value) int { return cmp.Compare(a.String(), b.String()) })
 	for _, k := range keys {
 		if e := v.MapIndex(k); e.Kind() != reflect.Pointer || !e.IsNil() {
-			w.into(tok{name: jsonpointer.Escape(k.String()), index: -1}, reflect.Indirect(e), rest)
+			w.into(tok{name: jsonpointer.Escape(k.String()), index: -1}, reflect.Indirect(e), n)
 		}
 	}
 }
 
-// into walks rest in v, reached through the token t.
-func (w *walker) into(t tok, v reflect.Value, rest *path) {
+// into visits n in v, reached through the token t.
+func (w *walker) into(t tok, v reflect.Value, n *node) {
 	w.at[w.n] = t
 	w.n++
-	w.walk(v, rest)
+	w.visit(v, n)
 	w.n--
 }
 
-// use records a violation at the pointer so far, plus last when not "".
-func (w *walker) use(last string) {
+// use records a violation of r at the pointer so far, plus last when not "".
+func (w *walker) use(r *gateRow, last string) {
 	var b strings.Builder
 	for _, t := range w.at[:w.n] {
 		b.WriteByte('/')
@@ -199,6 +230,5 @@ func (w *walker) use(last string) {
 	if last != "" {
 		b.WriteString("/" + last)
 	}
-	r := w.row
-	w.out = append(w.out, wire.GateViolation{Method: w.method, Pointer: b.String(), Variant: r.Variant, Capability: r.Capability, Required: r.Required})
+	w.hits = append(w.hits, hit{r.i, wire.GateViolation{Pointer: b.String(), Variant: r.Variant, Capability: r.Capability, Required: r.Required}})
 }
