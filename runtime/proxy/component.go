@@ -34,7 +34,10 @@ const (
 //     successor's;
 //   - $/cancel_request is per hop, never wrapped: one from the conductor
 //     goes to the link whose request it names, and the proxy's cancel of
-//     a request it wrapped names that request.
+//     a request it wrapped names that request;
+//   - a batch is refused with one -32600 (id null): Proxy Chains runs on
+//     ACP v1, which has none, and one array could not carry the answers
+//     of both links.
 func Component(conn Link) (predecessor, successor Link) {
 	c := &component{conn: conn, sent: map[string]bool{}, got: map[string]bool{}, closed: make(chan struct{})}
 	for s := range c.in {

@@ -202,9 +202,12 @@ func (c *chain) rpcError(x *exchange, err error) *wire.RPCError {
 // result, answer without calling next, or refuse with an error (a
 // *wire.RPCError, or any error with an RPCError method, is answered as
 // is; another error is -32603). Params that fail to decode are answered
-// -32602 without calling f. ctx is cancelled when the sender cancels the
-// request ($/cancel_request); next then cancels its own. It panics for a
-// method intercepted twice or after Run.
+// -32602 without calling f; a panic in f is logged and answered -32603.
+// ctx is cancelled when the sender cancels the request ($/cancel_request);
+// next then cancels its own. f's answer to initialize keeps the
+// successor's protocolVersion, and is refused unless next succeeded (a
+// proxy must not change the version, nor answer before its successor is
+// initialized). It panics for a method intercepted twice or after Run.
 func Request[P, R any](p *Proxy, m *dispatch.Request[P, R], f func(ctx context.Context, params P, next func(context.Context, P) (R, error)) (R, error)) {
 	p.add(&route{method: &m.Method, request: func(ctx context.Context, x *exchange) (wire.Raw, error) {
 		return interceptRequest(ctx, x, m, f)
